@@ -1,0 +1,71 @@
+// Builds the `properties` filter of GET /persons/: a JSON array of {key, value, operator, type}
+// where type must be "person" (posthog-api.md §6.1; "event" fails in person scope).
+import { UsageError } from '../errors.js';
+
+export interface PropertyFilter {
+  key: string;
+  value?: unknown;
+  operator?: string;
+  type: string;
+}
+
+// Longest operators first, so that `>=` is not read as `>`.
+const OPERATORS: [string, string][] = [
+  ['!~', 'not_icontains'],
+  ['!=', 'is_not'],
+  ['>=', 'gte'],
+  ['<=', 'lte'],
+  ['~', 'icontains'],
+  ['=', 'exact'],
+  ['>', 'gt'],
+  ['<', 'lt'],
+];
+
+/**
+ * Reads one `--where` expression: `plan=team`, `plan!=free`, `email~example.com` (contains),
+ * `email!~test`, `age>=30`, `age<40`. A comma-separated value after `=` or `!=` matches any of
+ * them; numbers compare as numbers.
+ */
+export function parseWhere(expression: string): PropertyFilter {
+  let best: { at: number; op: string; operator: string } | undefined;
+  for (const [op, operator] of OPERATORS) {
+    const at = expression.indexOf(op);
+    if (at > 0 && (!best || at < best.at || (at === best.at && op.length > best.op.length))) best = { at, op, operator };
+  }
+  if (!best) {
+    throw new UsageError(
+      `invalid --where "${expression}": expected key=value`,
+      'operators: = != ~ (contains) !~ > >= < <=, e.g. --where plan=team --where email~@example.com',
+    );
+  }
+  const key = expression.slice(0, best.at).trim();
+  const raw = expression.slice(best.at + best.op.length);
+  if (!key) throw new UsageError(`invalid --where "${expression}": the property name is empty`, 'write it as key=value, e.g. --where plan=team');
+  let value: unknown = raw;
+  if (best.operator === 'gt' || best.operator === 'gte' || best.operator === 'lt' || best.operator === 'lte') {
+    value = raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  } else if ((best.operator === 'exact' || best.operator === 'is_not') && raw.includes(',')) {
+    value = raw.split(',');
+  }
+  return { key, value, operator: best.operator, type: 'person' };
+}
+
+/** Reads `--properties`: a JSON array of filters (or one filter object); items without a type get "person". */
+export function parsePropertiesJson(json: string): PropertyFilter[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch (err) {
+    throw new UsageError(
+      `invalid --properties: ${(err as Error).message}`,
+      `give a JSON array, e.g. --properties '[{"key":"plan","value":"team","operator":"exact"}]'`,
+    );
+  }
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  return items.map((item, i) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item) || typeof (item as PropertyFilter).key !== 'string') {
+      throw new UsageError(`invalid --properties: item ${i} is not an object with a "key"`, 'each filter looks like {"key":"plan","value":"team"}');
+    }
+    return { ...(item as PropertyFilter), type: (item as PropertyFilter).type ?? 'person' };
+  });
+}

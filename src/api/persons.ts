@@ -1,0 +1,97 @@
+// Thin typed calls for /api/projects/{id}/persons/ (posthog-api.md §6).
+import type { ApiClient, Query } from '../http/client.js';
+import { paginate } from '../http/paginate.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import type { PropertyFilter } from './person-filters.js';
+
+/** A person as the list returns it: `id` is the UUID. */
+export interface ListedPerson {
+  type?: 'person';
+  id: string;
+  uuid: string;
+  name?: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+  created_at: string;
+  is_identified?: boolean;
+  last_seen_at?: string | null;
+}
+
+/** A person as retrieve returns it: `id` is the integer primary key. */
+export interface PersonRecord {
+  id: number;
+  uuid: string;
+  name?: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+  created_at: string;
+  last_seen_at?: string | null;
+}
+
+export const PERSON_FIELDS = ['id', 'uuid', 'name', 'distinct_ids', 'properties', 'created_at', 'last_seen_at', 'is_identified', 'type', 'matched_recordings', 'value_at_data_point'];
+
+export interface PersonFilters {
+  email?: string;
+  distinctId?: string;
+  search?: string;
+  properties?: PropertyFilter[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** Person ids in paths are an integer or a UUID; anything else is a usage error before any request. */
+export function checkPersonId(id: string): string {
+  const trimmed = id.trim();
+  if (/^\d+$/.test(trimmed) || isUuid(trimmed)) return trimmed;
+  throw new UsageError(
+    `invalid person id "${id}": expected an integer id or a UUID`,
+    'to look a person up by distinct id, use --distinct-id <value>',
+  );
+}
+
+export function personsPath(projectId: string, suffix = ''): string {
+  return `/api/projects/${encodeURIComponent(projectId)}/persons/${suffix}`;
+}
+
+export function listQuery(filters: PersonFilters, pageSize: number): Query {
+  return {
+    limit: pageSize,
+    email: filters.email,
+    distinct_id: filters.distinctId,
+    search: filters.search,
+    properties: filters.properties?.length ? JSON.stringify(filters.properties) : undefined,
+  };
+}
+
+export function listPersons(client: ApiClient, projectId: string, filters: PersonFilters, options: { pageSize: number; limit?: number; signal?: AbortSignal }) {
+  return paginate<ListedPerson>(client, personsPath(projectId), listQuery(filters, options.pageSize), options);
+}
+
+/** The server's own CSV export (`format=csv`): one body, limit forced server-side. */
+export async function exportPersonsCsv(client: ApiClient, projectId: string, filters: PersonFilters): Promise<string> {
+  const res = await client.get<string>(personsPath(projectId), { ...listQuery(filters, 100), limit: undefined, format: 'csv' }, { text: true });
+  return typeof res.body === 'string' ? res.body : '';
+}
+
+export async function getPerson(client: ApiClient, projectId: string, id: string): Promise<PersonRecord> {
+  const res = await client.get<PersonRecord>(personsPath(projectId, `${encodeURIComponent(checkPersonId(id))}/`), undefined, {
+    acceptStatus: (s) => s === 404,
+  });
+  if (res.status === 404) {
+    throw new NotFoundError(`person ${id} not found in project ${projectId}`, 'check the id with `hogctl persons list`, and the project with --project');
+  }
+  return res.body;
+}
+
+export async function findByDistinctId(client: ApiClient, projectId: string, distinctId: string): Promise<ListedPerson> {
+  const res = await client.get<{ results?: ListedPerson[] }>(personsPath(projectId), { distinct_id: distinctId, limit: 1 });
+  const person = res.body?.results?.[0];
+  if (!person) {
+    throw new NotFoundError(`no person with distinct id "${distinctId}" in project ${projectId}`, 'check the value with `hogctl persons list --search <part of it>`');
+  }
+  return person;
+}

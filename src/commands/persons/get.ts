@@ -1,0 +1,32 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface PersonsGetOptions {
+  distinctId?: string;
+}
+
+export function personsGetCommand(): Command {
+  return new Command('get')
+    .summary('show one person')
+    .description('Show one person by integer id or UUID, or look one up by distinct id.')
+    .argument('[id]', 'the integer id or the UUID of the person')
+    .option('--distinct-id <id>', 'find the person by one of their distinct ids')
+    .addHelpText('after', examples('hogctl persons get 01900000-aaaa-7bbb-8ccc-000000000001', 'hogctl persons get --distinct-id user-881 -o json'))
+    .action(withContext(personsGetRun));
+}
+
+export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id?: string): Promise<void> {
+  if ((id === undefined) === (options.distinctId === undefined)) {
+    throw new UsageError('give either a person id or --distinct-id', 'e.g. `hogctl persons get 42` or `hogctl persons get --distinct-id user-881`');
+  }
+  const [api, { writeRecord }] = await Promise.all([import('../../api/persons.js'), import('../../io/output.js')]);
+  if (id !== undefined) api.checkPersonId(id);
+  const output = await ctx.output();
+  const projectId = await ctx.projectId();
+  const client = await ctx.api();
+  const uuid = id ?? (await api.findByDistinctId(client, projectId, options.distinctId as string)).uuid;
+  const person = await api.getPerson(client, projectId, uuid);
+  await writeRecord(output, person as unknown as Record<string, unknown>, { columns: ['id', 'uuid', 'name', 'distinct_ids', 'created_at'], fields: api.PERSON_FIELDS, openObjects: ['properties'] });
+}

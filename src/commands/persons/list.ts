@@ -1,0 +1,78 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { writeAll } from '../../io/streams.js';
+import { collect, examples, withContext } from '../with-context.js';
+import { parseCount } from '../parse.js';
+
+export interface PersonsListOptions {
+  email?: string;
+  distinctId?: string;
+  search?: string;
+  where?: string[];
+  properties?: string;
+  limit?: string;
+  all?: boolean;
+  pageSize?: string;
+  serverFormat?: 'csv' | 'json';
+}
+
+export const PERSON_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
+
+export function personsListCommand(): Command {
+  return new Command('list')
+    .alias('ls')
+    .summary('list persons, with filters and paging')
+    .description('List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.')
+    .option('--email <email>', 'exact match on the email property')
+    .option('--distinct-id <id>', 'persons having this distinct id')
+    .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
+    .option('--where <key=value>', 'property filter; also != ~ (contains) !~ > >= < <= (repeatable)', collect)
+    .option('--properties <json>', 'raw PostHog property filters as a JSON array')
+    .option('--limit <n>', 'the most persons to print', '100')
+    .option('--all', 'every matching person (ignores --limit)')
+    .option('--page-size <n>', 'persons per request (default 100, or 1000 with --all)')
+    .addOption(new Option('--server-format <format>', "the API's own format parameter; csv prints the server's CSV export as is").choices(['csv', 'json']))
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons list --limit 20',
+        'hogctl persons list --where plan=team --where email~@example.com -o csv',
+        'hogctl persons list --all -o ndjson > persons.ndjson',
+        'hogctl persons list --search lee --fields id,properties.email',
+      ),
+    )
+    .action(withContext(personsListRun));
+}
+
+export async function personsListRun(ctx: Context, options: PersonsListOptions): Promise<void> {
+  const [{ parseWhere, parsePropertiesJson }, api, { RecordWriter }] = await Promise.all([
+    import('../../api/person-filters.js'),
+    import('../../api/persons.js'),
+    import('../../io/output.js'),
+  ]);
+  const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
+  const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 1000, options.all ? 1000 : 100);
+  const filters = {
+    email: options.email,
+    distinctId: options.distinctId,
+    search: options.search,
+    properties: [...(options.where ?? []).map(parseWhere), ...(options.properties ? parsePropertiesJson(options.properties) : [])],
+  };
+  const output = await ctx.output();
+  const projectId = await ctx.projectId();
+  const client = await ctx.api();
+
+  if (options.serverFormat === 'csv') {
+    if (ctx.globals.output || ctx.globals.fields) throw new UsageError('--server-format csv prints the server\'s CSV as is: drop -o/--fields, or use -o csv instead');
+    await writeAll(ctx.io.stdout, await api.exportPersonsCsv(client, projectId, filters));
+    return;
+  }
+
+  const writer = new RecordWriter(output, { columns: PERSON_COLUMNS, fields: api.PERSON_FIELDS, openObjects: ['properties'] });
+  for await (const page of api.listPersons(client, projectId, filters, { pageSize, limit, signal: ctx.deps.signal })) {
+    await writer.writePage(page as unknown as Record<string, unknown>[]);
+  }
+  await writer.end();
+  if (writer.count === 0) ctx.info('no persons matched');
+}

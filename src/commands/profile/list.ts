@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export function profileListCommand(): Command {
+  return new Command('list')
+    .alias('ls')
+    .summary('list profiles (the current one is marked, keys masked)')
+    .addHelpText('after', examples('hogctl profile list', 'hogctl profile list -o json'))
+    .action(withContext(profileListRun));
+}
+
+export async function profileListRun(ctx: Context): Promise<void> {
+  const [{ RecordWriter }, { maskKey }] = await Promise.all([import('../../io/output.js'), import('../../config/settings.js')]);
+  const store = await ctx.store();
+  const current = store.current();
+  const rows = store.names().map((name) => {
+    const p = store.get(name)!;
+    return { current: name === current ? '*' : '', name, base_url: p.base_url, project_id: p.project_id ?? '', api_key: maskKey(store.apiKey(name)) };
+  });
+  const writer = new RecordWriter(await ctx.output(), { columns: ['current', 'name', 'base_url', 'project_id', 'api_key'], fields: ['current', 'name', 'base_url', 'project_id', 'api_key'] });
+  await writer.writePage(rows);
+  await writer.end();
+  if (rows.length === 0) ctx.info('no profiles yet: add one with `hogctl profile add <name>`');
+}

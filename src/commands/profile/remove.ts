@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface ProfileRemoveOptions {
+  yes?: boolean;
+}
+
+export function profileRemoveCommand(): Command {
+  return new Command('remove')
+    .alias('rm')
+    .summary('delete a profile and its stored API key')
+    .argument('<name>', 'profile name')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', examples('hogctl profile remove staging', 'hogctl profile remove old --yes'))
+    .action(withContext(profileRemoveRun));
+}
+
+export async function profileRemoveRun(ctx: Context, options: ProfileRemoveOptions, name: string): Promise<void> {
+  const store = await ctx.store();
+  const profile = store.require(name);
+  const { confirmOrRefuse } = await import('../confirm.js');
+  await confirmOrRefuse(ctx, { yes: options.yes, summary: `Profile "${name}" (${profile.base_url}, project ${profile.project_id ?? '-'}) and its stored API key will be deleted.`, question: `Delete profile "${name}"?` });
+  store.remove(name);
+  ctx.info(`✔ removed profile "${name}"`);
+}

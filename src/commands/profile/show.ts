@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export function profileShowCommand(): Command {
+  return new Command('show')
+    .summary('show a profile and the settings in effect (key masked)')
+    .description('Show a profile. Without a name, show the settings every command would use now, and where each comes from (flag, environment, profile).')
+    .argument('[name]', 'profile name (default: the settings in effect)')
+    .addHelpText('after', examples('hogctl profile show', 'hogctl profile show prod -o json'))
+    .action(withContext(profileShowRun));
+}
+
+export async function profileShowRun(ctx: Context, _options: unknown, name?: string): Promise<void> {
+  const [{ writeRecord }, { maskKey }] = await Promise.all([import('../../io/output.js'), import('../../config/settings.js')]);
+  const store = await ctx.store();
+  let record: Record<string, unknown>;
+  if (name) {
+    const p = store.require(name);
+    record = { name, current: store.current() === name, base_url: p.base_url, project_id: p.project_id ?? null, api_key: maskKey(store.apiKey(name)), allow_insecure_http: Boolean(p.allow_insecure_http), config_file: store.configPath };
+  } else {
+    const s = await ctx.settings();
+    if (!s.profileName && !s.sources.projectId && !s.apiKey) {
+      throw new UsageError('no profile yet and nothing set in the environment', 'add one with `hogctl profile add <name>`');
+    }
+    record = {
+      profile: s.profileName ?? null,
+      base_url: `${s.baseUrl} (${s.sources.baseUrl})`,
+      project_id: s.projectId ? `${s.projectId} (${s.sources.projectId})` : null,
+      api_key: s.apiKey ? `${maskKey(s.apiKey)} (${s.sources.apiKey})` : null,
+      config_file: store.configPath,
+    };
+  }
+  await writeRecord(await ctx.output(), record, { columns: Object.keys(record), fields: Object.keys(record) });
+}

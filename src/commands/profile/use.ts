@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export function profileUseCommand(): Command {
+  return new Command('use')
+    .summary('make a profile the current one')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples('hogctl profile use prod'))
+    .action(withContext(profileUseRun));
+}
+
+export async function profileUseRun(ctx: Context, _options: unknown, name: string): Promise<void> {
+  (await ctx.store()).use(name);
+  ctx.info(`✔ now using profile "${name}"`);
+}

@@ -1,0 +1,24 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface ProjectsListOptions {
+  search?: string;
+}
+
+export function projectsListCommand(): Command {
+  return new Command('list')
+    .alias('ls')
+    .summary('list the projects the API key can see')
+    .option('--search <text>', 'only projects whose name contains this')
+    .addHelpText('after', examples('hogctl projects list', 'hogctl projects list -o json --fields id,name'))
+    .action(withContext(projectsListRun));
+}
+
+export async function projectsListRun(ctx: Context, options: ProjectsListOptions): Promise<void> {
+  const [{ listProjects, PROJECT_FIELDS }, { RecordWriter }] = await Promise.all([import('../../api/projects.js'), import('../../io/output.js')]);
+  const writer = new RecordWriter(await ctx.output(), { columns: ['id', 'name', 'organization', 'timezone'], fields: PROJECT_FIELDS });
+  for await (const page of listProjects(await ctx.api(), { search: options.search, signal: ctx.deps.signal })) await writer.writePage(page);
+  await writer.end();
+  if (writer.count === 0) ctx.info('no projects visible to this key');
+}

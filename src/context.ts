@@ -1,0 +1,180 @@
+// Everything a command needs from the world, behind one object. Each part is created on first
+// use with a lazy import(), so that `--help` and `--version` never load the HTTP client, the
+// config store or inquirer.
+import type { Dispatcher } from 'undici';
+import { AuthError, UsageError } from './errors.js';
+import { colorEnabled, type Io } from './io/streams.js';
+import type { ApiClient, Credentials } from './http/client.js';
+import type { ProfileStore } from './config/profiles.js';
+import type { Settings } from './config/settings.js';
+import type { Prompter } from './prompts/prompter.js';
+import type { Format, OutputSettings } from './io/output.js';
+
+declare const HOGCTL_VERSION: string;
+export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSION : '0.0.0-dev';
+
+/** What main() is given: the process's streams and environment in real use, fakes in tests. */
+export interface Deps {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  now: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Replaces the network (tests use undici's MockAgent). */
+  dispatcher?: Dispatcher;
+  prompter?: Prompter;
+  /** Aborted on Ctrl-C. */
+  signal?: AbortSignal;
+}
+
+/** The flags every command takes (design.md §1), as commander hands them over. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  project?: string;
+  output?: string;
+  fields?: string;
+  quiet?: boolean;
+  color?: boolean;
+  input?: boolean;
+  debug?: boolean;
+  timeout?: string;
+}
+
+export class Context {
+  private storePromise?: Promise<ProfileStore>;
+  private settingsPromise?: Promise<Settings>;
+  private readonly clients: ApiClient[] = [];
+
+  constructor(
+    readonly deps: Deps,
+    readonly globals: GlobalOptions,
+  ) {}
+
+  get io(): Io {
+    return this.deps.io;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.deps.env;
+  }
+
+  /** A person can answer questions: a terminal on both ends, and no --no-input. */
+  get interactive(): boolean {
+    return this.globals.input !== false && Boolean(this.io.stdin.isTTY) && Boolean(this.io.stderr.isTTY);
+  }
+
+  colorOn(stream: 'stdout' | 'stderr' = 'stderr'): boolean {
+    return colorEnabled(this.io[stream], this.env, this.globals.color);
+  }
+
+  /** Progress and notes go to stderr and are silenced by --quiet; data never goes here. */
+  info(message: string): void {
+    if (!this.globals.quiet) this.io.stderr.write(`${message}\n`);
+  }
+
+  warn(message: string): void {
+    this.io.stderr.write(`${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}\n`);
+  }
+
+  debug(line: string): void {
+    if (this.globals.debug) this.io.stderr.write(`[debug] ${line}\n`);
+  }
+
+  store(): Promise<ProfileStore> {
+    this.storePromise ??= (async () => {
+      const [{ ProfileStore }, { configDir }] = await Promise.all([import('./config/profiles.js'), import('./config/paths.js')]);
+      return new ProfileStore(configDir(this.env));
+    })();
+    return this.storePromise;
+  }
+
+  settings(): Promise<Settings> {
+    this.settingsPromise ??= (async () => {
+      const { resolveSettings } = await import('./config/settings.js');
+      return resolveSettings(this.globals, this.env, await this.store());
+    })();
+    return this.settingsPromise;
+  }
+
+  /** The project id to put in `/api/projects/{id}/`, or a usage error saying how to set one. */
+  async projectId(): Promise<string> {
+    const settings = await this.settings();
+    if (settings.projectId) return settings.projectId;
+    throw new UsageError(
+      'no project chosen',
+      'pass --project <id>, set HOGCTL_PROJECT_ID, or save one in a profile with `hogctl profile add`; `hogctl projects list` shows the ids',
+    );
+  }
+
+  async projectPath(suffix: string): Promise<string> {
+    return `/api/projects/${encodeURIComponent(await this.projectId())}/${suffix.replace(/^\//, '')}`;
+  }
+
+  /** An API client for the resolved settings, authenticated with the personal API key. */
+  async api(options: { auth?: 'key' | 'none' } = {}): Promise<ApiClient> {
+    const settings = await this.settings();
+    let credentials: Credentials | undefined;
+    if (options.auth !== 'none') {
+      const key = settings.apiKey;
+      if (!key) {
+        const profile = settings.profileName;
+        throw new AuthError(
+          profile ? `no API key for profile "${profile}"` : 'no API key and no profile',
+          profile ? `run \`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : 'run `hogctl profile add <name>` or set HOGCTL_API_KEY',
+        );
+      }
+      credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
+    }
+    return this.client(settings, credentials);
+  }
+
+  /** A client with the given credentials (session sign-in brings its own). */
+  async client(settings: Settings, credentials?: Credentials): Promise<ApiClient> {
+    const { ApiClient } = await import('./http/client.js');
+    const client = new ApiClient({
+      baseUrl: settings.baseUrl,
+      credentials,
+      userAgent: `hogctl/${VERSION} node/${process.versions.node}`,
+      timeoutMs: this.timeoutMs(),
+      allowInsecureHttp: settings.allowInsecureHttp,
+      dispatcher: this.deps.dispatcher,
+      debug: this.globals.debug ? (line) => this.debug(line) : undefined,
+      sleep: this.deps.sleep,
+      random: this.deps.random,
+      now: this.deps.now,
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  timeoutMs(): number {
+    const raw = this.globals.timeout ?? this.env.HOGCTL_TIMEOUT;
+    if (raw === undefined) return 30_000;
+    const seconds = Number(raw);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new UsageError(`invalid timeout "${raw}": give a number of seconds greater than 0, e.g. --timeout 30`);
+    }
+    return Math.round(seconds * 1000);
+  }
+
+  async prompter(): Promise<Prompter> {
+    if (this.deps.prompter) return this.deps.prompter;
+    if (!this.interactive) {
+      const { NonInteractivePrompter } = await import('./prompts/non-interactive.js');
+      return new NonInteractivePrompter();
+    }
+    const { InquirerPrompter } = await import('./prompts/inquirer.js');
+    return new InquirerPrompter({ input: this.io.stdin, output: this.io.stderr });
+  }
+
+  async output(): Promise<OutputSettings> {
+    const { parseFormat, parseFields } = await import('./io/output.js');
+    const format: Format = parseFormat(this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table');
+    return { format, fields: parseFields(this.globals.fields), color: this.colorOn('stdout'), stdout: this.io.stdout };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.close()));
+  }
+}

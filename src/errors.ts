@@ -1,0 +1,88 @@
+// Every failure a user can see is a CliError: it carries the exit code of design.md §4 and a
+// hint that tells the user how to fix it. main.ts is the only place that turns them into codes.
+
+export const ExitCode = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  notFound: 3,
+  auth: 4,
+  rejected: 5,
+  rateLimited: 6,
+  unavailable: 7,
+  partial: 8,
+  cancelled: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class CliError extends Error {
+  readonly exitCode: ExitCode = ExitCode.unexpected;
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class UsageError extends CliError {
+  override readonly exitCode = ExitCode.usage;
+}
+
+export class CancelledError extends CliError {
+  override readonly exitCode = ExitCode.cancelled;
+}
+
+export class PartialFailureError extends CliError {
+  override readonly exitCode = ExitCode.partial;
+}
+
+/** What a PostHog error body said, whatever its shape (see posthog-api.md §4 and §13). */
+export interface ServerErrorBody {
+  type?: string;
+  code?: string;
+  detail?: string;
+  attr?: string | null;
+}
+
+/** An HTTP answer that was not a success, after retries. */
+export class ApiError extends CliError {
+  override readonly exitCode: ExitCode;
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly server: ServerErrorBody,
+    hint?: string,
+    exitCode?: ExitCode,
+  ) {
+    super(message, hint);
+    this.exitCode = exitCode ?? exitCodeForStatus(status);
+  }
+}
+
+export class NotFoundError extends CliError {
+  override readonly exitCode = ExitCode.notFound;
+}
+
+export class AuthError extends CliError {
+  override readonly exitCode = ExitCode.auth;
+}
+
+export class RateLimitedError extends CliError {
+  override readonly exitCode = ExitCode.rateLimited;
+}
+
+/** Network failure, timeout or 5xx after every retry. */
+export class UnavailableError extends CliError {
+  override readonly exitCode = ExitCode.unavailable;
+}
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 404) return ExitCode.notFound;
+  if (status === 401 || status === 403) return ExitCode.auth;
+  if (status === 429) return ExitCode.rateLimited;
+  if (status >= 500 || status === 0) return ExitCode.unavailable;
+  if (status >= 400) return ExitCode.rejected;
+  return ExitCode.unexpected;
+}

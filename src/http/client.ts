@@ -1,0 +1,277 @@
+// The single door to the network (design.md §2): one keep-alive pool per origin, bearer auth,
+// User-Agent, timeouts, retries, typed errors and a redacted debug log.
+import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { RateLimitedError, UnavailableError, UsageError, type CliError } from '../errors.js';
+import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
+import { describeHttpError } from './describe-error.js';
+
+export type Query = Record<string, string | number | boolean | undefined | null | string[]>;
+
+export interface RequestOptions {
+  method: string;
+  /** A path under the base URL (`/api/...`) or an absolute URL such as a `next` link. */
+  path: string;
+  query?: Query;
+  /** Serialised as JSON. */
+  body?: unknown;
+  /** Overrides the method's idempotency, e.g. for a POST that is safe to repeat. */
+  idempotent?: boolean;
+  /** Retry policy for this request; bulk deletes bring their own. */
+  retry?: Partial<RetryPolicy>;
+  headers?: Record<string, string>;
+  /** Return non-2xx answers instead of throwing. */
+  acceptStatus?: (status: number) => boolean;
+  /** Keep the body as text (CSV exports). */
+  text?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  url: string;
+}
+
+/** Supplies credentials for a request to the client's own origin. */
+export interface Credentials {
+  headers(method: string, url: URL): Record<string, string> | Promise<Record<string, string>>;
+  /** Every Set-Cookie the server sends (session sign-in keeps them). */
+  onResponse?(url: URL, headers: Record<string, string | string[] | undefined>): void | Promise<void>;
+  /** Values that must never appear in a log line. */
+  secrets(): string[];
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  credentials?: Credentials;
+  userAgent: string;
+  timeoutMs: number;
+  allowInsecureHttp?: boolean;
+  dispatcher?: Dispatcher;
+  debug?: (line: string) => void;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  retry?: Partial<RetryPolicy>;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+export function isLoopback(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
+}
+
+export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+
+class TimeoutError extends Error {}
+
+export class ApiClient {
+  readonly origin: string;
+  private readonly base: URL;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly sleep: NonNullable<ClientOptions['sleep']>;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ClientOptions) {
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.origin = this.base.origin;
+    this.ownsDispatcher = !options.dispatcher;
+    // EnvHttpProxyAgent keeps one keep-alive pool per origin and honours HTTPS_PROXY/NO_PROXY.
+    this.dispatcher = options.dispatcher ?? new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
+    this.sleep = options.sleep ?? realSleep;
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+    if (options.credentials && this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.allowInsecureHttp) {
+      throw new UsageError(
+        `refusing to send credentials over plain http:// to ${this.base.host}`,
+        'use https://, or allow it for this profile with `hogctl profile add <name> --allow-insecure-http`',
+      );
+    }
+  }
+
+  url(path: string, query?: Query): URL {
+    const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(path.replace(/^\//, ''), this.base);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null || value === false) continue;
+      url.searchParams.delete(key);
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, v);
+      else url.searchParams.set(key, value === true ? 'true' : String(value));
+    }
+    return url;
+  }
+
+  get<T = unknown>(path: string, query?: Query, extra: Partial<RequestOptions> = {}): Promise<ApiResponse<T>> {
+    return this.request<T>({ ...extra, method: 'GET', path, query });
+  }
+
+  post<T = unknown>(path: string, body?: unknown, extra: Partial<RequestOptions> = {}): Promise<ApiResponse<T>> {
+    return this.request<T>({ ...extra, method: 'POST', path, body });
+  }
+
+  async request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
+    const policy = { ...DEFAULT_RETRY, ...this.options.retry, ...req.retry };
+    const method = req.method.toUpperCase();
+    const idempotent = isIdempotent(method, req.idempotent);
+    const url = this.url(req.path, req.query);
+    for (let attempt = 0; ; attempt++) {
+      const started = this.now();
+      let outcome: { response: ApiResponse<unknown> } | { failure: Error };
+      try {
+        outcome = { response: await this.once(method, url, req) };
+      } catch (err) {
+        if (req.signal?.aborted) throw err;
+        outcome = { failure: err as Error };
+      }
+      const elapsed = this.now() - started;
+
+      if ('failure' in outcome) {
+        const reason = outcome.failure instanceof TimeoutError ? `timed out after ${this.options.timeoutMs / 1000}s` : networkReason(outcome.failure);
+        this.log(`${method} ${this.redact(url.href)} ✗ ${reason} (${elapsed}ms)`);
+        if (idempotent && attempt < policy.maxRetries) {
+          await this.wait(backoffDelay(attempt, policy, this.random), req.signal);
+          continue;
+        }
+        throw new UnavailableError(
+          `${method} ${url.pathname} failed: ${reason}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`,
+          outcome.failure instanceof TimeoutError
+            ? 'the server is slow or unreachable; raise --timeout or try again later'
+            : `check the base URL (${this.origin}) and your network; run with --debug to see each request`,
+        );
+      }
+
+      const res = outcome.response;
+      this.log(`${method} ${this.redact(url.href)} → ${res.status} (${elapsed}ms)`);
+      if ((res.status >= 200 && res.status < 300) || req.acceptStatus?.(res.status)) return res as ApiResponse<T>;
+
+      if (retryableStatus(res.status, idempotent) && attempt < policy.maxRetries) {
+        const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now());
+        if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) {
+          throw this.giveUp(method, url, res, `the server asks to wait ${Math.ceil(retryAfter / 1000)}s`);
+        }
+        await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal);
+        continue;
+      }
+      throw this.giveUp(method, url, res, attempt > 0 ? `after ${attempt + 1} attempts` : undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private giveUp(method: string, url: URL, res: ApiResponse<unknown>, note?: string): CliError {
+    const error = describeHttpError(method, url.href, res.status, res.body);
+    if (res.status === 429) {
+      return new RateLimitedError(`${error.message}${note ? ` (${note})` : ''}`, 'wait a while and run the command again; PostHog limits requests per API key');
+    }
+    if (note && res.status >= 500) error.message = `${error.message} (${note})`;
+    return error;
+  }
+
+  private async once(method: string, url: URL, req: RequestOptions): Promise<ApiResponse<unknown>> {
+    const sameOrigin = url.origin === this.origin;
+    const headers: Record<string, string> = {
+      'user-agent': this.options.userAgent,
+      accept: req.text ? 'text/csv, application/json;q=0.9' : 'application/json',
+      ...req.headers,
+    };
+    // A `next` link pointing elsewhere must never receive the key or the session.
+    if (sameOrigin && this.options.credentials) Object.assign(headers, await this.options.credentials.headers(method, url));
+    else if (!sameOrigin) this.log(`${method} ${this.redact(url.href)}: other origin, sent without credentials`);
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new TimeoutError('timeout')), this.options.timeoutMs);
+    const onAbort = () => controller.abort(req.signal?.reason);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await this.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      if (sameOrigin) await this.options.credentials?.onResponse?.(url, res.headers);
+      return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], req.text, res.statusCode), url: url.href };
+    } catch (err) {
+      if (controller.signal.reason instanceof TimeoutError) throw controller.signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async wait(ms: number, signal?: AbortSignal): Promise<void> {
+    this.log(`waiting ${(ms / 1000).toFixed(1)}s before retrying`);
+    await this.sleep(ms, signal);
+  }
+
+  private log(line: string): void {
+    this.options.debug?.(this.redact(line));
+  }
+
+  /** Removes every secret the credentials know of, and any key passed in a query string. */
+  redact(text: string): string {
+    let out = text.replace(/(personal_api_key=)[^&\s]+/g, '$1[redacted]');
+    for (const secret of this.options.credentials?.secrets() ?? []) {
+      if (secret) out = out.split(secret).join('[redacted]');
+    }
+    return out;
+  }
+}
+
+class TruncatedBodyError extends Error {}
+
+function parseBody(text: string, contentType: string | string[] | undefined, wantText: boolean | undefined, status: number): unknown {
+  const type = String(contentType ?? '');
+  if (text === '') return null;
+  if (type.includes('json') && !(wantText && status < 300)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // A 2xx whose JSON stops halfway lost data on the way: treat it as a network failure.
+      if (status < 300) throw new TruncatedBodyError(`the answer was cut off after ${text.length} bytes`);
+      return text;
+    }
+  }
+  return text;
+}
+
+function networkReason(err: Error): string {
+  if (err instanceof TruncatedBodyError) return err.message;
+  const code = (err as NodeJS.ErrnoException).code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was closed before an answer came';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out';
+    default:
+      return code ? `${err.message} (${code})` : err.message;
+  }
+}

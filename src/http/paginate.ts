@@ -1,0 +1,32 @@
+// Follows PostHog's `next` links page by page. A full last page still carries a `next` that
+// leads to an empty page (posthog-api.md §6.1), so both a null `next` and an empty page end it.
+import type { ApiClient, Query } from './client.js';
+
+export interface Page<T> {
+  results: T[];
+  next?: string | null;
+  count?: number;
+}
+
+export interface PaginateOptions {
+  /** Stop after this many items in total; undefined means every page. */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+export async function* paginate<T>(client: ApiClient, path: string, query: Query, options: PaginateOptions = {}): AsyncGenerator<T[]> {
+  let remaining = options.limit ?? Infinity;
+  let url: string | null | undefined = client.url(path, query).href;
+  let previous: string | undefined;
+  // A server whose page links to itself would loop forever; stop instead.
+  while (url && url !== previous && remaining > 0) {
+    previous = url;
+    const res: { body: Page<T> } = await client.get<Page<T>>(url, undefined, { signal: options.signal });
+    const results = Array.isArray(res.body?.results) ? res.body.results : [];
+    if (results.length === 0) break;
+    const take = results.length > remaining ? results.slice(0, remaining) : results;
+    remaining -= take.length;
+    yield take;
+    url = res.body.next;
+  }
+}

@@ -1,0 +1,48 @@
+// main(argv, deps) -> exit code. The only place where errors become exit codes and reports.
+import { CommanderError } from 'commander';
+import { CliError, ExitCode } from './errors.js';
+import { isBrokenPipe } from './io/streams.js';
+import { buildProgram } from './program.js';
+import type { Deps } from './context.js';
+
+export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {
+  const deps: Deps = {
+    io: given.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    env: given.env ?? process.env,
+    now: given.now ?? Date.now,
+    ...given,
+  } as Deps;
+  const program = buildProgram(deps);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (err) {
+    return report(err, deps, argv.includes('--debug'));
+  }
+}
+
+function report(err: unknown, deps: Deps, debug: boolean): number {
+  const { stderr } = deps.io;
+  if (isBrokenPipe(err)) return ExitCode.ok;
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
+    // commander has already printed its message (and the help, for a group without a verb).
+    return ExitCode.usage;
+  }
+  const red = (s: string) => (deps.io.stderr.isTTY && !deps.env.NO_COLOR ? `\u001b[31m${s}\u001b[39m` : s);
+  if (err instanceof CliError) {
+    stderr.write(`${red('error:')} ${err.message}\n`);
+    if (err.hint) stderr.write(`  ${err.hint}\n`);
+    if (debug && err.stack) stderr.write(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  if (deps.signal?.aborted) {
+    stderr.write('cancelled\n');
+    return ExitCode.cancelled;
+  }
+  // Anything else is a bug: a short report, the stack only on request.
+  const message = err instanceof Error ? err.message : String(err);
+  stderr.write(`${red('error:')} unexpected failure: ${message}\n`);
+  stderr.write(debug && err instanceof Error && err.stack ? `${err.stack}\n` : '  this is a bug in hogctl; run again with --debug for details and report it with the command you ran\n');
+  return ExitCode.unexpected;
+}

@@ -1,0 +1,88 @@
+// The commander tree: global flags, groups and verbs. Building it imports only commander and
+// the small verb modules; each verb loads what it needs when it runs.
+import { Command, Option } from 'commander';
+import { VERSION, type Deps } from './context.js';
+import type { RootCommand } from './commands/with-context.js';
+import { examples } from './commands/with-context.js';
+import { personsListCommand } from './commands/persons/list.js';
+import { personsGetCommand } from './commands/persons/get.js';
+import { profileAddCommand } from './commands/profile/add.js';
+import { profileListCommand } from './commands/profile/list.js';
+import { profileUseCommand } from './commands/profile/use.js';
+import { profileShowCommand } from './commands/profile/show.js';
+import { profileRemoveCommand } from './commands/profile/remove.js';
+import { projectsListCommand } from './commands/projects/list.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { demoCommand } from './commands/demo.js';
+import { completionCommand } from './commands/completion.js';
+
+function group(name: string, summary: string, verbs: Command[], example: string[]): Command {
+  const command = new Command(name).summary(summary).description(summary.charAt(0).toUpperCase() + summary.slice(1) + '.');
+  for (const verb of verbs) command.addCommand(verb);
+  return command.addHelpText('after', examples(...example));
+}
+
+export function buildProgram(deps: Deps): RootCommand {
+  const program = new Command('hogctl') as RootCommand;
+  program.deps = deps;
+  program
+    .description('Administer PostHog persons and users from the command line.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--profile <name>', 'use this profile (env HOGCTL_PROFILE)')
+    .option('--base-url <url>', 'PostHog site URL, e.g. https://eu.posthog.com (env HOGCTL_BASE_URL)')
+    .option('--project <id>', 'project id (env HOGCTL_PROJECT_ID)')
+    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
+    .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
+    .option('-q, --quiet', 'print nothing but data and errors')
+    .option('--no-color', 'never colour the output (also NO_COLOR)')
+    .option('--no-input', 'never prompt; fail instead when something is missing')
+    .option('--debug', 'log every HTTP request to stderr (secrets redacted)')
+    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run the command with --help for usage and examples)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => deps.io.stdout.write(s),
+      writeErr: (s) => deps.io.stderr.write(s),
+    })
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl demo',
+        'hogctl profile add prod',
+        'hogctl persons list --where plan=team -o csv',
+        'HOGCTL_API_KEY=... hogctl persons get --distinct-id user-881 -o json',
+      ),
+    );
+
+  program.addCommand(
+    group('profile', 'manage saved profiles (base URL, project, API key)', [profileAddCommand(), profileListCommand(), profileUseCommand(), profileShowCommand(), profileRemoveCommand()], [
+      'hogctl profile add prod',
+      'hogctl profile list',
+    ]),
+  );
+  program.addCommand(group('projects', 'list the projects your key can see', [projectsListCommand()], ['hogctl projects list']));
+  program.addCommand(
+    group('persons', 'list, inspect and manage persons', [personsListCommand(), personsGetCommand()], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
+  );
+  program.addCommand(sandboxCommand());
+  program.addCommand(demoCommand());
+  program.addCommand(completionCommand());
+
+  // Subcommands inherit the output settings and error handling of the root.
+  const inherit = (command: Command) => {
+    for (const sub of command.commands) {
+      sub
+        .exitOverride()
+        .configureOutput(program.configureOutput())
+        .showSuggestionAfterError(true)
+        .showHelpAfterError('(run the command with --help for usage and examples)')
+        .configureHelp({ showGlobalOptions: true });
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}

@@ -1,0 +1,79 @@
+// Runs the built binary (bin/hogctl.js) as a child process against an in-process sandbox, with a
+// private config dir, and captures what a user would see.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/hogctl.js', import.meta.url));
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Extra argv for node itself (none by default). */
+  timeoutMs?: number;
+}
+
+/** Environment with nothing inherited that could change hogctl's behaviour. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+export interface World {
+  sandbox: Sandbox;
+  configDir: string;
+  /** Env pointing the CLI at the sandbox with the default all-scopes key. */
+  env: Record<string, string>;
+  run(args: string[], options?: RunOptions): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: SandboxOptions = {}): Promise<World> {
+  const sandbox = await startSandbox({ quiet: true, ...options });
+  const configDir = mkdtempSync(join(tmpdir(), 'hogctl-e2e-'));
+  const env = {
+    HOGCTL_CONFIG_DIR: configDir,
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.projectId),
+    HOGCTL_API_KEY: sandbox.defaultKey,
+  };
+  return {
+    sandbox,
+    configDir,
+    env,
+    run: (args, runOptions = {}) => runCli(args, { ...runOptions, env: { ...env, ...runOptions.env } }),
+    close: async () => {
+      await sandbox.close();
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
