@@ -1,0 +1,126 @@
+// `hogctl sandbox`: runs the local PostHog-compatible server until Ctrl-C or SIGTERM. The server
+// module is imported only when the command runs, so `hogctl --help` stays fast.
+import { Command } from 'commander';
+import type { Context } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import { collect, examples, withContext } from './with-context.js';
+
+export interface SandboxCommandOptions {
+  port: string;
+  host: string;
+  persons: string;
+  seed: string;
+  rateLimit?: string;
+  faults?: string;
+  key?: string[];
+  applyDelay?: string;
+}
+
+export function sandboxCommand(): Command {
+  return new Command('sandbox')
+    .summary('run a local PostHog-compatible server with seeded persons')
+    .description(
+      'Runs a local server that behaves like the newest PostHog API for persons, projects and users, quirks included, ' +
+        'with deterministic seeded persons and throwaway API keys. For demos, scripts and end-to-end tests; nothing leaves this machine. ' +
+        'The URL, project id and an all-scopes key are printed on stderr, and once as a JSON line on stdout for scripts.',
+    )
+    .option('--port <n>', 'port to listen on; 0 picks a free one', '0')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--persons <n>', 'how many persons to seed into project 1', '250')
+    .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
+    .option('--rate-limit <spec>', "throttle like PostHog: 'cloud', a per-minute number like 600, or per class e.g. delete=600,read=1200,query=240 (default off)")
+    .option('--faults <spec>', 'inject failures into /api/ requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
+    .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
+    .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl sandbox --persons 100000 --port 8010',
+        'hogctl sandbox --rate-limit cloud --faults 429=0.1,503=0.05',
+        'hogctl sandbox --key phx_readonly:person:read --key phx_p2:person:write@2',
+        "hogctl sandbox -q | head -1   # just the JSON line: {\"url\": ..., \"project_id\": 1, \"api_key\": ...}",
+      ),
+    )
+    .action(withContext(sandboxRun));
+}
+
+function count(raw: string, flag: string, min: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`invalid ${flag} "${raw}": expected a whole number of at least ${min}`);
+  }
+  return n;
+}
+
+/** Resolves on Ctrl-C (main's abort signal, or SIGINT when run without one) or SIGTERM. */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGTERM', done);
+      process.off('SIGINT', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    if (signal?.aborted) return resolve();
+    process.once('SIGTERM', done);
+    if (signal) signal.addEventListener('abort', done, { once: true });
+    else process.once('SIGINT', done);
+  });
+}
+
+export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, stop?: Promise<void>): Promise<void> {
+  const port = count(options.port, '--port', 0);
+  if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
+  const persons = count(options.persons, '--persons', 0);
+  const seed = count(options.seed, '--seed', 0);
+  const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
+  const quiet = Boolean(ctx.globals.quiet);
+  const { stderr, stdout } = ctx.io;
+
+  const { startSandbox } = await import('../sandbox/server.js');
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      port,
+      host: options.host,
+      persons,
+      seed,
+      rateLimit: options.rateLimit,
+      faults: options.faults,
+      keys: options.key,
+      applyDelayMs,
+      quiet,
+      log: (line) => stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${options.host} is already in use`, 'pick another with --port <n>, or --port 0 for any free port');
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new CliError(`cannot listen on ${options.host}:${port} (${code})`, 'use --host 127.0.0.1 and a port above 1024');
+    if (err instanceof Error && /^invalid /.test(err.message)) throw new UsageError(err.message);
+    throw err;
+  }
+
+  // Sandbox keys are throwaway and local, so printing them is the point (unlike real keys).
+  stdout.write(`{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`);
+  if (!quiet) {
+    const extra = options.key?.length ? `\n  extra keys: ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
+    stderr.write(
+      `hogctl sandbox: a local PostHog-compatible server (throwaway data and keys)\n` +
+        `  URL:        ${sandbox.url}\n` +
+        `  project id: ${sandbox.projectId}\n` +
+        `  API key:    ${sandbox.defaultKey}  (all scopes)${extra}\n` +
+        `  persons:    ${sandbox.store.size} (seed ${seed})\n` +
+        `  rate limit: ${options.rateLimit ?? 'off'}    faults: ${options.faults ?? 'none'}\n\n` +
+        `Try it from another terminal:\n` +
+        `  HOGCTL_BASE_URL=${sandbox.url} HOGCTL_PROJECT_ID=${sandbox.projectId} HOGCTL_API_KEY=${sandbox.defaultKey} hogctl persons list\n\n` +
+        `Press Ctrl-C to stop.\n`,
+    );
+  }
+
+  try {
+    await (stop ?? untilStopped(ctx.deps.signal));
+  } finally {
+    await sandbox.close();
+    if (!quiet) stderr.write('sandbox stopped\n');
+  }
+}

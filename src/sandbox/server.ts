@@ -1,0 +1,388 @@
+// `hogctl sandbox`: a local, PostHog-compatible HTTP server that copies the newest server's
+// behaviour, quirks included (posthog-api.md §12), for demos and end-to-end tests.
+//
+// This module wires the pieces together and owns the socket: it reads the body, records the
+// request, applies the /api/environments/ alias and injected faults, and hands everything else
+// to the router and dispatcher. Loopback only by default; the data and keys are throwaway.
+//
+// Adding an endpoint: add a RouteSpec (pattern, scope object, DRF action per method, throttle
+// class) to the module of its group under routes/, and register the group below if it is new.
+// Handlers get the RequestContext (ctx.project is already resolved and authorised, ctx.data()
+// parses the body with the route's parsers) and Services (stores, world, clock, `later` for
+// writes that apply after a 202); they return a SandboxResponse or throw an ApiError from
+// errors.ts. Session authentication plugs in with services.authentication.addAuthenticator.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue } from './auth.js';
+import { parseRequestData, type ParserSet } from './body.js';
+import { empty, json, type RequestContext, type SandboxResponse, type Services } from './context.js';
+import { dispatch } from './dispatch.js';
+import { ApiError, notFound, serverError } from './errors.js';
+import { FaultInjector, faultResponse, parseFaultSpec, truncateBody } from './faults.js';
+import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
+import { Router } from './router.js';
+import { registerPersonRoutes } from './routes/persons.js';
+import { registerProjectRoutes } from './routes/projects.js';
+import { registerUserRoutes } from './routes/users.js';
+import { SandboxStore } from './store.js';
+import { createWorld, type World } from './world.js';
+
+export interface SandboxOptions {
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Persons seeded into project 1; default 250. */
+  persons?: number;
+  /** Default 1; the same seed gives identical persons (ids, uuids, emails, created_at). */
+  seed?: number;
+  /** undefined/'off': no throttling; 'cloud'; '600'; 'delete=600,read=1200,query=240'. See rate-limit.ts. */
+  rateLimit?: string;
+  /** e.g. '429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete'. See faults.ts. */
+  faults?: string;
+  /** Extra keys: 'phx_name:scope1,scope2' or 'phx_x:person:read@42'. See auth.ts parseKeySpec. */
+  keys?: string[];
+  /** Request log lines are written (to `log`, else stderr) only when quiet is explicitly false. */
+  quiet?: boolean;
+  /** Where log lines go when not quiet; default process.stderr. */
+  log?: (line: string) => void;
+  /** Injectable clock (ms) for rate limits and recorded timestamps. */
+  now?: () => number;
+  /** Delay before accepted (202) writes apply; default 50. */
+  applyDelayMs?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** The path as received (an /api/environments/ path stays as it was sent). */
+  path: string;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** The status sent; 0 when the connection was dropped (or the answer is still pending). */
+  status: number;
+  at: number;
+}
+
+export interface Sandbox {
+  url: string;
+  port: number;
+  /** 1; project 2 is in the same organisation, project 3 in one the user is not a member of. */
+  projectId: number;
+  /** A key with scopes ['*']. */
+  defaultKey: string;
+  /** Persons of project 1. */
+  store: SandboxStore;
+  /** Persons per project id (1, 2 and 3). */
+  stores: Map<number, SandboxStore>;
+  world: World;
+  /** Every /api/ (and other non-/_sandbox/) request received, oldest first, capped. */
+  requests: RecordedRequest[];
+  addKey(scopes: string[], opts?: { scopedTeams?: number[] }): string;
+  /** Replace the fault plan at run time (undefined: none). */
+  setFaults(spec?: string): void;
+  /** Replace the rate limits at run time (undefined: off); counts start afresh. */
+  setRateLimit(spec?: string): void;
+  close(): Promise<void>;
+}
+
+const REQUEST_LOG_CAP = 200_000;
+/** DATA_UPLOAD_MAX_MEMORY_SIZE */
+const MAX_BODY_BYTES = 20 * 1024 * 1024;
+const ENVIRONMENTS_SUNSET = 'Fri, 31 Jul 2026 00:00:00 GMT';
+
+function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of params) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function nonNegativeInt(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw new Error(`invalid sandbox option ${name}: ${value} (expected a non-negative integer)`);
+  return value;
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = nonNegativeInt(opts.seed, 'seed', 1);
+  const personCount = nonNegativeInt(opts.persons, 'persons', 250);
+  const port = nonNegativeInt(opts.port, 'port', 0);
+  const host = opts.host ?? '127.0.0.1';
+  const now = opts.now ?? Date.now;
+  const log = opts.quiet !== false ? () => {} : (opts.log ?? ((line: string) => void process.stderr.write(line + '\n')));
+  const limiter = new RateLimiter(parseRateLimitSpec(opts.rateLimit), now);
+  let faults = new FaultInjector(parseFaultSpec(opts.faults, seed));
+
+  const world = createWorld(seed);
+  const stores = new Map<number, SandboxStore>([
+    [1, new SandboxStore({ persons: personCount, seed, salt: 1 })],
+    [2, new SandboxStore({ persons: 20, seed, salt: 2 })],
+    [3, new SandboxStore({ persons: 5, seed, salt: 3 })],
+  ]);
+
+  const keys = new KeyRing();
+  const defaultKey = randomKeyValue();
+  keys.add(defaultKey, ['*'], world.user.id);
+  for (const spec of opts.keys ?? []) {
+    const key = parseKeySpec(spec);
+    keys.add(key.value, key.scopes, world.user.id, { scopedTeams: key.scopedTeams });
+  }
+
+  let url = '';
+  const authentication = new Authentication();
+  authentication.addAuthenticator(personalApiKeyAuthenticator(keys, (id) => (id === world.user.id ? world.user : undefined), () => url));
+
+  const timers = new Set<NodeJS.Timeout>();
+  const services: Services = {
+    world,
+    stores,
+    keys,
+    authentication,
+    limiter,
+    now,
+    siteUrl: () => url,
+    applyDelayMs: nonNegativeInt(opts.applyDelayMs, 'applyDelayMs', 50),
+    later(ms, fn) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        fn();
+      }, ms);
+      timers.add(timer);
+    },
+  };
+
+  const router = new Router();
+  registerProjectRoutes(router);
+  registerPersonRoutes(router);
+  registerUserRoutes(router);
+
+  const requests: RecordedRequest[] = [];
+  const record = (entry: RecordedRequest) => {
+    requests.push(entry);
+    // Drop a tenth at once so trimming stays amortised O(1).
+    if (requests.length > REQUEST_LOG_CAP) requests.splice(0, requests.length - REQUEST_LOG_CAP + REQUEST_LOG_CAP / 10);
+  };
+
+  function state() {
+    const projects: Record<string, { persons: number; deleted: number }> = {};
+    for (const [id, store] of stores) projects[id] = { persons: store.size, deleted: store.deletedCount };
+    const main = stores.get(1)!;
+    return { persons: main.size, persons_deleted: main.deletedCount, projects, requests: requests.length, rate_limit: limiter.enabled, faults: faults.plan !== null };
+  }
+
+  function internal(method: string, path: string): SandboxResponse {
+    const p = path.replace(/\/+$/, '');
+    if (method === 'GET' && p === '/_sandbox/requests') return json(200, requests);
+    if (method === 'GET' && p === '/_sandbox/state') return json(200, state());
+    const error = notFound();
+    return json(error.status, error.body);
+  }
+
+  /** Routing and dispatch; every failure becomes the server's JSON error body. */
+  async function runApi(ctx: RequestContext, path: string): Promise<SandboxResponse> {
+    try {
+      const match = router.match(path);
+      if (!match) throw notFound();
+      return await dispatch(ctx, match, services);
+    } catch (error) {
+      if (error instanceof ApiError) return json(error.status, error.body, error.headers);
+      log(`sandbox: unhandled error: ${error instanceof Error ? error.stack : String(error)}`);
+      const failure = serverError();
+      return json(failure.status, failure.body);
+    }
+  }
+
+  function send(res: http.ServerResponse, response: SandboxResponse, extraHeaders: Record<string, string>): void {
+    if (res.destroyed) return;
+    const body = response.body ?? '';
+    const buffer = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    res.statusCode = response.status;
+    for (const [name, value] of Object.entries({ ...response.headers, ...extraHeaders })) res.setHeader(name, value);
+    res.setHeader('Content-Length', buffer.length);
+    res.end(buffer);
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const at = now();
+    const started = performance.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    let rawUrl = req.url ?? '/';
+    if (/^https?:\/\//i.test(rawUrl)) {
+      const parsed = new URL(rawUrl);
+      rawUrl = parsed.pathname + parsed.search;
+    }
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1);
+
+    let body: Buffer | 'too-large';
+    try {
+      body = await readBody(req);
+    } catch {
+      return; // the client went away mid-body
+    }
+
+    if (path.startsWith('/_sandbox/')) {
+      send(res, internal(method, path), {});
+      return;
+    }
+
+    const entry: RecordedRequest = {
+      method,
+      path,
+      query: queryRecord(new URLSearchParams(rawQuery)),
+      headers: { ...req.headers },
+      body: body === 'too-large' ? '' : body.toString('utf8'),
+      status: 0,
+      at,
+    };
+    record(entry);
+    const finish = (response: SandboxResponse, extraHeaders: Record<string, string> = {}) => {
+      entry.status = response.status;
+      send(res, response, extraHeaders);
+      log(`${method} ${rawUrl} ${response.status} ${Math.round(performance.now() - started)}ms`);
+    };
+
+    if (body === 'too-large') {
+      // Django's RequestDataTooBig is a SuspiciousOperation: a bare HTML 400.
+      finish({ status: 400, headers: { 'Content-Type': 'text/html' }, body: '<h1>Bad Request (400)</h1>' });
+      return;
+    }
+
+    const fault = faults.decide(method, path);
+    if (fault?.kind === 'drop') {
+      log(`${method} ${rawUrl} dropped (fault)`);
+      req.socket.destroy();
+      return;
+    }
+    if (fault && fault.kind !== 'slow' && fault.kind !== 'truncate') {
+      finish(faultResponse(fault.kind));
+      return;
+    }
+    if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
+
+    // /api/environments/{id}/... is served by the /api/projects/ handler when one exists, on the
+    // same URL, with deprecation headers (EnvironmentsRewriteMiddleware).
+    let routedPath = path;
+    let aliasHeaders: Record<string, string> = {};
+    const env = /^\/api\/environments\/([^/]+)(\/.*)?$/.exec(path);
+    if (env) {
+      const candidate = `/api/projects/${env[1]}${env[2] ?? ''}`;
+      if (router.match(candidate)?.route.environmentsAlias) {
+        routedPath = candidate;
+        aliasHeaders = {
+          Deprecation: 'true',
+          Link: `<${candidate}${rawQuery ? `?${rawQuery}` : ''}>; rel="successor-version"`,
+          Sunset: ENVIRONMENTS_SUNSET,
+        };
+      }
+    }
+
+    const rawBody = body;
+    let parsed: { value?: unknown; error?: unknown } | undefined;
+    let parsers: ParserSet = 'default';
+    const ctx: RequestContext = {
+      method,
+      path: routedPath,
+      rawQuery,
+      query: new URLSearchParams(rawQuery),
+      headers: req.headers,
+      rawBody,
+      origin: `http://${req.headers.host ?? url.replace(/^http:\/\//, '')}`,
+      params: {},
+      principal: null,
+      project: null,
+      action: null,
+      renderer: 'json',
+      data() {
+        if (!parsed) {
+          try {
+            parsed = { value: parseRequestData(rawBody, req.headers['content-type'], parsers) };
+          } catch (error) {
+            parsed = { error };
+          }
+        }
+        if (parsed.error !== undefined) throw parsed.error;
+        return parsed.value;
+      },
+    };
+    parsers = router.match(routedPath)?.route.parsers ?? 'default';
+
+    if (fault?.kind === 'truncate') {
+      // Reads run for real and are cut; writes are never run (see faults.ts).
+      const safe = method === 'GET' || method === 'HEAD';
+      const full = safe ? await runApi(ctx, routedPath) : undefined;
+      finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody(full?.body) }, aliasHeaders);
+      return;
+    }
+
+    finish(await runApi(ctx, routedPath), aliasHeaders);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      log(`sandbox: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) send(res, empty(500), {});
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  url = `http://${urlHost}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    projectId: 1,
+    defaultKey,
+    store: stores.get(1)!,
+    stores,
+    world,
+    requests,
+    addKey(scopes, addOpts = {}) {
+      const value = randomKeyValue();
+      keys.add(value, scopes, world.user.id, { scopedTeams: addOpts.scopedTeams ?? null });
+      return value;
+    },
+    setFaults(spec) {
+      faults = new FaultInjector(parseFaultSpec(spec, seed));
+    },
+    setRateLimit(spec) {
+      limiter.configure(parseRateLimitSpec(spec));
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

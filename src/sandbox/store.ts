@@ -1,0 +1,425 @@
+// The persons of one sandbox project.
+//
+// Start-up must stay well under a second with 100,000+ persons and memory must stay modest, yet
+// the data must be identical for the same seed. So a person is a pure function of (seed, id):
+// start-up only lays out created_at and the sort order in two typed arrays (O(n), no sort), and a
+// person object is generated whenever something reads it. Only persons that were changed are
+// kept, in `overrides` (keeping every generated object made a 100k scan spend most of its time in
+// the garbage collector and tripled memory). UUIDs and anonymous distinct ids embed a reversible
+// scramble of the person id, so lookups by uuid or distinct id need no index either. Filtered
+// scans are cached per store version, so paging through one filtered listing scans once.
+//
+// Deletion is O(1): a tombstone bit plus a "live order is stale" flag. The live order (sorted
+// order minus tombstones) is rebuilt with one linear pass only when a read needs it, so
+// 250 bulk deletes of 1000 persons interleaved with list calls stay cheap.
+
+import { hash32, hex, mulberry32, scramble32, unscramble32 } from './prng.js';
+
+export interface Person {
+  /** Integer primary key, 1..n. */
+  id: number;
+  uuid: string;
+  /** ISO 8601 with microseconds, e.g. 2025-01-15T08:00:00.123456Z (DRF's rendering). */
+  createdAt: string;
+  /** created_at in microseconds since the epoch; what the order is computed from. */
+  createdAtUs: number;
+  properties: Record<string, unknown>;
+  /** In storage order, which is not the order the API shows (the API puts non-anonymous first). */
+  distinctIds: string[];
+  isIdentified: boolean;
+  lastSeenAt: string | null;
+}
+
+export interface PersonFilter {
+  /** Exact match on properties.email. */
+  email?: string;
+  /** Exact match on any distinct id. */
+  distinctId?: string;
+  /** Case-insensitive substring of email, name, uuid or any distinct id. */
+  search?: string;
+  /** Any further predicate (compiled `properties` filters). */
+  match?: (person: Person) => boolean;
+  /** Identifies `match` for the scan cache; a predicate without a key is never cached. */
+  matchKey?: string;
+}
+
+export interface StoreOptions {
+  persons: number;
+  seed: number;
+  /** Distinguishes the stores of different projects that share a seed. */
+  salt?: number;
+}
+
+/** The newest person is created just before this instant; the rest spread over the year before.
+ * A fixed anchor (not "now") keeps created_at identical across runs for the same seed. */
+export const ANCHOR_MS = Date.UTC(2025, 9, 1, 12, 0, 0);
+const SPAN_US = 365 * 24 * 3600 * 1e6;
+/** Share of consecutive persons that share their created_at exactly, so tie-breaking on id matters. */
+const DUPLICATE_CREATED_AT = 0.03;
+
+const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Radia', 'Tim', 'Frances', 'Edsger', 'Hedy', 'John', 'Katherine', 'Guido', 'Anita', 'Bjarne', 'Sophie', 'Niklaus'];
+const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Torvalds', 'Hamilton', 'Thompson', 'Liskov', 'Ritchie', 'Perlman', 'Berners-Lee', 'Allen', 'Dijkstra', 'Lamarr', 'McCarthy', 'Johnson', 'van Rossum', 'Borg', 'Stroustrup', 'Wilson', 'Wirth'];
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'CA', 'AU', 'JP', 'NL'];
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : String(n);
+}
+
+/** ISO 8601 UTC with microseconds. Hand-rolled (civil-from-days) because Date#toISOString was the
+ * hot spot when a filtered listing generates every person. */
+export function formatTimestampUs(us: number): string {
+  const totalSeconds = Math.floor(us / 1e6);
+  const micros = us - totalSeconds * 1e6;
+  const days = Math.floor(totalSeconds / 86400);
+  const secs = totalSeconds - days * 86400;
+  // Howard Hinnant's days_from_civil inverse.
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const h = Math.floor(secs / 3600);
+  const mi = Math.floor((secs % 3600) / 60);
+  const s = secs % 60;
+  return `${y}-${pad2(m)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${String(micros).padStart(6, '0')}Z`;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Python's uuid.UUID() accepts braces, `urn:uuid:`, upper case and missing hyphens; so does the
+ * server's lookup. Returns the canonical lower-case form, or null when it is not a UUID. */
+export function canonicalUuid(value: string): string | null {
+  if (UUID_RE.test(value)) return value;
+  let s = value.trim().toLowerCase();
+  if (s.startsWith('urn:uuid:')) s = s.slice(9);
+  if (s.startsWith('{') && s.endsWith('}')) s = s.slice(1, -1);
+  s = s.replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/.test(s)) return null;
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+}
+
+export class SandboxStore {
+  readonly seed: number;
+  /** How many persons were generated at start-up (ids 1..generated). */
+  readonly generated: number;
+  /** Bumped on every mutation; read caches compare against it. */
+  version = 0;
+
+  private readonly createdAtUs: Float64Array;
+  private readonly deleted: Uint8Array;
+  /** Persons changed since generation; everything else is regenerated on read. */
+  private readonly overrides = new Map<number, Person>();
+  /** All ids, created_at DESC, id DESC, tombstoned ones included. */
+  private readonly order: Int32Array;
+  private live: Int32Array | null = null;
+  /** The last live order built; still ordered and a superset of the live set, because persons
+   * are only ever removed. Rebuilding filters it instead of the full order. */
+  private lastLive: Int32Array;
+  private liveCount: number;
+  private readonly uuidKey: number;
+  private readonly anonKeys: [number, number];
+  private readonly personSeed: number;
+  private scanCache: { key: string; version: number; ids: Int32Array }[] = [];
+
+  constructor(opts: StoreOptions) {
+    const n = Math.max(0, Math.floor(opts.persons));
+    this.seed = opts.seed >>> 0;
+    const base = hash32(this.seed, opts.salt ?? 0);
+    this.personSeed = hash32(base, 0x9e37);
+    this.uuidKey = hash32(base, 0x5157);
+    this.anonKeys = [hash32(base, 0xa001), hash32(base, 0xa002)];
+    this.generated = n;
+    this.liveCount = n;
+    this.createdAtUs = new Float64Array(n + 1);
+    this.deleted = new Uint8Array(n + 1);
+    this.order = new Int32Array(n);
+    this.lastLive = this.order;
+    this.layOut(n, hash32(base, 0xc0ffee));
+  }
+
+  /**
+   * Assigns created_at and the sorted order in one pass, newest first, without a sort: walk back
+   * in time with random gaps (some zero, giving duplicate timestamps), give each position roughly
+   * the next lower id, shuffled inside small blocks so id order is not exactly created_at order,
+   * then make ids descend inside each run of equal timestamps (the server's tie-breaker).
+   */
+  private layOut(n: number, seed: number): void {
+    const rand = mulberry32(seed);
+    const avgGapUs = n > 0 ? SPAN_US / n : 0;
+    const times = new Float64Array(n);
+    let t = ANCHOR_MS * 1000 - Math.floor(rand() * 3600e6);
+    for (let p = 0; p < n; p++) {
+      if (p > 0) {
+        const gap = rand() < DUPLICATE_CREATED_AT ? 0 : Math.floor(-Math.log(1 - rand()) * avgGapUs) + 1;
+        t -= gap;
+      }
+      times[p] = t;
+    }
+    const order = this.order;
+    for (let p = 0; p < n; p++) order[p] = n - p;
+    for (let start = 0; start < n; start += 4) {
+      const end = Math.min(n, start + 4);
+      for (let i = end - 1; i > start; i--) {
+        const j = start + Math.floor(rand() * (i - start + 1));
+        const tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+      }
+    }
+    for (let p = 0; p < n; ) {
+      let q = p + 1;
+      while (q < n && times[q] === times[p]) q++;
+      if (q - p > 1) order.subarray(p, q).sort().reverse();
+      p = q;
+    }
+    for (let p = 0; p < n; p++) this.createdAtUs[order[p]] = times[p];
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** Live persons (not deleted). */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  get deletedCount(): number {
+    return this.generated - this.liveCount;
+  }
+
+  /** By integer id; undefined when unknown or deleted. */
+  getById(id: number): Person | undefined {
+    if (!Number.isInteger(id) || id < 1 || id > this.generated || this.deleted[id]) return undefined;
+    return this.materialize(id);
+  }
+
+  /** The id behind a uuid without generating the person; undefined when unknown or deleted. */
+  idOfUuid(uuid: string): number | undefined {
+    const canonical = canonicalUuid(uuid);
+    if (!canonical) return undefined;
+    const id = unscramble32(parseInt(canonical.slice(28), 16), this.uuidKey);
+    if (id < 1 || id > this.generated || this.deleted[id] || this.uuidOf(id) !== canonical) return undefined;
+    return id;
+  }
+
+  getByUuid(uuid: string): Person | undefined {
+    const id = this.idOfUuid(uuid);
+    return id === undefined ? undefined : this.materialize(id);
+  }
+
+  /** The server's `get_person_by_pk_or_uuid`: a UUID-shaped value is a UUID, else an integer pk. */
+  getByIdOrUuid(value: string | number): Person | undefined {
+    if (typeof value === 'number') return this.getById(value);
+    if (canonicalUuid(value)) return this.getByUuid(value);
+    const trimmed = value.trim();
+    if (!/^[+-]?\d+$/.test(trimmed)) return undefined;
+    return this.getById(Number(trimmed));
+  }
+
+  getByDistinctId(distinctId: string): Person | undefined {
+    const user = /^user-(\d+)$/.exec(distinctId);
+    if (user) {
+      const person = this.getById(Number(user[1]));
+      return person && person.distinctIds.includes(distinctId) ? person : undefined;
+    }
+    if (!UUID_RE.test(distinctId)) return undefined;
+    const tail = parseInt(distinctId.slice(28), 16);
+    for (const key of this.anonKeys) {
+      const person = this.getById(unscramble32(tail, key));
+      if (person && person.distinctIds.includes(distinctId)) return person;
+    }
+    return undefined;
+  }
+
+  /** One page in the server's order, `created_at DESC, id DESC`. */
+  list(filter: PersonFilter = {}, offset = 0, limit = 100): Person[] {
+    const ids = this.matchingIds(filter);
+    const out: Person[] = [];
+    const end = Math.min(ids.length, offset + limit);
+    for (let i = Math.max(0, offset); i < end; i++) out.push(this.materialize(ids[i]));
+    return out;
+  }
+
+  count(filter: PersonFilter = {}): number {
+    return this.matchingIds(filter).length;
+  }
+
+  /** Every live person in order; for tests and state dumps. */
+  *[Symbol.iterator](): IterableIterator<Person> {
+    const ids = this.liveIds();
+    for (let i = 0; i < ids.length; i++) yield this.materialize(ids[i]);
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** Tombstones a person (by uuid, or by integer id). Returns false when unknown or already gone. */
+  delete(uuidOrId: string | number): boolean {
+    const id = typeof uuidOrId === 'number' ? uuidOrId : this.idOfUuid(uuidOrId);
+    if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.generated || this.deleted[id]) return false;
+    this.deleted[id] = 1;
+    this.overrides.delete(id);
+    this.liveCount--;
+    this.live = null;
+    this.version++;
+    return true;
+  }
+
+  isDeleted(id: number): boolean {
+    return id >= 1 && id <= this.generated && this.deleted[id] === 1;
+  }
+
+  /** `$set` semantics: listed keys change, nothing else is removed. */
+  setProperties(id: number, set: Record<string, unknown>): boolean {
+    return this.mutate(id, (person) => Object.assign(person.properties, set));
+  }
+
+  /** `$unset` semantics. */
+  unsetProperties(id: number, keys: string[]): boolean {
+    return this.mutate(id, (person) => {
+      for (const key of keys) delete person.properties[key];
+    });
+  }
+
+  /**
+   * The one way to change a person: later write endpoints (update, split, ...) go through here so
+   * the change is kept and cached scans are invalidated. Objects returned by the getters are
+   * copies as far as callers are concerned; changing them directly has no lasting effect.
+   */
+  mutate(id: number, change: (person: Person) => void): boolean {
+    const person = this.getById(id);
+    if (!person) return false;
+    change(person);
+    this.overrides.set(id, person);
+    this.version++;
+    return true;
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  private liveIds(): Int32Array {
+    if (this.live) return this.live;
+    if (this.liveCount === this.generated) {
+      this.live = this.order;
+      return this.live;
+    }
+    const source = this.lastLive;
+    const live = new Int32Array(this.liveCount);
+    let k = 0;
+    for (let i = 0; i < source.length; i++) {
+      const id = source[i];
+      if (!this.deleted[id]) live[k++] = id;
+    }
+    this.live = live;
+    this.lastLive = live;
+    return live;
+  }
+
+  private matchingIds(filter: PersonFilter): Int32Array {
+    const hasScan = filter.email !== undefined || (filter.search !== undefined && filter.search !== '') || filter.match !== undefined;
+    if (filter.distinctId !== undefined) {
+      const person = this.getByDistinctId(filter.distinctId);
+      if (!person || (hasScan && !this.matches(person, filter))) return new Int32Array(0);
+      return Int32Array.of(person.id);
+    }
+    if (!hasScan) return this.liveIds();
+    const cacheable = filter.match === undefined || filter.matchKey !== undefined;
+    const key = JSON.stringify([filter.email ?? null, filter.search ?? null, filter.matchKey ?? null]);
+    if (cacheable) {
+      const hit = this.scanCache.find((entry) => entry.key === key && entry.version === this.version);
+      if (hit) return hit.ids;
+    }
+    const live = this.liveIds();
+    const found: number[] = [];
+    for (let i = 0; i < live.length; i++) {
+      const person = this.materialize(live[i]);
+      if (this.matches(person, filter)) found.push(person.id);
+    }
+    const ids = Int32Array.from(found);
+    if (cacheable) {
+      // A handful of entries is enough: a client pages through one filtered listing at a time.
+      this.scanCache = [{ key, version: this.version, ids }, ...this.scanCache.filter((e) => e.version === this.version).slice(0, 3)];
+    }
+    return ids;
+  }
+
+  private matches(person: Person, filter: PersonFilter): boolean {
+    if (filter.email !== undefined && person.properties.email !== filter.email) return false;
+    if (filter.search !== undefined && filter.search !== '') {
+      const needle = filter.search.toLowerCase();
+      const haystacks = [person.properties.email, person.properties.name, person.uuid, ...person.distinctIds];
+      if (!haystacks.some((h) => h !== undefined && h !== null && String(h).toLowerCase().includes(needle))) return false;
+    }
+    if (filter.match && !filter.match(person)) return false;
+    return true;
+  }
+
+  private materialize(id: number): Person {
+    return this.overrides.get(id) ?? this.generate(id);
+  }
+
+  private uuidV7(ms: number, tail32: number, rand: () => number): string {
+    const hi = Math.floor(ms / 65536);
+    const lo = ms % 65536;
+    const randA = Math.floor(rand() * 0x1000);
+    const variant = 0x8000 | Math.floor(rand() * 0x4000);
+    const rand16 = Math.floor(rand() * 0x10000);
+    return `${hex(hi, 8)}-${hex(lo, 4)}-7${hex(randA, 3)}-${hex(variant, 4)}-${hex(rand16, 4)}${hex(tail32, 8)}`;
+  }
+
+  /** The uuid is the first thing drawn from a person's stream, so it can be computed alone. */
+  private uuidOf(id: number): string {
+    return this.uuidV7(Math.floor(this.createdAtUs[id] / 1000), scramble32(id, this.uuidKey), mulberry32(hash32(this.personSeed, id)));
+  }
+
+  /** Everything about person `id` except created_at, drawn from its own PRNG stream. */
+  private generate(id: number): Person {
+    const rand = mulberry32(hash32(this.personSeed, id));
+    const createdAtUs = this.createdAtUs[id];
+    const createdMs = Math.floor(createdAtUs / 1000);
+    const uuid = this.uuidV7(createdMs, scramble32(id, this.uuidKey), rand);
+    const kind = rand();
+    const country = COUNTRIES[Math.floor(rand() * COUNTRIES.length)];
+    const planRoll = rand();
+    const plan = planRoll < 0.6 ? 'free' : planRoll < 0.9 ? 'team' : 'enterprise';
+    const first = FIRST_NAMES[Math.floor(rand() * FIRST_NAMES.length)];
+    const last = LAST_NAMES[Math.floor(rand() * LAST_NAMES.length)];
+    const sessions = Math.floor(rand() * 500);
+    const anonymousId = (slot: 0 | 1): string =>
+      this.uuidV7(Math.max(0, createdMs - 1000 - Math.floor(rand() * 86_400_000)), scramble32(id, this.anonKeys[slot]), rand);
+
+    let properties: Record<string, unknown>;
+    let distinctIds: string[];
+    let isIdentified = true;
+    if (kind < 0.12) {
+      // Anonymous visitor: never identified, only a device id, no e-mail.
+      isIdentified = false;
+      properties = { $browser: BROWSERS[Math.floor(rand() * BROWSERS.length)], country };
+      distinctIds = [anonymousId(0)];
+    } else {
+      if (kind < 0.15) {
+        properties = { username: `${first.toLowerCase()}${id}`, plan, country, sessions };
+      } else if (kind < 0.17) {
+        // Identified but nothing to display: the API falls back to the distinct id for `name`.
+        properties = { plan, country, sessions };
+      } else if (kind < 0.27) {
+        properties = { email: `user${id}@example.com`, plan, country, sessions };
+      } else {
+        properties = { email: `user${id}@example.com`, name: `${first} ${last}`, plan, country, sessions };
+      }
+      const extra = rand();
+      // Anonymous ids often come first in storage (the device id predates the identify call);
+      // the API must still list the non-anonymous one first.
+      if (extra < 0.4) distinctIds = [`user-${id}`];
+      else if (extra < 0.85) distinctIds = [anonymousId(0), `user-${id}`];
+      else distinctIds = [anonymousId(0), `user-${id}`, anonymousId(1)];
+    }
+    const seen = rand();
+    const lastSeenAt =
+      seen < 0.2 ? null : formatTimestampUs(createdAtUs + Math.floor(rand() * Math.max(0, ANCHOR_MS * 1000 - createdAtUs)));
+    return { id, uuid, createdAt: formatTimestampUs(createdAtUs), createdAtUs, properties, distinctIds, isIdentified, lastSeenAt };
+  }
+}
