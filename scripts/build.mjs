@@ -2,13 +2,16 @@
 // small entry chunk and every heavy module (HTTP client, config store, prompts) stays behind a
 // lazy import().
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build beside dist/ and swap it in, so that a test run using dist/ never sees it half-written.
+const dist = new URL('../dist', import.meta.url);
+const fresh = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
+const old = new URL(`../dist.old-${process.pid}`, import.meta.url);
 await build({
   entryPoints: { main: 'src/main.ts' },
-  outdir: 'dist',
+  outdir: `dist.tmp-${process.pid}`,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -21,3 +24,10 @@ await build({
   banner: { js: "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+try {
+  renameSync(dist, old);
+} catch {
+  // no previous build
+}
+renameSync(fresh, dist);
+rmSync(old, { recursive: true, force: true });

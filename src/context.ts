@@ -111,10 +111,18 @@ export class Context {
     return `/api/projects/${encodeURIComponent(await this.projectId())}/${suffix.replace(/^\//, '')}`;
   }
 
-  /** An API client for the resolved settings, authenticated with the personal API key. */
-  async api(options: { auth?: 'key' | 'none' } = {}): Promise<ApiClient> {
+  /**
+   * An API client for the resolved settings. `key` (the default) authenticates with the personal
+   * API key; `session` with the signed-in session of `hogctl auth login` (endpoints that refuse
+   * keys); `prefer-session` with the session when there is one, else the key; `none` sends no
+   * credentials.
+   */
+  async api(options: { auth?: 'key' | 'session' | 'prefer-session' | 'none' } = {}): Promise<ApiClient> {
     const settings = await this.settings();
     let credentials: Credentials | undefined;
+    if (options.auth === 'session') {
+      throw new AuthError('this command needs a signed-in session, and hogctl cannot sign in yet', 'session sign-in (`hogctl auth login`) is not available in this version');
+    }
     if (options.auth !== 'none') {
       const key = settings.apiKey;
       if (!key) {
