@@ -1,20 +1,29 @@
 #!/usr/bin/env node
 // Runs the bundled CLI. Kept tiny so that start-up cost is the bundle's alone.
-import { main } from '../dist/main.js';
+import { readFileSync } from 'node:fs';
 
-// `hogctl ... | head` closes stdout early; that is a normal end, not an error.
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
-});
+const args = process.argv.slice(2);
 
-const controller = new AbortController();
-let interrupts = 0;
-process.on('SIGINT', () => {
-  // The first Ctrl-C lets the command stop cleanly (a bulk delete finishes its in-flight chunks
-  // and writes its journal); a second one ends the process at once.
-  if (++interrupts > 1) process.exit(130);
-  controller.abort(new Error('interrupted'));
-});
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // `--version` alone needs none of the bundle: answer it from package.json.
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  const { main } = await import('../dist/main.js');
 
-process.exitCode = await main(process.argv.slice(2), { signal: controller.signal });
+  // `hogctl ... | head` closes stdout early; that is a normal end, not an error.
+  process.stdout.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    // The first Ctrl-C lets the command stop cleanly (a bulk delete finishes its in-flight
+    // chunks and writes its journal); a second one ends the process at once.
+    if (++interrupts > 1) process.exit(130);
+    controller.abort(new Error('interrupted'));
+  });
+
+  process.exitCode = await main(args, { signal: controller.signal });
+}

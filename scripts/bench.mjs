@@ -84,7 +84,8 @@ async function benchList() {
   // The baseline: the least a client can do, a bare undici loop fetching the same pages and
   // writing each person as a JSON line, in its own process like the CLI.
   const bare = `
-        const agent = new Agent({ keepAliveTimeout: 10000 });
+    import { request, Agent } from 'undici';
+    const agent = new Agent({ keepAliveTimeout: 10000 });
     let url = process.env.HOGCTL_BASE_URL + '/api/projects/' + process.env.HOGCTL_PROJECT_ID + '/persons/?limit=${pageSize}';
     let rows = 0;
     while (url) {

@@ -18,6 +18,7 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  minify: true,
   chunkNames: 'chunks/[name]-[hash]',
   define: { HOGCTL_VERSION: JSON.stringify(pkg.version) },
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
