@@ -5,6 +5,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal, KeyRing, Authentication } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { ActivityLog } from './activity-log.js';
+import type { DeletionQueue } from './deletions.js';
 import type { SandboxStore } from './store.js';
 import type { Project, World } from './world.js';
 
@@ -72,6 +74,10 @@ export interface Services {
   applyDelayMs: number;
   /** Schedules work after the response, tracked so close() can cancel it. */
   later: (ms: number, fn: () => void) => void;
+  /** Activity-log entries of every project (log_activity / load_activity). */
+  activity: ActivityLog;
+  /** Queued event (AsyncDeletion) and recording deletions of every project. */
+  deletions: DeletionQueue;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

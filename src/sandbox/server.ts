@@ -26,6 +26,8 @@ import { registerPersonRoutes } from './routes/persons.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerUserRoutes } from './routes/users.js';
 import { SandboxStore } from './store.js';
+import { ActivityLog } from './activity-log.js';
+import { DeletionQueue } from './deletions.js';
 import { createWorld, type World } from './world.js';
 
 export interface SandboxOptions {
@@ -77,6 +79,10 @@ export interface Sandbox {
   /** Persons per project id (1, 2 and 3). */
   stores: Map<number, SandboxStore>;
   world: World;
+  /** Activity-log entries written by the person endpoints. */
+  activity: ActivityLog;
+  /** Queued event and recording deletions (deletion_status; `runBatch()` plays the Sunday job). */
+  deletions: DeletionQueue;
   /** Every /api/ (and other non-/_sandbox/) request received, oldest first, capped. */
   requests: RecordedRequest[];
   addKey(scopes: string[], opts?: { scopedTeams?: number[] }): string;
@@ -166,6 +172,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       }, ms);
       timers.add(timer);
     },
+    activity: new ActivityLog(now),
+    deletions: new DeletionQueue(now),
   };
 
   const router = new Router();
@@ -363,6 +371,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     store: stores.get(1)!,
     stores,
     world,
+    activity: services.activity,
+    deletions: services.deletions,
     requests,
     addKey(scopes, addOpts = {}) {
       const value = randomKeyValue();

@@ -125,6 +125,7 @@ export class SandboxStore {
   private readonly anonKeys: [number, number];
   private readonly personSeed: number;
   private scanCache: { key: string; version: number; ids: Int32Array }[] = [];
+  private readonly blockedDistinctIds = new Set<string>();
 
   constructor(opts: StoreOptions) {
     const n = Math.max(0, Math.floor(opts.persons));
@@ -256,16 +257,28 @@ export class SandboxStore {
 
   // ---- writes ------------------------------------------------------------------------------
 
-  /** Tombstones a person (by uuid, or by integer id). Returns false when unknown or already gone. */
+  /** Tombstones a person (by uuid, or by integer id) and blocks its distinct ids. Returns false
+   * when unknown or already gone. */
   delete(uuidOrId: string | number): boolean {
     const id = typeof uuidOrId === 'number' ? uuidOrId : this.idOfUuid(uuidOrId);
     if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.generated || this.deleted[id]) return false;
+    for (const distinctId of this.materialize(id).distinctIds) this.blockedDistinctIds.add(distinctId);
     this.deleted[id] = 1;
     this.overrides.delete(id);
     this.liveCount--;
     this.live = null;
     this.version++;
     return true;
+  }
+
+  /** A deleted person's distinct ids stay blocked until reset_person_distinct_id (§6.5). */
+  isDistinctIdBlocked(distinctId: string): boolean {
+    return this.blockedDistinctIds.has(distinctId);
+  }
+
+  /** reset_person_distinct_id; true when the id was blocked. */
+  unblockDistinctId(distinctId: string): boolean {
+    return this.blockedDistinctIds.delete(distinctId);
   }
 
   isDeleted(id: number): boolean {
