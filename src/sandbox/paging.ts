@@ -5,18 +5,19 @@ import { absoluteUrl, lastParam } from './context.js';
 
 /**
  * `posthog.utils.format_query_params_absolute_url`: the request's absolute URL with the first
- * `offset=<digits>` (and `limit=`) rewritten, or appended when absent. A falsy offset leaves the
- * URL untouched, which is why `previous` equals the current URL when offset == limit.
+ * `offset=<digits>` (and `limit=`) rewritten, or appended when absent (activity pages pass
+ * `page` as the offset alias). A falsy offset leaves the URL untouched, which is why `previous`
+ * equals the current URL when offset == limit.
  */
-export function formatQueryParamsAbsoluteUrl(url: string, offset?: number, limit?: number): string {
+export function formatQueryParamsAbsoluteUrl(url: string, offset?: number, limit?: number, offsetAlias = 'offset', limitAlias = 'limit'): string {
   let out = url;
   const apply = (name: string, value: number) => {
     const re = new RegExp(`([&?]${name}=)(\\d+)`, 'g');
     if (re.test(out)) out = out.replace(re, `$1${value}`);
     else out += (out.includes('?') ? '&' : '?') + `${name}=${value}`;
   };
-  if (offset) apply('offset', offset);
-  if (limit) apply('limit', limit);
+  if (offset) apply(offsetAlias, offset);
+  if (limit) apply(limitAlias, limit);
   return out;
 }
 

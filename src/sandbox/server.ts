@@ -23,6 +23,7 @@ import { FaultInjector, faultResponse, parseFaultSpec, truncateBody } from './fa
 import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { registerPersonRoutes } from './routes/persons.js';
+import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerUserRoutes } from './routes/users.js';
 import { SandboxStore } from './store.js';
@@ -179,6 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const router = new Router();
   registerProjectRoutes(router);
   registerPersonRoutes(router);
+  registerPersonActionRoutes(router);
   registerUserRoutes(router);
 
   const requests: RecordedRequest[] = [];

@@ -110,8 +110,9 @@ export class SandboxStore {
   /** Bumped on every mutation; read caches compare against it. */
   version = 0;
 
-  private readonly createdAtUs: Float64Array;
-  private readonly deleted: Uint8Array;
+  // Not readonly: persons added after start-up (split) grow them.
+  private createdAtUs: Float64Array;
+  private deleted: Uint8Array;
   /** Persons changed since generation; everything else is regenerated on read. */
   private readonly overrides = new Map<number, Person>();
   /** All ids, created_at DESC, id DESC, tombstoned ones included. */
@@ -126,6 +127,11 @@ export class SandboxStore {
   private readonly personSeed: number;
   private scanCache: { key: string; version: number; ids: Int32Array }[] = [];
   private readonly blockedDistinctIds = new Set<string>();
+  /** Persons created after start-up (split) get ids generated+1, ...; they live in `overrides`. */
+  private added = 0;
+  private readonly addedUuids = new Map<string, number>();
+  /** Distinct ids that changed person after start-up: distinct id → person id. */
+  private readonly distinctIdOwners = new Map<string, number>();
 
   constructor(opts: StoreOptions) {
     const n = Math.max(0, Math.floor(opts.persons));
@@ -189,12 +195,12 @@ export class SandboxStore {
   }
 
   get deletedCount(): number {
-    return this.generated - this.liveCount;
+    return this.lastId - this.liveCount;
   }
 
   /** By integer id; undefined when unknown or deleted. */
   getById(id: number): Person | undefined {
-    if (!Number.isInteger(id) || id < 1 || id > this.generated || this.deleted[id]) return undefined;
+    if (!Number.isInteger(id) || id < 1 || id > this.lastId || this.deleted[id]) return undefined;
     return this.materialize(id);
   }
 
@@ -202,6 +208,8 @@ export class SandboxStore {
   idOfUuid(uuid: string): number | undefined {
     const canonical = canonicalUuid(uuid);
     if (!canonical) return undefined;
+    const added = this.addedUuids.get(canonical);
+    if (added !== undefined) return this.deleted[added] ? undefined : added;
     const id = unscramble32(parseInt(canonical.slice(28), 16), this.uuidKey);
     if (id < 1 || id > this.generated || this.deleted[id] || this.uuidOf(id) !== canonical) return undefined;
     return id;
@@ -222,6 +230,11 @@ export class SandboxStore {
   }
 
   getByDistinctId(distinctId: string): Person | undefined {
+    const owner = this.distinctIdOwners.get(distinctId);
+    if (owner !== undefined) {
+      const person = this.getById(owner);
+      return person && person.distinctIds.includes(distinctId) ? person : undefined;
+    }
     const user = /^user-(\d+)$/.exec(distinctId);
     if (user) {
       const person = this.getById(Number(user[1]));
@@ -261,7 +274,7 @@ export class SandboxStore {
    * when unknown or already gone. */
   delete(uuidOrId: string | number): boolean {
     const id = typeof uuidOrId === 'number' ? uuidOrId : this.idOfUuid(uuidOrId);
-    if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.generated || this.deleted[id]) return false;
+    if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.lastId || this.deleted[id]) return false;
     for (const distinctId of this.materialize(id).distinctIds) this.blockedDistinctIds.add(distinctId);
     this.deleted[id] = 1;
     this.overrides.delete(id);
@@ -282,7 +295,7 @@ export class SandboxStore {
   }
 
   isDeleted(id: number): boolean {
-    return id >= 1 && id <= this.generated && this.deleted[id] === 1;
+    return id >= 1 && id <= this.lastId && this.deleted[id] === 1;
   }
 
   /** `$set` semantics: listed keys change, nothing else is removed. */
@@ -311,11 +324,78 @@ export class SandboxStore {
     return true;
   }
 
+  /**
+   * A person created after start-up (split-off persons), placed in the live order by created_at.
+   * Its uuid and distinct ids must not belong to a live person already.
+   */
+  addPerson(input: { uuid: string; createdAtUs: number; distinctIds: string[]; properties?: Record<string, unknown>; isIdentified?: boolean }): Person {
+    const id = this.lastId + 1;
+    if (id >= this.createdAtUs.length) {
+      const createdAtUs = new Float64Array(this.createdAtUs.length * 2 + 16);
+      createdAtUs.set(this.createdAtUs);
+      this.createdAtUs = createdAtUs;
+      const deleted = new Uint8Array(createdAtUs.length);
+      deleted.set(this.deleted);
+      this.deleted = deleted;
+    }
+    const live = this.liveIds();
+    this.added++;
+    this.createdAtUs[id] = input.createdAtUs;
+    const person: Person = {
+      id,
+      uuid: input.uuid,
+      createdAt: formatTimestampUs(input.createdAtUs),
+      createdAtUs: input.createdAtUs,
+      properties: { ...(input.properties ?? {}) },
+      distinctIds: [...input.distinctIds],
+      isIdentified: input.isIdentified ?? false,
+      lastSeenAt: null,
+    };
+    this.overrides.set(id, person);
+    this.addedUuids.set(input.uuid, id);
+    for (const distinctId of input.distinctIds) this.distinctIdOwners.set(distinctId, id);
+    // First position whose person sorts after the new one (created_at DESC, id DESC).
+    let lo = 0;
+    let hi = live.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const t = this.createdAtUs[live[mid]];
+      if (t > input.createdAtUs || (t === input.createdAtUs && live[mid] > id)) lo = mid + 1;
+      else hi = mid;
+    }
+    const next = new Int32Array(live.length + 1);
+    next.set(live.subarray(0, lo));
+    next[lo] = id;
+    next.set(live.subarray(lo), lo + 1);
+    this.live = next;
+    this.lastLive = next;
+    this.liveCount++;
+    this.version++;
+    return person;
+  }
+
+  /** Moves a distinct id to another live person (split). False when that person is unknown. */
+  moveDistinctId(distinctId: string, toId: number): boolean {
+    if (!this.getById(toId)) return false;
+    const from = this.getByDistinctId(distinctId);
+    if (from && from.id !== toId) this.mutate(from.id, (p) => void (p.distinctIds = p.distinctIds.filter((d) => d !== distinctId)));
+    this.mutate(toId, (p) => {
+      if (!p.distinctIds.includes(distinctId)) p.distinctIds.push(distinctId);
+    });
+    this.distinctIdOwners.set(distinctId, toId);
+    return true;
+  }
+
   // ---- internals ---------------------------------------------------------------------------
+
+  /** The highest person id in use: generated persons, then added ones. */
+  private get lastId(): number {
+    return this.generated + this.added;
+  }
 
   private liveIds(): Int32Array {
     if (this.live) return this.live;
-    if (this.liveCount === this.generated) {
+    if (this.liveCount === this.generated && this.added === 0) {
       this.live = this.order;
       return this.live;
     }

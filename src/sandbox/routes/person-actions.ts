@@ -1,0 +1,288 @@
+// The writing person endpoints and their read-backs (posthog-api.md §4, §6.4, §6.5, §6.6
+// deletion_status, §6.7): update, destroy, update_property, delete_property, split, delete_events,
+// delete_recordings, reset_person_distinct_id, activity and deletion_status. Writes that the real
+// server routes through ingestion (`$set`, `$delete_person_property`, the split task) answer at
+// once and change the store after `applyDelayMs`, so reads right after them are stale, as in
+// PostHog.
+
+import { createHash } from 'node:crypto';
+import type { Handler, RequestContext, Services } from '../context.js';
+import { empty, lastParam } from '../context.js';
+import { fieldError, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
+import { serializeEntry } from '../activity-log.js';
+import { deletePersons } from '../person-deletion.js';
+import { drfLimitOffsetPage, formatQueryParamsAbsoluteUrl } from '../paging.js';
+import { render } from '../render.js';
+import type { RouteSpec, Router } from '../router.js';
+import { canonicalUuid, formatTimestampUs, type Person } from '../store.js';
+import { getPersonOr404, personDetailRoute, personsThrottle, storeFor } from './persons.js';
+import { absoluteUrl } from '../context.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function teamOf(ctx: RequestContext): number {
+  return ctx.project!.id;
+}
+
+function actorOf(ctx: RequestContext) {
+  return ctx.principal?.user ?? null;
+}
+
+/**
+ * A `$set` event for the person's first distinct id, as `_set_properties` captures it. Ingestion
+ * resolves the distinct id when the event is processed, so a person deleted meanwhile stays
+ * deleted; a non-object `$set` is dropped, as capture failures are ignored.
+ */
+function captureSet(ctx: RequestContext, app: Services, person: Person, set: unknown): void {
+  const store = storeFor(ctx, app);
+  const distinctId = person.distinctIds[0];
+  app.later(app.applyDelayMs, () => {
+    const target = store.getByDistinctId(distinctId);
+    if (target && isObject(set)) store.setProperties(target.id, set);
+  });
+  app.activity.log({
+    teamId: teamOf(ctx),
+    itemId: person.id,
+    activity: 'updated',
+    user: actorOf(ctx),
+    detail: { changes: [{ type: 'Person', action: 'changed', field: 'properties' }] },
+  });
+}
+
+/** PATCH and PUT /persons/{id}/ — `update()` only ever $sets `properties`. */
+export const updatePerson: Handler = (ctx, app) => {
+  const data = ctx.data();
+  const properties = isObject(data) ? data.properties : undefined;
+  if (properties === undefined || properties === null) throw swappedRequiredError('properties');
+  captureSet(ctx, app, getPersonOr404(ctx, app), properties);
+  return empty(202);
+};
+
+/** POST /persons/{id}/update_property/ — `value` may be null, but must be present. */
+export const updateProperty: Handler = (ctx, app) => {
+  const data = ctx.data();
+  if (!isObject(data) || !('value' in data)) throw swappedRequiredError('value');
+  if (data.key === undefined || data.key === null) throw swappedRequiredError('key');
+  captureSet(ctx, app, getPersonOr404(ctx, app), { [String(data.key)]: data.value });
+  return empty(202);
+};
+
+/**
+ * POST /persons/{id}/delete_property/ — `{"$unset": key}`. The view looks the person up without
+ * get_object, so an unknown person is an unhandled DoesNotExist (500), as is a missing `$unset`
+ * (KeyError). A key that is not a string stands in for the capture failures that answer
+ * `{"success": false, "detail": "Unable to delete property"}`.
+ */
+export const deleteProperty: Handler = (ctx, app) => {
+  const store = storeFor(ctx, app);
+  const person = store.getByIdOrUuid(canonicalUuid(ctx.params.id) ?? ctx.params.id);
+  if (!person) throw serverError();
+  const data = ctx.data();
+  if (!isObject(data) || !('$unset' in data)) throw serverError();
+  const key = data.$unset;
+  if (typeof key !== 'string') throw rawError(400, { success: false, detail: 'Unable to delete property' });
+  const distinctId = person.distinctIds[0];
+  app.later(app.applyDelayMs, () => {
+    const target = store.getByDistinctId(distinctId);
+    if (target) store.unsetProperties(target.id, [key]);
+  });
+  app.activity.log({
+    teamId: teamOf(ctx),
+    itemId: person.id,
+    activity: 'delete_property',
+    user: actorOf(ctx),
+    detail: { name: person.uuid, changes: [{ type: 'Person', action: 'changed' }] },
+  });
+  return render(ctx, 201, { success: true });
+};
+
+/** Python's repr() of a list of strings, as the split error message shows it. */
+function pyListRepr(values: string[]): string {
+  const repr = (s: string) => (s.includes("'") && !s.includes('"') ? `"${s}"` : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
+  return `[${values.map(repr).join(', ')}]`;
+}
+
+const PERSON_UUIDV5_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
+
+/** uuidFromDistinctId: a UUIDv5 of `team_id:distinct_id`, so a split-off person is findable. */
+export function uuidFromDistinctId(teamId: number, distinctId: string): string {
+  const namespace = Buffer.from(PERSON_UUIDV5_NAMESPACE.replace(/-/g, ''), 'hex');
+  const hash = createHash('sha1').update(namespace).update(`${teamId}:${distinctId}`, 'utf8').digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const h = hash.subarray(0, 16).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** POST /persons/{id}/split/ — validates, answers 201, and the split task runs afterwards. */
+export const splitPerson: Handler = (ctx, app) => {
+  const store = storeFor(ctx, app);
+  const person = getPersonOr404(ctx, app);
+  const data = ctx.data();
+  const body = isObject(data) ? data : {};
+  const main = body.main_distinct_id ?? null;
+  const toSplit = body.distinct_ids_to_split ?? null;
+  const distinctIds = [...person.distinctIds];
+
+  if (toSplit !== null) {
+    if (!Array.isArray(toSplit) || !toSplit.every((d) => typeof d === 'string')) {
+      throw fieldError('distinct_ids_to_split', 'invalid_input', 'must be a list of strings');
+    }
+    if (toSplit.length === 0) throw fieldError('distinct_ids_to_split', 'invalid_input', 'must not be empty');
+    if (main !== null) throw validationError('main_distinct_id cannot be combined with distinct_ids_to_split');
+    const unknown = [...new Set(toSplit.filter((d) => !distinctIds.includes(d)))].sort();
+    if (unknown.length > 0) throw fieldError('distinct_ids_to_split', 'invalid_input', `not on this person: ${pyListRepr(unknown)}`);
+  }
+
+  const teamId = teamOf(ctx);
+  // Person.split_person: without a list, everything but the main distinct id (default: the first)
+  // moves off, each onto its own person; the original keeps its properties.
+  const keep = typeof main === 'string' ? main : distinctIds[0];
+  const moving = toSplit !== null ? [...new Set(toSplit as string[])] : distinctIds.filter((d) => d !== keep);
+  app.later(app.applyDelayMs, () => {
+    for (const distinctId of moving) {
+      // Gone meanwhile (the person was deleted): nothing left to split.
+      if (!store.getByDistinctId(distinctId)) continue;
+      const uuid = uuidFromDistinctId(teamId, distinctId);
+      const target = store.getByUuid(uuid) ?? store.addPerson({ uuid, createdAtUs: Math.round(app.now() * 1000), distinctIds: [] });
+      store.moveDistinctId(distinctId, target.id);
+    }
+  });
+
+  const after: Record<string, unknown> = { distinct_ids: distinctIds };
+  if (toSplit !== null) after.distinct_ids_to_split = [...(toSplit as string[])];
+  app.activity.log({
+    teamId,
+    itemId: person.id,
+    activity: 'split_person',
+    user: actorOf(ctx),
+    detail: { name: person.uuid, changes: [{ type: 'Person', action: 'split', after }] },
+  });
+  return render(ctx, 201, { success: true });
+};
+
+/** DELETE /persons/{id}/ — flags count when present, whatever their value (§6.5). */
+export const destroyPerson: Handler = (ctx, app) => {
+  const person = getPersonOr404(ctx, app);
+  deletePersons(app, teamOf(ctx), storeFor(ctx, app), [person], {
+    deleteEvents: ctx.query.has('delete_events'),
+    deleteRecordings: ctx.query.has('delete_recordings'),
+    keepPerson: ctx.query.has('keep_person'),
+  }, actorOf(ctx));
+  return empty(202);
+};
+
+/** POST /persons/{id}/delete_events/ (deprecated): queues the AsyncDeletion only. */
+export const deleteEvents: Handler = (ctx, app) => {
+  const person = getPersonOr404(ctx, app);
+  app.deletions.queueEvents(teamOf(ctx), person.uuid, actorOf(ctx));
+  return empty(202);
+};
+
+/** POST /persons/{id}/delete_recordings/ (deprecated): starts the recordings workflow only. */
+export const deleteRecordings: Handler = (ctx, app) => {
+  const person = getPersonOr404(ctx, app);
+  app.deletions.queueRecordings(teamOf(ctx), person.uuid, person.distinctIds);
+  return empty(202);
+};
+
+/** POST /persons/reset_person_distinct_id/ — unblocks a deleted person's distinct id. */
+export const resetPersonDistinctId: Handler = (ctx, app) => {
+  const data = ctx.data();
+  const distinctId = isObject(data) ? data.distinct_id : undefined;
+  if (typeof distinctId !== 'string' || distinctId === '') throw validationError('distinct_id is required');
+  storeFor(ctx, app).unblockDistinctId(distinctId);
+  return empty(202);
+};
+
+/** int(request.query_params.get(name, default)): anything else is an unhandled ValueError. */
+function pyIntParam(ctx: RequestContext, name: string, fallback: number): number {
+  const raw = lastParam(ctx.query, name);
+  if (raw === null) return fallback;
+  if (!/^\s*[+-]?\d+\s*$/.test(raw)) throw serverError();
+  return Number(raw);
+}
+
+/** load_activity + activity_page_response: page-numbered, `next`/`previous` via `page=`. */
+function activityPage(ctx: RequestContext, app: Services, itemIds?: string[]) {
+  const limit = pyIntParam(ctx, 'limit', 10);
+  const page = pyIntParam(ctx, 'page', 1);
+  // Django's Paginator refuses a page below 1 and a page size below 1.
+  if (limit < 1 || page < 1) throw serverError();
+  const entries = app.activity.find(teamOf(ctx), 'Person', itemIds);
+  const start = (page - 1) * limit;
+  const url = absoluteUrl(ctx);
+  return render(ctx, 200, {
+    results: entries.slice(start, start + limit).map(serializeEntry),
+    next: entries.length > page * limit ? formatQueryParamsAbsoluteUrl(url, page + 1, limit, 'page') : null,
+    previous: page > 1 ? formatQueryParamsAbsoluteUrl(url, page - 1, limit, 'page') : null,
+    total_count: entries.length,
+  });
+}
+
+/** GET /persons/activity/ — the whole project. */
+export const allActivity: Handler = (ctx, app) => activityPage(ctx, app);
+
+/** GET /persons/{id}/activity/ — one person, found like any detail action (so 404 once deleted). */
+export const personActivity: Handler = (ctx, app) => activityPage(ctx, app, [String(getPersonOr404(ctx, app).id)]);
+
+const STATUS_CHOICES = ['pending', 'completed', 'all'];
+
+/** GET /persons/deletion_status/ — the project's queued event deletions, limit/offset paged. */
+export const deletionStatus: Handler = (ctx, app) => {
+  const status = lastParam(ctx.query, 'status') ?? 'all';
+  if (!STATUS_CHOICES.includes(status)) throw fieldError('status', 'invalid_choice', `"${status}" is not a valid choice.`);
+  const rawUuid = lastParam(ctx.query, 'person_uuid');
+  const personUuid = rawUuid === null ? null : canonicalUuid(rawUuid);
+  if (rawUuid !== null && personUuid === null) throw fieldError('person_uuid', 'invalid_input', 'Must be a valid UUID.');
+  const rows = app.deletions
+    .eventDeletions(teamOf(ctx))
+    .filter((d) => status === 'all' || (status === 'pending') === (d.deleteVerifiedAtMs === null))
+    .filter((d) => personUuid === null || d.key === personUuid)
+    .map((d) => ({
+      person_uuid: d.key,
+      created_at: formatTimestampUs(d.createdAtMs * 1000),
+      status: d.deleteVerifiedAtMs === null ? 'pending' : 'completed',
+      delete_verified_at: d.deleteVerifiedAtMs === null ? null : formatTimestampUs(d.deleteVerifiedAtMs * 1000),
+    }));
+  return render(ctx, 200, drfLimitOffsetPage(ctx, rows, 100));
+};
+
+const common = {
+  scopeObject: 'person',
+  projectParam: 'projectId',
+  parsers: 'json',
+  // The viewset's renderers (JSON and PaginatedCSVRenderer) apply to every action.
+  renderers: ['json', 'csv'],
+  throttle: personsThrottle,
+  environmentsAlias: true,
+} as const satisfies Partial<RouteSpec>;
+
+const WRITE = ['person:write'];
+
+function detailAction(name: string, method: 'GET' | 'POST', handler: Handler, requiredScopes: string[]): RouteSpec {
+  return { ...common, renderers: [...common.renderers], pattern: `/api/projects/:projectId/persons/:id/${name}`, detail: true, methods: { [method]: { action: name, handler, requiredScopes } } };
+}
+
+function listAction(name: string, method: 'GET' | 'POST', handler: Handler, requiredScopes: string[], action = name): RouteSpec {
+  return { ...common, renderers: [...common.renderers], pattern: `/api/projects/:projectId/persons/${name}`, detail: false, methods: { [method]: { action, handler, requiredScopes } } };
+}
+
+export function registerPersonActionRoutes(router: Router): void {
+  // PATCH/PUT/DELETE share the detail route with GET (one pattern can have only one route).
+  personDetailRoute.methods.PATCH = { action: 'partial_update', handler: updatePerson };
+  personDetailRoute.methods.PUT = { action: 'update', handler: updatePerson };
+  personDetailRoute.methods.DELETE = { action: 'destroy', handler: destroyPerson };
+
+  router.add(detailAction('update_property', 'POST', updateProperty, WRITE));
+  router.add(detailAction('delete_property', 'POST', deleteProperty, WRITE));
+  router.add(detailAction('split', 'POST', splitPerson, WRITE));
+  router.add(detailAction('delete_events', 'POST', deleteEvents, WRITE));
+  router.add(detailAction('delete_recordings', 'POST', deleteRecordings, WRITE));
+  router.add(detailAction('activity', 'GET', personActivity, ['activity_log:read']));
+  router.add(listAction('activity', 'GET', allActivity, ['activity_log:read'], 'all_activity'));
+  router.add(listAction('deletion_status', 'GET', deletionStatus, ['person:read']));
+  router.add(listAction('reset_person_distinct_id', 'POST', resetPersonDistinctId, WRITE));
+}
