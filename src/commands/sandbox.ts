@@ -14,6 +14,7 @@ export interface SandboxCommandOptions {
   faults?: string;
   key?: string[];
   applyDelay?: string;
+  bulkDeleteResponse?: string;
 }
 
 export function sandboxCommand(): Command {
@@ -32,6 +33,7 @@ export function sandboxCommand(): Command {
     .option('--faults <spec>', 'inject failures into /api/ requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
+    .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion) or empty (older servers' empty 202)", 'summary')
     .addHelpText(
       'after',
       examples(
@@ -89,6 +91,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       faults: options.faults,
       keys: options.key,
       applyDelayMs,
+      bulkDeleteResponse: options.bulkDeleteResponse as 'summary' | undefined,
       quiet,
       log: (line) => stderr.write(`${line}\n`),
     });

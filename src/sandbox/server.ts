@@ -23,6 +23,7 @@ import { FaultInjector, faultResponse, parseFaultSpec, truncateBody } from './fa
 import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { registerPersonRoutes } from './routes/persons.js';
+import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteResponse } from './routes/bulk-delete.js';
 import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -54,6 +55,9 @@ export interface SandboxOptions {
   now?: () => number;
   /** Delay before accepted (202) writes apply; default 50. */
   applyDelayMs?: number;
+  /** How bulk_delete answers: 'summary' (newest, default), 'queued' (persons_queued_for_deletion,
+   * applied after applyDelayMs) or 'empty' (older servers' empty 202). */
+  bulkDeleteResponse?: BulkDeleteResponse;
 }
 
 export interface RecordedRequest {
@@ -91,6 +95,8 @@ export interface Sandbox {
   setFaults(spec?: string): void;
   /** Replace the rate limits at run time (undefined: off); counts start afresh. */
   setRateLimit(spec?: string): void;
+  /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
+  setBulkDeleteResponse(mode: BulkDeleteResponse): void;
   close(): Promise<void>;
 }
 
@@ -125,6 +131,13 @@ function nonNegativeInt(value: number | undefined, name: string, fallback: numbe
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 0) throw new Error(`invalid sandbox option ${name}: ${value} (expected a non-negative integer)`);
   return value;
+}
+
+function checkBulkDeleteResponse(mode: string): BulkDeleteResponse {
+  if (!(BULK_DELETE_RESPONSES as readonly string[]).includes(mode)) {
+    throw new Error(`invalid sandbox option bulkDeleteResponse: ${mode} (expected ${BULK_DELETE_RESPONSES.join(', ')})`);
+  }
+  return mode as BulkDeleteResponse;
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
@@ -180,6 +193,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const router = new Router();
   registerProjectRoutes(router);
   registerPersonRoutes(router);
+  let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
+  registerBulkDeleteRoutes(router, () => bulkDeleteResponse);
   registerPersonActionRoutes(router);
   registerUserRoutes(router);
 
@@ -383,6 +398,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setFaults(spec) {
       faults = new FaultInjector(parseFaultSpec(spec, seed));
+    },
+    setBulkDeleteResponse(mode) {
+      bulkDeleteResponse = checkBulkDeleteResponse(mode);
     },
     setRateLimit(spec) {
       limiter.configure(parseRateLimitSpec(spec));
