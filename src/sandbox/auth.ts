@@ -3,7 +3,7 @@
 //
 // Authenticators run in order and the first one that recognises its credential wins, as in
 // `TeamAndOrgViewSetMixin.get_authenticators`: personal API key first, then anything registered
-// later with `addAuthenticator` (session cookies are the planned one). An authenticator returns
+// later with `addAuthenticator` (session cookies, session.ts). An authenticator returns
 // null when its kind of credential is absent and throws an ApiError when it is present but bad.
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,6 +29,8 @@ export type Principal =
 /** What an authenticator may look at; request data is parsed lazily because reading it can
  * itself fail (415/400), exactly as touching `request.data` does in DRF. */
 export interface AuthInput {
+  /** The HTTP method: session authentication checks CSRF on unsafe ones. */
+  method?: string;
   headers: Record<string, string | string[] | undefined>;
   query: URLSearchParams;
   data(): unknown;

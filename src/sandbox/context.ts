@@ -4,6 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal, KeyRing, Authentication } from './auth.js';
+import type { Identity } from './identity.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
@@ -12,11 +13,12 @@ import type { Project, World } from './world.js';
 
 export interface SandboxResponse {
   status: number;
-  headers?: Record<string, string>;
+  /** An array sends the header once per value (several Set-Cookie). */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer;
 }
 
-export function json(status: number, data: unknown, headers: Record<string, string> = {}): SandboxResponse {
+export function json(status: number, data: unknown, headers: Record<string, string | string[]> = {}): SandboxResponse {
   return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(data) };
 }
 
@@ -72,6 +74,8 @@ export interface Services {
   siteUrl: () => string;
   /** Delay before accepted (202) writes become visible. */
   applyDelayMs: number;
+  /** Passwords, 2FA devices, sessions and the outbox (session sign-in, §11). */
+  identity: Identity;
   /** Schedules work after the response, tracked so close() can cancel it. */
   later: (ms: number, fn: () => void) => void;
   /** Activity-log entries of every project (log_activity / load_activity). */

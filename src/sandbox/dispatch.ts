@@ -31,7 +31,7 @@ export async function dispatch(ctx: RequestContext, match: RouteMatch, app: Serv
 
   ctx.renderer = negotiate(ctx, spec?.renderers ?? route.renderers ?? ['json']);
 
-  const principal = app.authentication.authenticate({ headers: ctx.headers, query: ctx.query, data: () => ctx.data() });
+  const principal = app.authentication.authenticate({ method: ctx.method, headers: ctx.headers, query: ctx.query, data: () => ctx.data() });
   if (!principal && route.requiresAuth !== false) throw notAuthenticated(app.siteUrl());
   ctx.principal = principal;
 

@@ -37,7 +37,8 @@ export function authorize(ctx: RequestContext, route: RouteSpec, spec: ActionSpe
   const principal = ctx.principal;
   let project: Project | null = null;
 
-  if (principal?.kind === 'personal_api_key') {
+  // AllowAny views (login, verify_email) have no APIScopePermission: a valid key is just ignored.
+  if (principal?.kind === 'personal_api_key' && route.requiresAuth !== false) {
     const required = requiredScopes(route, spec, ctx.action, ctx.method);
     if (!required) throw permissionDenied(UNSUPPORTED_KEY_ACTION);
 

@@ -27,6 +27,10 @@ import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteRespons
 import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerUserRoutes } from './routes/users.js';
+import { registerLoginRoutes } from './routes/login.js';
+import { registerUserSecurityRoutes } from './routes/user-security.js';
+import { Identity, type SentMail } from './identity.js';
+import { sessionAuthenticator } from './session.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
@@ -58,6 +62,10 @@ export interface SandboxOptions {
   /** How bulk_delete answers: 'summary' (newest, default), 'queued' (persons_queued_for_deletion,
    * applied after applyDelayMs) or 'empty' (older servers' empty 202). */
   bulkDeleteResponse?: BulkDeleteResponse;
+  /** Password of sandbox@example.com; random when not given. */
+  password?: string;
+  /** Failed logins before an e-mail is locked out for 15 minutes; default 30 (AXES_FAILURE_LIMIT). */
+  loginFailureLimit?: number;
 }
 
 export interface RecordedRequest {
@@ -97,6 +105,16 @@ export interface Sandbox {
   setRateLimit(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
+  /** Signing in as the sandbox user (`hogctl auth login`); the password is random per start. */
+  login: { email: string; password: string };
+  /** A second user with 2FA already on: its TOTP secret and its five backup codes at start. */
+  twoFactorUser: { email: string; password: string; uuid: string; totpSecret: string; backupCodes: string[] };
+  /** Passwords, 2FA devices, pending e-mails and sessions, for tests to inspect. */
+  identity: Identity;
+  /** The mail a real server would have sent (verification links, 2FA notices), oldest first. */
+  outbox: SentMail[];
+  /** Makes every session `seconds` older (the 2-hour re-auth window, the 10-minute 2FA setup). */
+  ageSessions(seconds: number): void;
   close(): Promise<void>;
 }
 
@@ -168,6 +186,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let url = '';
   const authentication = new Authentication();
   authentication.addAuthenticator(personalApiKeyAuthenticator(keys, (id) => (id === world.user.id ? world.user : undefined), () => url));
+  const identity = new Identity(world, { now, siteUrl: () => url, log, password: opts.password, loginFailureLimit: opts.loginFailureLimit });
+  authentication.addAuthenticator(sessionAuthenticator(identity.sessions, (id) => identity.user(id)));
 
   const timers = new Set<NodeJS.Timeout>();
   const services: Services = {
@@ -175,6 +195,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     stores,
     keys,
     authentication,
+    identity,
     limiter,
     now,
     siteUrl: () => url,
@@ -197,6 +218,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   registerBulkDeleteRoutes(router, () => bulkDeleteResponse);
   registerPersonActionRoutes(router);
   registerUserRoutes(router);
+  registerLoginRoutes(router);
+  registerUserSecurityRoutes(router);
 
   const requests: RecordedRequest[] = [];
   const record = (entry: RecordedRequest) => {
@@ -216,6 +239,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const p = path.replace(/\/+$/, '');
     if (method === 'GET' && p === '/_sandbox/requests') return json(200, requests);
     if (method === 'GET' && p === '/_sandbox/state') return json(200, state());
+    if (method === 'GET' && p === '/_sandbox/outbox') return json(200, identity.outbox);
+    const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
+    if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
     const error = notFound();
     return json(error.status, error.body);
   }
@@ -404,6 +430,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setRateLimit(spec) {
       limiter.configure(parseRateLimitSpec(spec));
+    },
+    login: { email: world.user.email, password: identity.password },
+    twoFactorUser: identity.twoFactorUser,
+    identity,
+    outbox: identity.outbox,
+    ageSessions(seconds) {
+      identity.sessions.age(seconds * 1000);
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

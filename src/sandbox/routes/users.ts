@@ -1,12 +1,13 @@
-// Users (posthog-api.md §9). For now only reading the caller; later work adds PATCH, 2FA and the
-// e-mail actions here.
+// Users (posthog-api.md §9): reading and updating a user. A new e-mail goes to pending_email and
+// a verification mail; the 2FA and e-mail actions are in user-security.ts.
 
-import type { Handler, Services } from '../context.js';
-import { permissionDenied } from '../errors.js';
+import type { Handler, RequestContext, Services } from '../context.js';
+import { fieldError } from '../errors.js';
 import { render } from '../render.js';
 import type { Router } from '../router.js';
 import { findOrganization, findProject, type Organization, type SandboxUser } from '../world.js';
 import { serializeProjectBasic } from './projects.js';
+import { requireRecentLogin, SENSITIVE_ACTIONS_AGE_MS, targetAccount } from '../user-access.js';
 
 function serializeOrganizationBasic(org: Organization) {
   return { id: org.id, name: org.name, slug: org.slug, logo_media_id: null, membership_level: 15, members_can_use_personal_api_keys: true };
@@ -40,10 +41,19 @@ function serializeOrganization(org: Organization, app: Services) {
   };
 }
 
-/** UserSerializer for the caller. `is_2fa_enabled` and friends become real with later work. */
-export function serializeUser(user: SandboxUser, app: Services) {
+/** When a session's sign-in stops counting as recent; null for other credentials. */
+function sensitiveSessionExpiresAt(ctx: RequestContext | undefined, app: Services): string | null {
+  const principal = ctx?.principal;
+  if (principal?.kind !== 'session') return null;
+  const loginAt = app.identity.sessions.get(principal.sessionId)?.loginAt;
+  return loginAt ? new Date(loginAt + SENSITIVE_ACTIONS_AGE_MS).toISOString() : null;
+}
+
+/** UserSerializer. */
+export function serializeUser(user: SandboxUser, app: Services, ctx?: RequestContext) {
   const team = findProject(app.world, user.currentTeamId)!;
   const org = findOrganization(app.world, user.currentOrganizationId)!;
+  const account = app.identity.accounts.get(user.id);
   return {
     date_joined: user.dateJoined,
     uuid: user.uuid,
@@ -51,8 +61,8 @@ export function serializeUser(user: SandboxUser, app: Services) {
     first_name: user.firstName,
     last_name: user.lastName,
     email: user.email,
-    pending_email: null,
-    is_email_verified: true,
+    pending_email: account?.pendingEmail ?? null,
+    is_email_verified: account ? account.emailVerified : true,
     notification_settings: {},
     anonymize_data: false,
     toolbar_mode: 'toolbar',
@@ -61,12 +71,12 @@ export function serializeUser(user: SandboxUser, app: Services) {
     is_staff: user.isStaff,
     is_impersonated: false,
     is_impersonated_until: null,
-    sensitive_session_expires_at: null,
+    sensitive_session_expires_at: sensitiveSessionExpiresAt(ctx, app),
     team: { ...serializeProjectBasic(team), project_id: team.id },
     organization: serializeOrganization(org, app),
     organizations: user.organizationIds.map((id) => serializeOrganizationBasic(findOrganization(app.world, id)!)),
     events_column_config: { active: 'DEFAULT' },
-    is_2fa_enabled: false,
+    is_2fa_enabled: Boolean(account?.totp),
     has_social_auth: false,
     has_sso_enforcement: false,
     has_seen_product_intro_for: {},
@@ -74,16 +84,78 @@ export function serializeUser(user: SandboxUser, app: Services) {
     theme_mode: 'system',
     hedgehog_config: null,
     role_at_organization: 'engineering',
+    ...(account?.extra ?? {}),
   };
 }
 
-const retrieveUser: Handler = (ctx, app) => {
-  const caller = ctx.principal!.user;
-  const wanted = ctx.params.uuid;
-  if (wanted !== '@me' && wanted !== caller.uuid && !caller.isStaff) {
-    throw permissionDenied("As a non-staff user you're only allowed to access the `@me` user instance.");
+const retrieveUser: Handler = (ctx, app) => render(ctx, 200, serializeUser(targetAccount(ctx, app).user, app, ctx));
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** Writable UserSerializer fields the sandbox keeps as given, with the type DRF would check. */
+const EXTRA_FIELDS: Record<string, 'boolean' | 'string' | 'object' | 'any'> = {
+  notification_settings: 'object',
+  anonymize_data: 'boolean',
+  toolbar_mode: 'string',
+  events_column_config: 'object',
+  has_seen_product_intro_for: 'object',
+  theme_mode: 'string',
+  hedgehog_config: 'object',
+  role_at_organization: 'string',
+};
+
+function text(value: unknown, field: string, max = 150): string {
+  if (typeof value !== 'string' && typeof value !== 'number') throw fieldError(field, 'invalid_input', 'Not a valid string.');
+  const s = String(value);
+  if (s.length > max) throw fieldError(field, 'max_length', `Ensure this field has no more than ${max} characters.`);
+  return s;
+}
+
+/** PATCH/PUT: names, settings, and a new e-mail that waits in pending_email until verified. */
+const updateUser: Handler = (ctx, app) => {
+  requireRecentLogin(ctx, app);
+  const account = targetAccount(ctx, app);
+  const raw = ctx.data();
+  const data = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const user = account.user;
+
+  const changes: Array<() => void> = [];
+  if ('first_name' in data) {
+    const v = text(data.first_name, 'first_name');
+    changes.push(() => (user.firstName = v));
   }
-  return render(ctx, 200, serializeUser(caller, app));
+  if ('last_name' in data) {
+    const v = text(data.last_name, 'last_name');
+    changes.push(() => (user.lastName = v));
+  }
+  for (const [field, kind] of Object.entries(EXTRA_FIELDS)) {
+    if (!(field in data)) continue;
+    const v = data[field];
+    if (kind === 'boolean' && typeof v !== 'boolean') throw fieldError(field, 'invalid_input', 'Must be a valid boolean.');
+    if (kind === 'string') text(v, field, 200);
+    if (kind === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw fieldError(field, 'invalid_input', 'Value must be valid JSON.');
+    changes.push(() => (account.extra[field] = v));
+  }
+  if ('password' in data) {
+    if (data.current_password === undefined) throw fieldError('current_password', 'required', 'This field is required.');
+    if (!app.identity.checkPassword(account, String(data.current_password))) throw fieldError('current_password', 'invalid_input', 'Your current password is incorrect.');
+    const password = text(data.password, 'password', 128);
+    if (password.length < 8) throw fieldError('password', 'password_too_short', 'This password is too short. It must contain at least 8 characters.');
+    changes.push(() => app.identity.setPassword(account, password));
+  }
+  let verification = false;
+  if ('email' in data) {
+    const email = text(data.email, 'email', 254).trim();
+    if (!EMAIL.test(email)) throw fieldError('email', 'invalid_input', 'Enter a valid email address.');
+    const owner = app.identity.byEmail(email);
+    if (owner && owner !== account) throw fieldError('email', 'invalid_input', 'There is already an account with this email address.');
+    if (email.toLowerCase() !== user.email.toLowerCase()) {
+      changes.push(() => (account.pendingEmail = email));
+      verification = true;
+    }
+  }
+  for (const change of changes) change();
+  if (verification) app.identity.sendVerification(account);
+  return render(ctx, 200, serializeUser(user, app, ctx));
 };
 
 export function registerUserRoutes(router: Router): void {
@@ -92,6 +164,10 @@ export function registerUserRoutes(router: Router): void {
     scopeObject: 'user',
     detail: true,
     throttle: () => null,
-    methods: { GET: { action: 'retrieve', handler: retrieveUser } },
+    methods: {
+      GET: { action: 'retrieve', handler: retrieveUser },
+      PATCH: { action: 'partial_update', handler: updateUser },
+      PUT: { action: 'update', handler: updateUser },
+    },
   });
 }

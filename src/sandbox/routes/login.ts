@@ -1,0 +1,169 @@
+// Signing in with a session (posthog-api.md §11.1, §11.2): the password step `POST /api/login/`
+// and the second factor `POST /api/login/token/`, with PostHog's answers for every outcome,
+// django-axes lockout, the 600-second window for the code, django-otp's throttling and the
+// remember cookie that lets a later password step skip 2FA.
+
+import type { Handler, RequestContext, SandboxResponse, Services } from '../context.js';
+import { json } from '../context.js';
+import { ApiError, serverError, validationError, fieldError } from '../errors.js';
+import type { Identity, Account } from '../identity.js';
+import type { Router } from '../router.js';
+import { isSecure, loginCookies, parseCookies, sessionCookie, setCookie, type Session } from '../session.js';
+import { verifyTotp } from '../totp.js';
+
+/** TWO_FACTOR_LOGIN_TIMEOUT */
+export const TWO_FACTOR_LOGIN_TIMEOUT_MS = 600 * 1000;
+/** TWO_FACTOR_REMEMBER_COOKIE_AGE: 30 days. */
+export const REMEMBER_COOKIE_AGE_MS = 30 * 24 * 3600 * 1000;
+export const REMEMBER_COOKIE_PREFIX = 'remember-cookie_';
+
+function identity(app: Services): Identity {
+  return app.identity;
+}
+
+function body(ctx: RequestContext): Record<string, unknown> {
+  const data = ctx.data();
+  return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+function requiredString(data: Record<string, unknown>, field: string): string {
+  const value = data[field];
+  if (value === undefined || value === null) throw fieldError(field, value === null ? 'null' : 'required', value === null ? 'This field may not be null.' : 'This field is required.');
+  const text = String(value);
+  if (text.trim() === '') throw fieldError(field, 'blank', 'This field may not be blank.');
+  return text;
+}
+
+function currentSession(ctx: RequestContext, app: Services): Session | undefined {
+  return identity(app).sessions.get(parseCookies(ctx.headers.cookie).sessionid);
+}
+
+/** Django's login(): new session key, CSRF rotated, last_login updated, failures forgiven. */
+export function signIn(ctx: RequestContext, app: Services, account: Account): string[] {
+  const id = identity(app);
+  const session = id.sessions.login(currentSession(ctx, app), account.user.id);
+  account.lastLoginAt = app.now();
+  id.clearFailures(account.user.email);
+  return loginCookies(session, app.now(), isSecure(ctx.headers));
+}
+
+function twoFactorRequired(cookies: string[]): SandboxResponse {
+  return { ...json(401, { type: 'authentication_error', code: '2fa_required', detail: '2FA is required.', attr: null }), headers: { 'Content-Type': 'application/json', 'Set-Cookie': cookies } };
+}
+
+function withCookies(response: SandboxResponse, cookies: string[]): SandboxResponse {
+  return { ...response, headers: { ...response.headers, 'Set-Cookie': cookies } };
+}
+
+function hasValidRememberCookie(ctx: RequestContext, app: Services, account: Account): boolean {
+  for (const [name, value] of Object.entries(parseCookies(ctx.headers.cookie))) {
+    if (name.startsWith(REMEMBER_COOKIE_PREFIX) && value && identity(app).checkRemember(account, value, REMEMBER_COOKIE_AGE_MS)) return true;
+  }
+  return false;
+}
+
+const login: Handler = (ctx, app) => {
+  const id = identity(app);
+  const data = body(ctx);
+  const email = requiredString(data, 'email');
+  const password = requiredString(data, 'password');
+
+  const minutes = id.lockedOutFor(email);
+  if (minutes !== null) {
+    throw new ApiError(403, {
+      type: 'authentication_error',
+      code: 'too_many_failed_attempts',
+      detail: `Too many failed login attempts. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
+      attr: null,
+    });
+  }
+  const account = id.byEmail(email);
+  if (!account || !account.user.isActive || !id.checkPassword(account, password)) {
+    id.recordFailure(email);
+    throw validationError('Invalid email or password.', 'invalid_credentials');
+  }
+  if (account.emailVerified === false) {
+    id.sendVerification(account);
+    throw validationError('Your account is awaiting verification. Please check your email for a verification link.', 'not_verified');
+  }
+  if (account.totp && !hasValidRememberCookie(ctx, app, account)) {
+    // The pending login lives in an anonymous session whose cookie the client must keep.
+    const session = currentSession(ctx, app) ?? id.sessions.create();
+    session.userId = null;
+    session.loginAt = null;
+    session.pendingTwoFactor = { userId: account.user.id, at: app.now() };
+    return twoFactorRequired([sessionCookie(session, app.now(), isSecure(ctx.headers))]);
+  }
+  return withCookies(json(200, { success: true }), signIn(ctx, app, account));
+};
+
+/** django-otp's ThrottlingMixin: after n failures in a row, wait 2^(n-1) seconds. */
+function throttledFor(account: Account, now: number): boolean {
+  const { count, at } = account.otpFailures;
+  return count > 0 && now < at + 2 ** (count - 1) * 1000;
+}
+
+const loginToken: Handler = (ctx, app) => {
+  const id = identity(app);
+  const session = currentSession(ctx, app);
+  const pending = session?.pendingTwoFactor;
+  // The real view reads the session keys without a default: a KeyError, so a 500.
+  if (!session || !pending) throw serverError();
+  const data = body(ctx);
+  if (data.token === undefined || data.token === null) throw serverError();
+  const token = String(data.token).trim();
+  if (app.now() > pending.at + TWO_FACTOR_LOGIN_TIMEOUT_MS) {
+    throw validationError('Login attempt has expired. Re-enter username/password.', '2fa_expired');
+  }
+  const account = id.accounts.get(pending.userId);
+  if (!account?.totp) throw validationError('Invalid authentication code', '2fa_invalid');
+  if (throttledFor(account, app.now())) throw validationError('Too many attempts.', '2fa_too_many_attempts');
+
+  let ok = false;
+  const step = verifyTotp(account.totp.secret, token, app.now(), account.totp.lastStep);
+  if (step !== null) {
+    account.totp.lastStep = step;
+    ok = true;
+  } else {
+    const index = account.backupCodes.indexOf(token.toLowerCase());
+    if (index !== -1) {
+      account.backupCodes.splice(index, 1);
+      ok = true;
+      id.send({ to: account.user.email, subject: 'A backup code was used to sign in', text: `A backup code was used to sign in to your account. ${account.backupCodes.length} remain.`, kind: 'backup_code_used' });
+    }
+  }
+  if (!ok) {
+    account.otpFailures = { count: account.otpFailures.count + 1, at: app.now() };
+    throw validationError('Invalid authentication code', '2fa_invalid');
+  }
+  account.otpFailures = { count: 0, at: 0 };
+  const cookies = signIn(ctx, app, account);
+  const remember = setCookie(`${REMEMBER_COOKIE_PREFIX}${account.user.uuid.replace(/-/g, '')}`, id.rememberValue(account), {
+    maxAgeMs: REMEMBER_COOKIE_AGE_MS,
+    now: app.now(),
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: isSecure(ctx.headers),
+  });
+  return withCookies(json(200, { success: true }), [...cookies, remember]);
+};
+
+export function registerLoginRoutes(router: Router): void {
+  // AllowAny: no credentials needed; a live session still has to pass CSRF (§11.1).
+  router.add({
+    pattern: '/api/login',
+    scopeObject: 'user',
+    detail: false,
+    requiresAuth: false,
+    throttle: () => null,
+    methods: { POST: { action: 'create', handler: login, requiredScopes: null } },
+  });
+  router.add({
+    pattern: '/api/login/token',
+    scopeObject: 'user',
+    detail: false,
+    requiresAuth: false,
+    throttle: () => null,
+    methods: { POST: { action: 'create', handler: loginToken, requiredScopes: null } },
+  });
+}
