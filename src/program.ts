@@ -6,6 +6,16 @@ import type { RootCommand } from './commands/with-context.js';
 import { examples } from './commands/with-context.js';
 import { personsListCommand } from './commands/persons/list.js';
 import { personsGetCommand } from './commands/persons/get.js';
+import { personsUpdateCommand } from './commands/persons/update.js';
+import { personsDeleteCommand } from './commands/persons/delete.js';
+import { personsSetPropCommand } from './commands/persons/set-prop.js';
+import { personsUnsetPropCommand } from './commands/persons/unset-prop.js';
+import { personsDeleteEventsCommand } from './commands/persons/delete-events.js';
+import { personsDeleteRecordingsCommand } from './commands/persons/delete-recordings.js';
+import { personsSplitCommand } from './commands/persons/split.js';
+import { personsActivityCommand } from './commands/persons/activity.js';
+import { personsDeletionStatusCommand } from './commands/persons/deletion-status.js';
+import { apiCommand } from './commands/api.js';
 import { profileAddCommand } from './commands/profile/add.js';
 import { profileListCommand } from './commands/profile/list.js';
 import { profileUseCommand } from './commands/profile/use.js';
@@ -65,8 +75,21 @@ export function buildProgram(deps: Deps): RootCommand {
   );
   program.addCommand(group('projects', 'list the projects your key can see', [projectsListCommand()], ['hogctl projects list']));
   program.addCommand(
-    group('persons', 'list, inspect and manage persons', [personsListCommand(), personsGetCommand()], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
+    group('persons', 'list, inspect and manage persons', [
+      personsListCommand(),
+      personsGetCommand(),
+      personsUpdateCommand(),
+      personsDeleteCommand(),
+      personsSetPropCommand(),
+      personsUnsetPropCommand(),
+      personsDeleteEventsCommand(),
+      personsDeleteRecordingsCommand(),
+      personsSplitCommand(),
+      personsActivityCommand(),
+      personsDeletionStatusCommand(),
+    ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
   );
+  program.addCommand(apiCommand());
   program.addCommand(sandboxCommand());
   program.addCommand(demoCommand());
   program.addCommand(completionCommand());

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface PersonsDeleteEventsOptions {
+  yes?: boolean;
+}
+
+export function personsDeleteEventsCommand(): Command {
+  return new Command('delete-events')
+    .summary("queue the deletion of all of a person's events")
+    .description(
+      "Queue the deletion of all of a person's events, keeping the person. PostHog runs queued event deletions in a weekly batch " +
+        '(Sundays, 05:00 UTC); `hogctl persons deletion-status` shows whether it has run. Asks for confirmation on a terminal; pass --yes in scripts.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', examples('hogctl persons delete-events 42', 'hogctl persons delete-events 01900000-aaaa-7bbb-8ccc-000000000001 --yes'))
+    .action(withContext(personsDeleteEventsRun));
+}
+
+export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, id: string): Promise<void> {
+  const [{ checkPersonId }, api, { confirmPersonAction }, { reportAction, EVENTS_BATCH_NOTE }] = await Promise.all([
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./confirm-person.js'),
+    import('./report.js'),
+  ]);
+  checkPersonId(id);
+  await confirmPersonAction(ctx, {
+    yes: options.yes,
+    id,
+    action: `delete all events of person ${id}`,
+    consequences: [`will queue the deletion of all their events (${EVENTS_BATCH_NOTE}); the person stays`],
+    question: 'Delete all events of this person?',
+  });
+  const projectId = await ctx.projectId();
+  const status = await api.deleteEvents(await ctx.api(), projectId, id);
+  await reportAction(ctx, { person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
+    `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
+  ]);
+}

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface PersonsDeleteOptions {
+  deleteEvents?: boolean;
+  deleteRecordings?: boolean;
+  keepPerson?: boolean;
+  yes?: boolean;
+}
+
+export function personsDeleteCommand(): Command {
+  return new Command('delete')
+    .alias('rm')
+    .summary('delete one person (and optionally their events and recordings)')
+    .description(
+      'Delete a person by integer id or UUID. Their distinct ids stay blocked afterwards (new events for them create no person) until reset. ' +
+        '--delete-events queues the deletion of all their events for the weekly batch (Sundays, 05:00 UTC); --delete-recordings starts the deletion of their recordings; ' +
+        'with --keep-person only the events and recordings go. Asks for confirmation on a terminal; pass --yes in scripts.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .option('--delete-events', 'also queue the deletion of all their events')
+    .option('--delete-recordings', 'also delete their session recordings')
+    .option('--keep-person', 'keep the person profile; delete only what the other flags say')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons delete 42',
+        'hogctl persons delete 01900000-aaaa-7bbb-8ccc-000000000001 --delete-events --delete-recordings --yes',
+        'hogctl persons delete 42 --keep-person --delete-events -y -o json',
+      ),
+    )
+    .action(withContext(personsDeleteRun));
+}
+
+export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, id: string): Promise<void> {
+  const [{ checkPersonId }, api, { confirmPersonAction }, { reportAction, EVENTS_BATCH_NOTE }] = await Promise.all([
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./confirm-person.js'),
+    import('./report.js'),
+  ]);
+  checkPersonId(id);
+  if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
+    throw new UsageError('--keep-person alone deletes nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person to delete the person');
+  }
+  const gone = [
+    ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
+    ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
+    ...(options.deleteRecordings ? ['all their session recordings'] : []),
+  ];
+  const what = options.keepPerson ? `delete the data of person ${id}` : `delete person ${id}`;
+  await confirmPersonAction(ctx, {
+    yes: options.yes,
+    id,
+    action: what,
+    consequences: ['will delete:', ...gone.map((g) => `  - ${g}`)],
+    question: options.keepPerson ? 'Delete this data?' : 'Delete this person?',
+  });
+
+  const projectId = await ctx.projectId();
+  const status = await api.deletePerson(await ctx.api(), projectId, id, options);
+  const notes = [
+    ...(options.keepPerson ? ['The person profile was kept.'] : []),
+    ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),
+    ...(options.deleteRecordings ? ['The deletion of their recordings has started and runs asynchronously.'] : []),
+  ];
+  await reportAction(
+    ctx,
+    { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status },
+    options.keepPerson ? `deletion of person ${id}'s data accepted (${status})` : `deleted person ${id} (${status})`,
+    notes,
+  );
+}

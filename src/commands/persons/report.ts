@@ -1,0 +1,15 @@
+// How a person verb that changes something reports success: a "✔ ..." line (and notes) on stderr
+// for people, and, when a machine format was asked for (-o json, ndjson or csv), one record on
+// stdout for scripts. The table format prints no record: the ✔ line says it all.
+import type { Context } from '../../context.js';
+
+/** When queued event deletions run (the `delete_events` parameter help of the API). */
+export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Sundays, 05:00 UTC)';
+
+export async function reportAction(ctx: Context, record: Record<string, unknown>, done: string, notes: string[] = []): Promise<void> {
+  const { writeRecord } = await import('../../io/output.js');
+  const output = await ctx.output();
+  if (output.format !== 'table') await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
+  ctx.info(`${ctx.colorOn() ? '\u001b[32m✔\u001b[39m' : '✔'} ${done}`);
+  for (const note of notes) ctx.info(`  ${note}`);
+}

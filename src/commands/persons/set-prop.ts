@@ -1,0 +1,46 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export type PersonsSetPropOptions = Record<string, never>;
+
+export function personsSetPropCommand(): Command {
+  return new Command('set-prop')
+    .summary('set one property on a person')
+    .description(
+      'Set one property on a person (update_property). The value is JSON when it parses as JSON (30, true, null, {"a": 1}), otherwise text; ' +
+        'quote JSON to force text (\'"42"\'). Keys starting with $ work; quote them so the shell leaves them alone. ' +
+        'PostHog applies the change asynchronously, so a read right after may still show the old value.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('<key>', 'the property key')
+    .argument('<value>', 'the value (use -- before a value that starts with -)')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons set-prop 42 plan enterprise',
+        "hogctl persons set-prop 42 '$browser' Firefox",
+        'hogctl persons set-prop 42 tags \'["beta", "vip"]\'',
+        'hogctl persons set-prop 42 balance -- -5',
+      ),
+    )
+    .action(withContext(personsSetPropRun));
+}
+
+export async function personsSetPropRun(ctx: Context, _options: PersonsSetPropOptions, id: string, key: string, raw: string): Promise<void> {
+  const [{ parseSetValue }, { checkPersonId }, api, { reportAction }, { checkPropertyKey }] = await Promise.all([
+    import('../../api/set-value.js'),
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./report.js'),
+    import('./property-key.js'),
+  ]);
+  checkPersonId(id);
+  checkPropertyKey(key);
+  const value = parseSetValue(raw);
+  const projectId = await ctx.projectId();
+  const status = await api.updateProperty(await ctx.api(), projectId, id, key, value);
+  await reportAction(ctx, { person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
+    'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
+  ]);
+}

@@ -1,0 +1,90 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import type { PersonRecord } from '../../api/persons.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export interface PersonsSplitOptions {
+  mainDistinctId?: string;
+  distinctIds?: string;
+  yes?: boolean;
+}
+
+export function personsSplitCommand(): Command {
+  return new Command('split')
+    .summary('split distinct ids off a merged person')
+    .description(
+      'Undo a wrong merge: move distinct ids off a person, each onto its own new person. --main-distinct-id keeps that one and moves every other; ' +
+        '--distinct-ids moves only those listed. The original person keeps its properties. PostHog splits asynchronously; ' +
+        'each new person gets a UUID derived from the project and the distinct id. Asks for confirmation on a terminal; pass --yes in scripts.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .option('--main-distinct-id <id>', 'the distinct id to keep; all others move off')
+    .option('--distinct-ids <a,b,...>', 'the distinct ids to move off (comma-separated)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText(
+      'after',
+      examples('hogctl persons split 42 --main-distinct-id user-881', 'hogctl persons split 42 --distinct-ids device-1,device-2 --yes'),
+    )
+    .action(withContext(personsSplitRun));
+}
+
+function parseList(raw: string): string[] {
+  const items = raw.split(',').map((s) => s.trim());
+  if (items.some((s) => s === '')) {
+    throw new UsageError(`invalid --distinct-ids "${raw}": every entry must be a non-empty distinct id`, 'e.g. --distinct-ids device-1,device-2');
+  }
+  return [...new Set(items)];
+}
+
+function checkMain(person: PersonRecord, main: string): void {
+  if (!person.distinct_ids.includes(main)) {
+    throw new UsageError(
+      `--main-distinct-id "${main}" is not a distinct id of person ${person.id}`,
+      `its distinct ids are: ${person.distinct_ids.join(', ') || '(none)'}`,
+    );
+  }
+}
+
+export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, id: string): Promise<void> {
+  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { reportAction }] = await Promise.all([
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./confirm-person.js'),
+    import('./report.js'),
+  ]);
+  checkPersonId(id);
+  const main = options.mainDistinctId;
+  if ((main === undefined) === (options.distinctIds === undefined)) {
+    throw new UsageError('give either --main-distinct-id or --distinct-ids', 'e.g. `hogctl persons split 42 --main-distinct-id user-881` keeps that one and moves the others off');
+  }
+  if (main !== undefined && main.trim() === '') throw new UsageError('--main-distinct-id is empty');
+  const toSplit = options.distinctIds === undefined ? undefined : parseList(options.distinctIds);
+
+  let person = await confirmPersonAction(ctx, {
+    yes: options.yes,
+    id,
+    action: `split person ${id}`,
+    check: (p) => main !== undefined && checkMain(p, main),
+    consequences: (p) => {
+      const moving = toSplit ?? p.distinct_ids.filter((d) => d !== main);
+      return [
+        `will move ${moving.length} distinct id${moving.length === 1 ? '' : 's'} onto a new person each: ${moving.join(', ') || '(none)'}`,
+        `the person keeps ${main !== undefined ? main : 'the other distinct ids'} and all its properties`,
+      ];
+    },
+    question: 'Split this person?',
+  });
+  const projectId = await ctx.projectId();
+  const client = await ctx.api();
+  // The server does not check main_distinct_id: one that is not the person's would move every id off.
+  if (main !== undefined && !person) {
+    person = await getPerson(client, projectId, id);
+    checkMain(person, main);
+  }
+  const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };
+  const status = await api.splitPerson(client, projectId, id, body);
+  await reportAction(ctx, { person: id, ...body, status }, `split of person ${id} accepted (${status})`, [
+    'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
+  ]);
+}

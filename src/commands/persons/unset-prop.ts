@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export type PersonsUnsetPropOptions = Record<string, never>;
+
+export function personsUnsetPropCommand(): Command {
+  return new Command('unset-prop')
+    .summary('remove one property from a person')
+    .description(
+      'Remove one property from a person (delete_property, a $unset). Keys starting with $ work; quote them so the shell leaves them alone. ' +
+        'PostHog applies the change asynchronously, so a read right after may still show the property.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('<key>', 'the property key')
+    .addHelpText('after', examples('hogctl persons unset-prop 42 plan', "hogctl persons unset-prop 42 '$browser'"))
+    .action(withContext(personsUnsetPropRun));
+}
+
+export async function personsUnsetPropRun(ctx: Context, _options: PersonsUnsetPropOptions, id: string, key: string): Promise<void> {
+  const [{ checkPersonId }, api, { reportAction }, { checkPropertyKey }] = await Promise.all([
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./report.js'),
+    import('./property-key.js'),
+  ]);
+  checkPersonId(id);
+  checkPropertyKey(key);
+  const projectId = await ctx.projectId();
+  const status = await api.deleteProperty(await ctx.api(), projectId, id, key);
+  await reportAction(ctx, { person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
+    'PostHog applies it asynchronously: reads may show the property for a few seconds.',
+  ]);
+}

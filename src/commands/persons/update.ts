@@ -1,0 +1,64 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { collect, examples, withContext } from '../with-context.js';
+
+export interface PersonsUpdateOptions {
+  set?: string[];
+  properties?: string;
+}
+
+export function personsUpdateCommand(): Command {
+  return new Command('update')
+    .summary("set a person's properties")
+    .description(
+      'Set properties on a person ($set: the listed keys change, nothing is removed; use `persons unset-prop` to remove one). ' +
+        'Values are JSON when they parse as JSON (30, true, null, ["a"]), otherwise text; quote JSON to force text (\'"42"\'). ' +
+        'PostHog accepts the change (202) and applies it asynchronously, so a read right after may still show the old values.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .option('--set <key=value>', 'a property to set (repeatable)', collect)
+    .option('--properties <json>', 'a JSON object of properties to set (--set values win on the same key)')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons update 42 --set plan=enterprise --set seats=25',
+        "hogctl persons update 01900000-aaaa-7bbb-8ccc-000000000001 --set '$browser=Firefox' --set vip=true",
+        'hogctl persons update 42 --properties \'{"company": {"name": "Acme", "size": 50}}\'',
+      ),
+    )
+    .action(withContext(personsUpdateRun));
+}
+
+export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, id: string): Promise<void> {
+  const [{ parseAssignments }, { checkPersonId }, api, { reportAction }] = await Promise.all([
+    import('../../api/set-value.js'),
+    import('../../api/persons.js'),
+    import('../../api/person-actions.js'),
+    import('./report.js'),
+  ]);
+  checkPersonId(id);
+  const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
+  if (Object.keys(properties).length === 0) {
+    throw new UsageError('nothing to update: give --set key=value (repeatable) or --properties <json>', 'e.g. `hogctl persons update 42 --set plan=team`');
+  }
+  const projectId = await ctx.projectId();
+  const status = await api.updatePerson(await ctx.api(), projectId, id, properties);
+  await reportAction(ctx, { person: id, properties, status }, `update of person ${id} accepted (${status})`, [
+    'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
+  ]);
+}
+
+function parseObject(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new UsageError(`--properties is not valid JSON: ${(error as Error).message}`, 'give a JSON object, e.g. --properties \'{"plan": "team"}\'');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError('--properties must be a JSON object', 'e.g. --properties \'{"plan": "team"}\'');
+  }
+  return value as Record<string, unknown>;
+}
