@@ -25,7 +25,9 @@ import { Router } from './router.js';
 import { registerPersonRoutes } from './routes/persons.js';
 import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteResponse } from './routes/bulk-delete.js';
 import { registerPersonActionRoutes } from './routes/person-actions.js';
+import { registerLegacyPersonRoutes } from './routes/legacy-persons.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerQueryRoutes } from './routes/query.js';
 import { registerUserRoutes } from './routes/users.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerUserSecurityRoutes } from './routes/user-security.js';
@@ -220,6 +222,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   registerUserRoutes(router);
   registerLoginRoutes(router);
   registerUserSecurityRoutes(router);
+  registerQueryRoutes(router);
+  registerLegacyPersonRoutes(router);
 
   const requests: RecordedRequest[] = [];
   const record = (entry: RecordedRequest) => {

@@ -1,0 +1,176 @@
+// The HogQL query endpoint (posthog-api.md §7): POST /api/projects/{id}/query/ with a
+// HogQLQuery over the persons table, and GET /query/{query_id}/ for queries run with an async
+// `refresh` mode. Scope query:read for every action; personal keys count against the query
+// limits; OFFSET is refused for personal keys before the query runs, with the server's words.
+
+import { randomUUID } from 'node:crypto';
+import type { Handler, RequestContext, Services } from '../context.js';
+import { json } from '../context.js';
+import { fieldError, notFound, validationError } from '../errors.js';
+import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
+import { runSelect } from '../hogql/execute.js';
+import type { RouteSpec, Router } from '../router.js';
+import { storeFor } from './persons.js';
+
+export const OFFSET_REFUSED =
+  'OFFSET is not supported on queries made with a personal API key. For pagination, use keyset pagination on the `timestamp` column, e.g. `WHERE timestamp > :last_seen_timestamp ORDER BY timestamp LIMIT N`. For bulk data extraction, use batch exports: https://posthog.com/docs/cdp/batch-exports';
+
+const REFRESH_MODES = ['blocking', 'force_blocking', 'async', 'force_async', 'lazy_async', 'force_cache', 'async_except_on_cache_miss'];
+const ASYNC_MODES = new Set(['async', 'force_async', 'lazy_async']);
+
+interface QueryRequest {
+  kind: string;
+  query: string;
+  values: Record<string, unknown>;
+  refresh: string;
+  async: boolean;
+  name?: string;
+  clientQueryId?: string;
+}
+
+function readRequest(data: unknown): QueryRequest {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw validationError('Invalid data. Expected a dictionary.', 'invalid');
+  const body = data as Record<string, unknown>;
+  const query = body.query;
+  if (query === undefined || query === null) throw fieldError('query', 'required', 'This field is required.');
+  if (typeof query !== 'object' || Array.isArray(query)) throw fieldError('query', 'invalid_input', 'Input should be a valid dictionary or object.');
+  const q = query as Record<string, unknown>;
+  if (q.kind !== 'HogQLQuery') {
+    throw validationError(`Unsupported query kind: ${JSON.stringify(q.kind ?? null)}. The hogctl sandbox runs HogQLQuery only.`);
+  }
+  if (typeof q.query !== 'string') throw fieldError('query', 'invalid_input', 'query.query: Input should be a valid string');
+  const values = q.values ?? {};
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw fieldError('query', 'invalid_input', 'query.values: Input should be a valid dictionary');
+  const refresh = body.refresh ?? 'blocking';
+  if (typeof refresh !== 'string' || !REFRESH_MODES.includes(refresh)) {
+    throw fieldError('refresh', 'invalid_input', `Input should be ${REFRESH_MODES.map((m) => `'${m}'`).join(', ')}`);
+  }
+  if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || body.name.length > 128)) {
+    throw fieldError('name', 'invalid_input', 'String should have at most 128 characters');
+  }
+  return {
+    kind: q.kind,
+    query: q.query,
+    values: values as Record<string, unknown>,
+    refresh,
+    async: body.async === true,
+    name: typeof body.name === 'string' ? body.name : undefined,
+    clientQueryId: typeof body.client_query_id === 'string' ? body.client_query_id : undefined,
+  };
+}
+
+function parse(text: string): SelectQuery {
+  try {
+    return parseSelect(text);
+  } catch (error) {
+    if (error instanceof HogQLError) throw validationError(error.message);
+    throw error;
+  }
+}
+
+function run(ctx: RequestContext, app: Services, request: QueryRequest, query: SelectQuery) {
+  const store = storeFor(ctx, app);
+  try {
+    const result = runSelect({ query, values: request.values, store, teamId: ctx.project!.id });
+    const now = new Date(app.now()).toISOString();
+    return {
+      ...result,
+      hogql: request.query,
+      timings: [],
+      modifiers: {},
+      is_cached: false,
+      cache_key: `cache_sandbox_${ctx.project!.id}_${Buffer.from(request.query).toString('base64url').slice(0, 24)}`,
+      last_refresh: now,
+      next_allowed_client_refresh: now,
+      query_status: null,
+    };
+  } catch (error) {
+    if (error instanceof HogQLError) throw validationError(error.message);
+    throw error;
+  }
+}
+
+interface QueryStatus {
+  id: string;
+  team_id: number;
+  complete: boolean;
+  error: boolean;
+  error_message: string | null;
+  results: unknown;
+  start_time: string;
+  end_time: string | null;
+  expiration_time: string | null;
+  query_async: true;
+  query_progress: null;
+  dashboard_id: null;
+  insight_id: null;
+  labels: null;
+  pickup_time: string | null;
+}
+
+export function registerQueryRoutes(router: Router): void {
+  // Queries started with an async refresh mode; each completes applyDelayMs after it started.
+  const running = new Map<string, { status: QueryStatus; doneAt: number; result: unknown }>();
+
+  const create: Handler = (ctx, app) => {
+    const request = readRequest(ctx.data());
+    const query = parse(request.query);
+    // validate_user_query runs before anything else, and only for personal keys.
+    if (ctx.principal?.kind === 'personal_api_key' && query.offset !== undefined) throw validationError(OFFSET_REFUSED);
+    const result = run(ctx, app, request, query);
+    if (!ASYNC_MODES.has(request.refresh) && !request.async) return json(200, result);
+
+    const id = request.clientQueryId ?? randomUUID();
+    const started = new Date(app.now()).toISOString();
+    const status: QueryStatus = {
+      id,
+      team_id: ctx.project!.id,
+      complete: false,
+      error: false,
+      error_message: null,
+      results: null,
+      start_time: started,
+      end_time: null,
+      expiration_time: null,
+      query_async: true,
+      query_progress: null,
+      dashboard_id: null,
+      insight_id: null,
+      labels: null,
+      pickup_time: started,
+    };
+    running.set(`${ctx.project!.id}:${id}`, { status, doneAt: app.now() + app.applyDelayMs, result });
+    return json(202, { cache_key: result.cache_key, query_status: status });
+  };
+
+  const retrieve: Handler = (ctx, app) => {
+    const entry = running.get(`${ctx.project!.id}:${ctx.params.queryId}`);
+    if (!entry) throw notFound('Query not found.');
+    if (!entry.status.complete && app.now() >= entry.doneAt) {
+      const end = new Date(app.now()).toISOString();
+      entry.status = { ...entry.status, complete: true, results: entry.result, end_time: end, expiration_time: end };
+    }
+    return json(entry.status.complete ? 200 : 202, { query_status: entry.status });
+  };
+
+  const common = {
+    scopeObject: 'query',
+    projectParam: 'projectId',
+    environmentsAlias: true,
+    // Query throttles are personal-key throttles; only creating a query counts.
+    throttle: (principal, action) => (principal?.kind === 'personal_api_key' && action === 'create' ? 'query' : null),
+  } as const satisfies Partial<RouteSpec>;
+
+  router.add({
+    ...common,
+    pattern: '/api/projects/:projectId/query',
+    detail: false,
+    methods: { POST: { action: 'create', handler: create, requiredScopes: ['query:read'] } },
+  });
+  router.add({
+    ...common,
+    pattern: '/api/projects/:projectId/query/:queryId',
+    detail: true,
+    methods: { GET: { action: 'retrieve', handler: retrieve, requiredScopes: ['query:read'] } },
+  });
+}
