@@ -5,10 +5,14 @@
 // spaces) stay strings; `'"42"'` forces the string "42".
 import { UsageError } from '../errors.js';
 
-/** An integer literal whose digits a double cannot hold exactly (ids, card numbers) stays text. */
+/**
+ * An integer literal a double cannot carry (ids, card numbers) stays text. A double carries it when
+ * it holds those exact digits, or when it prints back as the same text (so JSON from any number
+ * reads back as that number).
+ */
 function losesPrecision(text: string, value: number): boolean {
-  if (!/^-?\d+$/.test(text)) return false;
-  return !Number.isSafeInteger(value) && BigInt(text) !== BigInt(value);
+  if (!/^-?\d+$/.test(text) || Number.isSafeInteger(value)) return false;
+  return BigInt(text) !== BigInt(value) && String(value) !== text;
 }
 
 export function parseSetValue(raw: string): unknown {

@@ -66,8 +66,18 @@ function recordsOf(body: unknown): Row[] | undefined {
   return list?.map((item: unknown) => (isObject(item) ? item : { value: item }));
 }
 
-export async function printBody(ctx: Context, res: ApiResponse<unknown>): Promise<void> {
-  const body = res.body;
+export type Redact = (text: string) => string;
+
+/** Every string in a value passed through `redact`: a server may echo a key back, e.g. in `next`. */
+export function redactDeep(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+  return value;
+}
+
+export async function printBody(ctx: Context, res: ApiResponse<unknown>, redact: Redact): Promise<void> {
+  const body = redactDeep(res.body, redact);
   if (body === null || body === undefined) {
     ctx.info(`${res.status} (empty body)`);
     return;
@@ -95,7 +105,7 @@ export async function printBody(ctx: Context, res: ApiResponse<unknown>): Promis
  * --paginate: follows `next` from page to page. In json the pages print whole, one after
  * another; other formats print every page's `results` as one stream of records.
  */
-export async function printPages(ctx: Context, client: ApiClient, path: string, query: Query | undefined): Promise<void> {
+export async function printPages(ctx: Context, client: ApiClient, path: string, query: Query | undefined, redact: Redact): Promise<void> {
   const output = await outputFor(ctx);
   const rawPages = output.format === 'json' && !output.fields;
   const writer = rawPages ? undefined : new RecordWriter(output, { columns: [] });
@@ -105,17 +115,18 @@ export async function printPages(ctx: Context, client: ApiClient, path: string, 
   while (url && !seen.has(url)) {
     seen.add(url);
     const res: ApiResponse<unknown> = await client.get<unknown>(url, undefined, { signal: ctx.deps.signal });
-    const records = recordsOf(res.body);
+    const body = redactDeep(res.body, redact);
+    const records = recordsOf(body);
     // Something that is not a page (no results) has nothing to follow: print it as it is.
     if (pages === 0 && !records) {
-      await printBody(ctx, res);
+      await printBody(ctx, res, redact);
       return;
     }
     // A full last page links to an empty one (§6.1); the empty one is not a page to print.
     if (!records || (records.length === 0 && pages > 0)) break;
     pages++;
     if (writer) await writer.writePage(records);
-    else await writeAll(ctx.io.stdout, `${JSON.stringify(res.body, null, 2)}\n`);
+    else await writeAll(ctx.io.stdout, `${JSON.stringify(body, null, 2)}\n`);
     url = isObject(res.body) && typeof res.body.next === 'string' ? res.body.next : null;
   }
   await writer?.end();

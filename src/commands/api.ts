@@ -56,10 +56,15 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
   const query = queryMethod || options.input !== undefined ? raw.toQuery(fields) : undefined;
 
   const client = await ctx.api();
+  const fieldKey = typeof fields.personal_api_key === 'string' ? fields.personal_api_key : undefined;
+  const redact = (text: string) => {
+    const out = client.redact(text);
+    return fieldKey ? out.split(fieldKey).join('[redacted]') : out;
+  };
   if (options.paginate) {
-    await raw.printPages(ctx, client, path, query);
+    await raw.printPages(ctx, client, path, query, redact);
     return;
   }
   const res = await client.request({ method, path, query, body });
-  await raw.printBody(ctx, res);
+  await raw.printBody(ctx, res, redact);
 }

@@ -1,0 +1,51 @@
+// Runs the built binary on a real pseudo-terminal (util-linux `script`), answering prompts as a
+// person would: each answer is typed only once its prompt has appeared, so nothing depends on
+// timing.
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv } from './harness.js';
+
+export interface Answer {
+  /** Text (ANSI codes removed) that must have appeared since the previous answer. */
+  when: string;
+  /** Keys to type, e.g. 'n\r'. */
+  send: string;
+}
+
+export interface TerminalResult {
+  code: number | null;
+  /** Everything the terminal showed (stdout and stderr together), without ANSI codes. */
+  output: string;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+export const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+
+export function runInTerminal(args: string[], env: Record<string, string | undefined>, answers: Answer[] = [], timeoutMs = 30_000): Promise<TerminalResult> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let raw = '';
+    let from = 0;
+    let next = 0;
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      raw += chunk.toString('utf8');
+      const text = stripAnsi(raw);
+      while (next < answers.length) {
+        const at = text.indexOf(answers[next].when, from);
+        if (at === -1) break;
+        from = at + answers[next].when.length;
+        child.stdin.write(answers[next].send);
+        next++;
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: stripAnsi(raw) });
+    });
+    child.stdin.on('error', () => {});
+  });
+}
