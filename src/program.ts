@@ -15,6 +15,7 @@ import { personsDeleteRecordingsCommand } from './commands/persons/delete-record
 import { personsSplitCommand } from './commands/persons/split.js';
 import { personsActivityCommand } from './commands/persons/activity.js';
 import { personsDeletionStatusCommand } from './commands/persons/deletion-status.js';
+import { personsResetDistinctIdCommand } from './commands/persons/reset-distinct-id.js';
 import { apiCommand } from './commands/api.js';
 import { profileAddCommand } from './commands/profile/add.js';
 import { profileListCommand } from './commands/profile/list.js';
@@ -87,6 +88,7 @@ export function buildProgram(deps: Deps): RootCommand {
       personsSplitCommand(),
       personsActivityCommand(),
       personsDeletionStatusCommand(),
+      personsResetDistinctIdCommand(),
     ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
   );
   program.addCommand(apiCommand());

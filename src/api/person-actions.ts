@@ -146,6 +146,11 @@ export async function* personActivity(client: ApiClient, projectId: string, id: 
   }
 }
 
+/** reset_person_distinct_id: unblocks a deleted person's distinct id; 202, empty. */
+export async function resetPersonDistinctId(client: ApiClient, projectId: string, distinctId: string): Promise<number> {
+  return (await client.post(personsPath(projectId, 'reset_person_distinct_id/'), { distinct_id: distinctId })).status;
+}
+
 export interface DeletionStatusFilter {
   status?: 'pending' | 'completed' | 'all';
   personUuid?: string;

@@ -179,6 +179,30 @@ describe('persons delete', () => {
   });
 });
 
+describe('persons reset-distinct-id', () => {
+  it("POSTs the distinct id and a deleted person's id is no longer blocked", async () => {
+    const person = fresh();
+    await world.run(['persons', 'delete', String(person.id), '-y']);
+    const [distinctId] = person.distinctIds;
+    expect(world.sandbox.store.isDistinctIdBlocked(distinctId)).toBe(true);
+    const sent = mark();
+    const res = await world.run(['persons', 'reset-distinct-id', distinctId]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`✔ distinct id ${distinctId} may be used again (202)`);
+    const [req] = sent();
+    expect([req.method, req.path]).toEqual(['POST', `${base}reset_person_distinct_id/`]);
+    expect(JSON.parse(req.body)).toEqual({ distinct_id: distinctId });
+    expect(world.sandbox.store.isDistinctIdBlocked(distinctId)).toBe(false);
+  });
+
+  it('exits 4 with a read-only key and 2 for an empty id, sending nothing then', async () => {
+    expect((await world.run(['persons', 'reset-distinct-id', 'user-1'], { env: { HOGCTL_API_KEY: readOnlyKey() } })).code).toBe(4);
+    const sent = mark();
+    expect((await world.run(['persons', 'reset-distinct-id', ' '])).code).toBe(2);
+    expect(sent()).toEqual([]);
+  });
+});
+
 describe('persons set-prop and unset-prop', () => {
   it("set-prop POSTs {key, value} to update_property, $-keys included, and the value lands", async () => {
     const person = fresh();

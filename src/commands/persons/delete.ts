@@ -15,7 +15,7 @@ export function personsDeleteCommand(): Command {
     .alias('rm')
     .summary('delete one person (and optionally their events and recordings)')
     .description(
-      'Delete a person by integer id or UUID. Their distinct ids stay blocked afterwards (new events for them create no person) until reset. ' +
+      'Delete a person by integer id or UUID. Their distinct ids stay blocked afterwards (new events with them create no person) until `persons reset-distinct-id`. ' +
         '--delete-events queues the deletion of all their events for the weekly batch (Sundays, 05:00 UTC); --delete-recordings starts the deletion of their recordings; ' +
         'with --keep-person only the events and recordings go. Asks for confirmation on a terminal; pass --yes in scripts.',
     )

@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export type PersonsResetDistinctIdOptions = Record<string, never>;
+
+export function personsResetDistinctIdCommand(): Command {
+  return new Command('reset-distinct-id')
+    .summary("let a deleted person's distinct id be used again")
+    .description(
+      "After a person is deleted, PostHog blocks their distinct ids: new events with them create no person. " +
+        'This lifts the block for one distinct id (reset_person_distinct_id), so that the next event with it creates a new person.',
+    )
+    .argument('<distinct-id>', 'the distinct id to unblock')
+    .addHelpText('after', examples('hogctl persons reset-distinct-id user-881'))
+    .action(withContext(personsResetDistinctIdRun));
+}
+
+export async function personsResetDistinctIdRun(ctx: Context, _options: PersonsResetDistinctIdOptions, distinctId: string): Promise<void> {
+  if (distinctId.trim() === '') throw new UsageError('the distinct id is empty');
+  const [api, { reportAction }] = await Promise.all([import('../../api/person-actions.js'), import('./report.js')]);
+  const projectId = await ctx.projectId();
+  const status = await api.resetPersonDistinctId(await ctx.api(), projectId, distinctId);
+  await reportAction(ctx, { distinct_id: distinctId, status }, `distinct id ${distinctId} may be used again (${status})`);
+}
