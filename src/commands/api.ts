@@ -16,7 +16,7 @@ export function apiCommand(): Command {
     .summary('make an authenticated request to any PostHog API path')
     .description(
       "Send a request with the profile's base URL and API key, and print the answer. {project_id} in the path becomes the chosen project. " +
-        '--field values are JSON when they parse as JSON, otherwise text; they go in the query string for GET and HEAD, and in a JSON body for other methods ' +
+        '--field values are JSON when they parse as JSON, otherwise text; they go in the query string for GET, HEAD and OPTIONS, and in a JSON body for other methods ' +
         '(in the query string when --input gives the body). The body prints as indented JSON; -o ndjson, csv or table print `results` (or an array) as records. ' +
         'A failed request exits with the same codes as every command (3 not found, 4 refused, 5 rejected, ...).',
     )
