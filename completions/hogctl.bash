@@ -6,7 +6,7 @@ _hogctl_profiles() {
 }
 _hogctl_children() {
   case "$1" in
-    "") echo "profile projects persons sandbox demo completion" ;;
+    "") echo "profile projects persons api sandbox demo completion" ;;
     "profile") echo "add list use show remove" ;;
     "profile add") echo "" ;;
     "profile list") echo "" ;;
@@ -15,9 +15,20 @@ _hogctl_children() {
     "profile remove") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get" ;;
+    "persons") echo "list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
+    "persons update") echo "" ;;
+    "persons delete") echo "" ;;
+    "persons set-prop") echo "" ;;
+    "persons unset-prop") echo "" ;;
+    "persons delete-events") echo "" ;;
+    "persons delete-recordings") echo "" ;;
+    "persons split") echo "" ;;
+    "persons activity") echo "" ;;
+    "persons deletion-status") echo "" ;;
+    "persons reset-distinct-id") echo "" ;;
+    "api") echo "" ;;
     "sandbox") echo "" ;;
     "demo") echo "" ;;
     "completion") echo "bash zsh fish" ;;
@@ -39,7 +50,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="profile projects persons sandbox demo completion --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="profile projects persons api sandbox demo completion --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -102,7 +113,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -118,13 +129,91 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons update")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --properties --quiet --set --timeout --version -V -o -q" ;;
+    "persons delete")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --delete-events --delete-recordings --fields --help --keep-person --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "persons set-prop")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons unset-prop")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons delete-events")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "persons delete-recordings")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "persons split")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --distinct-ids --fields --help --main-distinct-id --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "persons activity")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons deletion-status")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --status) COMPREPLY=( $(compgen -W "pending completed all" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --timeout --version -V -o -q" ;;
+    "persons reset-distinct-id")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "api")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --field --fields --help --input --no-color --no-input --output --paginate --profile --project --quiet --timeout --version -V -f -o -q" ;;
     "sandbox")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--apply-delay --base-url --debug --faults --fields --help --host --key --no-color --no-input --output --persons --port --profile --project --quiet --rate-limit --seed --timeout --version -V -o -q" ;;
+      words_="--apply-delay --base-url --bulk-delete-response --debug --faults --fields --help --host --key --no-color --no-input --output --persons --port --profile --project --quiet --rate-limit --seed --timeout --version -V -o -q" ;;
     "demo")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
