@@ -15,6 +15,7 @@ import { personsDeleteRecordingsCommand } from './commands/persons/delete-record
 import { personsSplitCommand } from './commands/persons/split.js';
 import { personsActivityCommand } from './commands/persons/activity.js';
 import { personsDeletionStatusCommand } from './commands/persons/deletion-status.js';
+import { personsQueryCommand } from './commands/persons/query.js';
 import { personsResetDistinctIdCommand } from './commands/persons/reset-distinct-id.js';
 import { apiCommand } from './commands/api.js';
 import { profileAddCommand } from './commands/profile/add.js';
@@ -88,6 +89,7 @@ export function buildProgram(deps: Deps): RootCommand {
       personsSplitCommand(),
       personsActivityCommand(),
       personsDeletionStatusCommand(),
+      personsQueryCommand(),
       personsResetDistinctIdCommand(),
     ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
   );

@@ -1,0 +1,98 @@
+// POST /api/projects/{id}/query/ with a HogQLQuery (posthog-api.md §7), and the polling of
+// GET /query/{query_id}/ when the server answers 202 with a query that is still running.
+import type { ApiClient } from '../http/client.js';
+import { realSleep } from '../http/client.js';
+import { ApiError, CliError, ExitCode, UnavailableError } from '../errors.js';
+
+export interface QueryStatus {
+  id: string;
+  complete?: boolean | null;
+  error?: boolean | null;
+  error_message?: string | null;
+  results?: unknown;
+}
+
+export interface HogQLResponse {
+  results: unknown[][];
+  columns: string[];
+  /** `[column, ClickHouse type]` pairs. */
+  types?: unknown;
+  /** Set by the LIMIT 101 paginator when the query has no LIMIT; null otherwise (and on older servers). */
+  hasMore?: boolean | null;
+  limit?: number | null;
+  offset?: number | null;
+  query_status?: QueryStatus | null;
+}
+
+export interface HogQLRequest {
+  query: string;
+  values?: Record<string, unknown>;
+  /** Shown in the server's query_log. */
+  name: string;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
+  /** How long to wait for an async query before giving up; default 10 minutes. */
+  maxWaitMs?: number;
+}
+
+export function queryPath(projectId: string, suffix = ''): string {
+  return `/api/projects/${encodeURIComponent(projectId)}/query/${suffix}`;
+}
+
+function unexpected(what: string): CliError {
+  const error = new CliError(`the server's answer to the query is not what hogctl expects: ${what}`, 'run with --debug to see the answer; the server may be too old or too new for this hogctl');
+  return error;
+}
+
+function checkResponse(body: unknown): HogQLResponse {
+  if (body === null || typeof body !== 'object') throw unexpected('not a JSON object');
+  const res = body as HogQLResponse;
+  if (!Array.isArray(res.columns)) throw unexpected('no "columns" list');
+  if (!Array.isArray(res.results)) throw unexpected('no "results" list');
+  return res;
+}
+
+/** Runs one HogQL query, waiting for it when the server runs it asynchronously. */
+export async function runHogQL(client: ApiClient, projectId: string, request: HogQLRequest, options: RunOptions = {}): Promise<HogQLResponse> {
+  const query: Record<string, unknown> = { kind: 'HogQLQuery', query: request.query };
+  if (request.values && Object.keys(request.values).length > 0) query.values = request.values;
+  // A query only reads, so it is safe to send again after a 502, a 504 or a dropped connection.
+  const res = await client.post<HogQLResponse>(queryPath(projectId), { query, name: request.name, refresh: 'blocking' }, { idempotent: true, signal: options.signal });
+  const status = res.body?.query_status;
+  if (res.status === 202 || (status && status.complete === false)) {
+    if (!status?.id) throw unexpected('a query still running, without a query id to follow');
+    return waitForQuery(client, projectId, status.id, options);
+  }
+  return checkResponse(res.body);
+}
+
+async function waitForQuery(client: ApiClient, projectId: string, id: string, options: RunOptions): Promise<HogQLResponse> {
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const maxWaitMs = options.maxWaitMs ?? 600_000;
+  const started = now();
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2_000)) {
+    const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {
+      acceptStatus: (s) => s === 202,
+      signal: options.signal,
+    });
+    const status = res.body?.query_status;
+    if (!status) throw unexpected('a query status without "query_status"');
+    if (status.error) {
+      const detail = status.error_message ?? 'the query failed on the server';
+      throw new ApiError(`the query failed: ${detail}`, 400, { detail }, 'check the HogQL; run it in PostHog\'s SQL editor to see where it fails', ExitCode.rejected);
+    }
+    if (status.complete) return checkResponse(status.results);
+    if (now() - started + delay > maxWaitMs) {
+      throw new UnavailableError(
+        `the query was still running on the server after ${Math.round((now() - started) / 1000)}s`,
+        `narrow it with WHERE or LIMIT, or look for query ${id} in PostHog`,
+      );
+    }
+    await sleep(delay, options.signal);
+  }
+}

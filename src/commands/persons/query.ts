@@ -1,0 +1,150 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
+import { collect, examples, withContext } from '../with-context.js';
+
+export interface PersonsQueryOptions {
+  all?: boolean;
+  pageSize?: string;
+  values?: string;
+  value?: string[];
+}
+
+/** The newest servers' MAX_SELECT_RETURNED_ROWS; older servers stop at 10,000. */
+const MAX_PAGE_SIZE = 50_000;
+/** MAX_SELECT_RETURNED_ROWS of older servers. */
+const OLDER_SERVER_MAX_ROWS = 10_000;
+/** No server returns fewer rows than this per query, so a shorter page is the last one. */
+const DEFAULT_PAGE_SIZE = OLDER_SERVER_MAX_ROWS;
+const QUERY_NAME = 'hogctl-persons-query';
+
+export function personsQueryCommand(): Command {
+  return new Command('query')
+    .summary('run a HogQL query over persons')
+    .description(
+      'Run a HogQL query (PostHog\'s SQL) and print its rows, with the returned columns as field names.\n\n' +
+        'Without --all the query runs as written; the server returns at most 100 rows unless the query has its own LIMIT. ' +
+        'With --all, a query of the form `SELECT <columns> FROM persons [WHERE <condition>]` is paged by keyset on created_at and id ' +
+        '(personal API keys may not use OFFSET), newest first, and every matching row is printed.',
+    )
+    .argument('<hogql>', 'the query, e.g. "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\'"')
+    .option('--all', 'every matching row, paged by created_at and id')
+    .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE})`)
+    .option('--values <json>', 'values for {placeholders} in the query, as a JSON object')
+    .option('--value <name=value>', 'one placeholder value; parsed as JSON when it parses, else a string (repeatable)', collect)
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons query "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\' LIMIT 20"',
+        'hogctl persons query "SELECT id, properties.email FROM persons" --all -o ndjson > persons.ndjson',
+        'hogctl persons query "SELECT id FROM persons WHERE created_at > {since}" --value since=2025-01-01 --all -o csv',
+        'hogctl persons query "SELECT count() FROM persons WHERE is_identified"',
+      ),
+    )
+    .action(withContext(personsQueryRun));
+}
+
+/** Placeholder values from --values and --value; --value wins. */
+export function parseValues(options: PersonsQueryOptions): Record<string, unknown> {
+  let values: Record<string, unknown> = {};
+  if (options.values !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(options.values);
+    } catch {
+      throw new UsageError(`invalid --values: not JSON`, 'give an object, e.g. --values \'{"plan": "team"}\'');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new UsageError('invalid --values: expected a JSON object', 'e.g. --values \'{"plan": "team"}\'');
+    }
+    values = parsed as Record<string, unknown>;
+  }
+  for (const pair of options.value ?? []) {
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? '' : pair.slice(0, eq).trim();
+    if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new UsageError(`invalid --value "${pair}": expected name=value, e.g. --value plan=team`);
+    const raw = pair.slice(eq + 1);
+    try {
+      values[name] = JSON.parse(raw);
+    } catch {
+      values[name] = raw;
+    }
+  }
+  return values;
+}
+
+export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
+  if (hogql.trim() === '') throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
+  const [{ parseCount }, { planKeyset }] = await Promise.all([import('../parse.js'), import('../../hogql/keyset.js')]);
+  const values = parseValues(options);
+  if (options.pageSize !== undefined && !options.all) throw new UsageError('--page-size only applies with --all');
+  const pageSize = options.pageSize === undefined ? DEFAULT_PAGE_SIZE : parseCount(options.pageSize, '--page-size');
+  if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${MAX_PAGE_SIZE} rows per query`);
+  // Refuse what cannot be paged before anything is sent.
+  const plan = options.all ? planKeyset(hogql, values) : undefined;
+
+  const [{ runHogQL }, { rowShape, toRecords }, { RecordWriter }, { HIDDEN_COLUMNS }] = await Promise.all([
+    import('../../api/query.js'),
+    import('../../hogql/rows.js'),
+    import('../../io/output.js'),
+    import('../../hogql/keyset.js'),
+  ]);
+  const output = await ctx.output();
+  const projectId = await ctx.projectId();
+  const client = await ctx.api();
+  const run = (query: string, vals: Record<string, unknown>) =>
+    runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now }).catch((error) => {
+      throw explainQueryError(error);
+    });
+
+  let writer: InstanceType<typeof RecordWriter> | undefined;
+  let shape: ReturnType<typeof rowShape> | undefined;
+  const print = async (columns: string[], types: unknown, rows: unknown[][]) => {
+    if (!shape) {
+      shape = rowShape(columns, types);
+      writer = new RecordWriter(output, { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] });
+    }
+    await writer!.writePage(toRecords(shape, rows));
+  };
+
+  if (!plan) {
+    const res = await run(hogql, values);
+    await print(res.columns, res.types, res.results);
+    await writer!.end();
+    if (res.hasMore === true) {
+      ctx.warn(`the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${MAX_PAGE_SIZE.toLocaleString('en-US')}) to the query, or use --all to page through every row`);
+    }
+    return;
+  }
+
+  let after: { createdAt: unknown; id: unknown } | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = plan.page(pageSize, after);
+    const res = await run(page.query, page.values);
+    pages++;
+    const visible = res.columns.slice(0, -HIDDEN_COLUMNS);
+    const visibleTypes = Array.isArray(res.types) ? res.types.slice(0, -HIDDEN_COLUMNS) : res.types;
+    await print(visible, visibleTypes, res.results.map((row) => (Array.isArray(row) ? row.slice(0, -HIDDEN_COLUMNS) : row)));
+    // Older servers return at most 10,000 rows whatever the LIMIT, so a short page proves the
+    // end only below that; above it, an empty page does.
+    if (res.results.length === 0 || res.results.length < Math.min(pageSize, OLDER_SERVER_MAX_ROWS)) break;
+    const last = res.results[res.results.length - 1];
+    const next = { createdAt: last[last.length - 2], id: last[last.length - 1] };
+    if (after && next.createdAt === after.createdAt && next.id === after.id) {
+      throw new CliError('--all stopped: the server returned the same last row twice, so the keyset cursor does not advance', 'report this with the query you ran; meanwhile use LIMIT without --all');
+    }
+    after = next;
+  }
+  await writer!.end();
+  ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
+}
+
+/** Adds what to do about the errors a query typically meets. */
+function explainQueryError(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.status !== 400) return error;
+  const hint = /OFFSET is not supported/i.test(error.server.detail ?? '')
+    ? 'personal API keys may not use OFFSET: drop OFFSET and use --all, which pages by keyset on created_at and id'
+    : error.hint ?? "the server could not run the query: check the HogQL (PostHog's SQL editor shows where it fails)";
+  return new ApiError(error.message, error.status, error.server, hint, error.exitCode);
+}
