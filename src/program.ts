@@ -16,6 +16,11 @@ import { personsSplitCommand } from './commands/persons/split.js';
 import { personsActivityCommand } from './commands/persons/activity.js';
 import { personsDeletionStatusCommand } from './commands/persons/deletion-status.js';
 import { personsQueryCommand } from './commands/persons/query.js';
+import { personsCohortsCommand } from './commands/persons/cohorts.js';
+import { personsTimelineCommand } from './commands/persons/timeline.js';
+import { personsFunnelCommand } from './commands/persons/funnel.js';
+import { personsFunnelCorrelationCommand } from './commands/persons/funnel-correlation.js';
+import { personsLifecycleCommand } from './commands/persons/lifecycle.js';
 import { personsResetDistinctIdCommand } from './commands/persons/reset-distinct-id.js';
 import { apiCommand } from './commands/api.js';
 import { profileAddCommand } from './commands/profile/add.js';
@@ -90,6 +95,11 @@ export function buildProgram(deps: Deps): RootCommand {
       personsActivityCommand(),
       personsDeletionStatusCommand(),
       personsQueryCommand(),
+      personsCohortsCommand(),
+      personsTimelineCommand(),
+      personsFunnelCommand(),
+      personsFunnelCorrelationCommand(),
+      personsLifecycleCommand(),
       personsResetDistinctIdCommand(),
     ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
   );

@@ -27,7 +27,9 @@ export function describeHttpError(method: string, url: string, status: number, b
   if (status === 401 || status === 403) {
     let hint: string;
     if (server.detail && SESSION_ONLY.test(server.detail)) {
-      hint = 'this command needs a signed-in session, not an API key: run `hogctl auth login`';
+      // Say first what is needed; the server's words follow for the record.
+      const needsSession = `this command needs a signed-in session: the server refuses personal API keys for ${where} (${status}${server.code ? ` ${server.code}` : ''}: ${said})`;
+      return new ApiError(needsSession, status, server, 'sign in with `hogctl auth login`, then run the command again', ExitCode.auth);
     } else if (server.code === 'not_authenticated') {
       hint = 'no valid credentials were sent: run `hogctl profile add <name>` or set HOGCTL_API_KEY';
     } else if (server.code === 'authentication_failed') {

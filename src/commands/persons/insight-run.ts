@@ -1,0 +1,106 @@
+// What the insight-backed persons commands share once they run: building the request
+// parameters from --params, --param and the named flags, and printing the legacy people pages.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { PERSON_FIELDS } from '../../api/persons.js';
+import { peoplePage, type PeopleEndpoint, type Params } from '../../api/person-insights.js';
+import { RecordWriter } from '../../io/output.js';
+import type { InsightParamOptions, PeopleOptions } from './insight-options.js';
+
+const PEOPLE_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
+
+function parseJsonFlag(raw: string, flag: string, example: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new UsageError(`invalid ${flag}: not JSON`, `e.g. ${flag} '${example}'`);
+  }
+}
+
+/** `--params @file` (or `@-` for standard input) reads the JSON object from there. */
+export async function readParamsFile<O extends InsightParamOptions>(ctx: Context, options: O): Promise<O> {
+  const raw = options.params;
+  if (raw === undefined || !raw.startsWith('@')) return options;
+  const source = raw.slice(1);
+  if (source === '') throw new UsageError('invalid --params "@": name a file after @, or use @- for standard input');
+  let text: string;
+  if (source === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    text = Buffer.concat(chunks).toString('utf8');
+  } else {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      text = await readFile(source, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --params file ${source}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+  }
+  return { ...options, params: text };
+}
+
+/** --funnel-step: a whole number other than 0 (negative for drop-offs). */
+export function parseFunnelStep(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw.trim()) || Number(raw) === 0) {
+    throw new UsageError(`invalid --funnel-step "${raw}": expected a step number such as 2, or -2 for the persons who dropped off at step 2`);
+  }
+  return Number(raw);
+}
+
+/** --params, then --param, then the named flags (undefined ones left out): later wins. */
+export function buildParams(options: InsightParamOptions, named: Params = {}): Params {
+  const params: Params = {};
+  if (options.params !== undefined) {
+    const parsed = parseJsonFlag(options.params, '--params', '{"interval": "day"}');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new UsageError('invalid --params: expected a JSON object', 'e.g. --params \'{"interval": "day"}\'');
+    }
+    Object.assign(params, parsed);
+  }
+  for (const pair of options.param ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`invalid --param "${pair}": expected key=value`, 'e.g. --param interval=day');
+    params[pair.slice(0, eq).trim()] = pair.slice(eq + 1);
+  }
+  if (options.events !== undefined) {
+    const events = parseJsonFlag(options.events, '--events', '[{"id": "$pageview"}]');
+    if (!Array.isArray(events)) throw new UsageError('invalid --events: expected a JSON list', 'e.g. --events \'[{"id": "$pageview"}, {"id": "signed_up"}]\'');
+    params.events = events;
+  }
+  if (options.dateFrom !== undefined) params.date_from = options.dateFrom;
+  if (options.dateTo !== undefined) params.date_to = options.dateTo;
+  for (const [k, v] of Object.entries(named)) if (v !== undefined) params[k] = v;
+  return params;
+}
+
+/**
+ * Prints the people of a legacy people endpoint, page by page. With a POST, a following page is
+ * asked for by sending the same body with the `offset` of the `next` link, since a GET link would
+ * drop the body.
+ */
+export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params: Params, options: PeopleOptions): Promise<void> {
+  const output = await ctx.output();
+  const projectId = await ctx.projectId();
+  const client = await ctx.api({ auth: 'prefer-session' });
+  const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
+  let page = await peoplePage(client, projectId, endpoint, params, { post: options.post });
+  const seen = new Set<string>();
+  for (;;) {
+    const people = (Array.isArray(page?.results) ? page.results : []).flatMap((group) => (Array.isArray(group?.people) ? group.people : []));
+    await writer.writePage(people);
+    const next = page?.next;
+    if (!options.all || !next || people.length === 0 || seen.has(next)) break;
+    seen.add(next);
+    if (options.post) {
+      const offset = new URL(next, 'http://x').searchParams.get('offset');
+      if (offset === null) break;
+      page = await peoplePage(client, projectId, endpoint, { ...params, offset: Number(offset) }, { post: true });
+    } else {
+      page = await peoplePage(client, projectId, endpoint, params, { url: next });
+    }
+  }
+  await writer.end();
+  if (writer.count === 0) ctx.info('no persons matched');
+  else if (!options.all && page?.next) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
+}

@@ -1,0 +1,52 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
+
+export interface PersonsLifecycleOptions extends PeopleOptions {
+  targetDate?: string;
+  lifecycleType?: string;
+}
+
+export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'];
+
+export function personsLifecycleCommand(): Command {
+  const command = new Command('lifecycle')
+    .summary('list the persons of one lifecycle bucket on one date')
+    .description(
+      'List the persons a lifecycle insight counts as new, returning, resurrecting or dormant on a date (legacy /persons/lifecycle/). ' +
+        'The server refuses personal API keys here: sign in with `hogctl auth login` first.',
+    )
+    .option('--target-date <date>', 'the date of the bucket, e.g. 2025-03-01 (required)')
+    .option('--lifecycle-type <type>', `the bucket: ${LIFECYCLE_TYPES.join(', ')} (required)`);
+  return addPeopleOptions(command, false)
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons lifecycle --target-date 2025-03-01 --lifecycle-type new',
+        'hogctl persons lifecycle --target-date 2025-03-01 --lifecycle-type dormant --events \'[{"id": "$pageview"}]\' --param interval=week --all -o csv',
+      ),
+    )
+    .action(withContext(personsLifecycleRun));
+}
+
+export async function personsLifecycleRun(ctx: Context, options: PersonsLifecycleOptions): Promise<void> {
+  const { buildParams, printPeople, readParamsFile } = await import('./insight-run.js');
+  const params = buildParams(await readParamsFile(ctx, options), { target_date: options.targetDate, lifecycle_type: options.lifecycleType });
+  const target = params.target_date;
+  if (target === undefined || target === null || target === '') {
+    throw new UsageError('missing --target-date', 'e.g. hogctl persons lifecycle --target-date 2025-03-01 --lifecycle-type new');
+  }
+  if (typeof target !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(target) || Number.isNaN(Date.parse(target.slice(0, 10)))) {
+    throw new UsageError(`invalid --target-date "${String(target)}": expected a date such as 2025-03-01`);
+  }
+  const type = params.lifecycle_type;
+  if (type === undefined || type === null || type === '') {
+    throw new UsageError('missing --lifecycle-type', `give one of ${LIFECYCLE_TYPES.join(', ')}`);
+  }
+  if (typeof type !== 'string' || !LIFECYCLE_TYPES.includes(type)) {
+    throw new UsageError(`invalid --lifecycle-type "${String(type)}": expected one of ${LIFECYCLE_TYPES.join(', ')}`);
+  }
+  await printPeople(ctx, 'lifecycle/', params, options);
+}

@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+import { addParamOptions, type InsightParamOptions } from './insight-options.js';
+
+export interface PersonsTimelineOptions extends InsightParamOptions {
+  breakdown?: string;
+}
+
+export function personsTimelineCommand(): Command {
+  const command = new Command('timeline')
+    .summary("show how a person's properties changed over time")
+    .description(
+      "Show the points at which a person's properties changed (GET /persons/{id}/properties_timeline/), for the events and date range of an insight. " +
+        'The server refuses personal API keys here: sign in with `hogctl auth login` first.',
+    )
+    .argument('<id>', 'the integer id or the UUID of the person')
+    .option('--breakdown <property>', 'the property the insight breaks down by (one of the crucial property keys)');
+  return addParamOptions(command)
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons timeline 42 --date-from 2025-01-01 --date-to 2025-03-31',
+        'hogctl persons timeline 42 --events \'[{"id": "$pageview"}]\' --breakdown plan -o json',
+        'hogctl persons timeline 42 --param display=ActionsLineGraph --param interval=week',
+      ),
+    )
+    .action(withContext(personsTimelineRun));
+}
+
+export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, id: string): Promise<void> {
+  const [api, insights, { buildParams, readParamsFile }, { RecordWriter }] = await Promise.all([
+    import('../../api/persons.js'),
+    import('../../api/person-insights.js'),
+    import('./insight-run.js'),
+    import('../../io/output.js'),
+  ]);
+  const personId = api.checkPersonId(id);
+  const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
+  const output = await ctx.output();
+  const projectId = await ctx.projectId();
+  const client = await ctx.api({ auth: 'prefer-session' });
+  const timeline = await insights.propertiesTimeline(client, projectId, personId, params);
+  const fields = ['timestamp', 'relevant_event_count', 'properties'];
+  const writer = new RecordWriter(output, { columns: fields, fields, openObjects: ['properties'] });
+  await writer.writePage((Array.isArray(timeline?.points) ? timeline.points : []).map((p) => ({ ...p })));
+  await writer.end();
+  const keys = timeline?.crucial_property_keys ?? [];
+  ctx.info(
+    `${writer.count} ${writer.count === 1 ? 'point' : 'points'} from ${timeline?.effective_date_from ?? '?'} to ${timeline?.effective_date_to ?? '?'}` +
+      (keys.length ? `; crucial properties: ${keys.join(', ')}` : ''),
+  );
+}
