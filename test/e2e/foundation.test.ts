@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { statSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cleanEnv, runCli, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, runCli, runInTerminal, startWorld, type World } from './harness.js';
 
 let world: World;
 
@@ -246,5 +246,43 @@ describe('the README quickstart', () => {
     expect(res.stdout).toContain('$ hogctl persons list --limit 5');
     expect(res.stdout).toContain('properties.email');
     expect(res.stdout).not.toContain('(exit code 1)');
+  });
+});
+
+describe('on a terminal', () => {
+  it('a declined confirmation exits 130 and changes nothing', async () => {
+    const env = { HOGCTL_CONFIG_DIR: world.configDir };
+    await runCli(['profile', 'add', 'keepme', '--base-url', world.sandbox.url, '--project', '1'], { env });
+    const res = await runInTerminal(['profile', 'remove', 'keepme'], { env, answers: [{ when: /Delete profile "keepme"\?/, send: 'n\r' }] });
+    expect(res.code).toBe(130);
+    expect(res.stdout).toContain('will be deleted');
+    expect(res.stdout).toContain('cancelled; nothing was changed');
+    const list = await runCli(['profile', 'list'], { env });
+    expect(list.stdout).toContain('keepme');
+  });
+
+  it('profile add asks for the key hidden and offers the projects to pick from', async () => {
+    const env = { HOGCTL_CONFIG_DIR: world.configDir };
+    const key = world.sandbox.defaultKey;
+    const res = await runInTerminal(['profile', 'add', 'picked', '--base-url', world.sandbox.url], {
+      env,
+      answers: [
+        { when: /Personal API key/, send: `${key}\r` },
+        { when: /Project/, send: '\u001b[B\r' }, // arrow down to the second project
+      ],
+    });
+    expect(res.code).toBe(0);
+    expect(res.stdout).not.toContain(key);
+    expect(res.stdout).toContain('saved profile "picked"');
+    const show = await runCli(['profile', 'show', 'picked', '-o', 'json'], { env });
+    expect(JSON.parse(show.stdout).project_id).toBe('2');
+  });
+});
+
+describe('exit code 5', () => {
+  it('when the server rejects a filter', async () => {
+    const res = await world.run(['persons', 'list', '--properties', '[{"key":"email","operator":"regex","value":"("}]']);
+    expect(res.code).toBe(5);
+    expect(res.stderr).toMatch(/failed with 400/);
   });
 });
