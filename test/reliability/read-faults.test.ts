@@ -1,0 +1,62 @@
+// Reliability: reads under every fault the sandbox can inject. Each run must either succeed with
+// complete output or exit with its documented code and a clear one-line error, never a stack.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World, type RunResult } from '../e2e/harness.js';
+
+const PERSONS = 1200;
+
+/** The exit codes design.md §4 allows for each fault once retries are spent. */
+const FAULTS: { spec: string; allowed: number[] }[] = [
+  { spec: '429=0.4', allowed: [0, 6] },
+  { spec: '429-no-retry=0.4', allowed: [0, 6] },
+  { spec: '500=0.3', allowed: [0, 7] },
+  { spec: '502=0.4', allowed: [0, 7] },
+  { spec: '503=0.4', allowed: [0, 7] },
+  { spec: 'drop=0.3', allowed: [0, 7] },
+  { spec: 'slow=0.3@1500', allowed: [0, 7] },
+  { spec: 'truncate=0.3', allowed: [0, 7] },
+  { spec: 'html=0.4', allowed: [0, 7] },
+];
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ persons: PERSONS, seed: 3 });
+});
+afterAll(async () => {
+  await world.close();
+});
+
+function expectCleanFailure(res: RunResult): void {
+  expect(res.stderr).toMatch(/^error: /m);
+  expect(res.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
+  expect(res.stderr).not.toContain(world.sandbox.defaultKey);
+}
+
+describe.each(FAULTS)('under $spec', ({ spec, allowed }) => {
+  it('persons list --all returns every person or fails cleanly', async () => {
+    world.sandbox.setFaults(`${spec},seed=11`);
+    try {
+      const res = await world.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson', '--timeout', '1']);
+      expect(allowed).toContain(res.code);
+      if (res.code === 0) {
+        const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+        expect(new Set(ids).size).toBe(PERSONS);
+      } else expectCleanFailure(res);
+    } finally {
+      world.sandbox.setFaults();
+    }
+  });
+
+  it('persons get succeeds or fails cleanly', async () => {
+    const person = world.sandbox.store.list({}, 0, 1)[0]!;
+    world.sandbox.setFaults(`${spec},seed=5`);
+    try {
+      const res = await world.run(['persons', 'get', person.uuid, '-o', 'json', '--timeout', '1']);
+      expect(allowed).toContain(res.code);
+      if (res.code === 0) expect(JSON.parse(res.stdout).uuid).toBe(person.uuid);
+      else expectCleanFailure(res);
+    } finally {
+      world.sandbox.setFaults();
+    }
+  });
+});
