@@ -51,7 +51,7 @@ export function toQuery(fields: Record<string, unknown>): Query {
 }
 
 /** JSON unless -o (or HOGCTL_OUTPUT) asks for another format: `api` shows bodies, not tables. */
-async function outputFor(ctx: Context): Promise<OutputSettings> {
+export async function outputFor(ctx: Context): Promise<OutputSettings> {
   const output = await ctx.output();
   return ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ? output : { ...output, format: 'json' };
 }
@@ -76,7 +76,7 @@ export function redactDeep(value: unknown, redact: Redact): unknown {
   return value;
 }
 
-export async function printBody(ctx: Context, res: ApiResponse<unknown>, redact: Redact): Promise<void> {
+export async function printBody(ctx: Context, output: OutputSettings, res: ApiResponse<unknown>, redact: Redact): Promise<void> {
   const body = redactDeep(res.body, redact);
   if (body === null || body === undefined) {
     ctx.info(`${res.status} (empty body)`);
@@ -86,7 +86,6 @@ export async function printBody(ctx: Context, res: ApiResponse<unknown>, redact:
     await writeAll(ctx.io.stdout, body.endsWith('\n') ? body : `${body}\n`);
     return;
   }
-  const output = await outputFor(ctx);
   const records = recordsOf(body);
   if (output.format === 'json' && !output.fields) {
     await writeAll(ctx.io.stdout, `${JSON.stringify(body, null, 2)}\n`);
@@ -105,8 +104,7 @@ export async function printBody(ctx: Context, res: ApiResponse<unknown>, redact:
  * --paginate: follows `next` from page to page. In json the pages print whole, one after
  * another; other formats print every page's `results` as one stream of records.
  */
-export async function printPages(ctx: Context, client: ApiClient, path: string, query: Query | undefined, redact: Redact): Promise<void> {
-  const output = await outputFor(ctx);
+export async function printPages(ctx: Context, output: OutputSettings, client: ApiClient, path: string, query: Query | undefined, redact: Redact): Promise<void> {
   const rawPages = output.format === 'json' && !output.fields;
   const writer = rawPages ? undefined : new RecordWriter(output, { columns: [] });
   let url: string | null | undefined = client.url(path, query).href;
@@ -119,7 +117,7 @@ export async function printPages(ctx: Context, client: ApiClient, path: string, 
     const records = recordsOf(body);
     // Something that is not a page (no results) has nothing to follow: print it as it is.
     if (pages === 0 && !records) {
-      await printBody(ctx, res, redact);
+      await printBody(ctx, output, res, redact);
       return;
     }
     // A full last page links to an empty one (§6.1); the empty one is not a page to print.

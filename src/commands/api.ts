@@ -55,6 +55,8 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
   const body = options.input !== undefined ? await raw.readJsonInput(ctx, options.input) : !queryMethod && options.field?.length ? fields : undefined;
   const query = queryMethod || options.input !== undefined ? raw.toQuery(fields) : undefined;
 
+  // Before sending: a bad -o must not surface only after a POST has done its work.
+  const output = await raw.outputFor(ctx);
   const client = await ctx.api();
   const fieldKey = typeof fields.personal_api_key === 'string' ? fields.personal_api_key : undefined;
   const redact = (text: string) => {
@@ -62,9 +64,9 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
     return fieldKey ? out.split(fieldKey).join('[redacted]') : out;
   };
   if (options.paginate) {
-    await raw.printPages(ctx, client, path, query, redact);
+    await raw.printPages(ctx, output, client, path, query, redact);
     return;
   }
   const res = await client.request({ method, path, query, body });
-  await raw.printBody(ctx, res, redact);
+  await raw.printBody(ctx, output, res, redact);
 }

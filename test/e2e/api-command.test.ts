@@ -133,6 +133,7 @@ describe('hogctl api: failures keep the exit codes of every command', () => {
       ['POST', base, '--paginate'],
       ['GET', base, '--input', '-'],
       ['GET', base, '--field', 'novalue'],
+      ['POST', `${base}3/delete_events/`, '-o', 'xml'],
     ]) {
       const res = await world.run(['api', ...args]);
       expect(res.code, args.join(' ')).toBe(2);

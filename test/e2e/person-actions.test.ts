@@ -148,6 +148,20 @@ describe('persons delete', () => {
     expect(world.sandbox.store.getById(person.id)).toBeDefined();
   });
 
+  it('checks -o and --fields before anything is sent (2)', async () => {
+    const person = fresh();
+    const sent = mark();
+    const fields = await world.run(['persons', 'delete', String(person.id), '-y', '-o', 'json', '--fields', 'person,nope']);
+    expect(fields.code).toBe(2);
+    expect(fields.stderr).toContain('"nope"');
+    expect(fields.stderr).toContain('valid fields are person, deleted');
+    expect((await world.run(['persons', 'delete', String(person.id), '-y', '-o', 'xml'])).code).toBe(2);
+    expect(sent()).toEqual([]);
+    expect(world.sandbox.store.getById(person.id)).toBeDefined();
+    const picked = await world.run(['persons', 'delete', String(person.id), '-y', '-o', 'csv', '--fields', 'person,status']);
+    expect(picked.stdout).toBe(`person,status\n${person.id},202\n`);
+  });
+
   it('exits 3 for an unknown (or already deleted) person', async () => {
     const res = await world.run(['persons', 'delete', '99999999', '--yes']);
     expect(res.code).toBe(3);

@@ -20,13 +20,14 @@ export function personsDeleteEventsCommand(): Command {
 }
 
 export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { reportAction, EVENTS_BATCH_NOTE }] = await Promise.all([
+  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
   checkPersonId(id);
+  const report = await prepareReport(ctx, ['person', 'events_queued_for_deletion', 'status']);
   await confirmPersonAction(ctx, {
     yes: options.yes,
     id,
@@ -36,7 +37,7 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   });
   const projectId = await ctx.projectId();
   const status = await api.deleteEvents(await ctx.api(), projectId, id);
-  await reportAction(ctx, { person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
+  await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
   ]);
 }

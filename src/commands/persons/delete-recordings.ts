@@ -20,13 +20,14 @@ export function personsDeleteRecordingsCommand(): Command {
 }
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { reportAction }] = await Promise.all([
+  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
   checkPersonId(id);
+  const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
   await confirmPersonAction(ctx, {
     yes: options.yes,
     id,
@@ -36,7 +37,7 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   });
   const projectId = await ctx.projectId();
   const status = await api.deleteRecordings(await ctx.api(), projectId, id);
-  await reportAction(ctx, { person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
+  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);
 }

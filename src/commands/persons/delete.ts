@@ -36,7 +36,7 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { reportAction, EVENTS_BATCH_NOTE }] = await Promise.all([
+  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
@@ -46,6 +46,7 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError('--keep-person alone deletes nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person to delete the person');
   }
+  const report = await prepareReport(ctx, ['person', 'deleted', 'delete_events', 'delete_recordings', 'status']);
   const gone = [
     ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
     ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
@@ -67,8 +68,7 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),
     ...(options.deleteRecordings ? ['The deletion of their recordings has started and runs asynchronously.'] : []),
   ];
-  await reportAction(
-    ctx,
+  await report(
     { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status },
     options.keepPerson ? `deletion of person ${id}'s data accepted (${status})` : `deleted person ${id} (${status})`,
     notes,

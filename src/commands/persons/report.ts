@@ -6,10 +6,19 @@ import type { Context } from '../../context.js';
 /** When queued event deletions run (the `delete_events` parameter help of the API). */
 export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Sundays, 05:00 UTC)';
 
-export async function reportAction(ctx: Context, record: Record<string, unknown>, done: string, notes: string[] = []): Promise<void> {
-  const { writeRecord } = await import('../../io/output.js');
+export type Report = (record: Record<string, unknown>, done: string, notes?: string[]) => Promise<void>;
+
+/**
+ * Checks -o and --fields against the record the verb will print, before anything is sent (a
+ * typo must not surface only after the change was made), and returns the reporter.
+ */
+export async function prepareReport(ctx: Context, fields: string[], openObjects: string[] = []): Promise<Report> {
+  const { checkFields, writeRecord } = await import('../../io/output.js');
   const output = await ctx.output();
-  if (output.format !== 'table') await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
-  ctx.info(`${ctx.colorOn() ? '\u001b[32m✔\u001b[39m' : '✔'} ${done}`);
-  for (const note of notes) ctx.info(`  ${note}`);
+  checkFields(output.fields, fields, openObjects);
+  return async (record, done, notes = []) => {
+    if (output.format !== 'table') await writeRecord(output, record, { columns: Object.keys(record), fields, openObjects });
+    ctx.info(`${ctx.colorOn() ? '\u001b[32m✔\u001b[39m' : '✔'} ${done}`);
+    for (const note of notes) ctx.info(`  ${note}`);
+  };
 }

@@ -19,8 +19,9 @@ export function personsResetDistinctIdCommand(): Command {
 
 export async function personsResetDistinctIdRun(ctx: Context, _options: PersonsResetDistinctIdOptions, distinctId: string): Promise<void> {
   if (distinctId.trim() === '') throw new UsageError('the distinct id is empty');
-  const [api, { reportAction }] = await Promise.all([import('../../api/person-actions.js'), import('./report.js')]);
+  const [api, { prepareReport }] = await Promise.all([import('../../api/person-actions.js'), import('./report.js')]);
+  const report = await prepareReport(ctx, ['distinct_id', 'status']);
   const projectId = await ctx.projectId();
   const status = await api.resetPersonDistinctId(await ctx.api(), projectId, distinctId);
-  await reportAction(ctx, { distinct_id: distinctId, status }, `distinct id ${distinctId} may be used again (${status})`);
+  await report({ distinct_id: distinctId, status }, `distinct id ${distinctId} may be used again (${status})`);
 }

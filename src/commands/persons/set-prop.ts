@@ -28,7 +28,7 @@ export function personsSetPropCommand(): Command {
 }
 
 export async function personsSetPropRun(ctx: Context, _options: PersonsSetPropOptions, id: string, key: string, raw: string): Promise<void> {
-  const [{ parseSetValue }, { checkPersonId }, api, { reportAction }, { checkPropertyKey }] = await Promise.all([
+  const [{ parseSetValue }, { checkPersonId }, api, { prepareReport }, { checkPropertyKey }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
@@ -38,9 +38,10 @@ export async function personsSetPropRun(ctx: Context, _options: PersonsSetPropOp
   checkPersonId(id);
   checkPropertyKey(key);
   const value = parseSetValue(raw);
+  const report = await prepareReport(ctx, ['person', 'key', 'value', 'status'], ['value']);
   const projectId = await ctx.projectId();
   const status = await api.updateProperty(await ctx.api(), projectId, id, key, value);
-  await reportAction(ctx, { person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
+  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
   ]);
 }

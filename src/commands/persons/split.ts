@@ -47,7 +47,7 @@ function checkMain(person: PersonRecord, main: string): void {
 }
 
 export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, id: string): Promise<void> {
-  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { reportAction }] = await Promise.all([
+  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
@@ -61,6 +61,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   if (main !== undefined && main.trim() === '') throw new UsageError('--main-distinct-id is empty');
   const toSplit = options.distinctIds === undefined ? undefined : parseList(options.distinctIds);
 
+  const report = await prepareReport(ctx, ['person', main !== undefined ? 'main_distinct_id' : 'distinct_ids_to_split', 'status']);
   let person = await confirmPersonAction(ctx, {
     yes: options.yes,
     id,
@@ -84,7 +85,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   }
   const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };
   const status = await api.splitPerson(client, projectId, id, body);
-  await reportAction(ctx, { person: id, ...body, status }, `split of person ${id} accepted (${status})`, [
+  await report({ person: id, ...body, status }, `split of person ${id} accepted (${status})`, [
     'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
   ]);
 }

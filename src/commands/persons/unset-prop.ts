@@ -18,7 +18,7 @@ export function personsUnsetPropCommand(): Command {
 }
 
 export async function personsUnsetPropRun(ctx: Context, _options: PersonsUnsetPropOptions, id: string, key: string): Promise<void> {
-  const [{ checkPersonId }, api, { reportAction }, { checkPropertyKey }] = await Promise.all([
+  const [{ checkPersonId }, api, { prepareReport }, { checkPropertyKey }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
@@ -26,9 +26,10 @@ export async function personsUnsetPropRun(ctx: Context, _options: PersonsUnsetPr
   ]);
   checkPersonId(id);
   checkPropertyKey(key);
+  const report = await prepareReport(ctx, ['person', 'unset', 'status']);
   const projectId = await ctx.projectId();
   const status = await api.deleteProperty(await ctx.api(), projectId, id, key);
-  await reportAction(ctx, { person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
+  await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',
   ]);
 }

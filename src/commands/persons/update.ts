@@ -31,7 +31,7 @@ export function personsUpdateCommand(): Command {
 }
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, id: string): Promise<void> {
-  const [{ parseAssignments }, { checkPersonId }, api, { reportAction }] = await Promise.all([
+  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
@@ -42,9 +42,10 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   if (Object.keys(properties).length === 0) {
     throw new UsageError('nothing to update: give --set key=value (repeatable) or --properties <json>', 'e.g. `hogctl persons update 42 --set plan=team`');
   }
+  const report = await prepareReport(ctx, ['person', 'properties', 'status'], ['properties']);
   const projectId = await ctx.projectId();
   const status = await api.updatePerson(await ctx.api(), projectId, id, properties);
-  await reportAction(ctx, { person: id, properties, status }, `update of person ${id} accepted (${status})`, [
+  await report({ person: id, properties, status }, `update of person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
   ]);
 }
