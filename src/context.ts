@@ -6,6 +6,7 @@ import { AuthError, UsageError } from './errors.js';
 import { colorEnabled, type Io } from './io/streams.js';
 import type { ApiClient, Credentials } from './http/client.js';
 import type { ProfileStore } from './config/profiles.js';
+import type { SessionJar } from './config/session-jar.js';
 import type { Settings } from './config/settings.js';
 import type { Prompter } from './prompts/prompter.js';
 import type { Format, OutputSettings } from './io/output.js';
@@ -120,21 +121,50 @@ export class Context {
   async api(options: { auth?: 'key' | 'session' | 'prefer-session' | 'none' } = {}): Promise<ApiClient> {
     const settings = await this.settings();
     let credentials: Credentials | undefined;
-    if (options.auth === 'session') {
-      throw new AuthError('this command needs a signed-in session, and hogctl cannot sign in yet', 'session sign-in (`hogctl auth login`) is not available in this version');
+    if (options.auth === 'session' || options.auth === 'prefer-session') {
+      const jar = await this.sessionJar();
+      if (jar.state === 'active') {
+        const { sessionCredentials } = await import('./http/session-credentials.js');
+        credentials = sessionCredentials(jar, { autosave: true, label: this.sessionLabel(settings) });
+      } else if (options.auth === 'session') {
+        throw this.notSignedIn(jar, settings);
+      }
     }
-    if (options.auth !== 'none') {
+    if (!credentials && options.auth !== 'none') {
       const key = settings.apiKey;
       if (!key) {
         const profile = settings.profileName;
+        const orSession = options.auth === 'prefer-session' ? '`hogctl auth login`, ' : '';
         throw new AuthError(
           profile ? `no API key for profile "${profile}"` : 'no API key and no profile',
-          profile ? `run \`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : 'run `hogctl profile add <name>` or set HOGCTL_API_KEY',
+          profile ? `run ${orSession}\`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : `run ${orSession}\`hogctl profile add <name>\` or set HOGCTL_API_KEY`,
         );
       }
       credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
     }
     return this.client(settings, credentials);
+  }
+
+  /** The session jar of the resolved profile and site (`hogctl auth login` fills it). */
+  async sessionJar(): Promise<SessionJar> {
+    const settings = await this.settings();
+    const [{ SessionJar, sessionFilePath }, { configDir }] = await Promise.all([import('./config/session-jar.js'), import('./config/paths.js')]);
+    const origin = new URL(settings.baseUrl).origin;
+    return SessionJar.load(sessionFilePath(configDir(this.env), settings.profileName, origin), origin, this.deps.now);
+  }
+
+  /** `profile "prod"`, or the site when no profile is in use. */
+  sessionLabel(settings: Settings): string {
+    return settings.profileName ? `profile "${settings.profileName}"` : new URL(settings.baseUrl).host;
+  }
+
+  private notSignedIn(jar: SessionJar, settings: Settings): AuthError {
+    const label = this.sessionLabel(settings);
+    if (jar.state === 'expired') return new AuthError('session expired: run `hogctl auth login`', `the signed-in session of ${label} on ${jar.origin} has expired`);
+    if (jar.foreignOrigin) {
+      return new AuthError(`not signed in to ${jar.origin}: run \`hogctl auth login\``, `the saved session of ${label} is for ${jar.foreignOrigin}, not ${jar.origin}`);
+    }
+    return new AuthError('not signed in: run `hogctl auth login`', `this command needs a signed-in session for ${jar.origin} (${label}); PostHog refuses personal API keys here`);
   }
 
   /** A client with the given credentials (session sign-in brings its own). */

@@ -40,6 +40,8 @@ export interface Credentials {
   onResponse?(url: URL, headers: Record<string, string | string[] | undefined>): void | Promise<void>;
   /** Values that must never appear in a log line. */
   secrets(): string[];
+  /** Rewords a refused request in terms of these credentials (an expired session, say). */
+  explain?(error: CliError): CliError;
 }
 
 export interface ClientOptions {
@@ -176,7 +178,7 @@ export class ApiClient {
       return new RateLimitedError(`${error.message}${note ? ` (${note})` : ''}`, 'wait a while and run the command again; PostHog limits requests per API key');
     }
     if (note && res.status >= 500) error.message = `${error.message} (${note})`;
-    return error;
+    return this.options.credentials?.explain?.(error) ?? error;
   }
 
   private async once(method: string, url: URL, req: RequestOptions): Promise<ApiResponse<unknown>> {
