@@ -6,16 +6,20 @@ _hogctl_profiles() {
 }
 _hogctl_children() {
   case "$1" in
-    "") echo "profile projects persons api sandbox demo completion" ;;
+    "") echo "profile auth projects persons users email api sandbox demo completion" ;;
     "profile") echo "add list use show remove" ;;
     "profile add") echo "" ;;
     "profile list") echo "" ;;
     "profile use") echo "" ;;
     "profile show") echo "" ;;
     "profile remove") echo "" ;;
+    "auth") echo "login status logout" ;;
+    "auth login") echo "" ;;
+    "auth status") echo "" ;;
+    "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status reset-distinct-id" ;;
+    "persons") echo "list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -27,7 +31,27 @@ _hogctl_children() {
     "persons split") echo "" ;;
     "persons activity") echo "" ;;
     "persons deletion-status") echo "" ;;
+    "persons query") echo "" ;;
+    "persons cohorts") echo "" ;;
+    "persons timeline") echo "" ;;
+    "persons funnel") echo "" ;;
+    "persons funnel-correlation") echo "" ;;
+    "persons lifecycle") echo "" ;;
     "persons reset-distinct-id") echo "" ;;
+    "users") echo "me update 2fa" ;;
+    "users me") echo "" ;;
+    "users update") echo "" ;;
+    "users 2fa") echo "status start validate enable backup-codes disable" ;;
+    "users 2fa status") echo "" ;;
+    "users 2fa start") echo "" ;;
+    "users 2fa validate") echo "" ;;
+    "users 2fa enable") echo "" ;;
+    "users 2fa backup-codes") echo "" ;;
+    "users 2fa disable") echo "" ;;
+    "email") echo "verify request-verification cancel-change" ;;
+    "email verify") echo "" ;;
+    "email request-verification") echo "" ;;
+    "email cancel-change") echo "" ;;
     "api") echo "" ;;
     "sandbox") echo "" ;;
     "demo") echo "" ;;
@@ -50,7 +74,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="profile projects persons api sandbox demo completion --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="profile auth projects persons users email api sandbox demo completion --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -93,6 +117,34 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "auth")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="login status logout --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "auth login")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --code --debug --email --fields --help --no-color --no-input --output --password-stdin --profile --project --quiet --timeout --version -V -o -q" ;;
+    "auth status")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "auth logout")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "projects")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -113,7 +165,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -193,7 +245,147 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --timeout --version -V -o -q" ;;
+    "persons query")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --debug --fields --help --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version -V -o -q" ;;
+    "persons cohorts")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons timeline")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --breakdown --date-from --date-to --debug --events --fields --help --no-color --no-input --output --param --params --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons funnel")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons funnel-correlation")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version -V -o -q" ;;
+    "persons lifecycle")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --date-from --date-to --debug --events --fields --help --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version -V -o -q" ;;
     "persons reset-distinct-id")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "users")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="me update 2fa --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "users me")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "users update")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --field --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -f -o -q" ;;
+    "users 2fa")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="status start validate enable backup-codes disable --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "users 2fa status")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --show-backup-codes --timeout --user --version -V -o -q" ;;
+    "users 2fa start")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+    "users 2fa validate")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+    "users 2fa enable")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+    "users 2fa backup-codes")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --yes -V -o -q -y" ;;
+    "users 2fa disable")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --yes -V -o -q -y" ;;
+    "email")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="verify request-verification cancel-change --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "email verify")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --token --uuid --version -V -o -q" ;;
+    "email request-verification")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --uuid --version -V -o -q" ;;
+    "email cancel-change")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -32,6 +32,20 @@ import { projectsListCommand } from './commands/projects/list.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { demoCommand } from './commands/demo.js';
 import { completionCommand } from './commands/completion.js';
+import { authLoginCommand } from './commands/auth/login.js';
+import { authStatusCommand } from './commands/auth/status.js';
+import { authLogoutCommand } from './commands/auth/logout.js';
+import { usersMeCommand } from './commands/users/me.js';
+import { usersUpdateCommand } from './commands/users/update.js';
+import { twoFactorStatusCommand } from './commands/users/2fa/status.js';
+import { twoFactorStartCommand } from './commands/users/2fa/start.js';
+import { twoFactorValidateCommand } from './commands/users/2fa/validate.js';
+import { twoFactorEnableCommand } from './commands/users/2fa/enable.js';
+import { twoFactorBackupCodesCommand } from './commands/users/2fa/backup-codes.js';
+import { twoFactorDisableCommand } from './commands/users/2fa/disable.js';
+import { emailVerifyCommand } from './commands/email/verify.js';
+import { emailRequestVerificationCommand } from './commands/email/request-verification.js';
+import { emailCancelChangeCommand } from './commands/email/cancel-change.js';
 
 function group(name: string, summary: string, verbs: Command[], example: string[]): Command {
   const command = new Command(name).summary(summary).description(summary.charAt(0).toUpperCase() + summary.slice(1) + '.');
@@ -80,6 +94,12 @@ export function buildProgram(deps: Deps): RootCommand {
       'hogctl profile list',
     ]),
   );
+  program.addCommand(
+    group('auth', 'sign in with a session, for commands that refuse API keys', [authLoginCommand(), authStatusCommand(), authLogoutCommand()], [
+      'hogctl auth login',
+      'hogctl auth status',
+    ]),
+  );
   program.addCommand(group('projects', 'list the projects your key can see', [projectsListCommand()], ['hogctl projects list']));
   program.addCommand(
     group('persons', 'list, inspect and manage persons', [
@@ -102,6 +122,26 @@ export function buildProgram(deps: Deps): RootCommand {
       personsLifecycleCommand(),
       personsResetDistinctIdCommand(),
     ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
+  );
+  program.addCommand(
+    group('users', 'show and change your user, and manage its 2FA', [
+      usersMeCommand(),
+      usersUpdateCommand(),
+      group('2fa', 'two-factor authentication: status, setup, backup codes (needs `hogctl auth login`)', [
+        twoFactorStatusCommand(),
+        twoFactorStartCommand(),
+        twoFactorValidateCommand(),
+        twoFactorEnableCommand(),
+        twoFactorBackupCodesCommand(),
+        twoFactorDisableCommand(),
+      ], ['hogctl users 2fa enable', 'hogctl users 2fa status']),
+    ], ['hogctl users me', 'hogctl users 2fa status']),
+  );
+  program.addCommand(
+    group('email', 'verify your e-mail address and manage a pending change', [emailVerifyCommand(), emailRequestVerificationCommand(), emailCancelChangeCommand()], [
+      'hogctl email verify "<link from the e-mail>"',
+      'hogctl email request-verification',
+    ]),
   );
   program.addCommand(apiCommand());
   program.addCommand(sandboxCommand());

@@ -8,6 +8,8 @@ export interface Confirmation {
   /** What will happen, shown before the question (and in the refusal off a terminal). */
   summary: string;
   question: string;
+  /** Asks the person to type this (e.g. the account's e-mail) instead of answering yes/no. */
+  typeToConfirm?: string;
 }
 
 export async function confirmOrRefuse(ctx: Context, c: Confirmation): Promise<void> {
@@ -18,5 +20,10 @@ export async function confirmOrRefuse(ctx: Context, c: Confirmation): Promise<vo
     throw new UsageError(`${what.charAt(0).toLowerCase()}${what.slice(1)}: refusing without confirmation`, 'run it in a terminal to be asked, or pass --yes');
   }
   ctx.io.stderr.write(`${c.summary}\n`);
+  if (c.typeToConfirm !== undefined) {
+    const typed = await prompter.input(`${c.question} Type ${c.typeToConfirm} to confirm:`);
+    if (typed.trim().toLowerCase() !== c.typeToConfirm.toLowerCase()) throw new CancelledError(`cancelled: "${typed.trim()}" is not ${c.typeToConfirm}; nothing was changed`);
+    return;
+  }
   if (!(await prompter.confirm(c.question, { default: false }))) throw new CancelledError('cancelled; nothing was changed');
 }

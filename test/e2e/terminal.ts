@@ -7,8 +7,8 @@ import { BIN, cleanEnv } from './harness.js';
 export interface Answer {
   /** Text (ANSI codes removed) that must have appeared since the previous answer. */
   when: string;
-  /** Keys to type, e.g. 'n\r'. */
-  send: string;
+  /** Keys to type, e.g. 'n\r'; a function gets the screen so far (to read a secret shown on it). */
+  send: string | ((screen: string) => string);
 }
 
 export interface TerminalResult {
@@ -35,7 +35,8 @@ export function runInTerminal(args: string[], env: Record<string, string | undef
         const at = text.indexOf(answers[next].when, from);
         if (at === -1) break;
         from = at + answers[next].when.length;
-        child.stdin.write(answers[next].send);
+        const send = answers[next].send;
+        child.stdin.write(typeof send === 'function' ? send(text) : send);
         next++;
       }
     };

@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { AuthError } from '../../errors.js';
+import { examples, withContext } from '../with-context.js';
+
+export function authStatusCommand(): Command {
+  return new Command('status')
+    .summary('show who is signed in, where, and whether the session still works')
+    .description(
+      'Show the signed-in session of the profile: the site, the user, when it signed in, and whether the server still accepts it (checked with GET /api/users/@me/), ' +
+        'plus the API key the profile has (masked). Exits 4 when there is no working session.',
+    )
+    .addHelpText('after', examples('hogctl auth status', 'hogctl auth status --profile prod -o json'))
+    .action(withContext(authStatusRun));
+}
+
+export async function authStatusRun(ctx: Context): Promise<void> {
+  const [{ writeRecord }, { maskKey }, { getUser }, { ApiError }] = await Promise.all([
+    import('../../io/output.js'),
+    import('../../config/settings.js'),
+    import('../../api/users.js'),
+    import('../../errors.js'),
+  ]);
+  const settings = await ctx.settings();
+  const output = await ctx.output();
+  const jar = await ctx.sessionJar();
+
+  let session: string = jar.state;
+  let user = jar.user?.email ?? null;
+  if (jar.foreignOrigin) session = `none (the saved session is for ${jar.foreignOrigin})`;
+  if (jar.state === 'active') {
+    try {
+      const me = await getUser(await ctx.api({ auth: 'session' }), '@me');
+      user = me.email;
+      session = 'active (accepted by the server)';
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) throw err;
+      session = `expired (the server answered ${err.status})`;
+    }
+  }
+  const record = {
+    profile: settings.profileName ?? null,
+    site: jar.origin,
+    session,
+    user,
+    signed_in_at: jar.state === 'none' ? null : jar.signedInAt ?? null,
+    session_file: jar.exists ? jar.file : null,
+    api_key: settings.apiKey ? `${maskKey(settings.apiKey)} (${settings.sources.apiKey})` : null,
+  };
+  await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
+  if (!session.startsWith('active')) {
+    const label = ctx.sessionLabel(settings);
+    throw new AuthError(`not signed in to ${jar.origin} (${label}): run \`hogctl auth login\``, settings.apiKey ? 'commands that accept personal API keys still use the key' : undefined);
+  }
+}

@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, withContext } from '../with-context.js';
+
+export function emailCancelChangeCommand(): Command {
+  return new Command('cancel-change')
+    .summary('cancel a pending change of your e-mail address')
+    .description('Drop the pending e-mail address (set by `hogctl users update --field email=...`): the current address stays and the link sent to the new one stops working. Needs a signed-in session (`hogctl auth login`).')
+    .addHelpText('after', examples('hogctl email cancel-change'))
+    .action(withContext(emailCancelChangeRun));
+}
+
+export async function emailCancelChangeRun(ctx: Context): Promise<void> {
+  const [{ cancelEmailChange }, { getUser }, { writeUser }, { ApiError }] = await Promise.all([
+    import('../../api/email.js'),
+    import('../../api/users.js'),
+    import('../users/write-user.js'),
+    import('../../errors.js'),
+  ]);
+  const client = await ctx.api({ auth: 'session' });
+  const before = await getUser(client, '@me');
+  let after;
+  try {
+    after = await cancelEmailChange(client);
+  } catch (err) {
+    if (err instanceof ApiError && err.server.code === 'email_change_request_not_found') {
+      throw new ApiError(`no pending e-mail change to cancel: the address is ${before.email}`, err.status, err.server, 'a change is pending only after `hogctl users update --field email=...`');
+    }
+    throw err;
+  }
+  await writeUser(ctx, after);
+  ctx.info(`✔ cancelled the change to ${before.pending_email ?? 'the new address'}; the address stays ${after.email}`);
+}

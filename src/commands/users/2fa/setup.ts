@@ -1,0 +1,33 @@
+// What a person needs to add a PostHog account to an authenticator app: a QR code of the
+// otpauth:// URI (posthog-api.md §11.4), the secret to type by hand, and the URI itself. And what
+// a refused validation means.
+import { ApiError, AuthError } from '../../../errors.js';
+
+export async function setupText(email: string, secret: string, options: { qr: boolean }): Promise<string> {
+  const { otpauthUri } = await import('../../../api/users.js');
+  const uri = otpauthUri(email, secret);
+  const lines = ['Add PostHog to your authenticator app: scan the QR code, or type the secret by hand.', ''];
+  if (options.qr) {
+    const { renderUnicodeCompact } = await import('uqr');
+    lines.push(renderUnicodeCompact(uri, { border: 2 }), '');
+  }
+  lines.push(`  account: PostHog:${email}`, `  secret:  ${secret}`, `  URI:     ${uri}`, '');
+  return `${lines.join('\n')}\n`;
+}
+
+export const SECRET_WARNING = 'the secret is a credential: whoever has it can make your 2FA codes; do not paste it into tickets, chat or logs';
+
+/** token_invalid and setup_expired are failed authentications, not malformed requests: exit 4. */
+export function explainValidateError(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  if (err.server.code === 'token_invalid') {
+    return new AuthError('the 2FA code was not accepted', 'use the current code of the new PostHog entry in your authenticator app (it changes every 30 seconds); check the device clock if it keeps failing');
+  }
+  if (err.server.code === 'setup_expired') {
+    return new AuthError(
+      '2FA setup expired, or was not started in this session',
+      'run `hogctl users 2fa start` again and validate within 10 minutes, with the same profile (the setup lives in the signed-in session)',
+    );
+  }
+  return err;
+}

@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import type { Context } from '../../../context.js';
+import { examples, withContext } from '../../with-context.js';
+
+export interface TwoFactorStatusOptions {
+  user?: string;
+  showBackupCodes?: boolean;
+}
+
+export function twoFactorStatusCommand(): Command {
+  return new Command('status')
+    .summary('show whether 2FA is on, its method, and how many backup codes remain')
+    .description('Show the 2FA state of a user: on or off, the method (TOTP), and how many unused backup codes remain. The codes themselves only with --show-backup-codes. Needs a signed-in session (`hogctl auth login`).')
+    .option('--user <uuid>', 'the user (default: @me, yourself)', '@me')
+    .option('--show-backup-codes', 'also print the unused backup codes (secrets: a warning goes to stderr)')
+    .addHelpText('after', examples('hogctl users 2fa status', 'hogctl users 2fa status -o json', 'hogctl users 2fa status --show-backup-codes'))
+    .action(withContext(twoFactorStatusRun));
+}
+
+export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusOptions): Promise<void> {
+  const [{ checkUserId, twoFactorStatus }, { writeRecord }] = await Promise.all([import('../../../api/users.js'), import('../../../io/output.js')]);
+  const user = checkUserId(options.user);
+  const status = await twoFactorStatus(await ctx.api({ auth: 'session' }), user);
+  const record: Record<string, unknown> = { user, enabled: status.is_enabled, method: status.method, backup_codes_remaining: status.backup_codes.length };
+  if (options.showBackupCodes) {
+    const { writeBackupCodes } = await import('./show-codes.js');
+    if (status.backup_codes.length === 0) ctx.info(status.is_enabled ? 'no unused backup codes: make new ones with `hogctl users 2fa backup-codes`' : '2FA is off, so there are no backup codes');
+    else return writeBackupCodes(ctx, status.backup_codes, record);
+  }
+  await writeRecord(await ctx.output(), record, { columns: Object.keys(record), fields: [...Object.keys(record), 'backup_codes'] });
+}

@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import type { Context } from '../../../context.js';
+import { examples, withContext } from '../../with-context.js';
+import { checkOtpCode } from '../../otp-code.js';
+
+export interface TwoFactorValidateOptions {
+  user?: string;
+}
+
+export function twoFactorValidateCommand(): Command {
+  return new Command('validate')
+    .summary('finish 2FA setup with a code from the authenticator app')
+    .description(
+      'Turn 2FA on by sending the current code of the secret from `hogctl users 2fa start` (same profile, within 10 minutes). ' +
+        'Uses two_factor_validate, or validate_2fa on older servers. Make backup codes next with `hogctl users 2fa backup-codes`.',
+    )
+    .argument('<code>', 'the 6-digit code your authenticator app shows now')
+    .option('--user <uuid>', 'the user (default: @me, yourself)', '@me')
+    .addHelpText('after', examples('hogctl users 2fa validate 123456'))
+    .action(withContext(twoFactorValidateRun));
+}
+
+export async function twoFactorValidateRun(ctx: Context, options: TwoFactorValidateOptions, code: string): Promise<void> {
+  const [{ checkUserId, twoFactorValidate }, { explainValidateError }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
+  const user = checkUserId(options.user);
+  const token = checkOtpCode(code, { backupCodes: false });
+  try {
+    await twoFactorValidate(await ctx.api({ auth: 'session' }), user, token);
+  } catch (err) {
+    throw explainValidateError(err);
+  }
+  ctx.info('✔ 2FA is on; make backup codes now with `hogctl users 2fa backup-codes`, in case the authenticator app is lost');
+}

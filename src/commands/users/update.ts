@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { collect, examples, withContext } from '../with-context.js';
+
+export interface UsersUpdateOptions {
+  user?: string;
+  field?: string[];
+}
+
+export function usersUpdateCommand(): Command {
+  return new Command('update')
+    .summary('change fields of a user: names, e-mail, settings')
+    .description(
+      'Change fields of the user record with PATCH /api/users/<uuid>/. A new e-mail does not apply at once: it waits in pending_email, and PostHog mails a link to the new address ' +
+        '(`hogctl email verify <link>` completes it, `hogctl email cancel-change` drops it). Uses the signed-in session when there is one, else the API key (user:write scope). ' +
+        'Passwords cannot be changed here: they would have to be flag values.',
+    )
+    .option('--user <uuid>', 'the user to change (default: @me, yourself; others need staff rights)', '@me')
+    .option('-f, --field <key=value>', 'a field to set, repeatable: first_name, last_name, email, theme_mode, anonymize_data=true, notification_settings={"...": true}, ...', collect)
+    .addHelpText(
+      'after',
+      examples('hogctl users update --field first_name=Lee --field last_name=Ng', 'hogctl users update --field email=lee@new.example.com', 'hogctl users update --field theme_mode=dark -o json'),
+    )
+    .action(withContext(usersUpdateRun));
+}
+
+export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions): Promise<void> {
+  const [{ checkUserId, updateUser }, { parseUserFields }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./fields.js'), import('./write-user.js')]);
+  const user = checkUserId(options.user);
+  if (!options.field?.length) throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
+  const body = parseUserFields(options.field);
+  const updated = await updateUser(await ctx.api({ auth: 'prefer-session' }), user, body);
+  await writeUser(ctx, updated);
+  if (typeof body.email === 'string' && updated.pending_email) {
+    ctx.info(`✔ updated; ${updated.pending_email} is pending: PostHog mailed it a link, and the address changes once it is opened (\`hogctl email verify <link>\`; \`hogctl email cancel-change\` drops it)`);
+  } else {
+    ctx.info(`✔ updated ${Object.keys(body).join(', ')} of ${updated.email}`);
+  }
+}
