@@ -203,3 +203,64 @@ describe('persons lifecycle', () => {
     expect(since(before)).toHaveLength(0);
   });
 });
+
+describe('with a signed-in session (hogctl auth login)', () => {
+  // A config dir of its own: a session there makes every insight verb use it instead of the key.
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    env = { HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-e2e-session-')) };
+    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { env, stdin: world.sandbox.login.password });
+    expect(login.code, login.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    const { rmSync } = await import('node:fs');
+    rmSync(env.HOGCTL_CONFIG_DIR, { recursive: true, force: true });
+  });
+
+  it('lifecycle sends the session cookie, no key, and prints the people of the bucket', async () => {
+    const day = [...world.sandbox.store][40].createdAt.slice(0, 10);
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'lifecycle', '--target-date', day, '--lifecycle-type', 'new', '-o', 'json'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    const expected = [...world.sandbox.store].filter((p) => p.createdAt.startsWith(day)).map((p) => p.uuid);
+    expect(JSON.parse(res.stdout).map((p: { id: string }) => p.id)).toEqual(expected);
+    const [req] = since(before);
+    expect(req.status).toBe(200);
+    expect(req.headers.authorization).toBeUndefined();
+    expect(String(req.headers.cookie)).toContain('sessionid=');
+  });
+
+  it('funnel --post follows the pages with --all; a one-step funnel is the server\'s 400 (exit 5)', async () => {
+    const events = '[{"id":"$pageview"},{"id":"signed_up"}]';
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'funnel', '--post', '--events', events, '--funnel-step', '1', '--param', 'limit=100', '--all', '-o', 'ndjson'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThan(100);
+    const posts = since(before).filter((r) => r.path === `${P}/funnel/`);
+    expect(posts.length).toBe(Math.ceil(ids.length / 100) + (ids.length % 100 === 0 ? 1 : 0));
+    expect(posts.every((r) => r.method === 'POST' && r.headers['x-csrftoken'])).toBe(true);
+    expect(JSON.parse(posts[1].body)).toMatchObject({ funnel_step: 1, limit: '100', offset: 100 });
+
+    const one = await world.run(['persons', 'funnel', '--events', '[{"id":"$pageview"}]'], { env });
+    expect(one.code).toBe(5);
+    expect(one.stderr).toContain('Funnels require at least two steps before calculating.');
+  });
+
+  it('timeline prints the points; an unknown person is not found (exit 3)', async () => {
+    const person = [...world.sandbox.store].find((p) => p.properties.plan === 'enterprise')!;
+    const res = await world.run(['persons', 'timeline', person.uuid, '-o', 'ndjson'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    const points = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(points.map((p) => p.properties.plan)).toEqual(['free', 'enterprise']);
+    expect(res.stderr).toMatch(/2 points from /);
+    const missing = await world.run(['persons', 'timeline', '999999'], { env });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('person 999999 not found in project 1');
+  });
+});

@@ -21,6 +21,8 @@ export async function personsCohortsRun(ctx: Context, _options: PersonsCohortsOp
   const personId = api.checkPersonId(id);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
+  // Older servers answer full cohort objects; their fields are valid for --fields too.
+  const writer = new RecordWriter(output, { columns: ['id', 'name', 'count'], fields: ['id', 'name', 'count', 'description', 'created_at', 'is_static', 'filters', 'groups', 'deleted', 'is_calculating', 'last_calculation', 'errors_calculating', 'created_by'] });
   const client = await ctx.api();
   let cohorts;
   try {
@@ -35,7 +37,6 @@ export async function personsCohortsRun(ctx: Context, _options: PersonsCohortsOp
     }
     throw error;
   }
-  const writer = new RecordWriter(output, { columns: ['id', 'name', 'count'], fields: ['id', 'name', 'count', 'description', 'created_at', 'is_static', 'filters', 'groups', 'deleted', 'is_calculating', 'last_calculation', 'errors_calculating', 'created_by'] });
   await writer.writePage(cohorts.map((c) => ({ ...c })));
   await writer.end();
   if (writer.count === 0) ctx.info(`person ${personId} is in no cohort of your current project`);

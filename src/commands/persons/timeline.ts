@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { ApiError, NotFoundError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { addParamOptions, type InsightParamOptions } from './insight-options.js';
 
@@ -39,10 +40,18 @@ export async function personsTimelineRun(ctx: Context, options: PersonsTimelineO
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
   const output = await ctx.output();
   const projectId = await ctx.projectId();
-  const client = await ctx.api({ auth: 'prefer-session' });
-  const timeline = await insights.propertiesTimeline(client, projectId, personId, params);
   const fields = ['timestamp', 'relevant_event_count', 'properties'];
   const writer = new RecordWriter(output, { columns: fields, fields, openObjects: ['properties'] });
+  const client = await ctx.api({ auth: 'prefer-session' });
+  let timeline;
+  try {
+    timeline = await insights.propertiesTimeline(client, projectId, personId, params);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && !/project/i.test(error.server.detail ?? '')) {
+      throw new NotFoundError(`person ${personId} not found in project ${projectId}`, 'check the id with `hogctl persons list`, and the project with --project');
+    }
+    throw error;
+  }
   await writer.writePage((Array.isArray(timeline?.points) ? timeline.points : []).map((p) => ({ ...p })));
   await writer.end();
   const keys = timeline?.crucial_property_keys ?? [];
