@@ -173,6 +173,7 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
   const rest = tokens[i];
   if (rest) {
     if (lower(rest) !== 'where') {
+      if (['final', 'sample', 'prewhere'].includes(lower(rest) ?? '')) throw usage(`${rest.text.toUpperCase()} is not supported`);
       if (BETWEEN_FROM_AND_WHERE.includes(lower(rest) ?? '') || rest.text === ',') throw usage('joins and other tables are not supported');
       if (CLAUSES_AFTER_WHERE.includes(lower(rest) ?? '')) throw usage(`it has its own ${clauseName(rest)}`);
       throw usage(`unexpected "${rest.text}" after FROM persons`);

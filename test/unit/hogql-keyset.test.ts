@@ -57,6 +57,7 @@ describe('planKeyset', () => {
     ['SELECT event FROM events', 'not from persons'],
     ['SELECT id FROM persons JOIN person_distinct_ids ON 1', 'joins'],
     ['SELECT id FROM persons, events', 'joins'],
+    ['SELECT id FROM persons FINAL', 'FINAL is not supported'],
     ['SELECT DISTINCT properties.plan FROM persons', 'SELECT DISTINCT'],
     ['WITH x AS (SELECT 1) SELECT id FROM persons', 'WITH'],
     ['SELECT id FROM (SELECT id FROM persons)', 'subqueries'],
