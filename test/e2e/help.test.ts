@@ -1,0 +1,96 @@
+// Pins the --help of every command, and checks that each one shows an example.
+//
+// The commands are found by walking the tree that buildProgram() builds, so a command added
+// later is covered without touching this file: its snapshot is written on the first local run,
+// and CI (which never writes snapshots) fails until it is committed. After changing or adding
+// a command, regenerate with (the flag after the path: vitest 4 reads `-u <path>` as an update
+// mode and would run every test)
+//
+//   npx vitest run test/e2e/help.test.ts -u
+//
+// and commit test/e2e/__snapshots__/help/. A removed command leaves a file to delete. The help is rendered in-process at a fixed width of
+// 80 columns without colour, exactly as `hogctl <command> --help | cat` prints it.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Readable, Writable } from 'node:stream';
+import { CommanderError, type Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/program.js';
+import type { Deps } from '../../src/context.js';
+
+const WIDTH = 80;
+const SNAPSHOTS = fileURLToPath(new URL('./__snapshots__/help/', import.meta.url));
+
+function deps(out: { text: string }): Deps {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      out.text += String(chunk);
+      done();
+    },
+  });
+  return {
+    io: { stdout: sink as unknown as NodeJS.WriteStream, stderr: sink as unknown as NodeJS.WriteStream, stdin: Readable.from([]) as unknown as NodeJS.ReadStream },
+    env: {},
+    now: () => 0,
+  };
+}
+
+/** Every command of the tree as its path of names, the root first. */
+function commandPaths(): string[][] {
+  const paths: string[][] = [[]];
+  const walk = (command: Command, path: string[]) => {
+    for (const sub of command.commands) {
+      paths.push([...path, sub.name()]);
+      walk(sub, [...path, sub.name()]);
+    }
+  };
+  walk(buildProgram(deps({ text: '' })), []);
+  return paths;
+}
+
+async function helpOf(path: string[]): Promise<string> {
+  const out = { text: '' };
+  const program = buildProgram(deps(out));
+  const fix = (command: Command) => {
+    command.configureOutput({ getOutHelpWidth: () => WIDTH, getErrHelpWidth: () => WIDTH, getOutHasColors: () => false, getErrHasColors: () => false });
+    command.commands.forEach(fix);
+  };
+  fix(program);
+  try {
+    await program.parseAsync([...path, '--help'], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError) || error.code !== 'commander.helpDisplayed') throw error;
+  }
+  return out.text;
+}
+
+const fileName = (path: string[]) => `${['hogctl', ...path].join('.')}.txt`;
+const paths = commandPaths();
+
+describe('--help of every command', () => {
+  it('finds the whole tree', () => {
+    expect(paths.length).toBeGreaterThan(20);
+    expect(paths).toContainEqual(['persons', 'query']);
+  });
+
+  it.each(paths.map((path) => [['hogctl', ...path].join(' '), path] as const))('%s', async (_name, path) => {
+    const help = await helpOf(path);
+    expect(help).toMatch(/^Usage: hogctl/);
+    const examples = help.slice(help.indexOf('\nExamples:\n'));
+    expect(help, 'the help has an Examples: block').toContain('\nExamples:\n');
+    expect(examples, 'with at least one `$ hogctl ...` line').toMatch(/^ {2}\$ hogctl\b/m);
+    await expect(help).toMatchFileSnapshot(`${SNAPSHOTS}${fileName(path)}`);
+  });
+
+  it('keeps no snapshot of a command that no longer exists', () => {
+    const expected = new Set(paths.map(fileName));
+    let files: string[] = [];
+    try {
+      files = readdirSync(SNAPSHOTS);
+    } catch {
+      // no snapshots written yet
+    }
+    const stale = files.filter((f) => !expected.has(f));
+    expect(stale, `delete these from ${SNAPSHOTS}`).toEqual([]);
+  });
+});
