@@ -4,6 +4,8 @@ import { CURSOR_CREATED_AT, CURSOR_ID, planKeyset } from '../../src/hogql/keyset
 import { rowShape, toRecords } from '../../src/hogql/rows.js';
 import { UsageError } from '../../src/errors.js';
 import { parseSelect } from '../../src/sandbox/hogql/parse.js';
+import { runSelect } from '../../src/sandbox/hogql/execute.js';
+import { SandboxStore } from '../../src/sandbox/store.js';
 import { thrown } from './helpers.js';
 
 const cursor = { createdAt: '2025-01-15T08:00:00.123456Z', id: '01900000-aaaa-7bbb-8ccc-000000000001' };
@@ -38,6 +40,13 @@ describe('planKeyset', () => {
     expect(parsed.orderBy.map((o) => o.desc)).toEqual([true, true]);
     expect(parsed.limit).toEqual({ kind: 'constant', value: 10 });
     expect(planKeyset('SELECT id FROM persons p').page(5).query).toContain('FROM persons AS p');
+  });
+
+  it('pages SELECT * too: the cursor columns come after the expanded ones', () => {
+    const page = planKeyset('SELECT * FROM persons').page(5);
+    const result = runSelect({ query: parseSelect(page.query), values: page.values, store: new SandboxStore({ persons: 20, seed: 1 }), teamId: 1 });
+    expect(result.columns).toEqual(['id', 'created_at', 'team_id', 'properties', 'is_identified', CURSOR_CREATED_AT, CURSOR_ID]);
+    expect(result.results).toHaveLength(5);
   });
 
   it('ignores keywords inside strings, comments, brackets and field names', () => {
