@@ -19,11 +19,12 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
     "persons delete") echo "" ;;
+    "persons bulk-delete") echo "" ;;
     "persons set-prop") echo "" ;;
     "persons unset-prop") echo "" ;;
     "persons delete-events") echo "" ;;
@@ -165,7 +166,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -195,6 +196,14 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--base-url --debug --delete-events --delete-recordings --fields --help --keep-person --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+    "persons bulk-delete")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --fields --file --format --help --journal --keep-person --no-color --no-input --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

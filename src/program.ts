@@ -8,6 +8,7 @@ import { personsListCommand } from './commands/persons/list.js';
 import { personsGetCommand } from './commands/persons/get.js';
 import { personsUpdateCommand } from './commands/persons/update.js';
 import { personsDeleteCommand } from './commands/persons/delete.js';
+import { personsBulkDeleteCommand } from './commands/persons/bulk-delete.js';
 import { personsSetPropCommand } from './commands/persons/set-prop.js';
 import { personsUnsetPropCommand } from './commands/persons/unset-prop.js';
 import { personsDeleteEventsCommand } from './commands/persons/delete-events.js';
@@ -107,6 +108,7 @@ export function buildProgram(deps: Deps): RootCommand {
       personsGetCommand(),
       personsUpdateCommand(),
       personsDeleteCommand(),
+      personsBulkDeleteCommand(),
       personsSetPropCommand(),
       personsUnsetPropCommand(),
       personsDeleteEventsCommand(),

@@ -24,6 +24,8 @@ export interface RequestOptions {
   /** Keep the body as text (CSV exports). */
   text?: boolean;
   signal?: AbortSignal;
+  /** Overrides the client's timeout for this request (bulk deletes take longer). */
+  timeoutMs?: number;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -138,7 +140,7 @@ export class ApiClient {
       const elapsed = this.now() - started;
 
       if ('failure' in outcome) {
-        const reason = outcome.failure instanceof TimeoutError ? `timed out after ${this.options.timeoutMs / 1000}s` : networkReason(outcome.failure);
+        const reason = outcome.failure instanceof TimeoutError ? `timed out after ${(req.timeoutMs ?? this.options.timeoutMs) / 1000}s` : networkReason(outcome.failure);
         this.log(`${method} ${this.redact(url.href)} ✗ ${reason} (${elapsed}ms)`);
         if (idempotent && attempt < policy.maxRetries) {
           await this.wait(backoffDelay(attempt, policy, this.random), req.signal);
@@ -198,7 +200,7 @@ export class ApiClient {
     }
 
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutError('timeout')), this.options.timeoutMs);
+    const timer = setTimeout(() => controller.abort(new TimeoutError('timeout')), req.timeoutMs ?? this.options.timeoutMs);
     const onAbort = () => controller.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {

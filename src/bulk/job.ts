@@ -1,0 +1,429 @@
+// `hogctl persons bulk-delete`, start to finish: read and check every value (nothing is sent if
+// one is bad), resolve integer ids, bind to a journal, show the plan and ask, send the chunks,
+// and leave a receipt. The order matters: nothing reaches the server before the input has been
+// read whole and the person running it has agreed to exactly what the plan says.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { VERSION } from '../context.js';
+import { ApiError, AuthError, CancelledError, PartialFailureError, UsageError } from '../errors.js';
+import { confirmOrRefuse } from '../commands/confirm.js';
+import { configDir, ensurePrivateDir } from '../config/paths.js';
+import { writeRecord } from '../io/output.js';
+import { formatDuration, ProgressBar } from '../io/progress.js';
+import { getPerson } from '../api/persons.js';
+import { NotFoundError } from '../errors.js';
+import { chunkIds, CHUNK_SIZE } from './chunk.js';
+import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalWriter, JOURNAL_FORMAT, readJournal, type DeleteFlags, type JournalHeader, type StopReason } from './journal.js';
+import { InputError, readIds, type IdsFormat } from './read-ids.js';
+import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { resolveIntegerIds } from './resolve.js';
+import { runChunks, type Chunk } from './runner.js';
+import { sleep } from './rate.js';
+import { sender } from './send.js';
+import { collectIds, invalidInputError, isIntegerId, listBadValues, type IdKind, type IdList } from './validate.js';
+
+export interface BulkDeleteSettings {
+  file: string;
+  format?: IdsFormat;
+  column?: string;
+  distinctIds?: boolean;
+  deleteEvents?: boolean;
+  deleteRecordings?: boolean;
+  keepPerson?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+  journal?: string;
+  resume?: boolean;
+  receipt?: string;
+  concurrency: number;
+  perMinute: number;
+  retries: number;
+  skipInvalid?: boolean;
+}
+
+/** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
+const PATIENCE_MS = 60 * 60 * 1000;
+/** bulk_delete of 1000 persons can take a while on a busy server; --timeout overrides it. */
+const BULK_TIMEOUT_MS = 120_000;
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+function aborted(ctx: Context): boolean {
+  return Boolean(ctx.deps.signal?.aborted);
+}
+
+async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIterable<Buffer | string>; label: string; path?: string }> {
+  if (file === '-') {
+    if (ctx.io.stdin.isTTY) {
+      throw new UsageError('--file - reads the ids from standard input, which is a terminal', 'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path');
+    }
+    return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin' };
+  }
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw new UsageError(`${file} is a directory, not a file of ids`);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(err as Error).message}`, 'check the path given to --file');
+  }
+  return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
+}
+
+function describeFlags(f: DeleteFlags): string {
+  const yn = (b: boolean) => (b ? 'yes' : 'no');
+  return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
+}
+
+function estimate(requests: number, perMinute: number): string {
+  if (requests <= 1) return 'a few seconds';
+  return `about ${formatDuration(((requests - 1) / perMinute) * 60_000 + 1000)} at ${n(perMinute)} requests/min (longer if the server is slower)`;
+}
+
+/** The command line that continues this run. */
+function resumeCommand(ctx: Context, s: BulkDeleteSettings, journal: string): string {
+  const q = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+  const parts = ['hogctl'];
+  if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
+  if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
+  if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
+  parts.push('persons', 'bulk-delete', '--file', q(s.file));
+  if (s.format) parts.push('--format', s.format);
+  if (s.column !== undefined) parts.push('--column', q(s.column));
+  if (s.distinctIds) parts.push('--distinct-ids');
+  if (s.deleteEvents) parts.push('--delete-events');
+  if (s.deleteRecordings) parts.push('--delete-recordings');
+  if (s.keepPerson) parts.push('--keep-person');
+  if (s.skipInvalid) parts.push('--skip-invalid');
+  parts.push('--journal', q(journal), '--resume');
+  return parts.join(' ');
+}
+
+interface Targets {
+  ids: string[];
+  unresolved: string[];
+  resolvedDuplicates: number;
+  newlyResolved: Map<string, string | null>;
+}
+
+/** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
+async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, concurrency: number): Promise<Targets> {
+  const newlyResolved = new Map<string, string | null>();
+  if (list.kind === 'person_ids' && list.integerCount > 0) {
+    const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
+    if (todo.length > 0 && lookup) {
+      const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
+      ctx.info(`resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only)…`);
+      let last = 0;
+      const resolved = await resolveIntegerIds(todo, lookup, {
+        concurrency,
+        signal: ctx.deps.signal,
+        onProgress: (done, total) => {
+          const now = ctx.deps.now();
+          if (tty && (now - last > 100 || done === total)) {
+            last = now;
+            ctx.io.stderr.write(`\r\u001b[2K  resolved ${n(done)}/${n(total)}`);
+          }
+        },
+      });
+      if (tty) ctx.io.stderr.write('\r\u001b[2K');
+      for (const [k, v] of resolved) newlyResolved.set(k, v);
+      const missing = [...resolved.values()].filter((v) => v === null).length;
+      ctx.info(`resolved ${n(todo.length - missing)} of ${n(todo.length)} integer ids${missing ? `; ${n(missing)} match no person and will not be sent` : ''}`);
+    }
+  }
+  const seen = new Set<string>();
+  const ids: string[] = [];
+  const unresolved: string[] = [];
+  let resolvedDuplicates = 0;
+  for (const id of list.ids) {
+    let target = id;
+    if (list.kind === 'person_ids' && isIntegerId(id)) {
+      const uuid = newlyResolved.has(id) ? newlyResolved.get(id) : known.get(id);
+      if (uuid === undefined) {
+        // Dry run: not resolved, shown as it is.
+        target = id;
+      } else if (uuid === null) {
+        unresolved.push(id);
+        continue;
+      } else target = uuid.toLowerCase();
+    }
+    if (seen.has(target)) {
+      resolvedDuplicates++;
+      continue;
+    }
+    seen.add(target);
+    ids.push(target);
+  }
+  return { ids, unresolved, resolvedDuplicates, newlyResolved };
+}
+
+export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<void> {
+  const settings = await ctx.settings();
+  const projectId = await ctx.projectId();
+  const host = settings.baseUrl;
+  const profile = settings.profileName ?? null;
+  const output = await ctx.output();
+  const kind: IdKind = s.distinctIds ? 'distinct_ids' : 'person_ids';
+  const flags: DeleteFlags = { delete_events: Boolean(s.deleteEvents), delete_recordings: Boolean(s.deleteRecordings), keep_person: Boolean(s.keepPerson) };
+  const startedAt = new Date(ctx.deps.now()).toISOString();
+
+  // 1. Read and check every value before anything else.
+  const input = await openInput(ctx, s.file);
+  const list = await collectIds(readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column }), { kind, label: input.label });
+  if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
+  if (list.ids.length === 0 && list.invalidCount === 0) {
+    throw new InputError(input.label, 1, 'no ids in the input (it is empty, or holds only blank lines and comments)', 'pass the file that holds the ids; nothing was sent');
+  }
+  if (list.invalidCount > 0) {
+    if (!s.skipInvalid) throw invalidInputError(list, input.label);
+    if (list.ids.length === 0) throw new UsageError(`no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`);
+    ctx.warn(`skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`);
+  }
+
+  // 2. The journal: a new one, or the one to resume, which must be for these ids and flags.
+  const journalsDir = join(configDir(ctx.env), 'journals');
+  const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: list.sha256 });
+  const binding = { host, project: projectId, id_kind: kind, flags, input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 } };
+  let state: JournalState | undefined;
+  if (s.resume) {
+    if (!journalExists(journalPath)) {
+      throw new UsageError(`nothing to resume: there is no journal at ${journalPath}`, s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue');
+    }
+    state = await readJournal(journalPath);
+    checkBinding(journalPath, state.header!, binding);
+  } else if (journalExists(journalPath) && !s.dryRun) {
+    let what = '';
+    try {
+      const old = await readJournal(journalPath);
+      const answered = [...old.chunks.values()].filter((c) => c.answer).length;
+      what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
+    } catch {
+      // Described without details; the refusal is what matters.
+    }
+    throw new UsageError(`a journal already exists at ${journalPath}${what}`, 'pass --resume to continue that run, or --journal <new path> to start a new one');
+  }
+
+  // 3. Integer ids become UUIDs (not in a dry run: that would send requests).
+  const client = s.dryRun ? undefined : await ctx.api();
+  const lookup = client
+    ? async (id: string) => {
+        try {
+          return (await getPerson(client, projectId, id)).uuid;
+        } catch (err) {
+          if (err instanceof NotFoundError) return null;
+          throw err;
+        }
+      }
+    : undefined;
+  const targets = await resolveTargets(ctx, list, state?.resolved ?? new Map(), lookup, s.concurrency);
+  if (aborted(ctx)) throw new CancelledError('cancelled; nothing was deleted');
+
+  const done = state?.answeredIds() ?? new Set<string>();
+  const remaining = done.size ? targets.ids.filter((id) => !done.has(id)) : targets.ids;
+  const chunks = chunkIds(remaining, (state?.maxChunk ?? 0) + 1);
+  const receiptPath = s.receipt ?? (s.dryRun ? undefined : journalPath.replace(/\.ndjson$/, '') + '.receipt.json');
+
+  // 4. The plan, then the question.
+  const what = kind === 'distinct_ids' ? 'distinct ids' : 'person ids';
+  const integerNote = list.integerCount > 0 && !client ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
+  const lines = [
+    `Plan: ${flags.keep_person ? 'delete the data of' : 'delete'} persons by ${kind === 'distinct_ids' ? 'distinct id' : 'person id'}${s.dryRun ? ' (dry run: nothing will be sent)' : ''}`,
+    `  profile   ${profile ?? '(none: settings from flags and environment)'}`,
+    `  host      ${host}`,
+    `  project   ${projectId}`,
+    `  input     ${input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${what}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
+  ];
+  if (targets.resolvedDuplicates) lines.push(`  dupes     ${n(targets.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+  if (targets.unresolved.length) lines.push(`  missing   ${n(targets.unresolved.length)} integer ids match no person and will not be sent`);
+  if (state) lines.push(`  resume    ${n(done.size)} ids already answered in earlier runs (journal); ${n(remaining.length)} left`);
+  lines.push(
+    `  requests  ${n(chunks.length)} of at most ${n(CHUNK_SIZE)} ids (POST /api/projects/${projectId}/persons/bulk_delete/)`,
+    `  flags     ${describeFlags(flags)}`,
+    `  budget    ${n(s.perMinute)} requests/min, ${s.concurrency} in flight; ${chunks.length ? `estimated time ${estimate(chunks.length, s.perMinute)}` : 'nothing to send'}`,
+  );
+  if (!s.dryRun) lines.push(`  journal   ${journalPath}`);
+  if (receiptPath) lines.push(`  receipt   ${receiptPath}`);
+  ctx.info(lines.join('\n'));
+
+  const finish = async (status: ReceiptStatus, journalState: JournalState | undefined, error?: string): Promise<Receipt> => {
+    const receipt = buildReceipt(journalState, list, {
+      status,
+      version: VERSION,
+      startedAt: journalState?.header?.created_at ?? startedAt,
+      finishedAt: new Date(ctx.deps.now()).toISOString(),
+      profile,
+      host,
+      project: projectId,
+      file: input.label,
+      format: list.format,
+      column: s.column ?? null,
+      kind,
+      flags,
+      skipInvalid: Boolean(s.skipInvalid),
+      journal: journalState?.header ? journalPath : null,
+      receipt: receiptPath ?? null,
+      targets: targets.ids.length,
+      unresolved: targets.unresolved,
+      resolvedDuplicates: targets.resolvedDuplicates,
+      error,
+    });
+    if (receiptPath) await writeReceipt(receiptPath, receipt);
+    const record = summaryRecord(receipt);
+    record.receipt = receiptPath ?? null;
+    await writeRecord(output, record, { columns: Object.keys(record) });
+    return receipt;
+  };
+
+  if (s.dryRun) {
+    ctx.info('dry run: nothing was sent');
+    await finish('dry_run', state);
+    return;
+  }
+  if (chunks.length === 0) {
+    ctx.info(state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
+    await finish('completed', state);
+    return;
+  }
+
+  const count = kind === 'distinct_ids' ? `the persons behind ${n(remaining.length)} distinct ids` : `${n(remaining.length)} persons`;
+  const action = flags.keep_person
+    ? `This deletes the ${[flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ')} of ${count} (keeping the profiles)`
+    : `This deletes ${count}${flags.delete_events ? ', their events' : ''}${flags.delete_recordings ? ', their recordings' : ''}`;
+  await confirmOrRefuse(ctx, { yes: s.yes, summary: `${action} in project ${projectId} on ${host}${profile ? ` (profile ${profile})` : ''}.`, question: 'Go ahead? This cannot be undone.' });
+  if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
+
+  // 5. The run.
+  ensurePrivateDir(journalsDir);
+  const writer = await JournalWriter.open(journalPath, state ? 'append' : 'create');
+  state ??= new JournalState();
+  const journal = state;
+  const append = async (record: Parameters<JournalWriter['append']>[0]) => {
+    await writer.append(record);
+    journal.apply(record);
+  };
+  const run = journal.lastRun + 1;
+  let result;
+  let bar: ProgressBar | undefined;
+  try {
+    if (!journal.header) {
+      const header: JournalHeader = {
+        type: 'header',
+        journal_format: JOURNAL_FORMAT,
+        hogctl: VERSION,
+        created_at: startedAt,
+        profile,
+        host,
+        project: projectId,
+        id_kind: kind,
+        flags,
+        input: { file: input.label, format: list.format, column: s.column ?? null, ids: list.ids.length, id_list_sha256: list.sha256 },
+      };
+      await append(header);
+    }
+    await append({ type: 'run', run, at: new Date(ctx.deps.now()).toISOString(), resume: Boolean(s.resume) });
+    const fresh = [...targets.newlyResolved];
+    for (let i = 0; i < fresh.length; i += 10_000) await append({ type: 'resolved', ids: Object.fromEntries(fresh.slice(i, i + 10_000)) });
+
+    const totalIds = remaining.length;
+    let idsDone = 0;
+    let requestsDone = 0;
+    const runStarted = ctx.deps.now();
+    if (ctx.io.stderr.isTTY && !ctx.globals.quiet && !ctx.globals.debug) {
+      bar = new ProgressBar({
+        stream: ctx.io.stderr,
+        total: totalIds,
+        unit: 'ids',
+        now: ctx.deps.now,
+        extra: () => {
+          const minutes = (ctx.deps.now() - runStarted) / 60_000;
+          return minutes > 0 && requestsDone > 0 ? `${n(Math.round(requestsDone / minutes))} req/min` : '';
+        },
+      });
+      bar.update(0);
+    }
+    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
+    const explicitTimeout = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined;
+    const describe = (c: Chunk) => `chunk ${c.index} (${n(c.ids.length)} ids)`;
+    result = await runChunks(chunks, {
+      concurrency: s.concurrency,
+      perMinute: s.perMinute,
+      retries: s.retries,
+      patienceMs: PATIENCE_MS,
+      clock,
+      random: ctx.deps.random ?? Math.random,
+      signal: ctx.deps.signal,
+      attempt: sender({ client: client!, projectId, kind, flags, timeoutMs: explicitTimeout ? ctx.timeoutMs() : BULK_TIMEOUT_MS, now: ctx.deps.now }),
+      beforeSend: (c) => append({ type: 'sending', chunk: c.index, run, at: new Date(ctx.deps.now()).toISOString(), ids: c.ids }),
+      answered: async (c, r) => {
+        await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary });
+        idsDone += c.ids.length;
+        requestsDone++;
+        bar?.update(idsDone);
+      },
+      failed: async (c, r) => {
+        await append({ type: 'failed', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), attempts: r.attempts, status: r.status, error: r.error });
+        requestsDone++;
+        const line = `${describe(c)} failed after ${r.attempts} ${r.attempts === 1 ? 'attempt' : 'attempts'}: ${r.error}`;
+        if (bar) bar.note(`warning: ${line}`);
+        else ctx.warn(line);
+      },
+      notice: (message) => (bar ? bar.note(message) : ctx.info(message)),
+      attempted: (c, a, attempt, ms) => {
+        if (!ctx.globals.debug) return;
+        const said =
+          a.kind === 'ok'
+            ? a.summary
+              ? `found ${a.summary.persons_found ?? '?'}, deleted ${a.summary.persons_deleted ?? '?'}${a.summary.persons_queued_for_deletion !== undefined ? `, queued ${a.summary.persons_queued_for_deletion}` : ''}`
+              : 'empty answer'
+            : a.kind === 'throttled'
+              ? `throttled${a.retryAfterMs !== undefined ? `, Retry-After ${Math.ceil(a.retryAfterMs / 1000)}s` : ', no Retry-After'}`
+              : typeof a.error === 'string'
+                ? a.error
+                : a.error.message;
+        ctx.debug(`${describe(c)} attempt ${attempt}: ${a.status ?? 'no answer'} in ${ms}ms: ${said}`);
+      },
+    });
+    bar?.finish();
+    await append({ type: 'stopped', run, at: new Date(ctx.deps.now()).toISOString(), reason: result.reason });
+  } catch (err) {
+    bar?.finish();
+    // The journal could not be written (or something unexpected broke): say where things stand.
+    await writer.close().catch(() => {});
+    ctx.warn(`the run stopped early; the journal ${journalPath} records every answer received. Continue with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+    throw err;
+  }
+  await writer.close();
+
+  // 6. The receipt, the summary, and the exit code.
+  const receipt = await finish(result.reason, journal, result.error?.message);
+  const c = receipt.counts;
+  const deletedNote = c.persons_deleted === null ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)` : `${n(c.persons_deleted)} persons deleted${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
+  if (receipt.not_reported.length) {
+    ctx.warn(`the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`);
+  }
+  const resume = `continue with:\n  ${resumeCommand(ctx, s, journalPath)}`;
+  switch (result.reason) {
+    case 'auth':
+      throw new AuthError(`${result.error!.message}; stopped at once, nothing more was sent (${deletedNote} before that)`, `${result.error!.hint ?? 'check the API key'}; then ${resume}`);
+    case 'rejected': {
+      const e = result.error!;
+      const message = `${e.message}; stopped, nothing more was sent (${deletedNote} before that)`;
+      const hint = `${e.hint ? `${e.hint}; then ` : ''}${resume}`;
+      throw e instanceof ApiError ? new ApiError(message, e.status, e.server, hint, e.exitCode) : new UsageError(message, hint);
+    }
+    case 'interrupted':
+      throw new CancelledError(`interrupted: ${deletedNote}; ${n(c.not_sent + c.failed)} ids not done yet`, resume);
+    default:
+      break;
+  }
+  if (c.failed > 0) {
+    throw new PartialFailureError(`${n(receipt.failed_chunks.length)} of ${n(chunks.length)} requests failed after retries (${n(c.failed)} ids): ${deletedNote}; the receipt ${receiptPath} lists them`, `retry them with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+  }
+  if ((c.deletion_errors ?? 0) > 0) {
+    throw new PartialFailureError(`the server reported ${n(c.deletion_errors!)} deletion errors: ${deletedNote}; the receipt ${receiptPath} lists them`, 'check those persons with `hogctl persons get <uuid>`; their other data may need deleting one by one');
+  }
+  ctx.info(`✔ ${deletedNote}; receipt: ${receiptPath}`);
+}

@@ -1,0 +1,265 @@
+// The journal of a bulk deletion: an append-only NDJSON file, flushed to disk before each chunk is
+// sent and after its answer, so that a crash at any instant leaves a record of exactly which
+// chunks the server answered. `--resume` rebuilds the state from it and sends only the ids no
+// answered chunk covered. It holds ids, flags and outcomes, never credentials.
+//
+// Lines: one `header` (what the journal is bound to: host, project, kind of ids, flags, and the
+// SHA-256 of the sorted unique id list), then per invocation a `run`, the `resolved` integer ids,
+// a `sending` line with the ids of each chunk, its `answered` or `failed` line, and `stopped`.
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { basename, resolve as resolvePath } from 'node:path';
+import { createHash } from 'node:crypto';
+import { CliError, UsageError } from '../errors.js';
+import type { IdsFormat } from './read-ids.js';
+import type { IdKind } from './validate.js';
+import type { BulkDeleteSummary } from '../api/bulk-delete.js';
+
+export type { BulkDeleteSummary };
+
+export const JOURNAL_FORMAT = 1;
+
+export interface DeleteFlags {
+  delete_events: boolean;
+  delete_recordings: boolean;
+  keep_person: boolean;
+}
+
+export interface JournalHeader {
+  type: 'header';
+  journal_format: number;
+  hogctl: string;
+  created_at: string;
+  profile: string | null;
+  host: string;
+  project: string;
+  id_kind: IdKind;
+  flags: DeleteFlags;
+  input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
+}
+
+export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected';
+
+export type JournalRecord =
+  | JournalHeader
+  | { type: 'run'; run: number; at: string; resume: boolean }
+  | { type: 'resolved'; ids: Record<string, string | null> }
+  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[] }
+  | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null }
+  | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string }
+  | { type: 'stopped'; run: number; at: string; reason: StopReason };
+
+export interface ChunkRecord {
+  chunk: number;
+  run: number;
+  ids: string[];
+  sentAt: string;
+  answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null };
+  failure?: { at: string; attempts: number; status: number | null; error: string };
+}
+
+export interface RunRecord {
+  run: number;
+  at: string;
+  resume: boolean;
+  stopped?: { at: string; reason: StopReason };
+}
+
+/** Everything a journal says, rebuilt line by line; kept up to date while a run appends. */
+export class JournalState {
+  header?: JournalHeader;
+  readonly runs: RunRecord[] = [];
+  readonly resolved = new Map<string, string | null>();
+  readonly chunks = new Map<number, ChunkRecord>();
+  maxChunk = 0;
+
+  apply(record: JournalRecord): void {
+    switch (record.type) {
+      case 'header':
+        this.header = record;
+        break;
+      case 'run':
+        this.runs.push({ run: record.run, at: record.at, resume: record.resume });
+        break;
+      case 'resolved':
+        for (const [k, v] of Object.entries(record.ids)) this.resolved.set(k, v);
+        break;
+      case 'sending':
+        this.chunks.set(record.chunk, { chunk: record.chunk, run: record.run, ids: record.ids, sentAt: record.at });
+        this.maxChunk = Math.max(this.maxChunk, record.chunk);
+        break;
+      case 'answered': {
+        const chunk = this.chunks.get(record.chunk);
+        if (chunk) {
+          chunk.answer = { at: record.at, status: record.status, attempts: record.attempts, summary: record.summary };
+          chunk.failure = undefined;
+        }
+        break;
+      }
+      case 'failed': {
+        const chunk = this.chunks.get(record.chunk);
+        if (chunk && !chunk.answer) chunk.failure = { at: record.at, attempts: record.attempts, status: record.status, error: record.error };
+        break;
+      }
+      case 'stopped': {
+        const run = this.runs.find((r) => r.run === record.run);
+        if (run) run.stopped = { at: record.at, reason: record.reason };
+        break;
+      }
+    }
+  }
+
+  get lastRun(): number {
+    return this.runs.length ? this.runs[this.runs.length - 1].run : 0;
+  }
+
+  /** Ids of every chunk the server answered with success: these are never sent again. */
+  answeredIds(): Set<string> {
+    const done = new Set<string>();
+    for (const chunk of this.chunks.values()) if (chunk.answer) for (const id of chunk.ids) done.add(id);
+    return done;
+  }
+}
+
+/** The default journal: named after the input, in `<config dir>/journals/`. */
+export function defaultJournalPath(journalsDir: string, input: { path?: string; idListSha256: string }): string {
+  if (!input.path) return resolvePath(journalsDir, `stdin-${input.idListSha256.slice(0, 12)}.ndjson`);
+  const absolute = resolvePath(input.path);
+  const tag = createHash('sha256').update(absolute).digest('hex').slice(0, 8);
+  const name = basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_');
+  return resolvePath(journalsDir, `${name}-${tag}.ndjson`);
+}
+
+export function journalExists(path: string): boolean {
+  return existsSync(path);
+}
+
+/**
+ * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
+ * not answered); a broken line anywhere else means the file was edited or damaged.
+ */
+export async function readJournal(path: string): Promise<JournalState> {
+  const state = new JournalState();
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let previous: { text: string; number: number } | undefined;
+  let number = 0;
+  const applyLine = (text: string, n: number, last: boolean) => {
+    if (text.trim() === '') return;
+    let record: JournalRecord;
+    try {
+      record = JSON.parse(text) as JournalRecord;
+    } catch {
+      if (last) return;
+      throw new UsageError(`journal ${path} is damaged at line ${n}: not a JSON line`, 'restore it, or start afresh with another --journal (the ids of answered chunks would then be sent again, which is harmless)');
+    }
+    if (n === 1 && record.type !== 'header') throw new UsageError(`${path} is not a hogctl bulk-delete journal (no header line)`, 'pass the journal a previous run wrote, or another --journal');
+    state.apply(record);
+  };
+  try {
+    for await (const text of lines) {
+      number++;
+      if (previous) applyLine(previous.text, previous.number, false);
+      previous = { text, number };
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read the journal ${path}: ${(err as Error).message}`);
+  }
+  if (previous) applyLine(previous.text, previous.number, true);
+  if (!state.header) throw new UsageError(`${path} is not a hogctl bulk-delete journal (no header line)`, 'pass the journal a previous run wrote, or another --journal');
+  if (state.header.journal_format !== JOURNAL_FORMAT) {
+    throw new UsageError(`journal ${path} has format ${state.header.journal_format}, which this hogctl does not read`, 'resume it with the hogctl version that wrote it');
+  }
+  return state;
+}
+
+/** What a journal must match to be resumed by this run. */
+export type Binding = Pick<JournalHeader, 'host' | 'project' | 'id_kind' | 'flags'> & { input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'> };
+
+/** Refuses to resume a journal written for other ids, another project or other flags. */
+export function checkBinding(path: string, header: JournalHeader, now: Binding): void {
+  const fresh = 'run with the same file and flags to resume it, or pass another --journal to start a new run';
+  if (header.host !== now.host || header.project !== now.project) {
+    throw new UsageError(`journal ${path} belongs to project ${header.project} on ${header.host}, not project ${now.project} on ${now.host}`, fresh);
+  }
+  if (header.input.id_list_sha256 !== now.input.id_list_sha256) {
+    throw new UsageError(
+      `journal ${path} was written for another input: ${header.input.file} with ${header.input.ids.toLocaleString('en-US')} ids (sha256 ${header.input.id_list_sha256.slice(0, 12)}…), ` +
+        `but ${now.input.file} has ${now.input.ids.toLocaleString('en-US')} ids (sha256 ${now.input.id_list_sha256.slice(0, 12)}…)`,
+      fresh,
+    );
+  }
+  const describe = (kind: IdKind, f: DeleteFlags) =>
+    [kind === 'distinct_ids' ? '--distinct-ids' : 'person ids', f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
+      .filter(Boolean)
+      .join(' ');
+  const then = describe(header.id_kind, header.flags);
+  const current = describe(now.id_kind, now.flags);
+  if (then !== current) throw new UsageError(`journal ${path} was written with other flags (${then}); this run has ${current}`, fresh);
+}
+
+/**
+ * Appends records and makes them durable before the returned promise settles. Appends that
+ * arrive while a write is on its way share the next write and fsync, so concurrent chunks do not
+ * queue behind one fsync each.
+ */
+export class JournalWriter {
+  private queue: { line: string; resolve: () => void; reject: (err: Error) => void }[] = [];
+  private flushing = false;
+  private failure: Error | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /** `create` refuses an existing file; `append` first drops a last line torn by a crash (it
+   * can only be the record of a write that never completed, so nothing depended on it). */
+  static async open(path: string, mode: 'create' | 'append'): Promise<JournalWriter> {
+    try {
+      const handle = await open(path, mode === 'create' ? 'wx' : 'a', 0o600);
+      const writer = new JournalWriter(path, handle);
+      if (mode === 'append') {
+        const text = await readFile(path);
+        if (text.length > 0 && text[text.length - 1] !== 0x0a) {
+          await handle.truncate(text.lastIndexOf(0x0a) + 1);
+          await handle.datasync();
+        }
+      }
+      return writer;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new UsageError(`journal ${path} already exists`, 'pass --resume to continue that run, or --journal <path> to start a new one');
+      throw new CliError(`cannot open the journal ${path}: ${(err as Error).message}`, 'pass --journal with a writable path; nothing was sent');
+    }
+  }
+
+  append(record: JournalRecord): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      try {
+        await this.handle.appendFile(batch.map((b) => b.line).join(''));
+        await this.handle.datasync();
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        this.failure = new CliError(`cannot write the journal ${this.path}: ${(err as Error).message}`, 'free some disk space or pass another --journal, then resume; no chunk was sent without its journal line');
+        for (const b of batch) b.reject(this.failure);
+      }
+    }
+    this.flushing = false;
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,193 @@
+// Sends chunks with up to `concurrency` requests in flight, inside the client-side rate budget,
+// and keeps trying until each chunk is answered, it fails for good, or the run must stop.
+//
+//   2xx              answered; the journal gets the summary (or null for an empty body)
+//   429              refused before any work: wait for Retry-After (every worker, the budget is
+//                    the key's) or back off with jitter; these waits do not use up --retries but
+//                    stop once nothing has succeeded for `patienceMs`
+//   5xx, network,    retried with jittered backoff up to `retries` times (re-sending a chunk is
+//   timeout, 408     harmless: unknown ids are ignored), then the chunk is failed
+//   401, 403         stop at once: nothing more is sent (in-flight requests still finish)
+//   other 4xx        stop: every other chunk would be refused the same way
+//
+// Ctrl-C (the signal) stops handing out chunks and cuts waits short; requests already on the
+// wire finish and are journaled, because their answer is the only way to know what was deleted.
+import type { CliError } from '../errors.js';
+import { backoffDelay, type RetryPolicy } from '../http/retry.js';
+import type { BulkDeleteSummary, StopReason } from './journal.js';
+import { RateBudget, type Clock } from './rate.js';
+
+export interface Chunk {
+  index: number;
+  ids: string[];
+}
+
+/** The outcome of one attempt, as send.ts classifies the answer. */
+export type Attempt =
+  | { kind: 'ok'; status: number; summary: BulkDeleteSummary | null }
+  | { kind: 'throttled'; status: 429; retryAfterMs?: number; error: string }
+  | { kind: 'retry'; status: number | null; error: string }
+  | { kind: 'auth'; status: number; error: CliError }
+  | { kind: 'rejected'; status: number; error: CliError };
+
+export interface RunnerOptions {
+  concurrency: number;
+  perMinute: number;
+  /** Retries per chunk for 5xx, dropped connections and timeouts. */
+  retries: number;
+  /** How long 429s may go on without any chunk succeeding before chunks are failed. */
+  patienceMs: number;
+  clock: Clock;
+  random: () => number;
+  signal?: AbortSignal;
+  attempt(chunk: Chunk): Promise<Attempt>;
+  /** Awaited before the first attempt: the chunk is journaled as being sent. */
+  beforeSend(chunk: Chunk): Promise<void>;
+  /** Awaited after the final answer of a chunk. */
+  answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number }): Promise<void>;
+  failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number }): Promise<void>;
+  /** A note for the user (long waits); not journaled. */
+  notice?(message: string): void;
+  /** Every attempt's outcome, for --debug. */
+  attempted?(chunk: Chunk, attempt: Attempt, n: number, ms: number): void;
+}
+
+export interface RunResult {
+  reason: StopReason;
+  /** The 401/403 or other 4xx that stopped the run. */
+  error?: CliError;
+  answered: number;
+  failed: number;
+  /** Chunks never sent (stopped before) or given up mid-wait (interrupted). */
+  unsent: Chunk[];
+}
+
+/** Backoff for 5xx and network failures: 1 s doubling to 30 s, with jitter. */
+export const SERVER_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
+/** Backoff for a 429 without Retry-After. */
+export const THROTTLE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 60_000, maxRetryAfterMs: Infinity };
+
+class Stop extends Error {}
+
+export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunResult> {
+  const budget = new RateBudget(o.perMinute, o.clock);
+  const queue = chunks.slice();
+  const unsent: Chunk[] = [];
+  let answered = 0;
+  let failed = 0;
+  let stop: { reason: StopReason; error?: CliError } | undefined;
+  let lastProgress = o.clock.now();
+  // Aborted on Ctrl-C or when the run must stop, to cut every wait short.
+  const halt = new AbortController();
+  const onAbort = () => {
+    stop ??= { reason: 'interrupted' };
+    halt.abort();
+  };
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const wait = async (ms: number) => {
+    try {
+      await o.clock.sleep(ms, halt.signal);
+    } catch {
+      throw new Stop();
+    }
+  };
+
+  async function runOne(chunk: Chunk): Promise<void> {
+    let tries = 0;
+    let throttles = 0;
+    let attempts = 0;
+    let journaled = false;
+    for (;;) {
+      try {
+        await budget.take(halt.signal);
+      } catch {
+        throw new Stop();
+      }
+      if (stop) throw new Stop();
+      if (!journaled) {
+        await o.beforeSend(chunk);
+        journaled = true;
+      }
+      attempts++;
+      const started = o.clock.now();
+      const result = await o.attempt(chunk);
+      const ms = o.clock.now() - started;
+      o.attempted?.(chunk, result, attempts, ms);
+
+      if (result.kind === 'ok') {
+        lastProgress = o.clock.now();
+        answered++;
+        await o.answered(chunk, { status: result.status, summary: result.summary, attempts, ms });
+        return;
+      }
+      if (result.kind === 'auth' || result.kind === 'rejected') {
+        stop ??= { reason: result.kind, error: result.error };
+        halt.abort();
+        failed++;
+        await o.failed(chunk, { status: result.status, error: result.error.message, attempts });
+        return;
+      }
+      if (stop) {
+        // Interrupted while this attempt was on its way: its failure says nothing was done, so
+        // the chunk is simply left for --resume.
+        throw new Stop();
+      }
+      if (result.kind === 'throttled') {
+        const now = o.clock.now();
+        const delay = result.retryAfterMs ?? backoffDelay(throttles, THROTTLE_BACKOFF, o.random);
+        throttles++;
+        if (now + delay - lastProgress > o.patienceMs) {
+          failed++;
+          const waited = Math.round((now - lastProgress) / 1000);
+          await o.failed(chunk, { status: 429, error: `still rate-limited after ${waited}s without progress (${result.error})`, attempts });
+          return;
+        }
+        if (result.retryAfterMs !== undefined) budget.pause(now + delay);
+        if (delay >= 10_000) o.notice?.(`rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`);
+        await wait(delay);
+        continue;
+      }
+      if (tries >= o.retries) {
+        failed++;
+        await o.failed(chunk, { status: result.status, error: result.error, attempts });
+        return;
+      }
+      await wait(backoffDelay(tries, SERVER_BACKOFF, o.random));
+      tries++;
+    }
+  }
+
+  async function worker(): Promise<void> {
+    for (;;) {
+      if (stop) return;
+      const chunk = queue.shift();
+      if (!chunk) return;
+      try {
+        await runOne(chunk);
+      } catch (err) {
+        unsent.push(chunk);
+        if (!(err instanceof Stop)) {
+          // The journal cannot be written (or worse): nothing more may be sent.
+          stop ??= { reason: 'interrupted' };
+          halt.abort();
+          throw err;
+        }
+      }
+    }
+  }
+
+  const workers = Array.from({ length: Math.max(1, Math.min(o.concurrency, chunks.length)) }, () => worker());
+  try {
+    const settled = await Promise.allSettled(workers);
+    const crash = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (crash) throw crash.reason;
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+  unsent.push(...queue);
+  unsent.sort((a, b) => a.index - b.index);
+  const reason: StopReason = stop?.reason ?? (failed > 0 ? 'partial' : 'completed');
+  return { reason, error: stop?.error, answered, failed, unsent };
+}

@@ -1,0 +1,43 @@
+// One attempt at one chunk: the bulk_delete request, and what its answer means for the runner.
+import { bulkDeletePersons, readBulkDeleteSummary, type BulkDeleteRequest } from '../api/bulk-delete.js';
+import { describeHttpError } from '../http/describe-error.js';
+import { parseRetryAfter } from '../http/retry.js';
+import { UnavailableError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import type { DeleteFlags } from './journal.js';
+import type { Attempt, Chunk } from './runner.js';
+import type { IdKind } from './validate.js';
+
+export interface SendSettings {
+  client: ApiClient;
+  projectId: string;
+  kind: IdKind;
+  flags: DeleteFlags;
+  timeoutMs: number;
+  now: () => number;
+}
+
+export function requestBody(kind: IdKind, ids: string[], flags: DeleteFlags): BulkDeleteRequest {
+  return { ...(kind === 'distinct_ids' ? { distinct_ids: ids } : { ids }), ...flags };
+}
+
+export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
+  return async (chunk) => {
+    let res;
+    try {
+      res = await bulkDeletePersons(s.client, s.projectId, requestBody(s.kind, chunk.ids, s.flags), { timeoutMs: s.timeoutMs });
+    } catch (err) {
+      // Timeouts, refused or dropped connections, answers cut short: nothing says it was not
+      // done, and doing it again is harmless.
+      if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
+      throw err;
+    }
+    const { status } = res;
+    if (status >= 200 && status < 300) return { kind: 'ok', status, summary: readBulkDeleteSummary(res.body) };
+    const error = describeHttpError('POST', res.url, status, res.body);
+    if (status === 429) return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };
+    if (status === 401 || status === 403) return { kind: 'auth', status, error };
+    if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message };
+    return { kind: 'rejected', status, error };
+  };
+}

@@ -1,0 +1,127 @@
+// Decides what each value of an ids file is, before anything is sent: person UUIDs are kept (in
+// lower case, so that case variants count as duplicates), integer person ids are kept to be
+// resolved to UUIDs (bulk_delete matches UUIDs only), and anything else is a bad value unless
+// the values are distinct ids. Duplicates are dropped and counted; the SHA-256 of the sorted
+// unique list is what a receipt and a journal are bound to.
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { showValue, type IdsFormat, type RawItem } from './read-ids.js';
+
+export type IdKind = 'person_ids' | 'distinct_ids';
+
+export interface BadValue {
+  file: string;
+  line: number;
+  value: string;
+  reason: string;
+}
+
+export interface IdList {
+  kind: IdKind;
+  format: IdsFormat;
+  /** Unique valid values in the order they first appear. */
+  ids: string[];
+  /** Values read, bad ones and duplicates included. */
+  requested: number;
+  duplicates: number;
+  invalidCount: number;
+  /** The first bad values (at most `keepInvalid`). */
+  invalid: BadValue[];
+  /** How many of `ids` are integer person ids that need resolving. */
+  integerCount: number;
+  /** SHA-256 of the sorted unique ids, one per line, each followed by "\n". */
+  sha256: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INTEGER = /^\+?\d+$/;
+
+export function isIntegerId(value: string): boolean {
+  return INTEGER.test(value) && !UUID.test(value);
+}
+
+/** The value to send (or resolve) for one entry, or why it cannot be a person id. */
+export function classify(value: string, kind: IdKind): { id: string } | { reason: string } {
+  if (kind === 'distinct_ids') {
+    return value === '' ? { reason: 'empty' } : { id: value };
+  }
+  const v = value.trim();
+  if (v === '') return { reason: 'empty' };
+  if (UUID.test(v)) return { id: v.toLowerCase() };
+  if (INTEGER.test(v)) {
+    const n = BigInt(v.replace(/^\+/, ''));
+    if (n < 1n || n > 9223372036854775807n) return { reason: 'not a valid person id (integer ids start at 1)' };
+    return { id: n.toString() };
+  }
+  return { reason: 'not a person UUID or integer id' };
+}
+
+export interface ValidateOptions {
+  kind: IdKind;
+  label: string;
+  /** How many bad values to keep for the receipt. */
+  keepInvalid?: number;
+}
+
+/** Reads every batch of `items` and returns the validated list; memory is the unique ids. */
+export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, options: ValidateOptions): Promise<IdList> {
+  const keep = options.keepInvalid ?? 10_000;
+  const seen = new Set<string>();
+  const ids: string[] = [];
+  const invalid: BadValue[] = [];
+  let requested = 0;
+  let duplicates = 0;
+  let invalidCount = 0;
+  let integerCount = 0;
+  let format: IdsFormat = 'lines';
+  for (;;) {
+    const next = await items.next();
+    if (next.done) {
+      format = next.value;
+      break;
+    }
+    for (const item of next.value) {
+      requested++;
+      const verdict = 'value' in item ? classify(item.value, options.kind) : { reason: item.problem };
+      if ('reason' in verdict) {
+        invalidCount++;
+        if (invalid.length < keep) invalid.push({ file: options.label, line: item.line, value: 'value' in item ? item.value : item.raw, reason: verdict.reason });
+        continue;
+      }
+      if (seen.has(verdict.id)) {
+        duplicates++;
+        continue;
+      }
+      seen.add(verdict.id);
+      ids.push(verdict.id);
+      if (options.kind === 'person_ids' && isIntegerId(verdict.id)) integerCount++;
+    }
+  }
+  return { kind: options.kind, format, ids, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(ids) };
+}
+
+/** SHA-256 of the sorted ids, one per line: `LC_ALL=C sort -u ids.txt | sha256sum` for a clean file. */
+export function idListSha256(ids: readonly string[]): string {
+  const sorted = [...ids].sort();
+  const hash = createHash('sha256');
+  // Hash in slices so that no single multi-megabyte string is built.
+  for (let i = 0; i < sorted.length; i += 4096) hash.update(`${sorted.slice(i, i + 4096).join('\n')}\n`);
+  return hash.digest('hex');
+}
+
+/** Bad values as the lines of an error message: the first `show`, then how many more. */
+export function listBadValues(list: Pick<IdList, 'invalid' | 'invalidCount'>, show = 20): string {
+  const lines = list.invalid.slice(0, show).map((b) => `  ${b.file}:${b.line}: ${showValue(b.value)}: ${b.reason}`);
+  if (list.invalidCount > show) lines.push(`  … and ${(list.invalidCount - show).toLocaleString('en-US')} more`);
+  return lines.join('\n');
+}
+
+/** The refusal when bad values were found and --skip-invalid was not given. */
+export function invalidInputError(list: IdList, label: string): UsageError {
+  const n = list.invalidCount;
+  const hint =
+    list.kind === 'person_ids'
+      ? 'fix or remove them; pass --distinct-ids if these are distinct ids, or --skip-invalid to send the valid ones and list these in the receipt'
+      : 'fix or remove them, or pass --skip-invalid to send the valid ones and list these in the receipt';
+  return new UsageError(`${n.toLocaleString('en-US')} invalid ${n === 1 ? 'value' : 'values'} in ${label}; nothing was sent:\n${listBadValues(list)}`, hint);
+}

@@ -1,0 +1,447 @@
+// End-to-end: `hogctl persons bulk-delete`, the built binary against the in-process sandbox.
+// Each test works on its own slice of the sandbox's persons, so one sandbox serves the file.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import type { RecordedRequest } from '../../src/sandbox/server.js';
+
+let world: World;
+let dir: string;
+let uuids: string[];
+let cursor = 0;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 80_000, seed: 11 });
+  uuids = collect(world, 80_000, (p) => p.uuid);
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-bulk-'));
+});
+afterAll(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A value of each of the first `n` persons, a page at a time so that few persons are held at once. */
+function collect(w: World, n: number, pick: (p: { uuid: string; distinctIds: string[] }) => string): string[] {
+  const out: string[] = [];
+  for (let offset = 0; offset < n; offset += 1000) for (const p of w.sandbox.store.list({}, offset, Math.min(1000, n - offset))) out.push(pick(p));
+  return out;
+}
+
+/** The next `n` persons nobody else in this file uses. */
+function take(n: number): string[] {
+  const out = uuids.slice(cursor, cursor + n);
+  cursor += n;
+  if (out.length < n) throw new Error('the sandbox ran out of persons for this file');
+  return out;
+}
+
+function file(name: string, content: string | Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function bulkRequests(since: number, w: World = world): RecordedRequest[] {
+  return w.sandbox.requests.slice(since).filter((r) => r.path.endsWith('/persons/bulk_delete/'));
+}
+
+function sentIds(requests: RecordedRequest[]): string[] {
+  return requests.flatMap((r) => {
+    const body = JSON.parse(r.body);
+    return body.ids ?? body.distinct_ids;
+  });
+}
+
+const alive = (uuid: string, w: World = world) => w.sandbox.store.getByUuid(uuid) !== undefined;
+
+function readJsonLines(path: string): any[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Spawns the CLI and hands back the child, for the tests that kill or interrupt it. */
+function spawnCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  child.stdin.end();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, exited };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const answeredLines = (journal: string) => (existsSync(journal) ? readJsonLines(journal).filter((r) => r.type === 'answered').length : 0);
+
+describe('250,000 distinct ids', () => {
+  it('deletes every person, sends each id once in at most 250 requests, and the receipt matches the sandbox', async () => {
+    const big = await startWorld({ persons: 250_000, seed: 5 });
+    try {
+      const ids = collect(big, 250_000, (p) => p.distinctIds[0]);
+      expect(new Set(ids).size).toBe(250_000);
+      // 3% duplicates spread through the file, some CRLF lines, a BOM and a comment.
+      const lines: string[] = ['# GDPR erasure, ticket 4711'];
+      let dupes = 0;
+      ids.forEach((id, i) => {
+        lines.push(i % 10 === 3 ? `${id}\r` : id);
+        if (i % 100 < 3) {
+          lines.push(ids[Math.floor(i / 2)]);
+          dupes++;
+        }
+      });
+      expect(dupes).toBe(7500);
+      const path = file('big.txt', `\uFEFF${lines.join('\n')}\n`);
+      const receiptPath = join(dir, 'big-receipt.json');
+      const before = big.sandbox.requests.length;
+      const res = await big.run(['persons', 'bulk-delete', '--file', path, '--distinct-ids', '--rate', '100000', '--concurrency', '8', '-y', '-o', 'json', '--receipt', receiptPath], { timeoutMs: 120_000 });
+      expect(res.stderr).not.toMatch(/error/);
+      expect(res.code).toBe(0);
+
+      expect(big.sandbox.store.size).toBe(0);
+      expect(big.sandbox.store.deletedCount).toBe(250_000);
+      const requests = bulkRequests(before, big);
+      expect(requests.length).toBeLessThanOrEqual(250);
+      const sent = sentIds(requests);
+      expect(sent).toHaveLength(250_000);
+      expect(new Set(sent).size).toBe(250_000);
+      expect(requests.every((r) => r.status === 202 && !('ids' in JSON.parse(r.body)))).toBe(true);
+
+      const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+      expect(receipt.status).toBe('completed');
+      expect(receipt.counts).toMatchObject({
+        requested: 257_500,
+        unique: 250_000,
+        duplicates: 7500,
+        invalid: 0,
+        sent: 250_000,
+        failed: 0,
+        not_sent: 0,
+        persons_found: big.sandbox.store.deletedCount,
+        persons_deleted: big.sandbox.store.deletedCount,
+      });
+      expect(receipt.not_reported).toEqual([]);
+      expect(receipt.id_list_sha256).toBe(createHash('sha256').update(`${[...ids].sort().join('\n')}\n`).digest('hex'));
+      expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', sent: 250_000, persons_deleted: 250_000, receipt: receiptPath });
+    } finally {
+      await big.close();
+    }
+  });
+});
+
+describe('faults', () => {
+  it('with 20% 429s (with and without Retry-After), 5% 500s and 2% dropped connections, every person is deleted', async () => {
+    const ids = take(20_000);
+    const path = file('faults.txt', ids.join('\n'));
+    const before = world.sandbox.requests.length;
+    world.sandbox.setFaults('429=0.1,429-no-retry=0.1,500=0.05,drop=0.02,seed=2,path=bulk_delete');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '6000', '-y', '-o', 'json', '--receipt', join(dir, 'faults-receipt.json')]);
+    } finally {
+      world.sandbox.setFaults();
+    }
+    expect(res.code).toBe(0);
+    expect(ids.filter((id) => alive(id))).toEqual([]);
+    const statuses = bulkRequests(before).map((r) => r.status);
+    // One draw per request: with this seed, 20 successes take 29 requests, whatever the order
+    // they arrive in: three 429s with Retry-After, two without, two 500s and two dropped.
+    const tally = (status: number) => statuses.filter((s) => s === status).length;
+    expect({ 202: tally(202), 429: tally(429), 500: tally(500), dropped: tally(0), all: statuses.length }).toEqual({ 202: 20, 429: 5, 500: 2, dropped: 2, all: 29 });
+    const receipt = JSON.parse(readFileSync(join(dir, 'faults-receipt.json'), 'utf8'));
+    expect(receipt.counts).toMatchObject({ sent: 20_000, failed: 0, persons_found: 20_000, persons_deleted: 20_000 });
+  });
+});
+
+describe('crash and resume', () => {
+  it('after kill -9 halfway, --resume deletes the rest, re-sends no answered chunk, and the receipt covers the whole run', async () => {
+    const ids = take(30_000);
+    const path = file('crash.txt', ids.join('\n'));
+    const journal = join(dir, 'crash.ndjson');
+    const receiptPath = join(dir, 'crash-receipt.json');
+    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receiptPath, '-y', '-o', 'json'];
+    const { child, exited } = spawnCli([...args, '--rate', '300', '--concurrency', '2'], {});
+    await until(() => answeredLines(journal) >= 10, '10 answered chunks in the journal');
+    child.kill('SIGKILL');
+    const killed = await exited;
+    expect(killed.signal).toBe('SIGKILL');
+    const atKill = readJsonLines(journal);
+    const answered = new Set(atKill.filter((r) => r.type === 'answered').map((r) => r.chunk));
+    expect(answered.size).toBeGreaterThanOrEqual(10);
+    expect(answered.size).toBeLessThan(30);
+    const answeredIds = new Set(atKill.filter((r) => r.type === 'sending' && answered.has(r.chunk)).flatMap((r) => r.ids));
+    const resumeFrom = world.sandbox.requests.length;
+
+    const res = await world.run([...args, '--resume', '--rate', '6000']);
+    expect(res.code).toBe(0);
+    expect(ids.filter((id) => alive(id))).toEqual([]);
+    const resent = sentIds(bulkRequests(resumeFrom)).filter((id) => answeredIds.has(id));
+    expect(resent).toEqual([]);
+    expect(res.stderr).toMatch(/resume +\d[\d,]* ids already answered in earlier runs/);
+
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.status).toBe('completed');
+    expect(receipt.runs).toHaveLength(2);
+    expect(receipt.runs[1].outcome).toBe('completed');
+    expect(receipt.counts).toMatchObject({ requested: 30_000, unique: 30_000, sent: 30_000, failed: 0, not_sent: 0 });
+    // A chunk on the wire at the kill was sent again; what its lost answer would have counted is
+    // the only gap, and the receipt says how big it can be.
+    const lost = receipt.unanswered_requests?.ids ?? 0;
+    expect(receipt.counts.persons_found).toBeLessThanOrEqual(30_000);
+    expect(receipt.counts.persons_found + lost).toBeGreaterThanOrEqual(30_000);
+    expect(receipt.started_at).toBe(atKill[0].created_at);
+  });
+
+  it('Ctrl-C lets the requests in flight finish, journals them, prints how to resume, and exits 130', async () => {
+    const ids = take(8000);
+    const path = file('sigint.txt', ids.join('\n'));
+    const journal = join(dir, 'sigint.ndjson');
+    const { child, exited } = spawnCli(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '120', '-y'], {});
+    await until(() => answeredLines(journal) >= 2, '2 answered chunks');
+    child.kill('SIGINT');
+    const res = await exited;
+    expect(res.code).toBe(130);
+    expect(res.stderr).toMatch(/interrupted: /);
+    expect(res.stderr).toContain(`--journal ${journal} --resume`);
+    const records = readJsonLines(journal);
+    const sending = records.filter((r) => r.type === 'sending').map((r) => r.chunk);
+    const done = records.filter((r) => r.type === 'answered').map((r) => r.chunk);
+    // Every request that went out got its answer journaled.
+    expect(done.sort()).toEqual(sending.sort());
+    expect(records.at(-1)).toMatchObject({ type: 'stopped', reason: 'interrupted' });
+    const deleted = ids.filter((id) => !alive(id)).length;
+    expect(deleted).toBe(done.length * 1000);
+
+    const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--resume', '--rate', '6000', '-y']);
+    expect(resumed.code).toBe(0);
+    expect(ids.filter((id) => alive(id))).toEqual([]);
+  });
+});
+
+describe('bad input: exit 2, the file and line named, nothing sent', () => {
+  const cases: [string, string | Buffer, string[], RegExp][] = [
+    ['binary.txt', Buffer.concat([Buffer.from('01900000-aaaa-7bbb-8ccc-000000000001\nabc\n'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1])]), [], /binary\.txt:3: binary data/],
+    ['huge.txt', `01900000-aaaa-7bbb-8ccc-000000000001\n${'f'.repeat(10 * 1024 * 1024)}\n`, [], /huge\.txt:2: line longer than 1 MiB/],
+    ['words.txt', '01900000-aaaa-7bbb-8ccc-000000000001\nuser-881\n\nlee@example.net\n', [], /words\.txt:2: "user-881": not a person UUID or integer id\n.*words\.txt:4: "lee@example\.net"/s],
+    ['empty.txt', '', [], /empty\.txt:1: no ids in the input/],
+    ['object.json', '{"ids": ["01900000-aaaa-7bbb-8ccc-000000000001"]}', [], /object\.json:1: expected a JSON array of ids, found an object/],
+    ['people.csv', 'id,email\n01900000-aaaa-7bbb-8ccc-000000000001,a@x.com\n', ['--column', 'uuid'], /people\.csv:1: no column "uuid" in the CSV header \(columns: "id", "email"\)/],
+  ];
+  for (const [name, content, extra, message] of cases) {
+    it(name, async () => {
+      const path = file(name, content);
+      const before = world.sandbox.requests.length;
+      const res = await world.run(['persons', 'bulk-delete', '--file', path, ...extra, '-y']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).toContain(path);
+      expect(res.stdout).toBe('');
+      expect(world.sandbox.requests.length).toBe(before);
+    });
+  }
+});
+
+describe('safety', () => {
+  it('--dry-run prints the plan and sends nothing', async () => {
+    const ids = take(2500);
+    const path = file('dry.txt', ids.join('\n'));
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--dry-run', '--delete-events', '-o', 'json']);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/Plan: delete persons by person id \(dry run/);
+    expect(res.stderr).toMatch(/requests +3 of at most 1,000 ids/);
+    expect(res.stderr).toMatch(/delete events: yes · delete recordings: no · keep person: no/);
+    expect(res.stderr).toMatch(/estimated time about \d+s at 480 requests\/min/);
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'dry_run', unique: 2500, sent: 0 });
+    expect(world.sandbox.requests.length).toBe(before);
+    expect(ids.every((id) => alive(id))).toBe(true);
+    expect(existsSync(join(world.configDir, 'journals')) ? readdirSync(join(world.configDir, 'journals')).filter((f) => f.startsWith('dry.txt')) : []).toEqual([]);
+  });
+
+  it('refuses off a terminal without --yes (exit 2) and sends nothing', async () => {
+    const ids = take(10);
+    const path = file('noyes.txt', ids.join('\n'));
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/this deletes 10 persons in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
+    expect(res.stderr).toMatch(/pass --yes/);
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+
+  it('stops at once on an authentication error (exit 4): one request, nothing more', async () => {
+    const ids = take(5000);
+    const path = file('auth.txt', ids.join('\n'));
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json'], { env: { HOGCTL_API_KEY: 'phx_not_a_real_key_at_all_0000000000000000' } });
+    expect(res.code).toBe(4);
+    expect(res.stderr).toMatch(/failed with 401 authentication_failed.*stopped at once, nothing more was sent/);
+    expect(res.stderr).not.toContain('phx_not_a_real_key');
+    expect(bulkRequests(before)).toHaveLength(1);
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'auth', sent: 0, failed: 1000, not_sent: 4000 });
+    expect(ids.every((id) => alive(id))).toBe(true);
+
+    const readOnly = world.sandbox.addKey(['person:read']);
+    const scoped = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '--journal', join(dir, 'auth2.ndjson')], { env: { HOGCTL_API_KEY: readOnly } });
+    expect(scoped.code).toBe(4);
+    expect(scoped.stderr).toMatch(/403 permission_denied: API key missing required scope 'person:write'/);
+  });
+
+  it('a partial failure exits 8 with the failed chunks in the receipt, and --resume retries them', async () => {
+    const ids = take(3000);
+    const path = file('partial.txt', ids.join('\n'));
+    const receiptPath = join(dir, 'partial-receipt.json');
+    const args = ['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', receiptPath, '--rate', '6000'];
+    world.sandbox.setFaults('500=1,path=bulk_delete');
+    let res;
+    try {
+      res = await world.run([...args, '--retries', '1']);
+    } finally {
+      world.sandbox.setFaults();
+    }
+    expect(res.code).toBe(8);
+    expect(res.stderr).toMatch(/3 of 3 requests failed after retries \(3,000 ids\)/);
+    expect(res.stderr).toMatch(/--resume/);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.status).toBe('partial');
+    expect(receipt.failed_chunks).toHaveLength(3);
+    expect(receipt.failed_chunks.flatMap((c: any) => c.ids).sort()).toEqual([...ids].sort());
+    expect(receipt.failed_chunks[0]).toMatchObject({ attempts: 2, status: 500 });
+    expect(receipt.failed_chunks[0].last_error).toMatch(/failed with 500/);
+    expect(ids.every((id) => alive(id))).toBe(true);
+
+    const resumed = await world.run([...args, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(ids.filter((id) => alive(id))).toEqual([]);
+    const after = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(after).toMatchObject({ status: 'completed', failed_chunks: [], counts: { sent: 3000, failed: 0, persons_deleted: 3000 } });
+    expect(after.runs.map((r: any) => r.outcome)).toEqual(['partial', 'completed']);
+  });
+
+  it('refuses a journal of another input, or of other flags', async () => {
+    const a = file('journal-a.txt', take(5).join('\n'));
+    const b = file('journal-b.txt', take(5).join('\n'));
+    const journal = join(dir, 'shared.ndjson');
+    expect((await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y'])).code).toBe(0);
+    const before = world.sandbox.requests.length;
+    const other = await world.run(['persons', 'bulk-delete', '--file', b, '--journal', journal, '--resume', '-y']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/was written for another input: .*journal-a\.txt with 5 ids/);
+    const flags = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '--resume', '--delete-events', '-y']);
+    expect(flags.code).toBe(2);
+    expect(flags.stderr).toMatch(/was written with other flags \(person ids\); this run has person ids --delete-events/);
+    const again = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/a journal already exists at .*shared\.ndjson.*pass --resume/s);
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+});
+
+describe('inputs and servers', () => {
+  it('resolves integer ids to UUIDs first, and reports the ones no person has', async () => {
+    const persons = take(3).map((u) => world.sandbox.store.getByUuid(u)!);
+    const path = file('ints.txt', `${persons.map((p) => p.id).join('\n')}\n999999999\n`);
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', join(dir, 'ints.json')]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/resolving 4 integer person ids to UUIDs/);
+    const gets = world.sandbox.requests.slice(before).filter((r) => r.method === 'GET').map((r) => r.path);
+    expect(gets.sort()).toEqual([...persons.map((p) => `/api/projects/1/persons/${p.id}/`), '/api/projects/1/persons/999999999/'].sort());
+    expect(sentIds(bulkRequests(before)).sort()).toEqual(persons.map((p) => p.uuid).sort());
+    expect(persons.every((p) => !alive(p.uuid))).toBe(true);
+    const receipt = JSON.parse(readFileSync(join(dir, 'ints.json'), 'utf8'));
+    expect(receipt.unresolved).toEqual(['999999999']);
+    expect(receipt.counts).toMatchObject({ unique: 4, unresolved: 1, sent: 3, persons_deleted: 3 });
+  });
+
+  it('--distinct-ids sends distinct_ids (never ids), from a CSV column read from stdin', async () => {
+    const persons = take(1200).map((u) => world.sandbox.store.getByUuid(u)!);
+    const csv = `distinct_id,note\n${persons.map((p) => `${p.distinctIds.at(-1)},"x, y"`).join('\n')}\n`;
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', '-', '--format', 'csv', '--column', 'distinct_id', '--distinct-ids', '-y', '--delete-events'], { stdin: csv });
+    expect(res.code).toBe(0);
+    const requests = bulkRequests(before);
+    expect(requests).toHaveLength(2);
+    for (const r of requests) {
+      const body = JSON.parse(r.body);
+      expect(Object.keys(body).sort()).toEqual(['delete_events', 'delete_recordings', 'distinct_ids', 'keep_person']);
+      expect(body.delete_events).toBe(true);
+    }
+    expect(persons.every((p) => !alive(p.uuid))).toBe(true);
+  });
+
+  it('takes a JSON array and NDJSON objects with --column', async () => {
+    const [a, b] = [take(3), take(3)];
+    const json = await world.run(['persons', 'bulk-delete', '--file', file('arr.json', JSON.stringify(a)), '-y']);
+    expect(json.code).toBe(0);
+    const nd = await world.run(['persons', 'bulk-delete', '--file', file('objs.ndjson', b.map((id) => JSON.stringify({ uuid: id, why: 'gdpr' })).join('\n')), '--column', 'uuid', '-y']);
+    expect(nd.code).toBe(0);
+    expect([...a, ...b].filter((id) => alive(id))).toEqual([]);
+  });
+
+  it('tolerates the empty 202 of older servers, and the receipt names the counts they did not report', async () => {
+    const ids = take(1500);
+    const receiptPath = join(dir, 'empty-receipt.json');
+    world.sandbox.setBulkDeleteResponse('empty');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-delete', '--file', file('old.txt', ids.join('\n')), '-y', '-o', 'json', '--receipt', receiptPath]);
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+    }
+    expect(res.code).toBe(0);
+    expect(ids.filter((id) => alive(id))).toEqual([]);
+    expect(res.stderr).toMatch(/the server did not report persons_found \(2 requests\), persons_deleted \(2 requests\)/);
+    expect(res.stderr).toMatch(/1,500 ids sent and acknowledged \(the server did not report how many persons it deleted\)/);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.counts).toMatchObject({ sent: 1500, persons_found: null, persons_deleted: null });
+    expect(receipt.not_reported[0]).toEqual({ count: 'persons_found', chunks: 2, ids: 1500, why: 'the server answered with an empty body, as older PostHog versions do' });
+    expect(JSON.parse(res.stdout).not_reported).toContain('persons_deleted');
+  });
+
+  it('counts persons queued for deletion by the newest servers', async () => {
+    const ids = take(1000);
+    world.sandbox.setBulkDeleteResponse('queued');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-delete', '--file', file('queued.txt', ids.join('\n')), '-y', '-o', 'json']);
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+    }
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons_found: 1000, persons_deleted: 0, persons_queued_for_deletion: 1000 });
+    expect(res.stderr).toMatch(/1,000 queued for deletion/);
+  });
+
+  it('--skip-invalid sends the valid ids and lists the rest in the receipt', async () => {
+    const ids = take(4);
+    const receiptPath = join(dir, 'skip.json');
+    const res = await world.run(['persons', 'bulk-delete', '--file', file('skip.txt', `${ids.join('\n')}\nnot-an-id\n`), '--skip-invalid', '-y', '--receipt', receiptPath]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/skipping 1 invalid value .*\n.*skip\.txt:5: "not-an-id"/);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.invalid).toEqual([{ file: join(dir, 'skip.txt'), line: 5, value: 'not-an-id', reason: 'not a person UUID or integer id' }]);
+    expect(receipt.counts).toMatchObject({ requested: 5, invalid: 1, sent: 4 });
+  });
+});

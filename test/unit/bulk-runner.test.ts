@@ -1,0 +1,239 @@
+// The rate-aware runner on a virtual clock: pacing, concurrency, 429s with and without
+// Retry-After, retries, failures, the stop on 401/403, Ctrl-C, and journal ordering.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { chunkIds } from '../../src/bulk/chunk.js';
+import { RateBudget, parseRate } from '../../src/bulk/rate.js';
+import { runChunks, type Attempt, type Chunk, type RunnerOptions } from '../../src/bulk/runner.js';
+
+/** Virtual time: sleeps resolve in order of their wake-up time, only when everything else waits. */
+class FakeClock {
+  t = 0;
+  private timers: { at: number; seq: number; resolve: () => void }[] = [];
+  private seq = 0;
+  now = () => this.t;
+  sleep = (ms: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = { at: this.t + ms, seq: this.seq++, resolve };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal.reason);
+      }, { once: true });
+    });
+
+  async drive<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    work.then(() => (settled = true), () => (settled = true));
+    for (let idle = 0; !settled; ) {
+      await new Promise((r) => setImmediate(r));
+      if (settled) break;
+      if (this.timers.length === 0) {
+        if (++idle > 50) throw new Error('deadlock: nothing to wake and the work is not done');
+        continue;
+      }
+      idle = 0;
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers.shift()!;
+      this.t = Math.max(this.t, next.at);
+      next.resolve();
+    }
+    return work;
+  }
+}
+
+const ok: Attempt = { kind: 'ok', status: 202, summary: { persons_found: 1, persons_deleted: 1 } };
+
+interface Log {
+  events: string[];
+  starts: number[];
+  inFlightMax: number;
+}
+
+function setup(chunks: Chunk[], script: (chunk: Chunk, n: number) => Attempt | Promise<Attempt>, over: Partial<RunnerOptions> = {}) {
+  const clock = new FakeClock();
+  const log: Log = { events: [], starts: [], inFlightMax: 0 };
+  const tries = new Map<number, number>();
+  let inFlight = 0;
+  const options: RunnerOptions = {
+    concurrency: 4,
+    perMinute: 600,
+    retries: 3,
+    patienceMs: 60 * 60_000,
+    clock,
+    random: () => 0.5,
+    attempt: async (chunk) => {
+      const n = (tries.get(chunk.index) ?? 0) + 1;
+      tries.set(chunk.index, n);
+      log.starts.push(clock.t);
+      log.events.push(`attempt ${chunk.index}#${n}@${clock.t}`);
+      inFlight++;
+      log.inFlightMax = Math.max(log.inFlightMax, inFlight);
+      await clock.sleep(50); // latency
+      inFlight--;
+      return script(chunk, n);
+    },
+    beforeSend: async (chunk) => {
+      log.events.push(`journal sending ${chunk.index}`);
+    },
+    answered: async (chunk, r) => {
+      log.events.push(`journal answered ${chunk.index} after ${r.attempts}`);
+    },
+    failed: async (chunk, r) => {
+      log.events.push(`journal failed ${chunk.index} after ${r.attempts}: ${r.error}`);
+    },
+    ...over,
+  };
+  return { clock, log, tries, run: () => clock.drive(runChunks(chunks, options)) };
+}
+
+const tenChunks = () => chunkIds(Array.from({ length: 10_000 }, (_, i) => `id-${i}`));
+
+describe('runChunks', () => {
+  it('answers every chunk, journals "sending" before each first attempt, and paces requests at the rate', async () => {
+    const { log, run } = setup(tenChunks(), () => ok);
+    const result = await run();
+    expect(result).toMatchObject({ reason: 'completed', answered: 10, failed: 0, unsent: [] });
+    for (let i = 1; i <= 10; i++) {
+      const sending = log.events.indexOf(`journal sending ${i}`);
+      const attempt = log.events.findIndex((e) => e.startsWith(`attempt ${i}#1`));
+      expect(sending).toBeGreaterThanOrEqual(0);
+      expect(sending).toBeLessThan(attempt);
+      expect(log.events.indexOf(`journal answered ${i} after 1`)).toBeGreaterThan(attempt);
+    }
+    // 600/min = one request every 100 ms of virtual time, no burst.
+    expect(log.starts).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+  });
+
+  it('never has more than --concurrency requests in flight', async () => {
+    const { log, run } = setup(tenChunks(), () => ok, { perMinute: 1e9, concurrency: 3 });
+    await run();
+    expect(log.inFlightMax).toBe(3);
+  });
+
+  it('pauses every worker for Retry-After on a 429, then carries on', async () => {
+    const { log, run } = setup(tenChunks(), (c, n) => (c.index === 2 && n === 1 ? { kind: 'throttled', status: 429, retryAfterMs: 5000, error: 'throttled' } : ok));
+    const result = await run();
+    expect(result.reason).toBe('completed');
+    // Chunk 2's 429 came back at 150 ms: nothing started again before 5150 ms.
+    const after = log.starts.filter((t) => t > 150);
+    expect(after.every((t) => t >= 5150)).toBe(true);
+    expect(log.events).toContain('journal answered 2 after 2');
+  });
+
+  it('backs off with jitter on a 429 without Retry-After, without using up retries', async () => {
+    const { tries, run } = setup(chunkIds(['a']), (_c, n) => (n <= 6 ? { kind: 'throttled', status: 429, error: 'throttled' } : ok), { retries: 1 });
+    const result = await run();
+    expect(result.reason).toBe('completed');
+    expect(tries.get(1)).toBe(7);
+  });
+
+  it('retries 5xx and dropped connections, then fails the chunk after --retries', async () => {
+    const { log, run } = setup(chunkIds(['a', 'b', 'c'], 1, 1), (c, n) =>
+      c.index === 2 ? { kind: 'retry', status: 500, error: 'POST failed with 500' } : n === 1 ? { kind: 'retry', status: null, error: 'the connection was closed' } : ok,
+    );
+    const result = await run();
+    expect(result).toMatchObject({ reason: 'partial', answered: 2, failed: 1 });
+    expect(log.events).toContain('journal failed 2 after 4: POST failed with 500');
+    expect(log.events).toContain('journal answered 1 after 2');
+  });
+
+  it('stops at once on 401/403: nothing more is sent', async () => {
+    const auth = new ApiError('POST /bulk_delete/ failed with 401', 401, {}, 'check the key', 4);
+    const { log, run } = setup(tenChunks(), () => ({ kind: 'auth', status: 401, error: auth }), { perMinute: 60 });
+    const result = await run();
+    expect(result.reason).toBe('auth');
+    expect(result.error).toBe(auth);
+    expect(log.starts).toEqual([0]);
+    expect(result.unsent.map((c) => c.index)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('stops on another 4xx too, since every chunk would get the same answer', async () => {
+    const rejected = new ApiError('POST failed with 415', 415, {});
+    const { log, run } = setup(tenChunks(), () => ({ kind: 'rejected', status: 415, error: rejected }), { perMinute: 60 });
+    const result = await run();
+    expect(result.reason).toBe('rejected');
+    expect(log.starts).toHaveLength(1);
+  });
+
+  it('on Ctrl-C lets requests in flight finish and journal them, and sends nothing more', async () => {
+    const controller = new AbortController();
+    const { log, run } = setup(tenChunks(), (c) => {
+      if (c.index === 3) controller.abort();
+      return ok;
+    }, { signal: controller.signal, perMinute: 1e9, concurrency: 2 });
+    const result = await run();
+    expect(result.reason).toBe('interrupted');
+    expect(log.events.filter((e) => e.startsWith('attempt'))).toHaveLength(4);
+    expect(log.events).toContain('journal answered 3 after 1');
+    expect(log.events).toContain('journal answered 4 after 1');
+    expect(result.unsent.map((c) => c.index)).toEqual([5, 6, 7, 8, 9, 10]);
+  });
+
+  it('leaves a chunk waiting for a retry to --resume when interrupted', async () => {
+    const controller = new AbortController();
+    const { log, run } = setup(chunkIds(['a']), () => {
+      controller.abort();
+      return { kind: 'retry', status: 503, error: 'unavailable' };
+    }, { signal: controller.signal });
+    const result = await run();
+    expect(result).toMatchObject({ reason: 'interrupted', failed: 0 });
+    expect(result.unsent.map((c) => c.index)).toEqual([1]);
+    expect(log.events.some((e) => e.startsWith('journal failed'))).toBe(false);
+  });
+
+  it('gives up on a chunk once 429s have gone on longer than the patience, with no progress', async () => {
+    const { log, run } = setup(chunkIds(['a']), () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }), { patienceMs: 5 * 60_000 });
+    const result = await run();
+    expect(result).toMatchObject({ reason: 'partial', failed: 1 });
+    expect(log.events.at(-1)).toMatch(/^journal failed 1 after 5: still rate-limited after \d+s without progress/);
+  });
+
+  it('a journal that cannot be written stops the run before the chunk is sent', async () => {
+    const { log, run } = setup(tenChunks(), () => ok, {
+      beforeSend: async (c) => {
+        if (c.index === 2) throw new Error('ENOSPC');
+      },
+    });
+    await expect(run()).rejects.toThrow('ENOSPC');
+    expect(log.events.some((e) => e.startsWith('attempt 2#'))).toBe(false);
+  });
+});
+
+describe('RateBudget and --rate', () => {
+  it('hands out evenly spaced slots and honours a pause', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget(120, clock);
+    const times: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await budget.take();
+        times.push(clock.t);
+        if (i === 0) budget.pause(clock.t + 10_000);
+      }
+    })();
+    await clock.drive(work);
+    expect(times).toEqual([0, 10_000, 10_500]);
+  });
+
+  it('parses requests per minute in several spellings', () => {
+    expect(parseRate('480')).toBe(480);
+    expect(parseRate('480/min')).toBe(480);
+    expect(parseRate('8/s')).toBe(480);
+    expect(parseRate('4800/h')).toBe(80);
+    expect(parseRate('0')).toBeUndefined();
+    expect(parseRate('fast')).toBeUndefined();
+  });
+});
+
+describe('chunkIds', () => {
+  it('cuts at 1000 and numbers on from the journal', () => {
+    const chunks = chunkIds(Array.from({ length: 2500 }, (_, i) => String(i)), 8);
+    expect(chunks.map((c) => [c.index, c.ids.length])).toEqual([[8, 1000], [9, 1000], [10, 500]]);
+    expect(chunks[2].ids[0]).toBe('2000');
+    expect(() => chunkIds(['a'], 1, 1001)).toThrow(RangeError);
+    expect(chunkIds([])).toEqual([]);
+  });
+});
+
