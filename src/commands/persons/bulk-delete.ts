@@ -33,6 +33,7 @@ export function personsBulkDeleteCommand(): Command {
         '--resume; a receipt says what was asked, sent and deleted.\n\n' +
         'Input: one id per line (blank lines and # comments ignored), CSV with --column, a JSON array, or NDJSON (strings, or ' +
         'objects with --column); "-" reads standard input. The format follows the file extension or the content; --format overrides it.\n\n' +
+        'A request may take up to 120 s (deleting 1000 persons is slow on a busy server) unless --timeout says otherwise.\n\n' +
         'Exit codes: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission ' +
         '(nothing more sent), 8 some requests failed after retries (listed in the receipt; --resume retries them), 130 interrupted.',
     )
