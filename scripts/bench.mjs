@@ -123,5 +123,90 @@ async function benchList() {
   }
 }
 
+/** Each person's uuid and first distinct id, read page by page with a bare loop. */
+async function sandboxPersons(sandbox, count) {
+  const { request } = await import('undici');
+  const out = [];
+  for (let offset = 0; offset < count; offset += 1000) {
+    const res = await request(`${sandbox.url}/api/projects/${sandbox.project_id}/persons/?limit=${Math.min(1000, count - offset)}&offset=${offset}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } });
+    const page = await res.body.json();
+    for (const p of page.results) out.push({ uuid: p.uuid, distinctId: p.distinct_ids[0] });
+  }
+  return out;
+}
+
+async function sandboxRequests(sandbox) {
+  const { request } = await import('undici');
+  return (await request(`${sandbox.url}/_sandbox/requests`)).body.json();
+}
+
+async function benchBulk() {
+  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-bulk-'));
+  const count = 100_000;
+  const single = 2_000;
+  const limit = 600;
+  const env = (sandbox) => ({ HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: dir });
+  const bulk = async (sandbox, name, ids, rate) => {
+    const file = join(dir, `${name}.txt`);
+    writeFileSync(file, `${ids.join('\n')}\n`);
+    const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--file', file, '--distinct-ids', '--rate', String(rate), '-y', '-q', '-o', 'json'], { env: env(sandbox) });
+    if (res.code !== 0) throw new Error(`bulk-delete exited ${res.code}: ${res.stderr.slice(0, 500)}`);
+    const summary = JSON.parse(res.stdout);
+    if (summary.persons_deleted !== ids.length) throw new Error(`bulk-delete deleted ${summary.persons_deleted} of ${ids.length}`);
+    return res;
+  };
+  console.log(`\n## persons bulk-delete of ${count.toLocaleString('en')} distinct ids (one run each; the sandbox is a separate process)`);
+  try {
+    // 1. Against the server's limit: hogctl is told the limit with --rate and should use it all.
+    const limited = await startSandbox(['--persons', String(count), '--rate-limit', `delete=${limit},read=off`]);
+    try {
+      const ids = (await sandboxPersons(limited, count)).map((p) => p.distinctId);
+      const res = await bulk(limited, 'limited', ids, limit);
+      const requests = (await sandboxRequests(limited)).filter((r) => r.path.endsWith('/bulk_delete/'));
+      const at = requests.map((r) => r.at);
+      const perMinute = ((requests.length - 1) / (Math.max(...at) - Math.min(...at))) * 60_000;
+      const throttled = requests.filter((r) => r.status === 429).length;
+      console.log(`sandbox limit ${limit}/min, --rate ${limit}: ${requests.length} requests (${throttled} answered 429) at ${fmt(perMinute, 0)} requests/min while sending = ${fmt(perMinute / limit, 2)} of the limit (target ≥ 0.9); ${fmt(res.ms / 1000, 1)} s end to end`);
+    } finally {
+      limited.stop();
+    }
+
+    // 2. No limit: how fast, and how much faster than one DELETE per person.
+    const free = await startSandbox(['--persons', String(count + single)]);
+    try {
+      const persons = await sandboxPersons(free, count + single);
+      const res = await bulk(free, 'free', persons.slice(0, count).map((p) => p.distinctId), 1_000_000);
+      // The baseline: a bare undici loop deleting persons one request at a time, in its own process.
+      const bare = `
+        import { request, Agent } from 'undici';
+        const agent = new Agent({ keepAliveTimeout: 10000 });
+        let input = '';
+        for await (const chunk of process.stdin) input += chunk;
+        const base = process.env.HOGCTL_BASE_URL + '/api/projects/' + process.env.HOGCTL_PROJECT_ID + '/persons/';
+        for (const uuid of input.trim().split('\\n')) {
+          const res = await request(base + uuid + '/', { method: 'DELETE', dispatcher: agent, headers: { authorization: 'Bearer ' + process.env.HOGCTL_API_KEY } });
+          await res.body.dump();
+          if (res.statusCode !== 202 && res.statusCode !== 204) throw new Error('DELETE answered ' + res.statusCode);
+        }
+        await agent.close();
+      `;
+      const one = await run(process.execPath, ['--input-type=module', '-e', bare], { env: env(free), stdin: persons.slice(count).map((p) => p.uuid).join('\n') });
+      if (one.code !== 0) throw new Error(`one-by-one DELETE loop failed: ${one.stderr.slice(0, 500)}`);
+      const state = await (await import('undici')).request(`${free.url}/_sandbox/state`).then((r) => r.body.json());
+      const bulkRate = count / (res.ms / 1000);
+      const oneRate = single / (one.ms / 1000);
+      console.log(`no limit: hogctl ${fmt(res.ms / 1000, 1)} s = ${fmt(bulkRate, 0)} ids/s end to end (--concurrency 4)`);
+      console.log(`one DELETE /persons/:id/ at a time: ${single.toLocaleString('en')} in ${fmt(one.ms / 1000, 1)} s = ${fmt(oneRate, 0)} ids/s, so ${fmt((one.ms * count) / single / 1000, 0)} s for ${count.toLocaleString('en')}`);
+      console.log(`speedup ${fmt(bulkRate / oneRate, 1)}x over one DELETE per person (sandbox persons left: ${state.persons})`);
+    } finally {
+      free.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
+if (want('bulk')) await benchBulk();
