@@ -144,6 +144,9 @@ describe('250,000 distinct ids', () => {
       expect(receipt.not_reported).toEqual([]);
       expect(receipt.id_list_sha256).toBe(createHash('sha256').update(`${[...ids].sort().join('\n')}\n`).digest('hex'));
       expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', sent: 250_000, persons_deleted: 250_000, receipt: receiptPath });
+      // The journal and the receipt hold ids, never the key.
+      expect(readFileSync(receiptPath, 'utf8')).not.toContain(big.env.HOGCTL_API_KEY);
+      expect(readFileSync(receipt.journal, 'utf8')).not.toContain(big.env.HOGCTL_API_KEY);
     } finally {
       await big.close();
     }
