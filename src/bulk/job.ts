@@ -3,8 +3,9 @@
 // and leave a receipt. The order matters: nothing reaches the server before the input has been
 // read whole and the person running it has agreed to exactly what the plan says.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
 import { ApiError, AuthError, CancelledError, PartialFailureError, UsageError } from '../errors.js';
@@ -20,7 +21,7 @@ import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
 import { resolveIntegerIds } from './resolve.js';
 import { runChunks, type Chunk } from './runner.js';
-import { sleep } from './rate.js';
+import { RateBudget, sleep } from './rate.js';
 import { sender } from './send.js';
 import { collectIds, invalidInputError, isIntegerId, listBadValues, type IdKind, type IdList } from './validate.js';
 
@@ -45,6 +46,8 @@ export interface BulkDeleteSettings {
 
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
 const PATIENCE_MS = 60 * 60 * 1000;
+/** PostHog's limit for reading persons with a personal key (ClickHouse burst, §5). */
+const READ_PER_MINUTE = 240;
 /** bulk_delete of 1000 persons can take a while on a busy server; --timeout overrides it. */
 const BULK_TIMEOUT_MS = 120_000;
 
@@ -101,6 +104,16 @@ function resumeCommand(ctx: Context, s: BulkDeleteSettings, journal: string): st
   return parts.join(' ');
 }
 
+/** A receipt or journal that cannot be written must fail before anything is deleted, not after. */
+async function checkWritableDir(path: string, flag: string): Promise<void> {
+  const dir = dirname(resolvePath(path));
+  try {
+    await access(dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`cannot write ${path}: the directory ${dir} does not exist or is not writable`, `pass a writable path to ${flag}; nothing was sent`);
+  }
+}
+
 interface Targets {
   ids: string[];
   unresolved: string[];
@@ -109,16 +122,20 @@ interface Targets {
 }
 
 /** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
-async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, concurrency: number): Promise<Targets> {
+async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, s: BulkDeleteSettings): Promise<Targets> {
   const newlyResolved = new Map<string, string | null>();
   if (list.kind === 'person_ids' && list.integerCount > 0) {
     const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
     if (todo.length > 0 && lookup) {
       const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
-      ctx.info(`resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only)…`);
+      // Reads have their own, lower limit; staying under it spares a storm of 429s.
+      const perMinute = Math.min(s.perMinute, READ_PER_MINUTE);
+      ctx.info(`resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(perMinute)} requests/min…`);
+      const budget = new RateBudget(perMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
-        concurrency,
+        concurrency: s.concurrency,
+        pace: (signal) => budget.take(signal),
         signal: ctx.deps.signal,
         onProgress: (done, total) => {
           const now = ctx.deps.now();
@@ -218,13 +235,15 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
         }
       }
     : undefined;
-  const targets = await resolveTargets(ctx, list, state?.resolved ?? new Map(), lookup, s.concurrency);
+  const targets = await resolveTargets(ctx, list, state?.resolved ?? new Map(), lookup, s);
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was deleted');
 
   const done = state?.answeredIds() ?? new Set<string>();
   const remaining = done.size ? targets.ids.filter((id) => !done.has(id)) : targets.ids;
   const chunks = chunkIds(remaining, (state?.maxChunk ?? 0) + 1);
   const receiptPath = s.receipt ?? (s.dryRun ? undefined : journalPath.replace(/\.ndjson$/, '') + '.receipt.json');
+  if (s.receipt) await checkWritableDir(s.receipt, '--receipt');
+  if (s.journal) await checkWritableDir(s.journal, '--journal');
 
   // 4. The plan, then the question.
   const what = kind === 'distinct_ids' ? 'distinct ids' : 'person ids';
@@ -270,6 +289,8 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
       resolvedDuplicates: targets.resolvedDuplicates,
       error,
     });
+    // Persons the server could not delete make the run partial, even if every request succeeded.
+    if (receipt.status === 'completed' && (receipt.counts.deletion_errors ?? 0) > 0) receipt.status = 'partial';
     if (receiptPath) await writeReceipt(receiptPath, receipt);
     const record = summaryRecord(receipt);
     record.receipt = receiptPath ?? null;

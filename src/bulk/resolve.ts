@@ -5,6 +5,8 @@ import { CancelledError } from '../errors.js';
 
 export interface ResolveOptions {
   concurrency: number;
+  /** Waits for the next request slot (the read rate budget). */
+  pace?: (signal?: AbortSignal) => Promise<void>;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -18,6 +20,11 @@ export async function resolveIntegerIds(ids: string[], lookup: (id: string) => P
     while (next < ids.length) {
       if (o.signal?.aborted) throw new CancelledError('cancelled while resolving integer ids; nothing was deleted');
       const id = ids[next++];
+      try {
+        await o.pace?.(o.signal);
+      } catch {
+        throw new CancelledError('cancelled while resolving integer ids; nothing was deleted');
+      }
       out.set(id, await lookup(id));
       o.onProgress?.(++done, ids.length);
     }

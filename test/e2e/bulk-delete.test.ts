@@ -293,6 +293,15 @@ describe('safety', () => {
     expect(world.sandbox.requests.length).toBe(before);
   });
 
+  it('refuses a receipt it could not write before sending anything', async () => {
+    const path = file('noreceipt.txt', take(3).join('\n'));
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '--receipt', join(dir, 'no-such-dir', 'r.json')]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/cannot write .*r\.json: the directory .*no-such-dir does not exist or is not writable/);
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+
   it('stops at once on an authentication error (exit 4): one request, nothing more', async () => {
     const ids = take(5000);
     const path = file('auth.txt', ids.join('\n'));
