@@ -358,3 +358,22 @@ describe('e-mail verification and changes (§9, §10)', () => {
     expect((await b.send('/api/users/@me/', 'PATCH', { first_name: 'Late' })).json().code).toBe('sensitive_action_required_reauth');
   });
 });
+
+describe('web throttles for sessions (§5)', () => {
+  it('count a session against the persons web limits, per user', async () => {
+    const b = new Browser();
+    expect((await b.login('sandbox@example.com', 'correct horse battery')).status).toBe(200);
+    sb.setRateLimit('web=2/min');
+    try {
+      expect((await b.send('/api/projects/1/persons/')).status).toBe(200);
+      expect((await b.send('/api/projects/1/persons/')).status).toBe(200);
+      const third = await b.send('/api/projects/1/persons/');
+      expect(third.status).toBe(429);
+      expect(third.json().code).toBe('throttled');
+      // The personal API key has its own budget.
+      expect((await call(sb, '/api/projects/1/persons/')).status).toBe(200);
+    } finally {
+      sb.setRateLimit(undefined);
+    }
+  });
+});

@@ -23,7 +23,7 @@ export function authLoginCommand(): Command {
     )
     .option('--email <address>', 'the e-mail you sign in with (asked when missing)')
     .option('--password-stdin', 'read the password from standard input instead of asking')
-    .option('--code <code>', 'the 2FA code, if the server asks for one: 6 digits from your authenticator app, or a backup code')
+    .option('--code <code>', 'the 2FA code, if the server asks for one: 6 digits from your authenticator app (a backup code is better typed at the prompt: flags stay in shell history)')
     .addHelpText(
       'after',
       examples(
