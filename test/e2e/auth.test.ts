@@ -106,6 +106,19 @@ describe('auth login without 2FA', () => {
     expect((await run(['auth', 'status'])).code).toBe(0);
   });
 
+  it('asks for the e-mail and the hidden password on a terminal', async () => {
+    const env = { ...world.env, ...otherConfig() };
+    const res = await runInTerminal(['auth', 'login'], env, [
+      { when: 'E-mail:', send: 'sandbox@example.com\r' },
+      { when: 'Password (input hidden)', send: `${world.sandbox.login.password}\r` },
+    ]);
+    witness.ran(['auth', 'login']);
+    witness.saw(res.output);
+    expect(res.output).toContain('✔ signed in to');
+    expect(res.code).toBe(0);
+    expect(existsSync(join(env.HOGCTL_CONFIG_DIR, 'sessions', `@127.0.0.1_${world.sandbox.port}.json`))).toBe(true);
+  });
+
   it('refuses to run without a password source off a terminal, before sending anything', async () => {
     const before = world.sandbox.requests.length;
     const res = await run(['auth', 'login', '--email', 'sandbox@example.com']);
