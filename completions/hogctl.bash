@@ -6,7 +6,7 @@ _hogctl_profiles() {
 }
 _hogctl_children() {
   case "$1" in
-    "") echo "profile auth projects persons users email api sandbox demo completion" ;;
+    "") echo "profile auth projects persons users email api sandbox demo completion help" ;;
     "profile") echo "add list use show remove" ;;
     "profile add") echo "" ;;
     "profile list") echo "" ;;
@@ -57,6 +57,7 @@ _hogctl_children() {
     "sandbox") echo "" ;;
     "demo") echo "" ;;
     "completion") echo "bash zsh fish" ;;
+    "help") echo "" ;;
   esac
 }
 _hogctl() {
@@ -75,7 +76,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="profile auth projects persons users email api sandbox demo completion --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="profile auth projects persons users email api sandbox demo completion help --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -429,6 +430,13 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="bash zsh fish --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+    "help")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
     *) words_="" ;;
   esac
   COMPREPLY=( $(compgen -W "$words_" -- "$cur") )

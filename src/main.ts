@@ -12,8 +12,8 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
     now: given.now ?? Date.now,
     ...given,
   } as Deps;
-  const program = buildProgram(deps);
   try {
+    const program = await buildProgram(deps, argv);
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (err) {

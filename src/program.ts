@@ -1,60 +1,81 @@
-// The commander tree: global flags, groups and verbs. Building it imports only commander and
-// the small verb modules; each verb loads what it needs when it runs.
+// The commander tree: global flags, groups and verbs. Only the group the command line names is
+// loaded (each group's verbs are a lazy import), so `hogctl --help` and `hogctl persons get`
+// parse a fraction of the code; completion scripts and docs ask for the whole tree.
 import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
-import type { RootCommand } from './commands/with-context.js';
-import { examples } from './commands/with-context.js';
-import { personsListCommand } from './commands/persons/list.js';
-import { personsGetCommand } from './commands/persons/get.js';
-import { personsUpdateCommand } from './commands/persons/update.js';
-import { personsDeleteCommand } from './commands/persons/delete.js';
-import { personsBulkDeleteCommand } from './commands/persons/bulk-delete.js';
-import { personsSetPropCommand } from './commands/persons/set-prop.js';
-import { personsUnsetPropCommand } from './commands/persons/unset-prop.js';
-import { personsDeleteEventsCommand } from './commands/persons/delete-events.js';
-import { personsDeleteRecordingsCommand } from './commands/persons/delete-recordings.js';
-import { personsSplitCommand } from './commands/persons/split.js';
-import { personsActivityCommand } from './commands/persons/activity.js';
-import { personsDeletionStatusCommand } from './commands/persons/deletion-status.js';
-import { personsQueryCommand } from './commands/persons/query.js';
-import { personsCohortsCommand } from './commands/persons/cohorts.js';
-import { personsTimelineCommand } from './commands/persons/timeline.js';
-import { personsFunnelCommand } from './commands/persons/funnel.js';
-import { personsFunnelCorrelationCommand } from './commands/persons/funnel-correlation.js';
-import { personsLifecycleCommand } from './commands/persons/lifecycle.js';
-import { personsResetDistinctIdCommand } from './commands/persons/reset-distinct-id.js';
+import { examples, group, type RootCommand } from './commands/with-context.js';
 import { apiCommand } from './commands/api.js';
-import { profileAddCommand } from './commands/profile/add.js';
-import { profileListCommand } from './commands/profile/list.js';
-import { profileUseCommand } from './commands/profile/use.js';
-import { profileShowCommand } from './commands/profile/show.js';
-import { profileRemoveCommand } from './commands/profile/remove.js';
-import { projectsListCommand } from './commands/projects/list.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { demoCommand } from './commands/demo.js';
 import { completionCommand } from './commands/completion.js';
-import { authLoginCommand } from './commands/auth/login.js';
-import { authStatusCommand } from './commands/auth/status.js';
-import { authLogoutCommand } from './commands/auth/logout.js';
-import { usersMeCommand } from './commands/users/me.js';
-import { usersUpdateCommand } from './commands/users/update.js';
-import { twoFactorStatusCommand } from './commands/users/2fa/status.js';
-import { twoFactorStartCommand } from './commands/users/2fa/start.js';
-import { twoFactorValidateCommand } from './commands/users/2fa/validate.js';
-import { twoFactorEnableCommand } from './commands/users/2fa/enable.js';
-import { twoFactorBackupCodesCommand } from './commands/users/2fa/backup-codes.js';
-import { twoFactorDisableCommand } from './commands/users/2fa/disable.js';
-import { emailVerifyCommand } from './commands/email/verify.js';
-import { emailRequestVerificationCommand } from './commands/email/request-verification.js';
-import { emailCancelChangeCommand } from './commands/email/cancel-change.js';
+import { helpCommand } from './commands/help.js';
 
-function group(name: string, summary: string, verbs: Command[], example: string[]): Command {
-  const command = new Command(name).summary(summary).description(summary.charAt(0).toUpperCase() + summary.slice(1) + '.');
-  for (const verb of verbs) command.addCommand(verb);
-  return command.addHelpText('after', examples(...example));
+interface GroupEntry {
+  name: string;
+  summary: string;
+  examples: string[];
+  verbs: () => Promise<Command[]>;
 }
 
-export function buildProgram(deps: Deps): RootCommand {
+const GROUPS: GroupEntry[] = [
+  {
+    name: 'profile',
+    summary: 'manage saved profiles (base URL, project, API key)',
+    examples: ['hogctl profile add prod', 'hogctl profile list'],
+    verbs: async () => (await import('./commands/profile/index.js')).profileVerbs(),
+  },
+  {
+    name: 'auth',
+    summary: 'sign in with a session, for commands that refuse API keys',
+    examples: ['hogctl auth login', 'hogctl auth status'],
+    verbs: async () => (await import('./commands/auth/index.js')).authVerbs(),
+  },
+  {
+    name: 'projects',
+    summary: 'list the projects your key can see',
+    examples: ['hogctl projects list'],
+    verbs: async () => (await import('./commands/projects/index.js')).projectsVerbs(),
+  },
+  {
+    name: 'persons',
+    summary: 'list, inspect and manage persons',
+    examples: ['hogctl persons list --limit 10', 'hogctl persons get 42'],
+    verbs: async () => (await import('./commands/persons/index.js')).personsVerbs(),
+  },
+  {
+    name: 'users',
+    summary: 'show and change your user, and manage its 2FA',
+    examples: ['hogctl users me', 'hogctl users 2fa status'],
+    verbs: async () => (await import('./commands/users/index.js')).usersVerbs(),
+  },
+  {
+    name: 'email',
+    summary: 'verify your e-mail address and manage a pending change',
+    examples: ['hogctl email verify "<link from the e-mail>"', 'hogctl email request-verification'],
+    verbs: async () => (await import('./commands/email/index.js')).emailVerbs(),
+  },
+];
+
+/** Global flags that take a value, so that the value is not mistaken for a command name. */
+const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--timeout']);
+
+/** The first word of argv that names a command, skipping global flags and their values. */
+export function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return argv[i + 1];
+    if (!arg.startsWith('-')) return arg;
+    if (VALUE_FLAGS.has(arg)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the tree for this command line. With `argv` undefined, or for `completion` and
+ * `help`, every group is loaded; otherwise only the named group, the others standing in as
+ * names with their summaries (enough for the root help and for typo suggestions).
+ */
+export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCommand> {
   const program = new Command('hogctl') as RootCommand;
   program.deps = deps;
   program
@@ -72,9 +93,6 @@ export function buildProgram(deps: Deps): RootCommand {
     .option('--debug', 'log every HTTP request to stderr (secrets redacted)')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .showSuggestionAfterError(true)
-    .showHelpAfterError('(run the command with --help for usage and examples)')
-    .exitOverride()
     .configureOutput({
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
@@ -86,82 +104,33 @@ export function buildProgram(deps: Deps): RootCommand {
         'hogctl profile add prod',
         'hogctl persons list --where plan=team -o csv',
         'HOGCTL_API_KEY=... hogctl persons get --distinct-id user-881 -o json',
-      ),
+      ) + '\nMore: hogctl help exit-codes, hogctl help environment\n',
     );
 
-  program.addCommand(
-    group('profile', 'manage saved profiles (base URL, project, API key)', [profileAddCommand(), profileListCommand(), profileUseCommand(), profileShowCommand(), profileRemoveCommand()], [
-      'hogctl profile add prod',
-      'hogctl profile list',
-    ]),
-  );
-  program.addCommand(
-    group('auth', 'sign in with a session, for commands that refuse API keys', [authLoginCommand(), authStatusCommand(), authLogoutCommand()], [
-      'hogctl auth login',
-      'hogctl auth status',
-    ]),
-  );
-  program.addCommand(group('projects', 'list the projects your key can see', [projectsListCommand()], ['hogctl projects list']));
-  program.addCommand(
-    group('persons', 'list, inspect and manage persons', [
-      personsListCommand(),
-      personsGetCommand(),
-      personsUpdateCommand(),
-      personsDeleteCommand(),
-      personsBulkDeleteCommand(),
-      personsSetPropCommand(),
-      personsUnsetPropCommand(),
-      personsDeleteEventsCommand(),
-      personsDeleteRecordingsCommand(),
-      personsSplitCommand(),
-      personsActivityCommand(),
-      personsDeletionStatusCommand(),
-      personsQueryCommand(),
-      personsCohortsCommand(),
-      personsTimelineCommand(),
-      personsFunnelCommand(),
-      personsFunnelCorrelationCommand(),
-      personsLifecycleCommand(),
-      personsResetDistinctIdCommand(),
-    ], ['hogctl persons list --limit 10', 'hogctl persons get 42']),
-  );
-  program.addCommand(
-    group('users', 'show and change your user, and manage its 2FA', [
-      usersMeCommand(),
-      usersUpdateCommand(),
-      group('2fa', 'two-factor authentication: status, setup, backup codes (needs `hogctl auth login`)', [
-        twoFactorStatusCommand(),
-        twoFactorStartCommand(),
-        twoFactorValidateCommand(),
-        twoFactorEnableCommand(),
-        twoFactorBackupCodesCommand(),
-        twoFactorDisableCommand(),
-      ], ['hogctl users 2fa enable', 'hogctl users 2fa status']),
-    ], ['hogctl users me', 'hogctl users 2fa status']),
-  );
-  program.addCommand(
-    group('email', 'verify your e-mail address and manage a pending change', [emailVerifyCommand(), emailRequestVerificationCommand(), emailCancelChangeCommand()], [
-      'hogctl email verify "<link from the e-mail>"',
-      'hogctl email request-verification',
-    ]),
-  );
+  const word = argv === undefined ? undefined : commandWord(argv);
+  const everything = argv === undefined || word === 'completion' || word === 'help';
+  for (const entry of GROUPS) {
+    const verbs = everything || entry.name === word ? await entry.verbs() : [];
+    program.addCommand(group(entry.name, entry.summary, verbs, entry.examples));
+  }
   program.addCommand(apiCommand());
   program.addCommand(sandboxCommand());
   program.addCommand(demoCommand());
   program.addCommand(completionCommand());
+  program.addCommand(helpCommand());
+  program.helpCommand(false);
 
-  // Subcommands inherit the output settings and error handling of the root.
-  const inherit = (command: Command) => {
-    for (const sub of command.commands) {
-      sub
-        .exitOverride()
-        .configureOutput(program.configureOutput())
-        .showSuggestionAfterError(true)
-        .showHelpAfterError('(run the command with --help for usage and examples)')
-        .configureHelp({ showGlobalOptions: true });
-      inherit(sub);
-    }
+  // Every command shares the root's output, error handling and typo suggestions.
+  const configure = (command: Command) => {
+    command
+      .helpOption('-h, --help', 'show help')
+      .exitOverride()
+      .configureOutput(program.configureOutput())
+      .showSuggestionAfterError(true)
+      .showHelpAfterError('(run the command with --help for usage and examples)')
+      .configureHelp({ showGlobalOptions: true, sortSubcommands: false });
+    command.commands.forEach(configure);
   };
-  inherit(program);
+  configure(program);
   return program;
 }

@@ -1,6 +1,6 @@
 // Glue between commander and the verbs: builds the Context from the root program's deps and the
 // merged global flags, runs the verb, and always releases its connections.
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { Context, type Deps, type GlobalOptions } from '../context.js';
 
 /** The root command carries the deps main() was given, so that no module keeps global state. */
@@ -39,4 +39,11 @@ export function examples(...lines: string[]): string {
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/** A command that only groups verbs: its help lists them and shows examples. */
+export function group(name: string, summary: string, verbs: Command[], example: string[]): Command {
+  const command = new Command(name).summary(summary).description(`${summary.charAt(0).toUpperCase()}${summary.slice(1)}.`);
+  for (const verb of verbs) command.addCommand(verb);
+  return command.addHelpText('after', examples(...example));
 }

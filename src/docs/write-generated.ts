@@ -4,20 +4,25 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { buildProgram } from '../program.js';
 import { bashScript, fishScript, zshScript } from '../completion/generate.js';
-import { commandReference, withReference } from './reference.js';
+import { commandReference, withSection } from './reference.js';
+import { topicMarkdown } from './topics.js';
 
-export function generatedFiles(): Record<string, string> {
+export async function generatedFiles(): Promise<Record<string, string>> {
   const sink = new PassThrough();
-  const program = buildProgram({ io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {}, now: Date.now });
+  const program = await buildProgram({ io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {}, now: Date.now });
   return {
     'completions/hogctl.bash': bashScript(program),
     'completions/_hogctl': zshScript(program),
     'completions/hogctl.fish': fishScript(program),
-    'README.md': withReference(readFileSync('README.md', 'utf8'), commandReference(program)),
+    'README.md': [
+      ['command-reference', commandReference(program)],
+      ['exit-codes', topicMarkdown('exit-codes')],
+      ['environment', topicMarkdown('environment')],
+    ].reduce((readme, [name, content]) => withSection(readme, name, content), readFileSync('README.md', 'utf8')),
   };
 }
 
 if (process.argv[1]?.endsWith('write-generated.mjs')) {
-  for (const [path, text] of Object.entries(generatedFiles())) writeFileSync(path, text);
+  for (const [path, text] of Object.entries(await generatedFiles())) writeFileSync(path, text);
   process.stdout.write('wrote README.md command reference and completions/\n');
 }

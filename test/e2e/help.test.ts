@@ -36,7 +36,7 @@ function deps(out: { text: string }): Deps {
 }
 
 /** Every command of the tree as its path of names, the root first. */
-function commandPaths(): string[][] {
+async function commandPaths(): Promise<string[][]> {
   const paths: string[][] = [[]];
   const walk = (command: Command, path: string[]) => {
     for (const sub of command.commands) {
@@ -44,13 +44,13 @@ function commandPaths(): string[][] {
       walk(sub, [...path, sub.name()]);
     }
   };
-  walk(buildProgram(deps({ text: '' })), []);
+  walk(await buildProgram(deps({ text: '' })), []);
   return paths;
 }
 
 async function helpOf(path: string[]): Promise<string> {
   const out = { text: '' };
-  const program = buildProgram(deps(out));
+  const program = await buildProgram(deps(out), [...path, '--help']);
   const fix = (command: Command) => {
     command.configureOutput({ getOutHelpWidth: () => WIDTH, getErrHelpWidth: () => WIDTH, getOutHasColors: () => false, getErrHasColors: () => false });
     command.commands.forEach(fix);
@@ -65,7 +65,7 @@ async function helpOf(path: string[]): Promise<string> {
 }
 
 const fileName = (path: string[]) => `${['hogctl', ...path].join('.')}.txt`;
-const paths = commandPaths();
+const paths = await commandPaths();
 
 describe('--help of every command', () => {
   it('finds the whole tree', () => {

@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { generatedFiles } from '../../src/docs/write-generated.js';
 
+const files = await generatedFiles();
+
 describe('generated files', () => {
-  for (const [path, expected] of Object.entries(generatedFiles())) {
+  for (const [path, expected] of Object.entries(files)) {
     it(`${path} matches the command tree (run \`npm run docs\` to update)`, () => {
       expect(readFileSync(path, 'utf8')).toBe(expected);
     });

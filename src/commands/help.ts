@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { examples } from './with-context.js';
+
+export function helpCommand(): Command {
+  return new Command('help')
+    .summary('show help for a command, or a topic: exit-codes, environment')
+    .argument('[words...]', 'a command (e.g. persons list) or a topic')
+    .addHelpText('after', examples('hogctl help persons list', 'hogctl help exit-codes', 'hogctl help environment'))
+    .action(async (words: string[], _options: unknown, command: Command) => {
+      const root = command.parent!;
+      const write = (text: string) => root.configureOutput().writeOut?.(text);
+      const { TOPICS, topicText } = await import('../docs/topics.js');
+      if (words.length === 1 && TOPICS[words[0]]) return write(topicText(words[0]));
+      let target: Command = root;
+      for (const word of words) {
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) {
+          const { suggest } = await import('../docs/suggest.js');
+          const names = [...target.commands.map((c) => c.name()), ...(target === root ? Object.keys(TOPICS) : [])];
+          const near = suggest(word, names);
+          throw new UsageError(`no command or help topic "${words.join(' ')}"`, near ? `did you mean \`hogctl help ${[...words.slice(0, words.indexOf(word)), near].join(' ')}\`?` : 'run `hogctl --help` for the list of commands');
+        }
+        target = next;
+      }
+      target.outputHelp();
+    });
+}

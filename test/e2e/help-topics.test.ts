@@ -1,0 +1,47 @@
+// Help topics and typo suggestions, through the built binary.
+import { describe, expect, it } from 'vitest';
+import { runCli } from './harness.js';
+import { commandWord } from '../../src/program.js';
+
+describe('help topics', () => {
+  it('hogctl help exit-codes lists every code', async () => {
+    const res = await runCli(['help', 'exit-codes']);
+    expect(res.code).toBe(0);
+    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '130']) expect(res.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+  });
+
+  it('hogctl help environment lists the variables', async () => {
+    const res = await runCli(['help', 'environment']);
+    expect(res.code).toBe(0);
+    for (const name of ['HOGCTL_PROFILE', 'HOGCTL_BASE_URL', 'HOGCTL_PROJECT_ID', 'HOGCTL_API_KEY', 'HOGCTL_CONFIG_DIR', 'NO_COLOR', 'HTTPS_PROXY']) {
+      expect(res.stdout).toContain(name);
+    }
+  });
+
+  it('hogctl help <command> shows that command', async () => {
+    const res = await runCli(['help', 'persons', 'list']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Usage: hogctl persons list');
+  });
+
+  it('a typo suggests the nearest command and exits 2', async () => {
+    const group = await runCli(['persns', 'list']);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain('Did you mean persons?');
+    const verb = await runCli(['persons', 'lst']);
+    expect(verb.code).toBe(2);
+    expect(verb.stderr).toContain('list');
+    const topic = await runCli(['help', 'exit-code']);
+    expect(topic.code).toBe(2);
+    expect(topic.stderr).toContain('hogctl help exit-codes');
+  });
+});
+
+describe('commandWord', () => {
+  it('skips global flags and their values', () => {
+    expect(commandWord(['--profile', 'persons', 'users', 'me'])).toBe('users');
+    expect(commandWord(['-o', 'json', '--debug', 'persons'])).toBe('persons');
+    expect(commandWord(['--quiet'])).toBeUndefined();
+    expect(commandWord(['--', 'email'])).toBe('email');
+  });
+});
