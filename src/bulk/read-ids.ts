@@ -49,10 +49,14 @@ export function showValue(value: string, max = 60): string {
   return JSON.stringify(cut);
 }
 
-function checkBytes(bytes: Buffer, label: string, line: number): void {
-  if (line === 1 && bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
-    throw new InputError(label, line, 'the file is UTF-16 text', 'save it as UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) and run the command again; nothing was sent');
+function checkNotUtf16(bytes: Buffer, label: string): void {
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+    throw new InputError(label, 1, 'the file is UTF-16 text', 'save it as UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) and run the command again; nothing was sent');
   }
+}
+
+function checkBytes(bytes: Buffer, label: string, line: number): void {
+  if (line === 1) checkNotUtf16(bytes, label);
   if (bytes.indexOf(0) !== -1) throw new InputError(label, line, 'binary data (a NUL byte): this is not a text file of ids', 'pass a text file with one id per line, a CSV, a JSON array or NDJSON; nothing was sent');
   if (!isUtf8(bytes)) throw new InputError(label, line, 'not valid UTF-8 text: this looks like a binary file', 'pass a UTF-8 text file of ids; nothing was sent');
 }
@@ -172,7 +176,8 @@ function jsonItem(value: unknown, line: number, column: string | undefined): Raw
     if (v === null || typeof v !== 'object' || Array.isArray(v)) {
       return { line, problem: `expected an object with a "${column}" field`, raw: JSON.stringify(v) ?? String(v) };
     }
-    if (!(column in (v as object))) return { line, problem: `no "${column}" field`, raw: JSON.stringify(v) };
+    // Own fields only: every object inherits "toString", "constructor" and the like.
+    if (!Object.hasOwn(v as object, column)) return { line, problem: `no "${column}" field`, raw: JSON.stringify(v) };
     v = (v as Record<string, unknown>)[column];
   }
   if (typeof v === 'string') return { line, value: v };
@@ -244,7 +249,8 @@ async function* decodeText(source: AsyncIterable<Buffer | string>, label: string
     let chunk = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
     if (first) {
       first = false;
-      checkBytes(chunk.subarray(0, 2), label, 1);
+      // Only the BOM test here: two bytes may be half of a character (a UTF-8 BOM is three).
+      checkNotUtf16(chunk, label);
       if (chunk.subarray(0, 3).equals(UTF8_BOM)) chunk = chunk.subarray(3);
     }
     const nul = chunk.indexOf(0);

@@ -138,6 +138,22 @@ describe('JSON array', () => {
     }
   });
 
+  it('reads a JSON array saved with a UTF-8 BOM, or starting with a multi-byte character, however it is cut', async () => {
+    for (const size of [1, 2, 3, 1 << 20]) {
+      const { items } = await read(`\uFEFF["${U1}", "€"]`, { label: 'ids.json', path: 'ids.json' }, size);
+      expect(values(items)).toEqual([U1, '€']);
+      const err = await rejection(() => read('€', { label: 'ids.json', path: 'ids.json' }, size));
+      expect(err.message).toBe('ids.json:1: expected a JSON array of ids, found "€"');
+    }
+  });
+
+  it('with --column, an object without that field lacks it even when every object inherits the name', async () => {
+    const { items } = await read(`[{"id": "${U1}"}, {"constructor": "${U2}"}]`, { label: 'ids.json', path: 'ids.json', column: 'constructor' });
+    expect(values(items)).toEqual(['!no "constructor" field', U2]);
+    const nd = await read(`{"id": "${U1}"}\n`, { label: 'p.ndjson', path: 'p.ndjson', column: 'toString' });
+    expect(values(nd.items)).toEqual(['!no "toString" field']);
+  });
+
   it('refuses a binary .json with the line of the bad byte', async () => {
     const err = await rejection(() => read(Buffer.concat([Buffer.from(`["${U1}",\n"`), Buffer.from([0xc3, 0x28]), Buffer.from('"]')]), { label: 'ids.json', path: 'ids.json' }, 3));
     expect(err.message).toBe('ids.json:2: not valid UTF-8 text: this looks like a binary file');
