@@ -30,7 +30,8 @@ export function parseWhere(expression: string): PropertyFilter {
   let best: { at: number; op: string; operator: string } | undefined;
   for (const [op, operator] of OPERATORS) {
     const at = expression.indexOf(op);
-    if (at > 0 && (!best || at < best.at || (at === best.at && op.length > best.op.length))) best = { at, op, operator };
+    // An operator at 0 counts too: `>=30` has an empty key, not the key ">".
+    if (at !== -1 && (!best || at < best.at || (at === best.at && op.length > best.op.length))) best = { at, op, operator };
   }
   if (!best) {
     throw new UsageError(

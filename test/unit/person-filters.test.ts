@@ -42,6 +42,14 @@ describe('parseWhere', () => {
       expect(err.exitCode).toBe(2);
     }
   });
+
+  it('does not read an operator at the start as the key', () => {
+    for (const bad of ['>=30', '<=5', '!=free', '!~test', '=a=b', '~x']) {
+      const err = thrown(() => parseWhere(bad));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.message).toBe(`invalid --where "${bad}": the property name is empty`);
+    }
+  });
 });
 
 describe('parsePropertiesJson', () => {
