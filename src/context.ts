@@ -42,21 +42,6 @@ export interface GlobalOptions {
   timeout?: string;
 }
 
-/**
- * Loads modules that hook SIGINT on import and takes the hook off again. conf writes through
- * atomically, whose when-exit re-raises the signal after its clean-up, so one Ctrl-C would reach
- * bin/hogctl.js twice and end the process at once, instead of letting a bulk delete finish its
- * requests in flight. Its clean-up still runs, from its 'exit' hook.
- */
-async function withoutSigintHooks<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Set(process.listeners('SIGINT'));
-  try {
-    return await load();
-  } finally {
-    for (const listener of process.listeners('SIGINT')) if (!before.has(listener)) process.removeListener('SIGINT', listener);
-  }
-}
-
 export class Context {
   private storePromise?: Promise<ProfileStore>;
   private settingsPromise?: Promise<Settings>;
@@ -99,7 +84,7 @@ export class Context {
 
   store(): Promise<ProfileStore> {
     this.storePromise ??= (async () => {
-      const [{ ProfileStore }, { configDir }] = await withoutSigintHooks(() => Promise.all([import('./config/profiles.js'), import('./config/paths.js')]));
+      const [{ ProfileStore }, { configDir }] = await Promise.all([import('./config/profiles.js'), import('./config/paths.js')]);
       return new ProfileStore(configDir(this.env));
     })();
     return this.storePromise;

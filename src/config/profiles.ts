@@ -1,8 +1,12 @@
 // Profiles: named sets of base URL and project id, plus the current choice. API keys live in a
 // separate credentials file so that everything printed from a profile is free of secrets. Both
 // files are mode 0600 in a 0700 directory.
-import Conf from 'conf';
-import { chmodSync, existsSync } from 'node:fs';
+//
+// Every command reads profiles, few change them: reads are a plain JSON.parse of the two files,
+// and conf (atomic writes, file modes; ~35 ms to load) is loaded only to write.
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Conf from 'conf';
 import { ensurePrivateDir } from './paths.js';
 import { UsageError } from '../errors.js';
 
@@ -33,36 +37,45 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
+/**
+ * conf registers a SIGINT handler (through its atomic-write library) that re-raises the signal,
+ * which would turn one Ctrl-C into the bin's "second Ctrl-C, exit now". Loading it without
+ * keeping that handler leaves Ctrl-C to hogctl; conf's clean-up still runs from its exit hook.
+ */
+async function loadConfWithoutSigintHooks(): Promise<typeof Conf> {
+  const before = new Set(process.listeners('SIGINT'));
+  try {
+    return (await import('conf')).default;
+  } finally {
+    for (const listener of process.listeners('SIGINT')) if (!before.has(listener)) process.removeListener('SIGINT', listener);
+  }
+}
+
 export class ProfileStore {
-  private readonly config: Conf<ConfigFile>;
-  private readonly credentials: Conf<CredentialsFile>;
+  readonly configPath: string;
+  readonly credentialsPath: string;
+  private writers?: { config: Conf<ConfigFile>; credentials: Conf<CredentialsFile> };
 
   constructor(readonly dir: string) {
-    ensurePrivateDir(dir);
-    const common = { cwd: dir, projectName: 'hogctl', configFileMode: 0o600, accessPropertiesByDotNotation: false } as const;
-    this.config = new Conf<ConfigFile>({ ...common, configName: 'config', defaults: { profiles: {} } });
-    this.credentials = new Conf<CredentialsFile>({ ...common, configName: 'credentials', defaults: { api_keys: {} } });
-    for (const store of [this.config, this.credentials]) if (existsSync(store.path)) chmodSync(store.path, 0o600);
-  }
-
-  get configPath(): string {
-    return this.config.path;
-  }
-
-  get credentialsPath(): string {
-    return this.credentials.path;
+    this.configPath = join(dir, 'config.json');
+    this.credentialsPath = join(dir, 'credentials.json');
+    // Files made too open (by hand, or by another tool) are tightened whenever hogctl sees them.
+    if (existsSync(dir)) {
+      chmodSync(dir, 0o700);
+      this.tighten();
+    }
   }
 
   current(): string | undefined {
-    return this.config.get('current');
+    return this.config().current;
   }
 
   names(): string[] {
-    return Object.keys(this.config.get('profiles')).sort();
+    return Object.keys(this.config().profiles).sort();
   }
 
   get(name: string): Profile | undefined {
-    return this.config.get('profiles')[name];
+    return Object.hasOwn(this.config().profiles, name) ? this.config().profiles[name] : undefined;
   }
 
   /** The profile, or a usage error naming the profiles there are. */
@@ -77,33 +90,75 @@ export class ProfileStore {
   }
 
   apiKey(name: string): string | undefined {
-    return this.credentials.get('api_keys')[name];
+    const keys = this.credentials().api_keys;
+    return Object.hasOwn(keys, name) ? keys[name] : undefined;
   }
 
-  save(name: string, profile: Profile, apiKey?: string): void {
-    this.config.set('profiles', { ...this.config.get('profiles'), [name]: profile });
-    if (apiKey !== undefined) this.credentials.set('api_keys', { ...this.credentials.get('api_keys'), [name]: apiKey });
-    if (!this.current()) this.use(name);
+  async save(name: string, profile: Profile, apiKey?: string): Promise<void> {
+    const w = await this.writer();
+    w.config.set('profiles', { ...this.config().profiles, [name]: profile });
+    if (apiKey !== undefined) w.credentials.set('api_keys', { ...this.credentials().api_keys, [name]: apiKey });
+    if (!this.current()) w.config.set('current', name);
     this.tighten();
   }
 
-  use(name: string): void {
+  async use(name: string): Promise<void> {
     this.require(name);
-    this.config.set('current', name);
+    (await this.writer()).config.set('current', name);
     this.tighten();
   }
 
-  remove(name: string): void {
+  async remove(name: string): Promise<void> {
     this.require(name);
-    const { [name]: _removed, ...profiles } = this.config.get('profiles');
-    this.config.set('profiles', profiles);
-    const { [name]: _key, ...keys } = this.credentials.get('api_keys');
-    this.credentials.set('api_keys', keys);
-    if (this.current() === name) this.config.delete('current');
+    const w = await this.writer();
+    const { [name]: _removed, ...profiles } = this.config().profiles;
+    w.config.set('profiles', profiles);
+    const { [name]: _key, ...keys } = this.credentials().api_keys;
+    w.credentials.set('api_keys', keys);
+    if (this.current() === name) w.config.delete('current');
     this.tighten();
   }
 
+  private config(): ConfigFile {
+    return { profiles: {}, ...this.readJson<ConfigFile>(this.configPath) };
+  }
+
+  private credentials(): CredentialsFile {
+    return { api_keys: {}, ...this.readJson<CredentialsFile>(this.credentialsPath) };
+  }
+
+  private readJson<T>(path: string): Partial<T> {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw err;
+    }
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Partial<T>;
+    } catch {
+      // reported below
+    }
+    throw new UsageError(`the hogctl file ${path} is not valid JSON`, 'fix it by hand, or move it away and add the profiles again with `hogctl profile add`');
+  }
+
+  private async writer(): Promise<NonNullable<ProfileStore['writers']>> {
+    if (!this.writers) {
+      ensurePrivateDir(this.dir);
+      const ConfClass = await loadConfWithoutSigintHooks();
+      const common = { cwd: this.dir, projectName: 'hogctl', configFileMode: 0o600, accessPropertiesByDotNotation: false } as const;
+      this.writers = {
+        config: new ConfClass<ConfigFile>({ ...common, configName: 'config', defaults: { profiles: {} } }),
+        credentials: new ConfClass<CredentialsFile>({ ...common, configName: 'credentials', defaults: { api_keys: {} } }),
+      };
+    }
+    return this.writers;
+  }
+
+  /** conf creates files with the mode given, but an existing file keeps its own: make sure. */
   private tighten(): void {
-    for (const store of [this.config, this.credentials]) if (existsSync(store.path)) chmodSync(store.path, 0o600);
+    for (const path of [this.configPath, this.credentialsPath]) if (existsSync(path)) chmodSync(path, 0o600);
   }
 }

@@ -1,6 +1,8 @@
 // The single door to the network (design.md §2): one keep-alive pool per origin, bearer auth,
 // User-Agent, timeouts, retries, typed errors and a redacted debug log.
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import undiciRequest from 'undici/lib/api/api-request.js';
 import { RateLimitedError, UnavailableError, UsageError, type CliError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
@@ -204,7 +206,7 @@ export class ApiClient {
     const onAbort = () => controller.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await this.dispatcher.request({
+      const res = await undiciRequest.call(this.dispatcher, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,

@@ -1,9 +1,6 @@
 // Renders records in the output formats of design.md §3. Records arrive page by page and are
 // written as they come (json, ndjson, csv and plain lines), so listing stays in constant memory;
 // only the terminal table waits for the end, because cli-table3 needs every row to size columns.
-import Table from 'cli-table3';
-import { Chalk } from 'chalk';
-import { stringify } from 'csv-stringify/sync';
 import { UsageError } from '../errors.js';
 import { writeAll, type OutStream } from './streams.js';
 
@@ -99,11 +96,16 @@ function flattenKeys(records: Row[], column: string): string[] | undefined {
   return keys.size > 0 ? [...keys].sort() : undefined;
 }
 
+async function tableRenderer(color: boolean) {
+  const [{ default: Table }, { Chalk }] = await Promise.all([import('cli-table3'), import('chalk')]);
+  const chalk = new Chalk({ level: color ? 1 : 0 });
+  return { Table, bold: (s: string) => chalk.bold(s) };
+}
+
 export class RecordWriter {
   private columns: string[] | undefined;
   private readonly buffered: Row[] = [];
   private written = 0;
-  private readonly chalk: InstanceType<typeof Chalk>;
   private readonly terminal: boolean;
 
   constructor(
@@ -111,7 +113,6 @@ export class RecordWriter {
     private readonly shape: RecordShape,
   ) {
     if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
-    this.chalk = new Chalk({ level: settings.color ? 1 : 0 });
     this.terminal = Boolean(settings.stdout.isTTY);
   }
 
@@ -132,6 +133,9 @@ export class RecordWriter {
         text += `${this.written === 0 && text === '' ? '[\n' : ',\n'}  ${JSON.stringify(this.settings.fields ? project(r, columns) : r)}`;
       }
     } else if (format === 'csv') {
+      // The table and CSV renderers load only for the formats that use them, to keep json and
+      // ndjson commands quick to start.
+      const { stringify } = await import('csv-stringify/sync');
       if (this.written === 0) text += stringify([columns]);
       text += stringify(records.map((r) => columns.map((c) => csvCell(getField(r, c)))));
     } else if (this.terminal) {
@@ -148,8 +152,9 @@ export class RecordWriter {
     if (format === 'json') await writeAll(this.settings.stdout, this.written === 0 ? '[]\n' : '\n]\n');
     if (format === 'table' && this.terminal && this.buffered.length > 0) {
       const columns = this.columns ?? [];
+      const { Table, bold } = await tableRenderer(this.settings.color);
       const table = new Table({
-        head: columns.map((c) => this.chalk.bold(c)),
+        head: columns.map((c) => bold(c)),
         style: { head: [], border: [] },
       });
       for (const r of this.buffered) table.push(columns.map((c) => cellText(getField(r, c))));
@@ -188,10 +193,10 @@ export async function writeRecord(settings: OutputSettings, record: Row, shape: 
   }
   if (settings.format === 'table' && settings.stdout.isTTY) {
     if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
-    const chalk = new Chalk({ level: settings.color ? 1 : 0 });
+    const { Table, bold } = await tableRenderer(settings.color);
     const table = new Table({ style: { head: [], border: [] } });
     const keys = settings.fields ?? Object.keys(record);
-    for (const k of keys) table.push({ [chalk.bold(k)]: cellText(getField(record, k)) });
+    for (const k of keys) table.push({ [bold(k)]: cellText(getField(record, k)) });
     await writeAll(settings.stdout, `${table.toString()}\n`);
     return;
   }

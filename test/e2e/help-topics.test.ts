@@ -45,3 +45,17 @@ describe('commandWord', () => {
     expect(commandWord(['--', 'email'])).toBe('email');
   });
 });
+
+describe('completion', () => {
+  it('prints the generated script for each shell, and refuses an unknown shell', async () => {
+    const { readFileSync } = await import('node:fs');
+    for (const [shell, file] of [['bash', 'hogctl.bash'], ['zsh', '_hogctl'], ['fish', 'hogctl.fish']]) {
+      const res = await runCli(['completion', shell]);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe(readFileSync(`completions/${file}`, 'utf8'));
+    }
+    const bad = await runCli(['completion', 'tcsh']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('tcsh');
+  });
+});

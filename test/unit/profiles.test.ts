@@ -20,9 +20,9 @@ afterEach(() => {
 });
 
 describe('ProfileStore files', () => {
-  it('creates the directory 0700 and both files 0600', () => {
+  it('creates the directory 0700 and both files 0600', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '42' }, KEY);
+    await store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '42' }, KEY);
     expect(mode(dir)).toBe(0o700);
     expect(store.configPath).toBe(join(dir, 'config.json'));
     expect(store.credentialsPath).toBe(join(dir, 'credentials.json'));
@@ -30,9 +30,9 @@ describe('ProfileStore files', () => {
     expect(mode(store.credentialsPath)).toBe(0o600);
   });
 
-  it('keeps the key in credentials.json and out of config.json', () => {
+  it('keeps the key in credentials.json and out of config.json', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '42' }, KEY);
+    await store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '42' }, KEY);
     const config = readFileSync(store.configPath, 'utf8');
     const credentials = readFileSync(store.credentialsPath, 'utf8');
     expect(config).not.toContain(KEY);
@@ -41,7 +41,7 @@ describe('ProfileStore files', () => {
     expect(JSON.parse(credentials)).toEqual({ api_keys: { prod: KEY } });
   });
 
-  it('tightens a directory and files that were too open', () => {
+  it('tightens a directory and files that were too open', async () => {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { old: { base_url: 'https://us.posthog.com' } } }), { mode: 0o644 });
@@ -53,8 +53,8 @@ describe('ProfileStore files', () => {
     expect(store.apiKey('old')).toBe(KEY);
   });
 
-  it('persists across instances', () => {
-    new ProfileStore(dir).save('prod', { base_url: 'https://eu.posthog.com', project_id: '42', allow_insecure_http: true }, KEY);
+  it('persists across instances', async () => {
+    await new ProfileStore(dir).save('prod', { base_url: 'https://eu.posthog.com', project_id: '42', allow_insecure_http: true }, KEY);
     const again = new ProfileStore(dir);
     expect(again.get('prod')).toEqual({ base_url: 'https://eu.posthog.com', project_id: '42', allow_insecure_http: true });
     expect(again.apiKey('prod')).toBe(KEY);
@@ -63,30 +63,30 @@ describe('ProfileStore files', () => {
 });
 
 describe('ProfileStore profiles', () => {
-  it('makes the first saved profile current and keeps it when others are added', () => {
+  it('makes the first saved profile current and keeps it when others are added', async () => {
     const store = new ProfileStore(dir);
     expect(store.current()).toBeUndefined();
-    store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
-    store.save('dev', { base_url: 'http://localhost:8000' }, 'phx_dev0000');
+    await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
+    await store.save('dev', { base_url: 'http://localhost:8000' }, 'phx_dev0000');
     expect(store.current()).toBe('prod');
     expect(store.names()).toEqual(['dev', 'prod']);
-    store.use('dev');
+    await store.use('dev');
     expect(store.current()).toBe('dev');
   });
 
-  it('saving without a key keeps the stored key', () => {
+  it('saving without a key keeps the stored key', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
-    store.save('prod', { base_url: 'https://us.posthog.com', project_id: '7' });
+    await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
+    await store.save('prod', { base_url: 'https://us.posthog.com', project_id: '7' });
     expect(store.get('prod')).toEqual({ base_url: 'https://us.posthog.com', project_id: '7' });
     expect(store.apiKey('prod')).toBe(KEY);
   });
 
-  it('remove deletes the profile and its key, and clears current when it was current', () => {
+  it('remove deletes the profile and its key, and clears current when it was current', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
-    store.save('dev', { base_url: 'http://localhost:8000' }, 'phx_dev0000');
-    store.remove('prod');
+    await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
+    await store.save('dev', { base_url: 'http://localhost:8000' }, 'phx_dev0000');
+    await store.remove('prod');
     expect(store.get('prod')).toBeUndefined();
     expect(store.apiKey('prod')).toBeUndefined();
     expect(store.current()).toBeUndefined();
@@ -96,20 +96,23 @@ describe('ProfileStore profiles', () => {
     expect(store.apiKey('dev')).toBe('phx_dev0000');
   });
 
-  it('remove of another profile leaves current alone', () => {
+  it('remove of another profile leaves current alone', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
-    store.save('dev', { base_url: 'http://localhost:8000' });
-    store.remove('dev');
+    await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
+    await store.save('dev', { base_url: 'http://localhost:8000' });
+    await store.remove('dev');
     expect(store.current()).toBe('prod');
   });
 
-  it('use, remove and require of an unknown profile are usage errors naming the profiles', () => {
+  it('use, remove and require of an unknown profile are usage errors naming the profiles', async () => {
     const store = new ProfileStore(dir);
-    store.save('prod', { base_url: 'https://eu.posthog.com' });
-    store.save('dev', { base_url: 'http://localhost:8000' });
-    for (const action of [() => store.use('stage'), () => store.remove('stage'), () => store.require('stage')]) {
-      const err = thrown(action);
+    await store.save('prod', { base_url: 'https://eu.posthog.com' });
+    await store.save('dev', { base_url: 'http://localhost:8000' });
+    for (const action of [() => store.use('stage'), () => store.remove('stage'), async () => store.require('stage')]) {
+      const err = await action().then(
+        () => expect.unreachable('expected a usage error'),
+        (e: unknown) => e as UsageError,
+      );
       expect(err).toBeInstanceOf(UsageError);
       expect(err.message).toContain('"stage"');
       expect(err.hint).toContain('dev, prod');
@@ -117,7 +120,7 @@ describe('ProfileStore profiles', () => {
     expect(store.current()).toBe('prod');
   });
 
-  it('checkProfileName', () => {
+  it('checkProfileName', async () => {
     expect(checkProfileName('prod-eu_1.x')).toBe('prod-eu_1.x');
     for (const bad of ['', '-x', 'a b', 'a/b', 'x'.repeat(65)]) expect(() => checkProfileName(bad)).toThrow(UsageError);
   });

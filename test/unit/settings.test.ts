@@ -13,19 +13,19 @@ const ENV_KEY = 'phx_envkey00000000000000env';
 
 let dir: string;
 let store: ProfileStore;
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hogctl-settings-'));
   store = new ProfileStore(dir);
   // prod is saved first, so it is the current profile.
-  store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '100' }, PROD_KEY);
-  store.save('dev', { base_url: 'http://localhost:8010', project_id: '200', allow_insecure_http: true }, DEV_KEY);
+  await store.save('prod', { base_url: 'https://eu.posthog.com', project_id: '100' }, PROD_KEY);
+  await store.save('dev', { base_url: 'http://localhost:8010', project_id: '200', allow_insecure_http: true }, DEV_KEY);
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('resolveSettings', () => {
-  it('uses the current profile when nothing else is given', () => {
+  it('uses the current profile when nothing else is given', async () => {
     const s = resolveSettings({}, {}, store);
     expect(s).toEqual({
       profileName: 'prod',
@@ -37,7 +37,7 @@ describe('resolveSettings', () => {
     });
   });
 
-  it('a chosen profile (--profile) beats the current one', () => {
+  it('a chosen profile (--profile) beats the current one', async () => {
     const s = resolveSettings({ profile: 'dev' }, {}, store);
     expect(s.profileName).toBe('dev');
     expect(s.baseUrl).toBe('http://localhost:8010');
@@ -46,21 +46,21 @@ describe('resolveSettings', () => {
     expect(s.allowInsecureHttp).toBe(true);
   });
 
-  it('HOGCTL_PROFILE selects a profile, and --profile beats it', () => {
+  it('HOGCTL_PROFILE selects a profile, and --profile beats it', async () => {
     expect(resolveSettings({}, { HOGCTL_PROFILE: 'dev' }, store).profileName).toBe('dev');
     expect(resolveSettings({}, { HOGCTL_PROFILE: 'dev' }, store).apiKey).toBe(DEV_KEY);
     expect(resolveSettings({ profile: 'prod' }, { HOGCTL_PROFILE: 'dev' }, store).profileName).toBe('prod');
     expect(resolveSettings({}, { HOGCTL_PROFILE: '' }, store).profileName).toBe('prod');
   });
 
-  it('environment beats the profile', () => {
+  it('environment beats the profile', async () => {
     const s = resolveSettings({}, { HOGCTL_BASE_URL: 'https://us.posthog.com/', HOGCTL_PROJECT_ID: '300' }, store);
     expect(s.baseUrl).toBe('https://us.posthog.com');
     expect(s.projectId).toBe('300');
     expect(s.sources).toMatchObject({ baseUrl: 'env', projectId: 'env' });
   });
 
-  it('flags beat the environment', () => {
+  it('flags beat the environment', async () => {
     const s = resolveSettings(
       { baseUrl: 'https://posthog.internal.test', project: '400' },
       { HOGCTL_BASE_URL: 'https://us.posthog.com', HOGCTL_PROJECT_ID: '300' },
@@ -71,20 +71,20 @@ describe('resolveSettings', () => {
     expect(s.sources).toMatchObject({ baseUrl: 'flag', projectId: 'flag' });
   });
 
-  it('an empty environment value does not count', () => {
+  it('an empty environment value does not count', async () => {
     const s = resolveSettings({}, { HOGCTL_BASE_URL: '', HOGCTL_PROJECT_ID: '', HOGCTL_API_KEY: '  ' }, store);
     expect(s.baseUrl).toBe('https://eu.posthog.com');
     expect(s.projectId).toBe('100');
     expect(s.apiKey).toBe(PROD_KEY);
   });
 
-  it('HOGCTL_API_KEY beats the profile key', () => {
+  it('HOGCTL_API_KEY beats the profile key', async () => {
     const s = resolveSettings({ profile: 'dev' }, { HOGCTL_API_KEY: ` ${ENV_KEY}\n` }, store);
     expect(s.apiKey).toBe(ENV_KEY);
     expect(s.sources.apiKey).toBe('env');
   });
 
-  it('falls back to the default base URL with no profile at all', () => {
+  it('falls back to the default base URL with no profile at all', async () => {
     const empty = new ProfileStore(join(dir, 'empty'));
     const s = resolveSettings({}, {}, empty);
     expect(s).toEqual({
@@ -97,7 +97,7 @@ describe('resolveSettings', () => {
     });
   });
 
-  it('an unknown profile is a UsageError listing the names', () => {
+  it('an unknown profile is a UsageError listing the names', async () => {
     for (const [flags, env] of [[{ profile: 'stage' }, {}], [{}, { HOGCTL_PROFILE: 'stage' }]] as const) {
       const err = thrown(() => resolveSettings(flags, env, store));
       expect(err).toBeInstanceOf(UsageError);
@@ -107,8 +107,8 @@ describe('resolveSettings', () => {
     }
   });
 
-  it('takes the project from an old saved /api/environments/<id>/ URL', () => {
-    store.save('old', { base_url: 'https://eu.posthog.com/api/environments/42/' }, 'phx_old');
+  it('takes the project from an old saved /api/environments/<id>/ URL', async () => {
+    await store.save('old', { base_url: 'https://eu.posthog.com/api/environments/42/' }, 'phx_old');
     const s = resolveSettings({ profile: 'old' }, {}, store);
     expect(s.baseUrl).toBe('https://eu.posthog.com');
     expect(s.projectId).toBe('42');
@@ -117,7 +117,7 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ profile: 'old', project: '7' }, {}, store).projectId).toBe('7');
   });
 
-  it('rejects a project id that is not a number', () => {
+  it('rejects a project id that is not a number', async () => {
     const err = thrown(() => resolveSettings({ project: 'my-project' }, {}, store));
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toContain('"my-project"');
@@ -126,26 +126,26 @@ describe('resolveSettings', () => {
 });
 
 describe('normalizeBaseUrl', () => {
-  it('drops a trailing slash', () => {
+  it('drops a trailing slash', async () => {
     expect(normalizeBaseUrl('https://us.posthog.com/')).toEqual({ url: 'https://us.posthog.com', projectId: undefined });
     expect(normalizeBaseUrl('https://us.posthog.com')).toEqual({ url: 'https://us.posthog.com', projectId: undefined });
     expect(normalizeBaseUrl('https://host.test/posthog//')).toEqual({ url: 'https://host.test/posthog', projectId: undefined });
   });
 
-  it('turns an old /api/environments/ or /api/projects/ URL into origin + project', () => {
+  it('turns an old /api/environments/ or /api/projects/ URL into origin + project', async () => {
     expect(normalizeBaseUrl('https://eu.posthog.com/api/environments/42/')).toEqual({ url: 'https://eu.posthog.com', projectId: '42' });
     expect(normalizeBaseUrl('https://eu.posthog.com/api/projects/42')).toEqual({ url: 'https://eu.posthog.com', projectId: '42' });
     expect(normalizeBaseUrl('https://host.test/ph/api/environments/9/persons/')).toEqual({ url: 'https://host.test/ph', projectId: '9' });
   });
 
-  it('rejects what is not an http(s) URL', () => {
+  it('rejects what is not an http(s) URL', async () => {
     expect(() => normalizeBaseUrl('us.posthog.com')).toThrow(UsageError);
     expect(() => normalizeBaseUrl('ftp://us.posthog.com')).toThrow(UsageError);
   });
 });
 
 describe('maskKey', () => {
-  it('shows the prefix and the last four characters only', () => {
+  it('shows the prefix and the last four characters only', async () => {
     expect(maskKey('phx_1234567890abcd')).toBe('phx_…abcd');
     expect(maskKey('sessionkey9876')).toBe('…9876');
     expect(maskKey(undefined)).toBe('(none)');

@@ -82,8 +82,8 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   }
   checkProjectId(projectId);
 
-  store.save(name, { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) }, apiKey);
-  if (options.use) store.use(name);
+  await store.save(name, { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) }, apiKey);
+  if (options.use) await store.use(name);
   ctx.info(`✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}`);
   if (!store.apiKey(name)) ctx.info('  no API key stored: set HOGCTL_API_KEY, or run `hogctl profile add` again with --api-key-stdin');
 }

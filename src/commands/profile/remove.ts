@@ -21,6 +21,6 @@ export async function profileRemoveRun(ctx: Context, options: ProfileRemoveOptio
   const profile = store.require(name);
   const { confirmOrRefuse } = await import('../confirm.js');
   await confirmOrRefuse(ctx, { yes: options.yes, summary: `Profile "${name}" (${profile.base_url}, project ${profile.project_id ?? '-'}) and its stored API key will be deleted.`, question: `Delete profile "${name}"?` });
-  store.remove(name);
+  await store.remove(name);
   ctx.info(`✔ removed profile "${name}"`);
 }

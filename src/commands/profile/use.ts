@@ -11,6 +11,6 @@ export function profileUseCommand(): Command {
 }
 
 export async function profileUseRun(ctx: Context, _options: unknown, name: string): Promise<void> {
-  (await ctx.store()).use(name);
+  await (await ctx.store()).use(name);
   ctx.info(`✔ now using profile "${name}"`);
 }
