@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { statSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cleanEnv, runCli, runInTerminal, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, runCli, startWorld, type World } from './harness.js';
+import { runInTerminal } from './terminal.js';
 
 let world: World;
 
@@ -253,10 +254,10 @@ describe('on a terminal', () => {
   it('a declined confirmation exits 130 and changes nothing', async () => {
     const env = { HOGCTL_CONFIG_DIR: world.configDir };
     await runCli(['profile', 'add', 'keepme', '--base-url', world.sandbox.url, '--project', '1'], { env });
-    const res = await runInTerminal(['profile', 'remove', 'keepme'], { env, answers: [{ when: /Delete profile "keepme"\?/, send: 'n\r' }] });
+    const res = await runInTerminal(['profile', 'remove', 'keepme'], env, [{ when: 'Delete profile "keepme"?', send: 'n\r' }]);
     expect(res.code).toBe(130);
-    expect(res.stdout).toContain('will be deleted');
-    expect(res.stdout).toContain('cancelled; nothing was changed');
+    expect(res.output).toContain('will be deleted');
+    expect(res.output).toContain('cancelled; nothing was changed');
     const list = await runCli(['profile', 'list'], { env });
     expect(list.stdout).toContain('keepme');
   });
@@ -264,16 +265,13 @@ describe('on a terminal', () => {
   it('profile add asks for the key hidden and offers the projects to pick from', async () => {
     const env = { HOGCTL_CONFIG_DIR: world.configDir };
     const key = world.sandbox.defaultKey;
-    const res = await runInTerminal(['profile', 'add', 'picked', '--base-url', world.sandbox.url], {
-      env,
-      answers: [
-        { when: /Personal API key/, send: `${key}\r` },
-        { when: /Project/, send: '\u001b[B\r' }, // arrow down to the second project
-      ],
-    });
+    const res = await runInTerminal(['profile', 'add', 'picked', '--base-url', world.sandbox.url], env, [
+      { when: 'Personal API key', send: `${key}\r` },
+      { when: 'Project', send: '\u001b[B\r' }, // arrow down to the second project
+    ]);
     expect(res.code).toBe(0);
-    expect(res.stdout).not.toContain(key);
-    expect(res.stdout).toContain('saved profile "picked"');
+    expect(res.output).not.toContain(key);
+    expect(res.output).toContain('saved profile "picked"');
     const show = await runCli(['profile', 'show', 'picked', '-o', 'json'], { env });
     expect(JSON.parse(show.stdout).project_id).toBe('2');
   });

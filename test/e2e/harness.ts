@@ -77,39 +77,3 @@ export async function startWorld(options: SandboxOptions = {}): Promise<World> {
     },
   };
 }
-
-export interface TerminalAnswer {
-  /** Sent once the terminal output (since the previous answer) matches this. */
-  when: RegExp;
-  send: string;
-}
-
-/**
- * Runs the binary on a real pseudo-terminal (util-linux `script`), typing each answer once its
- * prompt appears, so that prompts, hidden input and confirmations are tested as a person meets
- * them. stdout and stderr arrive merged, as on a screen.
- */
-export function runInTerminal(args: string[], options: { env?: Record<string, string | undefined>; answers?: TerminalAnswer[]; timeoutMs?: number } = {}): Promise<RunResult> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('script', ['-qefc', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', COLUMNS: '120', ...options.env }), stdio: ['pipe', 'pipe', 'pipe'] });
-    const answers = [...(options.answers ?? [])];
-    let screen = '';
-    let since = 0;
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      screen += d;
-      const next = answers[0];
-      if (next && next.when.test(screen.slice(since))) {
-        answers.shift();
-        since = screen.length;
-        child.stdin.write(next.send);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code, signal, stdout: screen, stderr: '' });
-    });
-  });
-}
