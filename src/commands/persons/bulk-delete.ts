@@ -1,27 +1,16 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
+import type { BulkDeleteSettings } from '../../bulk/job.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { parseCount } from '../parse.js';
 
-export interface PersonsBulkDeleteOptions {
-  file: string;
-  format?: 'lines' | 'csv' | 'json' | 'ndjson';
-  column?: string;
-  distinctIds?: boolean;
-  deleteEvents?: boolean;
-  deleteRecordings?: boolean;
-  keepPerson?: boolean;
-  dryRun?: boolean;
-  yes?: boolean;
-  journal?: string;
-  resume?: boolean;
-  receipt?: string;
+/** The flags as commander hands them over: the numbers are still text, checked in the run. */
+export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'perMinute' | 'retries'> & {
   concurrency: string;
   rate: string;
   retries: string;
-  skipInvalid?: boolean;
-}
+};
 
 export function personsBulkDeleteCommand(): Command {
   return new Command('bulk-delete')

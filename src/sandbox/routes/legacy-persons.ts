@@ -19,7 +19,7 @@ import { hash32 } from '../prng.js';
 import type { RouteSpec, Router } from '../router.js';
 import { formatTimestampUs, type Person } from '../store.js';
 import { findProject } from '../world.js';
-import { getPersonOr404, personsThrottle, storeFor } from './persons.js';
+import { getPersonOr404, personsRouteDefaults, storeFor } from './persons.js';
 
 const PAGE = 100;
 const DAY_US = 86_400e6;
@@ -171,13 +171,7 @@ const lifecycle: Handler = (ctx, app) => {
   return json(200, peoplePage(ctx, people, offset, PAGE));
 };
 
-const common = {
-  scopeObject: 'person',
-  projectParam: 'projectId',
-  parsers: 'json',
-  throttle: personsThrottle,
-  environmentsAlias: true,
-} as const satisfies Partial<RouteSpec>;
+const common = personsRouteDefaults;
 
 export function registerLegacyPersonRoutes(router: Router): void {
   router.add({

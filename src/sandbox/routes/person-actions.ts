@@ -15,7 +15,7 @@ import { drfLimitOffsetPage, formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { render } from '../render.js';
 import type { RouteSpec, Router } from '../router.js';
 import { canonicalUuid, formatTimestampUs, type Person } from '../store.js';
-import { getPersonOr404, personDetailRoute, personsThrottle, storeFor } from './persons.js';
+import { getPersonOr404, personDetailRoute, personsRouteDefaults, storeFor } from './persons.js';
 import { absoluteUrl } from '../context.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -251,13 +251,9 @@ export const deletionStatus: Handler = (ctx, app) => {
 };
 
 const common = {
-  scopeObject: 'person',
-  projectParam: 'projectId',
-  parsers: 'json',
+  ...personsRouteDefaults,
   // The viewset's renderers (JSON and PaginatedCSVRenderer) apply to every action.
   renderers: ['json', 'csv'],
-  throttle: personsThrottle,
-  environmentsAlias: true,
 } as const satisfies Partial<RouteSpec>;
 
 const WRITE = ['person:write'];

@@ -109,13 +109,16 @@ export const createPerson: Handler = () => {
   );
 };
 
-const common = {
+/** What every route of the persons viewset shares: scope object, project, parsers, throttles. */
+export const personsRouteDefaults = {
   scopeObject: 'person',
   projectParam: 'projectId',
   parsers: 'json',
   throttle: personsThrottle,
   environmentsAlias: true,
 } as const satisfies Partial<RouteSpec>;
+
+const common = personsRouteDefaults;
 
 export const personsListRoute: RouteSpec = {
   ...common,
