@@ -1,0 +1,79 @@
+// The published package: `npm pack` gives a small tarball that installs on a clean prefix with
+// no network (everything is bundled, so it has no runtime dependencies) and runs every command.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanEnv } from './harness.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+
+let work: string;
+let tarball: string;
+let hogctl: string;
+let sandbox: Sandbox;
+
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(hogctl, args, { env: cleanEnv({ HOGCTL_CONFIG_DIR: join(work, 'config'), ...env }) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end();
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'hogctl-pack-'));
+  const name = npm(['pack', '--pack-destination', work, '--silent'], process.cwd()).trim().split('\n').pop()!;
+  tarball = join(work, name);
+  npm(['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], work);
+  hogctl = join(work, 'prefix', 'bin', 'hogctl');
+  sandbox = await startSandbox({ persons: 50, quiet: true });
+}, 180_000);
+
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the npm package', () => {
+  it('is a tarball under 2 MB', () => {
+    expect(statSync(tarball).size).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('installs without the network and answers --version', async () => {
+    const res = await run(['--version']);
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('shows the help of every command', async () => {
+    const res = await run(['completion', 'bash']);
+    const paths = [...res.stdout.matchAll(/^ {4}"([a-z0-9 -]+)"\)$/gm)].map((m) => m[1]).filter((p) => p !== '');
+    expect(paths.length).toBeGreaterThan(40);
+    for (const path of paths) {
+      const help = await run([...path.split(' '), '--help']);
+      expect(help.code, path).toBe(0);
+      expect(help.stdout, path).toContain(`Usage: hogctl ${path}`);
+    }
+  });
+
+  it('runs commands against the sandbox', async () => {
+    const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.projectId), HOGCTL_API_KEY: sandbox.defaultKey };
+    const list = await run(['persons', 'list', '--limit', '3', '-o', 'json'], env);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toHaveLength(3);
+    const query = await run(['persons', 'query', 'SELECT id FROM persons LIMIT 2', '-o', 'ndjson'], env);
+    expect(query.code).toBe(0);
+    expect(query.stdout.trim().split('\n')).toHaveLength(2);
+    const missing = await run(['persons', 'get', '999999'], env);
+    expect(missing.code).toBe(3);
+  });
+});
