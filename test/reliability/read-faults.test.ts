@@ -1,7 +1,8 @@
 // Reliability: reads under every fault the sandbox can inject. Each run must either succeed with
 // complete output or exit with its documented code and a clear one-line error, never a stack.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World, type RunResult } from '../e2e/harness.js';
+import { startWorld, type World } from '../e2e/harness.js';
+import { expectCleanFailure } from './helpers.js';
 
 const PERSONS = 1200;
 
@@ -26,12 +27,6 @@ afterAll(async () => {
   await world.close();
 });
 
-function expectCleanFailure(res: RunResult): void {
-  expect(res.stderr).toMatch(/^error: /m);
-  expect(res.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
-  expect(res.stderr).not.toContain(world.sandbox.defaultKey);
-}
-
 describe.each(FAULTS)('under $spec', ({ spec, allowed }) => {
   it('persons list --all returns every person or fails cleanly', async () => {
     world.sandbox.setFaults(`${spec},seed=11`);
@@ -41,7 +36,7 @@ describe.each(FAULTS)('under $spec', ({ spec, allowed }) => {
       if (res.code === 0) {
         const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
         expect(new Set(ids).size).toBe(PERSONS);
-      } else expectCleanFailure(res);
+      } else expectCleanFailure(world, res);
     } finally {
       world.sandbox.setFaults();
     }
@@ -54,7 +49,7 @@ describe.each(FAULTS)('under $spec', ({ spec, allowed }) => {
       const res = await world.run(['persons', 'get', person.uuid, '-o', 'json', '--timeout', '1']);
       expect(allowed).toContain(res.code);
       if (res.code === 0) expect(JSON.parse(res.stdout).uuid).toBe(person.uuid);
-      else expectCleanFailure(res);
+      else expectCleanFailure(world, res);
     } finally {
       world.sandbox.setFaults();
     }

@@ -36,11 +36,12 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
+  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
+    import('./unconfirmed.js'),
   ]);
   checkPersonId(id);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
@@ -62,7 +63,12 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   });
 
   const projectId = await ctx.projectId();
-  const status = await api.deletePerson(await ctx.api(), projectId, id, options);
+  const client = await ctx.api();
+  const status = await unconfirmed(
+    options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
+    'run the command again to make sure (if it says the person is not found, it is gone)',
+    () => api.deletePerson(client, projectId, id, options),
+  );
   const notes = [
     ...(options.keepPerson ? ['The person profile was kept.'] : []),
     ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),

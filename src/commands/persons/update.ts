@@ -31,11 +31,12 @@ export function personsUpdateCommand(): Command {
 }
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, id: string): Promise<void> {
-  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }] = await Promise.all([
+  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }, { unconfirmed }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
+    import('./unconfirmed.js'),
   ]);
   checkPersonId(id);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
@@ -44,7 +45,10 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   }
   const report = await prepareReport(ctx, ['person', 'properties', 'status'], ['properties']);
   const projectId = await ctx.projectId();
-  const status = await api.updatePerson(await ctx.api(), projectId, id, properties);
+  const client = await ctx.api();
+  const status = await unconfirmed(`the update of person ${id}`, 'setting the same values again is harmless: run the command again', () =>
+    api.updatePerson(client, projectId, id, properties),
+  );
   await report({ person: id, properties, status }, `update of person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
   ]);

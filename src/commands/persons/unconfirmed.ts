@@ -1,0 +1,13 @@
+// A change whose answer never came (a timeout, a dropped connection, an answer cut short) or came
+// as a server error may or may not have been made: the user must hear that, not just "failed",
+// and how to make sure. Rate limits (exit 6) are refusals before any work and stay as they are.
+import { CliError, ExitCode, UnavailableError } from '../../errors.js';
+
+export async function unconfirmed<T>(change: string, rerun: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof CliError) || error.exitCode !== ExitCode.unavailable) throw error;
+    throw new UnavailableError(`${change} may or may not have been applied: ${error.message}`, `${error.hint ? `${error.hint}; ` : ''}${rerun}`);
+  }
+}
