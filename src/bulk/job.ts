@@ -8,7 +8,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { ApiError, AuthError, CancelledError, PartialFailureError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CancelledError, CliError, PartialFailureError, UsageError } from '../errors.js';
 import { confirmOrRefuse } from '../commands/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
@@ -144,6 +144,10 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
             ctx.io.stderr.write(`\r\u001b[2K  resolved ${n(done)}/${n(total)}`);
           }
         },
+      }).catch((err: unknown) => {
+        // A lookup that failed after its retries stops the run before any deletion: say so.
+        if (err instanceof CliError && !(err instanceof CancelledError)) err.message = `could not resolve the integer ids to UUIDs, so nothing was deleted in this run: ${err.message}`;
+        throw err;
       });
       if (tty) ctx.io.stderr.write('\r\u001b[2K');
       for (const [k, v] of resolved) newlyResolved.set(k, v);
@@ -379,13 +383,13 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
       attempt: sender({ client: client!, projectId, kind, flags, timeoutMs: explicitTimeout ? ctx.timeoutMs() : BULK_TIMEOUT_MS, now: ctx.deps.now }),
       beforeSend: (c) => append({ type: 'sending', chunk: c.index, run, at: new Date(ctx.deps.now()).toISOString(), ids: c.ids }),
       answered: async (c, r) => {
-        await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary });
+        await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary, ...(r.unclear ? { unclear: r.unclear } : {}) });
         idsDone += c.ids.length;
         requestsDone++;
         bar?.update(idsDone);
       },
       failed: async (c, r) => {
-        await append({ type: 'failed', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), attempts: r.attempts, status: r.status, error: r.error });
+        await append({ type: 'failed', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), attempts: r.attempts, status: r.status, error: r.error, ...(r.unclear ? { unclear: r.unclear } : {}) });
         requestsDone++;
         const line = `${describe(c)} failed after ${r.attempts} ${r.attempts === 1 ? 'attempt' : 'attempts'}: ${r.error}`;
         if (bar) bar.note(`warning: ${line}`);
@@ -422,6 +426,9 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   const receipt = await finish(result.reason, journal, result.error?.message);
   const c = receipt.counts;
   const deletedNote = c.persons_deleted === null ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)` : `${n(c.persons_deleted)} persons deleted${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
+  if (receipt.unclear_requests) {
+    ctx.warn(`${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error): persons such an attempt deleted are not counted as deleted or found; the receipt says so`);
+  }
   if (receipt.not_reported.length) {
     ctx.warn(`the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`);
   }

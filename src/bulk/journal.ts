@@ -46,8 +46,10 @@ export type JournalRecord =
   | { type: 'run'; run: number; at: string; resume: boolean }
   | { type: 'resolved'; ids: Record<string, string | null> }
   | { type: 'sending'; chunk: number; run: number; at: string; ids: string[] }
-  | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null }
-  | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string }
+  // `unclear`: attempts before this line that got no clear answer and may have deleted persons
+  // (absent in journals of older versions, and when there were none).
+  | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
+  | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string; unclear?: number }
   | { type: 'stopped'; run: number; at: string; reason: StopReason };
 
 export interface ChunkRecord {
@@ -55,8 +57,8 @@ export interface ChunkRecord {
   run: number;
   ids: string[];
   sentAt: string;
-  answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null };
-  failure?: { at: string; attempts: number; status: number | null; error: string };
+  answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number };
+  failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
 }
 
 export interface RunRecord {
@@ -92,14 +94,14 @@ export class JournalState {
       case 'answered': {
         const chunk = this.chunks.get(record.chunk);
         if (chunk) {
-          chunk.answer = { at: record.at, status: record.status, attempts: record.attempts, summary: record.summary };
+          chunk.answer = { at: record.at, status: record.status, attempts: record.attempts, summary: record.summary, ...(record.unclear ? { unclear: record.unclear } : {}) };
           chunk.failure = undefined;
         }
         break;
       }
       case 'failed': {
         const chunk = this.chunks.get(record.chunk);
-        if (chunk && !chunk.answer) chunk.failure = { at: record.at, attempts: record.attempts, status: record.status, error: record.error };
+        if (chunk && !chunk.answer) chunk.failure = { at: record.at, attempts: record.attempts, status: record.status, error: record.error, ...(record.unclear ? { unclear: record.unclear } : {}) };
         break;
       }
       case 'stopped': {

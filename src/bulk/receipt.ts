@@ -85,6 +85,9 @@ export interface Receipt {
   /** Chunks sent by a run that stopped before their final answer was journaled; their ids were
    * sent again, so persons a lost request deleted are missing from persons_found. */
   unanswered_requests: { chunks: number; ids: number; note: string } | null;
+  /** Chunks with an attempt that timed out, lost its answer or met a server error before the
+   * final one: that attempt may have deleted persons that later answers then did not find. */
+  unclear_requests: { chunks: number; ids: number; note: string } | null;
   failed_chunks: FailedChunk[];
   deletion_errors: Record<string, unknown>[];
   invalid: BadValue[];
@@ -116,6 +119,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   }
 
   const unanswered = chunks.filter((c) => !c.answer && !c.failure);
+  const unclear = chunks.filter((c) => (c.answer?.unclear ?? c.failure?.unclear ?? 0) > 0);
+  const unclearIds = new Set(unclear.flatMap((c) => c.ids));
   const notSent = Math.max(0, meta.targets - sentIds.size - listed.size);
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const notReported: NotReported[] = [];
@@ -188,6 +193,13 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           chunks: unanswered.length,
           ids: unanswered.reduce((k, c) => k + c.ids.length, 0),
           note: 'sent by a run that stopped (a crash, a kill, or Ctrl-C during a retry) before a final answer was journaled; their ids were sent again, so persons an unanswered request deleted are not counted in persons_found or persons_deleted',
+        }
+      : null,
+    unclear_requests: unclear.length
+      ? {
+          chunks: unclear.length,
+          ids: unclearIds.size,
+          note: 'an attempt at these requests timed out, lost its answer or met a server error, and was retried: it may have deleted persons, who are then not counted in persons_found or persons_deleted',
         }
       : null,
     failed_chunks: failedChunks,

@@ -26,7 +26,8 @@ export interface Chunk {
 export type Attempt =
   | { kind: 'ok'; status: number; summary: BulkDeleteSummary | null }
   | { kind: 'throttled'; status: 429; retryAfterMs?: number; error: string }
-  | { kind: 'retry'; status: number | null; error: string }
+  /** unclear: the attempt may have been carried out (a timeout, a lost answer, a server error). */
+  | { kind: 'retry'; status: number | null; error: string; unclear?: boolean }
   | { kind: 'auth'; status: number; error: CliError }
   | { kind: 'rejected'; status: number; error: CliError };
 
@@ -44,8 +45,9 @@ export interface RunnerOptions {
   /** Awaited before the first attempt: the chunk is journaled as being sent. */
   beforeSend(chunk: Chunk): Promise<void>;
   /** Awaited after the final answer of a chunk. */
-  answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number }): Promise<void>;
-  failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number }): Promise<void>;
+  /** `unclear`: how many attempts of the chunk may have deleted persons without saying so. */
+  answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number }): Promise<void>;
+  failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number; unclear: number }): Promise<void>;
   /** A note for the user (long waits); not journaled. */
   notice?(message: string): void;
   /** Every attempt's outcome, for --debug. */
@@ -98,6 +100,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
     let tries = 0;
     let throttles = 0;
     let attempts = 0;
+    let unclear = 0;
     let journaled = false;
     for (;;) {
       try {
@@ -115,18 +118,19 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       const result = await o.attempt(chunk);
       const ms = o.clock.now() - started;
       o.attempted?.(chunk, result, attempts, ms);
+      if (result.kind === 'retry' && result.unclear) unclear++;
 
       if (result.kind === 'ok') {
         lastProgress = o.clock.now();
         answered++;
-        await o.answered(chunk, { status: result.status, summary: result.summary, attempts, ms });
+        await o.answered(chunk, { status: result.status, summary: result.summary, attempts, ms, unclear });
         return;
       }
       if (result.kind === 'auth' || result.kind === 'rejected') {
         stop ??= { reason: result.kind, error: result.error };
         halt.abort();
         failed++;
-        await o.failed(chunk, { status: result.status, error: result.error.message, attempts });
+        await o.failed(chunk, { status: result.status, error: result.error.message, attempts, unclear });
         return;
       }
       if (stop) {
@@ -141,7 +145,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         if (now + delay - lastProgress > o.patienceMs) {
           failed++;
           const waited = Math.round((now - lastProgress) / 1000);
-          await o.failed(chunk, { status: 429, error: `still rate-limited after ${waited}s without progress (${result.error})`, attempts });
+          await o.failed(chunk, { status: 429, error: `still rate-limited after ${waited}s without progress (${result.error})`, attempts, unclear });
           return;
         }
         if (result.retryAfterMs !== undefined) budget.pause(now + delay);
@@ -151,7 +155,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       }
       if (tries >= o.retries) {
         failed++;
-        await o.failed(chunk, { status: result.status, error: result.error, attempts });
+        await o.failed(chunk, { status: result.status, error: result.error, attempts, unclear });
         return;
       }
       await wait(backoffDelay(tries, SERVER_BACKOFF, o.random));

@@ -29,7 +29,7 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
     } catch (err) {
       // Timeouts, refused or dropped connections, answers cut short: nothing says it was not
       // done, and doing it again is harmless.
-      if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
+      if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message, unclear: true };
       throw err;
     }
     const { status } = res;
@@ -37,7 +37,8 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
     const error = describeHttpError('POST', res.url, status, res.body);
     if (status === 429) return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };
     if (status === 401 || status === 403) return { kind: 'auth', status, error };
-    if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message };
+    // 408 and 503 refuse before any work; another 5xx may come after some persons were deleted.
+    if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message, unclear: status !== 408 && status !== 503 };
     return { kind: 'rejected', status, error };
   };
 }

@@ -143,6 +143,29 @@ describe('receipt', () => {
     expect(r.not_reported).toEqual([{ count: 'recordings_queued_for_deletion', chunks: 2, ids: 3, why: "the server's answer had no recordings_queued_for_deletion" }]);
   });
 
+  it('names the requests an attempt may have carried out unseen (their persons are not counted)', () => {
+    const state = new JournalState();
+    state.apply(header);
+    state.apply({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['a', 'b'] });
+    state.apply({ type: 'answered', chunk: 1, at: 't', status: 202, attempts: 2, unclear: 1, summary: { persons_found: 0, persons_deleted: 0 } });
+    state.apply({ type: 'sending', chunk: 2, run: 1, at: 't', ids: ['c'] });
+    state.apply({ type: 'failed', chunk: 2, at: 't', attempts: 2, status: null, error: 'timed out', unclear: 2 });
+    state.apply({ type: 'sending', chunk: 3, run: 2, at: 't', ids: ['c'] });
+    state.apply({ type: 'answered', chunk: 3, at: 't', status: 202, attempts: 1, summary: { persons_found: 0, persons_deleted: 0 } });
+    state.apply({ type: 'sending', chunk: 4, run: 2, at: 't', ids: ['d'] });
+    state.apply({ type: 'answered', chunk: 4, at: 't', status: 202, attempts: 3, summary: { persons_found: 1, persons_deleted: 1 } });
+    const r = buildReceipt(state, list(['a', 'b', 'c', 'd']), meta({ targets: 4 }));
+    expect(r.counts).toMatchObject({ sent: 4, failed: 0, persons_deleted: 1 });
+    expect(r.unclear_requests).toMatchObject({ chunks: 2, ids: 3 });
+    expect(r.unclear_requests!.note).toMatch(/not counted in persons_found or persons_deleted/);
+    // Journals of older versions have no such field: nothing to say.
+    const before = new JournalState();
+    before.apply(header);
+    before.apply({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['a'] });
+    before.apply({ type: 'answered', chunk: 1, at: 't', status: 202, attempts: 4, summary: null });
+    expect(buildReceipt(before, list(['a']), meta({ targets: 1 })).unclear_requests).toBeNull();
+  });
+
   it('says which counts an empty answer (older servers) did not report, instead of guessing', () => {
     const state = new JournalState();
     state.apply(header);
@@ -184,7 +207,8 @@ describe('one chunk on the wire', () => {
     expect(kinds[1]).toEqual({ kind: 'ok', status: 202, summary: null });
     expect(kinds[2]).toMatchObject({ kind: 'throttled', retryAfterMs: 7000 });
     expect(kinds[3]).toMatchObject({ kind: 'throttled', retryAfterMs: undefined });
-    expect(kinds[4]).toMatchObject({ kind: 'retry', status: 503 });
+    // A 503 refuses before any work; a timeout or a lost answer may hide a deletion.
+    expect(kinds[4]).toMatchObject({ kind: 'retry', status: 503, unclear: false });
     expect(kinds[5]).toMatchObject({ kind: 'auth', status: 401 });
     expect((kinds[5] as { error: { exitCode: number } }).error.exitCode).toBe(4);
     expect(kinds[6]).toMatchObject({ kind: 'rejected', status: 400 });
@@ -198,7 +222,7 @@ describe('one chunk on the wire', () => {
     api.agent.get(ORIGIN).intercept({ path: '/api/projects/1/persons/bulk_delete/', method: 'POST' }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     const { client } = makeClient(api);
     const result = await sender({ client, projectId: '1', kind: 'person_ids', flags, timeoutMs: 5000, now: () => 0 })({ index: 1, ids: ['u'] });
-    expect(result).toMatchObject({ kind: 'retry', status: null });
+    expect(result).toMatchObject({ kind: 'retry', status: null, unclear: true });
     expect((result as { error: string }).error).toMatch(/connection was closed/);
     await api.close();
   });

@@ -139,6 +139,26 @@ describe('runChunks', () => {
     expect(log.events).toContain('journal answered 1 after 2');
   });
 
+  it('counts, per chunk, the attempts that may have been carried out without saying so', async () => {
+    const seen: string[] = [];
+    const { run } = setup(
+      chunkIds(['a', 'b', 'c'], 1, 1),
+      (c, n) =>
+        c.index === 1 && n === 1 ? { kind: 'retry', status: null, error: 'timed out', unclear: true }
+        : c.index === 1 && n === 2 ? { kind: 'retry', status: 503, error: 'database unavailable', unclear: false }
+        : c.index === 2 && n === 1 ? { kind: 'throttled', status: 429, error: 'throttled' }
+        : c.index === 3 ? { kind: 'retry', status: 502, error: 'bad gateway', unclear: true }
+        : ok,
+      {
+        retries: 2,
+        answered: async (chunk, r) => void seen.push(`answered ${chunk.index} unclear ${r.unclear}`),
+        failed: async (chunk, r) => void seen.push(`failed ${chunk.index} unclear ${r.unclear}`),
+      },
+    );
+    await run();
+    expect(seen.sort()).toEqual(['answered 1 unclear 1', 'answered 2 unclear 0', 'failed 3 unclear 3']);
+  });
+
   it('stops at once on 401/403: nothing more is sent', async () => {
     const auth = new ApiError('POST /bulk_delete/ failed with 401', 401, {}, 'check the key', 4);
     const { log, run } = setup(tenChunks(), () => ({ kind: 'auth', status: 401, error: auth }), { perMinute: 60 });
