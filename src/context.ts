@@ -108,10 +108,6 @@ export class Context {
     );
   }
 
-  async projectPath(suffix: string): Promise<string> {
-    return `/api/projects/${encodeURIComponent(await this.projectId())}/${suffix.replace(/^\//, '')}`;
-  }
-
   /**
    * An API client for the resolved settings. `key` (the default) authenticates with the personal
    * API key; `session` with the signed-in session of `hogctl auth login` (endpoints that refuse

@@ -3,6 +3,7 @@
 import type { ApiClient } from '../http/client.js';
 import { UsageError } from '../errors.js';
 import type { User } from './users.js';
+import { isUuid } from './uuid.js';
 
 export interface VerificationLink {
   origin: string;
@@ -11,10 +12,8 @@ export interface VerificationLink {
   next?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function checkVerification(uuid: string, token: string): { uuid: string; token: string } {
-  if (!UUID.test(uuid.trim())) throw new UsageError(`invalid user uuid "${uuid}"`, 'the uuid is the second-to-last part of the link in the e-mail');
+  if (!isUuid(uuid.trim())) throw new UsageError(`invalid user uuid "${uuid}"`, 'the uuid is the second-to-last part of the link in the e-mail');
   if (!/^[\w-]{1,200}$/.test(token.trim())) throw new UsageError('invalid verification token: expected letters, digits and dashes', 'copy the whole link from the e-mail, or the last part of it');
   return { uuid: uuid.trim(), token: token.trim() };
 }

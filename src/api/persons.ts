@@ -3,6 +3,7 @@ import type { ApiClient, Query } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { PropertyFilter } from './person-filters.js';
+import { isUuid } from './uuid.js';
 
 /** A person as the list returns it: `id` is the UUID. */
 export interface ListedPerson {
@@ -37,11 +38,6 @@ export interface PersonFilters {
   properties?: PropertyFilter[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /** Person ids in paths are an integer or a UUID; anything else is a usage error before any request. */
 export function checkPersonId(id: string): string {

@@ -3,6 +3,7 @@
 // command chose.
 import type { ApiClient } from '../http/client.js';
 import { UsageError } from '../errors.js';
+import { isUuid } from './uuid.js';
 
 /** UserSerializer's fields (§9); `team` and `organization` are objects. */
 export const USER_FIELDS = [
@@ -32,17 +33,15 @@ export interface TwoFactorStatus {
   method: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `@me` or a user uuid; anything else is refused before a request is sent. */
 export function checkUserId(raw: string | undefined, flag = '--user'): string {
   const id = (raw ?? '@me').trim();
-  if (id === '@me' || UUID.test(id)) return id;
+  if (id === '@me' || isUuid(id)) return id;
   throw new UsageError(`invalid ${flag} "${raw}": expected a user uuid or @me`, 'e.g. @me (yourself), or the uuid shown by `hogctl users me`');
 }
 
 export function checkUuid(raw: string, flag: string): string {
-  if (UUID.test(raw.trim())) return raw.trim();
+  if (isUuid(raw.trim())) return raw.trim();
   throw new UsageError(`invalid ${flag} "${raw}": expected a user uuid`, 'the uuid shown by `hogctl users me`');
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { showValue, type IdsFormat, type RawItem } from './read-ids.js';
+import { isUuid } from '../api/uuid.js';
 
 export type IdKind = 'person_ids' | 'distinct_ids';
 
@@ -33,11 +34,10 @@ export interface IdList {
   sha256: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^\+?\d+$/;
 
 export function isIntegerId(value: string): boolean {
-  return INTEGER.test(value) && !UUID.test(value);
+  return INTEGER.test(value) && !isUuid(value);
 }
 
 /** The value to send (or resolve) for one entry, or why it cannot be a person id. */
@@ -47,7 +47,7 @@ export function classify(value: string, kind: IdKind): { id: string } | { reason
   }
   const v = value.trim();
   if (v === '') return { reason: 'empty' };
-  if (UUID.test(v)) return { id: v.toLowerCase() };
+  if (isUuid(v)) return { id: v.toLowerCase() };
   if (INTEGER.test(v)) {
     const n = BigInt(v.replace(/^\+/, ''));
     if (n < 1n || n > 9223372036854775807n) return { reason: 'not a valid person id (integer ids start at 1)' };

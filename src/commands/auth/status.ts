@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { AuthError } from '../../errors.js';
+import { ApiError, AuthError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 
 export function authStatusCommand(): Command {
@@ -15,11 +15,10 @@ export function authStatusCommand(): Command {
 }
 
 export async function authStatusRun(ctx: Context): Promise<void> {
-  const [{ writeRecord }, { maskKey }, { getUser }, { ApiError }] = await Promise.all([
+  const [{ writeRecord }, { maskKey }, { getUser }] = await Promise.all([
     import('../../io/output.js'),
     import('../../config/settings.js'),
     import('../../api/users.js'),
-    import('../../errors.js'),
   ]);
   const settings = await ctx.settings();
   const output = await ctx.output();

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { ApiError } from '../../errors.js';
 
 export function emailCancelChangeCommand(): Command {
   return new Command('cancel-change')
@@ -11,11 +12,10 @@ export function emailCancelChangeCommand(): Command {
 }
 
 export async function emailCancelChangeRun(ctx: Context): Promise<void> {
-  const [{ cancelEmailChange }, { getUser }, { writeUser }, { ApiError }] = await Promise.all([
+  const [{ cancelEmailChange }, { getUser }, { writeUser }] = await Promise.all([
     import('../../api/email.js'),
     import('../../api/users.js'),
     import('../users/write-user.js'),
-    import('../../errors.js'),
   ]);
   const client = await ctx.api({ auth: 'session' });
   const before = await getUser(client, '@me');

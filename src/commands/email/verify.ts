@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 
 export interface EmailVerifyOptions {
@@ -27,7 +27,7 @@ export function emailVerifyCommand(): Command {
 }
 
 export async function emailVerifyRun(ctx: Context, options: EmailVerifyOptions, link?: string): Promise<void> {
-  const [{ parseVerificationLink, checkVerification, verifyEmail }, { ApiError }] = await Promise.all([import('../../api/email.js'), import('../../errors.js')]);
+  const { parseVerificationLink, checkVerification, verifyEmail } = await import('../../api/email.js');
   const byParts = options.uuid !== undefined || options.token !== undefined;
   if ((link === undefined) === !byParts) throw new UsageError('give either the link from the e-mail, or --uuid and --token', 'e.g. `hogctl email verify "https://us.posthog.com/verify_email/<uuid>/<token>"`');
   if (byParts && (options.uuid === undefined || options.token === undefined)) throw new UsageError('--uuid and --token go together', 'both are in the link: .../verify_email/<uuid>/<token>');

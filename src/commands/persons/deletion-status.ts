@@ -36,7 +36,7 @@ export function personsDeletionStatusCommand(): Command {
 export async function personsDeletionStatusRun(ctx: Context, options: PersonsDeletionStatusOptions): Promise<void> {
   const [api, { isUuid }, { RecordWriter }] = await Promise.all([
     import('../../api/person-actions.js'),
-    import('../../api/persons.js'),
+    import('../../api/uuid.js'),
     import('../../io/output.js'),
   ]);
   if (options.person !== undefined && !isUuid(options.person.trim())) {

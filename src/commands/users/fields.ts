@@ -3,6 +3,7 @@
 // refused before anything is sent. Passwords are refused outright: a flag value shows in `ps`
 // and in shell history.
 import { UsageError } from '../../errors.js';
+import { isUuid } from '../../api/uuid.js';
 
 type Kind = 'text' | 'email' | 'boolean' | 'object' | 'uuid' | 'integer';
 
@@ -23,7 +24,6 @@ export const USER_WRITABLE_FIELDS: Record<string, Kind> = {
 };
 
 const SECRET_FIELDS = new Set(['password', 'current_password']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseValue(key: string, kind: Kind, raw: string): unknown {
   const bad = (expected: string) => new UsageError(`invalid --field ${key}=${raw}: expected ${expected}`);
@@ -40,7 +40,7 @@ function parseValue(key: string, kind: Kind, raw: string): unknown {
       if (!/^\d+$/.test(raw)) throw bad('a whole number');
       return Number(raw);
     case 'uuid':
-      if (!UUID.test(raw)) throw bad('a uuid');
+      if (!isUuid(raw)) throw bad('a uuid');
       return raw;
     case 'object': {
       let value: unknown;

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { examples, withContext } from '../../with-context.js';
+import { ApiError } from '../../../errors.js';
 
 export interface TwoFactorBackupCodesOptions {
   user?: string;
@@ -21,11 +22,10 @@ export function twoFactorBackupCodesCommand(): Command {
 }
 
 export async function twoFactorBackupCodesRun(ctx: Context, options: TwoFactorBackupCodesOptions): Promise<void> {
-  const [api, { confirmOrRefuse }, { writeBackupCodes }, { ApiError }] = await Promise.all([
+  const [api, { confirmOrRefuse }, { writeBackupCodes }] = await Promise.all([
     import('../../../api/users.js'),
     import('../../confirm.js'),
     import('./show-codes.js'),
-    import('../../../errors.js'),
   ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });

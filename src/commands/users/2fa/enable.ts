@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { UsageError } from '../../../errors.js';
+import { ApiError, CliError, UsageError } from '../../../errors.js';
 import { examples, withContext } from '../../with-context.js';
 import { checkOtpCode } from '../../otp-code.js';
 
@@ -24,11 +24,10 @@ export function twoFactorEnableCommand(): Command {
 }
 
 export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING, explainValidateError }, { writeBackupCodes }, { ApiError, CliError }] = await Promise.all([
+  const [api, { setupText, SECRET_WARNING, explainValidateError }, { writeBackupCodes }] = await Promise.all([
     import('../../../api/users.js'),
     import('./setup.js'),
     import('./show-codes.js'),
-    import('../../../errors.js'),
   ]);
   const user = api.checkUserId(options.user);
   const prompter = await ctx.prompter();
