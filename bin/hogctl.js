@@ -14,10 +14,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else if (args.length === 2 && args[0] === 'completion' && Object.hasOwn(COMPLETIONS, args[1])) {
   process.stdout.write(readFileSync(new URL(`../completions/${COMPLETIONS[args[1]]}`, import.meta.url), 'utf8'));
 } else {
-  // undici parses HTTP with a WebAssembly module. V8 compiles it quickly (Liftoff) and then
-  // again, optimised, on a background thread that node waits for at exit: ~80 ms added to every
-  // request command. The quick compile parses fast enough for a command-line client.
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
   const { main } = await import('../dist/main.js');
 
   // `hogctl ... | head` closes stdout early; that is a normal end, not an error.

@@ -3,6 +3,24 @@
 // lazy import().
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// Node built-ins that bundled dependencies load at start-up but hogctl rarely or never uses, each
+// replaced by a stand-in that loads the real module on first use (see scripts/shims/).
+const LAZY_BUILTINS = [
+  { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
+  { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
+];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    for (const { module, importer, shim } of LAZY_BUILTINS) {
+      build.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
+        importer.test(args.importer) ? { path: fileURLToPath(new URL(`./shims/${shim}`, import.meta.url)) } : undefined,
+      );
+    }
+  },
+};
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so that a test run using dist/ never sees it half-written.
@@ -23,6 +41,7 @@ await build({
   define: { HOGCTL_VERSION: JSON.stringify(pkg.version) },
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);" },
+  plugins: [lazyBuiltins],
   logLevel: 'warning',
 });
 try {
