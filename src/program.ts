@@ -1,9 +1,10 @@
-// The commander tree: global flags, groups and verbs. Only the group the command line names is
-// loaded (each group's verbs are a lazy import), so `hogctl --help` and `hogctl persons get`
-// parse a fraction of the code; completion scripts and docs ask for the whole tree.
+// The commander tree: global flags, groups and verbs. Only the group and verb the command line
+// names are loaded (each is a lazy import), so `hogctl --help` and `hogctl persons get` parse a
+// fraction of the code; completion scripts and docs ask for the whole tree.
 import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
 import { examples, group, type RootCommand } from './commands/with-context.js';
+import { loadVerbs, type LazyVerb } from './commands/lazy-verb.js';
 import { apiCommand } from './commands/api.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { demoCommand } from './commands/demo.js';
@@ -14,7 +15,7 @@ interface GroupEntry {
   name: string;
   summary: string;
   examples: string[];
-  verbs: () => Promise<Command[]>;
+  verbs: () => Promise<LazyVerb[]>;
 }
 
 const GROUPS: GroupEntry[] = [
@@ -22,58 +23,60 @@ const GROUPS: GroupEntry[] = [
     name: 'profile',
     summary: 'manage saved profiles (base URL, project, API key)',
     examples: ['hogctl profile add prod', 'hogctl profile list'],
-    verbs: async () => (await import('./commands/profile/index.js')).profileVerbs(),
+    verbs: async () => (await import('./commands/profile/index.js')).profileVerbs,
   },
   {
     name: 'auth',
     summary: 'sign in with a session, for commands that refuse API keys',
     examples: ['hogctl auth login', 'hogctl auth status'],
-    verbs: async () => (await import('./commands/auth/index.js')).authVerbs(),
+    verbs: async () => (await import('./commands/auth/index.js')).authVerbs,
   },
   {
     name: 'projects',
     summary: 'list the projects your key can see',
     examples: ['hogctl projects list'],
-    verbs: async () => (await import('./commands/projects/index.js')).projectsVerbs(),
+    verbs: async () => (await import('./commands/projects/index.js')).projectsVerbs,
   },
   {
     name: 'persons',
     summary: 'list, inspect and manage persons',
     examples: ['hogctl persons list --limit 10', 'hogctl persons get 42'],
-    verbs: async () => (await import('./commands/persons/index.js')).personsVerbs(),
+    verbs: async () => (await import('./commands/persons/index.js')).personsVerbs,
   },
   {
     name: 'users',
     summary: 'show and change your user, and manage its 2FA',
     examples: ['hogctl users me', 'hogctl users 2fa status'],
-    verbs: async () => (await import('./commands/users/index.js')).usersVerbs(),
+    verbs: async () => (await import('./commands/users/index.js')).usersVerbs,
   },
   {
     name: 'email',
     summary: 'verify your e-mail address and manage a pending change',
     examples: ['hogctl email verify "<link from the e-mail>"', 'hogctl email request-verification'],
-    verbs: async () => (await import('./commands/email/index.js')).emailVerbs(),
+    verbs: async () => (await import('./commands/email/index.js')).emailVerbs,
   },
 ];
 
 /** Global flags that take a value, so that the value is not mistaken for a command name. */
 const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--timeout']);
 
-/** The first word of argv that names a command, skipping global flags and their values. */
-export function commandWord(argv: string[]): string | undefined {
+/** The words of argv that may name commands, skipping global flags and their values. */
+export function commandWords(argv: string[]): string[] {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (!arg.startsWith('-')) return arg;
-    if (VALUE_FLAGS.has(arg)) i++;
+    if (arg === '--') return [...words, ...argv.slice(i + 1)];
+    if (!arg.startsWith('-')) words.push(arg);
+    else if (VALUE_FLAGS.has(arg)) i++;
   }
-  return undefined;
+  return words;
 }
 
 /**
  * Builds the tree for this command line. With `argv` undefined, or for `completion` and
- * `help`, every group is loaded; otherwise only the named group, the others standing in as
- * names with their summaries (enough for the root help and for typo suggestions).
+ * `help`, every group is loaded; otherwise only the named group (and in it only the named verb,
+ * when there is one), the others standing in as names with their summaries (enough for the root
+ * help and for typo suggestions).
  */
 export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCommand> {
   const program = new Command('hogctl') as RootCommand;
@@ -107,10 +110,10 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
       ) + '\nMore: hogctl help exit-codes, hogctl help environment\n',
     );
 
-  const word = argv === undefined ? undefined : commandWord(argv);
+  const [word, verb] = argv === undefined ? [] : commandWords(argv);
   const everything = argv === undefined || word === 'completion' || word === 'help';
   for (const entry of GROUPS) {
-    const verbs = everything || entry.name === word ? await entry.verbs() : [];
+    const verbs = everything || entry.name === word ? await loadVerbs(await entry.verbs(), everything ? undefined : verb) : [];
     program.addCommand(group(entry.name, entry.summary, verbs, entry.examples));
   }
   program.addCommand(apiCommand());

@@ -1,7 +1,7 @@
 // Help topics and typo suggestions, through the built binary.
 import { describe, expect, it } from 'vitest';
 import { runCli } from './harness.js';
-import { commandWord } from '../../src/program.js';
+import { commandWords } from '../../src/program.js';
 
 describe('help topics', () => {
   it('hogctl help exit-codes lists every code', async () => {
@@ -37,12 +37,13 @@ describe('help topics', () => {
   });
 });
 
-describe('commandWord', () => {
+describe('commandWords', () => {
   it('skips global flags and their values', () => {
-    expect(commandWord(['--profile', 'persons', 'users', 'me'])).toBe('users');
-    expect(commandWord(['-o', 'json', '--debug', 'persons'])).toBe('persons');
-    expect(commandWord(['--quiet'])).toBeUndefined();
-    expect(commandWord(['--', 'email'])).toBe('email');
+    expect(commandWords(['--profile', 'persons', 'users', 'me'])).toEqual(['users', 'me']);
+    expect(commandWords(['-o', 'json', '--debug', 'persons', 'get', '42'])).toEqual(['persons', 'get', '42']);
+    expect(commandWords(['persons', '--project', '7', 'get', '--distinct-id', 'x'])).toEqual(['persons', 'get', 'x']);
+    expect(commandWords(['--quiet'])).toEqual([]);
+    expect(commandWords(['--', 'email'])).toEqual(['email']);
   });
 });
 

@@ -1,14 +1,10 @@
-// The verbs of `hogctl auth`, loaded only when the command line names this group (or the whole
-// tree is wanted: completion scripts, docs), so that start-up stays fast.
-import type { Command } from 'commander';
-import { authLoginCommand } from './login.js';
-import { authStatusCommand } from './status.js';
-import { authLogoutCommand } from './logout.js';
+// The verbs of `hogctl auth`. The group is loaded only when the command line names it, and then
+// only the verb it names (all of them for help, typos, completion scripts and docs), so that
+// start-up stays fast.
+import type { LazyVerb } from '../lazy-verb.js';
 
-export function authVerbs(): Command[] {
-  return [
-    authLoginCommand(),
-    authStatusCommand(),
-    authLogoutCommand(),
-  ];
-}
+export const authVerbs: LazyVerb[] = [
+  { name: 'login', load: async () => (await import('./login.js')).authLoginCommand() },
+  { name: 'status', load: async () => (await import('./status.js')).authStatusCommand() },
+  { name: 'logout', load: async () => (await import('./logout.js')).authLogoutCommand() },
+];

@@ -1,14 +1,10 @@
-// The verbs of `hogctl email`, loaded only when the command line names this group (or the whole
-// tree is wanted: completion scripts, docs), so that start-up stays fast.
-import type { Command } from 'commander';
-import { emailVerifyCommand } from './verify.js';
-import { emailRequestVerificationCommand } from './request-verification.js';
-import { emailCancelChangeCommand } from './cancel-change.js';
+// The verbs of `hogctl email`. The group is loaded only when the command line names it, and then
+// only the verb it names (all of them for help, typos, completion scripts and docs), so that
+// start-up stays fast.
+import type { LazyVerb } from '../lazy-verb.js';
 
-export function emailVerbs(): Command[] {
-  return [
-    emailVerifyCommand(),
-    emailRequestVerificationCommand(),
-    emailCancelChangeCommand(),
-  ];
-}
+export const emailVerbs: LazyVerb[] = [
+  { name: 'verify', load: async () => (await import('./verify.js')).emailVerifyCommand() },
+  { name: 'request-verification', load: async () => (await import('./request-verification.js')).emailRequestVerificationCommand() },
+  { name: 'cancel-change', load: async () => (await import('./cancel-change.js')).emailCancelChangeCommand() },
+];

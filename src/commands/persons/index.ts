@@ -1,46 +1,26 @@
-// The verbs of `hogctl persons`, loaded only when the command line names this group (or the whole
-// tree is wanted: completion scripts, docs), so that start-up stays fast.
-import type { Command } from 'commander';
-import { personsListCommand } from './list.js';
-import { personsGetCommand } from './get.js';
-import { personsUpdateCommand } from './update.js';
-import { personsDeleteCommand } from './delete.js';
-import { personsBulkDeleteCommand } from './bulk-delete.js';
-import { personsSetPropCommand } from './set-prop.js';
-import { personsUnsetPropCommand } from './unset-prop.js';
-import { personsDeleteEventsCommand } from './delete-events.js';
-import { personsDeleteRecordingsCommand } from './delete-recordings.js';
-import { personsSplitCommand } from './split.js';
-import { personsActivityCommand } from './activity.js';
-import { personsDeletionStatusCommand } from './deletion-status.js';
-import { personsQueryCommand } from './query.js';
-import { personsCohortsCommand } from './cohorts.js';
-import { personsTimelineCommand } from './timeline.js';
-import { personsFunnelCommand } from './funnel.js';
-import { personsFunnelCorrelationCommand } from './funnel-correlation.js';
-import { personsLifecycleCommand } from './lifecycle.js';
-import { personsResetDistinctIdCommand } from './reset-distinct-id.js';
+// The verbs of `hogctl persons`. The group is loaded only when the command line names it, and then
+// only the verb it names (all of them for help, typos, completion scripts and docs), so that
+// start-up stays fast.
+import type { LazyVerb } from '../lazy-verb.js';
 
-export function personsVerbs(): Command[] {
-  return [
-    personsListCommand(),
-    personsGetCommand(),
-    personsUpdateCommand(),
-    personsDeleteCommand(),
-    personsBulkDeleteCommand(),
-    personsSetPropCommand(),
-    personsUnsetPropCommand(),
-    personsDeleteEventsCommand(),
-    personsDeleteRecordingsCommand(),
-    personsSplitCommand(),
-    personsActivityCommand(),
-    personsDeletionStatusCommand(),
-    personsQueryCommand(),
-    personsCohortsCommand(),
-    personsTimelineCommand(),
-    personsFunnelCommand(),
-    personsFunnelCorrelationCommand(),
-    personsLifecycleCommand(),
-    personsResetDistinctIdCommand(),
-  ];
-}
+export const personsVerbs: LazyVerb[] = [
+  { name: 'list', load: async () => (await import('./list.js')).personsListCommand() },
+  { name: 'get', load: async () => (await import('./get.js')).personsGetCommand() },
+  { name: 'update', load: async () => (await import('./update.js')).personsUpdateCommand() },
+  { name: 'delete', load: async () => (await import('./delete.js')).personsDeleteCommand() },
+  { name: 'bulk-delete', load: async () => (await import('./bulk-delete.js')).personsBulkDeleteCommand() },
+  { name: 'set-prop', load: async () => (await import('./set-prop.js')).personsSetPropCommand() },
+  { name: 'unset-prop', load: async () => (await import('./unset-prop.js')).personsUnsetPropCommand() },
+  { name: 'delete-events', load: async () => (await import('./delete-events.js')).personsDeleteEventsCommand() },
+  { name: 'delete-recordings', load: async () => (await import('./delete-recordings.js')).personsDeleteRecordingsCommand() },
+  { name: 'split', load: async () => (await import('./split.js')).personsSplitCommand() },
+  { name: 'activity', load: async () => (await import('./activity.js')).personsActivityCommand() },
+  { name: 'deletion-status', load: async () => (await import('./deletion-status.js')).personsDeletionStatusCommand() },
+  { name: 'query', load: async () => (await import('./query.js')).personsQueryCommand() },
+  { name: 'cohorts', load: async () => (await import('./cohorts.js')).personsCohortsCommand() },
+  { name: 'timeline', load: async () => (await import('./timeline.js')).personsTimelineCommand() },
+  { name: 'funnel', load: async () => (await import('./funnel.js')).personsFunnelCommand() },
+  { name: 'funnel-correlation', load: async () => (await import('./funnel-correlation.js')).personsFunnelCorrelationCommand() },
+  { name: 'lifecycle', load: async () => (await import('./lifecycle.js')).personsLifecycleCommand() },
+  { name: 'reset-distinct-id', load: async () => (await import('./reset-distinct-id.js')).personsResetDistinctIdCommand() },
+];

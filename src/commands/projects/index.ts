@@ -1,10 +1,8 @@
-// The verbs of `hogctl projects`, loaded only when the command line names this group (or the whole
-// tree is wanted: completion scripts, docs), so that start-up stays fast.
-import type { Command } from 'commander';
-import { projectsListCommand } from './list.js';
+// The verbs of `hogctl projects`. The group is loaded only when the command line names it, and then
+// only the verb it names (all of them for help, typos, completion scripts and docs), so that
+// start-up stays fast.
+import type { LazyVerb } from '../lazy-verb.js';
 
-export function projectsVerbs(): Command[] {
-  return [
-    projectsListCommand(),
-  ];
-}
+export const projectsVerbs: LazyVerb[] = [
+  { name: 'list', load: async () => (await import('./list.js')).projectsListCommand() },
+];

@@ -1,32 +1,10 @@
-// The verbs of `hogctl users`, loaded only when the command line names this group (or the whole
-// tree is wanted: completion scripts, docs), so that start-up stays fast.
-import type { Command } from 'commander';
-import { group } from '../with-context.js';
-import { usersMeCommand } from './me.js';
-import { usersUpdateCommand } from './update.js';
-import { twoFactorStatusCommand } from './2fa/status.js';
-import { twoFactorStartCommand } from './2fa/start.js';
-import { twoFactorValidateCommand } from './2fa/validate.js';
-import { twoFactorEnableCommand } from './2fa/enable.js';
-import { twoFactorBackupCodesCommand } from './2fa/backup-codes.js';
-import { twoFactorDisableCommand } from './2fa/disable.js';
+// The verbs of `hogctl users`. The group is loaded only when the command line names it, and then
+// only the verb it names (all of them for help, typos, completion scripts and docs), so that
+// start-up stays fast.
+import type { LazyVerb } from '../lazy-verb.js';
 
-export function usersVerbs(): Command[] {
-  return [
-    usersMeCommand(),
-    usersUpdateCommand(),
-    group(
-      '2fa',
-      'two-factor authentication: status, setup, backup codes (needs `hogctl auth login`)',
-      [
-        twoFactorStatusCommand(),
-        twoFactorStartCommand(),
-        twoFactorValidateCommand(),
-        twoFactorEnableCommand(),
-        twoFactorBackupCodesCommand(),
-        twoFactorDisableCommand(),
-      ],
-      ['hogctl users 2fa enable', 'hogctl users 2fa status'],
-    ),
-  ];
-}
+export const usersVerbs: LazyVerb[] = [
+  { name: 'me', load: async () => (await import('./me.js')).usersMeCommand() },
+  { name: 'update', load: async () => (await import('./update.js')).usersUpdateCommand() },
+  { name: '2fa', load: async () => (await import('./2fa/index.js')).twoFactorGroup() },
+];
