@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../bin/hogctl.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/hogctl.cjs', import.meta.url));
 const RSS = fileURLToPath(new URL('./max-rss.mjs', import.meta.url));
 const wanted = new Set(process.argv.slice(2));
 const want = (name) => wanted.size === 0 || wanted.has(name);

@@ -1,5 +1,5 @@
 // The streams a command talks through, and the terminal facts derived from them. Tests pass
-// their own streams; the real process streams are used only by bin/hogctl.js.
+// their own streams; the real process streams are used only by bin/hogctl.cjs.
 import type { Readable, Writable } from 'node:stream';
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };

@@ -1,4 +1,4 @@
-// Runs the built binary (bin/hogctl.js) as a child process against an in-process sandbox, with a
+// Runs the built binary (bin/hogctl.cjs) as a child process against an in-process sandbox, with a
 // private config dir, and captures what a user would see.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/hogctl.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/hogctl.cjs', import.meta.url));
 
 export interface RunResult {
   code: number | null;

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the bundled CLI. Kept tiny so that start-up cost is the bundle's alone.
-import { readFileSync } from 'node:fs';
+'use strict';
+// Runs the bundled CLI. Kept tiny so that start-up cost is the bundle's alone. CommonJS on
+// purpose: node starts a CommonJS entry ~10 ms sooner than an ES module one, and the bundle is
+// still loaded as ES modules by the import() below.
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
 
 const args = process.argv.slice(2);
 
@@ -10,10 +14,14 @@ const args = process.argv.slice(2);
 const COMPLETIONS = { bash: 'hogctl.bash', zsh: '_hogctl', fish: 'hogctl.fish' };
 
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8')).version}\n`);
 } else if (args.length === 2 && args[0] === 'completion' && Object.hasOwn(COMPLETIONS, args[1])) {
-  process.stdout.write(readFileSync(new URL(`../completions/${COMPLETIONS[args[1]]}`, import.meta.url), 'utf8'));
+  process.stdout.write(readFileSync(path.join(__dirname, '../completions', COMPLETIONS[args[1]]), 'utf8'));
 } else {
+  run();
+}
+
+async function run() {
   const { main } = await import('../dist/main.js');
 
   // `hogctl ... | head` closes stdout early; that is a normal end, not an error.
