@@ -92,8 +92,8 @@ export class Context {
 
   settings(): Promise<Settings> {
     this.settingsPromise ??= (async () => {
-      const { resolveSettings } = await import('./config/settings.js');
-      return resolveSettings(this.globals, this.env, await this.store());
+      const [{ resolveSettings }, store] = await Promise.all([import('./config/settings.js'), this.store()]);
+      return resolveSettings(this.globals, this.env, store);
     })();
     return this.settingsPromise;
   }
@@ -115,7 +115,9 @@ export class Context {
    * credentials.
    */
   async api(options: { auth?: 'key' | 'session' | 'prefer-session' | 'none' } = {}): Promise<ApiClient> {
-    const settings = await this.settings();
+    // The HTTP client's code, the largest part of any request command, loads while settings
+    // resolve; client() below then finds it loaded.
+    const [settings] = await Promise.all([this.settings(), import('./http/client.js')]);
     let credentials: Credentials | undefined;
     if (options.auth === 'session' || options.auth === 'prefer-session') {
       const jar = await this.sessionJar();

@@ -21,11 +21,16 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
   if ((id === undefined) === (options.distinctId === undefined)) {
     throw new UsageError('give either a person id or --distinct-id', 'e.g. `hogctl persons get 42` or `hogctl persons get --distinct-id user-881`');
   }
-  const [api, { writeRecord }] = await Promise.all([import('../../api/persons.js'), import('../../io/output.js')]);
+  const api = await import('../../api/persons.js');
   if (id !== undefined) api.checkPersonId(id);
-  const output = await ctx.output();
-  const projectId = await ctx.projectId();
-  const client = await ctx.api();
+  // The rest loads at once. A missing project is still reported before a missing key: both
+  // wait for the settings, and projectId() asks for them first.
+  const [{ writeRecord }, output, projectId, client] = await Promise.all([
+    import('../../io/output.js'),
+    ctx.output(),
+    ctx.projectId(),
+    ctx.api(),
+  ]);
   const uuid = id ?? (await api.findByDistinctId(client, projectId, options.distinctId as string)).uuid;
   const person = await api.getPerson(client, projectId, uuid);
   await writeRecord(output, person as unknown as Record<string, unknown>, { columns: ['id', 'uuid', 'name', 'distinct_ids', 'created_at'], fields: api.PERSON_FIELDS, openObjects: ['properties'] });
