@@ -8,13 +8,16 @@ const path = require('node:path');
 
 const args = process.argv.slice(2);
 
-// Two answers need none of the bundle, so they start in bare node time: the version, and the
-// completion scripts, which are generated from the command tree at build time (a test fails when
-// completions/ drifts from the tree).
+// Three answers need none of the bundle, so they start in bare node time: the version; the
+// root help, rendered by the bundle at build time (help is 80 columns wide, or narrower to fit a
+// narrower terminal, which then gets a live rendering); and the completion scripts, generated
+// from the command tree (a test fails when completions/ drifts from the tree).
 const COMPLETIONS = { bash: 'hogctl.bash', zsh: '_hogctl', fish: 'hogctl.fish' };
 
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8')).version}\n`);
+} else if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && !(process.stdout.isTTY && process.stdout.columns < 80)) {
+  process.stdout.write(readFileSync(path.join(__dirname, '../dist/root-help.txt'), 'utf8'));
 } else if (args.length === 2 && args[0] === 'completion' && Object.hasOwn(COMPLETIONS, args[1])) {
   process.stdout.write(readFileSync(path.join(__dirname, '../completions', COMPLETIONS[args[1]]), 'utf8'));
 } else {

@@ -1,8 +1,8 @@
-// Bundles src/ into dist/ with code splitting, so that `--help` and `--version` load only the
-// small entry chunk and every heavy module (HTTP client, config store, prompts) stays behind a
-// lazy import().
+// Bundles src/ into dist/ with code splitting, so that each command loads only the small entry
+// chunk and its own verb, and every heavy module (HTTP client, config store, prompts) stays
+// behind a lazy import().
 import { build } from 'esbuild';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // Node built-ins that bundled dependencies load at start-up but hogctl rarely or never uses, each
@@ -44,6 +44,17 @@ await build({
   plugins: [lazyBuiltins],
   logLevel: 'warning',
 });
+
+// `hogctl --help` is answered from this file without loading the bundle (bin/hogctl.cjs), so it
+// starts in bare node time. It is the bundle's own rendering, made here from the fresh build,
+// so it cannot drift from the command tree.
+const rendered = [];
+const sink = { isTTY: false, write: (s) => rendered.push(s) };
+const { main } = await import(new URL(`../dist.tmp-${process.pid}/main.js`, import.meta.url).href);
+const code = await main(['--help'], { io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {} });
+if (code !== 0) throw new Error(`rendering the root help exited ${code}: ${rendered.join('')}`);
+writeFileSync(new URL('root-help.txt', `${fresh.href}/`), rendered.join(''));
+
 try {
   renameSync(dist, old);
 } catch {

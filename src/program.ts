@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
 import { examples, group, type RootCommand } from './commands/with-context.js';
 import { loadVerbs, type LazyVerb } from './commands/lazy-verb.js';
+import { helpWidth } from './io/streams.js';
 import { apiCommand } from './commands/api.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { demoCommand } from './commands/demo.js';
@@ -99,6 +100,8 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .configureOutput({
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
+      getOutHelpWidth: () => helpWidth(deps.io.stdout),
+      getErrHelpWidth: () => helpWidth(deps.io.stderr),
     })
     .addHelpText(
       'after',

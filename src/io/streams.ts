@@ -11,6 +11,11 @@ export interface Io {
   stdin: InStream;
 }
 
+/** Help reads best at no more than 80 columns; a narrower terminal gets it wrapped to fit. */
+export function helpWidth(stream: OutStream): number {
+  return stream.isTTY && stream.columns ? Math.min(stream.columns, 80) : 80;
+}
+
 /** Colour follows --no-color, then NO_COLOR, then FORCE_COLOR, then whether the stream is a terminal. */
 export function colorEnabled(stream: OutStream, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
   if (flag === false) return false;

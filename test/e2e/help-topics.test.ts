@@ -1,6 +1,8 @@
 // Help topics and typo suggestions, through the built binary.
 import { describe, expect, it } from 'vitest';
-import { runCli } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, cleanEnv, runCli } from './harness.js';
+import { stripAnsi } from './terminal.js';
 import { commandWords } from '../../src/program.js';
 
 describe('help topics', () => {
@@ -34,6 +36,36 @@ describe('help topics', () => {
     const topic = await runCli(['help', 'exit-code']);
     expect(topic.code).toBe(2);
     expect(topic.stderr).toContain('hogctl help exit-codes');
+  });
+});
+
+describe('root help', () => {
+  const widest = (text: string) => Math.max(...text.split('\n').map((line) => line.length));
+  /** `hogctl <args>` on a pseudo-terminal `columns` wide. */
+  const onTerminal = (columns: number, args: string[]) => {
+    const command = `stty cols ${columns}; '${process.execPath}' '${BIN}' ${args.join(' ')}`;
+    const res = spawnSync('script', ['-qec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm' }), encoding: 'utf8' });
+    return stripAnsi(res.stdout).replace(/\r\n/g, '\n');
+  };
+
+  it('answered without the bundle, is the bundle’s own rendering', async () => {
+    const fast = await runCli(['--help']);
+    const live = await runCli(['--quiet', '--help']);
+    expect(fast.code).toBe(0);
+    expect(fast.stdout).toContain('Usage: hogctl [options] [command]');
+    expect(fast.stdout).toBe(live.stdout);
+    expect(widest(fast.stdout)).toBeLessThanOrEqual(80);
+  });
+
+  it('is 80 columns on a wide terminal, and wraps to fit a narrow one', async () => {
+    const { stdout: piped } = await runCli(['--help']);
+    expect(onTerminal(120, ['--help'])).toBe(piped);
+    expect(onTerminal(120, ['--quiet', '--help'])).toBe(piped);
+    // (commander stops wrapping when fewer than 40 columns are left for descriptions)
+    const narrow = onTerminal(76, ['--help']);
+    expect(narrow).toContain('Usage: hogctl [options] [command]');
+    expect(narrow).not.toBe(piped);
+    expect(widest(narrow)).toBeLessThanOrEqual(76);
   });
 });
 

@@ -48,10 +48,13 @@ describe('the npm package', () => {
     expect(statSync(tarball).size).toBeLessThan(2 * 1024 * 1024);
   });
 
-  it('installs without the network and answers --version', async () => {
+  it('installs without the network and answers --version and --help', async () => {
     const res = await run(['--version']);
     expect(res.code).toBe(0);
     expect(res.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: hogctl [options] [command]');
   });
 
   it('shows the help of every command', async () => {
