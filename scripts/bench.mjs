@@ -34,17 +34,23 @@ function run(cmd, args, { env = {}, stdin = '' } = {}) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n, d = 1) => n.toFixed(d);
 
-/** Runs each contender `rounds` times, interleaved, and returns the median wall times. */
-async function sideBySide(contenders, rounds) {
-  const times = contenders.map(() => []);
+/**
+ * Runs the baseline and the contender `rounds` times, alternately, and returns their median wall
+ * times and the median of the per-round ratios. Each round's pair runs back to back, so the
+ * paired ratio cancels the machine's load as it drifts over the run, which a ratio of medians
+ * does not.
+ */
+async function pairedRatio(baseline, contender, rounds) {
+  const base = [];
+  const cli = [];
   for (let r = 0; r < rounds; r++) {
-    for (const [i, c] of contenders.entries()) {
+    for (const [c, times] of [[baseline, base], [contender, cli]]) {
       const res = await c.run();
       if (res.code !== 0) throw new Error(`${c.name} exited ${res.code}: ${res.stderr.slice(0, 500)}`);
-      times[i].push(res.ms);
+      times.push(res.ms);
     }
   }
-  return times.map(median);
+  return { base: median(base), cli: median(cli), ratio: median(cli.map((ms, i) => ms / base[i])) };
 }
 
 export async function startSandbox(args) {
@@ -69,17 +75,18 @@ async function benchStartup() {
     ['--help', ['--help']],
     ['completion bash', ['completion', 'bash']],
   ];
-  console.log('\n## start-up (median of 15 interleaved runs; targets: 1.3x for help, version and completion, 2x for persons get)');
+  const rounds = 21;
+  console.log(`\n## start-up (${rounds} rounds, each running node -e 0 and hogctl back to back; median times, median of the rounds' ratios; targets: 1.3x for help, version and completion, 2x for persons get)`);
   for (const [label, args] of cases) {
-    const [base, cli] = await sideBySide([node, { name: label, run: () => run(process.execPath, [BIN, ...args]) }], 15);
-    console.log(`hogctl ${label.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(cli / base, 2)}x`);
+    const { base, cli, ratio } = await pairedRatio(node, { name: label, run: () => run(process.execPath, [BIN, ...args]) }, rounds);
+    console.log(`hogctl ${label.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
   }
   // A whole request command: settings, HTTP client, one GET, output.
   const sandbox = await startSandbox(['--persons', '100']);
   try {
     const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench' };
-    const [base, cli] = await sideBySide([node, { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) }], 15);
-    console.log(`hogctl ${'persons get 1'.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(cli / base, 2)}x`);
+    const { base, cli, ratio } = await pairedRatio(node, { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) }, rounds);
+    console.log(`hogctl ${'persons get 1'.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
   } finally {
     sandbox.stop();
   }
