@@ -5,18 +5,19 @@ import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
 import { examples, group, type RootCommand } from './commands/with-context.js';
 import { loadVerbs, type LazyVerb } from './commands/lazy-verb.js';
+import { profileVerbs } from './commands/profile/index.js';
+import { authVerbs } from './commands/auth/index.js';
+import { projectsVerbs } from './commands/projects/index.js';
+import { personsVerbs } from './commands/persons/index.js';
+import { usersVerbs } from './commands/users/index.js';
+import { emailVerbs } from './commands/email/index.js';
 import { helpWidth } from './io/streams.js';
-import { apiCommand } from './commands/api.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { demoCommand } from './commands/demo.js';
-import { completionCommand } from './commands/completion.js';
-import { helpCommand } from './commands/help.js';
 
 interface GroupEntry {
   name: string;
   summary: string;
   examples: string[];
-  verbs: () => Promise<LazyVerb[]>;
+  verbs: LazyVerb[];
 }
 
 const GROUPS: GroupEntry[] = [
@@ -24,38 +25,47 @@ const GROUPS: GroupEntry[] = [
     name: 'profile',
     summary: 'manage saved profiles (base URL, project, API key)',
     examples: ['hogctl profile add prod', 'hogctl profile list'],
-    verbs: async () => (await import('./commands/profile/index.js')).profileVerbs,
+    verbs: profileVerbs,
   },
   {
     name: 'auth',
     summary: 'sign in with a session, for commands that refuse API keys',
     examples: ['hogctl auth login', 'hogctl auth status'],
-    verbs: async () => (await import('./commands/auth/index.js')).authVerbs,
+    verbs: authVerbs,
   },
   {
     name: 'projects',
     summary: 'list the projects your key can see',
     examples: ['hogctl projects list'],
-    verbs: async () => (await import('./commands/projects/index.js')).projectsVerbs,
+    verbs: projectsVerbs,
   },
   {
     name: 'persons',
     summary: 'list, inspect and manage persons',
     examples: ['hogctl persons list --limit 10', 'hogctl persons get 42'],
-    verbs: async () => (await import('./commands/persons/index.js')).personsVerbs,
+    verbs: personsVerbs,
   },
   {
     name: 'users',
     summary: 'show and change your user, and manage its 2FA',
     examples: ['hogctl users me', 'hogctl users 2fa status'],
-    verbs: async () => (await import('./commands/users/index.js')).usersVerbs,
+    verbs: usersVerbs,
   },
   {
     name: 'email',
     summary: 'verify your e-mail address and manage a pending change',
     examples: ['hogctl email verify "<link from the e-mail>"', 'hogctl email request-verification'],
-    verbs: async () => (await import('./commands/email/index.js')).emailVerbs,
+    verbs: emailVerbs,
   },
+];
+
+/** The commands beside the groups, loaded like verbs: only the one named, or all of them. */
+export const ROOT_COMMANDS: LazyVerb[] = [
+  { name: 'api', load: async () => (await import('./commands/api.js')).apiCommand() },
+  { name: 'sandbox', load: async () => (await import('./commands/sandbox.js')).sandboxCommand() },
+  { name: 'demo', load: async () => (await import('./commands/demo.js')).demoCommand() },
+  { name: 'completion', load: async () => (await import('./commands/completion.js')).completionCommand() },
+  { name: 'help', load: async () => (await import('./commands/help.js')).helpCommand() },
 ];
 
 /** Global flags that take a value, so that the value is not mistaken for a command name. */
@@ -75,9 +85,9 @@ export function commandWords(argv: string[]): string[] {
 
 /**
  * Builds the tree for this command line. With `argv` undefined, or for `completion` and
- * `help`, every group is loaded; otherwise only the named group (and in it only the named verb,
- * when there is one), the others standing in as names with their summaries (enough for the root
- * help and for typo suggestions).
+ * `help`, every command is loaded. Otherwise only the named group (and in it only the named
+ * verb, when there is one), the other groups standing in as names with their summaries; or, when
+ * no group is named, the named root command, or all of them (root help, typos).
  */
 export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCommand> {
   const program = new Command('hogctl') as RootCommand;
@@ -116,14 +126,12 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
   const [word, verb] = argv === undefined ? [] : commandWords(argv);
   const everything = argv === undefined || word === 'completion' || word === 'help';
   for (const entry of GROUPS) {
-    const verbs = everything || entry.name === word ? await loadVerbs(await entry.verbs(), everything ? undefined : verb) : [];
+    const verbs = everything || entry.name === word ? await loadVerbs(entry.verbs, everything ? undefined : verb) : [];
     program.addCommand(group(entry.name, entry.summary, verbs, entry.examples));
   }
-  program.addCommand(apiCommand());
-  program.addCommand(sandboxCommand());
-  program.addCommand(demoCommand());
-  program.addCommand(completionCommand());
-  program.addCommand(helpCommand());
+  // A command line naming a group needs none of them.
+  const roots = GROUPS.some((entry) => entry.name === word) ? [] : await loadVerbs(ROOT_COMMANDS, everything ? undefined : word);
+  roots.forEach((command) => program.addCommand(command));
   program.helpCommand(false);
 
   // Every command shares the root's output, error handling and typo suggestions.

@@ -1,4 +1,4 @@
-// Each group names its verbs before loading them; a name that differs from the command it loads
+// Each group (and the root) names its verbs before loading them; a name that differs from the command it loads
 // would make `hogctl <group> <verb>` load every verb, or the wrong one.
 import { describe, expect, it } from 'vitest';
 import { loadVerbs, type LazyVerb } from '../../src/commands/lazy-verb.js';
@@ -8,8 +8,9 @@ import { profileVerbs } from '../../src/commands/profile/index.js';
 import { authVerbs } from '../../src/commands/auth/index.js';
 import { projectsVerbs } from '../../src/commands/projects/index.js';
 import { emailVerbs } from '../../src/commands/email/index.js';
+import { ROOT_COMMANDS } from '../../src/program.js';
 
-const groups: Record<string, LazyVerb[]> = { persons: personsVerbs, users: usersVerbs, profile: profileVerbs, auth: authVerbs, projects: projectsVerbs, email: emailVerbs };
+const groups: Record<string, LazyVerb[]> = { hogctl: ROOT_COMMANDS, persons: personsVerbs, users: usersVerbs, profile: profileVerbs, auth: authVerbs, projects: projectsVerbs, email: emailVerbs };
 
 describe('lazy verbs', () => {
   for (const [group, verbs] of Object.entries(groups)) {

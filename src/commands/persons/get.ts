@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import * as api from '../../api/persons.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { writeRecord } from '../../io/output.js';
 import { examples, withContext } from '../with-context.js';
 
 export interface PersonsGetOptions {
@@ -21,12 +23,10 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
   if ((id === undefined) === (options.distinctId === undefined)) {
     throw new UsageError('give either a person id or --distinct-id', 'e.g. `hogctl persons get 42` or `hogctl persons get --distinct-id user-881`');
   }
-  const api = await import('../../api/persons.js');
   if (id !== undefined) api.checkPersonId(id);
-  // The rest loads at once. A missing project is still reported before a missing key: both
-  // wait for the settings, and projectId() asks for them first.
-  const [{ writeRecord }, output, projectId, client] = await Promise.all([
-    import('../../io/output.js'),
+  // Settings and client load at once. A missing project is still reported before a missing key:
+  // both wait for the settings, and projectId() asks for them first.
+  const [output, projectId, client] = await Promise.all([
     ctx.output(),
     ctx.projectId(),
     ctx.api(),

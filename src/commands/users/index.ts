@@ -1,6 +1,6 @@
-// The verbs of `hogctl users`. The group is loaded only when the command line names it, and then
-// only the verb it names (all of them for help, typos, completion scripts and docs), so that
-// start-up stays fast.
+// The verbs of `hogctl users`, by name. Each verb's code is loaded only when the command line
+// names it (all of them for help, typos, completion scripts and docs), so that start-up stays
+// fast; this list itself is part of the entry chunk.
 import type { LazyVerb } from '../lazy-verb.js';
 
 export const usersVerbs: LazyVerb[] = [
