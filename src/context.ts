@@ -1,15 +1,16 @@
 // Everything a command needs from the world, behind one object. Each part is created on first
-// use with a lazy import(), so that `--help` and `--version` never load the HTTP client, the
-// config store or inquirer.
+// use. The heavy ones (the HTTP client, conf for writing profiles, inquirer) are lazy imports, so
+// a command loads only what it uses; reading settings and profiles is small and always loaded.
 import type { Dispatcher } from 'undici';
 import { AuthError, UsageError } from './errors.js';
 import { colorEnabled, type Io } from './io/streams.js';
 import type { ApiClient, Credentials } from './http/client.js';
-import type { ProfileStore } from './config/profiles.js';
+import { ProfileStore } from './config/profiles.js';
+import { configDir } from './config/paths.js';
+import { resolveSettings, type Settings } from './config/settings.js';
+import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
-import type { Settings } from './config/settings.js';
 import type { Prompter } from './prompts/prompter.js';
-import type { Format, OutputSettings } from './io/output.js';
 
 declare const HOGCTL_VERSION: string;
 export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSION : '0.0.0-dev';
@@ -43,7 +44,7 @@ export interface GlobalOptions {
 }
 
 export class Context {
-  private storePromise?: Promise<ProfileStore>;
+  private profileStore?: ProfileStore;
   private settingsPromise?: Promise<Settings>;
   private readonly clients: ApiClient[] = [];
 
@@ -82,19 +83,13 @@ export class Context {
     if (this.globals.debug) this.io.stderr.write(`[debug] ${line}\n`);
   }
 
-  store(): Promise<ProfileStore> {
-    this.storePromise ??= (async () => {
-      const [{ ProfileStore }, { configDir }] = await Promise.all([import('./config/profiles.js'), import('./config/paths.js')]);
-      return new ProfileStore(configDir(this.env));
-    })();
-    return this.storePromise;
+  async store(): Promise<ProfileStore> {
+    this.profileStore ??= new ProfileStore(configDir(this.env));
+    return this.profileStore;
   }
 
   settings(): Promise<Settings> {
-    this.settingsPromise ??= (async () => {
-      const [{ resolveSettings }, store] = await Promise.all([import('./config/settings.js'), this.store()]);
-      return resolveSettings(this.globals, this.env, store);
-    })();
+    this.settingsPromise ??= this.store().then((store) => resolveSettings(this.globals, this.env, store));
     return this.settingsPromise;
   }
 
@@ -146,7 +141,7 @@ export class Context {
   /** The session jar of the resolved profile and site (`hogctl auth login` fills it). */
   async sessionJar(): Promise<SessionJar> {
     const settings = await this.settings();
-    const [{ SessionJar, sessionFilePath }, { configDir }] = await Promise.all([import('./config/session-jar.js'), import('./config/paths.js')]);
+    const { SessionJar, sessionFilePath } = await import('./config/session-jar.js');
     const origin = new URL(settings.baseUrl).origin;
     return SessionJar.load(sessionFilePath(configDir(this.env), settings.profileName, origin), origin, this.deps.now);
   }
@@ -205,7 +200,6 @@ export class Context {
   }
 
   async output(): Promise<OutputSettings> {
-    const { parseFormat, parseFields } = await import('./io/output.js');
     const format: Format = parseFormat(this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table');
     return { format, fields: parseFields(this.globals.fields), color: this.colorOn('stdout'), stdout: this.io.stdout };
   }
