@@ -2,8 +2,7 @@
 // User-Agent, timeouts, retries, typed errors and a redacted debug log.
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
-import undiciRequest from 'undici/lib/api/api-request.js';
+import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
 import { RateLimitedError, UnavailableError, UsageError, type CliError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
@@ -106,6 +105,7 @@ export class ApiClient {
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
+    if (this.ownsDispatcher) options.debug?.(`undici code cache: ${codeCacheStatus}`);
     if (options.credentials && this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.allowInsecureHttp) {
       throw new UsageError(
         `refusing to send credentials over plain http:// to ${this.base.host}`,

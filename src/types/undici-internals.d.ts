@@ -1,4 +1,4 @@
-// Types for the two undici modules the HTTP client imports directly. Importing them instead of
+// Types for the two undici modules src/http/undici.ts imports directly. Importing them instead of
 // the package's index keeps fetch, WebSocket, caching and the rest of undici out of the bundle
 // a request command parses at start-up (about 30 ms saved per command).
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {

@@ -19,8 +19,9 @@ export interface RunResult {
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
-  /** Extra argv for node itself (none by default). */
   timeoutMs?: number;
+  /** Another copy of the binary (default: this checkout's). */
+  bin?: string;
 }
 
 /** Environment with nothing inherited that could change hogctl's behaviour. */
@@ -32,7 +33,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));

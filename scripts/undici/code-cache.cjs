@@ -1,0 +1,27 @@
+// Compiles a CommonJS file with the V8 code cache stored beside it (<file>.cache), as node does
+// for its own built-in modules. Parsing undici's ~170 kB and compiling the functions of its first
+// request cost every request command ~20 ms; with the cache V8 reads them back instead.
+// The cache is made by the build on the node that builds; V8 checks it against its own version,
+// flags and the source, and compiles from source as usual when it does not match.
+const { readFileSync } = require('node:fs');
+const { dirname } = require('node:path');
+const { Script } = require('node:vm');
+
+/** Runs `file` as a CommonJS module; `status` tells whether V8 used the cache. */
+function compileWithCodeCache(file) {
+  const source = readFileSync(file, 'utf8');
+  let cachedData;
+  try {
+    cachedData = readFileSync(`${file}.cache`);
+  } catch {
+    // No cache (a build that made none): compile from source.
+  }
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const script = new Script(wrapped, { filename: file, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, file, dirname(file));
+  const status = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected (made by another node version)' : 'used';
+  return { exports: module.exports, script, status };
+}
+
+module.exports = { compileWithCodeCache };

@@ -1,0 +1,49 @@
+// undici ships as dist/undici.cjs with a V8 code cache made by the build (scripts/undici/). On the
+// node that built it the cache is used; anywhere else V8 refuses it and compiles from source,
+// and requests work the same.
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+let world: World;
+let copy: string;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 3 });
+  copy = mkdtempSync(join(tmpdir(), 'hogctl-code-cache-'));
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(part, join(copy, part), { recursive: true });
+});
+
+afterAll(async () => {
+  await world.close();
+  rmSync(copy, { recursive: true, force: true });
+});
+
+const getPerson = (bin?: string) => world.run(['persons', 'get', '1', '-o', 'json', '--debug'], { bin });
+
+describe('undici code cache', () => {
+  it('is used by the node that built it', async () => {
+    const res = await getPerson();
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('undici code cache: used');
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+
+  it('when V8 refuses it, undici compiles from source and the request works', async () => {
+    writeFileSync(join(copy, 'dist/undici.cjs.cache'), Buffer.alloc(4096, 7));
+    const res = await getPerson(join(copy, 'bin/hogctl.cjs'));
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('undici code cache: rejected');
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+
+  it('when it is missing, the same', async () => {
+    rmSync(join(copy, 'dist/undici.cjs.cache'));
+    const res = await getPerson(join(copy, 'bin/hogctl.cjs'));
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('undici code cache: missing');
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+});
