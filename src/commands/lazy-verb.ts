@@ -1,5 +1,6 @@
-// Verbs are loaded one at a time: a group lists its verbs by name, and the command line decides
-// which to load, so `hogctl persons get` parses one verb's code rather than the group's twenty.
+// Verbs are loaded one at a time: a group lists its verbs by name (the lists are part of the
+// entry chunk), and the command line decides which to load, so `hogctl persons get` parses one
+// verb's code rather than the group's twenty.
 import type { Command } from 'commander';
 
 /** A verb (or a nested group) by name, and how to build it. */

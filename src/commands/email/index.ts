@@ -1,6 +1,4 @@
-// The verbs of `hogctl email`, by name. Each verb's code is loaded only when the command line
-// names it (all of them for help, typos, completion scripts and docs), so that start-up stays
-// fast; this list itself is part of the entry chunk.
+// The verbs of `hogctl email`, by name, each loaded only when needed (see ../lazy-verb.ts).
 import type { LazyVerb } from '../lazy-verb.js';
 
 export const emailVerbs: LazyVerb[] = [
