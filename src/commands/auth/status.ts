@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, AuthError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { writeRecord } from '../../io/output.js';
+import { maskKey } from '../../config/settings.js';
 
 export function authStatusCommand(): Command {
   return new Command('status')
@@ -15,11 +17,7 @@ export function authStatusCommand(): Command {
 }
 
 export async function authStatusRun(ctx: Context): Promise<void> {
-  const [{ writeRecord }, { maskKey }, { getUser }] = await Promise.all([
-    import('../../io/output.js'),
-    import('../../config/settings.js'),
-    import('../../api/users.js'),
-  ]);
+  const { getUser } = await import('../../api/users.js');
   const settings = await ctx.settings();
   const output = await ctx.output();
   const jar = await ctx.sessionJar();

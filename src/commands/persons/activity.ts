@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
 import { parseCount } from '../parse.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsActivityOptions {
   limit?: string;
@@ -43,11 +44,7 @@ export function summarizeChanges(changes: unknown): string {
 }
 
 export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, id?: string): Promise<void> {
-  const [api, { checkPersonId }, { RecordWriter }] = await Promise.all([
-    import('../../api/person-actions.js'),
-    import('../../api/persons.js'),
-    import('../../io/output.js'),
-  ]);
+  const [api, { checkPersonId }] = await Promise.all([import('../../api/person-actions.js'), import('../../api/persons.js')]);
   if (id !== undefined) checkPersonId(id);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);

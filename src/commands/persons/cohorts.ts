@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { RecordWriter } from '../../io/output.js';
 
 export type PersonsCohortsOptions = Record<string, never>;
 
@@ -17,7 +18,7 @@ export function personsCohortsCommand(): Command {
 }
 
 export async function personsCohortsRun(ctx: Context, _options: PersonsCohortsOptions, id: string): Promise<void> {
-  const [api, insights, { RecordWriter }] = await Promise.all([import('../../api/persons.js'), import('../../api/person-insights.js'), import('../../io/output.js')]);
+  const [api, insights] = await Promise.all([import('../../api/persons.js'), import('../../api/person-insights.js')]);
   const personId = api.checkPersonId(id);
   const output = await ctx.output();
   const projectId = await ctx.projectId();

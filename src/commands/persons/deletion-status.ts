@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { parseCount } from '../parse.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsDeletionStatusOptions {
   status?: 'pending' | 'completed' | 'all';
@@ -34,11 +35,7 @@ export function personsDeletionStatusCommand(): Command {
 }
 
 export async function personsDeletionStatusRun(ctx: Context, options: PersonsDeletionStatusOptions): Promise<void> {
-  const [api, { isUuid }, { RecordWriter }] = await Promise.all([
-    import('../../api/person-actions.js'),
-    import('../../api/uuid.js'),
-    import('../../io/output.js'),
-  ]);
+  const [api, { isUuid }] = await Promise.all([import('../../api/person-actions.js'), import('../../api/uuid.js')]);
   if (options.person !== undefined && !isUuid(options.person.trim())) {
     throw new UsageError(`invalid --person "${options.person}": expected a person UUID`, 'deletions are recorded by UUID; `hogctl persons get <id>` shows it');
   }

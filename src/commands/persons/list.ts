@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { writeAll } from '../../io/streams.js';
 import { collect, examples, withContext } from '../with-context.js';
 import { parseCount } from '../parse.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsListOptions {
   email?: string;
@@ -46,10 +47,9 @@ export function personsListCommand(): Command {
 }
 
 export async function personsListRun(ctx: Context, options: PersonsListOptions): Promise<void> {
-  const [{ parseWhere, parsePropertiesJson }, api, { RecordWriter }] = await Promise.all([
+  const [{ parseWhere, parsePropertiesJson }, api] = await Promise.all([
     import('../../api/person-filters.js'),
     import('../../api/persons.js'),
-    import('../../io/output.js'),
   ]);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 1000, options.all ? 1000 : 100);

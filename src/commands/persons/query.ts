@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { collect, examples, withContext } from '../with-context.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsQueryOptions {
   all?: boolean;
@@ -83,10 +84,9 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   // Refuse what cannot be paged before anything is sent.
   const plan = options.all ? planKeyset(hogql, values) : undefined;
 
-  const [{ runHogQL }, { rowShape, toRecords }, { RecordWriter }, { HIDDEN_COLUMNS }] = await Promise.all([
+  const [{ runHogQL }, { rowShape, toRecords }, { HIDDEN_COLUMNS }] = await Promise.all([
     import('../../api/query.js'),
     import('../../hogql/rows.js'),
-    import('../../io/output.js'),
     import('../../hogql/keyset.js'),
   ]);
   const output = await ctx.output();

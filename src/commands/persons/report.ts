@@ -2,6 +2,7 @@
 // for people, and, when a machine format was asked for (-o json, ndjson or csv), one record on
 // stdout for scripts. The table format prints no record: the ✔ line says it all.
 import type { Context } from '../../context.js';
+import { checkFields, writeRecord } from '../../io/output.js';
 
 /** When queued event deletions run (the `delete_events` parameter help of the API). */
 export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Sundays, 05:00 UTC)';
@@ -13,7 +14,6 @@ export type Report = (record: Record<string, unknown>, done: string, notes?: str
  * typo must not surface only after the change was made), and returns the reporter.
  */
 export async function prepareReport(ctx: Context, fields: string[], openObjects: string[] = []): Promise<Report> {
-  const { checkFields, writeRecord } = await import('../../io/output.js');
   const output = await ctx.output();
   checkFields(output.fields, fields, openObjects);
   return async (record, done, notes = []) => {

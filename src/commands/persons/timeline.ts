@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { addParamOptions, type InsightParamOptions } from './insight-options.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
@@ -30,11 +31,10 @@ export function personsTimelineCommand(): Command {
 }
 
 export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, id: string): Promise<void> {
-  const [api, insights, { buildParams, readParamsFile }, { RecordWriter }] = await Promise.all([
+  const [api, insights, { buildParams, readParamsFile }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-insights.js'),
     import('./insight-run.js'),
-    import('../../io/output.js'),
   ]);
   const personId = api.checkPersonId(id);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { checkProfileName } from '../../config/profiles.js';
+import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../../config/settings.js';
 
 export interface ProfileAddOptions {
   apiKeyStdin?: boolean;
@@ -30,11 +32,7 @@ export function profileAddCommand(): Command {
 }
 
 export async function profileAddRun(ctx: Context, options: ProfileAddOptions, name: string): Promise<void> {
-  const [{ checkProfileName }, { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey }, { readSecretFromStdin }] = await Promise.all([
-    import('../../config/profiles.js'),
-    import('../../config/settings.js'),
-    import('../../io/read-secret.js'),
-  ]);
+  const { readSecretFromStdin } = await import('../../io/read-secret.js');
   checkProfileName(name);
   const store = await ctx.store();
   const existing = store.get(name);

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { RecordWriter } from '../../io/output.js';
+import { maskKey } from '../../config/settings.js';
 
 export function profileListCommand(): Command {
   return new Command('list')
@@ -11,7 +13,6 @@ export function profileListCommand(): Command {
 }
 
 export async function profileListRun(ctx: Context): Promise<void> {
-  const [{ RecordWriter }, { maskKey }] = await Promise.all([import('../../io/output.js'), import('../../config/settings.js')]);
   const store = await ctx.store();
   const current = store.current();
   const rows = store.names().map((name) => {

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { writeRecord } from '../../io/output.js';
+import { maskKey } from '../../config/settings.js';
 
 export function profileShowCommand(): Command {
   return new Command('show')
@@ -13,7 +15,6 @@ export function profileShowCommand(): Command {
 }
 
 export async function profileShowRun(ctx: Context, _options: unknown, name?: string): Promise<void> {
-  const [{ writeRecord }, { maskKey }] = await Promise.all([import('../../io/output.js'), import('../../config/settings.js')]);
   const store = await ctx.store();
   let record: Record<string, unknown>;
   if (name) {

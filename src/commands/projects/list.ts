@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { RecordWriter } from '../../io/output.js';
 
 export interface ProjectsListOptions {
   search?: string;
@@ -16,7 +17,7 @@ export function projectsListCommand(): Command {
 }
 
 export async function projectsListRun(ctx: Context, options: ProjectsListOptions): Promise<void> {
-  const [{ listProjects, PROJECT_FIELDS }, { RecordWriter }] = await Promise.all([import('../../api/projects.js'), import('../../io/output.js')]);
+  const { listProjects, PROJECT_FIELDS } = await import('../../api/projects.js');
   const writer = new RecordWriter(await ctx.output(), { columns: ['id', 'name', 'organization', 'timezone'], fields: PROJECT_FIELDS });
   for await (const page of listProjects(await ctx.api(), { search: options.search, signal: ctx.deps.signal })) await writer.writePage(page);
   await writer.end();

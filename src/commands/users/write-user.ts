@@ -2,9 +2,10 @@
 // team objects), every field in json, and --fields checked against UserSerializer's fields.
 import type { Context } from '../../context.js';
 import type { User } from '../../api/users.js';
+import { writeRecord } from '../../io/output.js';
 
 export async function writeUser(ctx: Context, user: User): Promise<void> {
-  const [{ writeRecord }, { USER_COLUMNS, USER_FIELDS, USER_OPEN_OBJECTS }] = await Promise.all([import('../../io/output.js'), import('../../api/users.js')]);
+  const { USER_COLUMNS, USER_FIELDS, USER_OPEN_OBJECTS } = await import('../../api/users.js');
   const output = await ctx.output();
   const settings = output.format === 'table' && !output.fields ? { ...output, fields: USER_COLUMNS } : output;
   await writeRecord(settings, user, { columns: USER_COLUMNS, fields: USER_FIELDS, openObjects: USER_OPEN_OBJECTS });

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { examples, withContext } from '../../with-context.js';
+import { writeRecord } from '../../../io/output.js';
+import { writeAll } from '../../../io/streams.js';
 
 export interface TwoFactorStartOptions {
   user?: string;
@@ -20,12 +22,7 @@ export function twoFactorStartCommand(): Command {
 }
 
 export async function twoFactorStartRun(ctx: Context, options: TwoFactorStartOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING }, { writeRecord }, { writeAll }] = await Promise.all([
-    import('../../../api/users.js'),
-    import('./setup.js'),
-    import('../../../io/output.js'),
-    import('../../../io/streams.js'),
-  ]);
+  const [api, { setupText, SECRET_WARNING }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const { email } = await api.getUser(client, user);

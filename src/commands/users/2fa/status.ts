@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { examples, withContext } from '../../with-context.js';
+import { writeRecord } from '../../../io/output.js';
 
 export interface TwoFactorStatusOptions {
   user?: string;
@@ -18,7 +19,7 @@ export function twoFactorStatusCommand(): Command {
 }
 
 export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusOptions): Promise<void> {
-  const [{ checkUserId, twoFactorStatus }, { writeRecord }] = await Promise.all([import('../../../api/users.js'), import('../../../io/output.js')]);
+  const { checkUserId, twoFactorStatus } = await import('../../../api/users.js');
   const user = checkUserId(options.user);
   const status = await twoFactorStatus(await ctx.api({ auth: 'session' }), user);
   const record: Record<string, unknown> = { user, enabled: status.is_enabled, method: status.method, backup_codes_remaining: status.backup_codes.length };
