@@ -11,7 +11,7 @@
 // destroyed, no answer), slow, truncate (200 whose JSON body is cut in the middle), html (a CDN's
 // HTML error page with status 502).
 //
-// Only /api/ requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
+// Only /api/ and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
 // request is compared with the cumulative shares, so the same seed yields the same sequence.
 //
 // When a fault applies: all kinds except `slow` and `truncate` answer before routing, so the
@@ -25,6 +25,7 @@ import type { SandboxResponse } from './context.js';
 import { json } from './context.js';
 import { databaseUnavailable, proxyErrorPage, serverError, throttled, type ApiError } from './errors.js';
 import { hash32, mulberry32 } from './prng.js';
+import { CAPTURE_PATH } from './capture.js';
 
 export const FAULT_KINDS = ['429', '429-no-retry', '500', '502', '503', '504', 'drop', 'slow', 'truncate', 'html'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -100,7 +101,7 @@ export class FaultInjector {
   /** Decides the fate of one request; consumes one draw per eligible request only. */
   decide(method: string, path: string): Fault | null {
     const plan = this.plan;
-    if (!plan || plan.entries.length === 0 || !path.startsWith('/api/')) return null;
+    if (!plan || plan.entries.length === 0 || !(path.startsWith('/api/') || CAPTURE_PATH.test(path))) return null;
     if (plan.paths.length > 0 && !plan.paths.some((p) => path.includes(p))) return null;
     if (plan.methods.length > 0 && !plan.methods.includes(method.toUpperCase())) return null;
     const r = this.rand();

@@ -37,6 +37,7 @@ import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
 import { createWorld, type World } from './world.js';
+import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
 
 export interface SandboxOptions {
   /** Default 0: an ephemeral port. */
@@ -100,6 +101,8 @@ export interface Sandbox {
   deletions: DeletionQueue;
   /** Every /api/ (and other non-/_sandbox/) request received, oldest first, capped. */
   requests: RecordedRequest[];
+  /** What the capture endpoints (`/batch/`, `/i/v0/e/`) accepted, dropped and applied. */
+  capture: CaptureStats;
   addKey(scopes: string[], opts?: { scopedTeams?: number[] }): string;
   /** Replace the fault plan at run time (undefined: none). */
   setFaults(spec?: string): void;
@@ -213,6 +216,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     deletions: new DeletionQueue(now),
   };
 
+  const capture = new Capture(services);
+
   const router = new Router();
   registerProjectRoutes(router);
   registerPersonRoutes(router);
@@ -236,7 +241,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const projects: Record<string, { persons: number; deleted: number }> = {};
     for (const [id, store] of stores) projects[id] = { persons: store.size, deleted: store.deletedCount };
     const main = stores.get(1)!;
-    return { persons: main.size, persons_deleted: main.deletedCount, projects, requests: requests.length, rate_limit: limiter.enabled, faults: faults.plan !== null };
+    return { persons: main.size, persons_deleted: main.deletedCount, projects, requests: requests.length, capture: capture.stats, rate_limit: limiter.enabled, faults: faults.plan !== null };
   }
 
   function internal(method: string, path: string): SandboxResponse {
@@ -315,6 +320,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       log(`${method} ${rawUrl} ${response.status} ${Math.round(performance.now() - started)}ms`);
     };
 
+    const isCapture = CAPTURE_PATH.test(path);
+    if (body === 'too-large' && isCapture) {
+      finish({ status: 413, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded` });
+      return;
+    }
     if (body === 'too-large') {
       // Django's RequestDataTooBig is a SuspiciousOperation: a bare HTML 400.
       finish({ status: 400, headers: { 'Content-Type': 'text/html' }, body: '<h1>Bad Request (400)</h1>' });
@@ -332,6 +342,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return;
     }
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
+
+    // Capture is a service of its own: no REST routing, authentication or throttles.
+    if (isCapture) {
+      if (fault?.kind === 'truncate') finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": 1}') });
+      else finish(capture.handle(method, body, req.headers, new URLSearchParams(rawQuery)));
+      return;
+    }
 
     // /api/environments/{id}/... is served by the /api/projects/ handler when one exists, on the
     // same URL, with deprecation headers (EnvironmentsRewriteMiddleware).
@@ -421,6 +438,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     activity: services.activity,
     deletions: services.deletions,
     requests,
+    capture: capture.stats,
     addKey(scopes, addOpts = {}) {
       const value = randomKeyValue();
       keys.add(value, scopes, world.user.id, { scopedTeams: addOpts.scopedTeams ?? null });

@@ -1,0 +1,159 @@
+// The sandbox's capture endpoints against PostHog's capture service (rust/capture/src/api.rs,
+// token.rs, payload/decompression.rs) and the person changes ingestion makes from them.
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { uuidFromDistinctId } from '../../src/sandbox/routes/person-actions.js';
+import { call, withSandbox } from './helpers.js';
+
+let sb: Sandbox;
+let token: string;
+beforeAll(async () => {
+  sb = await withSandbox({ persons: 50, applyDelayMs: 10 });
+  token = sb.world.projects[0].apiToken;
+});
+afterAll(() => sb.close());
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function capture(path: string, body: unknown, headers: Record<string, string> = JSON_HEADERS) {
+  const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  return call(sb, path, { method: 'POST', headers, body: raw as string, key: null });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function person(n: number) {
+  const p = sb.store.list({}, n, 1)[0];
+  return { id: p.id, distinctId: p.distinctIds[0], properties: p.properties };
+}
+
+describe('POST /batch/', () => {
+  it('answers 200 {"status": 1} and applies $set, $set_once and $unset after the apply delay', async () => {
+    const target = person(0);
+    const existingKey = Object.keys(target.properties)[0];
+    const res = await capture('/batch/', {
+      api_key: token,
+      historical_migration: false,
+      batch: [
+        {
+          event: '$set',
+          distinct_id: target.distinctId,
+          properties: { $set: { plan: 'team' }, $set_once: { [existingKey]: 'never', first_seen_via: 'cli' }, $unset: ['email'] },
+          timestamp: '2026-11-22T08:00:00Z',
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ status: 1 });
+    // Not yet: ingestion is asynchronous.
+    expect(sb.store.getById(target.id)!.properties.plan).toBeUndefined();
+    await until(() => sb.store.getById(target.id)!.properties.plan === 'team', 'the $set to apply');
+    const after = sb.store.getById(target.id)!.properties;
+    expect(after.first_seen_via).toBe('cli');
+    expect(after[existingKey]).toEqual(target.properties[existingKey]);
+    expect(after.email).toBeUndefined();
+  });
+
+  it('takes a gzip body, by header or by its magic bytes', async () => {
+    const a = person(1);
+    const b = person(2);
+    const body = (d: string, v: string) => gzipSync(JSON.stringify({ api_key: token, batch: [{ event: '$set', distinct_id: d, properties: { $set: { via: v } } }] }));
+    const byHeader = await call(sb, '/batch/', { method: 'POST', key: null, headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: body(a.distinctId, 'header') as unknown as string });
+    const byMagic = await call(sb, '/batch/', { method: 'POST', key: null, headers: JSON_HEADERS, body: body(b.distinctId, 'magic') as unknown as string });
+    expect([byHeader.status, byMagic.status]).toEqual([200, 200]);
+    await until(() => sb.store.getById(a.id)!.properties.via === 'header' && sb.store.getById(b.id)!.properties.via === 'magic', 'both gzip batches');
+  });
+
+  it('creates a person for a distinct id that has none, as ingestion does', async () => {
+    const before = sb.store.size;
+    const res = await capture('/batch/', { api_key: token, batch: [{ event: '$set', distinct_id: 'capture-new-1', properties: { $set: { email: 'new@example.com' } } }] });
+    expect(res.status).toBe(200);
+    await until(() => sb.store.size === before + 1, 'the new person');
+    const created = sb.store.getByDistinctId('capture-new-1')!;
+    expect(created.uuid).toBe(uuidFromDistinctId(1, 'capture-new-1'));
+    expect(created.properties).toEqual({ email: 'new@example.com' });
+  });
+
+  it("changes nobody for a deleted person's blocked distinct id", async () => {
+    const gone = person(3);
+    sb.store.delete(gone.id);
+    const size = sb.store.size;
+    const dropped = sb.capture.droppedBlocked;
+    expect((await capture('/batch/', { api_key: token, batch: [{ event: '$set', distinct_id: gone.distinctId, properties: { $set: { x: 1 } } }] })).status).toBe(200);
+    await until(() => sb.capture.droppedBlocked === dropped + 1, 'the event to be dropped');
+    expect(sb.store.size).toBe(size);
+  });
+
+  it('accepts a well-formed key of no project and drops its events (capture does not look keys up)', async () => {
+    const target = person(4);
+    const res = await capture('/batch/', { api_key: 'phc_unknownunknownunknownunknownunknownxx', batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { nope: true } } }] });
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ status: 1 });
+    expect(sb.capture.droppedUnknownKey).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sb.store.getById(target.id)!.properties.nope).toBeUndefined();
+  });
+});
+
+describe('capture errors are plain text with the service status', () => {
+  const event = (extra: Record<string, unknown> = {}) => ({ event: '$set', distinct_id: 'd-1', properties: {}, ...extra });
+
+  it.each([
+    ['no key', { batch: [event()] }, 401, 'event submitted without an api_key'],
+    ['a personal key', { api_key: 'phx_abc', batch: [event()] }, 401, 'API key is not valid: personal_api_key'],
+    ['a key over 64 characters', { api_key: `phc_${'x'.repeat(61)}`, batch: [event()] }, 401, 'API key is not valid: too_long'],
+    ['two keys', { batch: [event({ api_key: 'phc_a' }), event({ api_key: 'phc_b' })] }, 401, 'batch submitted with inconsistent api_key values'],
+    ['an empty batch', { api_key: 'phc_a', batch: [] }, 400, 'request holds no event'],
+    ['an event without a name', { api_key: 'phc_a', batch: [event({ event: '' })] }, 400, 'event submitted with an empty event name'],
+    ['an event without a distinct id', { api_key: 'phc_a', batch: [event({ distinct_id: undefined })] }, 400, 'event submitted without a distinct_id'],
+    ['a bad timestamp', { api_key: 'phc_a', batch: [event({ timestamp: 'yesterday-ish' })] }, 400, 'event submitted with invalid timestamp'],
+  ])('%s', async (_name, body, status, message) => {
+    const res = await capture('/batch/', body);
+    expect(res.status).toBe(status);
+    expect(String(res.headers['content-type'])).toMatch(/^text\/plain/);
+    expect(res.text).toBe(message);
+  });
+
+  it('400 for a body that is not JSON', async () => {
+    const res = await capture('/batch/', '{"api_key": ');
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/^failed to parse request: /);
+  });
+
+  it('413 above the size limit, also when only the decompressed body is too large', async () => {
+    const big = JSON.stringify({ api_key: token, batch: [event({ properties: { pad: 'x'.repeat(21 * 1024 * 1024) } })] });
+    const plain = await capture('/batch/', big);
+    expect(plain.status).toBe(413);
+    const zipped = await call(sb, '/batch/', { method: 'POST', key: null, headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: gzipSync(big) as unknown as string });
+    expect(zipped.status).toBe(413);
+    expect(zipped.text).toMatch(/^maximum event size exceeded/);
+  });
+});
+
+describe('POST /i/v0/e/', () => {
+  it('takes a single event with its token', async () => {
+    const target = person(5);
+    const res = await capture('/i/v0/e/', { token, event: '$identify', distinct_id: target.distinctId, properties: { $set: { single: 'yes' } } });
+    expect(res.status).toBe(200);
+    await until(() => sb.store.getById(target.id)!.properties.single === 'yes', 'the single event');
+  });
+});
+
+describe('faults reach capture too', () => {
+  it('answers a 502 page when a fault says so', async () => {
+    sb.setFaults('502=1,path=/batch');
+    try {
+      const res = await capture('/batch/', { api_key: token, batch: [{ event: '$set', distinct_id: 'fault-1', properties: {} }] });
+      expect(res.status).toBe(502);
+    } finally {
+      sb.setFaults(undefined);
+    }
+  });
+});
