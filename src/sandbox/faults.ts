@@ -9,7 +9,7 @@
 // Kinds: 429 (Retry-After: 1), 429-no-retry (no Retry-After, like the concurrency limit), 500,
 // 502 and 504 (a proxy's HTML page), 503 (database_unavailable, Retry-After: 1), drop (socket
 // destroyed, no answer), slow, truncate (200 whose JSON body is cut in the middle), html (a CDN's
-// HTML error page with status 502).
+// HTML error page with status 502), drop-after and 504-after (see below).
 //
 // Only /api/ and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
 // request is compared with the cumulative shares, so the same seed yields the same sequence.
@@ -20,6 +20,10 @@
 // a real server, so a write that timed out on the client may still have been applied.
 // `truncate` on GET/HEAD runs the request and cuts the real body; on other methods it does NOT run
 // the handler and sends a cut synthetic body, so a truncated write never has an effect.
+// `drop-after` and `504-after` lose the answer of a request that WAS carried out, as a real proxy
+// does: the handler runs, then the connection is closed without an answer (a load balancer's idle
+// timeout or restart), or the proxy's 504 page is sent instead (it stopped waiting while the app
+// finished the work). A write under them has its effect; the client only cannot know it.
 
 import type { SandboxResponse } from './context.js';
 import { json } from './context.js';
@@ -27,7 +31,7 @@ import { databaseUnavailable, proxyErrorPage, serverError, throttled, type ApiEr
 import { hash32, mulberry32 } from './prng.js';
 import { CAPTURE_PATH } from './capture.js';
 
-export const FAULT_KINDS = ['429', '429-no-retry', '500', '502', '503', '504', 'drop', 'slow', 'truncate', 'html'] as const;
+export const FAULT_KINDS = ['429', '429-no-retry', '500', '502', '503', '504', 'drop', 'slow', 'truncate', 'html', 'drop-after', '504-after'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultEntry {
@@ -127,8 +131,8 @@ const CDN_ERROR_PAGE =
   '<body><div id="cf-error-details"><h1>Bad gateway</h1><p>Error code 502</p>' +
   '<p>The web server reported a bad gateway error.</p></div></body>\n</html>\n';
 
-/** The answer for faults that replace the request entirely (not drop, slow or truncate). */
-export function faultResponse(kind: Exclude<FaultKind, 'drop' | 'slow' | 'truncate'>): SandboxResponse {
+/** The answer for faults that replace the request entirely (not drop, slow, truncate, or the -after kinds). */
+export function faultResponse(kind: Exclude<FaultKind, 'drop' | 'slow' | 'truncate' | 'drop-after' | '504-after'>): SandboxResponse {
   switch (kind) {
     case '429':
       return fromError(throttled(1));

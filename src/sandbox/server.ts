@@ -337,7 +337,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       req.socket.destroy();
       return;
     }
-    if (fault && fault.kind !== 'slow' && fault.kind !== 'truncate') {
+    if (fault && fault.kind !== 'slow' && fault.kind !== 'truncate' && fault.kind !== 'drop-after' && fault.kind !== '504-after') {
       finish(faultResponse(fault.kind));
       return;
     }
@@ -405,7 +405,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return;
     }
 
-    finish(await runApi(ctx, routedPath), aliasHeaders);
+    const response = await runApi(ctx, routedPath);
+    // The request was carried out; its answer is lost on the way back (see faults.ts).
+    if (fault?.kind === 'drop-after') {
+      entry.status = response.status;
+      log(`${method} ${rawUrl} ${response.status}, answer dropped (fault)`);
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.kind === '504-after') {
+      entry.status = response.status;
+      send(res, faultResponse('504'), {});
+      log(`${method} ${rawUrl} ${response.status}, answered 504 (fault)`);
+      return;
+    }
+    finish(response, aliasHeaders);
   }
 
   const server = http.createServer((req, res) => {

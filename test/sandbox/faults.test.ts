@@ -106,6 +106,42 @@ describe('faults over HTTP', () => {
     });
   });
 
+  it('drop-after carries the request out, then closes the connection without an answer', async () => {
+    const sb = await withSandbox({ persons: 10, faults: 'drop-after=1,method=PATCH', applyDelayMs: 0 });
+    try {
+      const person = sb.store.list({}, 0, 1)[0];
+      const patch = request(`${sb.url}/api/projects/1/persons/${person.uuid}/`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${sb.defaultKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ properties: { lost: 'answer' } }),
+      });
+      await expect(patch).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(sb.store.getByUuid(person.uuid)?.properties.lost).toBe('answer');
+      expect(sb.requests.at(-1)).toMatchObject({ method: 'PATCH', status: 202 });
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it("504-after carries the request out, then sends the proxy's 504 page instead of its answer", async () => {
+    const sb = await withSandbox({ persons: 10, faults: '504-after=1,method=POST', applyDelayMs: 0 });
+    try {
+      const person = sb.store.list({}, 0, 1)[0];
+      const reply = await call(sb, `/api/projects/1/persons/${person.uuid}/update_property/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'lost', value: 'answer' }),
+      });
+      expect(reply.status).toBe(504);
+      expect(reply.headers['content-type']).toMatch(/text\/html/);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(sb.store.getByUuid(person.uuid)?.properties.lost).toBe('answer');
+    } finally {
+      await sb.close();
+    }
+  });
+
   it('truncates a 200 JSON body in the middle with a matching Content-Length', async () => {
     await withFaults('truncate=1', async (sb) => {
       const reply = await call(sb, persons);
