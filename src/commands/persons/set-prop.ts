@@ -28,19 +28,23 @@ export function personsSetPropCommand(): Command {
 }
 
 export async function personsSetPropRun(ctx: Context, _options: PersonsSetPropOptions, id: string, key: string, raw: string): Promise<void> {
-  const [{ parseSetValue }, { checkPersonId }, api, { prepareReport }, { checkPropertyKey }] = await Promise.all([
+  const [{ parseSetValue }, { checkPersonId }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
     import('./property-key.js'),
+    import('./unconfirmed.js'),
   ]);
   checkPersonId(id);
   checkPropertyKey(key);
   const value = parseSetValue(raw);
   const report = await prepareReport(ctx, ['person', 'key', 'value', 'status'], ['value']);
   const projectId = await ctx.projectId();
-  const status = await api.updateProperty(await ctx.api(), projectId, id, key, value);
+  const client = await ctx.api();
+  const status = await unconfirmed(`setting ${key} on person ${id}`, `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`, () =>
+    api.updateProperty(client, projectId, id, key, value),
+  );
   await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
   ]);

@@ -47,11 +47,12 @@ function checkMain(person: PersonRecord, main: string): void {
 }
 
 export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, id: string): Promise<void> {
-  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
+  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
+    import('./unconfirmed.js'),
   ]);
   checkPersonId(id);
   const main = options.mainDistinctId;
@@ -84,7 +85,11 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
     checkMain(person, main);
   }
   const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };
-  const status = await api.splitPerson(client, projectId, id, body);
+  const status = await unconfirmed(
+    `the split of person ${id}`,
+    `${checkPerson(id)}: the distinct ids it still lists were not moved; run the command again only for those`,
+    () => api.splitPerson(client, projectId, id, body),
+  );
   await report({ person: id, ...body, status }, `split of person ${id} accepted (${status})`, [
     'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
   ]);

@@ -3,11 +3,17 @@
 // and how to make sure. Rate limits (exit 6) are refusals before any work and stay as they are.
 import { CliError, ExitCode, UnavailableError } from '../../errors.js';
 
+/** How to see whether a change to a person was applied (PostHog applies them within seconds). */
+export function checkPerson(id: string): string {
+  return `check with \`hogctl persons get ${id}\` in a few seconds`;
+}
+
 export async function unconfirmed<T>(change: string, rerun: string, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
   } catch (error) {
     if (!(error instanceof CliError) || error.exitCode !== ExitCode.unavailable) throw error;
-    throw new UnavailableError(`${change} may or may not have been applied: ${error.message}`, `${error.hint ? `${error.hint}; ` : ''}${rerun}`);
+    // What to do about the change comes first; the transport's own advice follows.
+    throw new UnavailableError(`${change} may or may not have been applied: ${error.message}`, `${rerun}${error.hint ? `\n  ${error.hint}` : ''}`);
   }
 }

@@ -18,17 +18,21 @@ export function personsUnsetPropCommand(): Command {
 }
 
 export async function personsUnsetPropRun(ctx: Context, _options: PersonsUnsetPropOptions, id: string, key: string): Promise<void> {
-  const [{ checkPersonId }, api, { prepareReport }, { checkPropertyKey }] = await Promise.all([
+  const [{ checkPersonId }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
     import('./property-key.js'),
+    import('./unconfirmed.js'),
   ]);
   checkPersonId(id);
   checkPropertyKey(key);
   const report = await prepareReport(ctx, ['person', 'unset', 'status']);
   const projectId = await ctx.projectId();
-  const status = await api.deleteProperty(await ctx.api(), projectId, id, key);
+  const client = await ctx.api();
+  const status = await unconfirmed(`the removal of ${key} from person ${id}`, `${checkPerson(id)}, or run the command again: removing it twice is harmless`, () =>
+    api.deleteProperty(client, projectId, id, key),
+  );
   await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',
   ]);

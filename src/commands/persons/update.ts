@@ -31,7 +31,7 @@ export function personsUpdateCommand(): Command {
 }
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, id: string): Promise<void> {
-  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }, { unconfirmed }] = await Promise.all([
+  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
@@ -46,7 +46,7 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   const report = await prepareReport(ctx, ['person', 'properties', 'status'], ['properties']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const status = await unconfirmed(`the update of person ${id}`, 'setting the same values again is harmless: run the command again', () =>
+  const status = await unconfirmed(`the update of person ${id}`, `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`, () =>
     api.updatePerson(client, projectId, id, properties),
   );
   await report({ person: id, properties, status }, `update of person ${id} accepted (${status})`, [

@@ -22,10 +22,11 @@ export function twoFactorBackupCodesCommand(): Command {
 }
 
 export async function twoFactorBackupCodesRun(ctx: Context, options: TwoFactorBackupCodesOptions): Promise<void> {
-  const [api, { confirmOrRefuse }, { writeBackupCodes }] = await Promise.all([
+  const [api, { confirmOrRefuse }, { writeBackupCodes }, { unconfirmed }] = await Promise.all([
     import('../../../api/users.js'),
     import('../../confirm.js'),
     import('./show-codes.js'),
+    import('../../persons/unconfirmed.js'),
   ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
@@ -41,7 +42,12 @@ export async function twoFactorBackupCodesRun(ctx: Context, options: TwoFactorBa
   });
   let codes: string[];
   try {
-    codes = await api.twoFactorBackupCodes(client, user);
+    // A lost answer may have replaced the codes with ones nobody saw: the old ones then fail too.
+    codes = await unconfirmed(
+      `the replacement of the backup codes of ${email}`,
+      'if it was applied, the old backup codes no longer work and the new ones were never shown: run `hogctl users 2fa backup-codes` again to make and show a new set (`hogctl users 2fa status` shows how many remain)',
+      () => api.twoFactorBackupCodes(client, user),
+    );
   } catch (err) {
     if (err instanceof ApiError && err.server.code === '2fa_not_enabled') throw notEnabled(err.status, err.server);
     throw err;

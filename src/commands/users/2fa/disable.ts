@@ -21,7 +21,11 @@ export function twoFactorDisableCommand(): Command {
 }
 
 export async function twoFactorDisableRun(ctx: Context, options: TwoFactorDisableOptions): Promise<void> {
-  const [api, { confirmOrRefuse }] = await Promise.all([import('../../../api/users.js'), import('../../confirm.js')]);
+  const [api, { confirmOrRefuse }, { unconfirmed }] = await Promise.all([
+    import('../../../api/users.js'),
+    import('../../confirm.js'),
+    import('../../persons/unconfirmed.js'),
+  ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const settings = await ctx.settings();
@@ -36,6 +40,8 @@ export async function twoFactorDisableRun(ctx: Context, options: TwoFactorDisabl
     question: 'Turn 2FA off?',
     typeToConfirm: email,
   });
-  await api.twoFactorDisable(client, user);
+  await unconfirmed(`turning 2FA off for ${email}`, 'check with `hogctl users 2fa status`, and run the command again if 2FA is still on', () =>
+    api.twoFactorDisable(client, user),
+  );
   ctx.info(`✔ 2FA is off for ${email}`);
 }
