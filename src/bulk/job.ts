@@ -67,10 +67,13 @@ async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIte
   try {
     const info = await stat(file);
     if (info.isDirectory()) throw new UsageError(`${file} is a directory, not a file of ids`);
+    // The stream below opens the file only when first read, where a refusal would be no usage error.
+    await access(file, constants.R_OK);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(err as Error).message}`, 'check the path given to --file');
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
+    throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`, 'check the path given to --file and its permissions; nothing was sent');
   }
   return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
 }

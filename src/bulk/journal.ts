@@ -6,12 +6,13 @@
 // Lines: one `header` (what the journal is bound to: host, project, kind of ids, flags, and the
 // SHA-256 of the sorted unique id list), then per invocation a `run`, the `resolved` integer ids,
 // a `sending` line with the ids of each chunk, its `answered` or `failed` line, and `stopped`.
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { readFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { basename, resolve as resolvePath } from 'node:path';
 import { createHash } from 'node:crypto';
 import { CliError, UsageError } from '../errors.js';
+import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import type { BulkDeleteSummary } from '../api/bulk-delete.js';
@@ -220,7 +221,7 @@ export class JournalWriter {
    * can only be the record of a write that never completed, so nothing depended on it). */
   static async open(path: string, mode: 'create' | 'append'): Promise<JournalWriter> {
     try {
-      const handle = await open(path, mode === 'create' ? 'wx' : 'a', 0o600);
+      const handle = await openSecretFile(path, mode);
       const writer = new JournalWriter(path, handle);
       if (mode === 'append') {
         const text = await readFile(path);
@@ -231,6 +232,7 @@ export class JournalWriter {
       }
       return writer;
     } catch (err) {
+      if (err instanceof CliError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') throw new UsageError(`journal ${path} already exists`, 'pass --resume to continue that run, or --journal <path> to start a new one');
       throw new CliError(`cannot open the journal ${path}: ${(err as Error).message}`, 'pass --journal with a writable path; nothing was sent');

@@ -1,13 +1,13 @@
 // Profiles: named sets of base URL and project id, plus the current choice. API keys live in a
 // separate credentials file so that everything printed from a profile is free of secrets. Both
-// files are mode 0600 in a 0700 directory.
+// files are mode 0600, in a directory hogctl creates 0700 (one that exists is never changed).
 //
 // Every command reads profiles, few change them: reads are a plain JSON.parse of the two files,
-// and conf (atomic writes, file modes; ~35 ms to load) is loaded only to write.
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+// and each write replaces a whole file atomically (secret-file.ts), never through a link.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type Conf from 'conf';
-import { ensurePrivateDir } from './paths.js';
+import { ensurePrivateDir, openDirWarning } from './paths.js';
+import { fileError, readSecretFile, writeSecretFile } from './secret-file.js';
 import { UsageError } from '../errors.js';
 
 export interface Profile {
@@ -37,33 +37,18 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
-/**
- * conf registers a SIGINT handler (through its atomic-write library) that re-raises the signal,
- * which would turn one Ctrl-C into the bin's "second Ctrl-C, exit now". Loading it without
- * keeping that handler leaves Ctrl-C to hogctl; conf's clean-up still runs from its exit hook.
- */
-async function loadConfWithoutSigintHooks(): Promise<typeof Conf> {
-  const before = new Set(process.listeners('SIGINT'));
-  try {
-    return (await import('conf')).default;
-  } finally {
-    for (const listener of process.listeners('SIGINT')) if (!before.has(listener)) process.removeListener('SIGINT', listener);
-  }
-}
-
 export class ProfileStore {
   readonly configPath: string;
   readonly credentialsPath: string;
-  private writers?: { config: Conf<ConfigFile>; credentials: Conf<CredentialsFile> };
+  private warned = false;
 
-  constructor(readonly dir: string) {
+  /** `warn` hears once when the directory is open to other users. Nothing is touched here. */
+  constructor(
+    readonly dir: string,
+    private readonly warn: (message: string) => void = () => {},
+  ) {
     this.configPath = join(dir, 'config.json');
     this.credentialsPath = join(dir, 'credentials.json');
-    // Files made too open (by hand, or by another tool) are tightened whenever hogctl sees them.
-    if (existsSync(dir)) {
-      chmodSync(dir, 0o700);
-      this.tighten();
-    }
   }
 
   current(): string | undefined {
@@ -95,70 +80,97 @@ export class ProfileStore {
   }
 
   async save(name: string, profile: Profile, apiKey?: string): Promise<void> {
-    const w = await this.writer();
-    w.config.set('profiles', { ...this.config().profiles, [name]: profile });
-    if (apiKey !== undefined) w.credentials.set('api_keys', { ...this.credentials().api_keys, [name]: apiKey });
-    if (!this.current()) w.config.set('current', name);
-    this.tighten();
+    const config = this.config();
+    // The key first: a profile saved without its key would be used with no key (or another one).
+    if (apiKey !== undefined) this.writeCredentials({ api_keys: { ...this.credentials().api_keys, [name]: apiKey } });
+    this.writeConfig({ ...config, current: config.current ?? name, profiles: { ...config.profiles, [name]: profile } });
   }
 
   async use(name: string): Promise<void> {
     this.require(name);
-    (await this.writer()).config.set('current', name);
-    this.tighten();
+    this.writeConfig({ ...this.config(), current: name });
   }
 
   async remove(name: string): Promise<void> {
     this.require(name);
-    const w = await this.writer();
-    const { [name]: _removed, ...profiles } = this.config().profiles;
-    w.config.set('profiles', profiles);
+    const { current, profiles } = this.config();
+    const { [name]: _removed, ...rest } = profiles;
+    this.writeConfig({ ...(current === name ? {} : { current }), profiles: rest });
     const { [name]: _key, ...keys } = this.credentials().api_keys;
-    w.credentials.set('api_keys', keys);
-    if (this.current() === name) w.config.delete('current');
-    this.tighten();
+    this.writeCredentials({ api_keys: keys });
   }
 
   private config(): ConfigFile {
-    return { profiles: {}, ...this.readJson<ConfigFile>(this.configPath) };
-  }
-
-  private credentials(): CredentialsFile {
-    return { api_keys: {}, ...this.readJson<CredentialsFile>(this.credentialsPath) };
-  }
-
-  private readJson<T>(path: string): Partial<T> {
+    const path = this.configPath;
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return { profiles: {} };
+      throw fileError(err, path, 'read');
     }
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Partial<T>;
-    } catch {
-      // reported below
+    this.checkDir();
+    const file = parseObject(path, text);
+    const profiles = file.profiles ?? {};
+    if (!isObject(profiles)) throw badShape(path, '"profiles" must be an object of profiles');
+    for (const [name, p] of Object.entries(profiles)) {
+      if (!isObject(p) || typeof p.base_url !== 'string') throw badShape(path, `profile "${name}" must have a "base_url" text`);
+      if (p.project_id !== undefined && typeof p.project_id !== 'string') throw badShape(path, `the "project_id" of profile "${name}" must be text`);
     }
-    throw new UsageError(`the hogctl file ${path} is not valid JSON`, 'fix it by hand, or move it away and add the profiles again with `hogctl profile add`');
+    if (file.current !== undefined && typeof file.current !== 'string') throw badShape(path, '"current" must be the name of a profile');
+    return { ...(file.current !== undefined ? { current: file.current as string } : {}), profiles: profiles as Record<string, Profile> };
   }
 
-  private async writer(): Promise<NonNullable<ProfileStore['writers']>> {
-    if (!this.writers) {
-      ensurePrivateDir(this.dir);
-      const ConfClass = await loadConfWithoutSigintHooks();
-      const common = { cwd: this.dir, projectName: 'hogctl', configFileMode: 0o600, accessPropertiesByDotNotation: false } as const;
-      this.writers = {
-        config: new ConfClass<ConfigFile>({ ...common, configName: 'config', defaults: { profiles: {} } }),
-        credentials: new ConfClass<CredentialsFile>({ ...common, configName: 'credentials', defaults: { api_keys: {} } }),
-      };
-    }
-    return this.writers;
+  private credentials(): CredentialsFile {
+    const path = this.credentialsPath;
+    const text = readSecretFile(path, () => this.warn(`${path} can be read by other users: \`chmod 600 ${path}\``));
+    if (text === undefined) return { api_keys: {} };
+    this.checkDir();
+    const keys = parseObject(path, text).api_keys ?? {};
+    if (!isObject(keys) || Object.values(keys).some((k) => typeof k !== 'string')) throw badShape(path, '"api_keys" must map profile names to keys');
+    return { api_keys: keys as Record<string, string> };
   }
 
-  /** conf creates files with the mode given, but an existing file keeps its own: make sure. */
-  private tighten(): void {
-    for (const path of [this.configPath, this.credentialsPath]) if (existsSync(path)) chmodSync(path, 0o600);
+  private writeConfig(file: ConfigFile): void {
+    this.prepareDir();
+    writeSecretFile(this.configPath, `${JSON.stringify(file, null, '\t')}\n`);
   }
+
+  private writeCredentials(file: CredentialsFile): void {
+    this.prepareDir();
+    writeSecretFile(this.credentialsPath, `${JSON.stringify(file, null, '\t')}\n`);
+  }
+
+  private prepareDir(): void {
+    ensurePrivateDir(this.dir);
+    this.checkDir();
+  }
+
+  private checkDir(): void {
+    if (this.warned) return;
+    this.warned = true;
+    const warning = openDirWarning(this.dir);
+    if (warning) this.warn(warning);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const REPAIR = 'fix it by hand, or move it away and add the profiles again with `hogctl profile add`';
+
+function badShape(path: string, problem: string): UsageError {
+  return new UsageError(`the hogctl file ${path} is damaged: ${problem}`, REPAIR);
+}
+
+function parseObject(path: string, text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`the hogctl file ${path} is not valid JSON`, REPAIR);
+  }
+  if (!isObject(parsed)) throw new UsageError(`the hogctl file ${path} is not valid JSON`, REPAIR);
+  return parsed;
 }

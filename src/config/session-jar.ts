@@ -4,9 +4,10 @@
 // `sessionid`, the CSRF token and `remember-cookie_*` (which lets a later sign-in skip 2FA).
 // The file is a credential: nothing here prints or logs a value.
 
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from './paths.js';
+import { readSecretFile, SymlinkRefusedError, writeSecretFile } from './secret-file.js';
 import { isLoopback } from '../http/client.js';
 
 export interface JarCookie {
@@ -94,16 +95,16 @@ export class SessionJar {
     });
   }
 
-  /** The jar in `file` for `origin`; an absent or unreadable file is an empty jar. */
+  /** The jar in `file` for `origin`; an absent or unreadable file is an empty jar, a link an error. */
   static load(file: string, origin: string, now: () => number = Date.now): SessionJar {
     let data: JarFile | undefined;
-    if (existsSync(file)) {
-      try {
-        const parsed = JSON.parse(readFileSync(file, 'utf8')) as JarFile;
-        if (parsed && parsed.version === 1 && Array.isArray(parsed.cookies) && typeof parsed.origin === 'string') data = parsed;
-      } catch {
-        data = undefined;
-      }
+    try {
+      const text = readSecretFile(file);
+      const parsed = text === undefined ? undefined : (JSON.parse(text) as JarFile);
+      if (parsed && parsed.version === 1 && Array.isArray(parsed.cookies) && typeof parsed.origin === 'string') data = parsed;
+    } catch (err) {
+      if (err instanceof SymlinkRefusedError) throw err;
+      data = undefined;
     }
     return new SessionJar(file, origin, data, now);
   }
@@ -229,16 +230,11 @@ export class SessionJar {
     return true;
   }
 
-  /** Writes the jar atomically, readable by its owner alone. */
+  /** Writes the jar atomically, readable by its owner alone, never through a link. */
   save(): void {
-    const dir = join(this.file, '..');
-    ensurePrivateDir(join(dir, '..'));
-    ensurePrivateDir(dir);
-    const tmp = `${this.file}.${process.pid}.tmp`;
+    ensurePrivateDir(join(this.file, '..'));
     const data: JarFile = { ...this.data, cookies: this.live() };
-    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.file);
+    writeSecretFile(this.file, `${JSON.stringify(data, null, 2)}\n`);
   }
 
   /** Deletes the file; true when there was one. */

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,16 +41,64 @@ describe('ProfileStore files', () => {
     expect(JSON.parse(credentials)).toEqual({ api_keys: { prod: KEY } });
   });
 
-  it('tightens a directory and files that were too open', async () => {
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    chmodSync(dir, 0o755);
+  it('never changes the mode of a directory it did not create; warns when others can write to it', async () => {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o1777);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { old: { base_url: 'https://us.posthog.com' } } }), { mode: 0o644 });
     writeFileSync(join(dir, 'credentials.json'), JSON.stringify({ api_keys: { old: KEY } }), { mode: 0o644 });
-    const store = new ProfileStore(dir);
-    expect(mode(dir)).toBe(0o700);
-    expect(mode(store.configPath)).toBe(0o600);
-    expect(mode(store.credentialsPath)).toBe(0o600);
+    chmodSync(join(dir, 'credentials.json'), 0o644);
+    const warnings: string[] = [];
+    const store = new ProfileStore(dir, (m) => warnings.push(m));
+    expect(store.names()).toEqual(['old']);
     expect(store.apiKey('old')).toBe(KEY);
+    await store.save('new', { base_url: 'https://eu.posthog.com' }, KEY);
+    expect(mode(dir)).toBe(0o777);
+    expect(statSync(dir).mode & 0o7777).toBe(0o1777);
+    // The files are hogctl's own: the key file is private again, and every write makes both 0600.
+    expect(mode(store.credentialsPath)).toBe(0o600);
+    expect(mode(store.configPath)).toBe(0o600);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`${dir} is writable by all users`);
+  });
+
+  it('says nothing about a private directory', async () => {
+    const warnings: string[] = [];
+    const store = new ProfileStore(dir, (m) => warnings.push(m));
+    await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY);
+    expect(store.apiKey('prod')).toBe(KEY);
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses a credentials file that is a symbolic link, reading and writing, and leaves its target alone', async () => {
+    mkdirSync(dir, { recursive: true });
+    const target = join(root, 'elsewhere.json');
+    writeFileSync(target, '{"api_keys": {}}');
+    symlinkSync(target, join(dir, 'credentials.json'));
+    const store = new ProfileStore(dir);
+    const write = await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY).catch((e: unknown) => e as UsageError);
+    expect(write).toBeInstanceOf(UsageError);
+    expect((write as UsageError).message).toContain(`refusing to use ${join(dir, 'credentials.json')}: it is a symbolic link`);
+    expect(readFileSync(target, 'utf8')).toBe('{"api_keys": {}}');
+    expect(thrown(() => store.apiKey('prod')).message).toContain('symbolic link');
+    expect(readdirSync(dir).sort()).toEqual(['credentials.json']);
+  });
+
+  it('says which part of a config.json has the wrong shape', async () => {
+    mkdirSync(dir, { recursive: true });
+    for (const [text, says] of [
+      ['{"profiles": 5}', '"profiles" must be an object'],
+      ['{"profiles": {"x": "https://a.test"}}', 'profile "x" must have a "base_url"'],
+      ['{"profiles": {}, "current": 3}', '"current" must be'],
+      ['[]', 'not valid JSON'],
+    ]) {
+      writeFileSync(join(dir, 'config.json'), text);
+      const err = thrown(() => new ProfileStore(dir).names());
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.message).toContain(says);
+    }
+    rmSync(join(dir, 'config.json'));
+    mkdirSync(join(dir, 'config.json'));
+    expect(thrown(() => new ProfileStore(dir).names()).message).toContain('it is a directory');
   });
 
   it('persists across instances', async () => {

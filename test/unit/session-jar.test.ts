@@ -1,7 +1,7 @@
 // The session cookie jar: which Set-Cookie lines it keeps, where it sends them back, expiry,
 // and the private file it writes.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionJar, sessionFileName, sessionFilePath } from '../../src/config/session-jar.js';
@@ -97,5 +97,24 @@ describe('SessionJar', () => {
     expect(elsewhere.foreignOrigin).toBe(ORIGIN);
     expect(elsewhere.delete()).toBe(true);
     expect(fresh().exists).toBe(false);
+  });
+
+  it('never reads or writes a jar through a symbolic link, and leaves the directories it did not create alone', () => {
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, 'sessions'), { mode: 0o755 });
+    chmodSync(join(dir, 'sessions'), 0o755);
+    const target = join(dir, 'target.json');
+    writeFileSync(target, '');
+    symlinkSync(target, sessionFilePath(dir, 'prod', ORIGIN));
+    expect(() => fresh()).toThrow(/symbolic link/);
+    const jar = SessionJar.load(sessionFilePath(dir, 'dev', ORIGIN), ORIGIN, clock);
+    jar.applySetCookie(at(), 'sessionid=s; Path=/; Max-Age=600');
+    rmSync(jar.file, { force: true });
+    symlinkSync(target, jar.file);
+    expect(() => jar.save()).toThrow(/refusing to use .*dev\.json: it is a symbolic link/);
+    expect(readFileSync(target, 'utf8')).toBe('');
+    expect(readdirSync(join(dir, 'sessions')).sort()).toEqual(['dev.json', 'prod.json']);
+    expect(statSync(dir).mode & 0o777).toBe(0o755);
+    expect(statSync(join(dir, 'sessions')).mode & 0o777).toBe(0o755);
   });
 });
