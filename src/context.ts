@@ -7,7 +7,7 @@ import { colorEnabled, type Io } from './io/streams.js';
 import type { ApiClient, Credentials } from './http/client.js';
 import { ProfileStore } from './config/profiles.js';
 import { configDir } from './config/paths.js';
-import { resolveSettings, type Settings } from './config/settings.js';
+import { checkKeyDestination, resolveSettings, type Settings } from './config/settings.js';
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
@@ -84,7 +84,7 @@ export class Context {
   }
 
   async store(): Promise<ProfileStore> {
-    this.profileStore ??= new ProfileStore(configDir(this.env));
+    this.profileStore ??= new ProfileStore(configDir(this.env), (message) => this.warn(message));
     return this.profileStore;
   }
 
@@ -133,6 +133,7 @@ export class Context {
           profile ? `run ${orSession}\`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : `run ${orSession}\`hogctl profile add <name>\` or set HOGCTL_API_KEY`,
         );
       }
+      checkKeyDestination(settings);
       credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
     }
     return this.client(settings, credentials);

@@ -1,7 +1,12 @@
 // Resolves where and as whom a command talks: flags, then environment, then the chosen profile,
 // then the current profile (design.md §1). The API key is never a flag.
+//
+// A profile's key belongs to the profile's host (design.md §5): it is never sent to another one
+// given by --base-url or HOGCTL_BASE_URL (checkKeyDestination). A run whose host and key both come
+// from flags and HOGCTL_* variables needs no config dir at all: the current profile is then only
+// a source of the project, read if it can be and used if it is for the same host.
 import { UsageError } from '../errors.js';
-import type { ProfileStore } from './profiles.js';
+import type { Profile, ProfileStore } from './profiles.js';
 
 export const DEFAULT_BASE_URL = 'https://us.posthog.com';
 
@@ -20,12 +25,27 @@ export interface Settings {
   apiKey?: string;
   allowInsecureHttp: boolean;
   sources: { baseUrl: Source; projectId?: Source; apiKey?: Source };
+  /** The origin the profile's key belongs to (its base URL's), when a profile is in use. */
+  profileOrigin?: string;
 }
 
 export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, store: ProfileStore): Settings {
   const explicit = flags.profile ?? (env.HOGCTL_PROFILE || undefined);
-  const profileName = explicit ?? store.current();
-  const profile = explicit ? store.require(explicit) : profileName ? store.get(profileName) : undefined;
+  const envKey = env.HOGCTL_API_KEY?.trim() || undefined;
+  const givenBase = flags.baseUrl ?? (env.HOGCTL_BASE_URL || undefined);
+  let profileName: string | undefined;
+  let profile: Profile | undefined;
+  if (explicit) {
+    profileName = explicit;
+    profile = store.require(explicit);
+  } else if (givenBase !== undefined && envKey) {
+    const current = readCurrentIfAny(store);
+    if (current && originOf(current.profile.base_url) === originOf(givenBase)) ({ name: profileName, profile } = current);
+  } else {
+    profileName = store.current();
+    profile = profileName ? store.get(profileName) : undefined;
+  }
+  const profileOrigin = profile ? originOf(profile.base_url) : undefined;
 
   const pick = (flag: string | undefined, envValue: string | undefined, stored: string | undefined): [string | undefined, Source | undefined] =>
     flag !== undefined ? [flag, 'flag'] : envValue ? [envValue, 'env'] : stored !== undefined ? [stored, 'profile'] : [undefined, undefined];
@@ -39,8 +59,8 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     env.HOGCTL_PROJECT_ID || (baseSource === 'env' ? urlProject : undefined),
     profile?.project_id ?? urlProject,
   );
-  const envKey = env.HOGCTL_API_KEY?.trim();
-  const storedKey = profileName ? store.apiKey(profileName) : undefined;
+  // The stored key is read only when the environment gives none.
+  const storedKey = !envKey && profileName ? store.apiKey(profileName) : undefined;
   const apiKey = envKey || storedKey;
 
   if (projectId !== undefined) checkProjectId(projectId);
@@ -49,9 +69,47 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     baseUrl: base.url,
     projectId,
     apiKey,
-    allowInsecureHttp: profile?.allow_insecure_http === true,
+    // The profile's permission is for its own host only.
+    allowInsecureHttp: profile?.allow_insecure_http === true && profileOrigin === new URL(base.url).origin,
     sources: { baseUrl: baseSource ?? 'default', projectId: projectSource, apiKey: envKey ? 'env' : storedKey ? 'profile' : undefined },
+    ...(profile ? { profileOrigin: profileOrigin ?? `(invalid base URL ${JSON.stringify(profile.base_url)})` } : {}),
   };
+}
+
+/** The current profile when there is one and the config can be read; nothing otherwise. */
+function readCurrentIfAny(store: ProfileStore): { name: string; profile: Profile } | undefined {
+  try {
+    const name = store.current();
+    const profile = name ? store.get(name) : undefined;
+    return name && profile ? { name, profile } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function originOf(raw: string): string | undefined {
+  try {
+    return new URL(normalizeBaseUrl(raw).url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses to send a profile's key anywhere but the profile's host: `--base-url` (or
+ * HOGCTL_BASE_URL) naming another host with a stored key is a mistake of the command line, or
+ * someone steering the key elsewhere. A key from HOGCTL_API_KEY goes where the user points it.
+ * Exit 2: nothing was sent, and the fix is in the flags.
+ */
+export function checkKeyDestination(settings: Settings): void {
+  if (settings.sources.apiKey !== 'profile' || settings.profileOrigin === undefined) return;
+  const target = new URL(settings.baseUrl).origin;
+  if (target === settings.profileOrigin) return;
+  const via = settings.sources.baseUrl === 'flag' ? '--base-url' : 'HOGCTL_BASE_URL';
+  throw new UsageError(
+    `refusing to send the API key of profile "${settings.profileName}" to ${target} (${via}): the key belongs to ${settings.profileOrigin}`,
+    `a profile's key goes only to its own host: drop ${via}, pick the profile saved for ${target} with --profile, or give that host's key in HOGCTL_API_KEY`,
+  );
 }
 
 export function checkProjectId(id: string): string {

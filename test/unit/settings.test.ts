@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
-import { checkProjectId, DEFAULT_BASE_URL, maskKey, normalizeBaseUrl, resolveSettings } from '../../src/config/settings.js';
+import { checkKeyDestination, checkProjectId, DEFAULT_BASE_URL, maskKey, normalizeBaseUrl, resolveSettings } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from './helpers.js';
 
@@ -34,6 +34,7 @@ describe('resolveSettings', () => {
       apiKey: PROD_KEY,
       allowInsecureHttp: false,
       sources: { baseUrl: 'profile', projectId: 'profile', apiKey: 'profile' },
+      profileOrigin: 'https://eu.posthog.com',
     });
   });
 
@@ -122,6 +123,53 @@ describe('resolveSettings', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toContain('"my-project"');
     expect(checkProjectId('@current')).toBe('@current');
+  });
+});
+
+describe('a profile key goes only to its host', () => {
+  it('refuses a stored key with --base-url or HOGCTL_BASE_URL naming another host (exit 2)', async () => {
+    for (const [flags, env, via] of [
+      [{ baseUrl: 'https://collector.example' }, {}, '--base-url'],
+      [{}, { HOGCTL_BASE_URL: 'https://collector.example' }, 'HOGCTL_BASE_URL'],
+      [{ profile: 'dev', baseUrl: 'http://localhost:8011' }, {}, '--base-url'],
+    ] as const) {
+      const s = resolveSettings(flags, env, store);
+      const err = thrown(() => checkKeyDestination(s));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.exitCode).toBe(2);
+      expect(err.message).toContain(`to ${new URL(s.baseUrl).origin} (${via})`);
+      expect(err.message).not.toContain(PROD_KEY);
+      expect(err.hint).toContain('HOGCTL_API_KEY');
+    }
+  });
+
+  it('lets the key go to its own host, however the URL is spelled, and an env key anywhere', async () => {
+    expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://eu.posthog.com/' }, {}, store))).not.toThrow();
+    expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://eu.posthog.com/api/projects/5/' }, {}, store))).not.toThrow();
+    expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://collector.example' }, { HOGCTL_API_KEY: ENV_KEY }, store))).not.toThrow();
+  });
+
+  it("does not carry a profile's allow_insecure_http to another host", async () => {
+    expect(resolveSettings({ profile: 'dev' }, {}, store).allowInsecureHttp).toBe(true);
+    expect(resolveSettings({ profile: 'dev', baseUrl: 'http://10.0.0.9:8010' }, { HOGCTL_API_KEY: ENV_KEY }, store).allowInsecureHttp).toBe(false);
+  });
+});
+
+describe('a run configured by HOGCTL_* variables', () => {
+  const ENV = { HOGCTL_BASE_URL: 'https://us.posthog.com', HOGCTL_API_KEY: ENV_KEY, HOGCTL_PROJECT_ID: '9' };
+
+  it('does not need a readable config: a broken one, or none at all', async () => {
+    writeFileSync(join(dir, 'config.json'), '{ broken');
+    expect(resolveSettings({}, ENV, store)).toMatchObject({ profileName: undefined, baseUrl: 'https://us.posthog.com', projectId: '9', apiKey: ENV_KEY });
+    expect(resolveSettings({}, ENV, new ProfileStore(join(dir, 'missing', 'nowhere'))).apiKey).toBe(ENV_KEY);
+    // Naming a profile still needs the file, and says what is wrong with it.
+    expect(thrown(() => resolveSettings({ profile: 'prod' }, ENV, store)).message).toContain('not valid JSON');
+  });
+
+  it("takes the current profile's project only when it is for the same host", async () => {
+    const { HOGCTL_PROJECT_ID: _, ...noProject } = ENV;
+    expect(resolveSettings({}, noProject, store)).toMatchObject({ profileName: undefined, projectId: undefined });
+    expect(resolveSettings({}, { ...noProject, HOGCTL_BASE_URL: 'https://eu.posthog.com' }, store)).toMatchObject({ profileName: 'prod', projectId: '100', apiKey: ENV_KEY });
   });
 });
 
