@@ -22,7 +22,7 @@ export class SymlinkRefusedError extends UsageError {}
 function symlinkRefused(path: string): SymlinkRefusedError {
   return new SymlinkRefusedError(
     `refusing to use ${path}: it is a symbolic link, and hogctl never reads or writes a file that holds secrets through a link`,
-    `replace the link with a regular file (e.g. \`rm ${path}\`, then run the command that creates it again), or set HOGCTL_CONFIG_DIR to a private directory`,
+    'put the file itself in place of the link (or use another path), and keep it in a directory only you can write to',
   );
 }
 

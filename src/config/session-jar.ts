@@ -7,7 +7,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from './paths.js';
-import { readSecretFile, SymlinkRefusedError, writeSecretFile } from './secret-file.js';
+import { fileError, readSecretFile, SymlinkRefusedError, writeSecretFile } from './secret-file.js';
 import { isLoopback } from '../http/client.js';
 
 export interface JarCookie {
@@ -240,7 +240,11 @@ export class SessionJar {
   /** Deletes the file; true when there was one. */
   delete(): boolean {
     const existed = existsSync(this.file);
-    rmSync(this.file, { force: true });
+    try {
+      rmSync(this.file, { force: true });
+    } catch (err) {
+      throw fileError(err, this.file, 'write');
+    }
     this.data = { version: 1, origin: this.origin, cookies: [] };
     return existed;
   }
