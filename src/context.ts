@@ -1,6 +1,6 @@
 // Everything a command needs from the world, behind one object. Each part is created on first
-// use. The heavy ones (the HTTP client, conf for writing profiles, inquirer) are lazy imports, so
-// a command loads only what it uses; reading settings and profiles is small and always loaded.
+// use. The heavy ones (the HTTP client, inquirer) are lazy imports, so a command loads only what
+// it uses; reading settings and profiles is small and always loaded.
 import type { Dispatcher } from 'undici';
 import { AuthError, UsageError } from './errors.js';
 import { colorEnabled, type Io } from './io/streams.js';

@@ -45,6 +45,8 @@ export function fileError(err: unknown, path: string, doing: 'read' | 'write' | 
       return new UsageError(`${what}: no space left on the device`, `free some disk space (\`df -h ${dirname(path)}\`) and run the command again; the file was left as it was`);
     case 'EISDIR':
       return new UsageError(`${what}: it is a directory`, `move it away, ${elsewhere}`);
+    case 'EEXIST':
+      return new UsageError(`${what}: a file is in the way of the directory`, `move it away, ${elsewhere}`);
     case 'ENOTDIR':
       return new UsageError(`${what}: a part of the path is a file, not a directory`, `check the path, ${elsewhere}`);
     default:
@@ -62,7 +64,9 @@ export function readSecretFile(path: string, onTooOpen?: (path: string) => void)
     // O_NONBLOCK: a FIFO put in its place must not hang the command (it is refused below).
     fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // No file, or no directory for it: nothing stored yet (a write will say what is in the way).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw fileError(err, path, 'read');
   }
   try {

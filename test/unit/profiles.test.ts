@@ -83,6 +83,23 @@ describe('ProfileStore files', () => {
     expect(readdirSync(dir).sort()).toEqual(['credentials.json']);
   });
 
+  it('a file where the directory should be: no profiles to read, and a write says what is in the way', async () => {
+    mkdirSync(root, { recursive: true });
+    const file = join(root, 'a-file');
+    writeFileSync(file, 'x');
+    for (const [path, says] of [
+      [file, 'a file is in the way of the directory'],
+      [join(file, 'sub'), 'a part of the path is a file'],
+    ]) {
+      const store = new ProfileStore(path);
+      expect(store.names()).toEqual([]);
+      expect(store.apiKey('prod')).toBeUndefined();
+      const err = await store.save('prod', { base_url: 'https://eu.posthog.com' }, KEY).catch((e: unknown) => e as UsageError);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toContain(says);
+    }
+  });
+
   it('says which part of a config.json has the wrong shape', async () => {
     mkdirSync(dir, { recursive: true });
     for (const [text, says] of [
