@@ -78,6 +78,15 @@ export class UnavailableError extends CliError {
   override readonly exitCode = ExitCode.unavailable;
 }
 
+/**
+ * The host answered, but not as a PostHog API answers: an HTML page, a redirect, a body that is
+ * not the JSON the endpoint returns. Nothing it said may be taken as a success (design rule: a
+ * success is claimed only from an answer in the documented shape).
+ */
+export class NotPostHogApiError extends CliError {
+  override readonly exitCode = ExitCode.unavailable;
+}
+
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 404) return ExitCode.notFound;
   if (status === 401 || status === 403) return ExitCode.auth;

@@ -6,6 +6,7 @@ import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
 import { RateLimitedError, UnavailableError, UsageError, type CliError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
+import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
 
 // undici parses HTTP with a WebAssembly module, compiled on the first connection. V8 compiles it
 // quickly (Liftoff) and then again, optimised, on a background thread that node waits for at
@@ -30,6 +31,9 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Return non-2xx answers instead of throwing. */
   acceptStatus?: (status: number) => boolean;
+  /** Return 30x answers (with acceptStatus) instead of refusing them; for pages such as /logout
+   * that redirect by design. API endpoints never redirect. */
+  returnRedirects?: boolean;
   /** Keep the body as text (CSV exports). */
   text?: boolean;
   signal?: AbortSignal;
@@ -166,7 +170,16 @@ export class ApiClient {
 
       const res = outcome.response;
       this.log(`${method} ${this.redact(url.href)} → ${res.status} (${elapsed}ms)`);
-      if ((res.status >= 200 && res.status < 300) || req.acceptStatus?.(res.status)) return res as ApiResponse<T>;
+      // No 2xx counts until its body is one PostHog gives; a redirect is never followed.
+      if (res.status >= 200 && res.status < 300) {
+        checkSuccessAnswer(method, url, this.origin, res, req.text);
+        return res as ApiResponse<T>;
+      }
+      if (res.status >= 300 && res.status < 400 && !req.returnRedirects) {
+        const location = res.headers.location;
+        throw redirectError(method, url, this.origin, res.status, Array.isArray(location) ? location[0] : location);
+      }
+      if (req.acceptStatus?.(res.status)) return res as ApiResponse<T>;
 
       if (retryableStatus(res.status, idempotent) && attempt < policy.maxRetries) {
         const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now());

@@ -1,6 +1,7 @@
 // Follows PostHog's `next` links page by page. A full last page still carries a `next` that
 // leads to an empty page (posthog-api.md §6.1), so both a null `next` and an empty page end it.
 import type { ApiClient, Query } from './client.js';
+import { NotPostHogApiError } from '../errors.js';
 
 export interface Page<T> {
   results: T[];
@@ -22,7 +23,12 @@ export async function* paginate<T>(client: ApiClient, path: string, query: Query
   while (url && url !== previous && remaining > 0) {
     previous = url;
     const res: { body: Page<T> } = await client.get<Page<T>>(url, undefined, { signal: options.signal });
-    const results = Array.isArray(res.body?.results) ? res.body.results : [];
+    // A JSON answer without a `results` list is not a page: reading it as an empty one would
+    // report "no persons" from whatever answered.
+    if (!Array.isArray(res.body?.results)) {
+      throw new NotPostHogApiError(`${new URL(url).host} answered GET ${new URL(url).pathname} with JSON that is not a page of results: this does not look like a PostHog API`, `check --base-url (now ${client.origin})`);
+    }
+    const results = res.body.results;
     if (results.length === 0) break;
     const take = results.length > remaining ? results.slice(0, remaining) : results;
     remaining -= take.length;

@@ -41,10 +41,10 @@ describe('paginate', () => {
     expect(api.pending()).toBe(1);
   });
 
-  it('stops when results is missing altogether', async () => {
+  it('refuses a JSON answer without results: it is not a page, and not an empty one', async () => {
     api = new FakeApi().on('GET', PATH, [{ status: 200, body: { next: `${ORIGIN}${PATH}?offset=100` } }]);
     const { client } = makeClient(api);
-    expect(await collect(paginate(client, PATH, {}))).toEqual([]);
+    await expect(collect(paginate(client, PATH, {}))).rejects.toThrow(/JSON that is not a page of results: this does not look like a PostHog API/);
     expect(api.requests).toHaveLength(1);
   });
 
