@@ -172,6 +172,7 @@ export class Context {
       allowInsecureHttp: settings.allowInsecureHttp,
       dispatcher: this.deps.dispatcher,
       debug: this.globals.debug ? (line) => this.debug(line) : undefined,
+      notice: (line) => this.info(line),
       sleep: this.deps.sleep,
       random: this.deps.random,
       now: this.deps.now,

@@ -87,6 +87,12 @@ export class NotPostHogApiError extends CliError {
   override readonly exitCode = ExitCode.unavailable;
 }
 
+/** The TLS handshake failed (an untrusted or wrong certificate): the request never left, and
+ * trying again cannot help. */
+export class TlsError extends CliError {
+  override readonly exitCode = ExitCode.unavailable;
+}
+
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 404) return ExitCode.notFound;
   if (status === 401 || status === 403) return ExitCode.auth;

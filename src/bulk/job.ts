@@ -8,7 +8,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, TlsError, UsageError } from '../errors.js';
 import { confirmOrRefuse } from '../commands/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
@@ -444,7 +444,8 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
       const message = `${e.message}; stopped, nothing more was sent (${deletedNote} before that)`;
       const hint = `${e.hint ? `${e.hint}; then ` : ''}${resume}`;
       if (e instanceof ApiError) throw new ApiError(message, e.status, e.server, hint, e.exitCode);
-      throw e instanceof NotPostHogApiError ? new NotPostHogApiError(message, hint) : new UsageError(message, hint);
+      if (e instanceof NotPostHogApiError) throw new NotPostHogApiError(message, hint);
+      throw e instanceof TlsError ? new TlsError(message, hint) : new UsageError(message, hint);
     }
     case 'interrupted':
       throw new CancelledError(`interrupted: ${deletedNote}; ${n(c.not_sent + c.failed)} ids not done yet`, resume);

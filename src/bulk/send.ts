@@ -2,7 +2,7 @@
 import { bulkDeletePersons, readBulkDeleteSummary, type BulkDeleteRequest } from '../api/bulk-delete.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
-import { NotPostHogApiError, UnavailableError } from '../errors.js';
+import { NotPostHogApiError, TlsError, UnavailableError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { DeleteFlags } from './journal.js';
 import type { Attempt, Chunk } from './runner.js';
@@ -29,8 +29,9 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
     } catch (err) {
       // Timeouts, refused or dropped connections, answers cut short: nothing says it was not
       // done, and doing it again is harmless.
-      // Whatever answered is not PostHog: nothing was deleted, and every other chunk would go the same way.
-      if (err instanceof NotPostHogApiError) return { kind: 'rejected', status: 0, error: err };
+      // Whatever answered is not PostHog, or no TLS connection could be made: nothing was deleted,
+      // and every other chunk would go the same way.
+      if (err instanceof NotPostHogApiError || err instanceof TlsError) return { kind: 'rejected', status: 0, error: err };
       if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message, unclear: true };
       throw err;
     }

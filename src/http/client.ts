@@ -3,7 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
-import { RateLimitedError, UnavailableError, UsageError, type CliError } from '../errors.js';
+import { RateLimitedError, TlsError, UnavailableError, UsageError, type CliError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
@@ -67,6 +67,8 @@ export interface ClientOptions {
   allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   debug?: (line: string) => void;
+  /** A line for the user (stderr): a retry that makes them wait longer than a second. */
+  notice?: (line: string) => void;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   now?: () => number;
@@ -99,6 +101,9 @@ export class ApiClient {
   private readonly sleep: NonNullable<ClientOptions['sleep']>;
   private readonly random: () => number;
   private readonly now: () => number;
+  /** Whether the server has answered anything yet: before that, a refused connection or an
+   * unknown host is almost certainly a wrong base URL, not a passing fault. */
+  private reached = false;
 
   constructor(private readonly options: ClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -154,20 +159,29 @@ export class ApiClient {
       const elapsed = this.now() - started;
 
       if ('failure' in outcome) {
-        const reason = outcome.failure instanceof TimeoutError ? `timed out after ${(req.timeoutMs ?? this.options.timeoutMs) / 1000}s` : networkReason(outcome.failure);
+        const failure = outcome.failure;
+        const reason = failure instanceof TimeoutError ? `timed out after ${(req.timeoutMs ?? this.options.timeoutMs) / 1000}s` : networkReason(failure);
         this.log(`${method} ${this.redact(url.href)} ✗ ${reason} (${elapsed}ms)`);
-        if (idempotent && attempt < policy.maxRetries) {
-          await this.wait(backoffDelay(attempt, policy, this.random), req.signal);
+        // A certificate that does not verify will not verify on the next try either.
+        if (isTlsFailure(failure)) throw tlsError(method, url, failure);
+        // Nothing has answered yet and nothing listens (or the name does not resolve): one quick
+        // second try covers a server that is just starting, then the base URL is the suspect.
+        const unreachable = !this.reached && isUnreachable(failure);
+        const retries = unreachable ? Math.min(1, policy.maxRetries) : policy.maxRetries;
+        if (idempotent && attempt < retries) {
+          const delay = unreachable ? Math.min(250, backoffDelay(attempt, policy, this.random)) : backoffDelay(attempt, policy, this.random);
+          await this.wait(delay, req.signal, { attempt, of: retries, why: reason });
           continue;
         }
         throw new UnavailableError(
           `${method} ${url.pathname} failed: ${reason}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`,
-          outcome.failure instanceof TimeoutError
+          failure instanceof TimeoutError
             ? 'the server is slow or unreachable; raise --timeout or try again later'
             : `check the base URL (${this.origin}) and your network; run with --debug to see each request`,
         );
       }
 
+      this.reached = true;
       const res = outcome.response;
       this.log(`${method} ${this.redact(url.href)} → ${res.status} (${elapsed}ms)`);
       // No 2xx counts until its body is one PostHog gives; a redirect is never followed.
@@ -186,7 +200,7 @@ export class ApiClient {
         if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) {
           throw this.giveUp(method, url, res, `the server asks to wait ${Math.ceil(retryAfter / 1000)}s`);
         }
-        await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal);
+        await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal, { attempt, of: policy.maxRetries, why: String(res.status) });
         continue;
       }
       throw this.giveUp(method, url, res, attempt > 0 ? `after ${attempt + 1} attempts` : undefined);
@@ -247,8 +261,10 @@ export class ApiClient {
     }
   }
 
-  private async wait(ms: number, signal?: AbortSignal): Promise<void> {
+  private async wait(ms: number, signal: AbortSignal | undefined, retry: { attempt: number; of: number; why: string }): Promise<void> {
     this.log(`waiting ${(ms / 1000).toFixed(1)}s before retrying`);
+    // Silence longer than a second looks like a hang: say what is happening.
+    if (ms > 1000) this.options.notice?.(`retrying (${retry.attempt + 2}/${retry.of + 1}) after ${retry.why}, in ${Math.ceil(ms / 1000)}s`);
     await this.sleep(ms, signal);
   }
 
@@ -281,6 +297,40 @@ function parseBody(text: string, contentType: string | string[] | undefined, wan
     }
   }
   return text;
+}
+
+function errorCode(err: Error): string | undefined {
+  return (err as NodeJS.ErrnoException).code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function isUnreachable(err: Error): boolean {
+  const code = errorCode(err);
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+}
+
+const TLS_CODES = /^(ERR_TLS_|CERT_|UNABLE_TO_(GET|VERIFY)|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_)/;
+
+function isTlsFailure(err: Error): boolean {
+  const code = errorCode(err);
+  return code !== undefined && TLS_CODES.test(code);
+}
+
+/** Never retried; names the cause and the usual fixes. Nothing was sent: the request never left. */
+function tlsError(method: string, url: URL, err: Error): TlsError {
+  const code = errorCode(err)!;
+  const cause = /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/.test(code)
+    ? 'its certificate is not signed by an authority this machine trusts'
+    : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+      ? `its certificate is not for ${url.hostname}`
+      : /EXPIRED/.test(code)
+        ? 'its certificate has expired'
+        : 'the TLS connection could not be set up';
+  return new TlsError(
+    `${method} ${url.pathname} failed: ${url.host} could not be verified: ${cause} (${code}); nothing was sent`,
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+      ? `check the base URL's host name (${url.origin})`
+      : `if your PostHog uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate (PEM); otherwise check the base URL (${url.origin})`,
+  );
 }
 
 function networkReason(err: Error): string {
