@@ -58,7 +58,15 @@ describe('users me', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ email: 'sandbox@example.com', is_2fa_enabled: false, uuid: world.sandbox.world.user.uuid });
     expect(since(before)[0].headers.cookie).toMatch(/sessionid=/);
     const table = await run(['users', 'me']);
-    expect(table.stdout.trim().split('\t')).toEqual([world.sandbox.world.user.uuid, 'sandbox@example.com', 'Sandy', 'Box', '', 'true', 'false']);
+    expect(table.stdout.trim().split('\n').map((l) => l.split('\t'))).toEqual([
+      ['uuid', world.sandbox.world.user.uuid],
+      ['email', 'sandbox@example.com'],
+      ['first_name', 'Sandy'],
+      ['last_name', 'Box'],
+      ['pending_email', ''],
+      ['is_email_verified', 'true'],
+      ['is_2fa_enabled', 'false'],
+    ]);
   });
 });
 
