@@ -224,7 +224,7 @@ export class RecordWriter {
         const fit = fitColumns(columns.map(displayWidth), natural, freeText, this.settings.stdout.columns || 80);
         this.layout = { columns: columns.slice(0, fit.length), widths: fit, clip };
         const hidden = columns.length - fit.length;
-        if (hidden > 0) this.settings.notice?.(`${hidden} column${hidden > 1 ? 's' : ''} (${columns.slice(fit.length).join(', ')}) left out to fit the terminal: --wide shows every column`);
+        if (hidden > 0) this.settings.notice?.(`(${columns.slice(fit.length).join(', ')} left out to fit: --wide shows all)`);
       } else {
         this.layout = { columns, widths: natural, clip };
       }
@@ -323,8 +323,10 @@ export async function writeRecord(settings: OutputSettings, record: Row, shape: 
     const nestedWidth = Math.max(0, ...lines.filter((l) => l.indent).map((l) => displayWidth(l.key)));
     const text = lines
       .map((l) => {
-        const key = visible(l.key);
-        return (l.indent ? `  ${pad(`${key}:`, nestedWidth + 1)} ${visible(l.value)}` : `${bold(pad(`${key}:`, width + 1))} ${visible(l.value)}`).trimEnd();
+        const key = `${visible(l.key)}:`;
+        const value = visible(l.value);
+        if (!value) return l.indent ? `  ${key}` : bold(key);
+        return l.indent ? `  ${pad(key, nestedWidth + 1)} ${value}` : `${bold(key)}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
       })
       .join('\n');
     await writeAll(settings.stdout, `${text}\n`);

@@ -78,7 +78,7 @@ describe('2FA set up step by step: start, validate', () => {
     expect(secret).toBeDefined();
     shownSecrets.push(secret!);
     expect(res.output).toContain(`URI:     otpauth://totp/PostHog:sandbox@example.com?secret=${secret}&issuer=PostHog`);
-    expect(res.output).toMatch(/[█▀▄]{20}/);
+    expect(res.output).toMatch(/[█▀▄][█▀▄ ]{35}[█▀▄]/);
     expect(res.output).toContain('next: `hogctl users 2fa validate <code>`');
   });
 
@@ -202,7 +202,7 @@ describe('enable: the whole flow on a terminal', () => {
       },
     ]);
     expect(res.output).toContain('the 2FA code was not accepted; try the next code (2 tries left)');
-    expect(res.output).toMatch(/[█▀▄]{20}/);
+    expect(res.output).toMatch(/[█▀▄][█▀▄ ]{35}[█▀▄]/);
     expect(res.output).toContain('✔ 2FA is on for sandbox@example.com');
     expect(res.code).toBe(0);
     shownSecrets.push(secret);

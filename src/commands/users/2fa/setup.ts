@@ -3,15 +3,24 @@
 // a refused validation means.
 import { ApiError, AuthError } from '../../../errors.js';
 
+export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR code, or type the secret by hand';
+
+/**
+ * The QR code (on a terminal), then the secret and the URI for typing by hand: 20 + 1 + 2
+ * lines at 80 columns, so that the code stays whole on an 80×24 screen with the prompt below.
+ * Anything else to say goes before it, on stderr.
+ */
 export async function setupText(email: string, secret: string, options: { qr: boolean }): Promise<string> {
   const { otpauthUri } = await import('../../../api/users.js');
   const uri = otpauthUri(email, secret);
-  const lines = ['Add PostHog to your authenticator app: scan the QR code, or type the secret by hand.', ''];
+  const lines: string[] = [];
   if (options.qr) {
-    const { renderUnicodeCompact } = await import('uqr');
-    lines.push(renderUnicodeCompact(uri, { border: 2 }), '');
+    const { qrLines } = await import('./qr.js');
+    lines.push(...(await qrLines(uri)));
+  } else {
+    lines.push(`account: PostHog:${email}`);
   }
-  lines.push(`  account: PostHog:${email}`, `  secret:  ${secret}`, `  URI:     ${uri}`, '');
+  lines.push(`secret:  ${secret}`, `URI:     ${uri}`);
   return `${lines.join('\n')}\n`;
 }
 
