@@ -1,9 +1,13 @@
 // End-to-end on a real pseudo-terminal of a given size: what a person sees of lists, records,
 // colours and the 2FA QR code at 60, 80 and 120 columns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { startWorld, type World } from './harness.js';
 import { runInTerminal, stripAnsi, type TerminalSize } from './terminal.js';
+
+// jsqr is CommonJS whose types declare an ES default export: take the function either way.
+type Decoder = typeof jsQRModule.default;
+const jsQR: Decoder = (jsQRModule as unknown as { default?: Decoder }).default ?? (jsQRModule as unknown as Decoder);
 
 let world: World;
 let twelve: string;
