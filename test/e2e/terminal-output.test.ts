@@ -201,7 +201,8 @@ describe('the 2FA QR code', () => {
         .filter((l) => /[█▀▄]/.test(l) || (/^\u001b\[[0-9;]*m +\u001b\[0m$/.test(l)));
       expect(codeLines.length).toBeLessThanOrEqual(21);
       const { pixels, width } = paint(codeLines.join('\n'), theme);
-      expect(decode(pixels, width, theme)).toBe(uri);
+      // On failure, show the code as the terminal drew it.
+      expect(decode(pixels, width, theme), codeLines.map(stripAnsi).join('\n')).toBe(uri);
     });
   }
 });
