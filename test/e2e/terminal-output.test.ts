@@ -84,6 +84,9 @@ describe('colour', () => {
     expect((await runInTerminal([...args, '--no-color'], world.env)).raw).not.toContain(red);
     expect((await runInTerminal(args, { ...world.env, NO_COLOR: '1' })).raw).not.toContain(red);
     expect((await runInTerminal(args, { ...world.env, FORCE_COLOR: '0' })).raw).not.toContain(red);
+    // Piped: no colour, unless FORCE_COLOR asks for it.
+    expect((await world.run(args)).stderr).not.toContain(red);
+    expect((await world.run(args, { env: { FORCE_COLOR: '1' } })).stderr).toContain(red);
   });
 
   it('the table header is bold only when colour is on', async () => {
