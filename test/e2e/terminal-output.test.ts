@@ -194,6 +194,14 @@ describe('the 2FA QR code', () => {
     expect(fromCode.join('\n')).toMatch(/^secret: {2}[A-Z2-7]{32}$/m);
   });
 
+  it('is not drawn on a terminal too narrow for it: the secret is there to type', async () => {
+    const res = await runInTerminal(['users', '2fa', 'start'], world.env, [], 30_000, { columns: 36, rows: 24 });
+    expect(res.code).toBe(0);
+    expect(res.output).not.toMatch(/[█▀▄]/);
+    expect(res.output).toMatch(/the QR code needs 41 columns and the terminal has 36/);
+    expect(res.output).toMatch(/secret: {2}[A-Z2-7]{32}/);
+  });
+
   for (const theme of ['light', 'dark'] as const) {
     it(`decodes to the URI printed below it on a ${theme} theme`, () => {
       const uri = /URI: +(otpauth:\/\/\S+)/.exec(output)?.[1];

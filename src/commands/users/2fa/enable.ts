@@ -44,7 +44,7 @@ export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableO
   // The warning first: the code must be the last thing above the prompt, whole on a 24-line screen.
   ctx.warn(SECRET_WARNING);
   ctx.info(SETUP_INTRO);
-  ctx.io.stderr.write(await setupText(account.email, secret, { qr: true }));
+  ctx.io.stderr.write(await setupText(account.email, secret, { qr: true, columns: ctx.io.stderr.columns }));
   for (let attempt = 1; ; attempt++) {
     const token = checkOtpCode(await prompter.password('Code from the app (input hidden):'), { backupCodes: false });
     try {

@@ -33,7 +33,7 @@ export async function twoFactorStartRun(ctx: Context, options: TwoFactorStartOpt
   const next = 'next: `hogctl users 2fa validate <code>` with the code your app shows, within 10 minutes';
   if (output.format === 'table' && !output.fields) {
     ctx.info(`${SETUP_INTRO}; ${next}`);
-    await writeAll(ctx.io.stdout, await setupText(email, secret, { qr: Boolean(ctx.io.stdout.isTTY) }));
+    await writeAll(ctx.io.stdout, await setupText(email, secret, { qr: Boolean(ctx.io.stdout.isTTY), columns: ctx.io.stdout.columns }));
   } else {
     const record = { user, email, secret, otpauth_uri: api.otpauthUri(email, secret), expires_in_seconds: 600 };
     await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
