@@ -101,7 +101,8 @@ export function project(record: Row, fields: string[]): Row {
     const parts = f.split('.');
     let target = out;
     for (const part of parts.slice(0, -1)) {
-      if (!isPlainObject(target[part])) target[part] = {};
+      // A copy, so that filling in a null never changes the record itself.
+      target[part] = isPlainObject(target[part]) ? { ...target[part] } : {};
       target = target[part] as Row;
     }
     target[parts[parts.length - 1]] = value;

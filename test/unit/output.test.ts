@@ -53,6 +53,11 @@ describe('ndjson', () => {
     ]);
     const missing = await render('ndjson', [[{ id: 'u3' }]], { fields: ['id', 'name', 'properties.email'] });
     expect(JSON.parse(missing)).toEqual({ id: 'u3', name: null, properties: { email: null } });
+    // A whole object and a key inside it, the record left as it was.
+    const record = { id: 'u4', properties: { plan: 'team' } };
+    const both = await render('ndjson', [[record]], { fields: ['properties', 'properties.email'] });
+    expect(JSON.parse(both)).toEqual({ properties: { plan: 'team', email: null } });
+    expect(record).toEqual({ id: 'u4', properties: { plan: 'team' } });
   });
 
   it('writes nothing for no records', async () => {
