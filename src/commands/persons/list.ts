@@ -82,5 +82,6 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   }
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
-  else if (more) ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
+  // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
+  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
 }
