@@ -76,98 +76,98 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="profile auth projects persons users email api sandbox demo completion help --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="profile auth projects persons users email api sandbox demo completion help --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="add list use show remove --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="add list use show remove --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile add")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--allow-insecure-http --api-key-stdin --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --use --version -V -o -q" ;;
+      words_="--allow-insecure-http --api-key-stdin --base-url --debug --fields --help --no-color --no-input --no-verify --output --profile --project --quiet --timeout --use --version --wide --yes -V -o -q -y" ;;
     "profile list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile use")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile show")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile remove")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
     "auth")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="login status logout --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="login status logout --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "auth login")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --code --debug --email --fields --help --no-color --no-input --output --password-stdin --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --code --debug --email --fields --help --no-color --no-input --output --password-stdin --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "auth status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "auth logout")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "projects")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="list --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "projects list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --search --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --search --timeout --version --wide -V -o -q" ;;
     "persons")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -175,28 +175,28 @@ _hogctl() {
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --distinct-id --email --fields --help --limit --no-color --no-input --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where -V -o -q" ;;
+      words_="--all --base-url --debug --distinct-id --email --fields --help --limit --no-color --no-input --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
     "persons get")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --properties --quiet --set --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --properties --quiet --set --timeout --version --wide -V -o -q" ;;
     "persons delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --delete-events --delete-recordings --fields --help --keep-person --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --delete-events --delete-recordings --fields --help --keep-person --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
     "persons bulk-delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -204,49 +204,49 @@ _hogctl() {
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --fields --file --format --help --journal --keep-person --no-color --no-input --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --fields --file --format --help --journal --keep-person --no-color --no-input --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons unset-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons delete-events")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
     "persons delete-recordings")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
     "persons split")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --distinct-ids --fields --help --main-distinct-id --no-color --no-input --output --profile --project --quiet --timeout --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --distinct-ids --fields --help --main-distinct-id --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
     "persons activity")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -254,189 +254,189 @@ _hogctl() {
         --status) COMPREPLY=( $(compgen -W "pending completed all" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --timeout --version -V -o -q" ;;
+      words_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --timeout --version --wide -V -o -q" ;;
     "persons query")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --fields --help --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version -V -o -q" ;;
+      words_="--all --base-url --debug --fields --help --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version --wide -V -o -q" ;;
     "persons cohorts")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons timeline")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --breakdown --date-from --date-to --debug --events --fields --help --no-color --no-input --output --param --params --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --breakdown --date-from --date-to --debug --events --fields --help --no-color --no-input --output --param --params --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons funnel")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons funnel-correlation")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons lifecycle")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --help --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --help --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "users")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="me update 2fa --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="me update 2fa --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "users me")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "users update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --field --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -f -o -q" ;;
+      words_="--base-url --debug --field --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -f -o -q" ;;
     "users 2fa")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="status start validate enable backup-codes disable --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="status start validate enable backup-codes disable --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "users 2fa status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --show-backup-codes --timeout --user --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --show-backup-codes --timeout --user --version --wide -V -o -q" ;;
     "users 2fa start")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
     "users 2fa validate")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
     "users 2fa enable")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
     "users 2fa backup-codes")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide --yes -V -o -q -y" ;;
     "users 2fa disable")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --yes -V -o -q -y" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide --yes -V -o -q -y" ;;
     "email")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="verify request-verification cancel-change --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="verify request-verification cancel-change --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "email verify")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --token --uuid --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --token --uuid --version --wide -V -o -q" ;;
     "email request-verification")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --uuid --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --uuid --version --wide -V -o -q" ;;
     "email cancel-change")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "api")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --field --fields --help --input --no-color --no-input --output --paginate --profile --project --quiet --timeout --version -V -f -o -q" ;;
+      words_="--base-url --debug --field --fields --help --input --no-color --no-input --output --paginate --profile --project --quiet --timeout --version --wide -V -f -o -q" ;;
     "sandbox")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--apply-delay --base-url --bulk-delete-response --debug --faults --fields --help --host --key --no-color --no-input --output --persons --port --profile --project --quiet --rate-limit --seed --timeout --version -V -o -q" ;;
+      words_="--apply-delay --base-url --bulk-delete-response --debug --faults --fields --help --host --key --no-color --no-input --output --persons --port --profile --project --quiet --rate-limit --seed --timeout --version --wide -V -o -q" ;;
     "demo")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --persons --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --persons --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "completion")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="bash zsh fish --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="bash zsh fish --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "help")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version -V -o -q" ;;
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     *) words_="" ;;
   esac
   COMPREPLY=( $(compgen -W "$words_" -- "$cur") )

@@ -36,6 +36,7 @@ export interface GlobalOptions {
   project?: string;
   output?: string;
   fields?: string;
+  wide?: boolean;
   quiet?: boolean;
   color?: boolean;
   input?: boolean;
@@ -203,7 +204,14 @@ export class Context {
 
   async output(): Promise<OutputSettings> {
     const format: Format = parseFormat(this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table');
-    return { format, fields: parseFields(this.globals.fields), color: this.colorOn('stdout'), stdout: this.io.stdout };
+    return {
+      format,
+      fields: parseFields(this.globals.fields),
+      color: this.colorOn('stdout'),
+      stdout: this.io.stdout,
+      wide: Boolean(this.globals.wide),
+      notice: (message) => this.info(message),
+    };
   }
 
   async close(): Promise<void> {

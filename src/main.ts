@@ -1,7 +1,7 @@
 // main(argv, deps) -> exit code. The only place where errors become exit codes and reports.
 import { CommanderError } from 'commander';
-import { CliError, ExitCode } from './errors.js';
-import { isBrokenPipe } from './io/streams.js';
+import { CancelledError, CliError, ExitCode } from './errors.js';
+import { colorEnabled, isBrokenPipe } from './io/streams.js';
 import { buildProgram } from './program.js';
 import type { Deps } from './context.js';
 
@@ -17,19 +17,28 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (err) {
-    return report(err, deps, argv.includes('--debug'));
+    return report(err, deps, argv);
   }
 }
 
-function report(err: unknown, deps: Deps, debug: boolean): number {
+function report(err: unknown, deps: Deps, argv: string[]): number {
   const { stderr } = deps.io;
+  const debug = argv.includes('--debug');
   if (isBrokenPipe(err)) return ExitCode.ok;
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     // commander has already printed its message (and the help, for a group without a verb).
     return ExitCode.usage;
   }
-  const red = (s: string) => (deps.io.stderr.isTTY && !deps.env.NO_COLOR ? `\u001b[31m${s}\u001b[39m` : s);
+  // The same rule as every other coloured word: --no-color, NO_COLOR, FORCE_COLOR, a terminal.
+  const noColorFlag = argv.includes('--no-color') ? false : undefined;
+  const red = (s: string) => (colorEnabled(stderr, deps.env, noColorFlag) ? `\u001b[31m${s}\u001b[39m` : s);
+  if (err instanceof CancelledError) {
+    // A declined confirmation is the person's choice, not a failure: no red `error:`.
+    stderr.write(`${err.message}\n`);
+    if (err.hint) stderr.write(`  ${err.hint}\n`);
+    return err.exitCode;
+  }
   if (err instanceof CliError) {
     stderr.write(`${red('error:')} ${err.message}\n`);
     if (err.hint) stderr.write(`  ${err.hint}\n`);

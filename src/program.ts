@@ -101,6 +101,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--project <id>', 'project id (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
     .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
+    .option('--wide', 'on a terminal, show every column in full instead of fitting the width')
     .option('-q, --quiet', 'print nothing but data and errors')
     .option('--no-color', 'never colour the output (also NO_COLOR)')
     .option('--no-input', 'never prompt; fail instead when something is missing')

@@ -1,8 +1,9 @@
 // Renders records in the output formats of design.md §3. Records arrive page by page and are
-// written as they come (json, ndjson, csv and plain lines), so listing stays in constant memory;
-// only the terminal table waits for the end, because cli-table3 needs every row to size columns.
+// written as they come in every format, the terminal table included (its column widths come from
+// the first page), so listing stays in constant memory and a long list shows rows at once.
 import { UsageError } from '../errors.js';
 import { writeAll, type OutStream } from './streams.js';
+import { displayWidth, fitColumns, pad, truncate, visible } from './columns.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -15,6 +16,10 @@ export interface RecordShape {
   fields?: string[];
   /** Fields holding free-form objects, so that `properties.<anything>` is accepted. */
   openObjects?: string[];
+  /** The fields one record shows as `key: value` lines (default: `columns`, or all it has). */
+  recordKeys?: string[];
+  /** How a column reads in a terminal table or record, when not as its plain value (e.g. `*` for true). */
+  display?: Record<string, (value: unknown) => string>;
 }
 
 export interface OutputSettings {
@@ -22,6 +27,10 @@ export interface OutputSettings {
   fields?: string[];
   color: boolean;
   stdout: OutStream;
+  /** --wide: a terminal table shows every column in full, however wide. */
+  wide?: boolean;
+  /** Where a note about the output goes (columns hidden to fit), stderr in real use. */
+  notice?: (message: string) => void;
 }
 
 export type Row = Record<string, unknown>;
@@ -71,9 +80,33 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
-function project(record: Row, fields: string[]): Row {
+/** A cell on one line: tabs and line breaks become spaces, so columns and `cut -f` stay aligned. */
+function lineText(value: unknown): string {
+  return cellText(value).replace(/[\t\r\n]+/g, ' ');
+}
+
+/**
+ * The record cut down to `fields`, keeping the nesting (`properties.email` stays inside
+ * `properties`, as `gh --json` does) and with `null` for a missing value, so that jq finds every
+ * key. A field that is a literal key of the record (query columns have dots) stays as it is.
+ */
+export function project(record: Row, fields: string[]): Row {
   const out: Row = {};
-  for (const f of fields) out[f] = getField(record, f);
+  for (const f of fields) {
+    const value = getField(record, f) ?? null;
+    if (f in record || !f.includes('.')) {
+      out[f] = value;
+      continue;
+    }
+    const parts = f.split('.');
+    let target = out;
+    for (const part of parts.slice(0, -1)) {
+      // A copy, so that filling in a null never changes the record itself.
+      target[part] = isPlainObject(target[part]) ? { ...target[part] } : {};
+      target = target[part] as Row;
+    }
+    target[parts[parts.length - 1]] = value;
+  }
   return out;
 }
 
@@ -96,15 +129,32 @@ function flattenKeys(records: Row[], column: string): string[] | undefined {
   return keys.size > 0 ? [...keys].sort() : undefined;
 }
 
-async function tableRenderer(color: boolean) {
-  const [{ default: Table }, { Chalk }] = await Promise.all([import('cli-table3'), import('chalk')]);
-  const chalk = new Chalk({ level: color ? 1 : 0 });
-  return { Table, bold: (s: string) => chalk.bold(s) };
+/**
+ * Ids, UUIDs and timestamps (`id`, `uuid`, `project_id`, `created_at`) keep their width while any
+ * other column can give way: a cut UUID is of no use. Every other column is free text.
+ */
+function isIdentifier(column: string): boolean {
+  return /(^|[._])(id|uuid)$|_at$/.test(column);
+}
+
+async function bolder(color: boolean): Promise<(s: string) => string> {
+  if (!color) return (s) => s;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return (s) => chalk.bold(s);
+}
+
+/** The terminal table's layout, fixed by the first page. */
+interface Layout {
+  columns: string[];
+  widths: number[];
+  /** Truncate cells to their width (off with --wide and --fields, which show everything). */
+  clip: boolean;
 }
 
 export class RecordWriter {
   private columns: string[] | undefined;
-  private readonly buffered: Row[] = [];
+  private layout: Layout | undefined;
   private written = 0;
   private readonly terminal: boolean;
 
@@ -125,41 +175,76 @@ export class RecordWriter {
     if (!this.columns) this.columns = this.resolveColumns(records);
     const columns = this.columns;
     const { format } = this.settings;
+    const shown = (r: Row) => (this.settings.fields ? project(r, columns) : r);
     let text = '';
     if (format === 'ndjson') {
-      for (const r of records) text += `${JSON.stringify(this.settings.fields ? project(r, columns) : r)}\n`;
+      for (const r of records) text += `${JSON.stringify(shown(r))}\n`;
     } else if (format === 'json') {
       for (const r of records) {
-        text += `${this.written === 0 && text === '' ? '[\n' : ',\n'}  ${JSON.stringify(this.settings.fields ? project(r, columns) : r)}`;
+        text += `${this.written === 0 && text === '' ? '[\n' : ',\n'}  ${JSON.stringify(shown(r))}`;
       }
     } else if (format === 'csv') {
-      // The table and CSV renderers load only for the formats that use them, to keep json and
-      // ndjson commands quick to start.
+      // The CSV renderer loads only for the format that uses it, to keep json and ndjson
+      // commands quick to start.
       const { stringify } = await import('csv-stringify/sync');
       if (this.written === 0) text += stringify([columns]);
       text += stringify(records.map((r) => columns.map((c) => csvCell(getField(r, c)))));
     } else if (this.terminal) {
-      this.buffered.push(...records);
+      text += await this.tableRows(records);
     } else {
-      for (const r of records) text += `${columns.map((c) => cellText(getField(r, c)).replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`;
+      for (const r of records) text += `${columns.map((c) => lineText(getField(r, c))).join('\t')}\n`;
     }
     this.written += records.length;
     if (text) await writeAll(this.settings.stdout, text);
   }
 
   async end(): Promise<void> {
-    const { format } = this.settings;
-    if (format === 'json') await writeAll(this.settings.stdout, this.written === 0 ? '[]\n' : '\n]\n');
-    if (format === 'table' && this.terminal && this.buffered.length > 0) {
+    if (this.settings.format === 'json') await writeAll(this.settings.stdout, this.written === 0 ? '[]\n' : '\n]\n');
+  }
+
+  private cell(record: Row, column: string): string {
+    const display = this.shape.display?.[column];
+    const value = getField(record, column);
+    return visible(display ? display(value) : lineText(value));
+  }
+
+  /**
+   * A header row and aligned columns, as `gh` and `kubectl get` print them: no box, no row
+   * separators. The first page sizes the columns to the terminal; the widest free-text column
+   * gives way first, then columns are left out from the right (a note on stderr says so).
+   */
+  private async tableRows(records: Row[]): Promise<string> {
+    let header = '';
+    if (!this.layout) {
       const columns = this.columns ?? [];
-      const { Table, bold } = await tableRenderer(this.settings.color);
-      const table = new Table({
-        head: columns.map((c) => bold(c)),
-        style: { head: [], border: [] },
-      });
-      for (const r of this.buffered) table.push(columns.map((c) => cellText(getField(r, c))));
-      await writeAll(this.settings.stdout, `${table.toString()}\n`);
+      const cells = records.map((r) => columns.map((c) => this.cell(r, c)));
+      const natural = columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((row) => displayWidth(row[i]))));
+      const clip = !this.settings.wide && !this.settings.fields;
+      if (clip) {
+        const freeText = columns.map((c) => !isIdentifier(c));
+        const fit = fitColumns(columns.map(displayWidth), natural, freeText, this.settings.stdout.columns || 80);
+        this.layout = { columns: columns.slice(0, fit.length), widths: fit, clip };
+        const hidden = columns.length - fit.length;
+        if (hidden > 0) this.settings.notice?.(`(${columns.slice(fit.length).join(', ')} left out to fit: --wide shows all)`);
+      } else {
+        this.layout = { columns, widths: natural, clip };
+      }
+      const bold = await bolder(this.settings.color);
+      header = `${bold(this.line(this.layout.columns))}\n`;
     }
+    return header + records.map((r) => `${this.line(this.layout!.columns.map((c) => this.cell(r, c)))}\n`).join('');
+  }
+
+  private line(cells: string[]): string {
+    const { widths, clip } = this.layout!;
+    const last = cells.length - 1;
+    return cells
+      .map((text, i) => {
+        const fitted = clip ? truncate(text, widths[i]) : text;
+        return i === last ? fitted : pad(fitted, widths[i]);
+      })
+      .join('  ')
+      .trimEnd();
   }
 
   private resolveColumns(firstPage: Row[]): string[] {
@@ -183,24 +268,72 @@ function csvCell(value: unknown): string | number | boolean {
   return value as string | number | boolean;
 }
 
-/** Prints one record: a two-column table on a terminal, otherwise the same as a one-row list. */
+/** A value inside an expanded object: scalars as they are, nested values as compact JSON. */
+function nestedText(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return lineText(value);
+}
+
+/**
+ * The `[key, value]` lines of one record: each field on its line, and an object field (a
+ * person's `properties`) expanded one key per line, sorted, as `properties.email` when piped and
+ * indented under `properties:` on a terminal.
+ */
+function recordLines(record: Row, keys: string[], shape: RecordShape, terminal: boolean): { key: string; value: string; indent: boolean }[] {
+  const lines: { key: string; value: string; indent: boolean }[] = [];
+  for (const key of keys) {
+    const value = getField(record, key);
+    const display = shape.display?.[key];
+    if (display) {
+      lines.push({ key, value: display(value), indent: false });
+    } else if (isPlainObject(value) && Object.keys(value).length > 0) {
+      const entries = Object.keys(value).sort().map((k) => ({ key: terminal ? k : `${key}.${k}`, value: nestedText(value[k]), indent: terminal }));
+      if (terminal) lines.push({ key, value: '', indent: false });
+      lines.push(...entries);
+    } else {
+      lines.push({ key, value: lineText(value), indent: false });
+    }
+  }
+  return lines;
+}
+
+/**
+ * Prints one record. On a terminal, `key: value` lines with objects expanded; piped,
+ * `key<TAB>value` lines (so `| grep api_key` works), or, when --fields picked the fields, their
+ * values on one tab-separated line (so `$(hogctl ... --fields id)` is just the id). json is one
+ * object; ndjson and csv print it as a one-row list.
+ */
 export async function writeRecord(settings: OutputSettings, record: Row, shape: RecordShape): Promise<void> {
+  if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
   if (settings.format === 'json') {
-    if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
     const value = settings.fields ? project(record, settings.fields) : record;
     await writeAll(settings.stdout, `${JSON.stringify(value, null, 2)}\n`);
     return;
   }
-  if (settings.format === 'table' && settings.stdout.isTTY) {
-    if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
-    const { Table, bold } = await tableRenderer(settings.color);
-    const table = new Table({ style: { head: [], border: [] } });
-    const keys = settings.fields ?? Object.keys(record);
-    for (const k of keys) table.push({ [bold(k)]: cellText(getField(record, k)) });
-    await writeAll(settings.stdout, `${table.toString()}\n`);
+  const keys = settings.fields ?? (shape.columns.length > 0 ? shape.columns : Object.keys(record));
+  const terminal = Boolean(settings.stdout.isTTY);
+  if (settings.format === 'table' && (terminal || !settings.fields)) {
+    const lines = recordLines(record, settings.fields ?? shape.recordKeys ?? keys, shape, terminal);
+    if (!terminal) {
+      await writeAll(settings.stdout, lines.map((l) => `${l.key}\t${l.value}\n`).join(''));
+      return;
+    }
+    const bold = await bolder(settings.color);
+    const width = Math.max(...lines.filter((l) => !l.indent).map((l) => displayWidth(l.key)));
+    const nestedWidth = Math.max(0, ...lines.filter((l) => l.indent).map((l) => displayWidth(l.key)));
+    const text = lines
+      .map((l) => {
+        const key = `${visible(l.key)}:`;
+        const value = visible(l.value);
+        if (!value) return l.indent ? `  ${key}` : bold(key);
+        return l.indent ? `  ${pad(key, nestedWidth + 1)} ${value}` : `${bold(key)}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
+      })
+      .join('\n');
+    await writeAll(settings.stdout, `${text}\n`);
     return;
   }
-  const writer = new RecordWriter(settings, { ...shape, columns: shape.columns.length ? shape.columns : Object.keys(record) });
+  const writer = new RecordWriter(settings, { ...shape, columns: keys });
   await writer.writePage([record]);
   await writer.end();
 }

@@ -74,10 +74,13 @@ describe('auth login without 2FA', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({
       profile: null,
       site: world.sandbox.url,
-      session: 'active (accepted by the server)',
+      active: true,
+      session: 'active',
+      session_note: 'accepted by the server',
       user: 'sandbox@example.com',
       session_file: jarFile,
-      api_key: `phx_…${world.sandbox.defaultKey.slice(-4)} (env)`,
+      api_key: `phx_…${world.sandbox.defaultKey.slice(-4)}`,
+      api_key_source: 'env',
     });
   });
 
@@ -161,7 +164,7 @@ describe('the session going bad', () => {
     expect(res.stderr).toContain('error: session missing or expired: run `hogctl auth login`');
     const status = await run(['auth', 'status', '-o', 'json']);
     expect(status.code).toBe(4);
-    expect(JSON.parse(status.stdout).session).toBe('expired (the server answered 401)');
+    expect(JSON.parse(status.stdout)).toMatchObject({ active: false, session: 'expired', session_note: 'the server answered 401' });
   });
 
   it('logout deletes the session file; session commands then say to sign in, without a request', async () => {

@@ -137,7 +137,7 @@ describe('persons query without --all', () => {
     expect(json.stderr).toBe('');
 
     const ndjson = await world.run(['persons', 'query', text, '-o', 'ndjson', '--fields', 'mail,properties.plan']);
-    expect(lines(ndjson.stdout).map((l) => JSON.parse(l))).toEqual(expected.map((p) => ({ mail: p.properties.email, 'properties.plan': p.properties.plan })));
+    expect(lines(ndjson.stdout).map((l) => JSON.parse(l))).toEqual(expected.map((p) => ({ mail: p.properties.email, properties: { plan: p.properties.plan } })));
 
     const csv = await world.run(['persons', 'query', text, '-o', 'csv', '--fields', 'id,properties.country']);
     expect(lines(csv.stdout)).toEqual(['id,properties.country', ...expected.map((p) => `${p.uuid},${p.properties.country}`)]);

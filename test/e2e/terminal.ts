@@ -15,14 +15,23 @@ export interface TerminalResult {
   code: number | null;
   /** Everything the terminal showed (stdout and stderr together), without ANSI codes. */
   output: string;
+  /** The same with the ANSI codes, to see colours. */
+  raw: string;
+}
+
+/** The terminal's size in character cells (default: what `script` gives, no size at all). */
+export interface TerminalSize {
+  columns: number;
+  rows: number;
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
-export function runInTerminal(args: string[], env: Record<string, string | undefined>, answers: Answer[] = [], timeoutMs = 30_000): Promise<TerminalResult> {
+export function runInTerminal(args: string[], env: Record<string, string | undefined>, answers: Answer[] = [], timeoutMs = 30_000, size?: TerminalSize): Promise<TerminalResult> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const run = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const command = size ? `stty cols ${size.columns} rows ${size.rows}; exec ${run}` : run;
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
     let raw = '';
     let from = 0;
@@ -45,7 +54,7 @@ export function runInTerminal(args: string[], env: Record<string, string | undef
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output: stripAnsi(raw) });
+      resolve({ code, output: stripAnsi(raw), raw });
     });
     child.stdin.on('error', () => {});
   });

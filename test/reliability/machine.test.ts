@@ -61,8 +61,9 @@ function cli(args: string[], { env = {}, stdin = '', asOther = false }: Run = {}
 
 const KEY = 'phx_machinetestkey000000000000000001';
 const mode = (path: string) => statSync(path).mode & 0o7777;
+// --no-verify: KEY is not one the sandbox knows, and these tests are about the file system.
 const addProfile = (dir: string, run: Run = {}, name = 'p') =>
-  cli(['profile', 'add', name, '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin'], { ...run, stdin: KEY, env: { HOGCTL_CONFIG_DIR: dir, ...run.env } });
+  cli(['profile', 'add', name, '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--no-verify'], { ...run, stdin: KEY, env: { HOGCTL_CONFIG_DIR: dir, ...run.env } });
 /** Settings of the sandbox from the environment alone. */
 const sandboxEnv = (configDir: string) => ({ ...world.env, HOGCTL_CONFIG_DIR: configDir });
 const noTempFiles = (dir: string) => expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);

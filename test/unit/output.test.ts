@@ -14,9 +14,17 @@ const RECORDS: Row[] = [
   { id: 'u2', name: 'Bob', created_at: '2024-02-02', properties: { email: 'bob@example.com', plan: 'free', nested: { a: 1 } } },
 ];
 
-async function render(format: Format, pages: Row[][], options: { fields?: string[]; tty?: boolean; color?: boolean; shape?: RecordShape } = {}): Promise<string> {
+async function render(
+  format: Format,
+  pages: Row[][],
+  options: { fields?: string[]; tty?: boolean; color?: boolean; shape?: RecordShape; columns?: number; wide?: boolean; notes?: string[] } = {},
+): Promise<string> {
   const stdout = new Collector({ isTTY: options.tty });
-  const writer = new RecordWriter({ format, fields: options.fields, color: options.color ?? false, stdout }, options.shape ?? SHAPE);
+  if (options.columns) Object.assign(stdout, { columns: options.columns });
+  const writer = new RecordWriter(
+    { format, fields: options.fields, color: options.color ?? false, stdout, wide: options.wide, notice: (m) => options.notes?.push(m) },
+    options.shape ?? SHAPE,
+  );
   for (const page of pages) await writer.writePage(page);
   await writer.end();
   return stdout.text;
@@ -34,7 +42,22 @@ describe('ndjson', () => {
 
   it('projects --fields', async () => {
     const text = await render('ndjson', [RECORDS], { fields: ['id', 'properties.email'] });
-    expect(text).toBe('{"id":"u1","properties.email":"ada@example.com"}\n{"id":"u2","properties.email":"bob@example.com"}\n');
+    expect(text).toBe('{"id":"u1","properties":{"email":"ada@example.com"}}\n{"id":"u2","properties":{"email":"bob@example.com"}}\n');
+  });
+
+  it('keeps the nesting of --fields and gives a missing value as null', async () => {
+    const text = await render('ndjson', [RECORDS], { fields: ['id', 'properties.nested.a', 'properties.plan', 'created_at'], shape: { columns: [] } });
+    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { id: 'u1', properties: { nested: { a: null }, plan: 'team' }, created_at: '2024-01-01' },
+      { id: 'u2', properties: { nested: { a: 1 }, plan: 'free' }, created_at: '2024-02-02' },
+    ]);
+    const missing = await render('ndjson', [[{ id: 'u3' }]], { fields: ['id', 'name', 'properties.email'] });
+    expect(JSON.parse(missing)).toEqual({ id: 'u3', name: null, properties: { email: null } });
+    // A whole object and a key inside it, the record left as it was.
+    const record = { id: 'u4', properties: { plan: 'team' } };
+    const both = await render('ndjson', [[record]], { fields: ['properties', 'properties.email'] });
+    expect(JSON.parse(both)).toEqual({ properties: { plan: 'team', email: null } });
+    expect(record).toEqual({ id: 'u4', properties: { plan: 'team' } });
   });
 
   it('writes nothing for no records', async () => {
@@ -59,8 +82,8 @@ describe('json', () => {
   it('projects --fields', async () => {
     const text = await render('json', [RECORDS], { fields: ['name', 'properties.plan'] });
     expect(JSON.parse(text)).toEqual([
-      { name: 'Ada', 'properties.plan': 'team' },
-      { name: 'Bob', 'properties.plan': 'free' },
+      { name: 'Ada', properties: { plan: 'team' } },
+      { name: 'Bob', properties: { plan: 'free' } },
     ]);
   });
 });
@@ -108,27 +131,78 @@ describe('table off a terminal', () => {
 });
 
 describe('table on a terminal', () => {
-  it('is a box table with a header', async () => {
+  const PEOPLE: Row[] = Array.from({ length: 3 }, (_, i) => ({
+    id: `0190000${i}-aaaa-7bbb-8ccc-00000000000${i}`,
+    name: `Person number ${i} with a rather long display name that goes on`,
+    distinct_ids: [`device-${i}`, `user-${i}@example.com`, `anon-${i}`],
+    created_at: '2024-05-01T12:00:00.000000Z',
+  }));
+  const COLUMNS: RecordShape = { columns: ['id', 'name', 'distinct_ids', 'created_at'] };
+
+  it('is a header row and aligned columns, without a box or row separators', async () => {
     const text = await render('table', [[RECORDS[0]], [RECORDS[1]]], { tty: true });
-    expect(text).toContain('┌');
-    expect(text).toContain('┘');
-    const lines = text.trimEnd().split('\n');
-    expect(lines[1]).toMatch(/│ id\s+│ name\s+│/);
-    expect(text).toMatch(/│ u1\s+│ Ada\s+│/);
-    expect(text).toMatch(/│ u2\s+│ Bob\s+│/);
-    expect(text).not.toMatch(ANSI);
+    expect(text).toBe('id  name\nu1  Ada\nu2  Bob\n');
+    expect(text).not.toMatch(/[┌│─┘]/);
+  });
+
+  for (const columns of [40, 60, 80, 120]) {
+    it(`fits ${columns} columns: no line wider, cut text ends in …, ids stay whole`, async () => {
+      const notes: string[] = [];
+      const text = await render('table', [PEOPLE], { tty: true, columns, shape: COLUMNS, notes });
+      const lines = text.trimEnd().split('\n');
+      expect(lines).toHaveLength(4);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
+      for (const p of PEOPLE) expect(text).toContain(p.id as string);
+      if (columns > 40) expect(text).toContain('…');
+      if (columns < 120) expect(notes.join('\n')).toMatch(/left out to fit: --wide shows all\)$/);
+    });
+  }
+
+  it('gives way with the widest free-text column first', async () => {
+    const text = await render('table', [PEOPLE], { tty: true, columns: 140, shape: COLUMNS });
+    const [header, row] = text.split('\n');
+    expect(header).toMatch(/^id {36}name +distinct_ids +created_at$/);
+    // The name (the widest) is cut; the distinct ids and the date are whole.
+    expect(row).toContain('device-0, user-0@example.com, anon-0');
+    expect(row).toContain('2024-05-01T12:00:00.000000Z');
+    expect(row).toMatch(/Person number 0 with a .*…/);
+  });
+
+  it('--wide and --fields show everything', async () => {
+    const wide = await render('table', [PEOPLE], { tty: true, columns: 60, shape: COLUMNS, wide: true });
+    expect(wide).toContain(PEOPLE[0].name as string);
+    expect(wide).toContain('2024-05-01T12:00:00.000000Z');
+    const fields = await render('table', [PEOPLE], { tty: true, columns: 60, shape: COLUMNS, fields: ['name', 'created_at'] });
+    expect(fields).toContain(PEOPLE[0].name as string);
+  });
+
+  it('streams: later pages print at once with the first page widths', async () => {
+    const stdout = new Collector({ isTTY: true });
+    Object.assign(stdout, { columns: 80 });
+    const writer = new RecordWriter({ format: 'table', color: false, stdout }, COLUMNS);
+    await writer.writePage([PEOPLE[0]]);
+    const first = stdout.text;
+    expect(first.split('\n')).toHaveLength(3);
+    await writer.writePage([{ ...PEOPLE[1], name: 'x'.repeat(200) }]);
+    const second = stdout.text.slice(first.length).trimEnd();
+    expect(second.length).toBeLessThanOrEqual(80);
+    expect(second.indexOf('x')).toBe(first.split('\n')[1].indexOf('Person'));
   });
 
   it('projects --fields', async () => {
     const text = await render('table', [RECORDS], { tty: true, fields: ['properties.email'] });
-    expect(text).toMatch(/│ properties\.email\s+│/);
-    expect(text).toContain('ada@example.com');
-    expect(text).not.toContain('Ada ');
-    expect(text).not.toMatch(/│ id/);
+    expect(text).toBe('properties.email\nada@example.com\nbob@example.com\n');
   });
 
   it('colours the header only when colour is on', async () => {
     expect(await render('table', [RECORDS], { tty: true, color: true })).toMatch(ANSI);
+    expect(await render('table', [RECORDS], { tty: true, color: false })).not.toMatch(ANSI);
+  });
+
+  it('shows control characters from the server as �, never raw', async () => {
+    const text = await render('table', [[{ id: 'u1', name: 'evil\u001b[2Jname' }]], { tty: true });
+    expect(text).toContain('evil\ufffd[2Jname');
+    expect(text).not.toContain('\u001b');
   });
 
   it('prints nothing for no records', async () => {
@@ -191,7 +265,7 @@ describe('writeRecord', () => {
     expect(JSON.parse(stdout.text)).toEqual(record);
     const projected = new Collector();
     await writeRecord({ format: 'json', fields: ['id', 'properties.email'], color: false, stdout: projected }, record, SHAPE);
-    expect(JSON.parse(projected.text)).toEqual({ id: 'u1', 'properties.email': 'ada@example.com' });
+    expect(JSON.parse(projected.text)).toEqual({ id: 'u1', properties: { email: 'ada@example.com' } });
   });
 
   it('json rejects an unknown field', async () => {
@@ -199,18 +273,33 @@ describe('writeRecord', () => {
     expect(err).toBeInstanceOf(UsageError);
   });
 
-  it('a terminal table is key/value rows', async () => {
+  const PERSON = { id: 'u1', name: 'Ada', properties: { plan: 'team', email: 'ada@example.com', nested: { a: [1, 2] } }, empty: null };
+
+  it('a terminal shows key: value lines with the properties expanded, sorted, nested as JSON', async () => {
     const stdout = new Collector({ isTTY: true });
-    await writeRecord({ format: 'table', fields: ['id', 'properties.plan'], color: false, stdout }, record, SHAPE);
-    expect(stdout.text).toMatch(/│ id\s+│ u1\s+│/);
-    expect(stdout.text).toMatch(/│ properties\.plan\s+│ team\s+│/);
-    expect(stdout.text).not.toContain('Ada');
+    await writeRecord({ format: 'table', color: false, stdout }, PERSON, { columns: [] });
+    expect(stdout.text).toBe(
+      ['id:         u1', 'name:       Ada', 'properties:', '  email:  ada@example.com', '  nested: {"a":[1,2]}', '  plan:   team', 'empty:', ''].join('\n'),
+    );
   });
 
-  it('off a terminal it is one tab-separated line; csv has a header', async () => {
+  it('a terminal shows the --fields asked for', async () => {
+    const stdout = new Collector({ isTTY: true });
+    await writeRecord({ format: 'table', fields: ['id', 'properties.plan'], color: false, stdout }, record, SHAPE);
+    expect(stdout.text).toBe('id:              u1\nproperties.plan: team\n');
+  });
+
+  it('piped, it is key<TAB>value lines (properties as properties.<key>); with --fields one line of values', async () => {
     const plain = new Collector();
-    await writeRecord({ format: 'table', color: false, stdout: plain }, record, SHAPE);
-    expect(plain.text).toBe('u1\tAda\n');
+    await writeRecord({ format: 'table', color: true, stdout: plain }, PERSON, { columns: [] });
+    expect(plain.text).toBe('id\tu1\nname\tAda\nproperties.email\tada@example.com\nproperties.nested\t{"a":[1,2]}\nproperties.plan\tteam\nempty\t\n');
+    expect(plain.text).not.toMatch(ANSI);
+    const fields = new Collector();
+    await writeRecord({ format: 'table', fields: ['id', 'properties.plan'], color: false, stdout: fields }, record, SHAPE);
+    expect(fields.text).toBe('u1\tteam\n');
+  });
+
+  it('csv has a header', async () => {
     const csv = new Collector();
     await writeRecord({ format: 'csv', fields: ['id', 'properties.plan'], color: false, stdout: csv }, record, SHAPE);
     expect(csv.text).toBe('id,properties.plan\nu1,team\n');

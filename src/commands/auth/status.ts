@@ -22,30 +22,38 @@ export async function authStatusRun(ctx: Context): Promise<void> {
   const output = await ctx.output();
   const jar = await ctx.sessionJar();
 
-  let session: string = jar.state;
+  // Plain values for scripts: `active` a boolean, `session` one word, the reason in `session_note`.
+  let session: string = jar.state === 'active' ? 'unchecked' : jar.state;
+  let note: string | null = null;
   let user = jar.user?.email ?? null;
-  if (jar.foreignOrigin) session = `none (the saved session is for ${jar.foreignOrigin})`;
+  if (jar.foreignOrigin) note = `the saved session is for ${jar.foreignOrigin}`;
   if (jar.state === 'active') {
     try {
       const me = await getUser(await ctx.api({ auth: 'session' }), '@me');
       user = me.email;
-      session = 'active (accepted by the server)';
+      session = 'active';
+      note = 'accepted by the server';
     } catch (err) {
       if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 403)) throw err;
-      session = `expired (the server answered ${err.status})`;
+      session = 'expired';
+      note = `the server answered ${err.status}`;
     }
   }
+  const active = session === 'active';
   const record = {
     profile: settings.profileName ?? null,
     site: jar.origin,
+    active,
     session,
+    session_note: note,
     user,
     signed_in_at: jar.state === 'none' ? null : jar.signedInAt ?? null,
     session_file: jar.exists ? jar.file : null,
-    api_key: settings.apiKey ? `${maskKey(settings.apiKey)} (${settings.sources.apiKey})` : null,
+    api_key: settings.apiKey ? maskKey(settings.apiKey) : null,
+    api_key_source: settings.apiKey ? settings.sources.apiKey ?? null : null,
   };
   await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
-  if (!session.startsWith('active')) {
+  if (!active) {
     const label = ctx.sessionLabel(settings);
     throw new AuthError(`not signed in to ${jar.origin} (${label}): run \`hogctl auth login\``, settings.apiKey ? 'commands that accept personal API keys still use the key' : undefined);
   }

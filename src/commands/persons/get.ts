@@ -33,5 +33,9 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
   ]);
   const uuid = id ?? (await api.findByDistinctId(client, projectId, options.distinctId as string)).uuid;
   const person = await api.getPerson(client, projectId, uuid);
-  await writeRecord(output, person as unknown as Record<string, unknown>, { columns: ['id', 'uuid', 'name', 'distinct_ids', 'created_at'], fields: api.PERSON_FIELDS, openObjects: ['properties'] });
+  const record = person as unknown as Record<string, unknown>;
+  const first = ['id', 'uuid', 'name', 'distinct_ids', 'created_at'];
+  // As a record: everything the person has, the properties last and one per line.
+  const recordKeys = [...first, ...Object.keys(record).filter((k) => !first.includes(k) && k !== 'properties'), 'properties'];
+  await writeRecord(output, record, { columns: first, recordKeys, fields: api.PERSON_FIELDS, openObjects: ['properties'] });
 }

@@ -52,7 +52,10 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     import('../../api/persons.js'),
   ]);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
-  const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 1000, options.all ? 1000 : 100);
+  // A limited list asks for one person more than it prints: that one says whether more exist,
+  // without a request of its own (a full page always carries `next`, even the last one).
+  const fetchLimit = limit === undefined ? undefined : limit + 1;
+  const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(fetchLimit ?? 1000, options.all ? 1000 : 101);
   const filters = {
     email: options.email,
     distinctId: options.distinctId,
@@ -69,10 +72,16 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     return;
   }
 
+  // Rows print page by page as they arrive, on a terminal too (column widths from the first page).
   const writer = new RecordWriter(output, { columns: PERSON_COLUMNS, fields: api.PERSON_FIELDS, openObjects: ['properties'] });
-  for await (const page of api.listPersons(client, projectId, filters, { pageSize, limit, signal: ctx.deps.signal })) {
-    await writer.writePage(page as unknown as Record<string, unknown>[]);
+  let more = false;
+  for await (const page of api.listPersons(client, projectId, filters, { pageSize, limit: fetchLimit, signal: ctx.deps.signal })) {
+    const room = limit === undefined ? page.length : limit - writer.count;
+    if (page.length > room) more = true;
+    await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
   }
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
+  // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
+  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
 }

@@ -9,18 +9,27 @@ export interface ProfileAddOptions {
   apiKeyStdin?: boolean;
   allowInsecureHttp?: boolean;
   use?: boolean;
+  yes?: boolean;
+  /** false with --no-verify. */
+  verify?: boolean;
 }
+
+/** Wrong keys or projects given at the prompts before giving up. */
+const ATTEMPTS = 3;
 
 export function profileAddCommand(): Command {
   return new Command('add')
     .summary('create or update a profile (base URL, project, API key)')
     .description(
-      'Save a profile. On a terminal, hogctl asks for what is missing: the base URL, the API key (hidden) and the project, picked from the projects the key can see. Off a terminal, give --base-url and --project, and pipe the key with --api-key-stdin. The key is stored in a private file (0600), never taken as a flag value.',
+      'Save a profile. On a terminal, hogctl asks for what is missing: the base URL, the API key (hidden) and the project, picked from the projects the key can see. Off a terminal, give --base-url and --project, and pipe the key with --api-key-stdin. The key is stored in a private file (0600), never taken as a flag value. ' +
+        'The key and the project are checked against the server first when it can be reached (--no-verify to skip, for offline set-up). Replacing an existing profile asks first (--yes off a terminal).',
     )
     .argument('<name>', 'profile name, e.g. prod')
     .option('--api-key-stdin', 'read the personal API key from standard input')
     .option('--allow-insecure-http', 'allow sending the key over plain http:// to a host that is not loopback')
     .option('--use', 'make it the current profile')
+    .option('-y, --yes', 'replace an existing profile without asking')
+    .option('--no-verify', 'do not check the key and project against the server (offline set-up)')
     .addHelpText(
       'after',
       examples(
@@ -38,6 +47,14 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   const existing = store.get(name);
   const prompter = await ctx.prompter();
   const ask = prompter.interactive;
+  if (existing) {
+    const { confirmOrRefuse } = await import('../confirm.js');
+    await confirmOrRefuse(ctx, {
+      yes: options.yes,
+      summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(store.apiKey(name))}) and will be replaced.`,
+      question: `Replace profile "${name}"?`,
+    });
+  }
 
   let baseUrl = ctx.globals.baseUrl ?? existing?.base_url;
   if (!baseUrl && ask) {
@@ -55,21 +72,53 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   }
   const base = normalizeBaseUrl(baseUrl ?? DEFAULT_BASE_URL);
 
+  const stored = store.apiKey(name);
+  const askKey = async () =>
+    (await prompter.password(stored ? `Personal API key (input hidden; Enter keeps ${maskKey(stored)}):` : 'Personal API key (input hidden):')).trim() || undefined;
   let apiKey: string | undefined;
   if (options.apiKeyStdin) apiKey = await readSecretFromStdin(ctx.io.stdin, 'API key', '--api-key-stdin');
-  else if (ask && !store.apiKey(name)) apiKey = (await prompter.password('Personal API key (input hidden):')).trim() || undefined;
-  const key = apiKey ?? store.apiKey(name) ?? ctx.env.HOGCTL_API_KEY;
+  else if (ask) apiKey = await askKey();
+  let key = apiKey ?? stored ?? ctx.env.HOGCTL_API_KEY;
+  const verify = options.verify !== false;
+  const client = async () => {
+    const k = key as string;
+    return ctx.client(
+      { baseUrl: base.url, allowInsecureHttp: Boolean(options.allowInsecureHttp), sources: { baseUrl: 'flag' } },
+      { headers: () => ({ authorization: `Bearer ${k}` }), secrets: () => [k] },
+    );
+  };
+  const { checkKey, checkProject } = await import('./verify.js');
+  let reachable = true;
+  /** Says what is wrong, and on a terminal asks again; off a terminal, or after ATTEMPTS, fails. */
+  const retry = (problem: { error: Error & { hint?: string } }, attempt: number) => {
+    if (!ask || attempt >= ATTEMPTS) {
+      if (problem.error.hint && !/--no-verify/.test(problem.error.hint)) (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
+      throw problem.error;
+    }
+    ctx.io.stderr.write(`${problem.error.message}\n${problem.error.hint ? `  ${problem.error.hint}\n` : ''}`);
+  };
+  if (verify && key) {
+    for (let attempt = 1; ; attempt++) {
+      const problem = await checkKey(await client(), base.url);
+      if (problem?.kind === 'unreachable') {
+        reachable = false;
+        ctx.warn(`could not reach ${base.url} to check the key (${problem.error.message}); saving it unchecked`);
+        break;
+      }
+      if (!problem) break;
+      retry(problem, attempt);
+      apiKey = (await prompter.password('Personal API key (input hidden):')).trim() || undefined;
+      key = apiKey ?? stored ?? ctx.env.HOGCTL_API_KEY;
+      if (!key) break;
+    }
+  }
 
   let projectId = ctx.globals.project ?? base.projectId ?? existing?.project_id;
   if (!projectId) {
     if (!ask) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
     if (!key) throw new UsageError('cannot list projects without an API key', 'give the key when asked, or pass --project <id>');
     const [{ allProjects }] = await Promise.all([import('../../api/projects.js')]);
-    const client = await ctx.client(
-      { baseUrl: base.url, allowInsecureHttp: Boolean(options.allowInsecureHttp), sources: { baseUrl: 'flag' } },
-      { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] },
-    );
-    const projects = await allProjects(client);
+    const projects = await allProjects(await client());
     if (projects.length === 0) throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
     projectId = String(
       await prompter.select(
@@ -79,6 +128,19 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     );
   }
   checkProjectId(projectId);
+  if (verify && key && reachable) {
+    for (let attempt = 1; ; attempt++) {
+      const problem = await checkProject(await client(), base.url, projectId);
+      if (problem?.kind === 'unreachable') {
+        ctx.warn(`could not reach ${base.url} to check project ${projectId}; saving it unchecked`);
+        break;
+      }
+      if (!problem) break;
+      retry(problem, attempt);
+      projectId = (await prompter.input('Project id (`hogctl projects list` shows them):')).trim();
+      checkProjectId(projectId);
+    }
+  }
 
   await store.save(name, { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) }, apiKey);
   if (options.use) await store.use(name);

@@ -17,9 +17,11 @@ export async function profileListRun(ctx: Context): Promise<void> {
   const current = store.current();
   const rows = store.names().map((name) => {
     const p = store.get(name)!;
-    return { current: name === current ? '*' : '', name, base_url: p.base_url, project_id: p.project_id ?? '', api_key: maskKey(store.apiKey(name)) };
+    return { current: name === current, name, base_url: p.base_url, project_id: p.project_id ?? null, api_key: maskKey(store.apiKey(name)) };
   });
-  const writer = new RecordWriter(await ctx.output(), { columns: ['current', 'name', 'base_url', 'project_id', 'api_key'], fields: ['current', 'name', 'base_url', 'project_id', 'api_key'] });
+  // `current` is a JSON boolean for scripts; a table marks the current profile with `*`.
+  const fields = ['current', 'name', 'base_url', 'project_id', 'api_key'];
+  const writer = new RecordWriter(await ctx.output(), { columns: fields, fields, display: { current: (v) => (v === true ? '*' : '') } });
   await writer.writePage(rows);
   await writer.end();
   if (rows.length === 0) ctx.info('no profiles yet: add one with `hogctl profile add <name>`');

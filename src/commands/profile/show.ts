@@ -25,11 +25,16 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
     if (!s.profileName && !s.sources.projectId && !s.apiKey) {
       throw new UsageError('no profile yet and nothing set in the environment', 'add one with `hogctl profile add <name>`');
     }
+    // Each value and where it comes from (flag, env, profile, default), as separate fields so
+    // that scripts read plain values.
     record = {
       profile: s.profileName ?? null,
-      base_url: `${s.baseUrl} (${s.sources.baseUrl})`,
-      project_id: s.projectId ? `${s.projectId} (${s.sources.projectId})` : null,
-      api_key: s.apiKey ? `${maskKey(s.apiKey)} (${s.sources.apiKey})` : null,
+      base_url: s.baseUrl,
+      base_url_source: s.sources.baseUrl,
+      project_id: s.projectId ?? null,
+      project_id_source: s.projectId ? s.sources.projectId ?? null : null,
+      api_key: s.apiKey ? maskKey(s.apiKey) : null,
+      api_key_source: s.apiKey ? s.sources.apiKey ?? null : null,
       config_file: store.configPath,
     };
   }

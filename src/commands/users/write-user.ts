@@ -7,6 +7,6 @@ import { writeRecord } from '../../io/output.js';
 export async function writeUser(ctx: Context, user: User): Promise<void> {
   const { USER_COLUMNS, USER_FIELDS, USER_OPEN_OBJECTS } = await import('../../api/users.js');
   const output = await ctx.output();
-  const settings = output.format === 'table' && !output.fields ? { ...output, fields: USER_COLUMNS } : output;
-  await writeRecord(settings, user, { columns: USER_COLUMNS, fields: USER_FIELDS, openObjects: USER_OPEN_OBJECTS });
+  // The table view shows the summary columns; json every field.
+  await writeRecord(output, user as unknown as Record<string, unknown>, { columns: USER_COLUMNS, fields: USER_FIELDS, openObjects: USER_OPEN_OBJECTS });
 }

@@ -24,7 +24,7 @@ export function twoFactorEnableCommand(): Command {
 }
 
 export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING, explainValidateError }, { writeBackupCodes }] = await Promise.all([
+  const [api, { setupText, SECRET_WARNING, SETUP_INTRO, explainValidateError }, { writeBackupCodes }] = await Promise.all([
     import('../../../api/users.js'),
     import('./setup.js'),
     import('./show-codes.js'),
@@ -41,8 +41,10 @@ export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableO
   }
 
   const { secret } = await api.twoFactorStartSetup(client, user);
-  ctx.io.stderr.write(await setupText(account.email, secret, { qr: true }));
+  // The warning first: the code must be the last thing above the prompt, whole on a 24-line screen.
   ctx.warn(SECRET_WARNING);
+  ctx.info(SETUP_INTRO);
+  ctx.io.stderr.write(await setupText(account.email, secret, { qr: true, columns: ctx.io.stderr.columns }));
   for (let attempt = 1; ; attempt++) {
     const token = checkOtpCode(await prompter.password('Code from the app (input hidden):'), { backupCodes: false });
     try {

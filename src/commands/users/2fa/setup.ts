@@ -3,15 +3,29 @@
 // a refused validation means.
 import { ApiError, AuthError } from '../../../errors.js';
 
-export async function setupText(email: string, secret: string, options: { qr: boolean }): Promise<string> {
+export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR code, or type the secret by hand';
+
+/**
+ * The QR code (on a terminal), then the secret and the URI for typing by hand: 20 + 1 + 2
+ * lines at 80 columns, so that the code stays whole on an 80×24 screen with the prompt below.
+ * Anything else to say goes before it, on stderr.
+ */
+export async function setupText(email: string, secret: string, options: { qr: boolean; columns?: number }): Promise<string> {
   const { otpauthUri } = await import('../../../api/users.js');
   const uri = otpauthUri(email, secret);
-  const lines = ['Add PostHog to your authenticator app: scan the QR code, or type the secret by hand.', ''];
-  if (options.qr) {
-    const { renderUnicodeCompact } = await import('uqr');
-    lines.push(renderUnicodeCompact(uri, { border: 2 }), '');
+  const lines: string[] = [];
+  const { qrLines } = await import('./qr.js');
+  const code = options.qr ? await qrLines(uri) : [];
+  const width = code.length > 0 ? code[0].replace(/\u001b\[[0-9;]*m/g, '').length : 0;
+  // A code wider than the terminal wraps and cannot be scanned: say so rather than draw it.
+  if (code.length > 0 && options.columns && options.columns < width) {
+    lines.push(`(the QR code needs ${width} columns and the terminal has ${options.columns}: widen it and run again, or type the secret)`, `account: PostHog:${email}`);
+  } else if (code.length > 0) {
+    lines.push(...code);
+  } else {
+    lines.push(`account: PostHog:${email}`);
   }
-  lines.push(`  account: PostHog:${email}`, `  secret:  ${secret}`, `  URI:     ${uri}`, '');
+  lines.push(`secret:  ${secret}`, `URI:     ${uri}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -22,18 +22,21 @@ export function twoFactorStartCommand(): Command {
 }
 
 export async function twoFactorStartRun(ctx: Context, options: TwoFactorStartOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
+  const [api, { setupText, SECRET_WARNING, SETUP_INTRO }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const { email } = await api.getUser(client, user);
   const { secret } = await api.twoFactorStartSetup(client, user);
   ctx.warn(SECRET_WARNING);
   const output = await ctx.output();
+  // What comes next is said before the code, so that the code is the last thing on the screen.
+  const next = 'next: `hogctl users 2fa validate <code>` with the code your app shows, within 10 minutes';
   if (output.format === 'table' && !output.fields) {
-    await writeAll(ctx.io.stdout, await setupText(email, secret, { qr: Boolean(ctx.io.stdout.isTTY) }));
+    ctx.info(`${SETUP_INTRO}; ${next}`);
+    await writeAll(ctx.io.stdout, await setupText(email, secret, { qr: Boolean(ctx.io.stdout.isTTY), columns: ctx.io.stdout.columns }));
   } else {
     const record = { user, email, secret, otpauth_uri: api.otpauthUri(email, secret), expires_in_seconds: 600 };
     await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
+    ctx.info(next);
   }
-  ctx.info('next: `hogctl users 2fa validate <code>` with the code your app shows, within 10 minutes');
 }

@@ -1,0 +1,78 @@
+// Terminal text measures for the table and record views: how many cells a string takes, padding
+// and truncating with `…` by that measure, and fitting columns to the terminal's width.
+
+/** Characters that take two cells (East Asian wide and fullwidth forms, most emoji). */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+/** Characters that take none (combining marks, zero-width joiners and variation selectors). */
+const ZERO = /[\u0300-\u036f\u200b-\u200f\u20d0-\u20ff\ufe00-\ufe0f]/u;
+
+function charWidth(ch: string): number {
+  if (ZERO.test(ch)) return 0;
+  return WIDE.test(ch) ? 2 : 1;
+}
+
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += charWidth(ch);
+  return width;
+}
+
+/**
+ * Control characters shown as `�`: a value from the server (a person's name) must not be able
+ * to move the cursor or change the terminal's colours.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
+export function pad(text: string, width: number): string {
+  const missing = width - displayWidth(text);
+  return missing > 0 ? text + ' '.repeat(missing) : text;
+}
+
+/** `text` cut to `width` cells, its last cell an `…` when anything was cut. */
+export function truncate(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const w = charWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** Columns are separated by two spaces, as `kubectl get` and `gh` print them. */
+export const GAP = 2;
+/** A free-text column is not narrowed below this (or its header). */
+const MIN_FREE_TEXT = 10;
+
+/**
+ * The widths of the columns that fit in `total` cells, left to right: free-text columns (names,
+ * lists) give way first, the widest first, down to a minimum; when that is not enough, columns
+ * are left out from the right; a lone column too wide is cut. The other columns (ids, UUIDs,
+ * dates) keep their width while they can.
+ */
+export function fitColumns(headers: number[], natural: number[], freeText: boolean[], total: number): number[] {
+  for (let n = natural.length; n >= 1; n--) {
+    const widths = natural.slice(0, n);
+    const min = widths.map((w, i) => (freeText[i] ? Math.min(w, Math.max(headers[i], MIN_FREE_TEXT)) : w));
+    const need = min.reduce((a, b) => a + b, 0) + GAP * (n - 1);
+    if (need > total && n > 1) continue;
+    let over = widths.reduce((a, b) => a + b, 0) + GAP * (n - 1) - total;
+    while (over > 0) {
+      let widest = -1;
+      for (let i = 0; i < n; i++) if (widths[i] > min[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;
+      if (widest < 0) break;
+      widths[widest]--;
+      over--;
+    }
+    // One column, still too wide for the terminal: cut it.
+    if (over > 0) widths[0] = Math.max(1, widths[0] - over);
+    return widths;
+  }
+  return [];
+}
