@@ -48,6 +48,7 @@ export class Context {
   private profileStore?: ProfileStore;
   private settingsPromise?: Promise<Settings>;
   private readonly clients: ApiClient[] = [];
+  private readonly closers: (() => Promise<void> | void)[] = [];
 
   constructor(
     readonly deps: Deps,
@@ -214,7 +215,13 @@ export class Context {
     };
   }
 
+  /** Runs when the command ends, however it ends short of a SIGKILL (a journal lock's release). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.clients.map((c) => c.close()));
+    for (const fn of this.closers.splice(0).reverse()) await fn();
   }
 }

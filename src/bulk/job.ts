@@ -19,6 +19,7 @@ import { chunkIds, CHUNK_SIZE } from './chunk.js';
 import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalWriter, JOURNAL_FORMAT, readJournal, type DeleteFlags, type JournalHeader, type StopReason } from './journal.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { lockJournal } from './lock.js';
 import { resolveIntegerIds } from './resolve.js';
 import { runChunks, type Chunk } from './runner.js';
 import { RateBudget, sleep } from './rate.js';
@@ -212,6 +213,13 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: list.sha256 });
   const binding = { host, project: projectId, id_kind: kind, flags, input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 } };
   let state: JournalState | undefined;
+  if (!s.dryRun) {
+    // Taken before the journal is read, so that two runs can never both act on what it says.
+    if (s.journal) await checkWritableDir(s.journal, '--journal');
+    else ensurePrivateDir(journalsDir);
+    const lock = await lockJournal(journalPath, ctx.deps.now);
+    ctx.onClose(() => lock.release());
+  }
   if (s.resume) {
     if (!journalExists(journalPath)) {
       throw new UsageError(`nothing to resume: there is no journal at ${journalPath}`, s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue');

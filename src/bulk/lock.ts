@@ -1,0 +1,86 @@
+// One run per journal. Two runs appending to the same journal (two `--resume`s started together,
+// a CI retry beside a run still going) would both send the remaining ids and corrupt its counts.
+// The lock is a file beside the journal, created atomically with its content (written to a
+// temporary file, then hard-linked into place, which fails if the lock exists): pid, host and
+// start time of the run that holds it. A lock whose process is gone from this host (a SIGKILL,
+// a crash) is taken over; one held from another host cannot be checked and is refused.
+import { hostname } from 'node:os';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+export interface JournalLock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readOwner(path: string): Promise<LockOwner | null> {
+  try {
+    const owner = JSON.parse(await readFile(path, 'utf8')) as LockOwner;
+    return Number.isInteger(owner.pid) && typeof owner.host === 'string' ? owner : null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
+  const temp = `${path}.${owner.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+  try {
+    await link(temp, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+}
+
+/** Takes the lock of `journalPath`, or refuses (exit 2) naming the run that holds it. */
+export async function lockJournal(journalPath: string, now: () => number): Promise<JournalLock> {
+  const path = `${journalPath}.lock`;
+  const owner: LockOwner = { pid: process.pid, host: hostname(), started_at: new Date(now()).toISOString() };
+  for (let tries = 0; tries < 3; tries++) {
+    if (await tryCreate(path, owner)) {
+      return {
+        path,
+        release: async () => {
+          const current = await readOwner(path).catch(() => null);
+          if (current?.pid === owner.pid && current.host === owner.host) await unlink(path).catch(() => {});
+        },
+      };
+    }
+    const holder = await readOwner(path);
+    if (holder === null) continue; // released meanwhile, or unreadable: try again
+    if (holder.host === owner.host && !alive(holder.pid)) {
+      // The run that held it is gone: its journal is consistent up to its last fsync.
+      await unlink(path).catch(() => {});
+      continue;
+    }
+    const where = holder.host === owner.host ? `pid ${holder.pid}` : `pid ${holder.pid} on host ${holder.host}`;
+    throw new UsageError(
+      `another run is using the journal ${journalPath}: ${where}, started ${holder.started_at}`,
+      holder.host === owner.host
+        ? 'wait for it to finish (its progress is in the journal), or stop it; then run this again'
+        : `wait for it to finish; if that run is gone, remove ${path} and run this again`,
+    );
+  }
+  throw new UsageError(`could not take the lock ${path}: it keeps changing`, 'another run may be starting on the same journal; try again in a moment');
+}
