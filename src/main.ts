@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { CancelledError, CliError, ExitCode } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
-import { buildProgram } from './program.js';
+import { buildProgram, helpForBareGroup } from './program.js';
 import type { Deps } from './context.js';
 
 export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {
@@ -14,7 +14,7 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
   } as Deps;
   try {
     const program = await buildProgram(deps, argv);
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpForBareGroup(program, argv), { from: 'user' });
     return ExitCode.ok;
   } catch (err) {
     return report(err, deps, argv);

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { collect, examples, withContext } from './with-context.js';
+import { globalsUsed } from '../docs/help-layout.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -18,7 +19,7 @@ export interface SandboxCommandOptions {
 }
 
 export function sandboxCommand(): Command {
-  return new Command('sandbox')
+  const command = new Command('sandbox')
     .summary('run a local PostHog-compatible server with seeded persons')
     .description(
       'Runs a local server that behaves like the newest PostHog API for persons, projects and users, quirks included, ' +
@@ -44,6 +45,8 @@ export function sandboxCommand(): Command {
       ),
     )
     .action(withContext(sandboxRun));
+  // The server reads no profile, key or output format: only -q changes what it prints.
+  return globalsUsed(command, ['--quiet']);
 }
 
 function count(raw: string, flag: string, min: number): number {
