@@ -824,6 +824,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l profile -x -a '(__
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l project
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l quiet
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l rate-limit
+complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l ready-file
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l seed
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l timeout
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l version
