@@ -158,7 +158,7 @@ afterAll(() => {
 describe('every example in --help and README.md', () => {
   it('finds the examples', () => {
     expect(all.length).toBeGreaterThan(100);
-    expect(runnable.length, "most examples run here").toBeGreaterThan(skipped.length * 2);
+    expect(runnable.length, 'most examples run here').toBeGreaterThan(skipped.length * 2);
   });
 
   it.each(runnable)('%s', (example) => {
