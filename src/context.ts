@@ -7,7 +7,7 @@ import { colorEnabled, type Io } from './io/streams.js';
 import type { ApiClient, Credentials } from './http/client.js';
 import { ProfileStore } from './config/profiles.js';
 import { configDir } from './config/paths.js';
-import { checkKeyDestination, resolveSettings, type Settings } from './config/settings.js';
+import { checkKeyDestination, fromEnv, resolveSettings, type Settings } from './config/settings.js';
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
@@ -130,6 +130,13 @@ export class Context {
       if (!key) {
         const profile = settings.profileName;
         const orSession = options.auth === 'prefer-session' ? '`hogctl auth login`, ' : '';
+        // A variable set to nothing (HOGCTL_API_KEY=$UNSET_SECRET in CI) is not "no key" to its author.
+        if (this.env.HOGCTL_API_KEY !== undefined) {
+          throw new AuthError(
+            `HOGCTL_API_KEY is empty${profile ? `, and profile "${profile}" has no API key` : ', and no profile is set'}`,
+            `set HOGCTL_API_KEY to a personal API key (phx_...), or unset it and run ${orSession}\`hogctl profile add ${profile ?? '<name>'}\``,
+          );
+        }
         throw new AuthError(
           profile ? `no API key for profile "${profile}"` : 'no API key and no profile',
           profile ? `run ${orSession}\`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : `run ${orSession}\`hogctl profile add <name>\` or set HOGCTL_API_KEY`,
@@ -186,11 +193,13 @@ export class Context {
   timeoutMs(): number {
     const raw = this.globals.timeout ?? this.env.HOGCTL_TIMEOUT;
     if (raw === undefined) return 30_000;
-    const seconds = Number(raw);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      throw new UsageError(`invalid timeout "${raw}": give a number of seconds greater than 0, e.g. --timeout 30`);
-    }
-    return Math.round(seconds * 1000);
+    return fromEnv(this.globals.timeout === undefined ? 'HOGCTL_TIMEOUT' : undefined, raw, () => {
+      const seconds = Number(raw);
+      if (!Number.isFinite(seconds) || seconds <= 0) {
+        throw new UsageError(`invalid timeout "${raw}": give a number of seconds greater than 0, e.g. --timeout 30`);
+      }
+      return Math.round(seconds * 1000);
+    });
   }
 
   async prompter(): Promise<Prompter> {
@@ -204,7 +213,8 @@ export class Context {
   }
 
   async output(): Promise<OutputSettings> {
-    const format: Format = parseFormat(this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table');
+    const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined;
+    const format: Format = fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table', parseFormat);
     return {
       format,
       fields: parseFields(this.globals.fields),

@@ -2,7 +2,8 @@
 import { CommanderError } from 'commander';
 import { CancelledError, CliError, ExitCode } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
-import { buildProgram } from './program.js';
+import { buildProgram, commandWords, helpForBareGroup } from './program.js';
+import { habitError } from './docs/suggest.js';
 import type { Deps } from './context.js';
 
 export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {
@@ -13,8 +14,10 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
     ...given,
   } as Deps;
   try {
+    const habit = habitError(argv, commandWords(argv));
+    if (habit) throw habit;
     const program = await buildProgram(deps, argv);
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpForBareGroup(program, argv), { from: 'user' });
     return ExitCode.ok;
   } catch (err) {
     return report(err, deps, argv);

@@ -12,6 +12,7 @@ import { personsVerbs } from './commands/persons/index.js';
 import { usersVerbs } from './commands/users/index.js';
 import { emailVerbs } from './commands/email/index.js';
 import { helpWidth } from './io/streams.js';
+import { formatHelp, subcommandTerm } from './docs/help-layout.js';
 
 interface GroupEntry {
   name: string;
@@ -84,6 +85,21 @@ export function commandWords(argv: string[]): string[] {
 }
 
 /**
+ * The command line to parse: a bare group (`hogctl persons`) or a bare `hogctl` asks for its
+ * help, printed on stdout with exit 0, as `git` and `gh` do, instead of commander's error.
+ */
+export function helpForBareGroup(program: Command, argv: string[]): string[] {
+  if (argv.some((arg) => arg === '-V' || arg === '--version' || arg === '-h' || arg === '--help')) return argv;
+  let command: Command = program;
+  for (const word of commandWords(argv)) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) return argv;
+    command = next;
+  }
+  return command.commands.length > 0 ? [...argv, '--help'] : argv;
+}
+
+/**
  * Builds the tree for this command line. With `argv` undefined, or for `completion` and
  * `help`, every command is loaded. Otherwise only the named group (and in it only the named
  * verb, when there is one), the other groups standing in as names with their summaries; or, when
@@ -107,7 +123,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--no-input', 'never prompt; fail instead when something is missing')
     .option('--debug', 'log every HTTP request to stderr (secrets redacted)')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm })
     .configureOutput({
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
@@ -143,7 +159,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
       .configureOutput(program.configureOutput())
       .showSuggestionAfterError(true)
       .showHelpAfterError('(run the command with --help for usage and examples)')
-      .configureHelp({ showGlobalOptions: true, sortSubcommands: false });
+      .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm });
     command.commands.forEach(configure);
   };
   configure(program);

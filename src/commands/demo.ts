@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples, withContext } from './with-context.js';
+import { globalsUsed } from '../docs/help-layout.js';
 
 export interface DemoOptions {
   persons?: string;
@@ -8,7 +9,7 @@ export interface DemoOptions {
 }
 
 export function demoCommand(): Command {
-  return new Command('demo')
+  const command = new Command('demo')
     .summary('try hogctl offline against a throwaway local sandbox')
     .description(
       'Starts a local PostHog-compatible sandbox with seeded persons, creates a throwaway profile in a temporary directory, and runs a tour of hogctl commands against it. Nothing leaves this machine and nothing of your own configuration is touched.',
@@ -16,6 +17,8 @@ export function demoCommand(): Command {
     .option('--persons <n>', 'how many seeded persons the sandbox holds', '1000')
     .addHelpText('after', examples('hogctl demo', 'hogctl demo --persons 5000'))
     .action(withContext(demoRun));
+  // The tour brings its own sandbox, profile and key; only colour is the user's to choose.
+  return globalsUsed(command, ['--no-color']);
 }
 
 export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {

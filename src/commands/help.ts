@@ -1,10 +1,12 @@
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { examples } from './with-context.js';
+import { globalsUsed } from '../docs/help-layout.js';
 
 export function helpCommand(): Command {
-  return new Command('help')
+  const command = new Command('help')
     .summary('show help for a command, or a topic: exit-codes, environment')
+    .description('Show the help of a command (the same as `hogctl <command> --help`), or a topic: exit-codes lists what each exit code means, environment the variables hogctl reads.')
     .argument('[words...]', 'a command (e.g. persons list) or a topic')
     .addHelpText('after', examples('hogctl help persons list', 'hogctl help exit-codes', 'hogctl help environment'))
     .action(async (words: string[], _options: unknown, command: Command) => {
@@ -25,4 +27,5 @@ export function helpCommand(): Command {
       }
       target.outputHelp();
     });
+  return globalsUsed(command, []);
 }

@@ -1,9 +1,11 @@
 // `hogctl sandbox`: runs the local PostHog-compatible server until Ctrl-C or SIGTERM. The server
 // module is imported only when the command runs, so `hogctl --help` stays fast.
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { collect, examples, withContext } from './with-context.js';
+import { globalsUsed } from '../docs/help-layout.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -15,10 +17,11 @@ export interface SandboxCommandOptions {
   key?: string[];
   applyDelay?: string;
   bulkDeleteResponse?: string;
+  readyFile?: string;
 }
 
 export function sandboxCommand(): Command {
-  return new Command('sandbox')
+  const command = new Command('sandbox')
     .summary('run a local PostHog-compatible server with seeded persons')
     .description(
       'Runs a local server that behaves like the newest PostHog API for persons, projects and users, quirks included, ' +
@@ -34,16 +37,19 @@ export function sandboxCommand(): Command {
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
     .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion) or empty (older servers' empty 202)", 'summary')
+    .option('--ready-file <path>', 'once listening, write the URL, port, project id and key there as JSON (removed on exit): scripts wait for the file')
     .addHelpText(
       'after',
       examples(
         'hogctl sandbox --persons 100000 --port 8010',
         'hogctl sandbox --rate-limit cloud --faults 429=0.1,503=0.05',
         'hogctl sandbox --key phx_readonly:person:read --key phx_p2:person:write@2',
-        "hogctl sandbox -q | head -1   # just the JSON line: {\"url\": ..., \"project_id\": 1, \"api_key\": ...}",
+        'hogctl sandbox -q --ready-file sandbox.json &   # then: until [ -s sandbox.json ]; do sleep 0.1; done',
       ),
     )
     .action(withContext(sandboxRun));
+  // The server reads no profile, key or output format: only -q changes what it prints.
+  return globalsUsed(command, ['--quiet']);
 }
 
 function count(raw: string, flag: string, min: number): number {
@@ -104,6 +110,13 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   }
 
   // Sandbox keys are throwaway and local, so printing them is the point (unlike real keys).
+  if (options.readyFile) {
+    const ready = { url: sandbox.url, host: options.host, port: sandbox.port, project_id: sandbox.projectId, api_key: sandbox.defaultKey, pid: process.pid };
+    await writeReadyFile(options.readyFile, ready).catch(async (error) => {
+      await sandbox.close();
+      throw error;
+    });
+  }
   stdout.write(`{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`);
   if (!quiet) {
     const extra = options.key?.length ? `\n  extra keys: ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
@@ -126,7 +139,23 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   try {
     await (stop ?? untilStopped(ctx.deps.signal));
   } finally {
+    if (options.readyFile) await rm(options.readyFile, { force: true });
     await sandbox.close();
     if (!quiet) stderr.write('sandbox stopped\n');
+  }
+}
+
+/**
+ * Written beside its final name and renamed into place, so that a script waiting for the file
+ * (`until [ -s sandbox.json ]`) never reads half of it, and only once the server listens.
+ */
+async function writeReadyFile(path: string, ready: Record<string, unknown>): Promise<void> {
+  const partial = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(partial, `${JSON.stringify(ready, null, 2)}\n`, { mode: 0o600 });
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw new UsageError(`cannot write --ready-file ${path}: ${(error as Error).message}`, 'give a path in a directory you can write to');
   }
 }

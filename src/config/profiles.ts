@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ensurePrivateDir, openDirWarning } from './paths.js';
 import { fileError, readSecretFile, writeSecretFile } from './secret-file.js';
 import { UsageError } from '../errors.js';
+import { suggest } from '../docs/suggest.js';
 
 export interface Profile {
   base_url: string;
@@ -68,8 +69,9 @@ export class ProfileStore {
     const profile = this.get(name);
     if (profile) return profile;
     const names = this.names();
+    const near = suggest(name, names);
     throw new UsageError(
-      `no profile named "${name}"`,
+      near ? `no profile named "${name}": did you mean "${near}"?` : `no profile named "${name}"`,
       names.length ? `profiles: ${names.join(', ')}; add one with \`hogctl profile add ${name}\`` : `add one with \`hogctl profile add ${name}\``,
     );
   }

@@ -37,7 +37,7 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
   let profile: Profile | undefined;
   if (explicit) {
     profileName = explicit;
-    profile = store.require(explicit);
+    profile = fromEnv(flags.profile === undefined ? 'HOGCTL_PROFILE' : undefined, explicit, (name) => store.require(name));
   } else if (givenBase !== undefined && envKey) {
     const current = readCurrentIfAny(store);
     if (current && originOf(current.profile.base_url) === originOf(givenBase)) ({ name: profileName, profile } = current);
@@ -51,7 +51,7 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     flag !== undefined ? [flag, 'flag'] : envValue ? [envValue, 'env'] : stored !== undefined ? [stored, 'profile'] : [undefined, undefined];
 
   const [rawBase, baseSource] = pick(flags.baseUrl, env.HOGCTL_BASE_URL, profile?.base_url);
-  const base = normalizeBaseUrl(rawBase ?? DEFAULT_BASE_URL);
+  const base = fromEnv(baseSource === 'env' ? 'HOGCTL_BASE_URL' : undefined, rawBase ?? DEFAULT_BASE_URL, normalizeBaseUrl);
   // An old saved URL such as https://host/api/environments/42/ names a project at its own level.
   const urlProject = base.projectId;
   const [projectId, projectSource] = pick(
@@ -63,7 +63,7 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
   const storedKey = !envKey && profileName ? store.apiKey(profileName) : undefined;
   const apiKey = envKey || storedKey;
 
-  if (projectId !== undefined) checkProjectId(projectId);
+  if (projectId !== undefined) fromEnv(projectSource === 'env' ? 'HOGCTL_PROJECT_ID' : undefined, projectId, checkProjectId);
   return {
     profileName,
     baseUrl: base.url,
@@ -110,6 +110,22 @@ export function checkKeyDestination(settings: Settings): void {
     `refusing to send the API key of profile "${settings.profileName}" to ${target} (${via}): the key belongs to ${settings.profileOrigin}`,
     `a profile's key goes only to its own host: drop ${via}, pick the profile saved for ${target} with --profile, or give that host's key in HOGCTL_API_KEY`,
   );
+}
+
+/**
+ * Parses a setting; when its value came from the environment variable `name`, a usage error
+ * says so ("unknown output format "yaml" (from HOGCTL_OUTPUT)"), since no flag on the command
+ * line explains it.
+ */
+export function fromEnv<T>(name: string | undefined, value: string, parse: (value: string) => T): T {
+  try {
+    return parse(value);
+  } catch (error) {
+    if (name === undefined || !(error instanceof UsageError)) throw error;
+    const quoted = `"${value}"`;
+    const message = error.message.includes(quoted) ? error.message.replace(quoted, `${quoted} (from ${name})`) : `${error.message} (from ${name})`;
+    throw new UsageError(message, error.hint ? `${error.hint}; or unset ${name}` : `fix or unset ${name}`);
+  }
 }
 
 export function checkProjectId(id: string): string {

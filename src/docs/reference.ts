@@ -13,7 +13,7 @@ function fullName(command: Command): string {
 }
 
 /** The examples block of a command's after-help text, without the heading. */
-function examplesOf(command: Command): string[] {
+export function examplesOf(command: Command): string[] {
   const texts: string[] = [];
   const capture = { writeOut: (s: string) => texts.push(s), writeErr: () => {}, outputError: () => {} };
   const saved = command.configureOutput();

@@ -33,6 +33,7 @@ import { registerLoginRoutes } from './routes/login.js';
 import { registerUserSecurityRoutes } from './routes/user-security.js';
 import { Identity, type SentMail } from './identity.js';
 import { sessionAuthenticator } from './session.js';
+import { seedDocumentedPerson } from './documented.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
@@ -179,6 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     [2, new SandboxStore({ persons: 20, seed, salt: 2 })],
     [3, new SandboxStore({ persons: 5, seed, salt: 3 })],
   ]);
+  seedDocumentedPerson(stores.get(1)!);
 
   const keys = new KeyRing();
   const defaultKey = randomKeyValue();

@@ -374,6 +374,17 @@ export class SandboxStore {
     return person;
   }
 
+  /**
+   * Gives a live person another UUID (the documented example person, see documented.ts); lookups
+   * by the new UUID find it. False when the person is unknown or the UUID is taken.
+   */
+  giveUuid(id: number, uuid: string): boolean {
+    const canonical = canonicalUuid(uuid);
+    if (!canonical || this.idOfUuid(canonical) !== undefined || !this.mutate(id, (p) => void (p.uuid = canonical))) return false;
+    this.addedUuids.set(canonical, id);
+    return true;
+  }
+
   /** Moves a distinct id to another live person (split). False when that person is unknown. */
   moveDistinctId(distinctId: string, toId: number): boolean {
     if (!this.getById(toId)) return false;

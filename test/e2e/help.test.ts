@@ -17,6 +17,7 @@ import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import type { Deps } from '../../src/context.js';
+import { runCli } from './harness.js';
 
 const WIDTH = 80;
 const SNAPSHOTS = fileURLToPath(new URL('./__snapshots__/help/', import.meta.url));
@@ -78,7 +79,7 @@ describe('--help of every command', () => {
     expect(help).toMatch(/^Usage: hogctl/);
     const examples = help.slice(help.indexOf('\nExamples:\n'));
     expect(help, 'the help has an Examples: block').toContain('\nExamples:\n');
-    expect(examples, 'with at least one `$ hogctl ...` line').toMatch(/^ {2}\$ hogctl\b/m);
+    expect(examples, 'with at least one `$ ... hogctl ...` line').toMatch(/^ {2}\$ .*\bhogctl\b/m);
     await expect(help).toMatchFileSnapshot(`${SNAPSHOTS}${fileName(path)}`);
   });
 
@@ -92,5 +93,50 @@ describe('--help of every command', () => {
     }
     const stale = files.filter((f) => !expected.has(f));
     expect(stale, `delete these from ${SNAPSHOTS}`).toEqual([]);
+  });
+});
+
+describe('help layout', () => {
+  it.each(paths.map((path) => [['hogctl', ...path].join(' '), path] as const))('%s: description paragraph, commands first, global flags last', async (_name, path) => {
+    const help = await helpOf(path);
+    const lines = help.split('\n');
+    expect(lines[1], 'a blank line after the usage').toBe('');
+    expect(lines[2], 'then the description paragraph').toMatch(/^[A-Z]/);
+    const globals = help.indexOf('\nGlobal flags:\n');
+    expect(globals, 'a "Global flags:" list').toBeGreaterThan(0);
+    expect(help).not.toContain('Global Options:');
+    for (const heading of ['\nArguments:\n', '\nCommands:\n', '\nOptions:\n']) {
+      if (help.includes(heading)) expect(help.indexOf(heading), `${heading.trim()} before the global flags`).toBeLessThan(globals);
+    }
+    const examplesAt = help.indexOf('\nExamples:\n');
+    expect(help.slice(globals, examplesAt).match(/^\S.*:$/gm), 'nothing but examples after the global flags').toEqual(['Global flags:']);
+  });
+
+  it.each([['sandbox', ['--quiet']], ['demo', ['--no-color']], ['completion', []], ['help', []]] as const)(
+    'the root-only command %s lists only the global flags it uses',
+    async (name, used) => {
+      const help = await helpOf([name]);
+      const globals = help.slice(help.indexOf('\nGlobal flags:\n'), help.indexOf('\nExamples:\n'));
+      for (const flag of ['--profile', '--base-url', '--project', '--output', '--fields', '--no-input', '--debug', '--timeout', '--quiet', '--no-color']) {
+        if (used.includes(flag as never)) expect(globals).toContain(flag);
+        else expect(globals, `${name} --help lists ${flag}`).not.toContain(flag);
+      }
+    },
+  );
+});
+
+describe('a bare group or a bare hogctl', () => {
+  it.each([[[]], [['persons']], [['users', '2fa']], [['profile']]])('hogctl %j prints its help on stdout and exits 0', async (args) => {
+    const r = await runCli(args);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: hogctl/);
+    expect(r.stdout).toContain('\nCommands:\n');
+  });
+
+  it('an unknown command in a group is still a usage error', async () => {
+    const r = await runCli(['persons', 'bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'bogus'");
   });
 });

@@ -1,8 +1,8 @@
 // The published package: `npm pack` gives a small tarball that installs on a clean prefix with
 // no network (everything is bundled, so it has no runtime dependencies) and runs every command.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv } from './harness.js';
@@ -12,6 +12,8 @@ let work: string;
 let tarball: string;
 let hogctl: string;
 let sandbox: Sandbox;
+let installStderr = '';
+let manifestRestored = false;
 
 function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
@@ -31,9 +33,13 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'hogctl-pack-'));
+  const manifestBefore = readFileSync('package.json', 'utf8');
   const name = npm(['pack', '--pack-destination', work, '--silent'], process.cwd()).trim().split('\n').pop()!;
   tarball = join(work, name);
-  npm(['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], work);
+  const install = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  installStderr = install.stderr;
+  manifestRestored = readFileSync('package.json', 'utf8') === manifestBefore && !existsSync('package.json.prepack');
   hogctl = join(work, 'prefix', 'bin', 'hogctl');
   sandbox = await startSandbox({ persons: 50, quiet: true });
 }, 180_000);
@@ -44,6 +50,11 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
+  it('installs with no install-script warning, and packing leaves package.json as it was', () => {
+    expect(installStderr).not.toMatch(/install-scripts|prepare/);
+    expect(manifestRestored).toBe(true);
+  });
+
   it('is a tarball under 2 MB', () => {
     expect(statSync(tarball).size).toBeLessThan(2 * 1024 * 1024);
   });

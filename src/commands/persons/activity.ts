@@ -1,10 +1,12 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './person-target.js';
 import { parseCount } from '../parse.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsActivityOptions {
+  distinctId?: string;
   limit?: string;
   all?: boolean;
   pageSize?: string;
@@ -19,7 +21,8 @@ export function personsActivityCommand(): Command {
       'Show who changed, split or deleted persons, and when: one person\'s activity log, or the whole project\'s without an id (the only way to see deleted persons). ' +
         'Newest first. The `changes` column sums up detail.changes; -o json prints the entries in full.',
     )
-    .argument('[id]', 'the integer id or the UUID of the person; omit for every person')
+    .argument('[id]', 'the integer id or the UUID of the person (or give --distinct-id); omit both for every person')
+    .addOption(distinctIdOption())
     .option('--limit <n>', 'the most entries to print', '100')
     .option('--all', 'every entry (ignores --limit)')
     .option('--page-size <n>', 'entries per request (default 100)')
@@ -43,15 +46,18 @@ export function summarizeChanges(changes: unknown): string {
     .join('; ');
 }
 
-export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, id?: string): Promise<void> {
-  const [api, { checkPersonId }] = await Promise.all([import('../../api/person-actions.js'), import('../../api/persons.js')]);
-  if (id !== undefined) checkPersonId(id);
+export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, given?: string): Promise<void> {
+  const api = await import('../../api/person-actions.js');
+  // Without an id or --distinct-id, the activity of every person.
+  const target = given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
+  if (target) await checkTarget(target);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);
   const output = await ctx.output();
   const writer = new RecordWriter(output, { columns: ACTIVITY_COLUMNS, fields: api.ACTIVITY_FIELDS, openObjects: ['user', 'detail'] });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
+  const id = target && (await resolvePersonId(ctx, target, client));
   for await (const page of api.personActivity(client, projectId, id, { pageSize, limit, signal: ctx.deps.signal })) {
     await writer.writePage(page.map((entry) => ({ ...entry, changes: summarizeChanges(entry.detail?.changes) })));
   }

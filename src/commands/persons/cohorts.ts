@@ -2,9 +2,12 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 import { RecordWriter } from '../../io/output.js';
 
-export type PersonsCohortsOptions = Record<string, never>;
+export interface PersonsCohortsOptions {
+  distinctId?: string;
+}
 
 export function personsCohortsCommand(): Command {
   return new Command('cohorts')
@@ -12,19 +15,22 @@ export function personsCohortsCommand(): Command {
     .description(
       'List the cohorts that hold a person, with each cohort\'s size. The server looks the cohorts up in your user\'s current project; the API key needs the person:read and cohort:read scopes.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .addHelpText('after', examples('hogctl persons cohorts 42', 'hogctl persons cohorts 01900000-aaaa-7bbb-8ccc-000000000001 -o json'))
     .action(withContext(personsCohortsRun));
 }
 
-export async function personsCohortsRun(ctx: Context, _options: PersonsCohortsOptions, id: string): Promise<void> {
+export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOptions, given?: string): Promise<void> {
   const [api, insights] = await Promise.all([import('../../api/persons.js'), import('../../api/person-insights.js')]);
-  const personId = api.checkPersonId(id);
+  const target = personTarget('cohorts', options.distinctId, [given]);
+  await checkTarget(target);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   // Older servers answer full cohort objects; their fields are valid for --fields too.
   const writer = new RecordWriter(output, { columns: ['id', 'name', 'count'], fields: ['id', 'name', 'count', 'description', 'created_at', 'is_static', 'filters', 'groups', 'deleted', 'is_calculating', 'last_calculation', 'errors_calculating', 'created_by'] });
   const client = await ctx.api();
+  const personId = await resolvePersonId(ctx, target, client);
   let cohorts;
   try {
     cohorts = await insights.personCohorts(client, projectId, personId);

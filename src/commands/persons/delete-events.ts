@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
 export interface PersonsDeleteEventsOptions {
+  distinctId?: string;
   yes?: boolean;
 }
 
@@ -13,21 +15,23 @@ export function personsDeleteEventsCommand(): Command {
       "Queue the deletion of all of a person's events, keeping the person. PostHog runs queued event deletions in a weekly batch " +
         '(Sundays, 05:00 UTC); `hogctl persons deletion-status` shows whether it has run. Asks for confirmation on a terminal; pass --yes in scripts.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('hogctl persons delete-events 42', 'hogctl persons delete-events 01900000-aaaa-7bbb-8ccc-000000000001 --yes'))
     .action(withContext(personsDeleteEventsRun));
 }
 
-export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
-    import('../../api/persons.js'),
+export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, given?: string): Promise<void> {
+  const [api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('delete-events', options.distinctId, [given]);
+  await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'events_queued_for_deletion', 'status']);
+  const id = await resolvePersonId(ctx, target);
   await confirmPersonAction(ctx, {
     yes: options.yes,
     id,

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
 export interface PersonsDeleteRecordingsOptions {
+  distinctId?: string;
   yes?: boolean;
 }
 
@@ -13,21 +15,23 @@ export function personsDeleteRecordingsCommand(): Command {
       "Start the deletion of all of a person's session recordings, keeping the person. PostHog runs it asynchronously. " +
         'Asks for confirmation on a terminal; pass --yes in scripts.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('hogctl persons delete-recordings 42', 'hogctl persons delete-recordings 42 --yes -o json'))
     .action(withContext(personsDeleteRecordingsRun));
 }
 
-export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
-    import('../../api/persons.js'),
+export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
+  const [api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('delete-recordings', options.distinctId, [given]);
+  await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
+  const id = await resolvePersonId(ctx, target);
   await confirmPersonAction(ctx, {
     yes: options.yes,
     id,

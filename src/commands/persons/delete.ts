@@ -2,8 +2,10 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
 export interface PersonsDeleteOptions {
+  distinctId?: string;
   deleteEvents?: boolean;
   deleteRecordings?: boolean;
   keepPerson?: boolean;
@@ -19,7 +21,8 @@ export function personsDeleteCommand(): Command {
         '--delete-events queues the deletion of all their events for the weekly batch (Sundays, 05:00 UTC); --delete-recordings starts the deletion of their recordings; ' +
         'with --keep-person only the events and recordings go. Asks for confirmation on a terminal; pass --yes in scripts.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('--delete-events', 'also queue the deletion of all their events')
     .option('--delete-recordings', 'also delete their session recordings')
     .option('--keep-person', 'keep the person profile; delete only what the other flags say')
@@ -35,19 +38,20 @@ export function personsDeleteCommand(): Command {
     .action(withContext(personsDeleteRun));
 }
 
-export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, id: string): Promise<void> {
-  const [{ checkPersonId }, api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
-    import('../../api/persons.js'),
+export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
+  const [api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
     import('./unconfirmed.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('delete', options.distinctId, [given]);
+  await checkTarget(target);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError('--keep-person alone deletes nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person to delete the person');
   }
   const report = await prepareReport(ctx, ['person', 'deleted', 'delete_events', 'delete_recordings', 'status']);
+  const id = await resolvePersonId(ctx, target);
   const gone = [
     ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
     ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),

@@ -1,8 +1,11 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
-export type PersonsSetPropOptions = Record<string, never>;
+export interface PersonsSetPropOptions {
+  distinctId?: string;
+}
 
 export function personsSetPropCommand(): Command {
   return new Command('set-prop')
@@ -12,9 +15,11 @@ export function personsSetPropCommand(): Command {
         'quote JSON to force text (\'"42"\'). Keys starting with $ work; quote them so the shell leaves them alone. ' +
         'PostHog applies the change asynchronously, so a read right after may still show the old value.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
-    .argument('<key>', 'the property key')
-    .argument('<value>', 'the value (use -- before a value that starts with -)')
+    .usage('[options] (<id> | --distinct-id <id>) <key> <value>')
+    .argument('[id]', ID_ARGUMENT)
+    .argument('[key]', 'the property key')
+    .argument('[value]', 'the value (use -- before a value that starts with -)')
+    .addOption(distinctIdOption())
     .addHelpText(
       'after',
       examples(
@@ -27,21 +32,23 @@ export function personsSetPropCommand(): Command {
     .action(withContext(personsSetPropRun));
 }
 
-export async function personsSetPropRun(ctx: Context, _options: PersonsSetPropOptions, id: string, key: string, raw: string): Promise<void> {
-  const [{ parseSetValue }, { checkPersonId }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
+export async function personsSetPropRun(ctx: Context, options: PersonsSetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
+  const [{ parseSetValue }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/set-value.js'),
-    import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
     import('./property-key.js'),
     import('./unconfirmed.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
+  const [key, raw] = target.rest;
+  await checkTarget(target);
   checkPropertyKey(key);
   const value = parseSetValue(raw);
   const report = await prepareReport(ctx, ['person', 'key', 'value', 'status'], ['value']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
+  const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(`setting ${key} on person ${id}`, `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`, () =>
     api.updateProperty(client, projectId, id, key, value),
   );

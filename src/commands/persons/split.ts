@@ -3,8 +3,10 @@ import type { Context } from '../../context.js';
 import type { PersonRecord } from '../../api/persons.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
 export interface PersonsSplitOptions {
+  distinctId?: string;
   mainDistinctId?: string;
   distinctIds?: string;
   yes?: boolean;
@@ -18,7 +20,8 @@ export function personsSplitCommand(): Command {
         '--distinct-ids moves only those listed. The original person keeps its properties. PostHog splits asynchronously; ' +
         'each new person gets a UUID derived from the project and the distinct id. Asks for confirmation on a terminal; pass --yes in scripts.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('--main-distinct-id <id>', 'the distinct id to keep; all others move off')
     .option('--distinct-ids <a,b,...>', 'the distinct ids to move off (comma-separated)')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -46,15 +49,16 @@ function checkMain(person: PersonRecord, main: string): void {
   }
 }
 
-export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, id: string): Promise<void> {
-  const [{ checkPersonId, getPerson }, api, { confirmPersonAction }, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
+export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, given?: string): Promise<void> {
+  const [{ getPerson }, api, { confirmPersonAction }, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./confirm-person.js'),
     import('./report.js'),
     import('./unconfirmed.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('split', options.distinctId, [given]);
+  await checkTarget(target);
   const main = options.mainDistinctId;
   if ((main === undefined) === (options.distinctIds === undefined)) {
     throw new UsageError('give either --main-distinct-id or --distinct-ids', 'e.g. `hogctl persons split 42 --main-distinct-id user-881` keeps that one and moves the others off');
@@ -63,6 +67,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   const toSplit = options.distinctIds === undefined ? undefined : parseList(options.distinctIds);
 
   const report = await prepareReport(ctx, ['person', main !== undefined ? 'main_distinct_id' : 'distinct_ids_to_split', 'status']);
+  const id = await resolvePersonId(ctx, target);
   let person = await confirmPersonAction(ctx, {
     yes: options.yes,
     id,

@@ -2,11 +2,13 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 import { addParamOptions, type InsightParamOptions } from './insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
+  distinctId?: string;
 }
 
 export function personsTimelineCommand(): Command {
@@ -16,7 +18,8 @@ export function personsTimelineCommand(): Command {
       "Show the points at which a person's properties changed (GET /persons/{id}/properties_timeline/), for the events and date range of an insight. " +
         'The server refuses personal API keys here: sign in with `hogctl auth login` first.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('--breakdown <property>', 'the property the insight breaks down by (one of the crucial property keys)');
   return addParamOptions(command)
     .addHelpText(
@@ -30,19 +33,21 @@ export function personsTimelineCommand(): Command {
     .action(withContext(personsTimelineRun));
 }
 
-export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, id: string): Promise<void> {
+export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, given?: string): Promise<void> {
   const [api, insights, { buildParams, readParamsFile }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-insights.js'),
     import('./insight-run.js'),
   ]);
-  const personId = api.checkPersonId(id);
+  const target = personTarget('timeline', options.distinctId, [given]);
+  await checkTarget(target);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const fields = ['timestamp', 'relevant_event_count', 'properties'];
   const writer = new RecordWriter(output, { columns: fields, fields, openObjects: ['properties'] });
   const client = await ctx.api({ auth: 'prefer-session' });
+  const personId = await resolvePersonId(ctx, target, client);
   let timeline;
   try {
     timeline = await insights.propertiesTimeline(client, projectId, personId, params);

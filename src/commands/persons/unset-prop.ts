@@ -1,8 +1,11 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
-export type PersonsUnsetPropOptions = Record<string, never>;
+export interface PersonsUnsetPropOptions {
+  distinctId?: string;
+}
 
 export function personsUnsetPropCommand(): Command {
   return new Command('unset-prop')
@@ -11,25 +14,29 @@ export function personsUnsetPropCommand(): Command {
       'Remove one property from a person (delete_property, a $unset). Keys starting with $ work; quote them so the shell leaves them alone. ' +
         'PostHog applies the change asynchronously, so a read right after may still show the property.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
-    .argument('<key>', 'the property key')
+    .usage('[options] (<id> | --distinct-id <id>) <key>')
+    .argument('[id]', ID_ARGUMENT)
+    .argument('[key]', 'the property key')
+    .addOption(distinctIdOption())
     .addHelpText('after', examples('hogctl persons unset-prop 42 plan', "hogctl persons unset-prop 42 '$browser'"))
     .action(withContext(personsUnsetPropRun));
 }
 
-export async function personsUnsetPropRun(ctx: Context, _options: PersonsUnsetPropOptions, id: string, key: string): Promise<void> {
-  const [{ checkPersonId }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
-    import('../../api/persons.js'),
+export async function personsUnsetPropRun(ctx: Context, options: PersonsUnsetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
+  const [api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('./report.js'),
     import('./property-key.js'),
     import('./unconfirmed.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
+  const [key] = target.rest;
+  await checkTarget(target);
   checkPropertyKey(key);
   const report = await prepareReport(ctx, ['person', 'unset', 'status']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
+  const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(`the removal of ${key} from person ${id}`, `${checkPerson(id)}, or run the command again: removing it twice is harmless`, () =>
     api.deleteProperty(client, projectId, id, key),
   );

@@ -2,8 +2,10 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, withContext } from '../with-context.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
 
 export interface PersonsUpdateOptions {
+  distinctId?: string;
   set?: string[];
   properties?: string;
 }
@@ -16,7 +18,8 @@ export function personsUpdateCommand(): Command {
         'Values are JSON when they parse as JSON (30, true, null, ["a"]), otherwise text; quote JSON to force text (\'"42"\'). ' +
         'PostHog accepts the change (202) and applies it asynchronously, so a read right after may still show the old values.',
     )
-    .argument('<id>', 'the integer id or the UUID of the person')
+    .argument('[id]', ID_ARGUMENT)
+    .addOption(distinctIdOption())
     .option('--set <key=value>', 'a property to set (repeatable)', collect)
     .option('--properties <json>', 'a JSON object of properties to set (--set values win on the same key)')
     .addHelpText(
@@ -30,15 +33,15 @@ export function personsUpdateCommand(): Command {
     .action(withContext(personsUpdateRun));
 }
 
-export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, id: string): Promise<void> {
-  const [{ parseAssignments }, { checkPersonId }, api, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
+export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, given?: string): Promise<void> {
+  const [{ parseAssignments }, api, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/set-value.js'),
-    import('../../api/persons.js'),
     import('../../api/person-actions.js'),
     import('./report.js'),
     import('./unconfirmed.js'),
   ]);
-  checkPersonId(id);
+  const target = personTarget('update', options.distinctId, [given]);
+  await checkTarget(target);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
   if (Object.keys(properties).length === 0) {
     throw new UsageError('nothing to update: give --set key=value (repeatable) or --properties <json>', 'e.g. `hogctl persons update 42 --set plan=team`');
@@ -46,6 +49,7 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   const report = await prepareReport(ctx, ['person', 'properties', 'status'], ['properties']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
+  const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(`the update of person ${id}`, `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`, () =>
     api.updatePerson(client, projectId, id, properties),
   );

@@ -8,6 +8,10 @@ export function profileListCommand(): Command {
   return new Command('list')
     .alias('ls')
     .summary('list profiles (the current one is marked, keys masked)')
+    .description(
+      'List the saved profiles with their base URL, project and a masked API key; the current one (used when no --profile or HOGCTL_PROFILE says otherwise) is marked. ' +
+        'Profiles live in the config directory (HOGCTL_CONFIG_DIR, else ~/.config/hogctl).',
+    )
     .addHelpText('after', examples('hogctl profile list', 'hogctl profile list -o json'))
     .action(withContext(profileListRun));
 }

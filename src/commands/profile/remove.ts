@@ -10,6 +10,7 @@ export function profileRemoveCommand(): Command {
   return new Command('remove')
     .alias('rm')
     .summary('delete a profile and its stored API key')
+    .description('Delete a saved profile and the API key stored with it. Nothing changes on the server: the key itself stays valid until you revoke it in PostHog. Asks for confirmation on a terminal; pass --yes in scripts.')
     .argument('<name>', 'profile name')
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('hogctl profile remove staging', 'hogctl profile remove old --yes'))

@@ -5,6 +5,7 @@ import { examples, withContext } from '../with-context.js';
 export function profileUseCommand(): Command {
   return new Command('use')
     .summary('make a profile the current one')
+    .description('Make a saved profile the current one: commands use it when neither --profile nor HOGCTL_PROFILE names another.')
     .argument('<name>', 'profile name')
     .addHelpText('after', examples('hogctl profile use prod'))
     .action(withContext(profileUseRun));

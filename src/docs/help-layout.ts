@@ -1,0 +1,59 @@
+// The layout of every --help, as `gh` and `kubectl` users expect it: usage, the description
+// paragraph, then what is particular to the command (arguments, its commands, its options), and
+// the global flags last under "Global flags". A command that uses only some of the global flags
+// (sandbox, demo, completion, help) lists only those.
+import type { Command, Help, Option } from 'commander';
+
+const relevantGlobals = new WeakMap<Command, string[]>();
+
+/** Lists only these global flags (long names, e.g. '--quiet') in the help of `command`. */
+export function globalsUsed(command: Command, flags: string[]): Command {
+  relevantGlobals.set(command, flags);
+  return command;
+}
+
+const isHelp = (o: Option) => o.long === '--help';
+
+export function formatHelp(cmd: Command, helper: Help): string {
+  const helpWidth = helper.helpWidth ?? 80;
+  // The root's own flags are the global ones.
+  const own = cmd.parent ? helper.visibleOptions(cmd).filter((o) => !isHelp(o)) : [];
+  const used = relevantGlobals.get(cmd);
+  const globals = [
+    ...(cmd.parent ? helper.visibleGlobalOptions(cmd) : helper.visibleOptions(cmd).filter((o) => !isHelp(o))).filter((o) => !used || used.includes(o.long ?? '')),
+    ...helper.visibleOptions(cmd).filter(isHelp),
+  ];
+  const arguments_ = helper.visibleArguments(cmd);
+  const commands = helper.visibleCommands(cmd);
+
+  const optionTerm = (o: Option) => helper.styleOptionTerm(helper.optionTerm(o));
+  const termWidth = Math.max(
+    0,
+    ...[...own, ...globals].map((o) => helper.displayWidth(optionTerm(o))),
+    ...arguments_.map((a) => helper.displayWidth(helper.styleArgumentTerm(helper.argumentTerm(a)))),
+    ...commands.map((c) => helper.displayWidth(helper.styleSubcommandTerm(helper.subcommandTerm(c)))),
+  );
+  const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
+  const options = (list: Option[]) => list.map((o) => item(optionTerm(o), helper.styleOptionDescription(helper.optionDescription(o))));
+
+  let out = [`${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(cmd))}`, ''];
+  const description = helper.commandDescription(cmd);
+  if (description) out.push(helper.boxWrap(helper.styleCommandDescription(description), helpWidth), '');
+  out = out.concat(
+    helper.formatItemList('Arguments:', arguments_.map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a)))), helper),
+    helper.formatItemList('Commands:', commands.map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c)))), helper),
+    helper.formatItemList('Options:', options(own), helper),
+    helper.formatItemList('Global flags:', options(globals), helper),
+  );
+  return out.join('\n');
+}
+
+/**
+ * How a command is listed in its group: name, alias and arguments, without commander's
+ * "[options]" (its own help has the full usage), so that the descriptions keep room to wrap at
+ * 80 columns.
+ */
+export function subcommandTerm(cmd: Command): string {
+  const alias = cmd.aliases()[0];
+  return [`${cmd.name()}${alias ? `|${alias}` : ''}`, ...cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`))].join(' ');
+}
