@@ -138,7 +138,8 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
         concurrency: s.concurrency,
-        pace: (signal) => budget.take(signal),
+        // Reads are spaced evenly only; each slot is released as soon as it is taken.
+        pace: async (signal) => (await budget.take(signal))(),
         signal: ctx.deps.signal,
         onProgress: (done, total) => {
           const now = ctx.deps.now();

@@ -34,6 +34,8 @@ export type Attempt =
 export interface RunnerOptions {
   concurrency: number;
   perMinute: number;
+  /** The rate budget to use (its windows win over perMinute), e.g. one the progress display watches. */
+  budget?: RateBudget;
   /** Retries per chunk for 5xx, dropped connections and timeouts. */
   retries: number;
   /** How long 429s may go on without any chunk succeeding before chunks are failed. */
@@ -72,7 +74,7 @@ export const THROTTLE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000,
 class Stop extends Error {}
 
 export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunResult> {
-  const budget = new RateBudget(o.perMinute, o.clock);
+  const budget = o.budget ?? new RateBudget(o.perMinute, o.clock);
   const queue = chunks.slice();
   const unsent: Chunk[] = [];
   let answered = 0;
@@ -103,19 +105,29 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
     let unclear = 0;
     let journaled = false;
     for (;;) {
+      let answeredNow: () => void;
       try {
-        await budget.take(halt.signal);
+        answeredNow = await budget.take(halt.signal);
       } catch {
         throw new Stop();
       }
-      if (stop) throw new Stop();
-      if (!journaled) {
-        await o.beforeSend(chunk);
-        journaled = true;
+      if (stop) {
+        answeredNow();
+        throw new Stop();
       }
-      attempts++;
+      let result: Attempt;
       const started = o.clock.now();
-      const result = await o.attempt(chunk);
+      try {
+        if (!journaled) {
+          await o.beforeSend(chunk);
+          journaled = true;
+        }
+        attempts++;
+        result = await o.attempt(chunk);
+      } finally {
+        // The budget times later requests from this answer (or failure).
+        answeredNow();
+      }
       const ms = o.clock.now() - started;
       o.attempted?.(chunk, result, attempts, ms);
       if (result.kind === 'retry' && result.unclear) unclear++;
