@@ -164,11 +164,12 @@ export class RateBudget {
     return this.waitingOn && this.waitingOn.until > this.clock.now() ? this.waitingOn : undefined;
   }
 
-  /** When `requests` more would be done, each taking `requestMs`, from what has been sent. */
+  /** How long until `requests` more are done, each taking `requestMs`, after what has been sent. */
   finishEstimate(requests: number, concurrency: number, requestMs: number): number {
     const now = this.clock.now();
     const history = this.sent.map((s) => s.end ?? Math.max(now, s.start + requestMs));
-    return simulate(requests, this.windows, concurrency, requestMs, history, Math.max(now, this.next, this.pausedUntil));
+    const from = Math.max(now, this.next, this.pausedUntil);
+    return from - now + simulate(requests, this.windows, concurrency, requestMs, history, from);
   }
 }
 
@@ -244,10 +245,8 @@ export function formatWindow(w: RateWindow): string {
   return `${n}/${w.windowMs}ms`;
 }
 
-/** "hourly", "per-minute", or "80/10s". */
+/** "hourly window (4,800/h)", "per-minute window (480/min)", or "80/10s window". */
 export function windowName(w: RateWindow): string {
-  if (w.windowMs === UNIT_MS.h) return 'hourly';
-  if (w.windowMs === UNIT_MS.m) return 'per-minute';
-  if (w.windowMs === UNIT_MS.d) return 'daily';
-  return formatWindow(w);
+  const name = w.windowMs === UNIT_MS.h ? 'hourly' : w.windowMs === UNIT_MS.m ? 'per-minute' : w.windowMs === UNIT_MS.d ? 'daily' : undefined;
+  return name ? `${name} window (${formatWindow(w)})` : `${formatWindow(w)} window`;
 }

@@ -50,6 +50,8 @@ export interface RunnerOptions {
   /** `unclear`: how many attempts of the chunk may have deleted persons without saying so. */
   answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number }): Promise<void>;
   failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number; unclear: number }): Promise<void>;
+  /** A chunk is about to wait `delayMs` before its next attempt; `why` is the status or error. */
+  retrying?(chunk: Chunk, why: string, delayMs: number): void;
   /** A note for the user (long waits); not journaled. */
   notice?(message: string): void;
   /** Every attempt's outcome, for --debug. */
@@ -161,6 +163,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
           return;
         }
         if (result.retryAfterMs !== undefined) budget.pause(now + delay);
+        o.retrying?.(chunk, '429', delay);
         if (delay >= 10_000) o.notice?.(`rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`);
         await wait(delay);
         continue;
@@ -170,7 +173,9 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         await o.failed(chunk, { status: result.status, error: result.error, attempts, unclear });
         return;
       }
-      await wait(backoffDelay(tries, SERVER_BACKOFF, o.random));
+      const delay = backoffDelay(tries, SERVER_BACKOFF, o.random);
+      o.retrying?.(chunk, result.status !== null ? String(result.status) : result.error, delay);
+      await wait(delay);
       tries++;
     }
   }
