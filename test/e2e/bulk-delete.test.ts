@@ -288,7 +288,7 @@ describe('safety', () => {
     const before = world.sandbox.requests.length;
     const res = await world.run(['persons', 'bulk-delete', '--file', path]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/this deletes 10 persons in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
+    expect(res.stderr).toMatch(/this deletes 10 persons \(their events and recordings stay\) in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
     expect(res.stderr).toMatch(/pass --yes/);
     expect(world.sandbox.requests.length).toBe(before);
   });
