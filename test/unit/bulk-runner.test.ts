@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { chunkIds } from '../../src/bulk/chunk.js';
-import { DELETE_WINDOWS, RateBudget, formatWindow, parseRate, parseRateWindows, simulate, type WindowWait } from '../../src/bulk/rate.js';
+import { DELETE_WINDOWS, RateBudget, formatWindow, parseRate, parseRateWindows, simulate, windowName, type WindowWait } from '../../src/bulk/rate.js';
 import { runChunks, type Attempt, type Chunk, type RunnerOptions } from '../../src/bulk/runner.js';
 
 /** Virtual time: sleeps resolve in order of their wake-up time, only when everything else waits. */
@@ -284,6 +284,8 @@ describe('RateBudget and --rate', () => {
     expect(parseRateWindows('0/h')).toBeUndefined();
     expect(formatWindow({ limit: 4800, windowMs: 3_600_000 })).toBe('4,800/h');
     expect(formatWindow({ limit: 80, windowMs: 10_000 })).toBe('80/10s');
+    expect(windowName(DELETE_WINDOWS[1])).toBe('hourly window (4,800/h)');
+    expect(windowName({ limit: 80, windowMs: 10_000 })).toBe('80/10s window');
   });
 
   it('estimates a 10,000-request erasure at about two hours under both windows, not 21 minutes', () => {
