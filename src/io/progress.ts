@@ -66,7 +66,8 @@ abstract class Progress {
     const extra = this.o.extra?.();
     const flash = this.flash && this.flash.until > now ? this.flash.text : undefined;
     const waiting = this.o.waiting?.();
-    const parts = [extra, flash, waiting, `ETA ${eta}`].filter(Boolean);
+    // The ETA before the waits, so a narrow terminal cuts the long text, not the ETA.
+    const parts = [extra, `ETA ${eta}`, flash, waiting].filter(Boolean);
     return { counts: `${n(this.done)}/${n(total)} ${unit} ${Math.floor(share * 100)}%`, share, rest: parts.join(' · ') };
   }
 
@@ -118,7 +119,8 @@ export class ProgressBar extends Progress {
     const width = this.o.width ?? 24;
     const filled = Math.round(share * width);
     const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${counts}${rest ? ` · ${rest}` : ''}`;
-    const columns = this.o.stream.columns ?? 100;
+    // A pseudo-terminal without a size reports 0 columns: then the width is unknown.
+    const columns = this.o.stream.columns || 100;
     this.o.stream.write(`\r\u001b[2K${text.length >= columns ? text.slice(0, columns - 1) : text}`);
   }
 }

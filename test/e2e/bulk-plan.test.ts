@@ -41,8 +41,26 @@ describe('two delete windows, scaled down', () => {
     expect(requests.filter((r) => r.status === 429)).toEqual([]);
     // 8 requests, then a wait for the long window (6 s after the first answer), then 4 more.
     expect(res.stderr).toMatch(/budget +4\/s \+ 8\/6s requests, 4 in flight; estimated time about [6-9]s \(at ~0\.5 s a request; 4\/s and 8\/6s cap it/);
-    expect(res.stderr).toMatch(/^progress: 8,000\/12,000 ids 66% · \d+ req\/min · waiting for the 8\/6s window until \d\d:\d\d:\d\d · ETA \d+s$/m);
+    expect(res.stderr).toMatch(/^progress: \d,000\/12,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/6s window until \d\d:\d\d:\d\d$/m);
     expect(res.stderr).toMatch(/✔ 0 persons deleted \(0 found\) from 12,000 ids sent/);
+  });
+});
+
+describe('a long wait for a window, on a terminal', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/15s' });
+  });
+  afterAll(() => world.close());
+
+  it('says in the bar and in a line which window it waits for, and until when', async () => {
+    const path = unknownIds('long-wait.txt', 9000);
+    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'], { ...world.env, TZ: 'UTC' }, [], 60_000);
+    expect(res.code).toBe(0);
+    expect(res.output).toMatch(/8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/);
+    // The pseudo-terminal has no size, so the bar is cut at 100 columns, before the time.
+    expect(res.output).toMatch(/\d,000\/9,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/15s window/);
+    expect(bulkRequests(world).filter((r) => r.status === 429)).toEqual([]);
   });
 });
 

@@ -43,6 +43,6 @@ describe('progress off a terminal', () => {
     log.finish();
     const lines = out.trim().split('\n');
     expect(lines[0]).toBe('chunk 2: 503, retrying in 3 s');
-    expect(lines[1]).toBe('progress: 1,000/3,000 ids 33% · 240 req/min · chunk 2: 503, retrying in 3 s · ETA 1m30s');
+    expect(lines[1]).toBe('progress: 1,000/3,000 ids 33% · 240 req/min · ETA 1m30s · chunk 2: 503, retrying in 3 s');
   });
 });
