@@ -21,7 +21,7 @@ import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
 import { resolveIntegerIds } from './resolve.js';
 import { runChunks, type Chunk } from './runner.js';
-import { DELETE_WINDOWS, formatWindow, RateBudget, sleep, windowName, type RateWindow } from './rate.js';
+import { DELETE_WINDOWS, RateBudget, sleep, windowName, type RateWindow } from './rate.js';
 import { ASSUMED_REQUEST_MS, describeDeletion, describeEstimate, describeWindows } from './plan.js';
 import { sender } from './send.js';
 import { collectIds, invalidInputError, isIntegerId, listBadValues, type IdKind, type IdList } from './validate.js';
