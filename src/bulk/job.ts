@@ -366,6 +366,15 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     const runStarted = ctx.deps.now();
     const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
     const budget = new RateBudget(windows, clock);
+    // Requests of earlier runs still count on the server: one entry per attempt, at its answer.
+    const longest = Math.max(...windows.map((w) => w.windowMs));
+    const earlier: number[] = [];
+    for (const c of journal.chunks.values()) {
+      const last = c.answer ?? c.failure;
+      const at = Date.parse(last?.at ?? c.sentAt);
+      if (runStarted - at < longest) for (let i = 0; i < Math.max(1, last?.attempts ?? 1); i++) earlier.push(at);
+    }
+    budget.seed(earlier);
     // What the run waits for: a window of the budget, or the server's Retry-After.
     const waiting = (): string | undefined => {
       const now = ctx.deps.now();

@@ -150,6 +150,17 @@ export class RateBudget {
     }
   }
 
+  /**
+   * Requests an earlier run sent with the same key (from its journal), each counted at its
+   * answer: a run resumed within the hour then waits for the windows they filled instead of
+   * running into the server's 429.
+   */
+  seed(answeredAt: number[]): void {
+    const done = Promise.resolve();
+    const earlier = [...answeredAt].sort((a, b) => a - b).map((t) => ({ start: t, end: t, answered: done, release: () => {} }));
+    this.sent = [...earlier, ...this.sent];
+  }
+
   /** Nobody starts a request before `until` (a Retry-After from the server). */
   pause(until: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);

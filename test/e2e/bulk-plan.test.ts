@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorld, type World } from './harness.js';
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
 
 let dir: string;
@@ -43,6 +44,36 @@ describe('two delete windows, scaled down', () => {
     expect(res.stderr).toMatch(/budget +4\/s \+ 8\/6s requests, 4 in flight; estimated time about [6-9]s \(at ~0\.5 s a request; 4\/s and 8\/6s cap it/);
     expect(res.stderr).toMatch(/^progress: \d,000\/12,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/6s window until \d\d:\d\d:\d\d$/m);
     expect(res.stderr).toMatch(/✔ 0 persons deleted \(0 found\) from 12,000 ids sent/);
+  });
+});
+
+describe('a run resumed within the long window', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/12s' });
+  });
+  afterAll(() => world.close());
+
+  it('counts the earlier run\'s requests from its journal and waits instead of provoking a 429', async () => {
+    const path = unknownIds('resume.txt', 12_000);
+    const journal = join(dir, 'resume.ndjson');
+    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '4/s,8/12s', '-y'];
+    // First run: stopped with Ctrl-C once it waits for the long window.
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+      if (/waiting for the 8\/12s window/.test(stderr)) child.kill('SIGINT');
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    const first = bulkRequests(world).length;
+    expect(first).toBe(8);
+    const res = await world.run([...args, '--resume'], { env: { HOGCTL_PROGRESS_INTERVAL: '0.3' } });
+    expect(res.code).toBe(0);
+    const second = bulkRequests(world, 0).slice(first);
+    expect(second.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    expect(res.stderr).toMatch(/waiting for the 8\/12s window until/);
   });
 });
 

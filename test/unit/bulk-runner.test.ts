@@ -274,6 +274,19 @@ describe('RateBudget and --rate', () => {
     expect(await clock.drive(work)).toBe(6500);
   });
 
+  it('counts requests of an earlier run that it is told of', async () => {
+    const clock = new FakeClock();
+    clock.t = 5000;
+    const budget = new RateBudget([{ limit: 2, windowMs: 1000 }, { limit: 4, windowMs: 10_000 }], clock);
+    budget.seed([1000, 2000, 3000, 4000]);
+    const work = (async () => {
+      await budget.take();
+      return clock.t;
+    })();
+    // The oldest of the four was answered at 1 s: the long window frees at 11 s.
+    expect(await clock.drive(work)).toBe(11_000);
+  });
+
   it('parses several windows, of any length; a bare number is per minute', () => {
     expect(parseRateWindows('480/min,4800/h')).toEqual([...DELETE_WINDOWS]);
     expect(parseRateWindows('4800/hour, 480')).toEqual([...DELETE_WINDOWS]);
