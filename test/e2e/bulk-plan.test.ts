@@ -61,9 +61,14 @@ describe('a run resumed within the long window', () => {
     // First run: stopped with Ctrl-C once it waits for the long window.
     const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }), stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
+    let interrupted = false;
     child.stderr.setEncoding('utf8').on('data', (d) => {
       stderr += d;
-      if (/waiting for the 8\/12s window/.test(stderr)) child.kill('SIGINT');
+      // Once: a second Ctrl-C stops at once, without the journal's last words.
+      if (!interrupted && /waiting for the 8\/12s window/.test(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(130);
