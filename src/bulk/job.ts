@@ -12,7 +12,7 @@ import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, Part
 import { confirmOrRefuse } from '../commands/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
-import { formatDuration, ProgressBar } from '../io/progress.js';
+import { formatClock, formatDuration, ProgressBar, ProgressLog, progressLogInterval } from '../io/progress.js';
 import { getPerson } from '../api/persons.js';
 import { NotFoundError } from '../errors.js';
 import { chunkIds, CHUNK_SIZE } from './chunk.js';
@@ -22,7 +22,8 @@ import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptSt
 import { lockJournal } from './lock.js';
 import { resolveIntegerIds } from './resolve.js';
 import { runChunks, type Chunk } from './runner.js';
-import { RateBudget, sleep } from './rate.js';
+import { DELETE_WINDOWS, RateBudget, sleep, windowName, type RateWindow } from './rate.js';
+import { ASSUMED_REQUEST_MS, describeDeletion, describeEstimate, describeWindows } from './plan.js';
 import { sender } from './send.js';
 import { collectIds, invalidInputError, isIntegerId, listBadValues, type IdKind, type IdList } from './validate.js';
 
@@ -40,7 +41,10 @@ export interface BulkDeleteSettings {
   resume?: boolean;
   receipt?: string;
   concurrency: number;
+  /** Pace of the shortest window, for the reads that resolve integer ids. */
   perMinute: number;
+  /** The delete windows (--rate); default PostHog's 480/minute and 4800/hour. */
+  rate?: RateWindow[];
   retries: number;
   skipInvalid?: boolean;
 }
@@ -82,11 +86,6 @@ async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIte
 function describeFlags(f: DeleteFlags): string {
   const yn = (b: boolean) => (b ? 'yes' : 'no');
   return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
-}
-
-function estimate(requests: number, perMinute: number): string {
-  if (requests <= 1) return 'a few seconds';
-  return `about ${formatDuration(((requests - 1) / perMinute) * 60_000 + 1000)} at ${n(perMinute)} requests/min (longer if the server is slower)`;
 }
 
 /** The command line that continues this run. */
@@ -139,7 +138,8 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
         concurrency: s.concurrency,
-        pace: (signal) => budget.take(signal),
+        // Reads are spaced evenly only; each slot is released as soon as it is taken.
+        pace: async (signal) => (await budget.take(signal))(),
         signal: ctx.deps.signal,
         onProgress: (done, total) => {
           const now = ctx.deps.now();
@@ -192,12 +192,16 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   const profile = settings.profileName ?? null;
   const output = await ctx.output();
   const kind: IdKind = s.distinctIds ? 'distinct_ids' : 'person_ids';
+  const windows = s.rate ?? [...DELETE_WINDOWS];
   const flags: DeleteFlags = { delete_events: Boolean(s.deleteEvents), delete_recordings: Boolean(s.deleteRecordings), keep_person: Boolean(s.keepPerson) };
   const startedAt = new Date(ctx.deps.now()).toISOString();
 
   // 1. Read and check every value before anything else.
   const input = await openInput(ctx, s.file);
-  const list = await collectIds(readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column }), { kind, label: input.label });
+  // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
+  const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : ['distinct_id'];
+  const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
+  const list = await collectIds(readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }), { kind, label: input.label });
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
   if (list.ids.length === 0 && list.invalidCount === 0) {
     throw new InputError(input.label, 1, 'no ids in the input (it is empty, or holds only blank lines and comments)', 'pass the file that holds the ids; nothing was sent');
@@ -276,13 +280,13 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   lines.push(
     `  requests  ${n(chunks.length)} of at most ${n(CHUNK_SIZE)} ids (POST /api/projects/${projectId}/persons/bulk_delete/)`,
     `  flags     ${describeFlags(flags)}`,
-    `  budget    ${n(s.perMinute)} requests/min, ${s.concurrency} in flight; ${chunks.length ? `estimated time ${estimate(chunks.length, s.perMinute)}` : 'nothing to send'}`,
+    `  budget    ${describeWindows(windows)} requests, ${s.concurrency} in flight; ${chunks.length ? `estimated time ${describeEstimate(chunks.length, windows, s.concurrency)}` : 'nothing to send'}`,
   );
   if (!s.dryRun) lines.push(`  journal   ${journalPath}`);
   if (receiptPath) lines.push(`  receipt   ${receiptPath}`);
   ctx.info(lines.join('\n'));
 
-  const finish = async (status: ReceiptStatus, journalState: JournalState | undefined, error?: string): Promise<Receipt> => {
+  const finish = async (status: ReceiptStatus, journalState: JournalState | undefined, error?: string, print = true): Promise<Receipt> => {
     const receipt = buildReceipt(journalState, list, {
       status,
       version: VERSION,
@@ -307,6 +311,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     // Persons the server could not delete make the run partial, even if every request succeeded.
     if (receipt.status === 'completed' && (receipt.counts.deletion_errors ?? 0) > 0) receipt.status = 'partial';
     if (receiptPath) await writeReceipt(receiptPath, receipt);
+    if (!print) return receipt;
     const record = summaryRecord(receipt);
     record.receipt = receiptPath ?? null;
     await writeRecord(output, record, { columns: Object.keys(record) });
@@ -315,7 +320,9 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
 
   if (s.dryRun) {
     ctx.info('dry run: nothing was sent');
-    await finish('dry_run', state);
+    // The plan is the answer; a summary of zeros would only bury it. Scripts that asked for
+    // JSON still get the record.
+    await finish('dry_run', state, undefined, output.format === 'json' || output.format === 'ndjson');
     return;
   }
   if (chunks.length === 0) {
@@ -324,10 +331,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     return;
   }
 
-  const count = kind === 'distinct_ids' ? `the persons behind ${n(remaining.length)} distinct ids` : `${n(remaining.length)} persons`;
-  const action = flags.keep_person
-    ? `This deletes the ${[flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ')} of ${count} (keeping the profiles)`
-    : `This deletes ${count}${flags.delete_events ? ', their events' : ''}${flags.delete_recordings ? ', their recordings' : ''}`;
+  const action = `This deletes ${describeDeletion(kind, remaining.length, flags)}`;
   await confirmOrRefuse(ctx, { yes: s.yes, summary: `${action} in project ${projectId} on ${host}${profile ? ` (profile ${profile})` : ''}.`, question: 'Go ahead? This cannot be undone.' });
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
 
@@ -342,7 +346,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   };
   const run = journal.lastRun + 1;
   let result;
-  let bar: ProgressBar | undefined;
+  let bar: ProgressBar | ProgressLog | undefined;
   try {
     if (!journal.header) {
       const header: JournalHeader = {
@@ -366,26 +370,56 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     const totalIds = remaining.length;
     let idsDone = 0;
     let requestsDone = 0;
+    let requestMsTotal = 0;
     const runStarted = ctx.deps.now();
-    if (ctx.io.stderr.isTTY && !ctx.globals.quiet && !ctx.globals.debug) {
-      bar = new ProgressBar({
-        stream: ctx.io.stderr,
-        total: totalIds,
-        unit: 'ids',
-        now: ctx.deps.now,
-        extra: () => {
-          const minutes = (ctx.deps.now() - runStarted) / 60_000;
-          return minutes > 0 && requestsDone > 0 ? `${n(Math.round(requestsDone / minutes))} req/min` : '';
-        },
-      });
+    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
+    const budget = new RateBudget(windows, clock);
+    // Requests of earlier runs still count on the server: one entry per attempt, at its answer.
+    const longest = Math.max(...windows.map((w) => w.windowMs));
+    const earlier: number[] = [];
+    for (const c of journal.chunks.values()) {
+      const last = c.answer ?? c.failure;
+      const at = Date.parse(last?.at ?? c.sentAt);
+      if (runStarted - at < longest) for (let i = 0; i < Math.max(1, last?.attempts ?? 1); i++) earlier.push(at);
+    }
+    budget.seed(earlier);
+    // What the run waits for: a window of the budget, or the server's Retry-After.
+    const waiting = (): string | undefined => {
+      const now = ctx.deps.now();
+      const w = budget.waiting;
+      if (w) return `waiting for the ${windowName(w.window)} until ${formatClock(w.until)}`;
+      if (budget.pausedUntilMs > now + 1000) return `rate-limited by the server: waiting until ${formatClock(budget.pausedUntilMs)}`;
+      return undefined;
+    };
+    const progress = {
+      total: totalIds,
+      unit: 'ids',
+      now: ctx.deps.now,
+      extra: () => {
+        const minutes = (ctx.deps.now() - runStarted) / 60_000;
+        return minutes > 0 && requestsDone > 0 ? `${n(Math.round(requestsDone / minutes))} req/min` : '';
+      },
+      remainingMs: () => budget.finishEstimate(chunks.length - requestsDone, s.concurrency, requestsDone ? requestMsTotal / requestsDone : ASSUMED_REQUEST_MS),
+      waiting,
+    };
+    if (!ctx.globals.quiet && !ctx.globals.debug) {
+      bar = ctx.io.stderr.isTTY ? new ProgressBar({ ...progress, stream: ctx.io.stderr }) : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
       bar.update(0);
     }
-    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
+    budget.onWait = (w) => {
+      const ms = w.until - ctx.deps.now();
+      if (ms < 10_000) return;
+      const line = `${n(w.window.limit)} requests sent within the ${windowName(w.window)}: waiting ${formatDuration(ms)}, until ${formatClock(w.until)} (Ctrl-C stops; --resume continues later)`;
+      if (bar) bar.note(line);
+      else ctx.info(line);
+      if (bar instanceof ProgressBar) bar.refresh();
+    };
     const explicitTimeout = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined;
     const describe = (c: Chunk) => `chunk ${c.index} (${n(c.ids.length)} ids)`;
     result = await runChunks(chunks, {
       concurrency: s.concurrency,
       perMinute: s.perMinute,
+      budget,
       retries: s.retries,
       patienceMs: PATIENCE_MS,
       clock,
@@ -397,6 +431,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
         await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary, ...(r.unclear ? { unclear: r.unclear } : {}) });
         idsDone += c.ids.length;
         requestsDone++;
+        requestMsTotal += r.ms;
         bar?.update(idsDone);
       },
       failed: async (c, r) => {
@@ -407,6 +442,11 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
         else ctx.warn(line);
       },
       notice: (message) => (bar ? bar.note(message) : ctx.info(message)),
+      retrying: (c, why, ms) => {
+        const text = `chunk ${c.index}: ${why}, retrying in ${Math.max(1, Math.round(ms / 1000))} s`;
+        if (bar) bar.status(text, ctx.deps.now() + ms);
+        else ctx.debug(text);
+      },
       attempted: (c, a, attempt, ms) => {
         if (!ctx.globals.debug) return;
         const said =

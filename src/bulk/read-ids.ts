@@ -19,6 +19,10 @@ export interface ReadOptions {
   path?: string;
   format?: IdsFormat;
   column?: string;
+  /** Without --column, the CSV columns to take the ids from, first found wins (e.g. uuid, id). */
+  defaultColumns?: string[];
+  /** Told which column was picked by default, for a note to the user. */
+  onColumn?: (column: string) => void;
   /** Longest accepted line (or JSON element), in bytes. */
   maxLineBytes?: number;
 }
@@ -121,7 +125,18 @@ export function detectFormat(options: Pick<ReadOptions, 'format' | 'path' | 'col
   const first = /\S/.exec(text)?.[0];
   if (first === '[') return 'json';
   if (first === '{') return 'ndjson';
-  return options.column !== undefined ? 'csv' : 'lines';
+  if (options.column !== undefined || looksLikeCsvHeader(text)) return 'csv';
+  return 'lines';
+}
+
+/**
+ * A first line such as `id,uuid,properties.email` (hogctl's own `-o csv`, or a spreadsheet
+ * export): several names, none of them an id. A line of one id never holds a comma.
+ */
+function looksLikeCsvHeader(text: string): boolean {
+  const line = /^[^\n]*/.exec(text.replace(/^\s+/, ''))![0].replace(/\r$/, '');
+  const fields = line.split(',').map((f) => f.trim().replace(/^"(.*)"$/, '$1'));
+  return fields.length > 1 && fields.every((f) => /^[A-Za-z_$][\w.$-]*$/.test(f));
 }
 
 /** Re-yields `first` and then the rest of the iterator it came from. */
@@ -394,6 +409,14 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
       if (index === -1) {
         const header = record.map((h) => h.trim());
         if (column === undefined) {
+          for (const name of options.defaultColumns ?? []) {
+            index = header.findIndex((h) => h.toLowerCase() === name);
+            if (index !== -1) {
+              options.onColumn?.(header[index]);
+              break;
+            }
+          }
+          if (index !== -1) continue;
           throw new InputError(label, info.lines, `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`, 'pass e.g. --column ' + (header[0] || 'id'));
         }
         index = header.indexOf(column);
@@ -404,7 +427,7 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
         continue;
       }
       const value = record[index];
-      if (value === undefined) items.push({ line: info.lines, problem: `the row has no "${column}" column`, raw: record.join(delimiter) });
+      if (value === undefined) items.push({ line: info.lines, problem: `the row has no "${column ?? 'id'}" column`, raw: record.join(delimiter) });
       else items.push({ line: info.lines, value });
     }
     return items;

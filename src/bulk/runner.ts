@@ -34,6 +34,8 @@ export type Attempt =
 export interface RunnerOptions {
   concurrency: number;
   perMinute: number;
+  /** The rate budget to use (its windows win over perMinute), e.g. one the progress display watches. */
+  budget?: RateBudget;
   /** Retries per chunk for 5xx, dropped connections and timeouts. */
   retries: number;
   /** How long 429s may go on without any chunk succeeding before chunks are failed. */
@@ -48,6 +50,8 @@ export interface RunnerOptions {
   /** `unclear`: how many attempts of the chunk may have deleted persons without saying so. */
   answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number }): Promise<void>;
   failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number; unclear: number }): Promise<void>;
+  /** A chunk is about to wait `delayMs` before its next attempt; `why` is the status or error. */
+  retrying?(chunk: Chunk, why: string, delayMs: number): void;
   /** A note for the user (long waits); not journaled. */
   notice?(message: string): void;
   /** Every attempt's outcome, for --debug. */
@@ -72,7 +76,7 @@ export const THROTTLE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000,
 class Stop extends Error {}
 
 export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunResult> {
-  const budget = new RateBudget(o.perMinute, o.clock);
+  const budget = o.budget ?? new RateBudget(o.perMinute, o.clock);
   const queue = chunks.slice();
   const unsent: Chunk[] = [];
   let answered = 0;
@@ -103,19 +107,29 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
     let unclear = 0;
     let journaled = false;
     for (;;) {
+      let answeredNow: () => void;
       try {
-        await budget.take(halt.signal);
+        answeredNow = await budget.take(halt.signal);
       } catch {
         throw new Stop();
       }
-      if (stop) throw new Stop();
-      if (!journaled) {
-        await o.beforeSend(chunk);
-        journaled = true;
+      if (stop) {
+        answeredNow();
+        throw new Stop();
       }
-      attempts++;
+      let result: Attempt;
       const started = o.clock.now();
-      const result = await o.attempt(chunk);
+      try {
+        if (!journaled) {
+          await o.beforeSend(chunk);
+          journaled = true;
+        }
+        attempts++;
+        result = await o.attempt(chunk);
+      } finally {
+        // The budget times later requests from this answer (or failure).
+        answeredNow();
+      }
       const ms = o.clock.now() - started;
       o.attempted?.(chunk, result, attempts, ms);
       if (result.kind === 'retry' && result.unclear) unclear++;
@@ -149,6 +163,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
           return;
         }
         if (result.retryAfterMs !== undefined) budget.pause(now + delay);
+        o.retrying?.(chunk, '429', delay);
         if (delay >= 10_000) o.notice?.(`rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`);
         await wait(delay);
         continue;
@@ -158,7 +173,9 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         await o.failed(chunk, { status: result.status, error: result.error, attempts, unclear });
         return;
       }
-      await wait(backoffDelay(tries, SERVER_BACKOFF, o.random));
+      const delay = backoffDelay(tries, SERVER_BACKOFF, o.random);
+      o.retrying?.(chunk, result.status !== null ? String(result.status) : result.error, delay);
+      await wait(delay);
       tries++;
     }
   }

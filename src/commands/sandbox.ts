@@ -32,7 +32,7 @@ export function sandboxCommand(): Command {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
     .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
-    .option('--rate-limit <spec>', "throttle like PostHog: 'cloud', a per-minute number like 600, or per class e.g. delete=600,read=1200,query=240 (default off)")
+    .option('--rate-limit <spec>', "throttle like PostHog: 'cloud', a per-minute number like 600, or per class with windows of any length, e.g. delete=8/1s,80/10s,read=1200,query=120/hour (default off)")
     .option('--faults <spec>', 'inject failures into /api/ requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')

@@ -38,6 +38,7 @@ export const TOPICS: Record<string, Topic> = {
       ['`HOGCTL_CONFIG_DIR`', 'where profiles, sessions and journals live (default `$XDG_CONFIG_HOME/hogctl` or `~/.config/hogctl`)'],
       ['`HOGCTL_OUTPUT`', 'default output format: table, json, ndjson or csv'],
       ['`HOGCTL_TIMEOUT`', 'default per-request timeout in seconds (like `--timeout`)'],
+      ['`HOGCTL_PROGRESS_INTERVAL`', 'seconds between progress lines of long jobs off a terminal (default 10)'],
       ['`NO_COLOR`, `FORCE_COLOR`', 'turn colour off / on whatever the terminal'],
       ['`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`', 'proxies, honoured for every request'],
       ['`CI`', 'nothing special: prompts depend only on whether stdin and stderr are terminals, and `--no-input`'],

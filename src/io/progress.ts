@@ -1,6 +1,7 @@
-// A one-line progress bar on stderr for long jobs: done/total, rate and ETA, redrawn in place at
-// most every `intervalMs`. Only for a terminal: off a terminal (CI logs) it prints nothing, since
-// a log full of carriage returns helps no one.
+// Progress of a long job on stderr: done/total, rate and ETA, plus what it is waiting for (a
+// rate window, a retry). On a terminal a one-line bar redrawn in place at most every
+// `intervalMs`; off a terminal (CI logs) a plain line every `HOGCTL_PROGRESS_INTERVAL` seconds
+// (default 10), so a log shows the job is alive without filling up with carriage returns.
 import type { OutStream } from './streams.js';
 
 export interface ProgressOptions {
@@ -11,6 +12,10 @@ export interface ProgressOptions {
   now: () => number;
   /** Extra text after the counts, e.g. the request rate. */
   extra?: () => string;
+  /** Milliseconds left, when the job can tell better than done/elapsed (rate windows). */
+  remainingMs?: () => number | undefined;
+  /** What the job is waiting for now, e.g. "waiting for the hourly window until 11:52:10". */
+  waiting?: () => string | undefined;
   intervalMs?: number;
   width?: number;
 }
@@ -18,25 +23,77 @@ export interface ProgressOptions {
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  // Past an hour the seconds go, rounded into the minutes (2 h 0 min 51 s is about 2h01m).
+  const m = Math.round(s / 60);
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-export class ProgressBar {
-  private done = 0;
-  private lastDraw = 0;
-  private drawn = false;
-  private readonly started: number;
+/** A wall-clock time for "until …": HH:MM:SS in the local time zone. */
+export function formatClock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => String(x).padStart(2, '0')).join(':');
+}
 
-  constructor(private readonly o: ProgressOptions) {
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** The shared text of both displays: counts, rate, what it waits for, ETA. */
+abstract class Progress {
+  protected done = 0;
+  protected readonly started: number;
+  /** A passing status (a retry) and until when it holds. */
+  private flash: { text: string; until: number } | undefined;
+
+  constructor(protected readonly o: ProgressOptions) {
     this.started = o.now();
   }
 
   update(done: number): void {
     this.done = done;
+  }
+
+  /** Shows `text` in the progress until `until` (e.g. "chunk 19: 503, retrying in 3 s"). */
+  status(text: string, until: number): void {
+    this.flash = { text, until };
+  }
+
+  protected describe(now: number): { counts: string; share: number; rest: string } {
+    const { total, unit } = this.o;
+    const share = total > 0 ? Math.min(1, this.done / total) : 1;
+    const elapsed = now - this.started;
+    const left = this.o.remainingMs?.();
+    const eta =
+      this.done >= total ? 'done' : left !== undefined ? formatDuration(left) : this.done > 0 ? formatDuration((elapsed / this.done) * (total - this.done)) : '…';
+    const extra = this.o.extra?.();
+    const flash = this.flash && this.flash.until > now ? this.flash.text : undefined;
+    const waiting = this.o.waiting?.();
+    // The ETA before the waits, so a narrow terminal cuts the long text, not the ETA.
+    const parts = [extra, `ETA ${eta}`, flash, waiting].filter(Boolean);
+    return { counts: `${n(this.done)}/${n(total)} ${unit} ${Math.floor(share * 100)}%`, share, rest: parts.join(' · ') };
+  }
+
+  abstract note(line: string): void;
+  abstract finish(): void;
+}
+
+export class ProgressBar extends Progress {
+  private lastDraw = 0;
+  private drawn = false;
+
+  override update(done: number): void {
+    super.update(done);
     const now = this.o.now();
     if (now - this.lastDraw >= (this.o.intervalMs ?? 100) || done >= this.o.total) this.draw(now);
+  }
+
+  override status(text: string, until: number): void {
+    super.status(text, until);
+    this.draw(this.o.now());
+  }
+
+  /** Redraws now (e.g. when a wait begins, with no update to trigger it). */
+  refresh(): void {
+    this.draw(this.o.now());
   }
 
   /** Writes a line above the bar without garbling it. */
@@ -59,16 +116,49 @@ export class ProgressBar {
   private draw(now: number): void {
     this.lastDraw = now;
     this.drawn = true;
-    const { total, unit } = this.o;
-    const share = total > 0 ? Math.min(1, this.done / total) : 1;
+    const { counts, share, rest } = this.describe(now);
     const width = this.o.width ?? 24;
     const filled = Math.round(share * width);
-    const elapsed = now - this.started;
-    const eta = this.done > 0 && this.done < total ? formatDuration((elapsed / this.done) * (total - this.done)) : this.done >= total ? 'done' : '…';
-    const n = (x: number) => x.toLocaleString('en-US');
-    const extra = this.o.extra?.();
-    const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${n(this.done)}/${n(total)} ${unit} ${Math.floor(share * 100)}%${extra ? ` · ${extra}` : ''} · ETA ${eta}`;
-    const columns = this.o.stream.columns ?? 100;
+    const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${counts}${rest ? ` · ${rest}` : ''}`;
+    // A pseudo-terminal without a size reports 0 columns: then the width is unknown.
+    const columns = this.o.stream.columns || 100;
     this.o.stream.write(`\r\u001b[2K${text.length >= columns ? text.slice(0, columns - 1) : text}`);
+  }
+}
+
+/** The interval of the off-terminal progress line: HOGCTL_PROGRESS_INTERVAL seconds, or 10. */
+export function progressLogInterval(env: Record<string, string | undefined>): number {
+  const raw = env.HOGCTL_PROGRESS_INTERVAL;
+  const s = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : 10_000;
+}
+
+/** Off a terminal: a line every `intervalMs`, on a timer, so long waits show too. */
+export class ProgressLog extends Progress {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(o: ProgressOptions) {
+    super(o);
+    this.timer = setInterval(() => this.write(), o.intervalMs ?? 10_000);
+    this.timer.unref();
+  }
+
+  note(line: string): void {
+    this.o.stream.write(`${line}\n`);
+  }
+
+  /** A retry is news in a log: its own line at once. */
+  override status(text: string, until: number): void {
+    super.status(text, until);
+    this.o.stream.write(`${text}\n`);
+  }
+
+  finish(): void {
+    clearInterval(this.timer);
+  }
+
+  private write(): void {
+    const { counts, rest } = this.describe(this.o.now());
+    this.o.stream.write(`progress: ${counts}${rest ? ` · ${rest}` : ''}\n`);
   }
 }

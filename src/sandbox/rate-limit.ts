@@ -67,24 +67,26 @@ const CLASS_ALIASES: Record<string, ThrottleClass> = {
 };
 
 const UNITS: Record<string, number> = {
-  s: SECOND, sec: SECOND, second: SECOND,
-  m: MINUTE, min: MINUTE, minute: MINUTE,
-  h: HOUR, hour: HOUR,
-  d: DAY, day: DAY,
+  s: SECOND, sec: SECOND, second: SECOND, seconds: SECOND,
+  m: MINUTE, min: MINUTE, minute: MINUTE, minutes: MINUTE,
+  h: HOUR, hour: HOUR, hours: HOUR,
+  d: DAY, day: DAY, days: DAY,
 };
 
 export const RATE_LIMIT_SYNTAX =
   `'off' | 'cloud' | N (every class N/minute, hourly limits dropped) | class=rate,... ` +
-  `where class is ${Object.keys(CLOUD_RATES).join('|')}, rate is N, N/s, N/min, N/hour, N/day, ` +
-  `several joined with + (e.g. 2/min+10/hour), or off`;
+  `where class is ${Object.keys(CLOUD_RATES).join('|')}, rate is N, N/s, N/min, N/hour, N/day or a window of any ` +
+  `length such as N/10s or N/5min, several joined with + or listed after the class (e.g. delete=8/1s,80/10s), or off`;
 
 function parseRate(text: string, spec: string): { limit: number; windowMs: number } {
-  const m = /^(\d+)(?:\/(\w+))?$/.exec(text.trim());
-  const windowMs = m ? (m[2] === undefined ? MINUTE : UNITS[m[2]]) : undefined;
-  if (!m || windowMs === undefined || Number(m[1]) <= 0) {
-    throw new Error(`invalid rate limit spec "${spec}": "${text}" is not a rate like 600, 10/s or 5000/hour`);
+  // "80/10s": any number of units, so tests can scale an hour down to seconds.
+  const m = /^(\d+)(?:\/(\d+)?([a-z]+))?$/.exec(text.trim());
+  const unit = m ? (m[3] === undefined ? MINUTE : UNITS[m[3]]) : undefined;
+  const times = m?.[2] === undefined ? 1 : Number(m[2]);
+  if (!m || unit === undefined || Number(m[1]) <= 0 || times <= 0) {
+    throw new Error(`invalid rate limit spec "${spec}": "${text}" is not a rate like 600, 10/s, 80/10s or 5000/hour`);
   }
-  return { limit: Number(m[1]), windowMs };
+  return { limit: Number(m[1]), windowMs: unit * times };
 }
 
 function ratesFor(cls: ThrottleClass, value: string, spec: string): Rate[] {
@@ -98,8 +100,15 @@ export function parseRateLimitSpec(spec: string | undefined): RateConfig | null 
   const tokens = spec.split(',').map((t) => t.trim()).filter(Boolean);
   if (tokens.length === 0 || (tokens.length === 1 && ['off', 'false', 'none'].includes(tokens[0]))) return null;
   const config: RateConfig = new Map(Object.entries(CLOUD_RATES).map(([cls, rates]) => [cls as ThrottleClass, rates.map((r) => ({ ...r }))]));
+  let last: ThrottleClass | undefined;
   tokens.forEach((token, index) => {
     const eq = token.indexOf('=');
+    if (eq === -1 && last && token !== 'off') {
+      // "delete=8/1s,80/10s": a rate after class=rate is another window of that class.
+      const rates = config.get(last)!;
+      rates.push({ scope: CLOUD_RATES[last][rates.length]?.scope ?? `${last}_${rates.length}`, ...parseRate(token, spec) });
+      return;
+    }
     if (eq === -1) {
       if (index !== 0) throw new Error(`invalid rate limit spec "${spec}": "${token}" must come first or be class=rate (${RATE_LIMIT_SYNTAX})`);
       if (token === 'cloud') return;
@@ -111,6 +120,7 @@ export function parseRateLimitSpec(spec: string | undefined): RateConfig | null 
     const cls = CLASS_ALIASES[name];
     if (!cls) throw new Error(`invalid rate limit spec "${spec}": unknown class "${name}" (${RATE_LIMIT_SYNTAX})`);
     config.set(cls, ratesFor(cls, token.slice(eq + 1), spec));
+    last = cls;
   });
   return config;
 }

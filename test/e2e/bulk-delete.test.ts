@@ -275,7 +275,7 @@ describe('safety', () => {
     expect(res.stderr).toMatch(/Plan: delete persons by person id \(dry run/);
     expect(res.stderr).toMatch(/requests +3 of at most 1,000 ids/);
     expect(res.stderr).toMatch(/delete events: yes · delete recordings: no · keep person: no/);
-    expect(res.stderr).toMatch(/estimated time about \d+s at 480 requests\/min/);
+    expect(res.stderr).toMatch(/budget +480\/min \+ 4,800\/h requests, 4 in flight; estimated time about \d+s \(at ~0.5 s a request/);
     expect(JSON.parse(res.stdout)).toMatchObject({ status: 'dry_run', unique: 2500, sent: 0 });
     expect(world.sandbox.requests.length).toBe(before);
     expect(ids.every((id) => alive(id))).toBe(true);
@@ -288,7 +288,7 @@ describe('safety', () => {
     const before = world.sandbox.requests.length;
     const res = await world.run(['persons', 'bulk-delete', '--file', path]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/this deletes 10 persons in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
+    expect(res.stderr).toMatch(/this deletes 10 persons \(their events and recordings stay\) in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
     expect(res.stderr).toMatch(/pass --yes/);
     expect(world.sandbox.requests.length).toBe(before);
   });

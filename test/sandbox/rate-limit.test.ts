@@ -49,7 +49,19 @@ describe('parseRateLimitSpec', () => {
     expect(() => parseRateLimitSpec('reads=5')).toThrow(/unknown class "reads"/);
     expect(() => parseRateLimitSpec('read=fast')).toThrow(/"fast" is not a rate/);
     expect(() => parseRateLimitSpec('read=0')).toThrow(/not a rate/);
-    expect(() => parseRateLimitSpec('read=5,600')).toThrow(/must come first/);
+    expect(() => parseRateLimitSpec('cloud,600')).toThrow(/must come first/);
+    expect(() => parseRateLimitSpec('delete=8/0s')).toThrow(/not a rate/);
+  });
+
+  it('takes windows of any length, several per class, so an hour can be scaled to seconds', () => {
+    const config = parseRateLimitSpec('delete=8/1s,80/10s,query=120/20s')!;
+    expect(config.get('delete')).toEqual([
+      { scope: 'persons_delete_burst', limit: 8, windowMs: 1000 },
+      { scope: 'persons_delete_sustained', limit: 80, windowMs: 10_000 },
+    ]);
+    expect(config.get('query')).toEqual([{ scope: 'api_queries_burst', limit: 120, windowMs: 20_000 }]);
+    expect(parseRateLimitSpec('delete=8/s+80/2min')!.get('delete')!.map((r) => r.windowMs)).toEqual([1000, 2 * MIN]);
+    expect(parseRateLimitSpec('read=5,600')!.get('read')!.map((r) => r.limit)).toEqual([5, 600]);
   });
 });
 
@@ -74,6 +86,23 @@ describe('RateLimiter (DRF sliding window)', () => {
     now = 3000;
     // Both full now: 57 s versus 3597 s; the longest wins.
     expect(check()).toEqual([429, 'Request was throttled. Expected available in 3597 seconds.', '3597']);
+  });
+
+  it('throttles on a scaled-down long window with its own Retry-After', () => {
+    let now = 0;
+    const limiter = new RateLimiter(parseRateLimitSpec('delete=2/1s,4/10s'), () => now);
+    const statuses: (string | number)[] = [];
+    for (let i = 0; i < 5; i++) {
+      try {
+        limiter.check('delete', 'k');
+        statuses.push('ok');
+      } catch (e: any) {
+        statuses.push(e.headers['Retry-After']);
+      }
+      now += 600;
+    }
+    // 0, 0.6, 1.2, 1.8 s pass the 2/1s window; the fifth at 2.4 s finds 4 in the last 10 s.
+    expect(statuses).toEqual(['ok', 'ok', 'ok', 'ok', '8']);
   });
 
   it('counts per credential', () => {

@@ -28,6 +28,28 @@ async function read(data: Buffer | string, options: Partial<ReadOptions> = {}, s
 
 const values = (items: RawItem[]) => items.map((i) => ('value' in i ? i.value : `!${i.problem}`));
 
+describe('CSV with a header on standard input (hogctl\'s own -o csv)', () => {
+  it('is recognised without an extension, and the uuid (or id) column picked', async () => {
+    const csv = `id,uuid,properties.email\n${U1},${U1},a@x.com\n${U2},${U2},"b,c@x.com"\n`;
+    const picked: string[] = [];
+    const { items, format } = await read(csv, { label: 'stdin', defaultColumns: ['uuid', 'id'], onColumn: (c) => picked.push(c) }, 5);
+    expect(format).toBe('csv');
+    expect(values(items)).toEqual([U1, U2]);
+    expect(picked).toEqual(['uuid']);
+    const byId = await read(`id,name,distinct_ids,created_at\n${U3},x,"[""a""]",2025-01-01\n`, { label: 'stdin', defaultColumns: ['uuid', 'id'] });
+    expect(values(byId.items)).toEqual([U3]);
+    // --column still wins.
+    const email = await read(csv, { label: 'stdin', column: 'properties.email', defaultColumns: ['uuid', 'id'] });
+    expect(values(email.items)).toEqual(['a@x.com', 'b,c@x.com']);
+  });
+
+  it('leaves plain lists alone: an id never looks like a header', async () => {
+    expect((await read(`${U1}\n${U2}\n`, { label: 'stdin', defaultColumns: ['uuid'] })).format).toBe('lines');
+    expect((await read(`user_1\nuser_2\n`, { label: 'stdin', defaultColumns: ['distinct_id'] })).format).toBe('lines');
+    expect((await read(`42,43\n`, { label: 'stdin' })).format).toBe('lines');
+  });
+});
+
 describe('lines', () => {
   it('ignores blank lines and # comments, tolerates CRLF, a BOM and surrounding spaces', async () => {
     const text = `\uFEFF# erasure batch 7\r\n${U1}\r\n\r\n  ${U2}  \n#${U3}\n${U3}`;

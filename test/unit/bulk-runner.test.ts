@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { chunkIds } from '../../src/bulk/chunk.js';
-import { RateBudget, parseRate } from '../../src/bulk/rate.js';
+import { DELETE_WINDOWS, RateBudget, formatWindow, parseRate, parseRateWindows, simulate, windowName, type WindowWait } from '../../src/bulk/rate.js';
 import { runChunks, type Attempt, type Chunk, type RunnerOptions } from '../../src/bulk/runner.js';
 
 /** Virtual time: sleeps resolve in order of their wake-up time, only when everything else waits. */
@@ -235,6 +235,78 @@ describe('RateBudget and --rate', () => {
     })();
     await clock.drive(work);
     expect(times).toEqual([0, 10_000, 10_500]);
+  });
+
+  it('keeps to every window: the short one by spacing, the long one by answers a window ago', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget([{ limit: 8, windowMs: 10_000 }, { limit: 4, windowMs: 1000 }], clock);
+    const waits: WindowWait[] = [];
+    budget.onWait = (w) => waits.push(w);
+    const times: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 12; i++) {
+        const answered = await budget.take();
+        times.push(clock.t);
+        // Each answer takes 100 ms: the next window counts from it, not from the start.
+        await clock.sleep(100);
+        answered();
+      }
+    })();
+    await clock.drive(work);
+    expect(budget.intervalMs).toBe(250);
+    expect(times.slice(0, 8)).toEqual([0, 250, 500, 750, 1100, 1350, 1600, 1850]);
+    // The 9th request waits until the 1st was answered 10 s ago: the long window binds.
+    expect(times.slice(8)).toEqual([10_100, 10_350, 10_600, 10_850]);
+    expect(waits).toEqual([{ window: { limit: 8, windowMs: 10_000 }, until: 10_100 }]);
+  });
+
+  it('waits for a request still on its way before starting one a window later', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget([{ limit: 2, windowMs: 1000 }], clock);
+    const work = (async () => {
+      const first = await budget.take();
+      await budget.take();
+      // The first answer comes at 5.5 s; the third request must wait for it, plus a window.
+      void clock.sleep(5000).then(first);
+      await budget.take();
+      return clock.t;
+    })();
+    expect(await clock.drive(work)).toBe(6500);
+  });
+
+  it('counts requests of an earlier run that it is told of', async () => {
+    const clock = new FakeClock();
+    clock.t = 5000;
+    const budget = new RateBudget([{ limit: 2, windowMs: 1000 }, { limit: 4, windowMs: 10_000 }], clock);
+    budget.seed([1000, 2000, 3000, 4000]);
+    const work = (async () => {
+      await budget.take();
+      return clock.t;
+    })();
+    // The oldest of the four was answered at 1 s: the long window frees at 11 s.
+    expect(await clock.drive(work)).toBe(11_000);
+  });
+
+  it('parses several windows, of any length; a bare number is per minute', () => {
+    expect(parseRateWindows('480/min,4800/h')).toEqual([...DELETE_WINDOWS]);
+    expect(parseRateWindows('4800/hour, 480')).toEqual([...DELETE_WINDOWS]);
+    expect(parseRateWindows('8/1s,80/10s')).toEqual([{ limit: 8, windowMs: 1000 }, { limit: 80, windowMs: 10_000 }]);
+    expect(parseRateWindows('8/s')).toEqual([{ limit: 8, windowMs: 1000 }]);
+    expect(parseRateWindows('480/min,')).toBeUndefined();
+    expect(parseRateWindows('480/fortnight')).toBeUndefined();
+    expect(parseRateWindows('0/h')).toBeUndefined();
+    expect(formatWindow({ limit: 4800, windowMs: 3_600_000 })).toBe('4,800/h');
+    expect(formatWindow({ limit: 80, windowMs: 10_000 })).toBe('80/10s');
+    expect(windowName(DELETE_WINDOWS[1])).toBe('hourly window (4,800/h)');
+    expect(windowName({ limit: 80, windowMs: 10_000 })).toBe('80/10s window');
+  });
+
+  it('estimates a 10,000-request erasure at about two hours under both windows, not 21 minutes', () => {
+    const ms = simulate(10_000, DELETE_WINDOWS, 4, 500);
+    // Two hourly windows spent in 10 minutes each, then the last 400 requests.
+    expect(ms).toBeGreaterThan(2 * 3_600_000);
+    expect(ms).toBeLessThan(2 * 3_600_000 + 5 * 60_000);
+    expect(simulate(10_000, [DELETE_WINDOWS[0]], 4, 0)).toBeLessThan(21 * 60_000);
   });
 
   it('parses requests per minute in several spellings', () => {

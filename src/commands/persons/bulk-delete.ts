@@ -6,7 +6,7 @@ import { examples, withContext } from '../with-context.js';
 import { parseCount } from '../parse.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run. */
-export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'perMinute' | 'retries'> & {
+export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'perMinute' | 'rate' | 'retries'> & {
   concurrency: string;
   rate: string;
   retries: string;
@@ -39,7 +39,7 @@ export function personsBulkDeleteCommand(): Command {
     .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
     .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
     .option('--concurrency <n>', 'requests in flight at once', '4')
-    .option('--rate <n/min>', "requests per minute at most; PostHog allows 480/min for deletes (e.g. 480, 8/s)", '480')
+    .option('--rate <windows>', 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h)', '480/min,4800/h')
     .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections', '8')
     .option('--skip-invalid', 'send the valid ids and list the invalid ones in the receipt, instead of stopping')
     .addHelpText(
@@ -59,13 +59,15 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
   const concurrency = parseCount(options.concurrency, '--concurrency');
   if (concurrency > 64) throw new UsageError(`invalid --concurrency "${options.concurrency}": at most 64 requests can be in flight`);
   const retries = parseCount(options.retries, '--retries', 0);
-  const { parseRate } = await import('../../bulk/rate.js');
-  const perMinute = parseRate(options.rate);
-  if (perMinute === undefined) throw new UsageError(`invalid --rate "${options.rate}": give requests per minute, e.g. 480, 480/min or 8/s`);
+  const { parseRateWindows } = await import('../../bulk/rate.js');
+  const rate = parseRateWindows(options.rate);
+  if (rate === undefined) throw new UsageError(`invalid --rate "${options.rate}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
+  // The shortest window's pace, for the reads that resolve integer ids.
+  const perMinute = (rate[0].limit / rate[0].windowMs) * 60_000;
   if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError('--keep-person without --delete-events or --delete-recordings would do nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person');
   }
   const { bulkDelete } = await import('../../bulk/job.js');
-  await bulkDelete(ctx, { ...options, concurrency, retries, perMinute });
+  await bulkDelete(ctx, { ...options, concurrency, retries, perMinute, rate });
 }

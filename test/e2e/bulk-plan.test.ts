@@ -1,0 +1,159 @@
+// End-to-end: what bulk-delete shows while it plans, asks and runs: the estimate and pacing under
+// two scaled-down delete windows, the progress off and on a terminal, the dry run, the exact
+// confirmation, and CSV piped in from hogctl's own `-o csv`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { runInTerminal } from './terminal.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-bulk-plan-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A file of `n` UUIDs that match no person: the server ignores them, the pacing is the same. */
+function unknownIds(name: string, n: number): string {
+  const path = join(dir, name);
+  writeFileSync(path, Array.from({ length: n }, () => randomUUID()).join('\n'));
+  return path;
+}
+
+const bulkRequests = (w: World, since = 0) => w.sandbox.requests.slice(since).filter((r) => r.path.endsWith('/persons/bulk_delete/'));
+
+describe('two delete windows, scaled down', () => {
+  let world: World;
+  beforeAll(async () => {
+    // PostHog's 480/minute + 4800/hour, scaled: 4 a second and 8 in 6 seconds.
+    world = await startWorld({ persons: 20, rateLimit: 'delete=4/1s,8/6s' });
+  });
+  afterAll(() => world.close());
+
+  it('keeps to both without a 429, estimates the time, and says which window it waits for off a terminal', async () => {
+    const path = unknownIds('windows.txt', 12_000);
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/6s', '-y'], { env: { HOGCTL_PROGRESS_INTERVAL: '0.3', TZ: 'UTC' } });
+    expect(res.code).toBe(0);
+    const requests = bulkRequests(world);
+    expect(requests).toHaveLength(12);
+    expect(requests.filter((r) => r.status === 429)).toEqual([]);
+    // 8 requests, then a wait for the long window (6 s after the first answer), then 4 more.
+    expect(res.stderr).toMatch(/budget +4\/s \+ 8\/6s requests, 4 in flight; estimated time about [6-9]s \(at ~0\.5 s a request; 4\/s and 8\/6s cap it/);
+    expect(res.stderr).toMatch(/^progress: \d,000\/12,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/6s window until \d\d:\d\d:\d\d$/m);
+    expect(res.stderr).toMatch(/✔ 0 persons deleted \(0 found\) from 12,000 ids sent/);
+  });
+});
+
+describe('a run resumed within the long window', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/12s' });
+  });
+  afterAll(() => world.close());
+
+  it('counts the earlier run\'s requests from its journal and waits instead of provoking a 429', async () => {
+    const path = unknownIds('resume.txt', 12_000);
+    const journal = join(dir, 'resume.ndjson');
+    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '4/s,8/12s', '-y'];
+    // First run: stopped with Ctrl-C once it waits for the long window.
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let interrupted = false;
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+      // Once: a second Ctrl-C stops at once, without the journal's last words.
+      if (!interrupted && /waiting for the 8\/12s window/.test(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    const first = bulkRequests(world).length;
+    expect(first).toBe(8);
+    const res = await world.run([...args, '--resume'], { env: { HOGCTL_PROGRESS_INTERVAL: '0.3' } });
+    expect(res.code).toBe(0);
+    const second = bulkRequests(world, 0).slice(first);
+    expect(second.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    expect(res.stderr).toMatch(/waiting for the 8\/12s window until/);
+  });
+});
+
+describe('a long wait for a window, on a terminal', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/15s' });
+  });
+  afterAll(() => world.close());
+
+  it('says in the bar and in a line which window it waits for, and until when', async () => {
+    const path = unknownIds('long-wait.txt', 9000);
+    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'], { ...world.env, TZ: 'UTC' }, [], 60_000);
+    expect(res.code).toBe(0);
+    expect(res.output).toMatch(/8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/);
+    // The pseudo-terminal has no size, so the bar is cut at 100 columns, before the time.
+    expect(res.output).toMatch(/\d,000\/9,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/15s window/);
+    expect(bulkRequests(world).filter((r) => r.status === 429)).toEqual([]);
+  });
+});
+
+describe('the plan, the question and the progress on a terminal', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 300, faults: '503=0.5,seed=4,path=bulk_delete' });
+  });
+  afterAll(() => world.close());
+
+  const uuids = (from: number, n: number) => world.sandbox.store.list({}, from, n).map((p) => p.uuid);
+
+  it('--dry-run prints the plan only, no table of zeros', async () => {
+    const path = join(dir, 'dry.txt');
+    writeFileSync(path, uuids(0, 5).join('\n'));
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--dry-run']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^Plan: delete persons by person id \(dry run: nothing will be sent\)$/m);
+    expect(res.stderr).toMatch(/budget +480\/min \+ 4,800\/h requests/);
+    expect(res.stderr.trimEnd().split('\n').at(-1)).toBe('dry run: nothing was sent');
+  });
+
+  it('asks with the exact words: "3 persons and their events"', async () => {
+    const path = join(dir, 'ask.txt');
+    writeFileSync(path, uuids(10, 3).join('\n'));
+    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--delete-events'], world.env, [{ when: 'Go ahead?', send: 'n\r' }]);
+    expect(res.output).toContain(`This deletes 3 persons and their events in project 1 on ${world.sandbox.url}.`);
+    expect(res.code).toBe(130);
+    expect(bulkRequests(world)).toEqual([]);
+  });
+
+  it('shows a chunk being retried, and why, in the progress bar', async () => {
+    const path = join(dir, 'retry.txt');
+    writeFileSync(path, uuids(20, 6).concat(Array.from({ length: 7999 }, () => randomUUID())).join('\n'));
+    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '-y', '--rate', '6000'], world.env, [], 120_000);
+    expect(bulkRequests(world).some((r) => r.status === 503)).toBe(true);
+    expect(res.output).toMatch(/chunk \d+: 503, retrying in \d+ s/);
+    expect(res.code).toBe(0);
+  });
+});
+
+describe('CSV from hogctl -o csv on standard input', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 30 });
+  });
+  afterAll(() => world.close());
+
+  it('is read by its header, taking the uuid column', async () => {
+    const list = await world.run(['persons', 'list', '-o', 'csv', '--limit', '4', '--fields', 'id,uuid,properties.email']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toBe('id,uuid,properties.email');
+    const res = await world.run(['persons', 'bulk-delete', '--file', '-', '-y', '-o', 'json'], { stdin: list.stdout });
+    expect(res.stderr).toContain('reading the ids from the "uuid" column of the CSV header');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', unique: 4, persons_deleted: 4 });
+    expect(world.sandbox.store.size).toBe(26);
+  });
+});
