@@ -152,7 +152,7 @@ describe('a redirect', () => {
     try {
       const res = await run(site, ['persons', 'list']);
       expect(res.code).toBe(7);
-      expect(res.stderr).toMatch(/^error: 127\.0\.0\.1:\d+ redirected GET \/api\/projects\/1\/persons\/ \(301\) to https:\/\/127\.0\.0\.1:\d+\/api\/projects\/1\/persons\/\?limit=100: PostHog's API does not redirect$/m);
+      expect(res.stderr).toMatch(/^error: 127\.0\.0\.1:\d+ redirected GET \/api\/projects\/1\/persons\/ \(301\) to https:\/\/127\.0\.0\.1:\d+\/api\/projects\/1\/persons\/\?limit=\d+: PostHog's API does not redirect$/m);
       expect(res.stderr).toMatch(/the site wants https: use --base-url https:\/\/127\.0\.0\.1:\d+/);
       expect(res.stderr).not.toContain(KEY);
     } finally {
