@@ -46,6 +46,9 @@ export interface ApiResponse<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
   body: T;
   url: string;
+  /** Earlier attempts of this request whose fate is unknown (sent, but the answer was lost, timed
+   * out or was a gateway's 502/504): the server may have carried them out. */
+  unclearAttempts?: number;
 }
 
 /** Supplies credentials for a request to the client's own origin. */
@@ -147,6 +150,7 @@ export class ApiClient {
     const method = req.method.toUpperCase();
     const idempotent = isIdempotent(method, req.idempotent);
     const url = this.url(req.path, req.query);
+    let unclearAttempts = 0;
     for (let attempt = 0; ; attempt++) {
       const started = this.now();
       let outcome: { response: ApiResponse<unknown> } | { failure: Error };
@@ -167,6 +171,7 @@ export class ApiClient {
         // Nothing has answered yet and nothing listens (or the name does not resolve): one quick
         // second try covers a server that is just starting, then the base URL is the suspect.
         const unreachable = !this.reached && isUnreachable(failure);
+        if (!isUnreachable(failure)) unclearAttempts++;
         const retries = unreachable ? Math.min(1, policy.maxRetries) : policy.maxRetries;
         if (idempotent && attempt < retries) {
           const delay = unreachable ? Math.min(250, backoffDelay(attempt, policy, this.random)) : backoffDelay(attempt, policy, this.random);
@@ -183,6 +188,7 @@ export class ApiClient {
 
       this.reached = true;
       const res = outcome.response;
+      if (unclearAttempts > 0) res.unclearAttempts = unclearAttempts;
       this.log(`${method} ${this.redact(url.href)} → ${res.status} (${elapsed}ms)`);
       // No 2xx counts until its body is one PostHog gives; a redirect is never followed.
       if (res.status >= 200 && res.status < 300) {
@@ -200,6 +206,8 @@ export class ApiClient {
         if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) {
           throw this.giveUp(method, url, res, `the server asks to wait ${Math.ceil(retryAfter / 1000)}s`);
         }
+        // A gateway's 502/504 may come after the server did the work; 429 and 503 refuse before it.
+        if (res.status === 502 || res.status === 504) unclearAttempts++;
         await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal, { attempt, of: policy.maxRetries, why: String(res.status) });
         continue;
       }

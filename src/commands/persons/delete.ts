@@ -68,11 +68,22 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
 
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const status = await unconfirmed(
+  const { status, goneEarlier } = await unconfirmed(
     options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
     () => api.deletePerson(client, projectId, id, options),
   );
+  if (goneEarlier) {
+    const summary = options.keepPerson
+      ? `person ${id}'s data: an earlier attempt's answer was lost, and the retry no longer found the person`
+      : `person ${id} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
+    await report(
+      { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status: 'gone' },
+      summary,
+      [`Check with \`hogctl persons get ${id}\` (not found means deleted)${options.deleteEvents ? ' and `hogctl persons deletion-status` for the queued event deletion' : ''}.`],
+    );
+    return;
+  }
   const notes = [
     ...(options.keepPerson ? ['The person profile was kept.'] : []),
     ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),

@@ -1,0 +1,51 @@
+// Reliability: `persons delete` whose first answer is lost after the server deleted the person (a
+// proxy closes the connection, or a gateway answers 504 while the app finishes). The client retries
+// the DELETE, and the server answers a second DELETE of a deleted person with 404 (its own
+// test_delete_person does exactly that). Before, the user was told "not found", exit 3; the truth
+// is that the person is gone and the lost attempt most likely deleted it: exit 0.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaultInjector, parseFaultSpec } from '../../src/sandbox/faults.js';
+import { startWorld, type World } from '../e2e/harness.js';
+
+let world: World;
+let next = 0;
+beforeAll(async () => {
+  world = await startWorld({ persons: 20, seed: 4 });
+});
+afterAll(() => world.close());
+
+/** A seed under which the first DELETE meets `kind` and the second (the retry) gets through. */
+function seedForFirstOnly(kind: string, path: string): number {
+  for (let seed = 1; seed < 10_000; seed++) {
+    const injector = new FaultInjector(parseFaultSpec(`${kind}=0.5,seed=${seed}`, 0));
+    if (injector.decide('DELETE', path)?.kind === kind && injector.decide('DELETE', path) === null) return seed;
+  }
+  throw new Error(`no seed gives ${kind} then nothing`);
+}
+
+describe.each(['drop-after', '504-after'])('the first answer lost by %s', (kind) => {
+  it('says the person is gone and the earlier attempt most likely deleted it, exit 0', async () => {
+    const person = world.sandbox.store.list({}, next++, 1)[0]!;
+    const path = `/api/projects/1/persons/${person.uuid}/`;
+    world.sandbox.setFaults(`${kind}=0.5,seed=${seedForFirstOnly(kind, path)},method=DELETE`);
+    try {
+      const res = await world.run(['persons', 'delete', person.uuid, '--yes', '-o', 'json']);
+      expect(res.stderr).toMatch(new RegExp(`person ${person.uuid} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`));
+      expect(res.stderr).toMatch(/hogctl persons get .* \(not found means deleted\)/);
+      expect(res.stderr).not.toMatch(/error:|not found in project/);
+      expect(JSON.parse(res.stdout)).toMatchObject({ person: person.uuid, deleted: true, status: 'gone' });
+      expect(res.code).toBe(0);
+      expect(world.sandbox.store.getByUuid(person.uuid)).toBeUndefined();
+    } finally {
+      world.sandbox.setFaults();
+    }
+  });
+});
+
+describe('a plain 404 with no lost attempt before it', () => {
+  it('is still "not found", exit 3', async () => {
+    const res = await world.run(['persons', 'delete', '01900000-aaaa-7bbb-8ccc-0000000000ff', '--yes']);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/^error: person 01900000-aaaa-7bbb-8ccc-0000000000ff not found in project 1$/m);
+  });
+});
