@@ -164,6 +164,12 @@ export class Context {
   private notSignedIn(jar: SessionJar, settings: Settings): AuthError {
     const label = this.sessionLabel(settings);
     if (jar.state === 'expired') return new AuthError('session expired: run `hogctl auth login`', `the signed-in session of ${label} on ${jar.origin} has expired`);
+    if (jar.state === 'awaiting_code') {
+      return new AuthError(
+        `the sign-in of ${label} is waiting for the code PostHog e-mailed to ${jar.pendingCode?.email ?? 'you'}`,
+        'finish it with `hogctl auth login --email-code <code>` (within 10 minutes of the e-mail), or start again with `hogctl auth login`',
+      );
+    }
     if (jar.foreignOrigin) {
       return new AuthError(`not signed in to ${jar.origin}: run \`hogctl auth login\``, `the saved session of ${label} is for ${jar.foreignOrigin}, not ${jar.origin}`);
     }

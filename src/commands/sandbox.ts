@@ -17,6 +17,7 @@ export interface SandboxCommandOptions {
   key?: string[];
   applyDelay?: string;
   bulkDeleteResponse?: string;
+  loginCodes?: boolean;
   readyFile?: string;
 }
 
@@ -33,7 +34,8 @@ export function sandboxCommand(): Command {
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
     .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
     .option('--rate-limit <spec>', "throttle like PostHog: 'cloud', a per-minute number like 600, or per class with windows of any length, e.g. delete=8/1s,80/10s,read=1200,query=120/hour (default off)")
-    .option('--faults <spec>', 'inject failures into /api/ requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
+    .option('--login-codes', 'accounts without 2FA confirm a sign-in with a 6-digit code sent to the outbox (GET /_sandbox/outbox), as on PostHog Cloud')
+    .option('--faults <spec>', 'inject failures into /api/ and capture requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
     .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion) or empty (older servers' empty 202)", 'summary')
@@ -98,6 +100,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       keys: options.key,
       applyDelayMs,
       bulkDeleteResponse: options.bulkDeleteResponse as 'summary' | undefined,
+      loginCodes: Boolean(options.loginCodes),
       quiet,
       log: (line) => stderr.write(`${line}\n`),
     });

@@ -1,7 +1,9 @@
 // The signed-in session of one profile (posthog-api.md §11.4): the cookies PostHog sets at
 // sign-in, kept in `<config dir>/sessions/<profile>.json` (0600 in a 0700 directory) and sent
-// back only to the host they came from. Only the cookies that make a session are kept:
-// `sessionid`, the CSRF token and `remember-cookie_*` (which lets a later sign-in skip 2FA).
+// back only to the host they came from. Every cookie the server sets is kept, as a browser
+// keeps them: the session cookie's name is a server setting (SESSION_COOKIE_NAME), the CSRF
+// cookie is `posthog_csrftoken` on PostHog (Django's `csrftoken` elsewhere), and
+// `remember-cookie_*` lets a later sign-in skip 2FA or the e-mailed code.
 // The file is a credential: nothing here prints or logs a value.
 
 import { existsSync, rmSync } from 'node:fs';
@@ -35,12 +37,16 @@ interface JarFile {
   origin: string;
   user?: SignedInUser;
   signed_in_at?: string;
+  /** A password step waiting for the code PostHog e-mailed (the pending sign-in lives in the
+   * session cookie, so the code can be given later, without the password). */
+  pending_code?: { email: string; since: string };
   cookies: JarCookie[];
 }
 
-export type SessionState = 'active' | 'expired' | 'none';
+export type SessionState = 'active' | 'expired' | 'none' | 'awaiting_code';
 
-const KEPT = /^(sessionid|(?:[\w-]*_)?csrftoken|remember-cookie_[\w-]+)$/;
+/** The cookies a sign-out drops: all but the remember cookies, which outlive the session. */
+export const REMEMBER_COOKIE = /^remember-cookie_/;
 
 export function sessionFileName(profile: string | undefined, origin: string): string {
   // Profile names cannot start with "@", so a jar without a profile never shadows one.
@@ -124,6 +130,27 @@ export class SessionJar {
   setUser(user: SignedInUser): void {
     this.data.user = { email: user.email, uuid: user.uuid };
     this.data.signed_in_at = new Date(this.now()).toISOString();
+    delete this.data.pending_code;
+  }
+
+  /** The sign-in waiting for an e-mailed code, if any. */
+  get pendingCode(): { email: string; since: string } | undefined {
+    return this.data.pending_code;
+  }
+
+  /** Marks the jar as holding a sign-in that waits for the e-mailed code (no user yet). */
+  setPendingCode(email: string): void {
+    delete this.data.user;
+    delete this.data.signed_in_at;
+    this.data.pending_code = { email, since: new Date(this.now()).toISOString() };
+  }
+
+  /** Drops every cookie but the remember cookies (signing out, or starting a new sign-in). */
+  forgetSession(): void {
+    this.data.cookies = this.data.cookies.filter((c) => REMEMBER_COOKIE.test(c.name));
+    delete this.data.user;
+    delete this.data.signed_in_at;
+    delete this.data.pending_code;
   }
 
   private live(): JarCookie[] {
@@ -142,6 +169,7 @@ export class SessionJar {
 
   /** Whether the jar holds a session cookie that has not expired. */
   get state(): SessionState {
+    if (this.data.pending_code && this.get('sessionid')) return 'awaiting_code';
     if (this.get('sessionid')) return 'active';
     const stored = this.data.cookies.find((c) => c.name === 'sessionid');
     return stored || this.expiredOnLoad.has('sessionid') ? 'expired' : 'none';
@@ -176,14 +204,13 @@ export class SessionJar {
     return changed;
   }
 
-  /** RFC 6265 §5.2 and §5.3, for the cookies worth keeping. */
+  /** RFC 6265 §5.2 and §5.3. */
   private applyOne(url: URL, line: string): boolean {
     const [pair, ...attributes] = line.split(';');
     const eq = pair.indexOf('=');
     if (eq <= 0) return false;
     const name = pair.slice(0, eq).trim();
     const value = pair.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (!KEPT.test(name)) return false;
 
     const host = url.hostname.toLowerCase();
     let expires: number | null = null;

@@ -1,7 +1,7 @@
 // Django's CsrfViewMiddleware as DRF's SessionAuthentication runs it (posthog-api.md §11.3): only
 // unsafe methods of an authenticated session are checked; an Origin header must be the site's
 // own; over HTTPS without Origin the Referer must be same-origin; then the X-CSRFToken header
-// must match the csrftoken cookie (32 characters, or 64 when masked). The reasons are Django's
+// must match the posthog_csrftoken cookie (CSRF_COOKIE_NAME) (32 characters, or 64 when masked). The reasons are Django's
 // wording; DRF prefixes them with "CSRF Failed: ".
 
 import { randomInt, timingSafeEqual } from 'node:crypto';
@@ -10,7 +10,7 @@ const CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 export const CSRF_SECRET_LENGTH = 32;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
-/** `get_random_string(32)` from Django's alphabet: the csrftoken cookie value. */
+/** `get_random_string(32)` from Django's alphabet: the posthog_csrftoken cookie (CSRF_COOKIE_NAME) value. */
 export function newCsrfSecret(): string {
   let out = '';
   for (let i = 0; i < CSRF_SECRET_LENGTH; i++) out += CHARS[randomInt(CHARS.length)];
@@ -44,7 +44,7 @@ function formatProblem(token: string): string | null {
 
 export interface CsrfInput {
   method: string;
-  /** The csrftoken cookie, if sent. */
+  /** The CSRF cookie (posthog_csrftoken), if sent. */
   cookie: string | undefined;
   headers: Record<string, string | string[] | undefined>;
   /** Whether the request came over HTTPS (directly or per X-Forwarded-Proto). */

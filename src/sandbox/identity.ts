@@ -4,7 +4,7 @@
 // a second user has 2FA switched on from the start, so signing in with a code can be tried at
 // once. Passwords are random per start (throwaway, printed by `hogctl sandbox`).
 
-import { createHmac, randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
 import { throttled } from './errors.js';
 import { SessionStore } from './session.js';
 import { newBackupCodes, newTotpSecret } from './totp.js';
@@ -33,6 +33,11 @@ export interface Account {
   otpFailures: { count: number; at: number };
   /** Writable UserSerializer fields the sandbox has no model for (theme_mode, ...). */
   extra: Record<string, unknown>;
+  /** Whether a password sign-in without TOTP must be confirmed with an e-mailed code (Cloud, and
+   * any instance that can send e-mail; off where it cannot). */
+  codeVerification: boolean;
+  /** Bound into remember cookies of accounts without a TOTP device (code-verified sign-ins). */
+  rememberId: string;
 }
 
 export interface SentMail {
@@ -41,6 +46,8 @@ export interface SentMail {
   text: string;
   /** What the mail is for, e.g. `email_verification`, `2fa_enabled`. */
   kind: string;
+  /** For a sign-in code mail: the code. */
+  code?: string;
   /** For verification mail: the link and its parts. */
   link?: string;
   uuid?: string;
@@ -56,6 +63,8 @@ export interface IdentityOptions {
   password?: string;
   /** Failed logins before django-axes locks an e-mail out (AXES_FAILURE_LIMIT); default 30. */
   loginFailureLimit?: number;
+  /** Whether accounts without TOTP confirm sign-ins with an e-mailed code; default false. */
+  loginCodes?: boolean;
 }
 
 /** AXES_COOLOFF_TIME */
@@ -130,6 +139,8 @@ export class Identity {
       lastLoginAt: null,
       otpFailures: { count: 0, at: 0 },
       extra: {},
+      codeVerification: this.options.loginCodes ?? false,
+      rememberId: randomUUID(),
     };
     this.accounts.set(user.id, account);
     return account;
@@ -257,7 +268,7 @@ export class Identity {
 
   /** The value of a `remember-cookie_*`: user, device and time, signed. */
   rememberValue(account: Account): string {
-    const payload = `${account.user.id}:${account.totp?.persistentId ?? ''}:${this.options.now()}`;
+    const payload = `${account.user.id}:${this.rememberDevice(account)}:${this.options.now()}`;
     return `${Buffer.from(payload).toString('base64url')}.${createHmac('sha256', this.tokenSecret).update(payload).digest('base64url')}`;
   }
 
@@ -269,6 +280,24 @@ export class Identity {
     const expected = createHmac('sha256', this.tokenSecret).update(payload).digest('base64url');
     if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature))) return false;
     const [userId, deviceId, at] = payload.split(':');
-    return Number(userId) === account.user.id && Boolean(account.totp) && deviceId === account.totp?.persistentId && this.options.now() - Number(at) < maxAgeMs;
+    return Number(userId) === account.user.id && deviceId === this.rememberDevice(account) && this.options.now() - Number(at) < maxAgeMs;
+  }
+
+  /** What a remember cookie vouches for: the TOTP device, else the account's code sign-ins. */
+  private rememberDevice(account: Account): string {
+    return account.totp ? `totp-${account.totp.persistentId}` : `code-${account.rememberId}`;
+  }
+
+  /** A fresh 6-digit sign-in code, mailed to the user (send_code_based_verification). */
+  sendLoginCode(account: Account): string {
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    this.send({
+      to: account.user.email,
+      subject: 'Your PostHog sign-in code',
+      text: `Your sign-in code is ${code}. It expires in 10 minutes.`,
+      kind: 'login_code',
+      code,
+    });
+    return code;
   }
 }

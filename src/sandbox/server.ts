@@ -70,6 +70,10 @@ export interface SandboxOptions {
   password?: string;
   /** Failed logins before an e-mail is locked out for 15 minutes; default 30 (AXES_FAILURE_LIMIT). */
   loginFailureLimit?: number;
+  /** Accounts without TOTP confirm a password sign-in with a code mailed to the outbox, as on
+   * PostHog Cloud; default off (an instance that cannot send e-mail). Per account:
+   * `identity.byEmail(e).codeVerification`. */
+  loginCodes?: boolean;
 }
 
 export interface RecordedRequest {
@@ -193,7 +197,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let url = '';
   const authentication = new Authentication();
   authentication.addAuthenticator(personalApiKeyAuthenticator(keys, (id) => (id === world.user.id ? world.user : undefined), () => url));
-  const identity = new Identity(world, { now, siteUrl: () => url, log, password: opts.password, loginFailureLimit: opts.loginFailureLimit });
+  const identity = new Identity(world, { now, siteUrl: () => url, log, password: opts.password, loginFailureLimit: opts.loginFailureLimit, loginCodes: opts.loginCodes });
   authentication.addAuthenticator(sessionAuthenticator(identity.sessions, (id) => identity.user(id)));
 
   const timers = new Set<NodeJS.Timeout>();

@@ -11,6 +11,8 @@ import type { SandboxUser } from './world.js';
 
 /** SESSION_COOKIE_AGE: two weeks. */
 export const SESSION_AGE_MS = 14 * 24 * 3600 * 1000;
+/** CSRF_COOKIE_NAME (posthog/settings/web.py): not Django's default `csrftoken`. */
+export const CSRF_COOKIE_NAME = 'posthog_csrftoken';
 /** CSRF_COOKIE_AGE: Django's default, a year (52 weeks). */
 export const CSRF_COOKIE_AGE_MS = 31_449_600 * 1000;
 
@@ -26,6 +28,8 @@ export interface Session {
   pendingTwoFactor: { userId: number; at: number } | null;
   /** The key from two_factor_start_setup, valid for 10 minutes. */
   twoFactorSetup: { secret: string; at: number } | null;
+  /** A password step that is waiting for the code mailed to the user (code-based verification). */
+  pendingCode: { userId: number; code: string; sentAt: number; attempts: number } | null;
 }
 
 export class SessionStore {
@@ -34,7 +38,7 @@ export class SessionStore {
   constructor(private readonly now: () => number) {}
 
   create(): Session {
-    const session: Session = { key: newSessionKey(), userId: null, loginAt: null, expiresAt: this.now() + SESSION_AGE_MS, pendingTwoFactor: null, twoFactorSetup: null };
+    const session: Session = { key: newSessionKey(), userId: null, loginAt: null, expiresAt: this.now() + SESSION_AGE_MS, pendingTwoFactor: null, twoFactorSetup: null, pendingCode: null };
     this.byKey.set(session.key, session);
     return session;
   }
@@ -69,6 +73,7 @@ export class SessionStore {
       if (session.loginAt !== null) session.loginAt -= ms;
       if (session.pendingTwoFactor) session.pendingTwoFactor.at -= ms;
       if (session.twoFactorSetup) session.twoFactorSetup.at -= ms;
+      if (session.pendingCode) session.pendingCode.sentAt -= ms;
     }
     return this.byKey.size;
   }
@@ -132,7 +137,7 @@ export function isSecure(headers: Record<string, string | string[] | undefined>)
 
 /** The cookies a response that signs someone in sets: a new session and a rotated CSRF token. */
 export function loginCookies(session: Session, now: number, secure: boolean): string[] {
-  return [sessionCookie(session, now, secure), setCookie('csrftoken', newCsrfSecret(), { maxAgeMs: CSRF_COOKIE_AGE_MS, now, secure })];
+  return [sessionCookie(session, now, secure), setCookie(CSRF_COOKIE_NAME, newCsrfSecret(), { maxAgeMs: CSRF_COOKIE_AGE_MS, now, secure })];
 }
 
 export function sessionCookie(session: Session, now: number, secure: boolean): string {
@@ -152,7 +157,7 @@ export function sessionAuthenticator(sessions: SessionStore, users: (id: number)
     if (!user || !user.isActive) return null;
     const reason = csrfFailure({
       method: input.method ?? 'GET',
-      cookie: cookies.csrftoken,
+      cookie: cookies[CSRF_COOKIE_NAME],
       headers: input.headers,
       secure: isSecure(input.headers),
       host: header(input.headers, 'host') ?? '',

@@ -64,7 +64,7 @@ describe('auth login without 2FA', () => {
 
     const jar = JSON.parse(readFileSync(jarFile, 'utf8'));
     expect(jar).toMatchObject({ version: 1, origin: world.sandbox.url, user: { email: 'sandbox@example.com' } });
-    expect(jar.cookies.map((c: { name: string }) => c.name).sort()).toEqual(['csrftoken', 'sessionid']);
+    expect(jar.cookies.map((c: { name: string }) => c.name).sort()).toEqual(['posthog_csrftoken', 'sessionid']);
     expectSecretsOnlyIn(world.configDir, jarFile, [...jarValues(jarFile), world.sandbox.login.password]);
   });
 
@@ -90,7 +90,7 @@ describe('auth login without 2FA', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).first_name).toBe('Sandra');
     const patch = since(before).find((r) => r.method === 'PATCH')!;
-    const [sessionid, csrftoken] = ['sessionid', 'csrftoken'].map((name) => JSON.parse(readFileSync(jarFile, 'utf8')).cookies.find((c: { name: string }) => c.name === name).value);
+    const [sessionid, csrftoken] = ['sessionid', 'posthog_csrftoken'].map((name) => JSON.parse(readFileSync(jarFile, 'utf8')).cookies.find((c: { name: string }) => c.name === name).value);
     expect(patch.headers.cookie).toContain(`sessionid=${sessionid}`);
     expect(patch.headers['x-csrftoken']).toBe(csrftoken);
     expect(patch.headers.referer).toBe(`${world.sandbox.url}/`);
@@ -145,7 +145,7 @@ describe('the session going bad', () => {
     await login(world.sandbox.login.email, world.sandbox.login.password);
     const saved = readFileSync(jarFile, 'utf8');
     const jar = JSON.parse(saved);
-    jar.cookies = jar.cookies.filter((c: { name: string }) => c.name !== 'csrftoken');
+    jar.cookies = jar.cookies.filter((c: { name: string }) => c.name !== 'posthog_csrftoken');
     writeFileSync(jarFile, JSON.stringify(jar), { mode: 0o600 });
     try {
       const res = await run(['users', 'update', '--field', 'last_name=Box']);

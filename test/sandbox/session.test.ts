@@ -33,7 +33,7 @@ class Browser {
   async send(path: string, method: 'GET' | 'POST' | 'PATCH' = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
     const h: Record<string, string> = { ...headers };
     if (this.cookies.size) h.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (this.csrf && method !== 'GET' && this.cookies.has('csrftoken')) h['x-csrftoken'] = this.cookies.get('csrftoken')!;
+    if (this.csrf && method !== 'GET' && this.cookies.has('posthog_csrftoken')) h['x-csrftoken'] = this.cookies.get('posthog_csrftoken')!;
     if (body !== undefined) h['content-type'] = 'application/json';
     const reply = await call(sb, path, { method, key: null, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
     this.store(reply);
@@ -57,14 +57,14 @@ function freshCode(secret: string): string {
 }
 
 describe('password step: POST /api/login/ (§11.1)', () => {
-  it('signs in without 2FA: sessionid (HttpOnly) and csrftoken, no Secure flag over plain HTTP', async () => {
+  it('signs in without 2FA: sessionid (HttpOnly) and posthog_csrftoken, no Secure flag over plain HTTP', async () => {
     const b = new Browser();
     const reply = await b.login('SANDBOX@example.com', 'correct horse battery');
     expect(reply.status).toBe(200);
     expect(reply.json()).toEqual({ success: true });
     const cookies = setCookies(reply);
     expect(cookies.find((c) => c.startsWith('sessionid='))).toMatch(/HttpOnly; Max-Age=1209600; Path=\/; SameSite=Lax$/);
-    expect(cookies.find((c) => c.startsWith('csrftoken='))).toMatch(/^csrftoken=[A-Za-z0-9]{32}; /);
+    expect(cookies.find((c) => c.startsWith('posthog_csrftoken='))).toMatch(/^posthog_csrftoken=[A-Za-z0-9]{32}; /);
     expect(cookies.join('\n')).not.toContain('Secure');
     const me = await b.send('/api/users/@me/');
     expect(me.status).toBe(200);
@@ -200,14 +200,14 @@ describe('CSRF on unsafe session requests (§11.3)', () => {
     expect(missing.json()).toEqual(errorBody('authentication_error', 'permission_denied', 'CSRF Failed: CSRF token missing.'));
     expect(detail(await patch({ 'x-csrftoken': 'a'.repeat(32) }))).toBe("CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header incorrect.");
     expect(detail(await patch({ 'x-csrftoken': 'short' }))).toBe("CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header has incorrect length.");
-    expect((await patch({ 'x-csrftoken': b.cookies.get('csrftoken')! })).status).toBe(200);
+    expect((await patch({ 'x-csrftoken': b.cookies.get('posthog_csrftoken')! })).status).toBe(200);
   });
 
   it('says when the cookie is missing, and checks Origin and (over HTTPS) Referer', async () => {
-    const token = b.cookies.get('csrftoken')!;
-    b.cookies.delete('csrftoken');
+    const token = b.cookies.get('posthog_csrftoken')!;
+    b.cookies.delete('posthog_csrftoken');
     expect(detail(await patch({ 'x-csrftoken': token }))).toBe('CSRF Failed: CSRF cookie not set.');
-    b.cookies.set('csrftoken', token);
+    b.cookies.set('posthog_csrftoken', token);
     const host = new URL(sb.url).host;
     expect(detail(await patch({ 'x-csrftoken': token, origin: 'http://evil.example' }))).toBe('CSRF Failed: Origin checking failed - http://evil.example does not match any trusted origins.');
     expect((await patch({ 'x-csrftoken': token, origin: `http://${host}` })).status).toBe(200);

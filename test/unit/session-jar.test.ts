@@ -27,7 +27,7 @@ describe('SessionJar', () => {
     expect(sessionFilePath('/c', 'prod', ORIGIN)).toBe('/c/sessions/prod.json');
   });
 
-  it('keeps sessionid, csrftoken and remember-cookie_*, and ignores other cookies', () => {
+  it('keeps every cookie the server sets, as a browser does (the session cookie name is a server setting)', () => {
     const jar = fresh();
     jar.applySetCookie(at(), [
       'sessionid=s3ss10n; expires=Mon, 19 Jan 2026 00:00:00 GMT; HttpOnly; Max-Age=1209600; Path=/; SameSite=Lax; Secure',
@@ -36,11 +36,11 @@ describe('SessionJar', () => {
       'ph_analytics=nope; Path=/',
       'AWSALB=nope; Path=/',
     ]);
-    expect(jar.cookieHeader(at('/api/users/@me/'))).toBe('sessionid=s3ss10n; csrftoken=tok3n; remember-cookie_abc=r3m3mb3r');
+    expect(jar.cookieHeader(at('/api/users/@me/'))).toBe('sessionid=s3ss10n; csrftoken=tok3n; remember-cookie_abc=r3m3mb3r; ph_analytics=nope; AWSALB=nope');
     expect(jar.csrfToken()).toBe('tok3n');
     expect(jar.state).toBe('active');
     expect(jar.get('sessionid')).toMatchObject({ httpOnly: true, secure: true, path: '/', hostOnly: true, domain: 'eu.posthog.com', expires: now + 1209600 * 1000 });
-    expect(jar.secrets().sort()).toEqual(['r3m3mb3r', 's3ss10n', 'tok3n']);
+    expect(jar.secrets().sort()).toEqual(['nope', 'nope', 'r3m3mb3r', 's3ss10n', 'tok3n']);
   });
 
   it('sends cookies only to its own site, over HTTPS for Secure ones, on matching paths', () => {

@@ -27,6 +27,7 @@ export async function authStatusRun(ctx: Context): Promise<void> {
   let note: string | null = null;
   let user = jar.user?.email ?? null;
   if (jar.foreignOrigin) note = `the saved session is for ${jar.foreignOrigin}`;
+  if (jar.state === 'awaiting_code') note = `waiting for the code e-mailed to ${jar.pendingCode?.email}: \`hogctl auth login --email-code <code>\``;
   if (jar.state === 'active') {
     try {
       const me = await getUser(await ctx.api({ auth: 'session' }), '@me');

@@ -1,11 +1,13 @@
-// Signing in with a session (posthog-api.md §11.1, §11.2): the password step `POST /api/login/`
-// and the second factor `POST /api/login/token/`, with PostHog's answers for every outcome,
-// django-axes lockout, the 600-second window for the code, django-otp's throttling and the
-// remember cookie that lets a later password step skip 2FA.
+// Signing in with a session (posthog-api.md §11.1, §11.2, §0): the password step
+// `POST /api/login/`, the second factor `POST /api/login/token/`, and for accounts without TOTP
+// the e-mailed code (`POST /api/login/code-based-verification/` and `.../resend/`, from
+// PostHog/posthog posthog/api/test/test_code_based_verification.py), with PostHog's answers for
+// every outcome, django-axes lockout, the 600-second window for the code, django-otp's
+// throttling and the remember cookie that lets a later password step skip 2FA or the code.
 
 import type { Handler, RequestContext, SandboxResponse, Services } from '../context.js';
 import { json } from '../context.js';
-import { ApiError, serverError, validationError, fieldError } from '../errors.js';
+import { ApiError, serverError, throttled, validationError, fieldError } from '../errors.js';
 import type { Identity, Account } from '../identity.js';
 import type { Router } from '../router.js';
 import { isSecure, loginCookies, parseCookies, sessionCookie, setCookie, type Session } from '../session.js';
@@ -13,6 +15,12 @@ import { verifyTotp } from '../totp.js';
 
 /** TWO_FACTOR_LOGIN_TIMEOUT */
 export const TWO_FACTOR_LOGIN_TIMEOUT_MS = 600 * 1000;
+/** The e-mailed sign-in code's lifetime: 10 minutes. */
+export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
+/** CODE_MAX_ATTEMPTS (posthog/helpers/two_factor_session.py) [I: the value]. */
+export const CODE_MAX_ATTEMPTS = 5;
+/** A new code at most once a minute. */
+export const LOGIN_CODE_RESEND_MS = 60 * 1000;
 /** TWO_FACTOR_REMEMBER_COOKIE_AGE: 30 days. */
 export const REMEMBER_COOKIE_AGE_MS = 30 * 24 * 3600 * 1000;
 export const REMEMBER_COOKIE_PREFIX = 'remember-cookie_';
@@ -94,7 +102,64 @@ const login: Handler = (ctx, app) => {
     session.pendingTwoFactor = { userId: account.user.id, at: app.now() };
     return twoFactorRequired([sessionCookie(session, app.now(), isSecure(ctx.headers))]);
   }
+  if (!account.totp && account.codeVerification && !hasValidRememberCookie(ctx, app, account)) {
+    // Like the 2FA step, the pending sign-in lives in an anonymous session; the code is mailed on
+    // every password attempt.
+    const session = currentSession(ctx, app) ?? id.sessions.create();
+    session.userId = null;
+    session.loginAt = null;
+    session.pendingCode = { userId: account.user.id, code: id.sendLoginCode(account), sentAt: app.now(), attempts: 0 };
+    return {
+      ...json(401, { type: 'authentication_error', code: 'code_based_verification_required', detail: account.user.email, attr: null }),
+      headers: { 'Content-Type': 'application/json', 'Set-Cookie': [sessionCookie(session, app.now(), isSecure(ctx.headers))] },
+    };
+  }
   return withCookies(json(200, { success: true }), signIn(ctx, app, account));
+};
+
+function rememberCookie(ctx: RequestContext, app: Services, account: Account): string {
+  return setCookie(`${REMEMBER_COOKIE_PREFIX}${account.user.uuid.replace(/-/g, '')}`, identity(app).rememberValue(account), {
+    maxAgeMs: REMEMBER_COOKIE_AGE_MS,
+    now: app.now(),
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: isSecure(ctx.headers),
+  });
+}
+
+function codeError(code: string, detail: string): ApiError {
+  return validationError(detail, code);
+}
+
+const verifyLoginCode: Handler = (ctx, app) => {
+  const session = currentSession(ctx, app);
+  const pending = session?.pendingCode;
+  if (!session || !pending) throw codeError('no_pending_verification', 'There is no pending sign-in to verify. Please log in again.');
+  if (pending.attempts >= CODE_MAX_ATTEMPTS) {
+    session.pendingCode = null;
+    throw codeError('too_many_attempts', 'Too many attempts. Please log in again.');
+  }
+  const given = String(body(ctx).code ?? '').trim();
+  if (given !== pending.code || app.now() > pending.sentAt + LOGIN_CODE_TTL_MS) {
+    pending.attempts++;
+    throw codeError('invalid_code', 'Invalid or expired code.');
+  }
+  const account = identity(app).accounts.get(pending.userId)!;
+  session.pendingCode = null;
+  return withCookies(json(200, { success: true }), [...signIn(ctx, app, account), rememberCookie(ctx, app, account)]);
+};
+
+const resendLoginCode: Handler = (ctx, app) => {
+  const session = currentSession(ctx, app);
+  const pending = session?.pendingCode;
+  if (!session || !pending) throw codeError('no_pending_verification', 'There is no pending sign-in to verify. Please log in again.');
+  const wait = pending.sentAt + LOGIN_CODE_RESEND_MS - app.now();
+  if (wait > 0) throw throttled(wait / 1000);
+  const account = identity(app).accounts.get(pending.userId)!;
+  // A fresh code supersedes the old one; the attempt count stays.
+  pending.code = identity(app).sendLoginCode(account);
+  pending.sentAt = app.now();
+  return json(200, { success: true });
 };
 
 /** django-otp's ThrottlingMixin: after n failures in a row, wait 2^(n-1) seconds. */
@@ -137,15 +202,7 @@ const loginToken: Handler = (ctx, app) => {
     throw validationError('Invalid authentication code', '2fa_invalid');
   }
   account.otpFailures = { count: 0, at: 0 };
-  const cookies = signIn(ctx, app, account);
-  const remember = setCookie(`${REMEMBER_COOKIE_PREFIX}${account.user.uuid.replace(/-/g, '')}`, id.rememberValue(account), {
-    maxAgeMs: REMEMBER_COOKIE_AGE_MS,
-    now: app.now(),
-    httpOnly: true,
-    sameSite: 'Strict',
-    secure: isSecure(ctx.headers),
-  });
-  return withCookies(json(200, { success: true }), [...cookies, remember]);
+  return withCookies(json(200, { success: true }), [...signIn(ctx, app, account), rememberCookie(ctx, app, account)]);
 };
 
 export function registerLoginRoutes(router: Router): void {
@@ -165,5 +222,21 @@ export function registerLoginRoutes(router: Router): void {
     requiresAuth: false,
     throttle: () => null,
     methods: { POST: { action: 'create', handler: loginToken, requiredScopes: null } },
+  });
+  router.add({
+    pattern: '/api/login/code-based-verification',
+    scopeObject: 'user',
+    detail: false,
+    requiresAuth: false,
+    throttle: () => null,
+    methods: { POST: { action: 'create', handler: verifyLoginCode, requiredScopes: null } },
+  });
+  router.add({
+    pattern: '/api/login/code-based-verification/resend',
+    scopeObject: 'user',
+    detail: false,
+    requiresAuth: false,
+    throttle: () => null,
+    methods: { POST: { action: 'create', handler: resendLoginCode, requiredScopes: null } },
   });
 }
