@@ -16,8 +16,8 @@ describe('deletePerson', () => {
   it('accepts an older server\'s 204 as well as 202, sending only the flags that are set', async () => {
     api = new FakeApi().on('DELETE', `${person}?delete_events=true`, [{ status: 204 }]).on('DELETE', person, [{ status: 202 }]);
     const { client } = makeClient(api);
-    expect(await deletePerson(client, '7', '42', { deleteEvents: true, deleteRecordings: false })).toBe(204);
-    expect(await deletePerson(client, '7', '42', {})).toBe(202);
+    expect(await deletePerson(client, '7', '42', { deleteEvents: true, deleteRecordings: false })).toEqual({ status: 204, goneEarlier: false });
+    expect(await deletePerson(client, '7', '42', {})).toEqual({ status: 202, goneEarlier: false });
     expect(api.pending()).toBe(0);
   });
 
