@@ -146,7 +146,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="--base-url --debug --fields --forget --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "projects")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -182,6 +182,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "auth status"' -l wide
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l base-url
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l debug
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l fields
+complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l forget
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l help
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "auth logout"' -l no-input

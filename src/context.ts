@@ -108,20 +108,21 @@ export class Context {
   /**
    * An API client for the resolved settings. `key` (the default) authenticates with the personal
    * API key; `session` with the signed-in session of `hogctl auth login` (endpoints that refuse
-   * keys); `prefer-session` with the session when there is one, else the key; `none` sends no
-   * credentials.
+   * keys); `prefer-session` with the session when there is one, else the key; `prefer-key` with
+   * the key when there is one, else the session; `none` sends no credentials.
    */
-  async api(options: { auth?: 'key' | 'session' | 'prefer-session' | 'none' } = {}): Promise<ApiClient> {
+  async api(options: { auth?: 'key' | 'session' | 'prefer-session' | 'prefer-key' | 'none' } = {}): Promise<ApiClient> {
     // The HTTP client's code, the largest part of any request command, loads while settings
     // resolve; client() below then finds it loaded.
     const [settings] = await Promise.all([this.settings(), import('./http/client.js')]);
     let credentials: Credentials | undefined;
-    if (options.auth === 'session' || options.auth === 'prefer-session') {
+    const wantSession = options.auth === 'session' || options.auth === 'prefer-session' || (options.auth === 'prefer-key' && !settings.apiKey);
+    if (wantSession) {
       const jar = await this.sessionJar();
       if (jar.state === 'active') {
         const { sessionCredentials } = await import('./http/session-credentials.js');
         credentials = sessionCredentials(jar, { autosave: true, label: this.sessionLabel(settings) });
-      } else if (options.auth === 'session') {
+      } else if (options.auth === 'session' || options.auth === 'prefer-key') {
         throw this.notSignedIn(jar, settings);
       }
     }

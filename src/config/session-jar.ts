@@ -133,6 +133,11 @@ export class SessionJar {
     delete this.data.pending_code;
   }
 
+  /** Whether any cookie is left (after forgetSession: a remember cookie). */
+  get hasCookies(): boolean {
+    return this.live().length > 0;
+  }
+
   /** The sign-in waiting for an e-mailed code, if any. */
   get pendingCode(): { email: string; since: string } | undefined {
     return this.data.pending_code;

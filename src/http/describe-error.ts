@@ -17,6 +17,14 @@ export function readErrorBody(body: unknown): ServerErrorBody {
 
 const SESSION_ONLY = /personal api key access/i;
 
+/**
+ * The 403 of TimeSensitiveActionPermission: `sensitive_action_required_reauth` on newest servers;
+ * older ones sent `permission_denied` with only this detail (posthog-api.md §0).
+ */
+export function needsRecentSignIn(server: ServerErrorBody): boolean {
+  return server.code === 'sensitive_action_required_reauth' || server.detail === 'This action requires you to be recently authenticated.';
+}
+
 export function describeHttpError(method: string, url: string, status: number, body: unknown, statusText = ''): ApiError {
   const server = readErrorBody(body);
   const where = `${method} ${new URL(url).pathname}`;
@@ -36,7 +44,7 @@ export function describeHttpError(method: string, url: string, status: number, b
       hint = 'the API key was refused: check it with `hogctl profile show`, or create a new personal API key in PostHog';
     } else if (server.detail?.startsWith('API key missing required scope')) {
       hint = 'give the personal API key that scope in PostHog (Settings → Personal API keys), or use another key';
-    } else if (server.code === 'sensitive_action_required_reauth') {
+    } else if (needsRecentSignIn(server)) {
       hint = 'this action needs a recent sign-in: run `hogctl auth login` again';
     } else {
       hint = 'check that the key may access this project (--project) with `hogctl projects list`';

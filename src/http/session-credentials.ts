@@ -5,6 +5,7 @@
 import type { SessionJar } from '../config/session-jar.js';
 import { ApiError, ExitCode, type CliError } from '../errors.js';
 import type { Credentials } from './client.js';
+import { needsRecentSignIn } from './describe-error.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 const LOGIN = 'run `hogctl auth login`';
@@ -53,7 +54,7 @@ export function explainSessionError(error: CliError, label?: string): CliError {
       ExitCode.auth,
     );
   }
-  if (server.code === 'sensitive_action_required_reauth') {
+  if (needsRecentSignIn(server)) {
     return new ApiError(
       `this action needs a recent sign-in: ${where} was refused because the session signed in more than 2 hours ago`,
       status,

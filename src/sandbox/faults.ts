@@ -11,7 +11,7 @@
 // destroyed, no answer), slow, truncate (200 whose JSON body is cut in the middle), html (a CDN's
 // HTML error page with status 502), drop-after and 504-after (see below).
 //
-// Only /api/ and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
+// Only /api/, /logout and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
 // request is compared with the cumulative shares, so the same seed yields the same sequence.
 //
 // When a fault applies: all kinds except `slow` and `truncate` answer before routing, so the
@@ -105,7 +105,7 @@ export class FaultInjector {
   /** Decides the fate of one request; consumes one draw per eligible request only. */
   decide(method: string, path: string): Fault | null {
     const plan = this.plan;
-    if (!plan || plan.entries.length === 0 || !(path.startsWith('/api/') || CAPTURE_PATH.test(path))) return null;
+    if (!plan || plan.entries.length === 0 || !(path.startsWith('/api/') || path.startsWith('/logout') || CAPTURE_PATH.test(path))) return null;
     if (plan.paths.length > 0 && !plan.paths.some((p) => path.includes(p))) return null;
     if (plan.methods.length > 0 && !plan.methods.includes(method.toUpperCase())) return null;
     const r = this.rand();

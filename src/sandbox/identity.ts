@@ -98,6 +98,8 @@ export class Identity {
   /** The second user's details, for tests and the sandbox banner. */
   readonly twoFactorUser: { email: string; password: string; uuid: string; totpSecret: string; backupCodes: string[] };
   readonly password: string;
+  /** Answer the 2-hour re-auth refusal as older servers did: `permission_denied`, no own code. */
+  olderReauth = false;
 
   constructor(
     world: World,

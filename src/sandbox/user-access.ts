@@ -16,7 +16,8 @@ export function requireRecentLogin(ctx: RequestContext, app: Services): void {
   if (principal?.kind !== 'session' || SAFE.has(ctx.method)) return;
   const session = app.identity.sessions.get(principal.sessionId);
   if (!session?.loginAt || app.now() - session.loginAt > SENSITIVE_ACTIONS_AGE_MS) {
-    throw permissionDenied('This action requires you to be recently authenticated.', 'sensitive_action_required_reauth');
+    // Older servers, before the code existed, sent only the detail (posthog-api.md §0).
+    throw permissionDenied('This action requires you to be recently authenticated.', app.identity.olderReauth ? undefined : 'sensitive_action_required_reauth');
   }
 }
 

@@ -40,6 +40,8 @@ function otherConfig(): Record<string, string> {
 }
 
 const since = (n: number) => world.sandbox.requests.slice(n);
+/** Without the API key, so the session is what the command uses. */
+const SESSION_ONLY: RunOptions = { env: { HOGCTL_API_KEY: undefined } };
 const login = (email: string, password: string, extra: string[] = [], env: Record<string, string> = {}) =>
   run(['auth', 'login', '--email', email, '--password-stdin', ...extra], { stdin: password, env });
 /** The code of the next 30-second step, so a code is never reused by accident. */
@@ -86,7 +88,7 @@ describe('auth login without 2FA', () => {
 
   it('session requests send the cookies, X-CSRFToken and a same-origin Referer, never the key', async () => {
     const before = world.sandbox.requests.length;
-    const res = await run(['users', 'update', '--field', 'first_name=Sandra', '-o', 'json', '--debug']);
+    const res = await run(['users', 'update', '--field', 'first_name=Sandra', '-o', 'json', '--debug'], SESSION_ONLY);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).first_name).toBe('Sandra');
     const patch = since(before).find((r) => r.method === 'PATCH')!;
@@ -135,10 +137,30 @@ describe('auth login without 2FA', () => {
 describe('the session going bad', () => {
   it('a POST after 2 hours says a recent sign-in is needed (exit 4)', async () => {
     clock += 2 * 3600 * 1000 + 1000;
-    const res = await run(['users', 'update', '--field', 'last_name=Late']);
+    const res = await run(['users', 'update', '--field', 'last_name=Late'], SESSION_ONLY);
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/);
     expect(res.stderr).toContain('run `hogctl auth login` again');
+  });
+
+  it("older servers' re-auth 403 (permission_denied, only the detail) reads the same", async () => {
+    world.sandbox.identity.olderReauth = true;
+    try {
+      const res = await run(['users', 'update', '--field', 'last_name=Late'], SESSION_ONLY);
+      expect(res.code).toBe(4);
+      expect(res.stderr).toMatch(/error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/);
+    } finally {
+      world.sandbox.identity.olderReauth = false;
+    }
+  });
+
+  it('users update prefers the API key: the 2-hour rule is for sessions only', async () => {
+    const before = world.sandbox.requests.length;
+    const res = await run(['users', 'update', '--field', 'last_name=Keyed', '-o', 'json']);
+    expect(res.code).toBe(0);
+    const patch = since(before).find((r) => r.method === 'PATCH')!;
+    expect(patch.headers.authorization).toBe(`Bearer ${world.sandbox.defaultKey}`);
+    expect(patch.headers.cookie).toBeUndefined();
   });
 
   it('a missing CSRF cookie is a clear 403 (exit 4)', async () => {
@@ -148,7 +170,7 @@ describe('the session going bad', () => {
     jar.cookies = jar.cookies.filter((c: { name: string }) => c.name !== 'posthog_csrftoken');
     writeFileSync(jarFile, JSON.stringify(jar), { mode: 0o600 });
     try {
-      const res = await run(['users', 'update', '--field', 'last_name=Box']);
+      const res = await run(['users', 'update', '--field', 'last_name=Box'], SESSION_ONLY);
       expect(res.code).toBe(4);
       expect(res.stderr).toContain("error: the server refused the request's CSRF check: CSRF Failed: CSRF cookie not set.");
       expect(res.stderr).toContain('run `hogctl auth login`');
@@ -170,7 +192,7 @@ describe('the session going bad', () => {
   it('logout deletes the session file; session commands then say to sign in, without a request', async () => {
     const res = await run(['auth', 'logout']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain(`✔ signed out: forgot the session of 127.0.0.1:${world.sandbox.port} (sandbox@example.com on ${world.sandbox.url})`);
+    expect(res.stderr).toContain(`✔ signed out (sandbox@example.com on ${world.sandbox.url}): ended the session on the server; deleted the session cookies of 127.0.0.1:${world.sandbox.port}`);
     expect(existsSync(jarFile)).toBe(false);
     expect((await run(['auth', 'logout'])).stderr).toContain('nothing to forget');
 

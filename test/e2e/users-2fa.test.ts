@@ -53,11 +53,11 @@ async function startSetup(): Promise<string> {
 describe('users me', () => {
   it('shows the signed-in user through the session', async () => {
     const before = world.sandbox.requests.length;
-    const res = await run(['users', 'me', '-o', 'json']);
+    const res = await run(['users', 'me', '-o', 'json'], { env: { HOGCTL_API_KEY: undefined } });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ email: 'sandbox@example.com', is_2fa_enabled: false, uuid: world.sandbox.world.user.uuid });
     expect(since(before)[0].headers.cookie).toMatch(/sessionid=/);
-    const table = await run(['users', 'me']);
+    const table = await run(['users', 'me'], { env: { HOGCTL_API_KEY: undefined } });
     expect(table.stdout.trim().split('\n').map((l) => l.split('\t'))).toEqual([
       ['uuid', world.sandbox.world.user.uuid],
       ['email', 'sandbox@example.com'],

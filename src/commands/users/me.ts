@@ -15,6 +15,6 @@ export function usersMeCommand(): Command {
 
 export async function usersMeRun(ctx: Context): Promise<void> {
   const [{ getUser }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./write-user.js')]);
-  const user = await getUser(await ctx.api({ auth: 'prefer-session' }), '@me');
+  const user = await getUser(await ctx.api({ auth: 'prefer-key' }), '@me');
   await writeUser(ctx, user);
 }

@@ -30,7 +30,7 @@ export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions):
   const user = checkUserId(options.user);
   if (!options.field?.length) throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
   const body = parseUserFields(options.field);
-  const updated = await updateUser(await ctx.api({ auth: 'prefer-session' }), user, body);
+  const updated = await updateUser(await ctx.api({ auth: 'prefer-key' }), user, body);
   await writeUser(ctx, updated);
   if (typeof body.email === 'string' && updated.pending_email) {
     ctx.info(`✔ updated; ${updated.pending_email} is pending: PostHog mailed it a link, and the address changes once it is opened (\`hogctl email verify <link>\`; \`hogctl email cancel-change\` drops it)`);

@@ -205,7 +205,22 @@ const loginToken: Handler = (ctx, app) => {
   return withCookies(json(200, { success: true }), [...signIn(ctx, app, account), rememberCookie(ctx, app, account)]);
 };
 
+/**
+ * `POST /logout` (and `/api/logout/`): Django's logout ends the session on the server (the CSRF
+ * check of a signed-in session applies) and redirects to the login page. Remember cookies are
+ * left alone, so the next sign-in from the same browser skips 2FA or the e-mailed code
+ * (test_code_based_verification.py logs out and signs in again without a code).
+ */
+const logout: Handler = (ctx, app) => {
+  if (ctx.principal?.kind === 'session') identity(app).sessions.delete(ctx.principal.sessionId);
+  const cleared = setCookie('sessionid', '""', { maxAgeMs: 0, now: app.now(), secure: isSecure(ctx.headers) });
+  return { status: 302, headers: { Location: '/login', 'Set-Cookie': [cleared] }, body: '' };
+};
+
 export function registerLoginRoutes(router: Router): void {
+  for (const pattern of ['/logout', '/api/logout']) {
+    router.add({ pattern, scopeObject: 'user', detail: false, requiresAuth: false, throttle: () => null, methods: { POST: { action: 'logout', handler: logout, requiredScopes: null } } });
+  }
   // AllowAny: no credentials needed; a live session still has to pass CSRF (§11.1).
   router.add({
     pattern: '/api/login',
