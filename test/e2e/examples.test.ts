@@ -33,6 +33,7 @@ const SKIPS: [RegExp, string][] = [
   [/^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key/, 'starts a server that runs until Ctrl-C (sandbox-ready.test.ts covers it)'],
   [/^npm |^npx hogctl demo|^npm ci/, 'installs or builds the package (package.test.ts covers it)'],
   [/--code 123456|users 2fa validate 123456/, 'needs a code from an authenticator app'],
+  [/--email-code 123456/, 'needs the code PostHog e-mails after the password step (auth-email-code.test.ts covers it)'],
   [/^hogctl users 2fa enable > /, 'asks for a code, so it needs a terminal'],
   [/^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove)\b(?!.*(--yes|-y\b|--dry-run))/, 'asks for confirmation on a terminal (the same command with --yes runs here)'],
   [/^hogctl persons bulk-delete .*--resume/, 'continues an interrupted run (bulk-delete.test.ts covers --resume)'],

@@ -19,7 +19,7 @@ function keep(reply: Reply): void {
     jar.set(pair.slice(0, eq), pair.slice(eq + 1));
   }
   cookies = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  csrf = jar.get('csrftoken') ?? '';
+  csrf = jar.get('posthog_csrftoken') ?? '';
 }
 
 /** A signed-in browser: session cookie, and the CSRF header on unsafe methods. */
