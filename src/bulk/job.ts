@@ -20,6 +20,7 @@ import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalW
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
 import { lockJournal } from './lock.js';
+import { checkKeyScope } from './scope-check.js';
 import { resolveIntegerIds } from './resolve.js';
 import { runChunks, type Chunk } from './runner.js';
 import { DELETE_WINDOWS, RateBudget, sleep, windowName, type RateWindow } from './rate.js';
@@ -212,6 +213,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     ctx.warn(`skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`);
   }
 
+  const client = s.dryRun ? undefined : await ctx.api();
   // 2. The journal: a new one, or the one to resume, which must be for these ids and flags.
   const journalsDir = join(configDir(ctx.env), 'journals');
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: list.sha256 });
@@ -243,7 +245,6 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   }
 
   // 3. Integer ids become UUIDs (not in a dry run: that would send requests).
-  const client = s.dryRun ? undefined : await ctx.api();
   const lookup = client
     ? async (id: string) => {
         try {
@@ -334,6 +335,9 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   const action = `This deletes ${describeDeletion(kind, remaining.length, flags)}`;
   await confirmOrRefuse(ctx, { yes: s.yes, summary: `${action} in project ${projectId} on ${host}${profile ? ` (profile ${profile})` : ''}.`, question: 'Go ahead? This cannot be undone.' });
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
+
+  // Before anything is journaled or deleted: may this key delete persons in this project?
+  await checkKeyScope(ctx, client!, projectId, 'person:write');
 
   // 5. The run.
   ensurePrivateDir(journalsDir);

@@ -11,6 +11,9 @@ import { invalidPersonalApiKey, type KeySource } from './errors.js';
 import type { SandboxUser } from './world.js';
 
 export interface ApiKeyRecord {
+  id: string;
+  label: string;
+  createdAt: string;
   /** Only the hash is kept, as on the server; it also names the key's rate-limit buckets. */
   hash: string;
   /** phx_...abcd, the UI mask. */
@@ -102,9 +105,13 @@ export function parseKeySpec(spec: string): KeySpec {
 export class KeyRing {
   private readonly byHash = new Map<string, ApiKeyRecord>();
 
-  add(value: string, scopes: string[], userId: number, opts: { scopedTeams?: number[] | null; scopedOrganizations?: string[] | null } = {}): ApiKeyRecord {
+  add(value: string, scopes: string[], userId: number, opts: { scopedTeams?: number[] | null; scopedOrganizations?: string[] | null; label?: string } = {}): ApiKeyRecord {
+    const hash = hashKey(value);
     const record: ApiKeyRecord = {
-      hash: hashKey(value),
+      id: hash.replace(/^sha256\$/, '').slice(0, 24),
+      label: opts.label ?? 'sandbox key',
+      createdAt: '2024-09-01T09:00:00.000000Z',
+      hash,
       mask: maskKey(value),
       scopes: [...scopes],
       scopedTeams: opts.scopedTeams && opts.scopedTeams.length ? [...opts.scopedTeams] : null,

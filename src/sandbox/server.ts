@@ -27,6 +27,7 @@ import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteRespons
 import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerLegacyPersonRoutes } from './routes/legacy-persons.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerPersonalApiKeyRoutes } from './routes/personal-api-keys.js';
 import { registerQueryRoutes } from './routes/query.js';
 import { registerUserRoutes } from './routes/users.js';
 import { registerLoginRoutes } from './routes/login.js';
@@ -226,6 +227,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const router = new Router();
   registerProjectRoutes(router);
+  registerPersonalApiKeyRoutes(router);
   registerPersonRoutes(router);
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
   registerBulkDeleteRoutes(router, () => bulkDeleteResponse);

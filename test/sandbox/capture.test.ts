@@ -52,8 +52,6 @@ describe('POST /batch/', () => {
     });
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ status: 1 });
-    // Not yet: ingestion is asynchronous.
-    expect(sb.store.getById(target.id)!.properties.plan).toBeUndefined();
     await until(() => sb.store.getById(target.id)!.properties.plan === 'team', 'the $set to apply');
     const after = sb.store.getById(target.id)!.properties;
     expect(after.first_seen_via).toBe('cli');

@@ -4,6 +4,7 @@ import { ApiError, AuthError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { writeRecord } from '../../io/output.js';
 import { maskKey } from '../../config/settings.js';
+import { describeCurrentKey } from '../../api/personal-api-keys.js';
 
 export function authStatusCommand(): Command {
   return new Command('status')
@@ -52,6 +53,7 @@ export async function authStatusRun(ctx: Context): Promise<void> {
     session_file: jar.exists ? jar.file : null,
     api_key: settings.apiKey ? maskKey(settings.apiKey) : null,
     api_key_source: settings.apiKey ? settings.sources.apiKey ?? null : null,
+    ...(settings.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
   };
   await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
   if (!active) {

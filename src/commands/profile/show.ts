@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
 import { writeRecord } from '../../io/output.js';
 import { maskKey } from '../../config/settings.js';
+import { describeCurrentKey } from '../../api/personal-api-keys.js';
 
 export function profileShowCommand(): Command {
   return new Command('show')
@@ -35,6 +36,7 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
       project_id_source: s.projectId ? s.sources.projectId ?? null : null,
       api_key: s.apiKey ? maskKey(s.apiKey) : null,
       api_key_source: s.apiKey ? s.sources.apiKey ?? null : null,
+      ...(s.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
       config_file: store.configPath,
     };
   }
