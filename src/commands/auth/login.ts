@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, AuthError, RateLimitedError, UsageError } from '../../errors.js';
+import { ApiError, AuthError, CancelledError, RateLimitedError, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import type { SessionJar } from '../../config/session-jar.js';
 import { examples, withContext } from '../with-context.js';
@@ -58,6 +58,7 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
   const flagCode = options.code === undefined ? undefined : checkOtpCode(options.code, { backupCodes: true });
   const settings = await ctx.settings();
   const prompter = await ctx.prompter();
+  await checkSiteChosen(ctx, settings.baseUrl, settings.sources.baseUrl);
 
   let email = options.email?.trim();
   if (!email) {
@@ -65,6 +66,8 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
     email = (await prompter.input('E-mail:', { validate: (v) => EMAIL.test(v.trim()) || 'enter an address like lee@example.com' })).trim();
   }
   let password: string;
+  // Where the password goes, said before it is asked for.
+  if (prompter.interactive && !options.passwordStdin) ctx.info(`Signing in to ${new URL(settings.baseUrl).origin}`);
   if (options.passwordStdin) password = await readSecretFromStdin(ctx.io.stdin, 'password', '--password-stdin');
   else if (prompter.interactive) password = await prompter.password('Password (input hidden):');
   else throw new UsageError('no password given', 'pipe it with --password-stdin (e.g. `printf %s "$POSTHOG_PASSWORD" | hogctl auth login --email ... --password-stdin`); hogctl never takes a password as a flag value');
@@ -109,6 +112,20 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
     throw explainLoginError(err);
   }
   await completeSignIn(ctx, client, jar, label, how);
+}
+
+/**
+ * A password goes only to a site the user named (--base-url, HOGCTL_BASE_URL or a profile): the
+ * built-in default (PostHog Cloud US) is offered on a terminal, never taken silently.
+ */
+async function checkSiteChosen(ctx: Context, baseUrl: string, source: string): Promise<void> {
+  if (source !== 'default') return;
+  const prompter = await ctx.prompter();
+  const hint = 'name the site with --base-url (e.g. https://eu.posthog.com) or a profile (`hogctl profile add`)';
+  if (!prompter.interactive) throw new UsageError(`no PostHog site chosen: hogctl sends a password only to a site you name`, hint);
+  if (!(await prompter.confirm(`Sign in to ${new URL(baseUrl).origin} (PostHog Cloud US)?`, { default: false }))) {
+    throw new CancelledError('not signed in: no password was sent', hint);
+  }
 }
 
 /** On a terminal: the code, a new one on request, another try after a wrong one. */
