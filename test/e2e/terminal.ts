@@ -37,8 +37,8 @@ export function runInTerminal(args: string[], env: Record<string, string | undef
     let from = 0;
     let next = 0;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      raw += chunk.toString('utf8');
+    const onData = (chunk: string) => {
+      raw += chunk;
       const text = stripAnsi(raw);
       while (next < answers.length) {
         const at = text.indexOf(answers[next].when, from);
@@ -49,8 +49,10 @@ export function runInTerminal(args: string[], env: Record<string, string | undef
         next++;
       }
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    // Decoded as streams: a character whose bytes arrive in two chunks (the QR code's half
+    // blocks are 3 bytes each) must not turn into two replacement characters.
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
