@@ -67,6 +67,10 @@ export function listPersons(client: ApiClient, projectId: string, filters: Perso
   return paginate<ListedPerson>(client, personsPath(projectId), listQuery(filters, options.pageSize), options);
 }
 
+/** The most rows one page of the persons list (and its CSV export) holds: the paginator clamps
+ * to MAX_SELECT_RETURNED_ROWS and then gives no `next` (posthog-api.md §0). */
+export const MAX_PERSONS_PAGE = 50_000;
+
 /** The server's own CSV export (`format=csv`): one body, limit forced server-side. */
 export async function exportPersonsCsv(client: ApiClient, projectId: string, filters: PersonFilters): Promise<string> {
   const res = await client.get<string>(personsPath(projectId), { ...listQuery(filters, 100), limit: undefined, format: 'csv' }, { text: true });

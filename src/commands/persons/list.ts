@@ -56,6 +56,10 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   // without a request of its own (a full page always carries `next`, even the last one).
   const fetchLimit = limit === undefined ? undefined : limit + 1;
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(fetchLimit ?? 1000, options.all ? 1000 : 101);
+  // Above the cap the server silently returns the cap and no `next`: the listing would stop there.
+  if (pageSize > api.MAX_PERSONS_PAGE) {
+    throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} persons per page`, `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`);
+  }
   const filters = {
     email: options.email,
     distinctId: options.distinctId,
@@ -68,7 +72,13 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
 
   if (options.serverFormat === 'csv') {
     if (ctx.globals.output || ctx.globals.fields) throw new UsageError('--server-format csv prints the server\'s CSV as is: drop -o/--fields, or use -o csv instead');
-    await writeAll(ctx.io.stdout, await api.exportPersonsCsv(client, projectId, filters));
+    const body = await api.exportPersonsCsv(client, projectId, filters);
+    await writeAll(ctx.io.stdout, body);
+    const { parse } = await import('csv-parse/sync');
+    const rows = Math.max(0, (parse(body, { relax_column_count: true }) as unknown[]).length - 1);
+    if (rows >= api.MAX_PERSONS_PAGE) {
+      ctx.warn(`the server's CSV export stops at ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`);
+    }
     return;
   }
 

@@ -16,7 +16,9 @@ import { absoluteUrl, lastParam } from '../context.js';
 const DEFAULT_PAGE_LIMIT = 100;
 /** The HogQL paginator clamps to MAX_SELECT_RETURNED_ROWS; `next` still uses the asked limit. */
 const MAX_SELECT_RETURNED_ROWS = 50_000;
-const CSV_EXPORT_LIMIT = 300_000;
+/** CSV_EXPORT_LIMIT is 300,000 on newest servers, but the ActorsQueryRunner's paginator clamps
+ * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (posthog-api.md §0). */
+const CSV_EXPORT_LIMIT = MAX_SELECT_RETURNED_ROWS;
 const DELETE_ACTIONS = new Set(['destroy', 'bulk_delete', 'delete_events', 'delete_recordings']);
 
 /** PersonViewSet.get_throttles: keys get delete or ClickHouse limits, sessions the web limits. */
