@@ -1,12 +1,11 @@
 // End-to-end: `hogctl persons bulk-delete`, the built binary against the in-process sandbox.
 // Each test works on its own slice of the sandbox's persons, so one sandbox serves the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { spawnCli, startWorld, type World } from './harness.js';
 import type { RecordedRequest } from '../../src/sandbox/server.js';
 
 let world: World;
@@ -69,20 +68,6 @@ function readJsonLines(path: string): any[] {
         return [];
       }
     });
-}
-
-/** Spawns the CLI and hands back the child, for the tests that kill or interrupt it. */
-function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  child.stdin.end();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, exited };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
@@ -184,7 +169,7 @@ describe('crash and resume', () => {
     const journal = join(dir, 'crash.ndjson');
     const receiptPath = join(dir, 'crash-receipt.json');
     const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receiptPath, '-y', '-o', 'json'];
-    const { child, exited } = spawnCli([...args, '--rate', '300', '--concurrency', '2'], {});
+    const { child, exited } = spawnCli([...args, '--rate', '300', '--concurrency', '2'], world.env);
     await until(() => answeredLines(journal) >= 10, '10 answered chunks in the journal');
     child.kill('SIGKILL');
     const killed = await exited;
@@ -220,7 +205,7 @@ describe('crash and resume', () => {
     const ids = take(8000);
     const path = file('sigint.txt', ids.join('\n'));
     const journal = join(dir, 'sigint.ndjson');
-    const { child, exited } = spawnCli(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '120', '-y'], {});
+    const { child, exited } = spawnCli(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '120', '-y'], world.env);
     await until(() => answeredLines(journal) >= 2, '2 answered chunks');
     child.kill('SIGINT');
     const res = await exited;

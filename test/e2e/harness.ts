@@ -49,6 +49,20 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
   });
 }
 
+/** Spawns the CLI and hands back the child, for the tests that kill or interrupt it. */
+export function spawnCli(args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  child.stdin.end();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, exited };
+}
+
 export interface World {
   sandbox: Sandbox;
   configDir: string;

@@ -1,12 +1,11 @@
 // Reliability: one run per journal. Two `--resume` runs started together both sent the remaining
 // ids and corrupted the counts. Now the second refuses at once (exit 2) naming the run that holds
 // the journal, and the lock a SIGKILLed run leaves behind is taken over by the next run.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from '../e2e/harness.js';
+import { spawnCli, startWorld, type World } from '../e2e/harness.js';
 
 let world: World;
 let dir: string;
@@ -18,19 +17,6 @@ afterAll(async () => {
   await world.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function spawnCli(args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(world.env), stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  child.stdin.end();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, exited };
-}
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -58,16 +44,16 @@ describe('two --resume runs on one journal', () => {
     const args = ['persons', 'bulk-delete', '--file', input, '--journal', journal, '--receipt', receipt, '-y', '-o', 'json', '--concurrency', '1'];
 
     // A run killed halfway leaves its journal and its lock.
-    const first = spawnCli([...args, '--rate', '300']);
+    const first = spawnCli([...args, '--rate', '300'], world.env);
     await until(() => answered(journal) >= 2, 'two answered chunks');
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     expect(existsSync(`${journal}.lock`)).toBe(true);
 
     // A: slow enough to still be running when B starts.
-    const a = spawnCli([...args, '--resume', '--rate', '120']);
+    const a = spawnCli([...args, '--resume', '--rate', '120'], world.env);
     await until(() => existsSync(`${journal}.lock`) && readFileSync(`${journal}.lock`, 'utf8').includes(`"pid":${a.child.pid}`), "A's lock");
-    const b = spawnCli([...args, '--resume', '--rate', '6000']);
+    const b = spawnCli([...args, '--resume', '--rate', '6000'], world.env);
     const refused = await b.exited;
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(new RegExp(`^error: another run is using the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: pid ${a.child.pid}, started \\S+$`, 'm'));
