@@ -25,6 +25,7 @@ import { Router } from './router.js';
 import { registerPersonRoutes } from './routes/persons.js';
 import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteResponse } from './routes/bulk-delete.js';
 import { registerPersonActionRoutes } from './routes/person-actions.js';
+import { registerPersonBatchRoutes } from './routes/person-batch.js';
 import { registerLegacyPersonRoutes } from './routes/legacy-persons.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerPersonalApiKeyRoutes } from './routes/personal-api-keys.js';
@@ -232,6 +233,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
   registerBulkDeleteRoutes(router, () => bulkDeleteResponse);
   registerPersonActionRoutes(router);
+  registerPersonBatchRoutes(router);
   registerUserRoutes(router);
   registerLoginRoutes(router);
   registerUserSecurityRoutes(router);

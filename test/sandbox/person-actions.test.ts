@@ -256,3 +256,27 @@ describe('activity (§6.7)', () => {
     expect((await call(sb, `${base}activity/`, { key: sb.addKey(['activity_log:read']) })).status).toBe(200);
   });
 });
+
+describe('batch_by_uuids and batch_by_distinct_ids (§0, §6.7)', () => {
+  it('answer the persons that exist, keyed by the value asked for, from the first 200 values', async () => {
+    const [a, b] = [personWith(1, 0), personWith(1, 1)];
+    const missing = '01900000-0000-7000-8000-00000000dead';
+    const res = await post(`${base}batch_by_uuids/`, { uuids: [a.uuid.toUpperCase(), missing, b.uuid] });
+    expect(res.status).toBe(200);
+    const results = (res.json() as { results: Record<string, { uuid: string; distinct_ids: string[] }> }).results;
+    expect(Object.keys(results).sort()).toEqual([a.uuid, b.uuid].sort());
+    expect(results[a.uuid].distinct_ids.length).toBeLessThanOrEqual(10);
+    // Past the 200th value nothing is looked at.
+    const late = await post(`${base}batch_by_uuids/`, { uuids: [...Array(200).fill(missing), a.uuid] });
+    expect((late.json() as { results: object }).results).toEqual({});
+    const byDistinct = await post(`${base}batch_by_distinct_ids/`, { distinct_ids: [a.distinctIds[0], 'nobody-has-this'] });
+    expect(Object.keys((byDistinct.json() as { results: object }).results)).toEqual([a.distinctIds[0]]);
+  });
+
+  it('refuse all of a batch with one value that is not a UUID; anything but a list is an empty answer', async () => {
+    const res = await post(`${base}batch_by_uuids/`, { uuids: [personWith(1).uuid, 'nope'] });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual(errorBody('validation_error', 'invalid', 'One or more UUIDs are invalid.'));
+    expect((await post(`${base}batch_by_uuids/`, { uuids: 'x' })).json()).toEqual({ results: {} });
+  });
+});
