@@ -33,14 +33,25 @@ async function run() {
     throw err;
   });
 
+  // The first Ctrl-C (or SIGTERM, e.g. a cancelled CI job) lets the command stop cleanly: a bulk
+  // delete stops sending, waits for the requests in flight and writes its journal and receipt.
+  // A second one ends the process at once, unless the command handles it (a bulk delete then
+  // writes up what it knows without waiting, within a few seconds).
   const controller = new AbortController();
+  const quit = new AbortController();
   let interrupts = 0;
-  process.on('SIGINT', () => {
-    // The first Ctrl-C lets the command stop cleanly (a bulk delete finishes its in-flight
-    // chunks and writes its journal); a second one ends the process at once.
-    if (++interrupts > 1) process.exit(130);
-    controller.abort(new Error('interrupted'));
-  });
+  let handlesQuit = false;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) return controller.abort(new Error('interrupted'));
+    if (!handlesQuit || interrupts > 2) process.exit(130);
+    quit.abort(new Error('quit'));
+    setTimeout(() => process.exit(130), 5000);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
-  process.exitCode = await main(args, { signal: controller.signal });
+  process.exitCode = await main(args, { signal: controller.signal, quit: quit.signal, handlesQuit: () => (handlesQuit = true) });
+  // Requests left in flight would keep the process alive until they end.
+  if (quit.signal.aborted) process.exit(process.exitCode);
 }

@@ -337,6 +337,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l format
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l help
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l journal -r -F
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l keep-person
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l max-wait
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l no-input
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l output -x -a 'table json ndjson csv'

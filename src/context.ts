@@ -25,8 +25,13 @@ export interface Deps {
   /** Replaces the network (tests use undici's MockAgent). */
   dispatcher?: Dispatcher;
   prompter?: Prompter;
-  /** Aborted on Ctrl-C. */
+  /** Aborted on Ctrl-C or SIGTERM. */
   signal?: AbortSignal;
+  /** Aborted on a second Ctrl-C (or SIGTERM), when a command said it handles one. */
+  quit?: AbortSignal;
+  /** Says that the running command handles a second Ctrl-C itself (a bulk run writes up what
+   * it knows); otherwise the process ends at once. */
+  handlesQuit?: () => void;
 }
 
 /** The flags every command takes (design.md §1), as commander hands them over. */
@@ -238,7 +243,7 @@ export class Context {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.clients.map((c) => c.close()));
+    await Promise.all(this.clients.map((c) => c.close(Boolean(this.deps.quit?.aborted))));
     for (const fn of this.closers.splice(0).reverse()) await fn();
   }
 }

@@ -1,7 +1,7 @@
 // Thin typed calls for /api/projects/{id}/persons/ (posthog-api.md §6).
 import type { ApiClient, Query } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError, NotPostHogApiError, UsageError } from '../errors.js';
 import type { PropertyFilter } from './person-filters.js';
 import { isUuid } from './uuid.js';
 
@@ -94,4 +94,25 @@ export async function findByDistinctId(client: ApiClient, projectId: string, dis
     throw new NotFoundError(`no person with distinct id "${distinctId}" in project ${projectId}`, 'check the value with `hogctl persons list --search <part of it>`');
   }
   return person;
+}
+
+/** The most values batch_by_uuids and batch_by_distinct_ids look at per call. */
+export const PERSON_BATCH_MAX = 200;
+
+/**
+ * Which of these values (UUIDs, or distinct ids) name a person now: POST
+ * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, §0), at most
+ * 200 values. A read, so it may be retried. Returns null when the server does not have the
+ * endpoint (404, 405: an older PostHog).
+ */
+export async function personsPresent(client: ApiClient, projectId: string, kind: 'uuids' | 'distinct_ids', values: string[], options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Set<string> | null> {
+  if (values.length > PERSON_BATCH_MAX) throw new Error(`at most ${PERSON_BATCH_MAX} values per call`);
+  const path = personsPath(projectId, kind === 'uuids' ? 'batch_by_uuids/' : 'batch_by_distinct_ids/');
+  const res = await client.post<{ results?: Record<string, unknown> }>(path, { [kind]: values }, { ...options, idempotent: true, acceptStatus: (s) => s === 404 || s === 405 });
+  if (res.status === 404 || res.status === 405) return null;
+  const results = res.body?.results;
+  if (results === null || typeof results !== 'object' || Array.isArray(results)) {
+    throw new NotPostHogApiError(`${client.origin} answered POST ${path} without a map of results: this does not look like a PostHog API`, `check --base-url (now ${client.origin})`);
+  }
+  return new Set(Object.keys(results).map((k) => (kind === 'uuids' ? k.toLowerCase() : k)));
 }

@@ -8,7 +8,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, TlsError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, RateLimitedError, TlsError, UsageError } from '../errors.js';
 import { confirmOrRefuse } from '../commands/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
@@ -16,13 +16,14 @@ import { formatClock, formatDuration, ProgressBar, ProgressLog, progressLogInter
 import { getPerson } from '../api/persons.js';
 import { NotFoundError } from '../errors.js';
 import { chunkIds, CHUNK_SIZE } from './chunk.js';
-import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalWriter, JOURNAL_FORMAT, readJournal, type DeleteFlags, type JournalHeader, type StopReason } from './journal.js';
+import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalWriter, JOURNAL_FORMAT, readJournal, readJournalHeader, type DeleteFlags, type JournalHeader } from './journal.js';
+import { presenceCheck } from './lost-answers.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
 import { lockJournal } from './lock.js';
 import { checkKeyScope } from './scope-check.js';
 import { resolveIntegerIds } from './resolve.js';
-import { runChunks, type Chunk } from './runner.js';
+import { runChunks, type Chunk, type RunnerOptions } from './runner.js';
 import { DELETE_WINDOWS, RateBudget, sleep, windowName, type RateWindow } from './rate.js';
 import { ASSUMED_REQUEST_MS, describeDeletion, describeEstimate, describeWindows } from './plan.js';
 import { sender } from './send.js';
@@ -41,14 +42,22 @@ export interface BulkDeleteSettings {
   journal?: string;
   resume?: boolean;
   receipt?: string;
-  concurrency: number;
-  /** Pace of the shortest window, for the reads that resolve integer ids. */
-  perMinute: number;
+  /** Undefined when not given: --resume takes the journal's, a new run the default. */
+  concurrency?: number;
   /** The delete windows (--rate); default PostHog's 480/minute and 4800/hour. */
   rate?: RateWindow[];
-  retries: number;
+  retries?: number;
+  /** The longest Retry-After waited out (--max-wait); a longer one stops the run. */
+  maxWaitMs?: number;
   skipInvalid?: boolean;
 }
+
+/** The settings of this run, every one decided. */
+type RunSettings = BulkDeleteSettings & { concurrency: number; rate: RateWindow[]; retries: number; maxWaitMs: number; perMinute: number };
+
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_RETRIES = 8;
+const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
 
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
 const PATIENCE_MS = 60 * 60 * 1000;
@@ -89,7 +98,10 @@ function describeFlags(f: DeleteFlags): string {
   return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
 }
 
-/** The command line that continues this run. */
+/**
+ * The shortest command line that continues this run: the journal remembers the rest, and is
+ * found from the file's path unless it was named (standard input has no path to go by).
+ */
 function resumeCommand(ctx: Context, s: BulkDeleteSettings, journal: string): string {
   const q = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
   const parts = ['hogctl'];
@@ -97,15 +109,52 @@ function resumeCommand(ctx: Context, s: BulkDeleteSettings, journal: string): st
   if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
   if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
   parts.push('persons', 'bulk-delete', '--file', q(s.file));
-  if (s.format) parts.push('--format', s.format);
-  if (s.column !== undefined) parts.push('--column', q(s.column));
-  if (s.distinctIds) parts.push('--distinct-ids');
-  if (s.deleteEvents) parts.push('--delete-events');
-  if (s.deleteRecordings) parts.push('--delete-recordings');
-  if (s.keepPerson) parts.push('--keep-person');
-  if (s.skipInvalid) parts.push('--skip-invalid');
-  parts.push('--journal', q(journal), '--resume');
+  if (s.file === '-' || s.journal) parts.push('--journal', q(journal));
+  parts.push('--resume');
+  if (s.file === '-') parts.push('< <the same ids>');
   return parts.join(' ');
+}
+
+/** Where the journal of this input is, when that can be known before the input is read. */
+function knownJournalPath(ctx: Context, s: BulkDeleteSettings): string | undefined {
+  if (s.journal) return s.journal;
+  if (s.file === '-') return undefined;
+  return defaultJournalPath(join(configDir(ctx.env), 'journals'), { path: s.file, idListSha256: '' });
+}
+
+/**
+ * --resume takes every setting not given on its command line from the journal: the kind of
+ * ids, the flags, how the file is read, the receipt path, the output format, the rate, the
+ * concurrency and the retries. Flags given that differ from the journal's are refused later.
+ */
+async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promise<RunSettings> {
+  const path = s.resume ? knownJournalPath(ctx, s) : undefined;
+  const header = path && journalExists(path) ? await readJournalHeader(path) : undefined;
+  const r = header?.settings;
+  const merged: BulkDeleteSettings = { ...s };
+  if (header) {
+    merged.distinctIds ||= header.id_kind === 'distinct_ids';
+    merged.deleteEvents ||= header.flags.delete_events;
+    merged.deleteRecordings ||= header.flags.delete_recordings;
+    merged.keepPerson ||= header.flags.keep_person;
+    if (merged.format === undefined && s.file !== '-' && header.input.file === s.file) merged.format = header.input.format;
+    if (merged.column === undefined && header.input.column !== null) merged.column = header.input.column;
+  }
+  if (r) {
+    merged.skipInvalid ||= r.skip_invalid;
+    if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
+    if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
+  }
+  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...DELETE_WINDOWS];
+  return {
+    ...merged,
+    rate,
+    concurrency: merged.concurrency ?? r?.concurrency ?? DEFAULT_CONCURRENCY,
+    retries: merged.retries ?? r?.retries ?? DEFAULT_RETRIES,
+    maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
+    // The shortest window's pace, for the reads that resolve integer ids.
+    perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
+  };
 }
 
 /** A receipt or journal that cannot be written must fail before anything is deleted, not after. */
@@ -126,7 +175,7 @@ interface Targets {
 }
 
 /** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
-async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, s: BulkDeleteSettings): Promise<Targets> {
+async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, s: RunSettings): Promise<Targets> {
   const newlyResolved = new Map<string, string | null>();
   if (list.kind === 'person_ids' && list.integerCount > 0) {
     const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
@@ -186,14 +235,15 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
   return { ids, unresolved, resolvedDuplicates, newlyResolved };
 }
 
-export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<void> {
+export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promise<void> {
   const settings = await ctx.settings();
   const projectId = await ctx.projectId();
   const host = settings.baseUrl;
   const profile = settings.profileName ?? null;
+  const s = await decideSettings(ctx, given);
   const output = await ctx.output();
   const kind: IdKind = s.distinctIds ? 'distinct_ids' : 'person_ids';
-  const windows = s.rate ?? [...DELETE_WINDOWS];
+  const windows = s.rate;
   const flags: DeleteFlags = { delete_events: Boolean(s.deleteEvents), delete_recordings: Boolean(s.deleteRecordings), keep_person: Boolean(s.keepPerson) };
   const startedAt = new Date(ctx.deps.now()).toISOString();
 
@@ -234,15 +284,23 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     checkBinding(journalPath, state.header!, binding);
   } else if (journalExists(journalPath) && !s.dryRun) {
     let what = '';
+    let old: JournalState | undefined;
     try {
-      const old = await readJournal(journalPath);
+      old = await readJournal(journalPath);
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
       what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
     } catch {
       // Described without details; the refusal is what matters.
     }
-    throw new UsageError(`a journal already exists at ${journalPath}${what}`, 'pass --resume to continue that run, or --journal <new path> to start a new one');
+    // Started again after it completed: say so, rather than refuse or send anything.
+    const last = old?.runs[old.runs.length - 1];
+    if (!old || last?.stopped?.reason !== 'completed') {
+      throw new UsageError(`a journal already exists at ${journalPath}${what}`, 'pass --resume to continue that run, or --journal <new path> to start a new one');
+    }
+    checkBinding(journalPath, old.header!, binding);
+    state = old;
   }
+  const completedAt = state?.runs[state.runs.length - 1]?.stopped?.reason === 'completed' ? state.runs[state.runs.length - 1].stopped!.at : undefined;
 
   // 3. Integer ids become UUIDs (not in a dry run: that would send requests).
   const lookup = client
@@ -260,7 +318,7 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
 
   const done = state?.answeredIds() ?? new Set<string>();
   const remaining = done.size ? targets.ids.filter((id) => !done.has(id)) : targets.ids;
-  const chunks = chunkIds(remaining, (state?.maxChunk ?? 0) + 1);
+  let chunks = chunkIds(remaining, (state?.maxChunk ?? 0) + 1);
   const receiptPath = s.receipt ?? (s.dryRun ? undefined : journalPath.replace(/\.ndjson$/, '') + '.receipt.json');
   if (s.receipt) await checkWritableDir(s.receipt, '--receipt');
   if (s.journal) await checkWritableDir(s.journal, '--journal');
@@ -327,7 +385,8 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     return;
   }
   if (chunks.length === 0) {
-    ctx.info(state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
+    if (completedAt) ctx.info(`this erasure already completed at ${completedAt} (journal ${journalPath}); nothing was sent`);
+    else ctx.info(state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
     await finish('completed', state);
     return;
   }
@@ -364,6 +423,15 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
         id_kind: kind,
         flags,
         input: { file: input.label, format: list.format, column: s.column ?? null, ids: list.ids.length, id_list_sha256: list.sha256 },
+        settings: {
+          receipt: receiptPath ? resolvePath(receiptPath) : null,
+          output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
+          rate: windows.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
+          concurrency: s.concurrency,
+          retries: s.retries,
+          max_wait_ms: s.maxWaitMs,
+          skip_invalid: Boolean(s.skipInvalid),
+        },
       };
       await append(header);
     }
@@ -371,12 +439,42 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     const fresh = [...targets.newlyResolved];
     for (let i = 0; i < fresh.length; i += 10_000) await append({ type: 'resolved', ids: Object.fromEntries(fresh.slice(i, i + 10_000)) });
 
-    const totalIds = remaining.length;
+    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
+    // Ids whose answers were lost are checked before they go out again (lost-answers.ts). A
+    // kept person is no sign of anything, so with --keep-person they are simply sent again.
+    const note = (line: string) => (bar ? bar.note(line) : ctx.info(line));
+    const check = flags.keep_person
+      ? undefined
+      : presenceCheck({
+          client: client!,
+          projectId,
+          kind,
+          budget: new RateBudget(READ_PER_MINUTE, clock),
+          signal: ctx.deps.signal,
+          unavailable: (why) => ctx.warn(`cannot check the ids of requests whose answers were lost: ${why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)`),
+        });
+    const lost = check ? journal.lostAnswerIds() : [];
+    if (lost.length > 0 && check) {
+      const count = lost.reduce((k, l) => k + l.ids.length, 0);
+      ctx.info(`checking ${n(count)} ids sent in ${n(lost.length)} ${lost.length === 1 ? 'request' : 'requests'} of an earlier run whose answers were lost…`);
+      let gone = 0;
+      for (const l of lost) {
+        const present = await check(l.ids);
+        if (present === null) break;
+        const chunkGone = l.ids.filter((id) => !present.has(id));
+        gone += chunkGone.length;
+        await append({ type: 'checked', chunk: l.chunk, at: new Date(ctx.deps.now()).toISOString(), gone: chunkGone, present: l.ids.length - chunkGone.length });
+      }
+      ctx.info(`${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`);
+      const done = journal.answeredIds();
+      chunks = chunks.map((c) => ({ index: c.index, ids: c.ids.filter((id) => !done.has(id)) })).filter((c) => c.ids.length > 0);
+    }
+
+    const totalIds = chunks.reduce((k, c) => k + c.ids.length, 0);
     let idsDone = 0;
     let requestsDone = 0;
     let requestMsTotal = 0;
     const runStarted = ctx.deps.now();
-    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
     const budget = new RateBudget(windows, clock);
     // Requests of earlier runs still count on the server: one entry per attempt, at its answer.
     const longest = Math.max(...windows.map((w) => w.windowMs));
@@ -420,16 +518,37 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
     };
     const explicitTimeout = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined;
     const describe = (c: Chunk) => `chunk ${c.index} (${n(c.ids.length)} ids)`;
-    result = await runChunks(chunks, {
+    // Ctrl-C (or SIGTERM) is answered at once; a second one quits without waiting.
+    const requestTimeoutMs = explicitTimeout ? ctx.timeoutMs() : BULK_TIMEOUT_MS;
+    const onInterrupt = () => {
+      const flying = options.inFlight?.() ?? 0;
+      note(
+        flying > 0
+          ? `stopping: waiting for ${flying} ${flying === 1 ? 'request' : 'requests'} in flight, at most ${Math.ceil(requestTimeoutMs / 1000)}s; Ctrl-C again to quit now`
+          : 'stopping: no request in flight',
+      );
+    };
+    const options: RunnerOptions = {
       concurrency: s.concurrency,
       perMinute: s.perMinute,
       budget,
       retries: s.retries,
       patienceMs: PATIENCE_MS,
+      maxWaitMs: s.maxWaitMs,
+      quit: ctx.deps.quit,
+      check,
+      checked: async (c, r) => {
+        await append({ type: 'checked', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), gone: r.gone, present: r.present });
+        if (r.done) {
+          idsDone += c.ids.length;
+          requestsDone++;
+          bar?.update(idsDone);
+        }
+      },
       clock,
       random: ctx.deps.random ?? Math.random,
       signal: ctx.deps.signal,
-      attempt: sender({ client: client!, projectId, kind, flags, timeoutMs: explicitTimeout ? ctx.timeoutMs() : BULK_TIMEOUT_MS, now: ctx.deps.now }),
+      attempt: sender({ client: client!, projectId, kind, flags, timeoutMs: requestTimeoutMs, now: ctx.deps.now }),
       beforeSend: (c) => append({ type: 'sending', chunk: c.index, run, at: new Date(ctx.deps.now()).toISOString(), ids: c.ids }),
       answered: async (c, r) => {
         await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary, ...(r.unclear ? { unclear: r.unclear } : {}) });
@@ -465,8 +584,16 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
                 : a.error.message;
         ctx.debug(`${describe(c)} attempt ${attempt}: ${a.status ?? 'no answer'} in ${ms}ms: ${said}`);
       },
-    });
+    };
+    ctx.deps.signal?.addEventListener('abort', onInterrupt, { once: true });
+    if (ctx.deps.quit) ctx.deps.handlesQuit?.();
+    try {
+      result = await runChunks(chunks, options);
+    } finally {
+      ctx.deps.signal?.removeEventListener('abort', onInterrupt);
+    }
     bar?.finish();
+    if (ctx.deps.quit?.aborted) ctx.warn('quit: requests still in flight were left without their answers; the next run checks their ids before sending them again');
     await append({ type: 'stopped', run, at: new Date(ctx.deps.now()).toISOString(), reason: result.reason });
   } catch (err) {
     bar?.finish();
@@ -480,9 +607,13 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
   // 6. The receipt, the summary, and the exit code.
   const receipt = await finish(result.reason, journal, result.error?.message);
   const c = receipt.counts;
-  const deletedNote = c.persons_deleted === null ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)` : `${n(c.persons_deleted)} persons deleted${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
+  const goneNote = c.persons_gone_after_lost_answer ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer` : '';
+  const deletedNote =
+    c.persons_deleted === null
+      ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)`
+      : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
   if (receipt.unclear_requests) {
-    ctx.warn(`${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error): persons such an attempt deleted are not counted as deleted or found; the receipt says so`);
+    ctx.warn(`${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`);
   }
   if (receipt.not_reported.length) {
     ctx.warn(`the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`);
@@ -500,7 +631,14 @@ export async function bulkDelete(ctx: Context, s: BulkDeleteSettings): Promise<v
       throw e instanceof TlsError ? new TlsError(message, hint) : new UsageError(message, hint);
     }
     case 'interrupted':
-      throw new CancelledError(`interrupted: ${deletedNote}; ${n(c.not_sent + c.failed)} ids not done yet`, resume);
+      throw new CancelledError(`interrupted: ${deletedNote}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet`, resume);
+    case 'rate_limited': {
+      const until = result.until ?? ctx.deps.now();
+      throw new RateLimitedError(
+        `the server asks to wait until ${formatClock(until)} (${formatDuration(until - ctx.deps.now())}), longer than --max-wait ${formatDuration(s.maxWaitMs)}; stopped, nothing more was sent (${deletedNote} before that)`,
+        `resume then (or pass a longer --max-wait):\n  ${resumeCommand(ctx, s, journalPath)}`,
+      );
+    }
     default:
       break;
   }

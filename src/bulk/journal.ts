@@ -38,9 +38,21 @@ export interface JournalHeader {
   id_kind: IdKind;
   flags: DeleteFlags;
   input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
+  /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
+  settings?: RememberedSettings;
 }
 
-export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected';
+export interface RememberedSettings {
+  receipt: string | null;
+  output: string | null;
+  rate: { limit: number; window_ms: number }[];
+  concurrency: number;
+  retries: number;
+  max_wait_ms: number;
+  skip_invalid: boolean;
+}
+
+export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected' | 'rate_limited';
 
 export type JournalRecord =
   | JournalHeader
@@ -51,6 +63,9 @@ export type JournalRecord =
   // (absent in journals of older versions, and when there were none).
   | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
   | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string; unclear?: number }
+  // After an attempt whose answer was lost, these ids of the chunk no longer named a person
+  // (lost-answers.ts); the chunk's later attempts carry only the others.
+  | { type: 'checked'; chunk: number; at: string; gone: string[]; present: number }
   | { type: 'stopped'; run: number; at: string; reason: StopReason };
 
 export interface ChunkRecord {
@@ -60,6 +75,8 @@ export interface ChunkRecord {
   sentAt: string;
   answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number };
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
+  /** Ids found gone when checked after a lost answer: done, never sent again. */
+  gone?: string[];
 }
 
 export interface RunRecord {
@@ -105,6 +122,13 @@ export class JournalState {
         if (chunk && !chunk.answer) chunk.failure = { at: record.at, attempts: record.attempts, status: record.status, error: record.error, ...(record.unclear ? { unclear: record.unclear } : {}) };
         break;
       }
+      case 'checked': {
+        const chunk = this.chunks.get(record.chunk);
+        if (chunk) {
+          chunk.gone = [...(chunk.gone ?? []), ...record.gone];
+        }
+        break;
+      }
       case 'stopped': {
         const run = this.runs.find((r) => r.run === record.run);
         if (run) run.stopped = { at: record.at, reason: record.reason };
@@ -117,11 +141,30 @@ export class JournalState {
     return this.runs.length ? this.runs[this.runs.length - 1].run : 0;
   }
 
-  /** Ids of every chunk the server answered with success: these are never sent again. */
+  /** Ids of every chunk the server answered with success, and ids found gone after a lost
+   * answer: these are never sent again. */
   answeredIds(): Set<string> {
     const done = new Set<string>();
-    for (const chunk of this.chunks.values()) if (chunk.answer) for (const id of chunk.ids) done.add(id);
+    for (const chunk of this.chunks.values()) {
+      if (chunk.answer) for (const id of chunk.ids) done.add(id);
+      for (const id of chunk.gone ?? []) done.add(id);
+    }
     return done;
+  }
+
+  /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
+   * chunk that failed after an unclear attempt), and not settled since. Checking them again
+   * is harmless: ids a check found gone, or a later chunk answered, are left out. */
+  lostAnswerIds(): { chunk: number; ids: string[] }[] {
+    const done = this.answeredIds();
+    const out: { chunk: number; ids: string[] }[] = [];
+    for (const c of this.chunks.values()) {
+      const lost = (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0);
+      if (!lost) continue;
+      const ids = c.ids.filter((id) => !done.has(id));
+      if (ids.length) out.push({ chunk: c.chunk, ids });
+    }
+    return out;
   }
 }
 
@@ -175,6 +218,22 @@ export async function readJournal(path: string): Promise<JournalState> {
     throw new UsageError(`journal ${path} has format ${state.header.journal_format}, which this hogctl does not read`, 'resume it with the hogctl version that wrote it');
   }
   return state;
+}
+
+/** The first line of a journal, or undefined when it is not one (readJournal says why later). */
+export async function readJournalHeader(path: string): Promise<JournalHeader | undefined> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8', end: 1 << 20 }), crlfDelay: Infinity });
+  try {
+    for await (const text of lines) {
+      const record = JSON.parse(text) as JournalRecord;
+      return record.type === 'header' ? record : undefined;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    lines.close();
+  }
+  return undefined;
 }
 
 /** What a journal must match to be resumed by this run. */

@@ -79,6 +79,12 @@ export interface Receipt {
     events_queued_for_deletion: number | null;
     recordings_queued_for_deletion: number | null;
     deletion_errors: number | null;
+    /** Ids sent in a request whose answer was lost, and found gone when checked afterwards;
+     * included in persons_found and persons_deleted. */
+    persons_gone_after_lost_answer: number;
+    /** Ids sent in a request whose answer was lost and that no check has settled: persons
+     * that request deleted are in no other count. */
+    unconfirmed: number;
   };
   chunks: { answered: number; failed: number; answered_without_summary: number };
   not_reported: NotReported[];
@@ -88,6 +94,7 @@ export interface Receipt {
   /** Chunks with an attempt that timed out, lost its answer or met a server error before the
    * final one: that attempt may have deleted persons that later answers then did not find. */
   unclear_requests: { chunks: number; ids: number; note: string } | null;
+  lost_answers: { gone: number; note: string } | null;
   failed_chunks: FailedChunk[];
   deletion_errors: Record<string, unknown>[];
   invalid: BadValue[];
@@ -105,6 +112,9 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const answered = chunks.filter((c) => c.answer);
   const sentIds = new Set<string>();
   for (const c of answered) for (const id of c.ids) sentIds.add(id);
+  const gone = new Set<string>();
+  for (const c of chunks) for (const id of c.gone ?? []) gone.add(id);
+  for (const id of gone) sentIds.add(id);
 
   // A chunk that failed and whose ids were later sent again in a chunk that succeeded is no
   // longer a failure; of ids that failed more than once, the latest failure is the one shown.
@@ -118,10 +128,12 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     failedChunks.unshift({ chunk: c.chunk, ids: open, attempts: c.failure.attempts, status: c.failure.status, last_error: c.failure.error, at: c.failure.at });
   }
 
-  const unanswered = chunks.filter((c) => !c.answer && !c.failure);
+  const unanswered = chunks.filter((c) => !c.answer && !c.failure && c.ids.some((id) => !sentIds.has(id)));
   const unclear = chunks.filter((c) => (c.answer?.unclear ?? c.failure?.unclear ?? 0) > 0);
   const unclearIds = new Set(unclear.flatMap((c) => c.ids));
-  const notSent = Math.max(0, meta.targets - sentIds.size - listed.size);
+  // Ids whose only request is still without an answer: sent, but neither done nor failed.
+  const inDoubt = new Set(unanswered.flatMap((c) => c.ids.filter((id) => !sentIds.has(id) && !listed.has(id))));
+  const notSent = Math.max(0, meta.targets - sentIds.size - listed.size - inDoubt.size);
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
@@ -163,7 +175,14 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s)),
     recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s)),
     deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
+    persons_gone_after_lost_answer: gone.size,
+    unconfirmed: new Set([...unclearIds, ...inDoubt]).size,
   };
+  // Persons found gone after a lost answer were found and deleted by the request that lost it.
+  if (gone.size > 0) {
+    counts.persons_found = (counts.persons_found ?? 0) + gone.size;
+    if (!meta.flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
+  }
   const deletionErrors: Record<string, unknown>[] = [];
   for (const c of answered) for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
 
@@ -192,14 +211,20 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       ? {
           chunks: unanswered.length,
           ids: unanswered.reduce((k, c) => k + c.ids.length, 0),
-          note: 'sent by a run that stopped (a crash, a kill, or Ctrl-C during a retry) before a final answer was journaled; their ids were sent again, so persons an unanswered request deleted are not counted in persons_found or persons_deleted',
+          note: 'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run checks which of their ids still name a person before sending them again',
         }
       : null,
     unclear_requests: unclear.length
       ? {
           chunks: unclear.length,
           ids: unclearIds.size,
-          note: 'an attempt at these requests timed out, lost its answer or met a server error, and was retried: it may have deleted persons, who are then not counted in persons_found or persons_deleted',
+          note: 'an attempt at these requests timed out, lost its answer or met a server error, and its ids could not be checked afterwards: it may have deleted persons, who are then not counted in persons_found or persons_deleted',
+        }
+      : null,
+    lost_answers: gone.size
+      ? {
+          gone: gone.size,
+          note: 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids/batch_by_distinct_ids: these ids no longer named a person, so that request deleted them (unless they never existed); counted in persons_found and persons_deleted, never sent again',
         }
       : null,
     failed_chunks: failedChunks,

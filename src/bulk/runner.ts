@@ -4,14 +4,21 @@
 //   2xx              answered; the journal gets the summary (or null for an empty body)
 //   429              refused before any work: wait for Retry-After (every worker, the budget is
 //                    the key's) or back off with jitter; these waits do not use up --retries but
-//                    stop once nothing has succeeded for `patienceMs`
+//                    stop once nothing has succeeded for `patienceMs`. A Retry-After longer than
+//                    `maxWaitMs` stops the whole run at once: waiting would outlast the run, and
+//                    sending the other chunks would only collect more 429s
 //   5xx, network,    retried with jittered backoff up to `retries` times (re-sending a chunk is
 //   timeout, 408     harmless: unknown ids are ignored), then the chunk is failed
 //   401, 403         stop at once: nothing more is sent (in-flight requests still finish)
 //   other 4xx        stop: every other chunk would be refused the same way
 //
+// After an attempt whose answer was lost (`unclear`), the chunk's ids are checked before they go
+// out again (`check`, lost-answers.ts): ids gone are journaled as such and not sent again.
+//
 // Ctrl-C (the signal) stops handing out chunks and cuts waits short; requests already on the
 // wire finish and are journaled, because their answer is the only way to know what was deleted.
+// A second one (`quit`) stops waiting for them: their chunks are left unanswered in the journal,
+// and the next run checks their ids.
 import type { CliError } from '../errors.js';
 import { backoffDelay, type RetryPolicy } from '../http/retry.js';
 import type { BulkDeleteSummary, StopReason } from './journal.js';
@@ -40,6 +47,14 @@ export interface RunnerOptions {
   retries: number;
   /** How long 429s may go on without any chunk succeeding before chunks are failed. */
   patienceMs: number;
+  /** The longest Retry-After the run waits out; a longer one stops the run. */
+  maxWaitMs?: number;
+  /** Which of these ids still name a person (null: cannot tell); asked after a lost answer. */
+  check?(ids: string[]): Promise<Set<string> | null>;
+  /** Awaited after a check: `gone` are done; `done` when no id of the chunk is left to send. */
+  checked?(chunk: Chunk, result: { gone: string[]; present: number; done: boolean }): Promise<void>;
+  /** Aborted on a second Ctrl-C: stop waiting for requests in flight. */
+  quit?: AbortSignal;
   clock: Clock;
   random: () => number;
   signal?: AbortSignal;
@@ -54,6 +69,8 @@ export interface RunnerOptions {
   retrying?(chunk: Chunk, why: string, delayMs: number): void;
   /** A note for the user (long waits); not journaled. */
   notice?(message: string): void;
+  /** Set by the runner: how many requests are on the wire now (for the Ctrl-C message). */
+  inFlight?: () => number;
   /** Every attempt's outcome, for --debug. */
   attempted?(chunk: Chunk, attempt: Attempt, n: number, ms: number): void;
 }
@@ -62,6 +79,8 @@ export interface RunResult {
   reason: StopReason;
   /** The 401/403 or other 4xx that stopped the run. */
   error?: CliError;
+  /** reason 'rate_limited': when the server said it would take requests again. */
+  until?: number;
   answered: number;
   failed: number;
   /** Chunks never sent (stopped before) or given up mid-wait (interrupted). */
@@ -81,7 +100,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   const unsent: Chunk[] = [];
   let answered = 0;
   let failed = 0;
-  let stop: { reason: StopReason; error?: CliError } | undefined;
+  let stop: { reason: StopReason; error?: CliError; until?: number } | undefined;
+  let inFlight = 0;
   let lastProgress = o.clock.now();
   // Aborted on Ctrl-C or when the run must stop, to cut every wait short.
   const halt = new AbortController();
@@ -106,6 +126,31 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
     let attempts = 0;
     let unclear = 0;
     let journaled = false;
+    // What the next attempt carries: ids a check found gone are left out.
+    let ids = chunk.ids;
+    /** Checks the ids after a lost answer; true when none is left to send. */
+    const settle = async (): Promise<boolean> => {
+      if (!o.check || stop) return false;
+      let present: Set<string> | null;
+      try {
+        present = await o.check(ids);
+      } catch (err) {
+        if (stop) throw new Stop();
+        throw err;
+      }
+      if (present === null) return false;
+      const gone = ids.filter((id) => !present.has(id));
+      ids = ids.filter((id) => present.has(id));
+      // The lost attempts are accounted for now: whatever they deleted is in `gone`.
+      unclear = 0;
+      const done = ids.length === 0;
+      await o.checked?.(chunk, { gone, present: ids.length, done });
+      if (done) {
+        lastProgress = o.clock.now();
+        answered++;
+      }
+      return done;
+    };
     for (;;) {
       let answeredNow: () => void;
       try {
@@ -125,11 +170,15 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
           journaled = true;
         }
         attempts++;
-        result = await o.attempt(chunk);
+        inFlight++;
+        result = await o.attempt(ids === chunk.ids ? chunk : { index: chunk.index, ids });
       } finally {
         // The budget times later requests from this answer (or failure).
         answeredNow();
       }
+      inFlight--;
+      // After a second Ctrl-C nothing more is journaled: the run has been written up already.
+      if (o.quit?.aborted) throw new Stop();
       const ms = o.clock.now() - started;
       o.attempted?.(chunk, result, attempts, ms);
       if (result.kind === 'retry' && result.unclear) unclear++;
@@ -156,6 +205,13 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         const now = o.clock.now();
         const delay = result.retryAfterMs ?? backoffDelay(throttles, THROTTLE_BACKOFF, o.random);
         throttles++;
+        if (result.retryAfterMs !== undefined && o.maxWaitMs !== undefined && delay > o.maxWaitMs) {
+          stop ??= { reason: 'rate_limited', until: now + delay };
+          halt.abort();
+          failed++;
+          await o.failed(chunk, { status: 429, error: `rate-limited: the server asked to wait ${Math.ceil(delay / 1000)}s (${result.error})`, attempts, unclear });
+          return;
+        }
         if (now + delay - lastProgress > o.patienceMs) {
           failed++;
           const waited = Math.round((now - lastProgress) / 1000);
@@ -168,7 +224,9 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         await wait(delay);
         continue;
       }
+      const lost = result.kind === 'retry' && result.unclear === true;
       if (tries >= o.retries) {
+        if (lost && (await settle())) return;
         failed++;
         await o.failed(chunk, { status: result.status, error: result.error, attempts, unclear });
         return;
@@ -177,6 +235,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       o.retrying?.(chunk, result.status !== null ? String(result.status) : result.error, delay);
       await wait(delay);
       tries++;
+      // Checked after the backoff, which gives a slow attempt time to finish on the server.
+      if (lost && (await settle())) return;
     }
   }
 
@@ -200,15 +260,23 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   }
 
   const workers = Array.from({ length: Math.max(1, Math.min(o.concurrency, chunks.length)) }, () => worker());
+  // A second Ctrl-C: stop waiting for the workers; chunks still in flight stay unanswered.
+  const quit = new Promise<'quit'>((resolve) => {
+    if (o.quit?.aborted) resolve('quit');
+    o.quit?.addEventListener('abort', () => resolve('quit'), { once: true });
+  });
+  o.inFlight = () => inFlight;
   try {
-    const settled = await Promise.allSettled(workers);
-    const crash = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (crash) throw crash.reason;
+    const settled = await Promise.race([Promise.allSettled(workers), quit]);
+    if (settled !== 'quit') {
+      const crash = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (crash) throw crash.reason;
+    }
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
   }
   unsent.push(...queue);
   unsent.sort((a, b) => a.index - b.index);
   const reason: StopReason = stop?.reason ?? (failed > 0 ? 'partial' : 'completed');
-  return { reason, error: stop?.error, answered, failed, unsent };
+  return { reason, error: stop?.error, until: stop?.until, answered, failed, unsent };
 }

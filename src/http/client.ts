@@ -215,8 +215,11 @@ export class ApiClient {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  /** Waits for requests in flight, unless `now`: then they are cut off (a second Ctrl-C). */
+  async close(now = false): Promise<void> {
+    if (!this.ownsDispatcher) return;
+    if (now) await this.dispatcher.destroy();
+    else await this.dispatcher.close();
   }
 
   private giveUp(method: string, url: URL, res: ApiResponse<unknown>, note?: string): CliError {

@@ -68,7 +68,11 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
     expectNoKey(world, res);
     expect(readFileSync(receipt, 'utf8')).not.toContain(world.sandbox.defaultKey);
     // A 429 is waited out (the budget is the key's); anything else uses up the first request's retry.
-    expect(res.code).toBe(c.kind.startsWith('429') ? 0 : 8);
+    // An attempt that lost its answer after the server did the work (a slow answer, a dropped
+    // or cut-off one) is settled by checking its ids, so that request needs no retry.
+    if (c.kind.startsWith('429')) expect(res.code).toBe(0);
+    else if (c.unclear) expect([0, 8]).toContain(res.code);
+    else expect(res.code).toBe(8);
     if (res.code === 0) {
       expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', unique: PER_RUN, failed: 0 });
     } else {
@@ -83,14 +87,13 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
       expect(resumed.code).toBe(0);
       const done = JSON.parse(readFileSync(receipt, 'utf8'));
       expect(done).toMatchObject({ status: 'completed', failed_chunks: [] });
-      // Attempts that may have deleted persons unseen (a slow answer did) are owned up to, so a
-      // low "deleted" count is not read as ids that matched nobody.
-      if (c.unclear) {
-        expect(done.unclear_requests.ids).toBeGreaterThanOrEqual(1000);
-        expect(resumed.stderr).toMatch(/ids went out in requests that had an attempt without a clear answer/);
-      } else expect(done.unclear_requests).toBeNull();
     }
     expect(alive(ids)).toEqual([]);
+    // Every person is counted, those an attempt without an answer deleted too: its ids were
+    // checked before they went out again.
+    const final = JSON.parse(readFileSync(receipt, 'utf8'));
+    expect(final.counts).toMatchObject({ persons_deleted: PER_RUN, persons_found: PER_RUN, unconfirmed: 0 });
+    expect(final.unclear_requests).toBeNull();
   });
 });
 

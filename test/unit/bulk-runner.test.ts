@@ -203,6 +203,40 @@ describe('runChunks', () => {
     expect(log.events.some((e) => e.startsWith('journal failed'))).toBe(false);
   });
 
+  it('stops the whole run at once on a Retry-After longer than maxWaitMs: that chunk failed, the others unsent', async () => {
+    const { tries, run } = setup(tenChunks(), (c) => (c.index === 3 ? { kind: 'throttled', status: 429, retryAfterMs: 3_600_000, error: 'throttled' } : ok), { concurrency: 1, maxWaitMs: 15 * 60_000 });
+    const result = await run();
+    expect(result.reason).toBe('rate_limited');
+    expect(result.until).toBe(250 + 3_600_000);
+    expect(result).toMatchObject({ answered: 2, failed: 1 });
+    expect(result.unsent.map((c) => c.index)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    expect(tries.get(3)).toBe(1);
+  });
+
+  it('after a lost answer checks the ids: gone ones are journaled and never sent again; all gone settles the chunk', async () => {
+    const sent: string[][] = [];
+    const checked: string[] = [];
+    const { run } = setup(
+      chunkIds(['a', 'b', 'c', 'd'], 1, 2),
+      (c, n) => {
+        sent.push(c.ids);
+        return n === 1 ? { kind: 'retry', status: null, error: 'the connection was closed', unclear: true } : ok;
+      },
+      {
+        concurrency: 1,
+        // Chunk 1 (a, b): b is gone; chunk 2 (c, d): both gone.
+        check: async (ids) => new Set(ids.filter((id) => id === 'a')),
+        checked: async (c, r) => {
+          checked.push(`${c.index}: gone ${r.gone.join(',')}, ${r.present} left${r.done ? ', done' : ''}`);
+        },
+      },
+    );
+    const result = await run();
+    expect(result).toMatchObject({ reason: 'completed', answered: 2, failed: 0 });
+    expect(sent).toEqual([['a', 'b'], ['a'], ['c', 'd']]);
+    expect(checked).toEqual(['1: gone b, 1 left', '2: gone c,d, 0 left, done']);
+  });
+
   it('gives up on a chunk once 429s have gone on longer than the patience, with no progress', async () => {
     const { log, run } = setup(chunkIds(['a']), () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }), { patienceMs: 5 * 60_000 });
     const result = await run();

@@ -3,13 +3,15 @@ import type { Context } from '../../context.js';
 import type { BulkDeleteSettings } from '../../bulk/job.js';
 import { UsageError } from '../../errors.js';
 import { examples, withContext } from '../with-context.js';
-import { parseCount } from '../parse.js';
+import { parseCount, parseDuration } from '../parse.js';
 
-/** The flags as commander hands them over: the numbers are still text, checked in the run. */
-export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'perMinute' | 'rate' | 'retries'> & {
-  concurrency: string;
-  rate: string;
-  retries: string;
+/** The flags as commander hands them over: the numbers are still text, checked in the run.
+ * A flag not given stays undefined: --resume then takes the value the journal remembers. */
+export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'rate' | 'retries' | 'maxWaitMs'> & {
+  concurrency?: string;
+  rate?: string;
+  retries?: string;
+  maxWait?: string;
 };
 
 export function personsBulkDeleteCommand(): Command {
@@ -22,9 +24,16 @@ export function personsBulkDeleteCommand(): Command {
         '--resume; a receipt says what was asked, sent and deleted.\n\n' +
         'Input: one id per line (blank lines and # comments ignored), CSV with --column, a JSON array, or NDJSON (strings, or ' +
         'objects with --column); "-" reads standard input. The format follows the file extension or the content; --format overrides it.\n\n' +
-        'A request may take up to 120 s (deleting 1000 persons is slow on a busy server) unless --timeout says otherwise.\n\n' +
+        'A request may take up to 120 s (deleting 1000 persons is slow on a busy server) unless --timeout says otherwise. ' +
+        'When an answer is lost (a timeout, a dropped connection, a 502/504, a killed run), the ids of that request are checked ' +
+        'with the server before they are sent again, so the receipt counts what the lost request deleted.\n\n' +
+        '--resume needs only --file (and --journal if one was given): the journal remembers the flags, the receipt path, ' +
+        'the output format, the rate, the concurrency and the retries of the run.\n\n' +
+        'Ctrl-C (or SIGTERM) stops sending and waits for the requests in flight; a second one quits at once. Either way the ' +
+        'journal and the receipt say what is known, and the resume command is printed.\n\n' +
         'Exit codes: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission ' +
-        '(nothing more sent), 8 some requests failed after retries (listed in the receipt; --resume retries them), 130 interrupted.',
+        '(nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after ' +
+        'retries (listed in the receipt; --resume retries them), 130 interrupted.',
     )
     .requiredOption('--file <path|->', 'the file of ids, or - for standard input')
     .addOption(new Option('--format <format>', 'how to read the file (default: from the extension or the content)').choices(['lines', 'csv', 'json', 'ndjson']))
@@ -38,9 +47,10 @@ export function personsBulkDeleteCommand(): Command {
     .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
     .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
     .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
-    .option('--concurrency <n>', 'requests in flight at once', '4')
-    .option('--rate <windows>', 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h)', '480/min,4800/h')
-    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections', '8')
+    .option('--concurrency <n>', 'requests in flight at once (default 4)')
+    .option('--rate <windows>', 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)')
+    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
+    .option('--max-wait <duration>', 'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later, e.g. 90s, 1h (default 15m)')
     .option('--skip-invalid', 'send the valid ids and list the invalid ones in the receipt, instead of stopping')
     .addHelpText(
       'after',
@@ -56,18 +66,18 @@ export function personsBulkDeleteCommand(): Command {
 }
 
 export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDeleteOptions): Promise<void> {
-  const concurrency = parseCount(options.concurrency, '--concurrency');
-  if (concurrency > 64) throw new UsageError(`invalid --concurrency "${options.concurrency}": at most 64 requests can be in flight`);
-  const retries = parseCount(options.retries, '--retries', 0);
+  const { concurrency: c, rate: r, retries: t, maxWait, ...rest } = options;
+  const concurrency = c === undefined ? undefined : parseCount(c, '--concurrency');
+  if (concurrency !== undefined && concurrency > 64) throw new UsageError(`invalid --concurrency "${c}": at most 64 requests can be in flight`);
+  const retries = t === undefined ? undefined : parseCount(t, '--retries', 0);
+  const maxWaitMs = maxWait === undefined ? undefined : parseDuration(maxWait, '--max-wait');
   const { parseRateWindows } = await import('../../bulk/rate.js');
-  const rate = parseRateWindows(options.rate);
-  if (rate === undefined) throw new UsageError(`invalid --rate "${options.rate}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
-  // The shortest window's pace, for the reads that resolve integer ids.
-  const perMinute = (rate[0].limit / rate[0].windowMs) * 60_000;
+  const rate = r === undefined ? undefined : parseRateWindows(r);
+  if (r !== undefined && rate === undefined) throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
   if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError('--keep-person without --delete-events or --delete-recordings would do nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person');
   }
   const { bulkDelete } = await import('../../bulk/job.js');
-  await bulkDelete(ctx, { ...options, concurrency, retries, perMinute, rate });
+  await bulkDelete(ctx, { ...rest, concurrency, retries, rate, maxWaitMs });
 }
