@@ -823,6 +823,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l fields
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l help
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l host
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l key
+complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l link-origin
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l login-codes
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l no-input

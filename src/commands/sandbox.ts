@@ -18,6 +18,7 @@ export interface SandboxCommandOptions {
   applyDelay?: string;
   bulkDeleteResponse?: string;
   loginCodes?: boolean;
+  linkOrigin?: string;
   readyFile?: string;
 }
 
@@ -39,6 +40,7 @@ export function sandboxCommand(): Command {
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
     .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion) or empty (older servers' empty 202)", 'summary')
+    .option('--link-origin <origin>', "build paging links with this origin instead of the request's, like a PostHog behind a TLS proxy that hands out http:// links, e.g. http://127.0.0.1:8000")
     .option('--ready-file <path>', 'once listening, write the URL, port, project id and key there as JSON (removed on exit): scripts wait for the file')
     .addHelpText(
       'after',
@@ -52,6 +54,19 @@ export function sandboxCommand(): Command {
     .action(withContext(sandboxRun));
   // The server reads no profile, key or output format: only -q changes what it prints.
   return globalsUsed(command, ['--quiet']);
+}
+
+function linkOrigin(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Refused below.
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) {
+    throw new UsageError(`invalid --link-origin "${raw}": expected a scheme, host and optional port, e.g. http://127.0.0.1:8000`);
+  }
+  return url.origin;
 }
 
 function count(raw: string, flag: string, min: number): number {
@@ -101,6 +116,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       applyDelayMs,
       bulkDeleteResponse: options.bulkDeleteResponse as 'summary' | undefined,
       loginCodes: Boolean(options.loginCodes),
+      linkOrigin: options.linkOrigin === undefined ? undefined : linkOrigin(options.linkOrigin),
       quiet,
       log: (line) => stderr.write(`${line}\n`),
     });

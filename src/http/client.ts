@@ -137,6 +137,27 @@ export class ApiClient {
     return url;
   }
 
+  /**
+   * A link the server handed out (`next`), to follow. PostHog builds them from the request
+   * (`request.build_absolute_uri()`), so a self-hosted instance behind a TLS proxy without
+   * IS_BEHIND_PROXY answers http:// links for its https:// site (posthog-api.md §0). When only the
+   * scheme or port differs from the base URL, the same path and query on the base URL's origin is
+   * the page meant: that is requested instead, with the credentials that belong there. A link to
+   * another host is left as it is (and gets no credentials).
+   */
+  link(href: string): string {
+    const url = new URL(href, this.base);
+    if (url.origin === this.origin || url.hostname !== this.base.hostname) return url.href;
+    const rewritten = new URL(`${url.pathname}${url.search}`, this.origin).href;
+    if (!this.linkNoted) {
+      this.linkNoted = true;
+      this.log(`the server's links point to ${url.origin}, not ${this.origin} (a proxy in front of PostHog?): following their path and query on ${this.origin}`);
+    }
+    return rewritten;
+  }
+
+  private linkNoted = false;
+
   get<T = unknown>(path: string, query?: Query, extra: Partial<RequestOptions> = {}): Promise<ApiResponse<T>> {
     return this.request<T>({ ...extra, method: 'GET', path, query });
   }

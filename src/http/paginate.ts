@@ -33,6 +33,6 @@ export async function* paginate<T>(client: ApiClient, path: string, query: Query
     const take = results.length > remaining ? results.slice(0, remaining) : results;
     remaining -= take.length;
     yield take;
-    url = res.body.next;
+    url = res.body.next ? client.link(res.body.next) : null;
   }
 }

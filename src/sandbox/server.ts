@@ -76,6 +76,10 @@ export interface SandboxOptions {
    * PostHog Cloud; default off (an instance that cannot send e-mail). Per account:
    * `identity.byEmail(e).codeVerification`. */
   loginCodes?: boolean;
+  /** Build absolute links (`next`, `previous`) with this origin instead of the request's, as a
+   * PostHog behind a TLS proxy without IS_BEHIND_PROXY hands out http:// links for its https://
+   * site (posthog-api.md §0). */
+  linkOrigin?: string;
 }
 
 export interface RecordedRequest {
@@ -387,7 +391,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       query: new URLSearchParams(rawQuery),
       headers: req.headers,
       rawBody,
-      origin: `http://${req.headers.host ?? url.replace(/^http:\/\//, '')}`,
+      origin: opts.linkOrigin ?? `http://${req.headers.host ?? url.replace(/^http:\/\//, '')}`,
       params: {},
       principal: null,
       project: null,

@@ -82,7 +82,7 @@ describe('hogctl sandbox', () => {
   it('documents its options with examples', () => {
     const command = sandboxCommand();
     expect(command.name()).toBe('sandbox');
-    expect(command.options.map((o) => o.long)).toEqual(['--port', '--host', '--persons', '--seed', '--rate-limit', '--login-codes', '--faults', '--key', '--apply-delay', '--bulk-delete-response', '--ready-file']);
+    expect(command.options.map((o) => o.long)).toEqual(['--port', '--host', '--persons', '--seed', '--rate-limit', '--login-codes', '--faults', '--key', '--apply-delay', '--bulk-delete-response', '--link-origin', '--ready-file']);
     let text = '';
     command.configureOutput({ writeOut: (s) => (text += s) });
     command.outputHelp();

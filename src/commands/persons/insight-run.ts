@@ -97,7 +97,7 @@ export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params
       if (offset === null) break;
       page = await peoplePage(client, projectId, endpoint, { ...params, offset: Number(offset) }, { post: true });
     } else {
-      page = await peoplePage(client, projectId, endpoint, params, { url: next });
+      page = await peoplePage(client, projectId, endpoint, params, { url: client.link(next) });
     }
   }
   await writer.end();

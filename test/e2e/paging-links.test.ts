@@ -1,0 +1,28 @@
+// `next` links from a PostHog behind a TLS proxy without IS_BEHIND_PROXY point to another scheme
+// or port than the site (posthog-api.md §0). The same path and query on the configured origin is
+// the page meant: hogctl follows that, with its credentials, and says so once under --debug.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+let world: World;
+beforeAll(async () => {
+  // Port 9 (discard) has nothing listening here: a link followed as given goes nowhere.
+  world = await startWorld({ persons: 250, seed: 3, linkOrigin: 'http://127.0.0.1:9' });
+});
+afterAll(() => world.close());
+
+describe('next links with another scheme or port', () => {
+  it('persons list --all follows their path and query on the configured origin and gets every person', async () => {
+    const res = await world.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson', '--debug']);
+    expect(res.code, res.stderr).toBe(0);
+    const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(new Set(ids).size).toBe(250);
+    const notes = res.stderr.split('\n').filter((l) => l.includes("the server's links point to http://127.0.0.1:9"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(`following their path and query on ${world.sandbox.url}`);
+    expect(res.stderr).not.toContain(world.env.HOGCTL_API_KEY);
+    // Every page was asked of the sandbox itself, with the key.
+    const pages = world.sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/api/projects/1/persons/');
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+  });
+});
