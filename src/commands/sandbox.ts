@@ -39,7 +39,7 @@ export function sandboxCommand(): Command {
     .option('--faults <spec>', 'inject failures into /api/ and capture requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
     .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
-    .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion) or empty (older servers' empty 202)", 'summary')
+    .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion), empty (older servers' empty 202) or absent (servers from before bulk_delete: 405)", 'summary')
     .option('--link-origin <origin>', "build paging links with this origin instead of the request's, like a PostHog behind a TLS proxy that hands out http:// links, e.g. http://127.0.0.1:8000")
     .option('--ready-file <path>', 'once listening, write the URL, port, project id and key there as JSON (removed on exit): scripts wait for the file')
     .addHelpText(

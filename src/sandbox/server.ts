@@ -66,7 +66,8 @@ export interface SandboxOptions {
   /** Delay before accepted (202) writes apply; default 50. */
   applyDelayMs?: number;
   /** How bulk_delete answers: 'summary' (newest, default), 'queued' (persons_queued_for_deletion,
-   * applied after applyDelayMs) or 'empty' (older servers' empty 202). */
+   * applied after applyDelayMs), 'empty' (older servers' empty 202) or 'absent' (servers from
+   * before bulk_delete: POST answers 405). */
   bulkDeleteResponse?: BulkDeleteResponse;
   /** Password of sandbox@example.com; random when not given. */
   password?: string;

@@ -97,28 +97,31 @@ describe('persons update', () => {
 });
 
 describe('persons delete', () => {
-  it('DELETEs without flags, the person is gone and its distinct ids blocked', async () => {
+  it('goes through bulk_delete with ids: [uuid] and every flag off; the person is gone and its distinct ids blocked', async () => {
     const person = fresh(2);
     const sent = mark();
     const res = await world.run(['persons', 'delete', person.uuid, '--yes']);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain(`✔ deleted person ${person.uuid} (202)`);
-    const [req] = sent();
-    expect(req.method).toBe('DELETE');
-    expect(req.path).toBe(`${base}${person.uuid}/`);
-    expect(req.query).toEqual({});
+    const [req, ...more] = sent().filter((r) => r.path !== '/api/personal_api_keys/@current/');
+    expect(more).toEqual([]);
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe(`${base}bulk_delete/`);
+    expect(JSON.parse(req.body!)).toEqual({ ids: [person.uuid], delete_events: false, delete_recordings: false, keep_person: false });
     expect(world.sandbox.store.getById(person.id)).toBeUndefined();
     for (const d of person.distinctIds) expect(world.sandbox.store.isDistinctIdBlocked(d)).toBe(true);
     expect(world.sandbox.activity.find(1, 'Person', [String(person.id)])[0].activity).toBe('deleted');
     expect(world.sandbox.deletions.eventDeletions(1).some((d) => d.key === person.uuid)).toBe(false);
   });
 
-  it('sends only the flags that are set, and prints a record with -o json', async () => {
+  it('resolves an integer id to its UUID first, sends the flags, and prints a record with -o json', async () => {
     const person = fresh();
     const sent = mark();
     const res = await world.run(['persons', 'delete', String(person.id), '--delete-events', '--delete-recordings', '-y', '-o', 'json']);
     expect(res.code).toBe(0);
-    expect(sent()[0].query).toEqual({ delete_events: 'true', delete_recordings: 'true' });
+    const reqs = sent();
+    expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}${person.id}/`, `POST ${base}bulk_delete/`]);
+    expect(JSON.parse(reqs[1].body!)).toEqual({ ids: [person.uuid], delete_events: true, delete_recordings: true, keep_person: false });
     expect(JSON.parse(res.stdout)).toEqual({ person: String(person.id), deleted: true, delete_events: true, delete_recordings: true, status: 202 });
     expect(res.stderr).toContain('weekly batch (Sundays, 05:00 UTC)');
     expect(world.sandbox.deletions.eventDeletions(1).find((d) => d.key === person.uuid)?.deleteVerifiedAtMs).toBeNull();
@@ -130,7 +133,7 @@ describe('persons delete', () => {
     const sent = mark();
     const res = await world.run(['persons', 'delete', String(person.id), '--keep-person', '--delete-events', '--yes']);
     expect(res.code).toBe(0);
-    expect(sent()[0].query).toEqual({ delete_events: 'true', keep_person: 'true' });
+    expect(JSON.parse(sent().find((r) => r.method === 'POST')!.body!)).toEqual({ ids: [person.uuid], delete_events: true, delete_recordings: false, keep_person: true });
     expect(world.sandbox.store.getById(person.id)).toBeDefined();
     expect(world.sandbox.deletions.eventDeletions(1).some((d) => d.key === person.uuid)).toBe(true);
   });
@@ -162,10 +165,46 @@ describe('persons delete', () => {
     expect(picked.stdout).toBe(`person,status\n${person.id},202\n`);
   });
 
-  it('exits 3 for an unknown (or already deleted) person', async () => {
+  it('exits 3 for an unknown (or already deleted) person: an integer id no person has, or a UUID bulk_delete did not find', async () => {
     const res = await world.run(['persons', 'delete', '99999999', '--yes']);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('person 99999999 not found in project 1');
+    const uuid = '01900000-0000-7000-8000-0000000bad00';
+    const sent = mark();
+    const none = await world.run(['persons', 'delete', uuid, '--yes']);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain(`person ${uuid} not found in project 1`);
+    expect(sent().map((r) => `${r.method} ${r.path} ${r.status}`)).toContain(`POST ${base}bulk_delete/ 202`);
+  });
+
+  it('on a server without bulk_delete (405) falls back to DELETE /persons/{id}/ with the flags present', async () => {
+    const person = fresh();
+    const sent = mark();
+    world.sandbox.setBulkDeleteResponse('absent');
+    try {
+      const res = await world.run(['persons', 'delete', person.uuid, '--delete-events', '--yes']);
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain(`✔ deleted person ${person.uuid} (202)`);
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+    }
+    const reqs = sent().filter((r) => r.path.startsWith(base));
+    expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`POST ${base}bulk_delete/ 405`, `DELETE ${base}${person.uuid}/ 202`]);
+    expect(reqs[1].query).toEqual({ delete_events: 'true' });
+    expect(world.sandbox.store.getById(person.id)).toBeUndefined();
+  });
+
+  it("on an older server's empty answer, says the deletion was accepted without claiming it found the person", async () => {
+    const person = fresh();
+    world.sandbox.setBulkDeleteResponse('empty');
+    try {
+      const res = await world.run(['persons', 'delete', person.uuid, '--yes']);
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain(`✔ deletion of person ${person.uuid} accepted (202)`);
+      expect(res.stderr).toContain('The server did not say whether it found the person');
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+    }
   });
 
   it('on a terminal, shows the person and where, and a "no" cancels (130) with nothing deleted', async () => {
@@ -278,8 +317,8 @@ describe('persons delete-events and delete-recordings', () => {
     expect(res.stderr).toContain('Sundays, 05:00 UTC');
     const [req] = sent();
     expect(req.method).toBe('POST');
-    expect(req.path).toBe(`${base}${person.uuid}/delete_events/`);
-    expect(req.body).toBe('');
+    expect(req.path).toBe(`${base}bulk_delete/`);
+    expect(JSON.parse(req.body!)).toEqual({ ids: [person.uuid], delete_events: true, delete_recordings: false, keep_person: true });
     expect(world.sandbox.store.getById(person.id)).toBeDefined();
 
     const status = await world.run(['persons', 'deletion-status', '--person', person.uuid, '--status', 'pending', '-o', 'json']);
@@ -305,7 +344,9 @@ describe('persons delete-events and delete-recordings', () => {
     const res = await world.run(['persons', 'delete-recordings', String(person.id), '-y', '-o', 'ndjson']);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ person: String(person.id), recordings_deletion_started: true, status: 202 });
-    expect(sent()[0].path).toBe(`${base}${person.id}/delete_recordings/`);
+    const posted = sent().find((r) => r.method === 'POST')!;
+    expect(posted.path).toBe(`${base}bulk_delete/`);
+    expect(JSON.parse(posted.body!)).toEqual({ ids: [person.uuid], delete_events: false, delete_recordings: true, keep_person: true });
     expect(world.sandbox.deletions.recordings.some((r) => r.personUuid === person.uuid)).toBe(true);
     const refused = await world.run(['persons', 'delete-recordings', String(person.id), '-y'], { env: { HOGCTL_API_KEY: readOnlyKey() } });
     expect(refused.code).toBe(4);

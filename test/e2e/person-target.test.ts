@@ -32,12 +32,13 @@ describe('--distinct-id on per-person verbs', () => {
     ['update', (d) => ['persons', 'update', '--distinct-id', d, '--set', 'plan=x'], (p) => `PATCH /api/projects/1/persons/${p.uuid}/`],
     ['set-prop', (d) => ['persons', 'set-prop', '--distinct-id', d, 'plan', 'x'], (p) => `POST /api/projects/1/persons/${p.uuid}/update_property/`],
     ['unset-prop', (d) => ['persons', 'unset-prop', '--distinct-id', d, 'plan'], (p) => `POST /api/projects/1/persons/${p.uuid}/delete_property/`],
-    ['delete-events', (d) => ['persons', 'delete-events', '--distinct-id', d, '--yes'], (p) => `/persons/${p.uuid}/`],
-    ['delete-recordings', (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'], (p) => `/persons/${p.uuid}/`],
+    // One person's deletes go through bulk_delete with ids: [uuid] (posthog-api.md §0).
+    ['delete-events', (d) => ['persons', 'delete-events', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
+    ['delete-recordings', (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
     ['split', (d) => ['persons', 'split', '--distinct-id', d, '--main-distinct-id', d, '--yes'], (p) => `POST /api/projects/1/persons/${p.uuid}/split/`],
     ['activity', (d) => ['persons', 'activity', '--distinct-id', d], (p) => `GET /api/projects/1/persons/${p.uuid}/activity/`],
     ['cohorts', (d) => ['persons', 'cohorts', '--distinct-id', d], (p) => `/persons/cohorts/`],
-    ['delete', (d) => ['persons', 'delete', '--distinct-id', d, '--yes'], (p) => `DELETE /api/projects/1/persons/${p.uuid}/`],
+    ['delete', (d) => ['persons', 'delete', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
   ];
 
   it.each(cases)('%s', async (_verb, args, expected) => {

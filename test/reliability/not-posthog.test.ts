@@ -121,7 +121,7 @@ describe('other answers PostHog never gives', () => {
     try {
       const res = await run(site, ['persons', 'delete', UUID, '--yes']);
       expect(res.code).toBe(7);
-      expect(res.stderr).toMatch(/answered DELETE \/api\/projects\/1\/persons\/\S+ with 200 and an empty body: this does not look like a PostHog API/);
+      expect(res.stderr).toMatch(/answered POST \/api\/projects\/1\/persons\/bulk_delete\/ with 200 and an empty body: this does not look like a PostHog API/);
     } finally {
       await site.close();
     }

@@ -23,8 +23,9 @@ export function personsDeleteEventsCommand(): Command {
 }
 
 export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, given?: string): Promise<void> {
-  const [api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
+  const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
     import('../../api/person-actions.js'),
+    import('../../api/delete-one.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
@@ -40,7 +41,11 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
     question: 'Delete all events of this person?',
   });
   const projectId = await ctx.projectId();
-  const status = await api.deleteEvents(await ctx.api(), projectId, id);
+  const client = await ctx.api();
+  // bulk_delete with keep_person: the person stays, only their events go.
+  const { status } = await deleteOnePerson(client, projectId, id, { deleteEvents: true, deleteRecordings: false, keepPerson: true }, async () => ({
+    status: await api.deleteEvents(client, projectId, id),
+  }));
   await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
   ]);

@@ -23,8 +23,9 @@ export function personsDeleteRecordingsCommand(): Command {
 }
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
-  const [api, { confirmPersonAction }, { prepareReport }] = await Promise.all([
+  const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport }] = await Promise.all([
     import('../../api/person-actions.js'),
+    import('../../api/delete-one.js'),
     import('./confirm-person.js'),
     import('./report.js'),
   ]);
@@ -40,7 +41,11 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
     question: 'Delete all recordings of this person?',
   });
   const projectId = await ctx.projectId();
-  const status = await api.deleteRecordings(await ctx.api(), projectId, id);
+  const client = await ctx.api();
+  // bulk_delete with keep_person: the person stays, only their recordings go.
+  const { status } = await deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
+    status: await api.deleteRecordings(client, projectId, id),
+  }));
   await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);

@@ -39,8 +39,9 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
-  const [api, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
+  const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
     import('../../api/person-actions.js'),
+    import('../../api/delete-one.js'),
     import('./confirm-person.js'),
     import('./report.js'),
     import('./unconfirmed.js'),
@@ -68,11 +69,13 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
 
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const { status, goneEarlier } = await unconfirmed(
+  const flags = { deleteEvents: Boolean(options.deleteEvents), deleteRecordings: Boolean(options.deleteRecordings), keepPerson: Boolean(options.keepPerson) };
+  const result = await unconfirmed(
     options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
-    () => api.deletePerson(client, projectId, id, options),
+    () => deleteOnePerson(client, projectId, id, flags, () => api.deletePerson(client, projectId, id, options)),
   );
+  const { status, goneEarlier } = result;
   if (goneEarlier) {
     const summary = options.keepPerson
       ? `person ${id}'s data: an earlier attempt's answer was lost, and the retry no longer found the person`
@@ -84,14 +87,20 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     );
     return;
   }
+  const summary = result.via === 'bulk_delete' ? result.summary : undefined;
+  // An older server's empty answer does not say whether it found the person.
+  const unknown = summary === null;
+  const queued = (summary?.persons_queued_for_deletion ?? 0) > 0;
   const notes = [
+    ...(unknown ? [`The server did not say whether it found the person: check with \`hogctl persons get ${id}\` (not found means deleted).`] : []),
+    ...(queued ? ['The server queued the deletion; the person disappears once it has run (usually within seconds).'] : []),
     ...(options.keepPerson ? ['The person profile was kept.'] : []),
     ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),
     ...(options.deleteRecordings ? ['The deletion of their recordings has started and runs asynchronously.'] : []),
   ];
   await report(
     { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status },
-    options.keepPerson ? `deletion of person ${id}'s data accepted (${status})` : `deleted person ${id} (${status})`,
+    options.keepPerson || unknown ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted (${status})` : queued ? `queued the deletion of person ${id} (${status})` : `deleted person ${id} (${status})`,
     notes,
   );
 }

@@ -7,13 +7,13 @@
 
 import type { Handler, RequestContext, Services } from '../context.js';
 import { empty, json } from '../context.js';
-import { serverError, validationError } from '../errors.js';
+import { methodNotAllowed, serverError, validationError } from '../errors.js';
 import { deletePersons } from '../person-deletion.js';
 import type { RouteSpec, Router } from '../router.js';
 import { canonicalUuid, type Person } from '../store.js';
 import { personsThrottle, storeFor } from './persons.js';
 
-export const BULK_DELETE_RESPONSES = ['summary', 'queued', 'empty'] as const;
+export const BULK_DELETE_RESPONSES = ['summary', 'queued', 'empty', 'absent'] as const;
 export type BulkDeleteResponse = (typeof BULK_DELETE_RESPONSES)[number];
 
 const MAX_IDS = 1000;
@@ -78,6 +78,9 @@ function findPersons(ctx: RequestContext, app: Services, data: Record<string, un
 
 function bulkDeleteHandler(mode: () => BulkDeleteResponse): Handler {
   return (ctx, app) => {
+    // A server from before bulk_delete: the path is the detail route of a person called
+    // "bulk_delete", which takes no POST.
+    if (mode() === 'absent') throw methodNotAllowed('POST', undefined, ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
     const data = ctx.data();
     // request.data.get() on a JSON list or scalar is an AttributeError: a 500.
     if (data === null || typeof data !== 'object' || Array.isArray(data)) throw serverError();

@@ -1,0 +1,62 @@
+// Deleting one person, or their events or recordings, the way PostHog wants it today: POST
+// `/persons/bulk_delete/` with `ids: [<uuid>]` and the flags (posthog-api.md §0). PostHog hid and
+// deprecated `DELETE /persons/{id}/`, `/delete_events/` and `/delete_recordings/` in favour of
+// it, and the newest servers answer a single DELETE that removes nothing with a 5xx. The old
+// endpoints are used only by a server without bulk_delete (404 or 405 there).
+import type { ApiClient } from '../http/client.js';
+import { UnavailableError } from '../errors.js';
+import { readBulkDeleteSummary, type BulkDeleteSummary } from './bulk-delete.js';
+import { personNotFound } from './person-actions.js';
+import { getPerson, personsPath } from './persons.js';
+import { isUuid } from './uuid.js';
+
+export interface OneDeleteFlags {
+  deleteEvents: boolean;
+  deleteRecordings: boolean;
+  keepPerson: boolean;
+}
+
+export type OneDeleteResult =
+  /** bulk_delete answered. `summary` is null for an older server's empty body, which does not
+   * say whether the person was found. */
+  | { via: 'bulk_delete'; status: number; uuid: string; summary: BulkDeleteSummary | null; goneEarlier: boolean }
+  /** No bulk_delete on this server: `legacy()` ran the old endpoint and returned this. */
+  | { via: 'legacy'; status: number; goneEarlier: boolean };
+
+export async function deleteOnePerson(
+  client: ApiClient,
+  projectId: string,
+  id: string,
+  flags: OneDeleteFlags,
+  legacy: () => Promise<{ status: number; goneEarlier?: boolean }>,
+): Promise<OneDeleteResult> {
+  // bulk_delete matches UUIDs only (an integer id matches nothing): resolve it first.
+  const uuid = isUuid(id) ? id.toLowerCase() : (await getPerson(client, projectId, id)).uuid;
+  const body = { ids: [uuid], delete_events: flags.deleteEvents, delete_recordings: flags.deleteRecordings, keep_person: flags.keepPerson };
+  const res = await client.post<unknown>(personsPath(projectId, 'bulk_delete/'), body, {
+    // Sending it again is harmless: a person already deleted is simply not found.
+    idempotent: true,
+    acceptStatus: (s) => s === 404 || s === 405,
+  });
+  if (res.status === 404 || res.status === 405) {
+    if ((res.body as { detail?: unknown } | null)?.detail === 'Project not found.') throw personNotFound(projectId, id, res.body);
+    const old = await legacy();
+    return { via: 'legacy', status: old.status, goneEarlier: Boolean(old.goneEarlier) };
+  }
+  const summary = readBulkDeleteSummary(res.body);
+  const errors = summary?.deletion_errors ?? [];
+  if (errors.length > 0) {
+    const what = errors.map((e) => [e.step, e.error].filter((x) => typeof x === 'string').join(': ')).filter(Boolean).join('; ');
+    throw new UnavailableError(
+      `the server found person ${id} but reported an error deleting it${what ? ` (${what})` : ''}`,
+      `check with \`hogctl persons get ${id}\`, then run the command again`,
+    );
+  }
+  if (summary?.persons_found === 0) {
+    // An attempt whose answer was lost (a 502/504, a dropped connection) and a retry that finds
+    // nobody: that attempt most likely did it.
+    if ((res.unclearAttempts ?? 0) > 0) return { via: 'bulk_delete', status: res.status, uuid, summary, goneEarlier: true };
+    throw personNotFound(projectId, id, null);
+  }
+  return { via: 'bulk_delete', status: res.status, uuid, summary, goneEarlier: false };
+}
