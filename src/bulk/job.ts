@@ -4,7 +4,7 @@
 // read whole and the person running it has agreed to exactly what the plan says.
 import { createReadStream } from 'node:fs';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
@@ -599,7 +599,14 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     bar?.finish();
     // The journal could not be written (or something unexpected broke): say where things stand.
     await writer.close().catch(() => {});
-    ctx.warn(`the run stopped early; the journal ${journalPath} records every answer received. Continue with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+    const sent = [...journal.chunks.values()].length > 0;
+    if (!sent && !s.resume && (await stat(journalPath).then((i) => i.size === 0, () => false))) {
+      // Not one line could be written: nothing was sent, and an empty journal would only be in
+      // the way of the next run.
+      await unlink(journalPath).catch(() => {});
+    } else {
+      ctx.warn(`the run stopped early; the journal ${journalPath} records every request sent and every answer received. Continue with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+    }
     throw err;
   }
   await writer.close();

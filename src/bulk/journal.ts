@@ -9,7 +9,7 @@
 import { readFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { basename, resolve as resolvePath } from 'node:path';
+import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { createHash } from 'node:crypto';
 import { CliError, UsageError } from '../errors.js';
 import { openSecretFile } from '../config/secret-file.js';
@@ -262,6 +262,33 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
 }
 
 /**
+ * A journal that cannot be opened or written: a problem of the machine (a full disk, a read-only
+ * or foreign directory), exit 2, with what to free or where to move it. Nothing is ever sent
+ * without its journal line, so what the journal holds is still the whole truth.
+ */
+export function journalError(err: unknown, path: string, doing: 'open' | 'write'): CliError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const dir = dirname(resolvePath(path));
+  const move = `or move the journal to another disk (\`mv ${path} <new path>\`) and continue with --journal <new path> --resume`;
+  const nothingLost = doing === 'write' ? '; no request was sent without its journal line' : '; nothing was sent';
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+      return new UsageError(
+        `cannot ${doing} the journal ${path}: ${code === 'EDQUOT' ? 'the disk quota is used up' : code === 'EFBIG' ? 'the file is larger than this system allows' : 'no space left on the device'}`,
+        `free space on the disk of ${dir} (\`df -h ${dir}\`), ${move}${nothingLost}`,
+      );
+    case 'EROFS':
+    case 'EACCES':
+    case 'EPERM':
+      return new UsageError(`cannot ${doing} the journal ${path}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`, `pass --journal with a path you can write to${nothingLost}`);
+    default:
+      return new UsageError(`cannot ${doing} the journal ${path}: ${(err as Error).message}`, `check the disk and the directory ${dir}, ${move}${nothingLost}`);
+  }
+}
+
+/**
  * Appends records and makes them durable before the returned promise settles. Appends that
  * arrive while a write is on its way share the next write and fsync, so concurrent chunks do not
  * queue behind one fsync each.
@@ -294,7 +321,7 @@ export class JournalWriter {
       if (err instanceof CliError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') throw new UsageError(`journal ${path} already exists`, 'pass --resume to continue that run, or --journal <path> to start a new one');
-      throw new CliError(`cannot open the journal ${path}: ${(err as Error).message}`, 'pass --journal with a writable path; nothing was sent');
+      throw journalError(err, path, 'open');
     }
   }
 
@@ -315,7 +342,7 @@ export class JournalWriter {
         await this.handle.datasync();
         for (const b of batch) b.resolve();
       } catch (err) {
-        this.failure = new CliError(`cannot write the journal ${this.path}: ${(err as Error).message}`, 'free some disk space or pass another --journal, then resume; no chunk was sent without its journal line');
+        this.failure = journalError(err, this.path, 'write');
         for (const b of batch) b.reject(this.failure);
       }
     }

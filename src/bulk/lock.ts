@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { journalError } from './journal.js';
 
 interface LockOwner {
   pid: number;
@@ -41,14 +42,16 @@ async function readOwner(path: string): Promise<LockOwner | null> {
 
 async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
   const temp = `${path}.${owner.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
   try {
+    await writeFile(temp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
     await link(temp, path);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
+    // A full disk or a read-only directory: said as for the journal itself.
+    throw journalError(err, path.replace(/\.lock$/, ''), 'open');
   } finally {
+    // Also when the write failed half-way: no temporary file is left behind.
     await unlink(temp).catch(() => {});
   }
 }

@@ -1,8 +1,8 @@
 // The receipt of a bulk deletion: what was asked, what was sent, and what the server said, for
 // the whole run however many times it was resumed (it is built from the journal). Counts the
 // server did not report (older servers answer with an empty body) are named, never guessed.
-import { rename, writeFile } from 'node:fs/promises';
-import { CliError } from '../errors.js';
+import { rename, unlink, writeFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
 import type { BulkDeleteSummary, DeleteFlags, JournalState, StopReason } from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
@@ -245,7 +245,11 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
     await writeFile(tmp, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
     await rename(tmp, path);
   } catch (err) {
-    throw new CliError(`cannot write the receipt ${path}: ${(err as Error).message}`, 'the journal still records every answer; pass another --receipt and run with --resume to write it');
+    // A full disk may have left part of it: never leave the temporary file behind.
+    await unlink(tmp).catch(() => {});
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : (err as Error).message;
+    throw new UsageError(`cannot write the receipt ${path}: ${why}`, 'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it');
   }
 }
 

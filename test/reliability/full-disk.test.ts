@@ -1,0 +1,99 @@
+// Reliability: bulk-delete on a full disk (a small tmpfs; mounting one needs root, so these tests
+// are skipped elsewhere). No request is ever sent without its journal line; the error says the
+// disk is full, what to free or where to move the journal (exit 2), and no empty or temporary
+// file is left behind. A journal moved to another disk then finishes the run with exact counts.
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from '../e2e/harness.js';
+import { errorLine, expectCleanFailure } from './helpers.js';
+
+const ROOT = process.getuid?.() === 0;
+
+let world: World;
+let dir: string;
+const mounts: string[] = [];
+let cursor = 0;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 8000, seed: 17 });
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-full-disk-'));
+});
+afterAll(async () => {
+  for (const m of mounts) spawnSync('umount', [m]);
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A tmpfs of `size` (e.g. 160k), optionally filled up at once; undefined when it cannot be mounted. */
+function disk(name: string, size: string, fill: boolean): string | undefined {
+  const path = join(dir, name);
+  mkdirSync(path);
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', path]).status !== 0) return undefined;
+  mounts.push(path);
+  if (fill) {
+    try {
+      writeFileSync(join(path, 'filler'), Buffer.alloc(1024 * 1024));
+    } catch {
+      // ENOSPC: full, as wanted
+    }
+  }
+  return path;
+}
+
+function idsFile(name: string, count: number): { path: string; ids: string[] } {
+  const ids = world.sandbox.store.list({}, 0, world.sandbox.store.size).slice(cursor, cursor + count).map((p) => p.uuid);
+  cursor += count;
+  const path = join(dir, `${name}.txt`);
+  writeFileSync(path, `${ids.join('\n')}\n`);
+  return { path, ids };
+}
+
+const bulkPosts = () => world.sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/bulk_delete/')).length;
+
+describe.skipIf(!ROOT)('persons bulk-delete on a full disk', () => {
+  it('a disk full from the start: exit 2 naming the disk and what to do, nothing sent, no file left behind', async (t) => {
+    const full = disk('full', '64k', true);
+    if (!full) return t.skip();
+    const { path } = idsFile('full', 10);
+    const before = bulkPosts();
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', join(full, 'run.ndjson'), '--receipt', join(dir, 'full.receipt.json'), '-y']);
+    expect(res.code).toBe(2);
+    expectCleanFailure(world, res);
+    expect(errorLine(res)).toMatch(/^error: cannot open the journal .*run\.ndjson: no space left on the device$/);
+    expect(res.stderr).toMatch(/free space on the disk of .*full \(`df -h .*full`\), or move the journal to another disk .* --journal <new path> --resume; nothing was sent/);
+    expect(bulkPosts()).toBe(before);
+    expect(readdirSync(full)).toEqual(['filler']);
+  });
+
+  it('a disk that fills up mid-run: every request sent has its journal line; moved elsewhere, the journal finishes the run', async (t) => {
+    const small = disk('small', '160k', false);
+    if (!small) return t.skip();
+    const { path, ids } = idsFile('fills', 6000);
+    const journal = join(small, 'run.ndjson');
+    const receipt = join(dir, 'fills.receipt.json');
+    const before = bulkPosts();
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receipt, '-y', '--concurrency', '1', '--rate', '6000']);
+    expect(res.code).toBe(2);
+    expectCleanFailure(world, res);
+    expect(errorLine(res)).toMatch(/^error: cannot write the journal .*run\.ndjson: no space left on the device$/);
+    expect(res.stderr).toMatch(/no request was sent without its journal line/);
+    // Only whole lines count: a line cut short by the full disk is no record of a request sent.
+    const whole = readFileSync(journal, 'utf8').split('\n').slice(0, -1);
+    const sending = whole.filter((l) => l.includes('"type":"sending"')).length;
+    expect(sending).toBeGreaterThan(0);
+    expect(bulkPosts() - before).toBe(sending);
+    expect(readdirSync(small).sort()).toEqual(['run.ndjson']);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+
+    // The journal moved to a disk with room finishes the run; the counts are exact.
+    const moved = join(dir, 'moved.ndjson');
+    copyFileSync(journal, moved);
+    const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', moved, '--resume', '-y', '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(ids.filter((id) => world.sandbox.store.getByUuid(id))).toEqual([]);
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).counts).toMatchObject({ persons_deleted: 6000, sent: 6000, not_sent: 0, unconfirmed: 0 });
+  });
+});
