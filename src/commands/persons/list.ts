@@ -85,12 +85,18 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   // Rows print page by page as they arrive, on a terminal too (column widths from the first page).
   const writer = new RecordWriter(output, { columns: PERSON_COLUMNS, fields: api.PERSON_FIELDS, openObjects: ['properties'] });
   let more = false;
-  for await (const page of api.listPersons(client, projectId, filters, { pageSize, limit: fetchLimit, signal: ctx.deps.signal })) {
+  let shifted = 0;
+  const pages =
+    limit === undefined
+      ? (await import('../../api/list-all-persons.js')).listAllPersons(client, projectId, filters, { pageSize, signal: ctx.deps.signal, onShift: () => shifted++ })
+      : api.listPersons(client, projectId, filters, { pageSize, limit: fetchLimit, signal: ctx.deps.signal });
+  for await (const page of pages) {
     const room = limit === undefined ? page.length : limit - writer.count;
     if (page.length > room) more = true;
     await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
   }
   await writer.end();
+  if (shifted > 0) ctx.info(`persons were deleted while this listing ran: ${shifted} ${shifted === 1 ? 'page was' : 'pages were'} asked for again from further back, so every person that existed throughout is listed once`);
   if (writer.count === 0) ctx.info('no persons matched');
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
   else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
