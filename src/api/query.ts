@@ -76,14 +76,23 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
   const maxWaitMs = options.maxWaitMs ?? 600_000;
   const started = now();
   for (let delay = 250; ; delay = Math.min(delay * 2, 2_000)) {
+    // A query that failed answers the poll with 400 (or 500) and its error in query_status, not
+    // with a 202 (posthog-api.md §0): that message is the one to show.
     const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {
-      acceptStatus: (s) => s === 202,
+      acceptStatus: (s) => s === 202 || s === 400 || s === 500,
       signal: options.signal,
     });
     const status = res.body?.query_status;
+    if (!status && (res.status === 400 || res.status === 500)) {
+      const { describeHttpError } = await import('../http/describe-error.js');
+      throw describeHttpError('GET', res.url, res.status, res.body);
+    }
     if (!status) throw unexpected('a query status without "query_status"');
-    if (status.error) {
-      const detail = status.error_message ?? 'the query failed on the server';
+    if (status.error || res.status === 400 || res.status === 500) {
+      const detail = status.error_message || (res.status === 500 ? 'the query failed on the server, which gave no reason' : 'the query failed on the server');
+      if (res.status === 500 && !status.error_message) {
+        throw new UnavailableError(`the query failed: ${detail}`, `try again; if it keeps failing, look for query ${id} in PostHog`);
+      }
       throw new ApiError(`the query failed: ${detail}`, 400, { detail }, 'check the HogQL; run it in PostHog\'s SQL editor to see where it fails', ExitCode.rejected);
     }
     if (status.complete) return checkResponse(status.results);

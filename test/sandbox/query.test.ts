@@ -86,6 +86,19 @@ describe('POST /query/', () => {
     expect((await call(sb, '/api/projects/1/query/no-such-query/')).status).toBe(404);
   });
 
+  it('an async query that fails answers the poll with 400 and query_status.error_message, not the POST', async () => {
+    const started = await post({ ...hogql('SELECT nosuchfunction(id) FROM persons'), refresh: 'async' });
+    expect(started.status).toBe(202);
+    const { id } = started.json().query_status;
+    let poll = await call(sb, `/api/projects/1/query/${id}/`);
+    for (let i = 0; poll.status === 202 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      poll = await call(sb, `/api/projects/1/query/${id}/`);
+    }
+    expect(poll.status).toBe(400);
+    expect(poll.json().query_status).toMatchObject({ id, complete: true, error: true, error_message: expect.stringContaining('nosuchfunction') });
+  });
+
   it('is throttled as a query when rate limits are on', async () => {
     sb.setRateLimit('query=2/min');
     try {

@@ -158,6 +158,23 @@ describe('runHogQL', () => {
     expect(slow.message).toContain('still running');
   });
 
+  it("a failed async query answers the poll with 400 (posthog-api.md §0): its error_message is shown, exit 5; a bare 500 is a server failure, exit 7", async () => {
+    api
+      .on('POST', '/api/projects/7/query/', [{ status: 202, body: { query_status: { id: 'q4', complete: false } } }])
+      .on('GET', '/api/projects/7/query/q4/', [{ status: 400, body: { query_status: { id: 'q4', complete: true, error: true, error_message: 'Unknown table `person`.' } } }]);
+    const { client } = makeClient(api);
+    const err = await rejection(() => runHogQL(client, '7', { query: 'SELECT id FROM person', name: 'n' }));
+    expect(err.exitCode).toBe(5);
+    expect(err.message).toBe('the query failed: Unknown table `person`.');
+
+    api
+      .on('POST', '/api/projects/7/query/', [{ status: 202, body: { query_status: { id: 'q5', complete: false } } }])
+      .on('GET', '/api/projects/7/query/q5/', [{ status: 500, body: { query_status: { id: 'q5', complete: true, error: true, error_message: null } } }]);
+    const bare = await rejection(() => runHogQL(client, '7', { query: 'SELECT id FROM persons', name: 'n' }));
+    expect(bare.exitCode).toBe(7);
+    expect(bare.message).toContain('the query failed');
+  });
+
   it('retries the POST after a 504, since a query only reads', async () => {
     api.on('POST', '/api/projects/7/query/', [{ status: 504, body: '<html><title>504 Gateway Time-out</title></html>' }, { status: 200, body: { columns: ['n'], results: [[1]] } }]);
     const { client, sleeps } = makeClient(api);

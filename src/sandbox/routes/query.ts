@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { json } from '../context.js';
-import { fieldError, notFound, validationError } from '../errors.js';
+import { ApiError, fieldError, notFound, validationError } from '../errors.js';
 import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
@@ -110,15 +110,25 @@ interface QueryStatus {
 
 export function registerQueryRoutes(router: Router): void {
   // Queries started with an async refresh mode; each completes applyDelayMs after it started.
-  const running = new Map<string, { status: QueryStatus; doneAt: number; result: unknown }>();
+  const running = new Map<string, { status: QueryStatus; doneAt: number; result: unknown; failure?: string }>();
 
   const create: Handler = (ctx, app) => {
     const request = readRequest(ctx.data());
     const query = parse(request.query);
     // validate_user_query runs before anything else, and only for personal keys.
     if (ctx.principal?.kind === 'personal_api_key' && query.offset !== undefined) throw validationError(OFFSET_REFUSED);
-    const result = run(ctx, app, request, query);
-    if (!ASYNC_MODES.has(request.refresh) && !request.async) return json(200, result);
+    const isAsync = ASYNC_MODES.has(request.refresh) || request.async;
+    if (!isAsync) return json(200, run(ctx, app, request, query));
+    // Run in the background: a failure shows in the poll (400 with query_status.error and
+    // error_message, posthog-api.md §0), not in this answer.
+    let result: ReturnType<typeof run> | undefined;
+    let failure: string | undefined;
+    try {
+      result = run(ctx, app, request, query);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      failure = (error.body as { detail?: string }).detail ?? 'Query failed';
+    }
 
     const id = request.clientQueryId ?? randomUUID();
     const started = new Date(app.now()).toISOString();
@@ -139,8 +149,8 @@ export function registerQueryRoutes(router: Router): void {
       labels: null,
       pickup_time: started,
     };
-    running.set(`${ctx.project!.id}:${id}`, { status, doneAt: app.now() + app.applyDelayMs, result });
-    return json(202, { cache_key: result.cache_key, query_status: status });
+    running.set(`${ctx.project!.id}:${id}`, { status, doneAt: app.now() + app.applyDelayMs, result, failure });
+    return json(202, { cache_key: result?.cache_key ?? `cache_sandbox_${ctx.project!.id}_failed`, query_status: status });
   };
 
   const retrieve: Handler = (ctx, app) => {
@@ -148,8 +158,11 @@ export function registerQueryRoutes(router: Router): void {
     if (!entry) throw notFound('Query not found.');
     if (!entry.status.complete && app.now() >= entry.doneAt) {
       const end = new Date(app.now()).toISOString();
-      entry.status = { ...entry.status, complete: true, results: entry.result, end_time: end, expiration_time: end };
+      entry.status = entry.failure === undefined
+        ? { ...entry.status, complete: true, results: entry.result, end_time: end, expiration_time: end }
+        : { ...entry.status, complete: true, error: true, error_message: entry.failure, end_time: end, expiration_time: end };
     }
+    if (entry.status.error) return json(400, { query_status: entry.status });
     return json(entry.status.complete ? 200 : 202, { query_status: entry.status });
   };
 
