@@ -262,7 +262,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --fields --help --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version --wide -V -o -q" ;;
+      words_="--after --all --base-url --debug --fields --help --max-wait --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version --wide -V -o -q" ;;
     "persons cohorts")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -19,7 +19,7 @@ export class CliError extends Error {
   readonly exitCode: ExitCode = ExitCode.unexpected;
   constructor(
     message: string,
-    readonly hint?: string,
+    public hint?: string,
   ) {
     super(message);
     this.name = new.target.name;
@@ -71,6 +71,8 @@ export class AuthError extends CliError {
 
 export class RateLimitedError extends CliError {
   override readonly exitCode = ExitCode.rateLimited;
+  /** How long the server asked to wait (Retry-After), when it said. */
+  retryAfterMs?: number;
 }
 
 /** Network failure, timeout or 5xx after every retry. */

@@ -2,6 +2,7 @@
 // GET /query/{query_id}/ when the server answers 202 with a query that is still running.
 import type { ApiClient } from '../http/client.js';
 import { realSleep } from '../http/client.js';
+import type { RetryPolicy } from '../http/retry.js';
 import { ApiError, CliError, ExitCode, UnavailableError } from '../errors.js';
 
 export interface QueryStatus {
@@ -37,6 +38,8 @@ export interface RunOptions {
   now?: () => number;
   /** How long to wait for an async query before giving up; default 10 minutes. */
   maxWaitMs?: number;
+  /** Overrides the client's retry policy for the POST (e.g. no wait on a long Retry-After). */
+  retry?: Partial<RetryPolicy>;
 }
 
 export function queryPath(projectId: string, suffix = ''): string {
@@ -61,7 +64,7 @@ export async function runHogQL(client: ApiClient, projectId: string, request: Ho
   const query: Record<string, unknown> = { kind: 'HogQLQuery', query: request.query };
   if (request.values && Object.keys(request.values).length > 0) query.values = request.values;
   // A query only reads, so it is safe to send again after a 502, a 504 or a dropped connection.
-  const res = await client.post<HogQLResponse>(queryPath(projectId), { query, name: request.name, refresh: 'blocking' }, { idempotent: true, signal: options.signal });
+  const res = await client.post<HogQLResponse>(queryPath(projectId), { query, name: request.name, refresh: 'blocking' }, { idempotent: true, signal: options.signal, retry: options.retry });
   const status = res.body?.query_status;
   if (res.status === 202 || (status && status.complete === false)) {
     if (!status?.id) throw unexpected('a query still running, without a query id to follow');

@@ -122,6 +122,45 @@ function unquote(t: Token): string {
   return t.kind === 'quoted' || t.kind === 'string' ? t.text.slice(1, -1) : t.text;
 }
 
+/**
+ * A created_at as HogQL returns it (text in the team's time zone, e.g.
+ * `2025-01-15T09:00:00.123456+01:00`) as UTC with its microseconds kept:
+ * `2025-01-15T08:00:00.123456Z`. Anything else is passed on as it is.
+ */
+export function utcTime(value: unknown): unknown {
+  return (typeof value === 'string' && readTime(value)) || value;
+}
+
+function readTime(value: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(value.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
+  let offsetMinutes = 0;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    offsetMinutes = (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3] ?? 0));
+  }
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) - offsetMinutes * 60_000;
+  if (Number.isNaN(ms)) return undefined;
+  return `${new Date(ms).toISOString().slice(0, 19)}.${frac.padEnd(6, '0').slice(0, 6)}Z`;
+}
+
+/** `--after <created_at>,<id>`: where a stopped `--all` continues. */
+export function formatCursor(c: Cursor): string {
+  return `${String(utcTime(c.createdAt))},${String(c.id)}`;
+}
+
+export function parseCursor(raw: string): Cursor {
+  const comma = raw.lastIndexOf(',');
+  const createdAt = raw.slice(0, comma).trim();
+  const id = raw.slice(comma + 1).trim();
+  const time = readTime(createdAt);
+  if (comma === -1 || !time || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+    throw new UsageError(`invalid --after "${raw}": expected <created_at>,<id> as an interrupted --all printed it`, 'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001');
+  }
+  return { createdAt: time, id: id.toLowerCase() };
+}
+
 export function planKeyset(query: string, values: Record<string, unknown> = {}): KeysetPlan {
   const tokens = tokenize(query);
   while (tokens.length && tokens[tokens.length - 1].text === ';') tokens.pop();
@@ -195,7 +234,11 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
       const conditions: string[] = [];
       // Each user fragment ends with a newline, so a trailing `-- comment` cannot swallow ours.
       if (where !== undefined) conditions.push(`(\n${where}\n)`);
-      if (after) conditions.push(`(created_at < ${ts} OR (created_at = ${ts} AND id < ${id}))`);
+      // The cursor is typed: HogQL's toDateTime(String) is parseDateTime64BestEffortOrNull, which
+      // reads the UTC time with its microseconds; toDateTime64 takes a DateTime only
+      // (posthog/hogql/functions/clickhouse/conversions.py). A bare string placeholder would be
+      // compared as ClickHouse converts it implicitly, which does not read every ISO form.
+      if (after) conditions.push(`(created_at < toDateTime(${ts}) OR (created_at = toDateTime(${ts}) AND id < ${id}))`);
       const text = [
         `SELECT ${selectText}\n, created_at AS ${CURSOR_CREATED_AT}, id AS ${CURSOR_ID}`,
         fromText,
@@ -203,7 +246,7 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
         'ORDER BY created_at DESC, id DESC',
         `LIMIT ${pageSize}`,
       ].join('\n');
-      return { query: text, values: after ? { ...values, [CURSOR_CREATED_AT]: after.createdAt, [CURSOR_ID]: after.id } : { ...values } };
+      return { query: text, values: after ? { ...values, [CURSOR_CREATED_AT]: utcTime(after.createdAt), [CURSOR_ID]: after.id } : { ...values } };
     },
   };
 }

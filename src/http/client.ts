@@ -246,7 +246,9 @@ export class ApiClient {
   private giveUp(method: string, url: URL, res: ApiResponse<unknown>, note?: string): CliError {
     const error = describeHttpError(method, url.href, res.status, res.body);
     if (res.status === 429) {
-      return new RateLimitedError(`${error.message}${note ? ` (${note})` : ''}`, 'wait a while and run the command again; PostHog limits requests per API key');
+      const limited = new RateLimitedError(`${error.message}${note ? ` (${note})` : ''}`, 'wait a while and run the command again; PostHog limits requests per API key');
+      limited.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.now());
+      return limited;
     }
     if (note && res.status >= 500) error.message = `${error.message} (${note})`;
     return this.options.credentials?.explain?.(error) ?? error;

@@ -37,7 +37,7 @@ const lines = (text: string) => text.trim().split('\n').filter(Boolean);
 describe('persons query --all (keyset paging)', () => {
   it(`returns exactly ${PERSONS.toLocaleString('en-US')} unique rows, paging by created_at and id, never by OFFSET`, async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'query', 'SELECT id, properties.email FROM persons', '--all', '-o', 'ndjson']);
+    const res = await world.run(['persons', 'query', 'SELECT id, properties.email FROM persons', '--all', '--page-size', '10000', '-o', 'ndjson']);
     expect(res.code).toBe(0);
     const rows = lines(res.stdout).map((l) => JSON.parse(l));
     expect(rows).toHaveLength(PERSONS);
@@ -64,12 +64,24 @@ describe('persons query --all (keyset paging)', () => {
     // as placeholders whose values are that row's created_at and id.
     for (let page = 1; page < queries.length; page++) {
       const { query, values } = queries[page].body.query;
-      expect(query).toContain('WHERE (created_at < {hogctl_cursor_created_at} OR (created_at = {hogctl_cursor_created_at} AND id < {hogctl_cursor_id}))');
+      // The cursor is typed (toDateTime of UTC text with microseconds), not a bare string.
+      expect(query).toContain('WHERE (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))');
       const last = all[page * 10_000 - 1];
       expect(values).toEqual({ hogctl_cursor_created_at: last.createdAt, hogctl_cursor_id: last.uuid });
+      expect(last.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
       expect(query).not.toContain(last.uuid);
     }
     expect(res.stderr).toContain('30,000 rows in 4 queries');
+  });
+
+  it('asks for the largest page the server allows by default: 30,000 rows in 2 queries', async () => {
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '-o', 'ndjson']);
+    expect(res.code).toBe(0);
+    expect(lines(res.stdout)).toHaveLength(PERSONS);
+    const queries = queriesSince(before);
+    expect(queries.map((q) => /LIMIT (\d+)$/.exec(q.body.query.query)?.[1])).toEqual(['50000', '50000']);
+    expect(res.stderr).toContain('30,000 rows in 2 queries');
   });
 
   it('keeps the user\'s WHERE and values on every page, with --page-size', async () => {
@@ -205,5 +217,52 @@ describe('persons query errors', () => {
     expect((await world.run(['persons', 'query', 'SELECT id FROM persons', '--page-size', '10'])).code).toBe(2);
     expect((await world.run(['persons', 'query', '  '])).code).toBe(2);
     expect(queriesSince(before)).toHaveLength(0);
+  });
+});
+
+describe('--all under the legacy HogQL limit (120 queries an hour, scaled down here)', () => {
+  it('waits as long as the server asks, saying until when, and prints every row once', async () => {
+    world.sandbox.setRateLimit('query=3/3s');
+    try {
+      const before = world.sandbox.requests.length;
+      const res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--page-size', '5000', '-o', 'ndjson']);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toMatch(/^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
+      const ids = lines(res.stdout).map((l) => JSON.parse(l).id);
+      expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
+      expect(world.sandbox.requests.slice(before).some((r) => r.status === 429)).toBe(true);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+  });
+
+  it('stopped by a wait past --max-wait, prints the cursor; --after continues there, and the two outputs hold every row once', async () => {
+    world.sandbox.setRateLimit('query=3/1h');
+    let first;
+    try {
+      first = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--page-size', '5000', '--max-wait', '10s', '-o', 'ndjson']);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(first.code).toBe(6);
+    expect(first.stderr).toMatch(/^error: the server limits queries and asks to wait \S+, past --max-wait 10s \(stopped after 3 queries\)$/m);
+    const rerun = /^\s+hogctl persons query 'SELECT id FROM persons' --all --after (\S+) --page-size 5000$/m.exec(first.stderr);
+    expect(rerun, first.stderr).not.toBeNull();
+    expect(lines(first.stdout)).toHaveLength(15_000);
+    const rest = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--after', rerun![1], '--page-size', '5000', '-o', 'ndjson']);
+    expect(rest.code).toBe(0);
+    const ids = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l).id);
+    expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
+  });
+
+  it('--after, --max-wait and --page-size need --all; a malformed --after is refused before anything is sent', async () => {
+    for (const flag of [['--after', '2025-01-01T00:00:00Z,01900000-aaaa-7bbb-8ccc-000000000001'], ['--max-wait', '1h'], ['--page-size', '10']]) {
+      const res = await world.run(['persons', 'query', 'SELECT id FROM persons', ...flag]);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(`${flag[0]} only applies with --all`);
+    }
+    const bad = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--after', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --after "yesterday"');
   });
 });

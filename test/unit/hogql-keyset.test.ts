@@ -1,6 +1,6 @@
 // The keyset rewriter behind `persons query --all`, and the row shaping of query answers.
 import { describe, expect, it } from 'vitest';
-import { CURSOR_CREATED_AT, CURSOR_ID, planKeyset } from '../../src/hogql/keyset.js';
+import { CURSOR_CREATED_AT, CURSOR_ID, formatCursor, parseCursor, planKeyset, utcTime } from '../../src/hogql/keyset.js';
 import { rowShape, toRecords } from '../../src/hogql/rows.js';
 import { UsageError } from '../../src/errors.js';
 import { parseSelect } from '../../src/sandbox/hogql/parse.js';
@@ -23,12 +23,23 @@ describe('planKeyset', () => {
   it('puts the cursor in placeholders after the user condition, never in the text', () => {
     const plan = planKeyset("select id from persons where properties.plan = {plan} OR properties.email like '%@x.com'", { plan: 'team' });
     const page = plan.page(1000, cursor);
-    expect(page.query).toContain("WHERE (\nproperties.plan = {plan} OR properties.email like '%@x.com'\n) AND (created_at < {hogctl_cursor_created_at} OR (created_at = {hogctl_cursor_created_at} AND id < {hogctl_cursor_id}))");
+    expect(page.query).toContain("WHERE (\nproperties.plan = {plan} OR properties.email like '%@x.com'\n) AND (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))");
     expect(page.query).not.toContain(cursor.id);
     expect(page.query).not.toContain(cursor.createdAt);
-    expect(page.values).toEqual({ plan: 'team', [CURSOR_CREATED_AT]: cursor.createdAt, [CURSOR_ID]: cursor.id });
+    expect(page.values).toEqual({ plan: 'team', [CURSOR_CREATED_AT]: utcTime(cursor.createdAt), [CURSOR_ID]: cursor.id });
     // The first page carries the user's values only.
     expect(plan.page(1000).values).toEqual({ plan: 'team' });
+  });
+
+  it('types the cursor: a created_at in the team time zone becomes UTC with its microseconds, for toDateTime()', () => {
+    expect(utcTime('2025-01-15T09:00:00.123456+01:00')).toBe('2025-01-15T08:00:00.123456Z');
+    expect(utcTime('2025-01-15 08:00:00')).toBe('2025-01-15T08:00:00.000000Z');
+    expect(utcTime('2024-12-31T23:30:00.5-01:00')).toBe('2025-01-01T00:30:00.500000Z');
+    const page = planKeyset('SELECT id FROM persons').page(10, { createdAt: '2025-01-15T09:00:00.123456+01:00', id: 'u' });
+    expect(page.values[CURSOR_CREATED_AT]).toBe('2025-01-15T08:00:00.123456Z');
+    expect(formatCursor({ createdAt: '2025-01-15T09:00:00.1+01:00', id: '01900000-aaaa-7bbb-8ccc-000000000001' })).toBe('2025-01-15T08:00:00.100000Z,01900000-aaaa-7bbb-8ccc-000000000001');
+    expect(parseCursor('2025-01-15T08:00:00.100000Z,01900000-AAAA-7bbb-8ccc-000000000001')).toEqual({ createdAt: '2025-01-15T08:00:00.100000Z', id: '01900000-aaaa-7bbb-8ccc-000000000001' });
+    expect(() => parseCursor('yesterday,abc')).toThrow(/invalid --after "yesterday,abc"/);
   });
 
   it('keeps a table alias, drops a trailing semicolon, and survives trailing comments', () => {

@@ -1,12 +1,15 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, CliError, UsageError } from '../../errors.js';
+import { ApiError, CancelledError, CliError, RateLimitedError, UsageError } from '../../errors.js';
+import { formatDuration } from '../../io/progress.js';
 import { collect, examples, withContext } from '../with-context.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsQueryOptions {
   all?: boolean;
   pageSize?: string;
+  after?: string;
+  maxWait?: string;
   values?: string;
   value?: string[];
 }
@@ -15,8 +18,11 @@ export interface PersonsQueryOptions {
 const MAX_PAGE_SIZE = 50_000;
 /** MAX_SELECT_RETURNED_ROWS of older servers. */
 const OLDER_SERVER_MAX_ROWS = 10_000;
-/** No server returns fewer rows than this per query, so a shorter page is the last one. */
-const DEFAULT_PAGE_SIZE = OLDER_SERVER_MAX_ROWS;
+/** The largest page the server allows, so an export needs the fewest queries: teams on the
+ * legacy limit get 120 HogQL queries an hour (posthog-api.md §0). */
+const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
+/** The longest Retry-After waited out by default; the legacy limit's can approach an hour. */
+const DEFAULT_MAX_WAIT = '60m';
 const QUERY_NAME = 'hogctl-persons-query';
 
 export function personsQueryCommand(): Command {
@@ -26,11 +32,15 @@ export function personsQueryCommand(): Command {
       'Run a HogQL query (PostHog\'s SQL) and print its rows, with the returned columns as field names.\n\n' +
         'Without --all the query runs as written; the server returns at most 100 rows unless the query has its own LIMIT. ' +
         'With --all, a query of the form `SELECT <columns> FROM persons [WHERE <condition>]` is paged by keyset on created_at and id ' +
-        '(personal API keys may not use OFFSET), newest first, and every matching row is printed.',
+        '(personal API keys may not use OFFSET), newest first, and every matching row is printed, 50,000 rows a query. ' +
+        'When the server limits queries (120 an hour on some teams), --all waits as long as it asks, up to --max-wait; ' +
+        'stopped for any reason, it prints the cursor to continue from: --after <cursor> picks up exactly there, so the two outputs appended together hold every row once.',
     )
     .argument('<hogql>', 'the query, e.g. "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\'"')
     .option('--all', 'every matching row, paged by created_at and id')
-    .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE})`)
+    .option('--page-size <n>', `rows per request with --all (default and most: ${MAX_PAGE_SIZE})`)
+    .option('--after <cursor>', 'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>)')
+    .option('--max-wait <duration>', `with --all: the longest wait the server may ask for before --all stops and prints its cursor, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`)
     .option('--values <json>', 'values for {placeholders} in the query, as a JSON object')
     .option('--value <name=value>', 'one placeholder value; parsed as JSON when it parses, else a string (repeatable)', collect)
     .addHelpText(
@@ -39,6 +49,7 @@ export function personsQueryCommand(): Command {
         'hogctl persons query "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\' LIMIT 20"',
         'hogctl persons query "SELECT id, properties.email FROM persons" --all -o ndjson > persons.ndjson',
         'hogctl persons query "SELECT id FROM persons WHERE created_at > {since}" --value since=2025-01-01 --all -o csv',
+        'hogctl persons query "SELECT id, properties.email FROM persons" --all --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001 -o ndjson >> persons.ndjson',
         'hogctl persons query "SELECT count() FROM persons WHERE is_identified"',
       ),
     )
@@ -76,9 +87,13 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
 
 export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
   if (hogql.trim() === '') throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
-  const [{ parseCount }, { planKeyset }] = await Promise.all([import('../parse.js'), import('../../hogql/keyset.js')]);
+  const [{ parseCount, parseDuration }, { planKeyset, parseCursor, formatCursor }] = await Promise.all([import('../parse.js'), import('../../hogql/keyset.js')]);
   const values = parseValues(options);
-  if (options.pageSize !== undefined && !options.all) throw new UsageError('--page-size only applies with --all');
+  for (const [flag, given] of [['--page-size', options.pageSize], ['--after', options.after], ['--max-wait', options.maxWait]] as const) {
+    if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
+  }
+  const start = options.after === undefined ? undefined : parseCursor(options.after);
+  const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
   const pageSize = options.pageSize === undefined ? DEFAULT_PAGE_SIZE : parseCount(options.pageSize, '--page-size');
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${MAX_PAGE_SIZE} rows per query`);
   // Refuse what cannot be paged before anything is sent.
@@ -92,10 +107,24 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const run = (query: string, vals: Record<string, unknown>) =>
-    runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now }).catch((error) => {
-      throw explainQueryError(error);
-    });
+  let waited = 0;
+  const run = async (query: string, vals: Record<string, unknown>) => {
+    for (;;) {
+      try {
+        // A Retry-After is waited out here, with a countdown, rather than by the client.
+        return await runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry: plan ? { maxRetryAfterMs: 0 } : undefined });
+      } catch (error) {
+        const wait = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+        if (!plan || wait === undefined) throw explainQueryError(error);
+        if (waited + wait > maxWaitMs) {
+          throw new RateLimitedError(`the server limits queries and asks to wait ${formatDuration(wait)}, past --max-wait ${formatDuration(maxWaitMs)}`, 'continue later from the cursor below, or pass a longer --max-wait');
+        }
+        waited += wait;
+        const { waitWithCountdown } = await import('../../io/countdown.js');
+        await waitWithCountdown(ctx, wait, 'rate-limited by the server (HogQL queries per hour)', ctx.deps.signal);
+      }
+    }
+  };
 
   let writer: InstanceType<typeof RecordWriter> | undefined;
   let shape: ReturnType<typeof rowShape> | undefined;
@@ -117,11 +146,27 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     return;
   }
 
-  let after: { createdAt: unknown; id: unknown } | undefined;
+  let after: { createdAt: unknown; id: unknown } | undefined = start;
   let pages = 0;
   for (;;) {
     const page = plan.page(pageSize, after);
-    const res = await run(page.query, page.values);
+    let res;
+    try {
+      res = await run(page.query, page.values);
+    } catch (error) {
+      // However it stops, say where to pick up: the rows printed so far are complete up to there.
+      if (!after) throw error;
+      const rerun = `hogctl persons query ${shellQuote(hogql)} --all --after ${formatCursor(after)}${options.pageSize ? ` --page-size ${pageSize}` : ''}`;
+      await writer?.end();
+      const where = `${(writer?.count ?? 0).toLocaleString('en-US')} rows printed; continue after the last one with:\n  ${rerun}`;
+      if (error instanceof CliError) {
+        error.message = `${error.message}${ctx.deps.signal?.aborted ? '' : ` (stopped after ${pages} ${pages === 1 ? 'query' : 'queries'})`}`;
+        error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
+        throw error;
+      }
+      if (ctx.deps.signal?.aborted) throw new CancelledError(`interrupted after ${pages} ${pages === 1 ? 'query' : 'queries'}`, where);
+      throw error;
+    }
     pages++;
     const visible = res.columns.slice(0, -HIDDEN_COLUMNS);
     const visibleTypes = Array.isArray(res.types) ? res.types.slice(0, -HIDDEN_COLUMNS) : res.types;
@@ -138,6 +183,10 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   }
   await writer!.end();
   ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Adds what to do about the errors a query typically meets. */

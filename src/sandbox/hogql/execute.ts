@@ -8,7 +8,7 @@
 // paging: a string compared with `created_at` is read as a timestamp (microseconds kept), and
 // NULL sorts last in both directions.
 
-import type { Person, SandboxStore } from '../store.js';
+import { formatTimestampUs, type Person, type SandboxStore } from '../store.js';
 import { columnName, expressions, HogQLError, printExpr, type Expr, type Literal, type SelectColumn, type SelectQuery } from './parse.js';
 
 /** HogQLHasMorePaginator: 100 rows by default, one more fetched to know whether there are more. */
@@ -52,6 +52,12 @@ const TABLE_FIELDS: Record<string, string> = {
 /** What `SELECT *` expands to. */
 const STAR_FIELDS = ['id', 'created_at', 'team_id', 'properties', 'is_identified'];
 const AGGREGATES = new Set(['count']);
+/**
+ * Date conversions, with HogQL's argument counts (posthog/hogql/functions/clickhouse/conversions.py):
+ * toDateTime(String[, ...]) is parseDateTime64BestEffortOrNull (NULL when unreadable), and
+ * toDateTime64 converts a DateTime (a string is parsed, or refused, as ClickHouse does).
+ */
+const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTime: { min: 1, max: 2 }, toDateTime64: { min: 1, max: 3 } };
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -143,7 +149,7 @@ class Evaluator {
         return 'Array(String)';
       }
       case 'call':
-        return 'UInt64';
+        return DATE_FUNCTIONS[e.name] ? "DateTime64(6, 'UTC')" : 'UInt64';
       case 'star':
       case 'tuple':
         return 'Tuple';
@@ -194,8 +200,17 @@ class Evaluator {
       }
       case 'compare':
         return compareOp(e.op, this.eval(e.left, person), this.eval(e.right, person));
-      case 'call':
-        throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count() only`);
+      case 'call': {
+        if (!DATE_FUNCTIONS[e.name]) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`);
+        const v = this.eval(e.args[0], person);
+        if (v === null || v instanceof Timestamp) return v;
+        const us = typeof v === 'string' ? parseTimestampUs(v) : typeof v === 'number' ? v * 1e6 : null;
+        if (us === null) {
+          if (e.name === 'toDateTime') return null;
+          throw new HogQLError(`Cannot parse ${JSON.stringify(v)} as DateTime64`);
+        }
+        return new Timestamp(us, formatTimestampUs(us));
+      }
       case 'star':
         throw new HogQLError('* can only be used as a whole column');
     }
@@ -343,7 +358,13 @@ export function runSelect(input: RunInput): QueryResult {
   for (const e of expressions(query)) {
     if (e.kind === 'field' && !(e.chain.length === 1 && aliases.has(e.chain[0]))) ev.fieldPath(e);
     if (e.kind === 'placeholder') placeholderValue(input.values, e.name);
-    if (e.kind === 'call' && !isAggregate(e)) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count() only`);
+    if (e.kind === 'call' && !isAggregate(e)) {
+      const arity = DATE_FUNCTIONS[e.name];
+      if (!arity) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`);
+      if (e.args.length < arity.min || e.args.length > arity.max) {
+        throw new HogQLError(`Function '${e.name}' expects between ${arity.min} and ${arity.max} arguments, found ${e.args.length}`);
+      }
+    }
   }
   if (query.where && containsAggregate(query.where)) throw new HogQLError('Aggregate functions are not allowed in WHERE');
 
