@@ -90,6 +90,20 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
     expect(JSON.parse(res.stdout).map((p: { id: string }) => p.id)).toEqual([person(4).id]);
   });
 
+  it('funnel-correlation --post --all asks for the next page with funnel_correlation_person_offset, as the server pages it', async () => {
+    api.on('POST', '/api/projects/7/persons/funnel/correlation/', [
+      { status: 200, body: { results: [{ people: [person(5)], count: 1 }], next: `${ORIGIN}/api/projects/7/persons/funnel/correlation/?funnel_correlation_person_limit=100&funnel_correlation_person_offset=100` } },
+      { status: 200, body: { results: [{ people: [person(6)], count: 1 }], next: null } },
+    ]);
+    const res = await hogctl(['persons', 'funnel-correlation', '--post', '--param', 'funnel_correlation_person_converted=TRUE', '--all', '-o', 'json']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout).map((p: { id: string }) => p.id)).toEqual([person(5).id, person(6).id]);
+    expect(api.requests.map((r) => r.body)).toEqual([
+      { funnel_correlation_person_converted: 'TRUE' },
+      { funnel_correlation_person_converted: 'TRUE', funnel_correlation_person_offset: 100 },
+    ]);
+  });
+
   it('funnel-correlation keeps a missing project\'s own 404', async () => {
     api.on('GET', '/api/projects/7/persons/funnel/correlation/', [{ status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Project not found.', attr: null } }]);
     const res = await hogctl(['persons', 'funnel-correlation']);

@@ -93,9 +93,11 @@ export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params
     if (!options.all || !next || people.length === 0 || seen.has(next)) break;
     seen.add(next);
     if (options.post) {
-      const offset = new URL(next, 'http://x').searchParams.get('offset');
+      // Correlation persons page with their own parameter names (posthog-api.md §0).
+      const offsetName = endpoint === 'funnel/correlation/' ? 'funnel_correlation_person_offset' : 'offset';
+      const offset = new URL(next, 'http://x').searchParams.get(offsetName);
       if (offset === null) break;
-      page = await peoplePage(client, projectId, endpoint, { ...params, offset: Number(offset) }, { post: true });
+      page = await peoplePage(client, projectId, endpoint, { ...params, [offsetName]: Number(offset) }, { post: true });
     } else {
       page = await peoplePage(client, projectId, endpoint, params, { url: client.link(next) });
     }
