@@ -155,9 +155,13 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
     );
   }
 
+  // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.
+  const { untilStdoutReaderGone } = await import('../io/pipe-reader.js');
+  const reader = untilStdoutReaderGone();
   try {
-    await (stop ?? untilStopped(ctx.deps.signal));
+    await Promise.race([stop ?? untilStopped(ctx.deps.signal), reader.gone]);
   } finally {
+    reader.stop();
     if (options.readyFile) await rm(options.readyFile, { force: true });
     await sandbox.close();
     if (!quiet) stderr.write('sandbox stopped\n');

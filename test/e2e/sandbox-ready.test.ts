@@ -37,3 +37,17 @@ describe('hogctl sandbox --ready-file', () => {
     expect(code).toBe(2);
   });
 });
+
+describe('hogctl sandbox -q | head -1', () => {
+  it('returns once head has the line: the server stops when nobody reads its output any more', async () => {
+    // A shell pipeline, as a user types it; the timeout only keeps a regression from hanging the suite.
+    const child = spawn('bash', ['-c', `'${process.execPath}' '${BIN}' sandbox -q | head -1`], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), project_id: 1 });
+  });
+});
