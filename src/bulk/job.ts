@@ -638,7 +638,10 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
       throw e instanceof TlsError ? new TlsError(message, hint) : new UsageError(message, hint);
     }
     case 'interrupted':
-      throw new CancelledError(`interrupted: ${deletedNote}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet`, resume);
+      throw new CancelledError(
+        `interrupted: ${deletedNote}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet${c.unconfirmed ? ` (${n(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+        resume,
+      );
     case 'rate_limited': {
       const until = result.until ?? ctx.deps.now();
       throw new RateLimitedError(
