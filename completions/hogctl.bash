@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -38,6 +38,7 @@ _hogctl_children() {
     "persons funnel") echo "" ;;
     "persons funnel-correlation") echo "" ;;
     "persons lifecycle") echo "" ;;
+    "persons trends") echo "" ;;
     "persons reset-distinct-id") echo "" ;;
     "users") echo "me update 2fa" ;;
     "users me") echo "" ;;
@@ -167,7 +168,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -283,7 +284,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --legacy --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons funnel-correlation")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -297,7 +298,14 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --help --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --help --legacy --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
+    "persons trends")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--all --base-url --date-from --date-to --day --debug --events --fields --help --legacy --no-color --no-input --output --param --params --profile --project --quiet --series --timeout --version --wide -V -o -q" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -55,7 +55,7 @@ export async function propertiesTimeline(client: ApiClient, projectId: string, p
   return res.body;
 }
 
-export type PeopleEndpoint = 'funnel/' | 'funnel/correlation/' | 'lifecycle/';
+export type PeopleEndpoint = 'funnel/' | 'funnel/correlation/' | 'lifecycle/' | 'trends/';
 
 /** One page of people: GET with the params in the query, or POST with them as the JSON body. */
 export async function peoplePage(client: ApiClient, projectId: string, endpoint: PeopleEndpoint, params: Params, options: { post?: boolean; url?: string } = {}): Promise<PeoplePage> {

@@ -128,7 +128,7 @@ describe('persons funnel', () => {
 
   it('GET: the parameters go in the query string; the key is refused (exit 4)', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--events', events, '--funnel-step', '-2', '--date-from', '-30d']);
+    const res = await world.run(['persons', 'funnel', '--legacy', '--events', events, '--funnel-step', '-2', '--date-from', '-30d']);
     expectNeedsSession(res, `GET ${P}/funnel/`);
     const [req] = since(before);
     expect(req.method).toBe('GET');
@@ -138,7 +138,7 @@ describe('persons funnel', () => {
 
   it('--post: the parameters go in a JSON body, with their types', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--post', '--events', events, '--funnel-step', '2', '--params', '{"funnel_window_days": 14}']);
+    const res = await world.run(['persons', 'funnel', '--legacy', '--post', '--events', events, '--funnel-step', '2', '--params', '{"funnel_window_days": 14}']);
     expectNeedsSession(res, `POST ${P}/funnel/`);
     const [req] = since(before);
     expect(req.method).toBe('POST');
@@ -149,7 +149,7 @@ describe('persons funnel', () => {
 
   it('rejects --funnel-step 0 before sending (exit 2)', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--funnel-step', '0']);
+    const res = await world.run(['persons', 'funnel', '--legacy', '--funnel-step', '0']);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('invalid --funnel-step "0"');
     expect(since(before)).toHaveLength(0);
@@ -173,7 +173,7 @@ describe('persons funnel-correlation', () => {
 describe('persons lifecycle', () => {
   it('sends target_date and lifecycle_type, and needs a session (exit 4)', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--target-date', '2025-03-01', '--lifecycle-type', 'resurrecting', '--events', '[{"id":"$pageview"}]']);
+    const res = await world.run(['persons', 'lifecycle', '--legacy', '--target-date', '2025-03-01', '--lifecycle-type', 'resurrecting', '--events', '[{"id":"$pageview"}]']);
     expectNeedsSession(res, `GET ${P}/lifecycle/`);
     const [req] = since(before);
     expect(req.method).toBe('GET');
@@ -183,7 +183,7 @@ describe('persons lifecycle', () => {
 
   it('accepts the required parameters through --param too', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--param', 'target_date=2025-03-01', '--param', 'lifecycle_type=dormant']);
+    const res = await world.run(['persons', 'lifecycle', '--legacy', '--param', 'target_date=2025-03-01', '--param', 'lifecycle_type=dormant']);
     expect(res.code).toBe(4);
     expect(since(before)[0].query).toEqual({ target_date: '2025-03-01', lifecycle_type: 'dormant' });
   });
@@ -196,7 +196,7 @@ describe('persons lifecycle', () => {
       [['--target-date', 'yesterday', '--lifecycle-type', 'new'], 'invalid --target-date "yesterday"'],
       [['--target-date', '2025-03-01', '--lifecycle-type', 'churned'], 'invalid --lifecycle-type "churned": expected one of new, returning, resurrecting, dormant'],
     ] as const) {
-      const res = await world.run(['persons', 'lifecycle', ...args]);
+      const res = await world.run(['persons', 'lifecycle', '--legacy', ...args]);
       expect(res.code, args.join(' ')).toBe(2);
       expect(res.stderr).toContain(message);
     }
@@ -224,7 +224,7 @@ describe('with a signed-in session (hogctl auth login)', () => {
   it('lifecycle sends the session cookie, no key, and prints the people of the bucket', async () => {
     const day = [...world.sandbox.store][40].createdAt.slice(0, 10);
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--target-date', day, '--lifecycle-type', 'new', '-o', 'json'], { env });
+    const res = await world.run(['persons', 'lifecycle', '--legacy', '--target-date', day, '--lifecycle-type', 'new', '-o', 'json'], { env });
     expect(res.code, res.stderr).toBe(0);
     const expected = [...world.sandbox.store].filter((p) => p.createdAt.startsWith(day)).map((p) => p.uuid);
     expect(JSON.parse(res.stdout).map((p: { id: string }) => p.id)).toEqual(expected);
@@ -237,7 +237,7 @@ describe('with a signed-in session (hogctl auth login)', () => {
   it('funnel --post follows the pages with --all; a one-step funnel is the server\'s 400 (exit 5)', async () => {
     const events = '[{"id":"$pageview"},{"id":"signed_up"}]';
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--post', '--events', events, '--funnel-step', '1', '--param', 'limit=100', '--all', '-o', 'ndjson'], { env });
+    const res = await world.run(['persons', 'funnel', '--legacy', '--post', '--events', events, '--funnel-step', '1', '--param', 'limit=100', '--all', '-o', 'ndjson'], { env });
     expect(res.code, res.stderr).toBe(0);
     const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -247,7 +247,7 @@ describe('with a signed-in session (hogctl auth login)', () => {
     expect(posts.every((r) => r.method === 'POST' && r.headers['x-csrftoken'])).toBe(true);
     expect(JSON.parse(posts[1].body)).toMatchObject({ funnel_step: 1, limit: '100', offset: 100 });
 
-    const one = await world.run(['persons', 'funnel', '--events', '[{"id":"$pageview"}]'], { env });
+    const one = await world.run(['persons', 'funnel', '--legacy', '--events', '[{"id":"$pageview"}]'], { env });
     expect(one.code).toBe(5);
     expect(one.stderr).toContain('Funnels require at least two steps before calculating.');
   });

@@ -43,7 +43,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
     api
       .on('GET', '/api/projects/7/persons/lifecycle/?target_date=2025-03-01&lifecycle_type=new', [{ status: 200, body: { results: [{ people: [person(1), person(2)], count: 2 }], next } }])
       .on('GET', '/api/projects/7/persons/lifecycle/?target_date=2025-03-01&lifecycle_type=new&offset=100', [{ status: 200, body: { results: [{ people: [person(3)], count: 1 }], next: null } }]);
-    const res = await hogctl(['persons', 'lifecycle', '--target-date', '2025-03-01', '--lifecycle-type', 'new', '--all', '-o', 'ndjson']);
+    const res = await hogctl(['persons', 'lifecycle', '--legacy', '--target-date', '2025-03-01', '--lifecycle-type', 'new', '--all', '-o', 'ndjson']);
     expect(res.code).toBe(0);
     expect(res.stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['user1@example.com', 'user2@example.com', 'user3@example.com']);
     expect(api.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
@@ -52,7 +52,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
 
   it('lifecycle shows the server\'s {message, detail} body and exits 5', async () => {
     api.on('GET', '/api/projects/7/persons/lifecycle/?target_date=2025-03-01&lifecycle_type=new', [{ status: 400, body: { message: 'Missing parameter', detail: 'Must include lifecycle type' } }]);
-    const res = await hogctl(['persons', 'lifecycle', '--target-date', '2025-03-01', '--lifecycle-type', 'new']);
+    const res = await hogctl(['persons', 'lifecycle', '--legacy', '--target-date', '2025-03-01', '--lifecycle-type', 'new']);
     expect(res.code).toBe(5);
     expect(res.stderr).toContain('failed with 400: Missing parameter: Must include lifecycle type');
     expect(res.stdout).toBe('');
@@ -65,7 +65,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
       { status: 200, body: { results: [{ people: [person(1)], count: 1 }], next: `${ORIGIN}/api/projects/7/persons/funnel/?offset=100`, initial: 'x', missing_persons: 0 } },
       { status: 200, body: { results: [{ people: [person(2)], count: 1 }], next: null } },
     ]);
-    const res = await hogctl(['persons', 'funnel', '--post', '--params', `@${file}`, '--param', 'interval=week', '--funnel-step', '-2', '--all', '-o', 'csv', '--fields', 'id,properties.email']);
+    const res = await hogctl(['persons', 'funnel', '--legacy', '--post', '--params', `@${file}`, '--param', 'interval=week', '--funnel-step', '-2', '--all', '-o', 'csv', '--fields', 'id,properties.email']);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(`id,properties.email\n${person(1).id},user1@example.com\n${person(2).id},user2@example.com\n`);
     expect(api.requests.map((r) => r.body)).toEqual([
@@ -78,7 +78,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
     api.on('GET', '/api/projects/7/persons/funnel/?events=%5B%7B%22id%22%3A%22a%22%7D%2C%7B%22id%22%3A%22b%22%7D%5D', [
       { status: 200, body: { results: [{ people: [person(1)], count: 1 }], next: `${ORIGIN}/api/projects/7/persons/funnel/?offset=100` } },
     ]);
-    const res = await hogctl(['persons', 'funnel', '--events', '[{"id":"a"},{"id":"b"}]']);
+    const res = await hogctl(['persons', 'funnel', '--legacy', '--events', '[{"id":"a"},{"id":"b"}]']);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('1 persons shown; there are more: add --all');
   });

@@ -5,16 +5,19 @@ import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
 
 export interface PersonsFunnelOptions extends PeopleOptions {
   funnelStep?: string;
+  legacy?: boolean;
 }
 
 export function personsFunnelCommand(): Command {
   const command = new Command('funnel')
     .summary('list the persons at a step of a funnel')
     .description(
-      'List the persons who reached a step of a funnel (--funnel-step 2), or dropped off before it (--funnel-step -2), through the legacy /persons/funnel/ endpoint. ' +
-        'The server refuses personal API keys here: sign in with `hogctl auth login` first.',
+      'List the persons who reached a step of a funnel (--funnel-step 2), or dropped off before it (--funnel-step -2). ' +
+        'With a personal API key they come from the query endpoint (a FunnelsActorsQuery, which needs query:read); ' +
+        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/funnel/ list, which refuses keys.',
     )
-    .option('--funnel-step <n>', 'the step: n for persons who completed step n, -n for those who dropped off at step n');
+    .option('--funnel-step <n>', 'the step: n for persons who completed step n, -n for those who dropped off at step n')
+    .option('--legacy', 'use the legacy /persons/funnel/ list (needs `hogctl auth login`)');
   return addPeopleOptions(command, true)
     .addHelpText(
       'after',
@@ -30,5 +33,5 @@ export function personsFunnelCommand(): Command {
 export async function personsFunnelRun(ctx: Context, options: PersonsFunnelOptions): Promise<void> {
   const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { funnel_step: parseFunnelStep(options.funnelStep) });
-  await printPeople(ctx, 'funnel/', params, options);
+  await printPeople(ctx, 'funnel/', params, options, 'funnel');
 }

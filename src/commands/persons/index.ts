@@ -20,5 +20,6 @@ export const personsVerbs: LazyVerb[] = [
   { name: 'funnel', load: async () => (await import('./funnel.js')).personsFunnelCommand() },
   { name: 'funnel-correlation', load: async () => (await import('./funnel-correlation.js')).personsFunnelCorrelationCommand() },
   { name: 'lifecycle', load: async () => (await import('./lifecycle.js')).personsLifecycleCommand() },
+  { name: 'trends', load: async () => (await import('./trends.js')).personsTrendsCommand() },
   { name: 'reset-distinct-id', load: async () => (await import('./reset-distinct-id.js')).personsResetDistinctIdCommand() },
 ];

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { PERSON_FIELDS } from '../../api/persons.js';
 import { peoplePage, type PeopleEndpoint, type Params } from '../../api/person-insights.js';
+import type { InsightKind } from '../../api/actors.js';
 import { RecordWriter } from '../../io/output.js';
 import type { InsightParamOptions, PeopleOptions } from './insight-options.js';
 
@@ -79,7 +80,10 @@ export function buildParams(options: InsightParamOptions, named: Params = {}): P
  * asked for by sending the same body with the `offset` of the `next` link, since a GET link would
  * drop the body.
  */
-export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params: Params, options: PeopleOptions): Promise<void> {
+export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params: Params, options: PeopleOptions & { legacy?: boolean }, kind?: InsightKind): Promise<void> {
+  // A key asks the query endpoint (the legacy lists refuse keys); a session alone, or --legacy,
+  // the legacy list.
+  if (kind && !options.legacy && (await ctx.settings()).apiKey) return printActors(ctx, kind, params, options);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api({ auth: 'prefer-session' });
@@ -105,4 +109,27 @@ export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
   else if (!options.all && page?.next) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
+}
+
+/** Actors pages of 1000: an export of a big bucket takes few queries (they are rate-limited). */
+const ACTORS_PAGE = 1000;
+
+/** The persons behind an insight from an actors query, page by page (offset and hasMore). */
+async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions): Promise<void> {
+  const [{ actorsPage, actorsSource }, output, projectId] = await Promise.all([import('../../api/actors.js'), ctx.output(), ctx.projectId()]);
+  const client = await ctx.api({ auth: 'key' });
+  const source = actorsSource(kind, params);
+  const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
+  let offset = 0;
+  let more = false;
+  for (;;) {
+    const page = await actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal });
+    await writer.writePage(page.persons);
+    offset += page.persons.length;
+    more = page.hasMore;
+    if (!options.all || !more || page.persons.length === 0) break;
+  }
+  await writer.end();
+  if (writer.count === 0) ctx.info('no persons matched');
+  else if (!options.all && more) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
 }

@@ -7,6 +7,7 @@ import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
 export interface PersonsLifecycleOptions extends PeopleOptions {
   targetDate?: string;
   lifecycleType?: string;
+  legacy?: boolean;
 }
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'];
@@ -15,11 +16,13 @@ export function personsLifecycleCommand(): Command {
   const command = new Command('lifecycle')
     .summary('list the persons of one lifecycle bucket on one date')
     .description(
-      'List the persons a lifecycle insight counts as new, returning, resurrecting or dormant on a date (legacy /persons/lifecycle/). ' +
-        'The server refuses personal API keys here: sign in with `hogctl auth login` first.',
+      'List the persons a lifecycle insight counts as new, returning, resurrecting or dormant on a date. ' +
+        'With a personal API key they come from the query endpoint (an InsightActorsQuery over a LifecycleQuery, which needs query:read); ' +
+        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/lifecycle/ list, which refuses keys.',
     )
     .option('--target-date <date>', 'the date of the bucket, e.g. 2025-03-01 (required)')
-    .option('--lifecycle-type <type>', `the bucket: ${LIFECYCLE_TYPES.join(', ')} (required)`);
+    .option('--lifecycle-type <type>', `the bucket: ${LIFECYCLE_TYPES.join(', ')} (required)`)
+    .option('--legacy', 'use the legacy /persons/lifecycle/ list (needs `hogctl auth login`)');
   return addPeopleOptions(command, false)
     .addHelpText(
       'after',
@@ -48,5 +51,5 @@ export async function personsLifecycleRun(ctx: Context, options: PersonsLifecycl
   if (typeof type !== 'string' || !LIFECYCLE_TYPES.includes(type)) {
     throw new UsageError(`invalid --lifecycle-type "${String(type)}": expected one of ${LIFECYCLE_TYPES.join(', ')}`);
   }
-  await printPeople(ctx, 'lifecycle/', params, options);
+  await printPeople(ctx, 'lifecycle/', params, options, 'lifecycle');
 }

@@ -116,6 +116,38 @@ const propertiesTimeline: Handler = (ctx, app) => {
   });
 };
 
+/** Who completed step `step` (> 0) of a funnel of `steps`, or dropped off at it (< 0): each
+ * person reaches a furthest step 0..steps, fewer the further along (a funnel's shape). */
+export function funnelPeople(store: Iterable<Person>, steps: number, step: number): Person[] {
+  const furthest = (p: Person) => {
+    let reached = 0;
+    while (reached < steps && hash32(p.id, 0xf0 + reached) % 100 < (reached === 0 ? 70 : 55)) reached++;
+    return reached;
+  };
+  const people: Person[] = [];
+  for (const person of store) {
+    const reached = furthest(person);
+    if (step > 0 ? reached >= step : reached === -step - 1) people.push(person);
+  }
+  return people;
+}
+
+/** The people of one lifecycle bucket on one day; buckets are disjoint, one draw per person. */
+export function lifecyclePeople(store: Iterable<Person>, day: string, type: string): Person[] {
+  const people: Person[] = [];
+  for (const person of store) {
+    const createdDay = person.createdAt.slice(0, 10);
+    if (type === 'new') {
+      if (createdDay === day) people.push(person);
+    } else if (createdDay < day && LIFECYCLE_SHARE[type] !== undefined) {
+      const roll = hash32(person.id, 0x11fe) % 100;
+      const start = type === 'returning' ? 0 : type === 'resurrecting' ? 30 : 40;
+      if (roll >= start && roll < start + LIFECYCLE_SHARE[type]) people.push(person);
+    }
+  }
+  return people;
+}
+
 /** GET/POST /persons/funnel/ — who completed (funnel_step > 0) or dropped off at (< 0) a step. */
 const funnel: Handler = (ctx, app) => {
   const params = filterParams(ctx);
@@ -125,18 +157,7 @@ const funnel: Handler = (ctx, app) => {
   if (step === 0 || Math.abs(step) > steps) throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1 for drop-offs.`);
   const offset = Math.max(0, intParam(params, 'offset', 0));
   const limit = Math.max(1, intParam(params, 'limit', PAGE));
-  // Each person reaches a furthest step 0..steps, fewer the further along (a funnel's shape).
-  const furthest = (p: Person) => {
-    let reached = 0;
-    while (reached < steps && hash32(p.id, 0xf0 + reached) % 100 < (reached === 0 ? 70 : 55)) reached++;
-    return reached;
-  };
-  const people: Person[] = [];
-  for (const person of storeFor(ctx, app)) {
-    const reached = furthest(person);
-    if (step > 0 ? reached >= step : reached === -step - 1) people.push(person);
-  }
-  const page = peoplePage(ctx, people, offset, limit);
+  const page = peoplePage(ctx, funnelPeople(storeFor(ctx, app), steps, step), offset, limit);
   const now = new Date(app.now()).toISOString();
   return json(200, { ...page, initial: absoluteUrl(ctx), missing_persons: 0, is_cached: false, last_refresh: now });
 };
@@ -154,21 +175,8 @@ const lifecycle: Handler = (ctx, app) => {
   if (type === undefined || type === null || type === '') {
     throw rawError(400, { message: 'Missing parameter', detail: 'Must include lifecycle type' });
   }
-  const day = String(target).slice(0, 10);
   const offset = Math.max(0, intParam(params, 'offset', 0));
-  const people: Person[] = [];
-  for (const person of storeFor(ctx, app)) {
-    const createdDay = person.createdAt.slice(0, 10);
-    if (type === 'new') {
-      if (createdDay === day) people.push(person);
-    } else if (createdDay < day && LIFECYCLE_SHARE[String(type)] !== undefined) {
-      // Buckets are disjoint: one draw per person decides which one, if any.
-      const roll = hash32(person.id, 0x11fe) % 100;
-      const start = type === 'returning' ? 0 : type === 'resurrecting' ? 30 : 40;
-      if (roll >= start && roll < start + LIFECYCLE_SHARE[String(type)]) people.push(person);
-    }
-  }
-  return json(200, peoplePage(ctx, people, offset, PAGE));
+  return json(200, peoplePage(ctx, lifecyclePeople(storeFor(ctx, app), String(target).slice(0, 10), String(type)), offset, PAGE));
 };
 
 const common = personsRouteDefaults;

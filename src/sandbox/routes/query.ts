@@ -11,6 +11,7 @@ import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
 import { storeFor } from './persons.js';
+import { runActorsQuery } from '../actors-query.js';
 
 export const OFFSET_REFUSED =
   'OFFSET is not supported on queries made with a personal API key. For pagination, use keyset pagination on the `timestamp` column, e.g. `WHERE timestamp > :last_seen_timestamp ORDER BY timestamp LIMIT N`. For bulk data extraction, use batch exports: https://posthog.com/docs/cdp/batch-exports';
@@ -113,6 +114,10 @@ export function registerQueryRoutes(router: Router): void {
   const running = new Map<string, { status: QueryStatus; doneAt: number; result: unknown; failure?: string }>();
 
   const create: Handler = (ctx, app) => {
+    const data = ctx.data() as { query?: { kind?: unknown } } | null;
+    if (data?.query && typeof data.query === 'object' && data.query.kind === 'ActorsQuery') {
+      return json(200, runActorsQuery(data.query as Record<string, unknown>, storeFor(ctx, app)));
+    }
     const request = readRequest(ctx.data());
     const query = parse(request.query);
     // validate_user_query runs before anything else, and only for personal keys.

@@ -1,0 +1,62 @@
+// The persons behind an insight, the way PostHog serves them to a personal key today: the query
+// endpoint with an actors query (posthog-api.md §0), since the legacy /persons/funnel/,
+// /lifecycle/ and /trends/ lists refuse keys. Shapes from PostHog's schema
+// (frontend/src/queries/schema/schema-general.ts): ActorsQuery {source, select, limit, offset}
+// over an InsightActorsQuery {source, day, status, series} or a FunnelsActorsQuery
+// {source: FunnelsQuery, funnelStep}; the answer {results, columns, hasMore, limit, offset}.
+import type { ApiClient } from '../http/client.js';
+import { CliError, UsageError } from '../errors.js';
+import { queryPath } from './query.js';
+import type { Params } from './person-insights.js';
+
+export type InsightKind = 'funnel' | 'lifecycle' | 'trends';
+
+/** The legacy `events` / `actions` parameters as query series. */
+function series(params: Params): Record<string, unknown>[] {
+  const list = (name: string): Record<string, unknown>[] => {
+    const raw = params[name];
+    const value = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    return Array.isArray(value) ? value.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : [];
+  };
+  const entities: Record<string, unknown>[] = [...list('events').map((e) => ({ ...e, type: 'events' })), ...list('actions').map((e) => ({ ...e, type: 'actions' }))];
+  entities.sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0));
+  return entities.map((e) => (e.type === 'actions' ? { kind: 'ActionsNode', id: Number(e.id) } : { kind: 'EventsNode', event: e.id ?? null, name: String(e.name ?? e.id ?? 'All events') }));
+}
+
+/** The actors source for the legacy parameters hogctl's insight commands take. */
+export function actorsSource(kind: InsightKind, params: Params): Record<string, unknown> {
+  let entities;
+  try {
+    entities = series(params);
+  } catch {
+    throw new UsageError('invalid events or actions: not JSON', 'e.g. --events \'[{"id": "$pageview"}, {"id": "signed_up"}]\'');
+  }
+  const dateRange = params.date_from !== undefined || params.date_to !== undefined ? { date_from: params.date_from ?? null, date_to: params.date_to ?? null } : undefined;
+  const base = { series: entities, ...(dateRange ? { dateRange } : {}), ...(params.interval !== undefined ? { interval: params.interval } : {}) };
+  switch (kind) {
+    case 'funnel':
+      return { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...base }, funnelStep: params.funnel_step === undefined ? 1 : Number(params.funnel_step) };
+    case 'lifecycle':
+      return { kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', ...base }, day: params.target_date, status: params.lifecycle_type };
+    case 'trends':
+      return { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', ...base }, day: params.day, series: params.series === undefined ? 0 : Number(params.series) };
+  }
+}
+
+export interface ActorsPage {
+  persons: Record<string, unknown>[];
+  hasMore: boolean;
+}
+
+/** One page of the persons behind an insight. */
+export async function actorsPage(client: ApiClient, projectId: string, source: Record<string, unknown>, page: { limit: number; offset: number; signal?: AbortSignal }): Promise<ActorsPage> {
+  const query = { kind: 'ActorsQuery', source, select: ['actor'], limit: page.limit, offset: page.offset };
+  const res = await client.post<{ results?: unknown[][]; columns?: unknown[]; hasMore?: boolean }>(queryPath(projectId), { query, name: 'hogctl-insight-persons', refresh: 'blocking' }, { idempotent: true, signal: page.signal });
+  const body = res.body;
+  if (!body || !Array.isArray(body.results) || !Array.isArray(body.columns)) {
+    throw new CliError("the server's answer to the actors query is not what hogctl expects", 'run with --debug to see it; --legacy uses the older persons lists (with `hogctl auth login`)');
+  }
+  const at = Math.max(0, body.columns.indexOf('actor'));
+  const persons = body.results.map((row) => row[at]).filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object');
+  return { persons, hasMore: body.hasMore === true };
+}
