@@ -272,7 +272,7 @@ async function benchWindows() {
 
 /**
  * An export of 1,000,000 persons with `persons query --all` from a sandbox whose HogQL limit is
- * scaled down (5 queries per 20 s for the legacy 120 an hour): the first run stops at a wait past
+ * scaled down (4 queries per 40 s for the legacy 120 an hour): the first run stops at a wait past
  * --max-wait and prints its cursor; after the window, --after continues there, waiting out the
  * limit as it goes. Every row must come out once, in at most 21 queries.
  */
@@ -280,7 +280,7 @@ async function benchExport() {
   const persons = 1_000_000;
   const [{ mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-export-'));
-  const sandbox = await startSandbox(['--persons', String(persons), '--rate-limit', 'query=5/20s']);
+  const sandbox = await startSandbox(['--persons', String(persons), '--rate-limit', 'query=4/40s']);
   const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: dir };
   const query = 'SELECT id FROM persons';
   // Collects ids only (the run helper keeps the first MB of stdout for error messages).
@@ -312,13 +312,13 @@ async function benchExport() {
       });
     });
   try {
-    console.log(`\n## persons query --all export of ${persons.toLocaleString('en')} persons under a scaled HogQL limit (sandbox query=5/20s), interrupted once and continued with --after`);
+    console.log(`\n## persons query --all export of ${persons.toLocaleString('en')} persons under a scaled HogQL limit (sandbox query=4/40s), interrupted once and continued with --after`);
     const first = await exportRun(['--max-wait', '5s']);
     const cursor = /--all --after (\S+)/.exec(first.stderr)?.[1];
     if (first.code !== 6 || !cursor) throw new Error(`the first run should stop at the limit with a cursor: exit ${first.code}: ${first.stderr.slice(-500)}`);
     const firstRows = rows;
     // "Resume then": after the window the server named.
-    await new Promise((r) => setTimeout(r, 20_000));
+    await new Promise((r) => setTimeout(r, 40_000));
     const second = await exportRun(['--after', cursor]);
     if (second.code !== 0) throw new Error(`the continuation exited ${second.code}: ${second.stderr.slice(-500)}`);
     const waits = (second.stderr.match(/^rate-limited by the server/gm) ?? []).length;

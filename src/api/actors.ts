@@ -5,6 +5,7 @@
 // over an InsightActorsQuery {source, day, status, series} or a FunnelsActorsQuery
 // {source: FunnelsQuery, funnelStep}; the answer {results, columns, hasMore, limit, offset}.
 import type { ApiClient } from '../http/client.js';
+import type { RetryPolicy } from '../http/retry.js';
 import { CliError, UsageError } from '../errors.js';
 import { queryPath } from './query.js';
 import type { Params } from './person-insights.js';
@@ -49,9 +50,9 @@ export interface ActorsPage {
 }
 
 /** One page of the persons behind an insight. */
-export async function actorsPage(client: ApiClient, projectId: string, source: Record<string, unknown>, page: { limit: number; offset: number; signal?: AbortSignal }): Promise<ActorsPage> {
+export async function actorsPage(client: ApiClient, projectId: string, source: Record<string, unknown>, page: { limit: number; offset: number; signal?: AbortSignal; retry?: Partial<RetryPolicy> }): Promise<ActorsPage> {
   const query = { kind: 'ActorsQuery', source, select: ['actor'], limit: page.limit, offset: page.offset };
-  const res = await client.post<{ results?: unknown[][]; columns?: unknown[]; hasMore?: boolean }>(queryPath(projectId), { query, name: 'hogctl-insight-persons', refresh: 'blocking' }, { idempotent: true, signal: page.signal });
+  const res = await client.post<{ results?: unknown[][]; columns?: unknown[]; hasMore?: boolean }>(queryPath(projectId), { query, name: 'hogctl-insight-persons', refresh: 'blocking' }, { idempotent: true, signal: page.signal, retry: page.retry });
   const body = res.body;
   if (!body || !Array.isArray(body.results) || !Array.isArray(body.columns)) {
     throw new CliError("the server's answer to the actors query is not what hogctl expects", 'run with --debug to see it; --legacy uses the older persons lists (with `hogctl auth login`)');

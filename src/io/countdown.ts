@@ -29,3 +29,27 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
     ctx.io.stderr.write('\r\u001b[2K');
   }
 }
+
+/**
+ * Sends a request to the query endpoint, waiting out its rate limit: teams on the legacy limit
+ * get 120 queries an hour, with a Retry-After of up to an hour (posthog-api.md §0). `send` gets
+ * the retry policy that makes the client give up on a 429 at once, so that the wait happens
+ * here, with a countdown. Past `maxWaitMs` in all, a RateLimitedError (exit 6) says so.
+ */
+export async function underQueryLimit<T>(ctx: Context, budget: { waitedMs: number; maxWaitMs: number; flag?: string }, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
+  const { RateLimitedError } = await import('../errors.js');
+  for (;;) {
+    try {
+      return await send({ maxRetryAfterMs: 0 });
+    } catch (error) {
+      const wait = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+      if (wait === undefined) throw error;
+      if (budget.waitedMs + wait > budget.maxWaitMs) {
+        const past = budget.flag ? `past ${budget.flag} ${formatDuration(budget.maxWaitMs)}` : `longer than hogctl waits (${formatDuration(budget.maxWaitMs)} in all)`;
+        throw new RateLimitedError(`the server limits queries and asks to wait ${formatDuration(wait)}, ${past}`, budget.flag ? `continue later, or pass a longer ${budget.flag}` : 'run it again later');
+      }
+      budget.waitedMs += wait;
+      await waitWithCountdown(ctx, wait, 'rate-limited by the server (HogQL queries per hour)', ctx.deps.signal);
+    }
+  }
+}

@@ -63,4 +63,16 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(refused.code).toBe(4);
     expect(refused.stderr).toMatch(/query:read/);
   });
+
+  it('waits out the query limit between pages (actors queries count against it), saying until when', async () => {
+    world.sandbox.setRateLimit('query=1/3s');
+    try {
+      const res = await world.run(['persons', 'funnel', '--events', '[{"id": "a"}, {"id": "b"}]', '--funnel-step', '1', '--all', '-o', 'ndjson']);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toMatch(/^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
+      expect(ids(res.stdout)).toEqual(funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid));
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+  });
 });

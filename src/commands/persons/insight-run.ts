@@ -119,11 +119,14 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   const [{ actorsPage, actorsSource }, output, projectId] = await Promise.all([import('../../api/actors.js'), ctx.output(), ctx.projectId()]);
   const client = await ctx.api({ auth: 'key' });
   const source = actorsSource(kind, params);
+  const { underQueryLimit } = await import('../../io/countdown.js');
+  // Actors queries count against the query limit too (120 an hour on legacy teams): waited out.
+  const budget = { waitedMs: 0, maxWaitMs: 60 * 60_000 };
   const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
   let offset = 0;
   let more = false;
   for (;;) {
-    const page = await actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal });
+    const page = await underQueryLimit(ctx, budget, (retry) => actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal, retry }));
     await writer.writePage(page.persons);
     offset += page.persons.length;
     more = page.hasMore;

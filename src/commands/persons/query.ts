@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, CancelledError, CliError, RateLimitedError, UsageError } from '../../errors.js';
-import { formatDuration } from '../../io/progress.js';
+import { ApiError, CancelledError, CliError, UsageError } from '../../errors.js';
 import { collect, examples, withContext } from '../with-context.js';
 import { RecordWriter } from '../../io/output.js';
 
@@ -107,24 +106,16 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  let waited = 0;
-  const run = async (query: string, vals: Record<string, unknown>) => {
-    for (;;) {
-      try {
-        // A Retry-After is waited out here, with a countdown, rather than by the client.
-        return await runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry: plan ? { maxRetryAfterMs: 0 } : undefined });
-      } catch (error) {
-        const wait = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
-        if (!plan || wait === undefined) throw explainQueryError(error);
-        if (waited + wait > maxWaitMs) {
-          throw new RateLimitedError(`the server limits queries and asks to wait ${formatDuration(wait)}, past --max-wait ${formatDuration(maxWaitMs)}`, 'continue later from the cursor below, or pass a longer --max-wait');
-        }
-        waited += wait;
-        const { waitWithCountdown } = await import('../../io/countdown.js');
-        await waitWithCountdown(ctx, wait, 'rate-limited by the server (HogQL queries per hour)', ctx.deps.signal);
-      }
-    }
-  };
+  const { underQueryLimit } = await import('../../io/countdown.js');
+  const budget = { waitedMs: 0, maxWaitMs, flag: '--max-wait' };
+  const send = (query: string, vals: Record<string, unknown>, retry?: { maxRetryAfterMs: number }) =>
+    runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry });
+  // With --all the server's query limit is waited out, with a countdown; a single query leaves
+  // the waiting to the client.
+  const run = (query: string, vals: Record<string, unknown>) =>
+    (plan ? underQueryLimit(ctx, budget, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
+      throw explainQueryError(error);
+    });
 
   let writer: InstanceType<typeof RecordWriter> | undefined;
   let shape: ReturnType<typeof rowShape> | undefined;

@@ -373,9 +373,20 @@ export function runSelect(input: RunInput): QueryResult {
   const paginate = limit === undefined;
   if (paginate) limit = DEFAULT_RETURNED_ROWS + 1;
 
+  // The store yields persons newest first. When the order starts with created_at DESC and nothing
+  // aggregates, the rows past the page are older than its last one: the scan stops there (rows
+  // of that same created_at are still taken, for the rest of the ORDER BY to decide).
+  const first = query.orderBy[0];
+  const newestFirst = first !== undefined && first.desc && first.expr.kind === 'field' && first.expr.chain.length === 1 && first.expr.chain[0] === 'created_at' && !aliases.has('created_at');
+  const enough = newestFirst && !columns.some((c) => containsAggregate(c.expr)) ? offset + limit! : Infinity;
   const matching: Person[] = [];
+  let boundaryUs: number | undefined;
   for (const person of input.store) {
-    if (!query.where || truthy(ev.eval(query.where, person)) === true) matching.push(person);
+    if (boundaryUs !== undefined && person.createdAtUs < boundaryUs) break;
+    if (!query.where || truthy(ev.eval(query.where, person)) === true) {
+      matching.push(person);
+      if (matching.length === enough) boundaryUs = person.createdAtUs;
+    }
   }
 
   let rows: unknown[][];
