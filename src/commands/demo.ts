@@ -23,7 +23,7 @@ export function demoCommand(): Command {
 
 export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
   const [{ startSandbox }, { main }, { mkdtempSync, rmSync }, { tmpdir }, { join }, { Readable }, { parseCount }] = await Promise.all([
-    import('../sandbox/server.js'),
+    import('@hogctl/sandbox'),
     import('../main.js'),
     import('node:fs'),
     import('node:os'),

@@ -102,7 +102,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const quiet = Boolean(ctx.globals.quiet);
   const { stderr, stdout } = ctx.io;
 
-  const { startSandbox } = await import('../sandbox/server.js');
+  const { startSandbox } = await import('@hogctl/sandbox');
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordedRequest } from '../../src/sandbox/server.js';
+import type { RecordedRequest } from '@hogctl/sandbox';
 import { startWorld, type World } from './harness.js';
 
 let world: World;

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCli, startWorld, type World } from './harness.js';
-import type { RecordedRequest } from '../../src/sandbox/server.js';
+import type { RecordedRequest } from '@hogctl/sandbox';
 
 let world: World;
 let dir: string;

@@ -18,7 +18,7 @@ import { buildProgram } from '../../src/program.js';
 import { examplesOf } from '../../src/docs/reference.js';
 import { main } from '../../src/main.js';
 import { ProfileStore } from '../../src/config/profiles.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '@hogctl/sandbox';
 import { BIN } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

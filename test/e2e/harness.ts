@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '@hogctl/sandbox';
 
 export const BIN = fileURLToPath(new URL('../../bin/hogctl.cjs', import.meta.url));
 

@@ -3,7 +3,7 @@
 // with limit/offset while hasMore; --legacy (or a session alone) keeps the old lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
-import { funnelPeople, lifecyclePeople } from '../../src/sandbox/routes/legacy-persons.js';
+import { funnelPeople, lifecyclePeople } from '@hogctl/sandbox';
 
 let world: World;
 beforeAll(async () => {

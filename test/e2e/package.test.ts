@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv } from './harness.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox } from '@hogctl/sandbox';
 
 let work: string;
 let tarball: string;

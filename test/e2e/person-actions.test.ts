@@ -2,9 +2,7 @@
 // against one in-process sandbox. Each test asserts the request the server received, the state
 // afterwards, and its error path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/sandbox/server.js';
-import type { Person } from '../../src/sandbox/store.js';
-import { uuidFromDistinctId } from '../../src/sandbox/routes/person-actions.js';
+import { type RecordedRequest, type Person, uuidFromDistinctId } from '@hogctl/sandbox';
 import { startWorld, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
 

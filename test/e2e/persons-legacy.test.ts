@@ -4,8 +4,7 @@
 // signed-in session (exit 4).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
-import { cohortsOf } from '../../src/sandbox/cohorts.js';
-import type { RecordedRequest } from '../../src/sandbox/server.js';
+import { cohortsOf, type RecordedRequest } from '@hogctl/sandbox';
 
 let world: World;
 

@@ -1,7 +1,7 @@
 // End-to-end: `hogctl persons query` (the built binary) against the sandbox's HogQL endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
-import type { RecordedRequest } from '../../src/sandbox/server.js';
+import type { RecordedRequest } from '@hogctl/sandbox';
 
 const PERSONS = 30_000;
 let world: World;

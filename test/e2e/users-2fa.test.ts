@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startWorld, type RunOptions, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
 import { expectSecretsOnlyIn, jarValues, Witness } from './secrets.js';
-import { totp, TOTP_STEP_SECONDS } from '../../src/sandbox/totp.js';
+import { totp, TOTP_STEP_SECONDS } from '@hogctl/sandbox';
 
 let world: World;
 let clock = Date.now();

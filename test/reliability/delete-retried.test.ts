@@ -5,7 +5,7 @@
 // test_delete_person does exactly that). Before, the user was told "not found", exit 3; the truth
 // is that the person is gone and the lost attempt most likely deleted it: exit 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FaultInjector, parseFaultSpec } from '../../src/sandbox/faults.js';
+import { FaultInjector, parseFaultSpec } from '@hogctl/sandbox';
 import { startWorld, type World } from '../e2e/harness.js';
 
 let world: World;

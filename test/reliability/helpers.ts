@@ -1,7 +1,7 @@
 // Shared by the reliability tests: the faults with the exit code and words each must end in once
 // retries are spent, seeds that make a fault hit a chosen request, and the checks of a failure.
 import { expect } from 'vitest';
-import { FaultInjector, parseFaultSpec, type FaultKind } from '../../src/sandbox/faults.js';
+import { FaultInjector, parseFaultSpec, type FaultKind } from '@hogctl/sandbox';
 import type { RunResult, World } from '../e2e/harness.js';
 
 export interface FaultCase {

@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../e2e/harness.js';
-import type { Person } from '../../src/sandbox/store.js';
-import { totp, TOTP_STEP_SECONDS } from '../../src/sandbox/totp.js';
+import { type Person, totp, TOTP_STEP_SECONDS } from '@hogctl/sandbox';
 import { errorLine, eventually, expectCleanFailure } from './helpers.js';
 
 let world: World;

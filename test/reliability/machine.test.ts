@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, startWorld, type RunResult, type World } from '../e2e/harness.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox } from '@hogctl/sandbox';
 import { sessionFilePath } from '../../src/config/session-jar.js';
 import { errorLine, expectCleanFailure } from './helpers.js';
 

@@ -7,7 +7,7 @@
 // connection, a timeout or a cut answer; a delete (bulk_delete of one id) is, and is retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../e2e/harness.js';
-import type { Person } from '../../src/sandbox/store.js';
+import type { Person } from '@hogctl/sandbox';
 import { errorLine, eventually, expectCleanFailure, expectNoKey, FAULT_CASES, seedHittingFirst } from './helpers.js';
 
 let world: World;

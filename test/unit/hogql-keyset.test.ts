@@ -3,10 +3,26 @@ import { describe, expect, it } from 'vitest';
 import { CURSOR_CREATED_AT, CURSOR_ID, formatCursor, parseCursor, planKeyset, utcTime } from '../../src/hogql/keyset.js';
 import { rowShape, toRecords } from '../../src/hogql/rows.js';
 import { UsageError } from '../../src/errors.js';
-import { parseSelect } from '../../src/sandbox/hogql/parse.js';
-import { runSelect } from '../../src/sandbox/hogql/execute.js';
-import { SandboxStore } from '../../src/sandbox/store.js';
+import { startSandbox } from '@hogctl/sandbox';
+import { request } from 'undici';
 import { thrown } from './helpers.js';
+
+/** Runs a planned page on a sandbox over HTTP, as `persons query` would send it. */
+async function runOnSandbox(page: { query: string; values: Record<string, unknown> }): Promise<{ columns: string[]; results: unknown[][] }> {
+  const sandbox = await startSandbox({ persons: 20 });
+  try {
+    const res = await request(`${sandbox.url}/api/projects/${sandbox.projectId}/query/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.defaultKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { kind: 'HogQLQuery', query: page.query, values: page.values } }),
+    });
+    const body = (await res.body.json()) as { columns: string[]; results: unknown[][] };
+    expect(res.statusCode, JSON.stringify(body)).toBe(200);
+    return body;
+  } finally {
+    await sandbox.close();
+  }
+}
 
 const cursor = { createdAt: '2025-01-15T08:00:00.123456Z', id: '01900000-aaaa-7bbb-8ccc-000000000001' };
 
@@ -42,20 +58,18 @@ describe('planKeyset', () => {
     expect(() => parseCursor('yesterday,abc')).toThrow(/invalid --after "yesterday,abc"/);
   });
 
-  it('keeps a table alias, drops a trailing semicolon, and survives trailing comments', () => {
-    const page = planKeyset('SELECT p.id -- who\nFROM persons AS p WHERE p.is_identified -- only them\n;').page(10, cursor);
-    const parsed = parseSelect(page.query);
-    expect(parsed.tableAlias).toBe('p');
-    expect(parsed.columns).toHaveLength(3);
-    expect(parsed.where?.kind).toBe('and');
-    expect(parsed.orderBy.map((o) => o.desc)).toEqual([true, true]);
-    expect(parsed.limit).toEqual({ kind: 'constant', value: 10 });
+  it('keeps a table alias, drops a trailing semicolon, and survives trailing comments', async () => {
+    const page = planKeyset('SELECT p.id -- who\nFROM persons AS p WHERE p.is_identified -- only them\n;').page(3, { createdAt: '2030-01-01T00:00:00.000000Z', id: 'ffffffff-ffff-7fff-8fff-ffffffffffff' });
+    const result = await runOnSandbox(page);
+    expect(result.columns).toEqual(['id', CURSOR_CREATED_AT, CURSOR_ID]);
+    expect(result.results).toHaveLength(3);
+    const createdAt = result.results.map((row) => String(row[1]));
+    expect(createdAt).toEqual([...createdAt].sort().reverse());
     expect(planKeyset('SELECT id FROM persons p').page(5).query).toContain('FROM persons AS p');
   });
 
-  it('pages SELECT * too: the cursor columns come after the expanded ones', () => {
-    const page = planKeyset('SELECT * FROM persons').page(5);
-    const result = runSelect({ query: parseSelect(page.query), values: page.values, store: new SandboxStore({ persons: 20, seed: 1 }), teamId: 1 });
+  it('pages SELECT * too: the cursor columns come after the expanded ones', async () => {
+    const result = await runOnSandbox(planKeyset('SELECT * FROM persons').page(5));
     expect(result.columns).toEqual(['id', 'created_at', 'team_id', 'properties', 'is_identified', CURSOR_CREATED_AT, CURSOR_ID]);
     expect(result.results).toHaveLength(5);
   });

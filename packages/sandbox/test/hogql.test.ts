@@ -1,8 +1,8 @@
 // The sandbox's HogQL subset: what it parses, what it refuses, and how it evaluates over persons.
 import { describe, expect, it } from 'vitest';
-import { HogQLError, columnName, parseSelect } from '../../src/sandbox/hogql/parse.js';
-import { parseTimestampUs, runSelect, type QueryResult } from '../../src/sandbox/hogql/execute.js';
-import { SandboxStore } from '../../src/sandbox/store.js';
+import { HogQLError, columnName, parseSelect } from '../src/hogql/parse.js';
+import { parseTimestampUs, runSelect, type QueryResult } from '../src/hogql/execute.js';
+import { SandboxStore } from '../src/store.js';
 
 const store = new SandboxStore({ persons: 400, seed: 3 });
 const persons = [...store];

@@ -2,8 +2,8 @@
 // token.rs, payload/decompression.rs) and the person changes ingestion makes from them.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { uuidFromDistinctId } from '../../src/sandbox/routes/person-actions.js';
+import type { Sandbox } from '../src/server.js';
+import { uuidFromDistinctId } from '../src/routes/person-actions.js';
 import { call, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { FaultInjector, parseFaultSpec } from '../../src/sandbox/faults.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import { FaultInjector, parseFaultSpec } from '../src/faults.js';
+import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 const persons = '/api/projects/1/persons/?limit=2';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findKeyWithSource, parseKeySpec } from '../../src/sandbox/auth.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import { findKeyWithSource, parseKeySpec } from '../src/auth.js';
+import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

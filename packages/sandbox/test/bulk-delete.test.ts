@@ -1,6 +1,6 @@
 // The sandbox's POST /persons/bulk_delete/ against posthog-api.md §6.6 and the delete throttle of §5.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

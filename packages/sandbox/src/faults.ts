@@ -27,7 +27,7 @@
 
 import type { SandboxResponse } from './context.js';
 import { json } from './context.js';
-import { databaseUnavailable, proxyErrorPage, serverError, throttled, type ApiError } from './errors.js';
+import { databaseUnavailable, proxyErrorPage, serverError, throttled, type ErrorResponse } from './errors.js';
 import { hash32, mulberry32 } from './prng.js';
 import { CAPTURE_PATH } from './capture.js';
 
@@ -122,7 +122,7 @@ function html(status: number, body: string): SandboxResponse {
   return { status, headers: { 'Content-Type': 'text/html' }, body };
 }
 
-function fromError(error: ApiError): SandboxResponse {
+function fromError(error: ErrorResponse): SandboxResponse {
   return json(error.status, error.body, error.headers);
 }
 

@@ -1,7 +1,7 @@
 // The sandbox's TOTP against RFC 6238's own test vectors (SHA-1 key "12345678901234567890"),
 // truncated to the 6 digits PostHog uses, plus drift, replay and backup-code rules.
 import { describe, expect, it } from 'vitest';
-import { base32Decode, base32Encode, hotp, newBackupCodes, newTotpSecret, totp, verifyTotp } from '../../src/sandbox/totp.js';
+import { base32Decode, base32Encode, hotp, newBackupCodes, newTotpSecret, totp, verifyTotp } from '../src/totp.js';
 
 const SECRET = base32Encode(Buffer.from('12345678901234567890'));
 

@@ -9,7 +9,7 @@
 // class) to the module of its group under routes/, and register the group below if it is new.
 // Handlers get the RequestContext (ctx.project is already resolved and authorised, ctx.data()
 // parses the body with the route's parsers) and Services (stores, world, clock, `later` for
-// writes that apply after a 202); they return a SandboxResponse or throw an ApiError from
+// writes that apply after a 202); they return a SandboxResponse or throw an ErrorResponse from
 // errors.ts. Session authentication plugs in with services.authentication.addAuthenticator.
 
 import http from 'node:http';
@@ -18,7 +18,7 @@ import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, ran
 import { parseRequestData, type ParserSet } from './body.js';
 import { empty, json, type RequestContext, type SandboxResponse, type Services } from './context.js';
 import { dispatch } from './dispatch.js';
-import { ApiError, notFound, serverError } from './errors.js';
+import { ErrorResponse, notFound, serverError } from './errors.js';
 import { FaultInjector, faultResponse, parseFaultSpec, truncateBody } from './faults.js';
 import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
@@ -277,7 +277,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       if (!match) throw notFound();
       return await dispatch(ctx, match, services);
     } catch (error) {
-      if (error instanceof ApiError) return json(error.status, error.body, error.headers);
+      if (error instanceof ErrorResponse) return json(error.status, error.body, error.headers);
       log(`sandbox: unhandled error: ${error instanceof Error ? error.stack : String(error)}`);
       const failure = serverError();
       return json(failure.status, failure.body);

@@ -7,7 +7,7 @@
 
 import type { Handler, RequestContext, SandboxResponse, Services } from '../context.js';
 import { json } from '../context.js';
-import { ApiError, serverError, throttled, validationError, fieldError } from '../errors.js';
+import { ErrorResponse, serverError, throttled, validationError, fieldError } from '../errors.js';
 import type { Identity, Account } from '../identity.js';
 import type { Router } from '../router.js';
 import { isSecure, loginCookies, parseCookies, sessionCookie, setCookie, type Session } from '../session.js';
@@ -78,7 +78,7 @@ const login: Handler = (ctx, app) => {
 
   const minutes = id.lockedOutFor(email);
   if (minutes !== null) {
-    throw new ApiError(403, {
+    throw new ErrorResponse(403, {
       type: 'authentication_error',
       code: 'too_many_failed_attempts',
       detail: `Too many failed login attempts. Please try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
@@ -127,7 +127,7 @@ function rememberCookie(ctx: RequestContext, app: Services, account: Account): s
   });
 }
 
-function codeError(code: string, detail: string): ApiError {
+function codeError(code: string, detail: string): ErrorResponse {
   return validationError(detail, code);
 }
 

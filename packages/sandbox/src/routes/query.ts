@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { json } from '../context.js';
-import { ApiError, fieldError, notFound, validationError } from '../errors.js';
+import { ErrorResponse, fieldError, notFound, validationError } from '../errors.js';
 import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
@@ -131,7 +131,7 @@ export function registerQueryRoutes(router: Router): void {
     try {
       result = run(ctx, app, request, query);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof ErrorResponse)) throw error;
       failure = (error.body as { detail?: string }).detail ?? 'Query failed';
     }
 

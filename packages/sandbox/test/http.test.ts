@@ -1,8 +1,8 @@
 // Error shapes, routing, projects, users, the environments alias and the recording endpoints.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as errors from '../../src/sandbox/errors.js';
-import { parseRequestData } from '../../src/sandbox/body.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import * as errors from '../src/errors.js';
+import { parseRequestData } from '../src/body.js';
+import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
@@ -13,7 +13,7 @@ afterAll(() => sb.close());
 
 describe('error bodies (§4)', () => {
   it('builds every row of the table', () => {
-    const shape = (e: errors.ApiError) => [e.status, e.body, e.headers];
+    const shape = (e: errors.ErrorResponse) => [e.status, e.body, e.headers];
     expect(shape(errors.fieldError('email', 'required', 'This field is required.'))).toEqual([400, errorBody('validation_error', 'required', 'This field is required.', 'email'), {}]);
     expect(shape(errors.validationError('text'))).toEqual([400, errorBody('validation_error', 'invalid_input', 'text'), {}]);
     expect(shape(errors.validationError('text', 'x'))).toEqual([400, errorBody('validation_error', 'x', 'text'), {}]);

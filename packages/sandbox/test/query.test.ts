@@ -1,8 +1,8 @@
 // POST /api/projects/{id}/query/ over HTTP: request validation, scopes, the OFFSET refusal for
 // personal keys, the error shape, async refresh modes and the environments alias.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { OFFSET_REFUSED } from '../../src/sandbox/routes/query.js';
+import type { Sandbox } from '../src/server.js';
+import { OFFSET_REFUSED } from '../src/routes/query.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

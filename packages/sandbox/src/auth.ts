@@ -4,7 +4,7 @@
 // Authenticators run in order and the first one that recognises its credential wins, as in
 // `TeamAndOrgViewSetMixin.get_authenticators`: personal API key first, then anything registered
 // later with `addAuthenticator` (session cookies, session.ts). An authenticator returns
-// null when its kind of credential is absent and throws an ApiError when it is present but bad.
+// null when its kind of credential is absent and throws an ErrorResponse when it is present but bad.
 
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidPersonalApiKey, type KeySource } from './errors.js';

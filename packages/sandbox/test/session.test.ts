@@ -1,8 +1,8 @@
 // The sandbox's session sign-in, CSRF, 2FA and e-mail endpoints (posthog-api.md §10, §11, §12),
 // driven over HTTP with a clock the tests move.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { totp, totpStep, TOTP_STEP_SECONDS } from '../../src/sandbox/totp.js';
+import type { Sandbox } from '../src/server.js';
+import { totp, totpStep, TOTP_STEP_SECONDS } from '../src/totp.js';
 import { call, errorBody, withSandbox, type Reply } from './helpers.js';
 
 let sb: Sandbox;

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { json } from '../context.js';
-import { ApiError, fieldError, serverError, validationError } from '../errors.js';
+import { ErrorResponse, fieldError, serverError, validationError } from '../errors.js';
 import { requireRecentLogin, targetAccount } from '../user-access.js';
 import type { Router } from '../router.js';
 import { newBackupCodes, newTotpSecret, verifyTotp } from '../totp.js';
@@ -111,7 +111,7 @@ const requestEmailVerification: Handler = (ctx, app) => {
 const cancelEmailChange: Handler = (ctx, app) => {
   requireRecentLogin(ctx, app);
   const account = app.identity.account(ctx.principal!.user);
-  if (!account.pendingEmail) throw new ApiError(400, { type: 'validation_error', code: 'email_change_request_not_found', detail: 'No active email change requests found.', attr: null });
+  if (!account.pendingEmail) throw new ErrorResponse(400, { type: 'validation_error', code: 'email_change_request_not_found', detail: 'No active email change requests found.', attr: null });
   account.pendingEmail = null;
   return json(200, serializeUser(account.user, app, ctx));
 };

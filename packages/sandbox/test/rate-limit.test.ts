@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOUD_RATES, parseRateLimitSpec, RateLimiter } from '../../src/sandbox/rate-limit.js';
+import { CLOUD_RATES, parseRateLimitSpec, RateLimiter } from '../src/rate-limit.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 const MIN = 60_000;

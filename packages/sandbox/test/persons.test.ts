@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { isAnonymousId } from '../../src/sandbox/person-format.js';
+import type { Sandbox } from '../src/server.js';
+import { isAnonymousId } from '../src/person-format.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

@@ -149,7 +149,7 @@ export class RateLimiter {
     this.buckets.clear();
   }
 
-  /** Counts one request of `ident` against `cls`; throws the 429 ApiError when over a limit. */
+  /** Counts one request of `ident` against `cls`; throws the 429 ErrorResponse when over a limit. */
   check(cls: ThrottleClass, ident: string): void {
     const rates = this.config?.get(cls);
     if (!rates || rates.length === 0) return;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalUuid, formatTimestampUs, SandboxStore } from '../../src/sandbox/store.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { canonicalUuid, formatTimestampUs, SandboxStore } from '../src/store.js';
+import { startSandbox } from '../src/server.js';
 import { call } from './helpers.js';
 
 describe('SandboxStore', () => {

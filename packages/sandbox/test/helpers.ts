@@ -1,6 +1,6 @@
 // Shared by the sandbox tests: start a sandbox on 127.0.0.1:0 and call it with undici.
 import { request } from 'undici';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/server.js';
 
 export interface Reply {
   status: number;

@@ -1,9 +1,9 @@
 // The persons actions behind insights over HTTP: cohorts with a key (person:read + cohort:read),
 // and properties_timeline, funnel and lifecycle, which refuse keys and answer a session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { cohortsOf } from '../../src/sandbox/cohorts.js';
-import { UNSUPPORTED_KEY_ACTION } from '../../src/sandbox/errors.js';
+import type { Sandbox } from '../src/server.js';
+import { cohortsOf } from '../src/cohorts.js';
+import { UNSUPPORTED_KEY_ACTION } from '../src/errors.js';
 import { call, errorBody, withSandbox, type Reply } from './helpers.js';
 
 let sb: Sandbox;
