@@ -164,19 +164,21 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       }
       let result: Attempt;
       const started = o.clock.now();
+      // In flight from the moment it is journaled as sending: once that line is written the
+      // request goes out, so a Ctrl-C meanwhile must wait for it (and say so).
+      inFlight++;
       try {
         if (!journaled) {
           await o.beforeSend(chunk);
           journaled = true;
         }
         attempts++;
-        inFlight++;
         result = await o.attempt(ids === chunk.ids ? chunk : { index: chunk.index, ids });
       } finally {
+        inFlight--;
         // The budget times later requests from this answer (or failure).
         answeredNow();
       }
-      inFlight--;
       // After a second Ctrl-C nothing more is journaled: the run has been written up already.
       if (o.quit?.aborted) throw new Stop();
       const ms = o.clock.now() - started;

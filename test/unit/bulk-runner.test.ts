@@ -85,7 +85,7 @@ function setup(chunks: Chunk[], script: (chunk: Chunk, n: number) => Attempt | P
     },
     ...over,
   };
-  return { clock, log, tries, run: () => clock.drive(runChunks(chunks, options)) };
+  return { clock, log, tries, options, run: () => clock.drive(runChunks(chunks, options)) };
 }
 
 const tenChunks = () => chunkIds(Array.from({ length: 10_000 }, (_, i) => `id-${i}`));
@@ -110,6 +110,23 @@ describe('runChunks', () => {
     const { log, run } = setup(tenChunks(), () => ok, { perMinute: 1e9, concurrency: 3 });
     await run();
     expect(log.inFlightMax).toBe(3);
+  });
+
+  it('counts a chunk as in flight from the moment it is journaled as sending (what Ctrl-C says it waits for)', async () => {
+    const seen: number[] = [];
+    const { options, run } = setup(chunkIds(Array.from({ length: 2000 }, (_, i) => `id-${i}`)), () => ok, {
+      perMinute: 1e9,
+      concurrency: 2,
+      // A slow journal write: the runner's in-flight count is read while it is still going on.
+      beforeSend: async () => {
+        await new Promise((r) => setImmediate(r));
+        seen.push(options.inFlight!());
+      },
+    });
+    await run();
+    // Each read counts at least the chunk being journaled.
+    expect(seen).toHaveLength(2);
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(1);
   });
 
   it('pauses every worker for Retry-After on a 429, then carries on', async () => {
