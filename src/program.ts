@@ -3,8 +3,9 @@
 // fraction of the code; completion scripts and docs ask for the whole tree.
 import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
-import { examples, group, type RootCommand } from './commands/with-context.js';
-import { loadVerbs, type LazyVerb } from './commands/lazy-verb.js';
+import { type RootCommand } from './cli/with-context.js';
+import { examples, group } from './cli/help-text.js';
+import { loadVerbs, type LazyVerb } from './cli/lazy-verb.js';
 import { profileVerbs } from './commands/profile/index.js';
 import { authVerbs } from './commands/auth/index.js';
 import { projectsVerbs } from './commands/projects/index.js';
@@ -62,11 +63,11 @@ const GROUPS: GroupEntry[] = [
 
 /** The commands beside the groups, loaded like verbs: only the one named, or all of them. */
 export const ROOT_COMMANDS: LazyVerb[] = [
-  { name: 'api', load: async () => (await import('./commands/api.js')).apiCommand() },
-  { name: 'sandbox', load: async () => (await import('./commands/sandbox.js')).sandboxCommand() },
-  { name: 'demo', load: async () => (await import('./commands/demo.js')).demoCommand() },
-  { name: 'completion', load: async () => (await import('./commands/completion.js')).completionCommand() },
-  { name: 'help', load: async () => (await import('./commands/help.js')).helpCommand() },
+  { name: 'api', load: async () => (await import('./commands/root/api.js')).apiCommand() },
+  { name: 'sandbox', load: async () => (await import('./commands/root/sandbox.js')).sandboxCommand() },
+  { name: 'demo', load: async () => (await import('./commands/root/demo.js')).demoCommand() },
+  { name: 'completion', load: async () => (await import('./commands/root/completion.js')).completionCommand() },
+  { name: 'help', load: async () => (await import('./commands/root/help.js')).helpCommand() },
 ];
 
 /** Global flags that take a value, so that the value is not mistaken for a command name. */

@@ -9,7 +9,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
 import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, RateLimitedError, TlsError, UsageError } from '../errors.js';
-import { confirmOrRefuse } from '../commands/confirm.js';
+import { confirmOrRefuse } from '../cli/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
 import { formatClock, formatDuration, ProgressBar, ProgressLog, progressLogInterval } from '../io/progress.js';

@@ -26,3 +26,8 @@ export function parseDuration(raw: string, flag: string): number {
   if (!text || !Number.isFinite(ms)) throw new UsageError(`invalid ${flag} "${raw}": expected a duration such as 90s, 15m, 1h or 1h30m`);
   return Math.round(ms);
 }
+
+/** Commander's reducer for a repeatable flag: every value, in order. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

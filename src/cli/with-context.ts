@@ -1,6 +1,6 @@
 // Glue between commander and the verbs: builds the Context from the root program's deps and the
 // merged global flags, runs the verb, and always releases its connections.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { Context, type Deps, type GlobalOptions } from '../context.js';
 
 /** The root command carries the deps main() was given, so that no module keeps global state. */
@@ -30,20 +30,4 @@ export function withContext<O>(run: (ctx: Context, options: O, ...args: any[]) =
       await ctx.close();
     }
   };
-}
-
-/** The help text block of examples every command carries. */
-export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
-}
-
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-/** A command that only groups verbs: its help lists them and shows examples. */
-export function group(name: string, summary: string, verbs: Command[], example: string[]): Command {
-  const command = new Command(name).summary(summary).description(`${summary.charAt(0).toUpperCase()}${summary.slice(1)}.`);
-  for (const verb of verbs) command.addCommand(verb);
-  return command.addHelpText('after', examples(...example));
 }

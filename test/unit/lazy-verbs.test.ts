@@ -1,7 +1,7 @@
 // Each group (and the root) names its verbs before loading them; a name that differs from the command it loads
 // would make `hogctl <group> <verb>` load every verb, or the wrong one.
 import { describe, expect, it } from 'vitest';
-import { loadVerbs, type LazyVerb } from '../../src/commands/lazy-verb.js';
+import { loadVerbs, type LazyVerb } from '../../src/cli/lazy-verb.js';
 import { personsVerbs } from '../../src/commands/persons/index.js';
 import { usersVerbs } from '../../src/commands/users/index.js';
 import { profileVerbs } from '../../src/commands/profile/index.js';

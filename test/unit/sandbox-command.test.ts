@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { sandboxCommand, sandboxRun, type SandboxCommandOptions } from '../../src/commands/sandbox.js';
+import { sandboxCommand, sandboxRun, type SandboxCommandOptions } from '../../src/commands/root/sandbox.js';
 import { Context, type Deps } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -1,5 +1,5 @@
 // The verbs of `hogctl auth`, by name, each loaded only when needed (see ../lazy-verb.ts).
-import type { LazyVerb } from '../lazy-verb.js';
+import type { LazyVerb } from '../../cli/lazy-verb.js';
 
 export const authVerbs: LazyVerb[] = [
   { name: 'login', load: async () => (await import('./login.js')).authLoginCommand() },

@@ -3,8 +3,9 @@ import type { Context } from '../../context.js';
 import { ApiError, AuthError, CancelledError, RateLimitedError, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import type { SessionJar } from '../../config/session-jar.js';
-import { examples, withContext } from '../with-context.js';
-import { checkOtpCode } from '../otp-code.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { checkOtpCode } from '../../cli/otp-code.js';
 
 export interface AuthLoginOptions {
   email?: string;
@@ -52,7 +53,7 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
     import('../../io/read-secret.js'),
     import('../../http/session-credentials.js'),
     import('../../api/login.js'),
-    import('./login-errors.js'),
+    import('./shared/login-errors.js'),
   ]);
   if (options.email !== undefined && !EMAIL.test(options.email.trim())) throw new UsageError(`invalid --email "${options.email}": expected an address like lee@example.com`);
   const flagCode = options.code === undefined ? undefined : checkOtpCode(options.code, { backupCodes: true });
@@ -130,7 +131,7 @@ async function checkSiteChosen(ctx: Context, baseUrl: string, source: string): P
 
 /** On a terminal: the code, a new one on request, another try after a wrong one. */
 async function askForEmailedCode(ctx: Context, client: ApiClient, email: string): Promise<void> {
-  const [{ loginEmailCode, resendLoginCode }, { explainLoginError }] = await Promise.all([import('../../api/login.js'), import('./login-errors.js')]);
+  const [{ loginEmailCode, resendLoginCode }, { explainLoginError }] = await Promise.all([import('../../api/login.js'), import('./shared/login-errors.js')]);
   const prompter = await ctx.prompter();
   for (;;) {
     const answer = (await prompter.input(`Code from the e-mail to ${email} (or "r" to get a new one):`, { validate: (v) => /^\s*(r|\d[\d\s-]*)\s*$/i.test(v) || 'type the 6 digits, or r' })).trim();
@@ -169,7 +170,7 @@ async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): P
     import('../../io/read-secret.js'),
     import('../../http/session-credentials.js'),
     import('../../api/login.js'),
-    import('./login-errors.js'),
+    import('./shared/login-errors.js'),
   ]);
   const code = options.resendCode ? undefined : checkEmailCode(options.emailCodeStdin ? await readSecretFromStdin(ctx.io.stdin, 'e-mailed code', '--email-code-stdin') : options.emailCode!);
   const settings = await ctx.settings();

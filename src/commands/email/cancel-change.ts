@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
 import { ApiError } from '../../errors.js';
 
 export function emailCancelChangeCommand(): Command {
@@ -15,7 +16,7 @@ export async function emailCancelChangeRun(ctx: Context): Promise<void> {
   const [{ cancelEmailChange }, { getUser }, { writeUser }] = await Promise.all([
     import('../../api/email.js'),
     import('../../api/users.js'),
-    import('../users/write-user.js'),
+    import('../users/shared/write-user.js'),
   ]);
   const client = await ctx.api({ auth: 'session' });
   const before = await getUser(client, '@me');

@@ -1,5 +1,5 @@
 // The verbs of `hogctl email`, by name, each loaded only when needed (see ../lazy-verb.ts).
-import type { LazyVerb } from '../lazy-verb.js';
+import type { LazyVerb } from '../../cli/lazy-verb.js';
 
 export const emailVerbs: LazyVerb[] = [
   { name: 'verify', load: async () => (await import('./verify.js')).emailVerifyCommand() },

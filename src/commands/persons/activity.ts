@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './person-target.js';
-import { parseCount } from '../parse.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
+import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsActivityOptions {

@@ -2,8 +2,9 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import type { BulkDeleteSettings } from '../../bulk/job.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { parseCount, parseDuration } from '../parse.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { parseCount, parseDuration } from '../../cli/flags.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run.
  * A flag not given stays undefined: --resume then takes the value the journal remembers. */

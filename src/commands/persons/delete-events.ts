@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsDeleteEventsOptions {
   distinctId?: string;
@@ -26,8 +27,8 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('../../api/delete-one.js'),
-    import('./confirm-person.js'),
-    import('./report.js'),
+    import('./shared/confirm-person.js'),
+    import('./shared/report.js'),
   ]);
   const target = personTarget('delete-events', options.distinctId, [given]);
   await checkTarget(target);

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsDeleteOptions {
   distinctId?: string;
@@ -42,9 +43,9 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
     import('../../api/person-actions.js'),
     import('../../api/delete-one.js'),
-    import('./confirm-person.js'),
-    import('./report.js'),
-    import('./unconfirmed.js'),
+    import('./shared/confirm-person.js'),
+    import('./shared/report.js'),
+    import('./shared/unconfirmed.js'),
   ]);
   const target = personTarget('delete', options.distinctId, [given]);
   await checkTarget(target);

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
 
 export interface PersonsFunnelCorrelationOptions extends PeopleOptions {
   funnelStep?: string;
@@ -28,7 +29,7 @@ export function personsFunnelCorrelationCommand(): Command {
 }
 
 export async function personsFunnelCorrelationRun(ctx: Context, options: PersonsFunnelCorrelationOptions): Promise<void> {
-  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./insight-run.js');
+  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { funnel_step: parseFunnelStep(options.funnelStep) });
   try {
     await printPeople(ctx, 'funnel/correlation/', params, options);

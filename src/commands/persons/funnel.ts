@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
-import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
 
 export interface PersonsFunnelOptions extends PeopleOptions {
   funnelStep?: string;
@@ -31,7 +32,7 @@ export function personsFunnelCommand(): Command {
 }
 
 export async function personsFunnelRun(ctx: Context, options: PersonsFunnelOptions): Promise<void> {
-  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./insight-run.js');
+  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { funnel_step: parseFunnelStep(options.funnelStep) });
   await printPeople(ctx, 'funnel/', params, options, 'funnel');
 }

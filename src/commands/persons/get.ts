@@ -2,8 +2,9 @@ import { Command } from 'commander';
 import * as api from '../../api/persons.js';
 import type { Context } from '../../context.js';
 import { writeRecord } from '../../io/output.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsGetOptions {
   distinctId?: string;

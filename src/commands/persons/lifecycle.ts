@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { addPeopleOptions, type PeopleOptions } from './insight-options.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
 
 export interface PersonsLifecycleOptions extends PeopleOptions {
   targetDate?: string;
@@ -35,7 +36,7 @@ export function personsLifecycleCommand(): Command {
 }
 
 export async function personsLifecycleRun(ctx: Context, options: PersonsLifecycleOptions): Promise<void> {
-  const { buildParams, printPeople, readParamsFile } = await import('./insight-run.js');
+  const { buildParams, printPeople, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { target_date: options.targetDate, lifecycle_type: options.lifecycleType });
   const target = params.target_date;
   if (target === undefined || target === null || target === '') {

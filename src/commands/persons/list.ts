@@ -2,8 +2,9 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { writeAll } from '../../io/streams.js';
-import { collect, examples, withContext } from '../with-context.js';
-import { parseCount } from '../parse.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { parseCount, collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsListOptions {

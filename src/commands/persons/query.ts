@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, CancelledError, CliError, UsageError } from '../../errors.js';
-import { collect, examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsQueryOptions {
@@ -86,7 +88,7 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
 
 export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
   if (hogql.trim() === '') throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
-  const [{ parseCount, parseDuration }, { planKeyset, parseCursor, formatCursor }] = await Promise.all([import('../parse.js'), import('../../hogql/keyset.js')]);
+  const [{ parseCount, parseDuration }, { planKeyset, parseCursor, formatCursor }] = await Promise.all([import('../../cli/flags.js'), import('../../hogql/keyset.js')]);
   const values = parseValues(options);
   for (const [flag, given] of [['--page-size', options.pageSize], ['--after', options.after], ['--max-wait', options.maxWait]] as const) {
     if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
 
 export type PersonsResetDistinctIdOptions = Record<string, never>;
 
@@ -19,7 +20,7 @@ export function personsResetDistinctIdCommand(): Command {
 
 export async function personsResetDistinctIdRun(ctx: Context, _options: PersonsResetDistinctIdOptions, distinctId: string): Promise<void> {
   if (distinctId.trim() === '') throw new UsageError('the distinct id is empty');
-  const [api, { prepareReport }] = await Promise.all([import('../../api/person-actions.js'), import('./report.js')]);
+  const [api, { prepareReport }] = await Promise.all([import('../../api/person-actions.js'), import('./shared/report.js')]);
   const report = await prepareReport(ctx, ['distinct_id', 'status']);
   const projectId = await ctx.projectId();
   const status = await api.resetPersonDistinctId(await ctx.api(), projectId, distinctId);

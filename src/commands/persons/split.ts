@@ -2,8 +2,9 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { PersonRecord } from '../../api/persons.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsSplitOptions {
   distinctId?: string;
@@ -53,9 +54,9 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   const [{ getPerson }, api, { confirmPersonAction }, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-actions.js'),
-    import('./confirm-person.js'),
-    import('./report.js'),
-    import('./unconfirmed.js'),
+    import('./shared/confirm-person.js'),
+    import('./shared/report.js'),
+    import('./shared/unconfirmed.js'),
   ]);
   const target = personTarget('split', options.distinctId, [given]);
   await checkTarget(target);

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
-import { addParamOptions, type InsightParamOptions } from './insight-options.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
@@ -37,7 +38,7 @@ export async function personsTimelineRun(ctx: Context, options: PersonsTimelineO
   const [api, insights, { buildParams, readParamsFile }] = await Promise.all([
     import('../../api/persons.js'),
     import('../../api/person-insights.js'),
-    import('./insight-run.js'),
+    import('./shared/insight-run.js'),
   ]);
   const target = personTarget('timeline', options.distinctId, [given]);
   await checkTarget(target);

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsUnsetPropOptions {
   distinctId?: string;
@@ -25,9 +26,9 @@ export function personsUnsetPropCommand(): Command {
 export async function personsUnsetPropRun(ctx: Context, options: PersonsUnsetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
   const [api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/person-actions.js'),
-    import('./report.js'),
-    import('./property-key.js'),
-    import('./unconfirmed.js'),
+    import('./shared/report.js'),
+    import('./shared/property-key.js'),
+    import('./shared/unconfirmed.js'),
   ]);
   const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
   const [key] = target.rest;

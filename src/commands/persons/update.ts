@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { collect, examples, withContext } from '../with-context.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './person-target.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect } from '../../cli/flags.js';
+import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 
 export interface PersonsUpdateOptions {
   distinctId?: string;
@@ -37,8 +39,8 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   const [{ parseAssignments }, api, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
     import('../../api/set-value.js'),
     import('../../api/person-actions.js'),
-    import('./report.js'),
-    import('./unconfirmed.js'),
+    import('./shared/report.js'),
+    import('./shared/unconfirmed.js'),
   ]);
   const target = personTarget('update', options.distinctId, [given]);
   await checkTarget(target);

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
 import { checkProfileName } from '../../config/profiles.js';
 import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../../config/settings.js';
 
@@ -48,7 +49,7 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   const prompter = await ctx.prompter();
   const ask = prompter.interactive;
   if (existing) {
-    const { confirmOrRefuse } = await import('../confirm.js');
+    const { confirmOrRefuse } = await import('../../cli/confirm.js');
     await confirmOrRefuse(ctx, {
       yes: options.yes,
       summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(store.apiKey(name))}) and will be replaced.`,

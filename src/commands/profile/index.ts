@@ -1,5 +1,5 @@
 // The verbs of `hogctl profile`, by name, each loaded only when needed (see ../lazy-verb.ts).
-import type { LazyVerb } from '../lazy-verb.js';
+import type { LazyVerb } from '../../cli/lazy-verb.js';
 
 export const profileVerbs: LazyVerb[] = [
   { name: 'add', load: async () => (await import('./add.js')).profileAddCommand() },

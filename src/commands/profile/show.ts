@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
 import { writeRecord } from '../../io/output.js';
 import { maskKey } from '../../config/settings.js';
 import { describeCurrentKey } from '../../api/personal-api-keys.js';

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { collect, examples, withContext } from './with-context.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect } from '../../cli/flags.js';
 
 export interface ApiOptions {
   field?: string[];
@@ -46,7 +48,7 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
   if (options.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
   if (options.input !== undefined && queryMethod) throw new UsageError(`--input sends a request body, which ${method} does not take`, 'use --field for query parameters');
 
-  const [{ parseAssignments }, raw] = await Promise.all([import('../api/set-value.js'), import('./api-request.js')]);
+  const [{ parseAssignments }, raw] = await Promise.all([import('../../api/set-value.js'), import('./shared/api-request.js')]);
   const fields = parseAssignments(options.field ?? [], '--field');
   if ('personal_api_key' in fields) {
     ctx.warn('--field personal_api_key puts a key in your shell history; the profile or HOGCTL_API_KEY already authenticates the request');

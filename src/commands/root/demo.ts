@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import type { Context } from '../context.js';
-import { examples, withContext } from './with-context.js';
-import { globalsUsed } from '../docs/help-layout.js';
+import type { Context } from '../../context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { globalsUsed } from '../../docs/help-layout.js';
 
 export interface DemoOptions {
   persons?: string;
@@ -24,12 +25,12 @@ export function demoCommand(): Command {
 export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
   const [{ startSandbox }, { main }, { mkdtempSync, rmSync }, { tmpdir }, { join }, { Readable }, { parseCount }] = await Promise.all([
     import('@hogctl/sandbox'),
-    import('../main.js'),
+    import('../../main.js'),
     import('node:fs'),
     import('node:os'),
     import('node:path'),
     import('node:stream'),
-    import('./parse.js'),
+    import('../../cli/flags.js'),
   ]);
   const sandbox = await startSandbox({ persons: parseCount(options.persons ?? '1000', '--persons'), seed: 1, quiet: true });
   const configDir = mkdtempSync(join(tmpdir(), 'hogctl-demo-'));

@@ -2,10 +2,12 @@
 // module is imported only when the command runs, so `hogctl --help` stays fast.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import type { Context } from '../context.js';
-import { CliError, UsageError } from '../errors.js';
-import { collect, examples, withContext } from './with-context.js';
-import { globalsUsed } from '../docs/help-layout.js';
+import type { Context } from '../../context.js';
+import { CliError, UsageError } from '../../errors.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect } from '../../cli/flags.js';
+import { globalsUsed } from '../../docs/help-layout.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -156,7 +158,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   }
 
   // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.
-  const { untilStdoutReaderGone } = await import('../io/pipe-reader.js');
+  const { untilStdoutReaderGone } = await import('../../io/pipe-reader.js');
   const reader = untilStdoutReaderGone();
   try {
     await Promise.race([stop ?? untilStopped(ctx.deps.signal), reader.gone]);

@@ -1,5 +1,5 @@
 // The verbs of `hogctl users`, by name, each loaded only when needed (see ../lazy-verb.ts).
-import type { LazyVerb } from '../lazy-verb.js';
+import type { LazyVerb } from '../../cli/lazy-verb.js';
 
 export const usersVerbs: LazyVerb[] = [
   { name: 'me', load: async () => (await import('./me.js')).usersMeCommand() },

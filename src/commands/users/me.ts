@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
 
 export function usersMeCommand(): Command {
   return new Command('me')
@@ -14,7 +15,7 @@ export function usersMeCommand(): Command {
 }
 
 export async function usersMeRun(ctx: Context): Promise<void> {
-  const [{ getUser }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./write-user.js')]);
+  const [{ getUser }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./shared/write-user.js')]);
   const user = await getUser(await ctx.api({ auth: 'prefer-key' }), '@me');
   await writeUser(ctx, user);
 }

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { collect, examples, withContext } from '../with-context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect } from '../../cli/flags.js';
 
 export interface UsersUpdateOptions {
   user?: string;
@@ -26,7 +28,7 @@ export function usersUpdateCommand(): Command {
 }
 
 export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions): Promise<void> {
-  const [{ checkUserId, updateUser }, { parseUserFields }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./fields.js'), import('./write-user.js')]);
+  const [{ checkUserId, updateUser }, { parseUserFields }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./shared/fields.js'), import('./shared/write-user.js')]);
   const user = checkUserId(options.user);
   if (!options.field?.length) throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
   const body = parseUserFields(options.field);

@@ -1,7 +1,7 @@
 // What a refused sign-in means (posthog-api.md §11.1, §11.2), worded for a person. Every one is
 // an authentication failure (exit 4), although PostHog answers most with a 400: a wrong password
 // or code is not a malformed request, and scripts should treat it like a refused key.
-import { ApiError, AuthError, RateLimitedError } from '../../errors.js';
+import { ApiError, AuthError, RateLimitedError } from '../../../errors.js';
 
 const AGAIN = 'run `hogctl auth login` again';
 

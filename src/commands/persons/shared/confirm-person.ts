@@ -1,9 +1,9 @@
 // The confirmation of a destructive person verb (design.md §5). Off a terminal without --yes it
 // refuses before anything is sent; on a terminal it first reads the person, so the question shows
 // who will be affected (name, ids, distinct ids) and where (profile, host, project).
-import type { Context } from '../../context.js';
-import type { PersonRecord } from '../../api/persons.js';
-import { confirmOrRefuse } from '../confirm.js';
+import type { Context } from '../../../context.js';
+import type { PersonRecord } from '../../../api/persons.js';
+import { confirmOrRefuse } from '../../../cli/confirm.js';
 
 export interface PersonConfirmation {
   yes?: boolean;
@@ -29,7 +29,7 @@ export async function confirmPersonAction(ctx: Context, c: PersonConfirmation): 
     await confirmOrRefuse(ctx, { summary: `${c.action} in project ${projectId}`, question: c.question });
     return undefined;
   }
-  const [{ getPerson }, settings] = await Promise.all([import('../../api/persons.js'), ctx.settings()]);
+  const [{ getPerson }, settings] = await Promise.all([import('../../../api/persons.js'), ctx.settings()]);
   const person = await getPerson(await ctx.api(), projectId, c.id);
   c.check?.(person);
   const consequences = typeof c.consequences === 'function' ? c.consequences(person) : c.consequences;

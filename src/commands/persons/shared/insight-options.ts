@@ -2,7 +2,7 @@
 // lifecycle): free-form request parameters, plus the named ones most calls need. Light on
 // purpose, so verb files can import it statically; the logic is in insight-run.ts.
 import type { Command } from 'commander';
-import { collect } from '../with-context.js';
+import { collect } from '../../../cli/flags.js';
 
 export interface InsightParamOptions {
   param?: string[];

@@ -1,11 +1,11 @@
 // What the insight-backed persons commands share once they run: building the request
 // parameters from --params, --param and the named flags, and printing the legacy people pages.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { PERSON_FIELDS } from '../../api/persons.js';
-import { peoplePage, type PeopleEndpoint, type Params } from '../../api/person-insights.js';
-import type { InsightKind } from '../../api/actors.js';
-import { RecordWriter } from '../../io/output.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { PERSON_FIELDS } from '../../../api/persons.js';
+import { peoplePage, type PeopleEndpoint, type Params } from '../../../api/person-insights.js';
+import type { InsightKind } from '../../../api/actors.js';
+import { RecordWriter } from '../../../io/output.js';
 import type { InsightParamOptions, PeopleOptions } from './insight-options.js';
 
 const PEOPLE_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
@@ -116,10 +116,10 @@ const ACTORS_PAGE = 1000;
 
 /** The persons behind an insight from an actors query, page by page (offset and hasMore). */
 async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions): Promise<void> {
-  const [{ actorsPage, actorsSource }, output, projectId] = await Promise.all([import('../../api/actors.js'), ctx.output(), ctx.projectId()]);
+  const [{ actorsPage, actorsSource }, output, projectId] = await Promise.all([import('../../../api/actors.js'), ctx.output(), ctx.projectId()]);
   const client = await ctx.api({ auth: 'key' });
   const source = actorsSource(kind, params);
-  const { underQueryLimit } = await import('../../io/countdown.js');
+  const { underQueryLimit } = await import('../../../io/countdown.js');
   // Actors queries count against the query limit too (120 an hour on legacy teams): waited out.
   const budget = { waitedMs: 0, maxWaitMs: 60 * 60_000 };
   const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });

@@ -1,8 +1,8 @@
 // How a person verb that changes something reports success: a "✔ ..." line (and notes) on stderr
 // for people, and, when a machine format was asked for (-o json, ndjson or csv), one record on
 // stdout for scripts. The table format prints no record: the ✔ line says it all.
-import type { Context } from '../../context.js';
-import { checkFields, writeRecord } from '../../io/output.js';
+import type { Context } from '../../../context.js';
+import { checkFields, writeRecord } from '../../../io/output.js';
 
 /** When queued event deletions run (the `delete_events` parameter help of the API). */
 export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Sundays, 05:00 UTC)';

@@ -1,7 +1,7 @@
 // A change whose answer never came (a timeout, a dropped connection, an answer cut short) or came
 // as a server error may or may not have been made: the user must hear that, not just "failed",
 // and how to make sure. Rate limits (exit 6) are refusals before any work and stay as they are.
-import { CliError, ExitCode, NotPostHogApiError, TlsError, UnavailableError } from '../../errors.js';
+import { CliError, ExitCode, NotPostHogApiError, TlsError, UnavailableError } from '../../../errors.js';
 
 /** How to see whether a change to a person was applied (PostHog applies them within seconds). */
 export function checkPerson(id: string): string {

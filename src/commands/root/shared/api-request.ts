@@ -1,11 +1,11 @@
 // The parts of `hogctl api` that touch the world: the path, the request body from a file or
 // standard input, and printing whatever came back in the chosen format.
 import { readFile } from 'node:fs/promises';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import type { ApiClient, ApiResponse, Query } from '../http/client.js';
-import { RecordWriter, writeRecord, type OutputSettings, type Row } from '../io/output.js';
-import { writeAll } from '../io/streams.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import type { ApiClient, ApiResponse, Query } from '../../../http/client.js';
+import { RecordWriter, writeRecord, type OutputSettings, type Row } from '../../../io/output.js';
+import { writeAll } from '../../../io/streams.js';
 
 /** A path under the base URL; `{project_id}` becomes the chosen project. */
 export async function resolvePath(ctx: Context, raw: string): Promise<string> {

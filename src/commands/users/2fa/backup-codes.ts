@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { examples, withContext } from '../../with-context.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
 import { ApiError } from '../../../errors.js';
 
 export interface TwoFactorBackupCodesOptions {
@@ -24,9 +25,9 @@ export function twoFactorBackupCodesCommand(): Command {
 export async function twoFactorBackupCodesRun(ctx: Context, options: TwoFactorBackupCodesOptions): Promise<void> {
   const [api, { confirmOrRefuse }, { writeBackupCodes }, { unconfirmed }] = await Promise.all([
     import('../../../api/users.js'),
-    import('../../confirm.js'),
-    import('./show-codes.js'),
-    import('../../persons/unconfirmed.js'),
+    import('../../../cli/confirm.js'),
+    import('./shared/show-codes.js'),
+    import('../../persons/shared/unconfirmed.js'),
   ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });

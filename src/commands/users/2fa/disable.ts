@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { examples, withContext } from '../../with-context.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
 
 export interface TwoFactorDisableOptions {
   user?: string;
@@ -23,8 +24,8 @@ export function twoFactorDisableCommand(): Command {
 export async function twoFactorDisableRun(ctx: Context, options: TwoFactorDisableOptions): Promise<void> {
   const [api, { confirmOrRefuse }, { unconfirmed }] = await Promise.all([
     import('../../../api/users.js'),
-    import('../../confirm.js'),
-    import('../../persons/unconfirmed.js'),
+    import('../../../cli/confirm.js'),
+    import('../../persons/shared/unconfirmed.js'),
   ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });

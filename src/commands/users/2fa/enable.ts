@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { ApiError, CliError, UsageError } from '../../../errors.js';
-import { examples, withContext } from '../../with-context.js';
-import { checkOtpCode } from '../../otp-code.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
+import { checkOtpCode } from '../../../cli/otp-code.js';
 
 export interface TwoFactorEnableOptions {
   user?: string;
@@ -26,8 +27,8 @@ export function twoFactorEnableCommand(): Command {
 export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableOptions): Promise<void> {
   const [api, { setupText, SECRET_WARNING, SETUP_INTRO, explainValidateError }, { writeBackupCodes }] = await Promise.all([
     import('../../../api/users.js'),
-    import('./setup.js'),
-    import('./show-codes.js'),
+    import('./shared/setup.js'),
+    import('./shared/show-codes.js'),
   ]);
   const user = api.checkUserId(options.user);
   const prompter = await ctx.prompter();

@@ -1,6 +1,6 @@
 // `hogctl users 2fa`: loaded as one group when the command line names it.
 import type { Command } from 'commander';
-import { group } from '../../with-context.js';
+import { group } from '../../../cli/help-text.js';
 import { twoFactorStatusCommand } from './status.js';
 import { twoFactorStartCommand } from './start.js';
 import { twoFactorValidateCommand } from './validate.js';

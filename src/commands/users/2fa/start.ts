@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { examples, withContext } from '../../with-context.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
 import { writeRecord } from '../../../io/output.js';
 import { writeAll } from '../../../io/streams.js';
 
@@ -22,7 +23,7 @@ export function twoFactorStartCommand(): Command {
 }
 
 export async function twoFactorStartRun(ctx: Context, options: TwoFactorStartOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING, SETUP_INTRO }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
+  const [api, { setupText, SECRET_WARNING, SETUP_INTRO }] = await Promise.all([import('../../../api/users.js'), import('./shared/setup.js')]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const { email } = await api.getUser(client, user);

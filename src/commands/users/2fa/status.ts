@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { examples, withContext } from '../../with-context.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
 import { writeRecord } from '../../../io/output.js';
 
 export interface TwoFactorStatusOptions {
@@ -24,7 +25,7 @@ export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusO
   const status = await twoFactorStatus(await ctx.api({ auth: 'session' }), user);
   const record: Record<string, unknown> = { user, enabled: status.is_enabled, method: status.method, backup_codes_remaining: status.backup_codes.length };
   if (options.showBackupCodes) {
-    const { writeBackupCodes } = await import('./show-codes.js');
+    const { writeBackupCodes } = await import('./shared/show-codes.js');
     if (status.backup_codes.length === 0) ctx.info(status.is_enabled ? 'no unused backup codes: make new ones with `hogctl users 2fa backup-codes`' : '2FA is off, so there are no backup codes');
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }

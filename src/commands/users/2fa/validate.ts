@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { examples, withContext } from '../../with-context.js';
-import { checkOtpCode } from '../../otp-code.js';
+import { withContext } from '../../../cli/with-context.js';
+import { examples } from '../../../cli/help-text.js';
+import { checkOtpCode } from '../../../cli/otp-code.js';
 
 export interface TwoFactorValidateOptions {
   user?: string;
@@ -21,7 +22,7 @@ export function twoFactorValidateCommand(): Command {
 }
 
 export async function twoFactorValidateRun(ctx: Context, options: TwoFactorValidateOptions, code: string): Promise<void> {
-  const [{ checkUserId, twoFactorValidate }, { explainValidateError }] = await Promise.all([import('../../../api/users.js'), import('./setup.js')]);
+  const [{ checkUserId, twoFactorValidate }, { explainValidateError }] = await Promise.all([import('../../../api/users.js'), import('./shared/setup.js')]);
   const user = checkUserId(options.user);
   const token = checkOtpCode(code, { backupCodes: false });
   try {

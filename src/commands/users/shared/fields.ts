@@ -2,8 +2,8 @@
 // (posthog-api.md §9), each parsed to the type the server expects, so a typo or a wrong type is
 // refused before anything is sent. Passwords are refused outright: a flag value shows in `ps`
 // and in shell history.
-import { UsageError } from '../../errors.js';
-import { isUuid } from '../../api/uuid.js';
+import { UsageError } from '../../../errors.js';
+import { isUuid } from '../../../api/uuid.js';
 
 type Kind = 'text' | 'email' | 'boolean' | 'object' | 'uuid' | 'integer';
 

@@ -1,7 +1,7 @@
 // What a person needs to add a PostHog account to an authenticator app: a QR code of the
 // otpauth:// URI (posthog-api.md §11.4), the secret to type by hand, and the URI itself. And what
 // a refused validation means.
-import { ApiError, AuthError } from '../../../errors.js';
+import { ApiError, AuthError } from '../../../../errors.js';
 
 export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR code, or type the secret by hand';
 
@@ -11,7 +11,7 @@ export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR c
  * Anything else to say goes before it, on stderr.
  */
 export async function setupText(email: string, secret: string, options: { qr: boolean; columns?: number }): Promise<string> {
-  const { otpauthUri } = await import('../../../api/users.js');
+  const { otpauthUri } = await import('../../../../api/users.js');
   const uri = otpauthUri(email, secret);
   const lines: string[] = [];
   const { qrLines } = await import('./qr.js');

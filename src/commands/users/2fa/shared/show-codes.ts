@@ -1,8 +1,8 @@
 // Backup codes are shown only when asked for, on stdout (data), with a warning on stderr that
 // they are secrets.
-import type { Context } from '../../../context.js';
-import { writeRecord } from '../../../io/output.js';
-import { writeAll } from '../../../io/streams.js';
+import type { Context } from '../../../../context.js';
+import { writeRecord } from '../../../../io/output.js';
+import { writeAll } from '../../../../io/streams.js';
 
 export async function writeBackupCodes(ctx: Context, codes: string[], record: Record<string, unknown> = {}): Promise<void> {
   ctx.warn(`the ${codes.length} backup codes below are secrets: each signs in to this account once in place of a 2FA code; keep them somewhere safe, out of logs, tickets and chat`);
