@@ -1,6 +1,13 @@
 // The commander tree: global flags, groups and verbs. Only the group and verb the command line
 // names are loaded (each is a lazy import), so `hogctl --help` and `hogctl persons get` parse a
 // fraction of the code; completion scripts and docs ask for the whole tree.
+//
+// The import rule: verbs and everything they use import statically. Only three kinds of code
+// use import(): the verb loaders (this file, cli/lazy-verb.ts, commands/<group>/index.ts), the
+// Context (the HTTP client, session jar and prompts load when a verb first asks for them), and
+// the wrappers of heavy modules (chalk, csv-parse, csv-stringify, uqr, the sandbox). A lazy
+// import inside a verb saves nothing once the loader has picked the verb.
+// test/unit/import-graph.test.ts holds every file to this rule.
 import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
 import { type RootCommand } from './cli/with-context.js';

@@ -4,6 +4,8 @@ import type { ApiClient, ApiResponse, Query, RequestOptions } from '../http/clie
 import { paginate } from '../http/paginate.js';
 import { ApiError, ExitCode, NotFoundError } from '../errors.js';
 import { checkPersonId, personsPath } from './persons.js';
+import { getPerson } from './persons.js';
+import { describeHttpError } from '../http/describe-error.js';
 
 export interface DeleteFlags {
   deleteEvents?: boolean;
@@ -109,9 +111,7 @@ export async function deleteProperty(client: ApiClient, projectId: string, id: s
     acceptStatus: (s) => s === 500,
   });
   if (res.status === 500) {
-    const { getPerson } = await import('./persons.js');
     await getPerson(client, projectId, id);
-    const { describeHttpError } = await import('../http/describe-error.js');
     throw describeHttpError('POST', res.url, res.status, res.body);
   }
   if (res.body && typeof res.body === 'object' && res.body.success === false) {

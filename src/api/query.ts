@@ -4,6 +4,7 @@ import type { ApiClient } from '../http/client.js';
 import { realSleep } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { ApiError, CliError, ExitCode, UnavailableError } from '../errors.js';
+import { describeHttpError } from '../http/describe-error.js';
 
 export interface QueryStatus {
   id: string;
@@ -87,7 +88,6 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
     });
     const status = res.body?.query_status;
     if (!status && (res.status === 400 || res.status === 500)) {
-      const { describeHttpError } = await import('../http/describe-error.js');
       throw describeHttpError('GET', res.url, res.status, res.body);
     }
     if (!status) throw unexpected('a query status without "query_status"');

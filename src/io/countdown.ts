@@ -3,6 +3,7 @@
 // when, so a log shows why nothing happened. Ctrl-C (the signal) ends the wait at once.
 import type { Context } from '../context.js';
 import { formatClock, formatDuration } from './progress.js';
+import { RateLimitedError } from '../errors.js';
 
 export async function waitWithCountdown(ctx: Context, ms: number, why: string, signal?: AbortSignal): Promise<void> {
   const until = ctx.deps.now() + ms;
@@ -37,7 +38,6 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
  * here, with a countdown. Past `maxWaitMs` in all, a RateLimitedError (exit 6) says so.
  */
 export async function underQueryLimit<T>(ctx: Context, budget: { waitedMs: number; maxWaitMs: number; flag?: string }, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
-  const { RateLimitedError } = await import('../errors.js');
   for (;;) {
     try {
       return await send({ maxRetryAfterMs: 0 });

@@ -6,6 +6,11 @@ import type { SessionJar } from '../../config/session-jar.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { checkOtpCode } from '../../cli/otp-code.js';
+import { getUser } from '../../api/users.js';
+import { readSecretFromStdin } from '../../io/read-secret.js';
+import { sessionCredentials } from '../../http/session-credentials.js';
+import { loginPassword, loginToken, loginEmailCode, resendLoginCode } from '../../api/login.js';
+import { explainLoginError } from './shared/login-errors.js';
 
 export interface AuthLoginOptions {
   email?: string;
@@ -49,12 +54,6 @@ export function authLoginCommand(): Command {
 
 export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Promise<void> {
   if (options.emailCode !== undefined || options.emailCodeStdin || options.resendCode) return finishWithEmailedCode(ctx, options);
-  const [{ readSecretFromStdin }, { sessionCredentials }, { loginPassword, loginToken }, { explainLoginError }] = await Promise.all([
-    import('../../io/read-secret.js'),
-    import('../../http/session-credentials.js'),
-    import('../../api/login.js'),
-    import('./shared/login-errors.js'),
-  ]);
   if (options.email !== undefined && !EMAIL.test(options.email.trim())) throw new UsageError(`invalid --email "${options.email}": expected an address like lee@example.com`);
   const flagCode = options.code === undefined ? undefined : checkOtpCode(options.code, { backupCodes: true });
   const settings = await ctx.settings();
@@ -131,7 +130,6 @@ async function checkSiteChosen(ctx: Context, baseUrl: string, source: string): P
 
 /** On a terminal: the code, a new one on request, another try after a wrong one. */
 async function askForEmailedCode(ctx: Context, client: ApiClient, email: string): Promise<void> {
-  const [{ loginEmailCode, resendLoginCode }, { explainLoginError }] = await Promise.all([import('../../api/login.js'), import('./shared/login-errors.js')]);
   const prompter = await ctx.prompter();
   for (;;) {
     const answer = (await prompter.input(`Code from the e-mail to ${email} (or "r" to get a new one):`, { validate: (v) => /^\s*(r|\d[\d\s-]*)\s*$/i.test(v) || 'type the 6 digits, or r' })).trim();
@@ -166,12 +164,6 @@ async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): P
   if ([options.emailCode !== undefined, options.emailCodeStdin, options.resendCode].filter(Boolean).length > 1) {
     throw new UsageError('give one of --email-code, --email-code-stdin and --resend-code');
   }
-  const [{ readSecretFromStdin }, { sessionCredentials }, { loginEmailCode, resendLoginCode }, { explainLoginError }] = await Promise.all([
-    import('../../io/read-secret.js'),
-    import('../../http/session-credentials.js'),
-    import('../../api/login.js'),
-    import('./shared/login-errors.js'),
-  ]);
   const code = options.resendCode ? undefined : checkEmailCode(options.emailCodeStdin ? await readSecretFromStdin(ctx.io.stdin, 'e-mailed code', '--email-code-stdin') : options.emailCode!);
   const settings = await ctx.settings();
   const label = ctx.sessionLabel(settings);
@@ -197,7 +189,6 @@ async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): P
 
 /** The session is real only once the server set it and names the user: then it is saved. */
 async function completeSignIn(ctx: Context, client: ApiClient, jar: SessionJar, label: string, how: string): Promise<void> {
-  const { getUser } = await import('../../api/users.js');
   if (jar.state !== 'active' && jar.state !== 'awaiting_code') {
     throw new AuthError('the server accepted the sign-in but set no session cookie', `check that ${jar.origin} is the PostHog site itself and not a proxy that strips cookies`);
   }

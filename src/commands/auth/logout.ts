@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { sessionCredentials } from '../../http/session-credentials.js';
 
 export interface AuthLogoutOptions {
   forget?: boolean;
@@ -33,7 +34,6 @@ export async function authLogoutRun(ctx: Context, options: AuthLogoutOptions = {
   }
   let ended = 'the session had expired here';
   if (jar.state === 'active' || jar.state === 'awaiting_code') {
-    const { sessionCredentials } = await import('../../http/session-credentials.js');
     const client = await ctx.client(settings, sessionCredentials(jar, { autosave: false, label }));
     try {
       // Django's logout answers with a redirect to the login page; that is its success.

@@ -6,6 +6,7 @@ import { examples } from '../../cli/help-text.js';
 import { writeRecord } from '../../io/output.js';
 import { maskKey } from '../../config/settings.js';
 import { describeCurrentKey } from '../../api/personal-api-keys.js';
+import { getUser } from '../../api/users.js';
 
 export function authStatusCommand(): Command {
   return new Command('status')
@@ -19,7 +20,6 @@ export function authStatusCommand(): Command {
 }
 
 export async function authStatusRun(ctx: Context): Promise<void> {
-  const { getUser } = await import('../../api/users.js');
   const settings = await ctx.settings();
   const output = await ctx.output();
   const jar = await ctx.sessionJar();

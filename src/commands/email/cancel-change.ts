@@ -3,6 +3,9 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { ApiError } from '../../errors.js';
+import { cancelEmailChange } from '../../api/email.js';
+import { getUser } from '../../api/users.js';
+import { writeUser } from '../users/shared/write-user.js';
 
 export function emailCancelChangeCommand(): Command {
   return new Command('cancel-change')
@@ -13,11 +16,6 @@ export function emailCancelChangeCommand(): Command {
 }
 
 export async function emailCancelChangeRun(ctx: Context): Promise<void> {
-  const [{ cancelEmailChange }, { getUser }, { writeUser }] = await Promise.all([
-    import('../../api/email.js'),
-    import('../../api/users.js'),
-    import('../users/shared/write-user.js'),
-  ]);
   const client = await ctx.api({ auth: 'session' });
   const before = await getUser(client, '@me');
   let after;

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { requestEmailVerification } from '../../api/email.js';
+import { getUser, checkUuid } from '../../api/users.js';
 
 export interface EmailRequestVerificationOptions {
   uuid?: string;
@@ -20,7 +22,6 @@ export function emailRequestVerificationCommand(): Command {
 }
 
 export async function emailRequestVerificationRun(ctx: Context, options: EmailRequestVerificationOptions): Promise<void> {
-  const [{ requestEmailVerification }, { getUser, checkUuid }] = await Promise.all([import('../../api/email.js'), import('../../api/users.js')]);
   let uuid = options.uuid === undefined ? undefined : checkUuid(options.uuid, '--uuid');
   let to = '';
   if (uuid === undefined) {

@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { parseVerificationLink, checkVerification, verifyEmail } from '../../api/email.js';
+import { readSecretFromStdin } from '../../io/read-secret.js';
 
 export interface EmailVerifyOptions {
   uuid?: string;
@@ -28,7 +30,6 @@ export function emailVerifyCommand(): Command {
 }
 
 export async function emailVerifyRun(ctx: Context, options: EmailVerifyOptions, link?: string): Promise<void> {
-  const { parseVerificationLink, checkVerification, verifyEmail } = await import('../../api/email.js');
   const byParts = options.uuid !== undefined || options.token !== undefined;
   if ((link === undefined) === !byParts) throw new UsageError('give either the link from the e-mail, or --uuid and --token', 'e.g. `hogctl email verify "https://us.posthog.com/verify_email/<uuid>/<token>"`');
   if (byParts && (options.uuid === undefined || options.token === undefined)) throw new UsageError('--uuid and --token go together', 'both are in the link: .../verify_email/<uuid>/<token>');
@@ -37,7 +38,6 @@ export async function emailVerifyRun(ctx: Context, options: EmailVerifyOptions, 
   if (link !== undefined) {
     let text = link;
     if (link === '-') {
-      const { readSecretFromStdin } = await import('../../io/read-secret.js');
       text = await readSecretFromStdin(ctx.io.stdin, 'verification link', 'verify -');
     }
     target = parseVerificationLink(text);

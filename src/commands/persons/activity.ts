@@ -5,6 +5,7 @@ import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsActivityOptions {
   distinctId?: string;
@@ -48,7 +49,6 @@ export function summarizeChanges(changes: unknown): string {
 }
 
 export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, given?: string): Promise<void> {
-  const api = await import('../../api/person-actions.js');
   // Without an id or --distinct-id, the activity of every person.
   const target = given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
   if (target) await checkTarget(target);

@@ -5,6 +5,8 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
+import { parseRateWindows } from '../../bulk/rate.js';
+import { bulkDelete } from '../../bulk/job.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run.
  * A flag not given stays undefined: --resume then takes the value the journal remembers. */
@@ -72,13 +74,11 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
   if (concurrency !== undefined && concurrency > 64) throw new UsageError(`invalid --concurrency "${c}": at most 64 requests can be in flight`);
   const retries = t === undefined ? undefined : parseCount(t, '--retries', 0);
   const maxWaitMs = maxWait === undefined ? undefined : parseDuration(maxWait, '--max-wait');
-  const { parseRateWindows } = await import('../../bulk/rate.js');
   const rate = r === undefined ? undefined : parseRateWindows(r);
   if (r !== undefined && rate === undefined) throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
   if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError('--keep-person without --delete-events or --delete-recordings would do nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person');
   }
-  const { bulkDelete } = await import('../../bulk/job.js');
   await bulkDelete(ctx, { ...rest, concurrency, retries, rate, maxWaitMs });
 }

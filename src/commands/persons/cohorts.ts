@@ -5,6 +5,8 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { RecordWriter } from '../../io/output.js';
+import * as api from '../../api/persons.js';
+import * as insights from '../../api/person-insights.js';
 
 export interface PersonsCohortsOptions {
   distinctId?: string;
@@ -23,7 +25,6 @@ export function personsCohortsCommand(): Command {
 }
 
 export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOptions, given?: string): Promise<void> {
-  const [api, insights] = await Promise.all([import('../../api/persons.js'), import('../../api/person-insights.js')]);
   const target = personTarget('cohorts', options.distinctId, [given]);
   await checkTarget(target);
   const output = await ctx.output();

@@ -3,6 +3,10 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { deleteOnePerson } from '../../api/delete-one.js';
+import { confirmPersonAction } from './shared/confirm-person.js';
+import { prepareReport } from './shared/report.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteRecordingsOptions {
   distinctId?: string;
@@ -24,12 +28,6 @@ export function personsDeleteRecordingsCommand(): Command {
 }
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
-  const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport }] = await Promise.all([
-    import('../../api/person-actions.js'),
-    import('../../api/delete-one.js'),
-    import('./shared/confirm-person.js'),
-    import('./shared/report.js'),
-  ]);
   const target = personTarget('delete-recordings', options.distinctId, [given]);
   await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);

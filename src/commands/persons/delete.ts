@@ -4,6 +4,11 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { deleteOnePerson } from '../../api/delete-one.js';
+import { confirmPersonAction } from './shared/confirm-person.js';
+import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
+import { unconfirmed } from './shared/unconfirmed.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteOptions {
   distinctId?: string;
@@ -40,13 +45,6 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
-  const [api, { deleteOnePerson }, { confirmPersonAction }, { prepareReport, EVENTS_BATCH_NOTE }, { unconfirmed }] = await Promise.all([
-    import('../../api/person-actions.js'),
-    import('../../api/delete-one.js'),
-    import('./shared/confirm-person.js'),
-    import('./shared/report.js'),
-    import('./shared/unconfirmed.js'),
-  ]);
   const target = personTarget('delete', options.distinctId, [given]);
   await checkTarget(target);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {

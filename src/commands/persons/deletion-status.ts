@@ -5,6 +5,8 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
+import { isUuid } from '../../api/uuid.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeletionStatusOptions {
   status?: 'pending' | 'completed' | 'all';
@@ -36,7 +38,6 @@ export function personsDeletionStatusCommand(): Command {
 }
 
 export async function personsDeletionStatusRun(ctx: Context, options: PersonsDeletionStatusOptions): Promise<void> {
-  const [api, { isUuid }] = await Promise.all([import('../../api/person-actions.js'), import('../../api/uuid.js')]);
   if (options.person !== undefined && !isUuid(options.person.trim())) {
     throw new UsageError(`invalid --person "${options.person}": expected a person UUID`, 'deletions are recorded by UUID; `hogctl persons get <id>` shows it');
   }

@@ -4,6 +4,7 @@ import { ApiError, NotFoundError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { buildParams, printPeople, parseFunnelStep, readParamsFile } from './shared/insight-run.js';
 
 export interface PersonsFunnelCorrelationOptions extends PeopleOptions {
   funnelStep?: string;
@@ -29,7 +30,6 @@ export function personsFunnelCorrelationCommand(): Command {
 }
 
 export async function personsFunnelCorrelationRun(ctx: Context, options: PersonsFunnelCorrelationOptions): Promise<void> {
-  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { funnel_step: parseFunnelStep(options.funnelStep) });
   try {
     await printPeople(ctx, 'funnel/correlation/', params, options);

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { buildParams, printPeople, parseFunnelStep, readParamsFile } from './shared/insight-run.js';
 
 export interface PersonsFunnelOptions extends PeopleOptions {
   funnelStep?: string;
@@ -32,7 +33,6 @@ export function personsFunnelCommand(): Command {
 }
 
 export async function personsFunnelRun(ctx: Context, options: PersonsFunnelOptions): Promise<void> {
-  const { buildParams, printPeople, parseFunnelStep, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { funnel_step: parseFunnelStep(options.funnelStep) });
   await printPeople(ctx, 'funnel/', params, options, 'funnel');
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { buildParams, printPeople, readParamsFile } from './shared/insight-run.js';
 
 export interface PersonsLifecycleOptions extends PeopleOptions {
   targetDate?: string;
@@ -36,7 +37,6 @@ export function personsLifecycleCommand(): Command {
 }
 
 export async function personsLifecycleRun(ctx: Context, options: PersonsLifecycleOptions): Promise<void> {
-  const { buildParams, printPeople, readParamsFile } = await import('./shared/insight-run.js');
   const params = buildParams(await readParamsFile(ctx, options), { target_date: options.targetDate, lifecycle_type: options.lifecycleType });
   const target = params.target_date;
   if (target === undefined || target === null || target === '') {

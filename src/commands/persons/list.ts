@@ -6,6 +6,9 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount, collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
+import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
+import { listAllPersons } from '../../api/list-all-persons.js';
+import * as api from '../../api/persons.js';
 
 export interface PersonsListOptions {
   email?: string;
@@ -48,10 +51,6 @@ export function personsListCommand(): Command {
 }
 
 export async function personsListRun(ctx: Context, options: PersonsListOptions): Promise<void> {
-  const [{ parseWhere, parsePropertiesJson }, api] = await Promise.all([
-    import('../../api/person-filters.js'),
-    import('../../api/persons.js'),
-  ]);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   // A limited list asks for one person more than it prints: that one says whether more exist,
   // without a request of its own (a full page always carries `next`, even the last one).
@@ -89,7 +88,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   let shifted = 0;
   const pages =
     limit === undefined
-      ? (await import('../../api/list-all-persons.js')).listAllPersons(client, projectId, filters, { pageSize, signal: ctx.deps.signal, onShift: () => shifted++ })
+      ? listAllPersons(client, projectId, filters, { pageSize, signal: ctx.deps.signal, onShift: () => shifted++ })
       : api.listPersons(client, projectId, filters, { pageSize, limit: fetchLimit, signal: ctx.deps.signal });
   for await (const page of pages) {
     const room = limit === undefined ? page.length : limit - writer.count;

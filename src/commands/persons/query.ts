@@ -5,6 +5,11 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
+import { underQueryLimit } from '../../io/countdown.js';
+import { parseCount, parseDuration } from '../../cli/flags.js';
+import { planKeyset, parseCursor, formatCursor, HIDDEN_COLUMNS } from '../../hogql/keyset.js';
+import { runHogQL } from '../../api/query.js';
+import { rowShape, toRecords } from '../../hogql/rows.js';
 
 export interface PersonsQueryOptions {
   all?: boolean;
@@ -88,7 +93,6 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
 
 export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
   if (hogql.trim() === '') throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
-  const [{ parseCount, parseDuration }, { planKeyset, parseCursor, formatCursor }] = await Promise.all([import('../../cli/flags.js'), import('../../hogql/keyset.js')]);
   const values = parseValues(options);
   for (const [flag, given] of [['--page-size', options.pageSize], ['--after', options.after], ['--max-wait', options.maxWait]] as const) {
     if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
@@ -100,15 +104,9 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   // Refuse what cannot be paged before anything is sent.
   const plan = options.all ? planKeyset(hogql, values) : undefined;
 
-  const [{ runHogQL }, { rowShape, toRecords }, { HIDDEN_COLUMNS }] = await Promise.all([
-    import('../../api/query.js'),
-    import('../../hogql/rows.js'),
-    import('../../hogql/keyset.js'),
-  ]);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const { underQueryLimit } = await import('../../io/countdown.js');
   const budget = { waitedMs: 0, maxWaitMs, flag: '--max-wait' };
   const send = (query: string, vals: Record<string, unknown>, retry?: { maxRetryAfterMs: number }) =>
     runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry });

@@ -3,6 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { prepareReport } from './shared/report.js';
+import * as api from '../../api/person-actions.js';
 
 export type PersonsResetDistinctIdOptions = Record<string, never>;
 
@@ -20,7 +22,6 @@ export function personsResetDistinctIdCommand(): Command {
 
 export async function personsResetDistinctIdRun(ctx: Context, _options: PersonsResetDistinctIdOptions, distinctId: string): Promise<void> {
   if (distinctId.trim() === '') throw new UsageError('the distinct id is empty');
-  const [api, { prepareReport }] = await Promise.all([import('../../api/person-actions.js'), import('./shared/report.js')]);
   const report = await prepareReport(ctx, ['distinct_id', 'status']);
   const projectId = await ctx.projectId();
   const status = await api.resetPersonDistinctId(await ctx.api(), projectId, distinctId);

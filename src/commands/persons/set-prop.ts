@@ -3,6 +3,11 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { parseSetValue } from '../../api/set-value.js';
+import { prepareReport } from './shared/report.js';
+import { checkPropertyKey } from './shared/property-key.js';
+import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsSetPropOptions {
   distinctId?: string;
@@ -34,13 +39,6 @@ export function personsSetPropCommand(): Command {
 }
 
 export async function personsSetPropRun(ctx: Context, options: PersonsSetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
-  const [{ parseSetValue }, api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
-    import('../../api/set-value.js'),
-    import('../../api/person-actions.js'),
-    import('./shared/report.js'),
-    import('./shared/property-key.js'),
-    import('./shared/unconfirmed.js'),
-  ]);
   const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
   const [key, raw] = target.rest;
   await checkTarget(target);

@@ -5,6 +5,11 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { getPerson } from '../../api/persons.js';
+import { confirmPersonAction } from './shared/confirm-person.js';
+import { prepareReport } from './shared/report.js';
+import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsSplitOptions {
   distinctId?: string;
@@ -51,13 +56,6 @@ function checkMain(person: PersonRecord, main: string): void {
 }
 
 export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, given?: string): Promise<void> {
-  const [{ getPerson }, api, { confirmPersonAction }, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
-    import('../../api/persons.js'),
-    import('../../api/person-actions.js'),
-    import('./shared/confirm-person.js'),
-    import('./shared/report.js'),
-    import('./shared/unconfirmed.js'),
-  ]);
   const target = personTarget('split', options.distinctId, [given]);
   await checkTarget(target);
   const main = options.mainDistinctId;

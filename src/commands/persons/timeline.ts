@@ -6,6 +6,9 @@ import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
+import { buildParams, readParamsFile } from './shared/insight-run.js';
+import * as api from '../../api/persons.js';
+import * as insights from '../../api/person-insights.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
@@ -35,11 +38,6 @@ export function personsTimelineCommand(): Command {
 }
 
 export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, given?: string): Promise<void> {
-  const [api, insights, { buildParams, readParamsFile }] = await Promise.all([
-    import('../../api/persons.js'),
-    import('../../api/person-insights.js'),
-    import('./shared/insight-run.js'),
-  ]);
   const target = personTarget('timeline', options.distinctId, [given]);
   await checkTarget(target);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });

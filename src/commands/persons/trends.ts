@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { buildParams, printPeople, readParamsFile } from './shared/insight-run.js';
 
 export interface PersonsTrendsOptions extends PeopleOptions {
   day?: string;
@@ -34,7 +35,6 @@ export function personsTrendsCommand(): Command {
 }
 
 export async function personsTrendsRun(ctx: Context, options: PersonsTrendsOptions): Promise<void> {
-  const { buildParams, printPeople, readParamsFile } = await import('./shared/insight-run.js');
   if (options.day === undefined) throw new UsageError('missing --day', 'e.g. hogctl persons trends --events \'[{"id": "$pageview"}]\' --day 2025-03-01');
   if (!/^\d{4}-\d{2}-\d{2}/.test(options.day) || Number.isNaN(Date.parse(options.day.slice(0, 10)))) throw new UsageError(`invalid --day "${options.day}": expected a date such as 2025-03-01`);
   if (options.series !== undefined && !/^\d+$/.test(options.series.trim())) throw new UsageError(`invalid --series "${options.series}": expected 0, 1, ...`);

@@ -3,6 +3,10 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { prepareReport } from './shared/report.js';
+import { checkPropertyKey } from './shared/property-key.js';
+import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsUnsetPropOptions {
   distinctId?: string;
@@ -24,12 +28,6 @@ export function personsUnsetPropCommand(): Command {
 }
 
 export async function personsUnsetPropRun(ctx: Context, options: PersonsUnsetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
-  const [api, { prepareReport }, { checkPropertyKey }, { unconfirmed, checkPerson }] = await Promise.all([
-    import('../../api/person-actions.js'),
-    import('./shared/report.js'),
-    import('./shared/property-key.js'),
-    import('./shared/unconfirmed.js'),
-  ]);
   const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
   const [key] = target.rest;
   await checkTarget(target);

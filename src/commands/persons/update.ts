@@ -5,6 +5,10 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { parseAssignments } from '../../api/set-value.js';
+import { prepareReport } from './shared/report.js';
+import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
+import * as api from '../../api/person-actions.js';
 
 export interface PersonsUpdateOptions {
   distinctId?: string;
@@ -36,12 +40,6 @@ export function personsUpdateCommand(): Command {
 }
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, given?: string): Promise<void> {
-  const [{ parseAssignments }, api, { prepareReport }, { unconfirmed, checkPerson }] = await Promise.all([
-    import('../../api/set-value.js'),
-    import('../../api/person-actions.js'),
-    import('./shared/report.js'),
-    import('./shared/unconfirmed.js'),
-  ]);
   const target = personTarget('update', options.distinctId, [given]);
   await checkTarget(target);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };

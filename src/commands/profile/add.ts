@@ -5,6 +5,10 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { checkProfileName } from '../../config/profiles.js';
 import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../../config/settings.js';
+import { readSecretFromStdin } from '../../io/read-secret.js';
+import { confirmOrRefuse } from '../../cli/confirm.js';
+import { checkKey, checkProject } from './verify.js';
+import { allProjects } from '../../api/projects.js';
 
 export interface ProfileAddOptions {
   apiKeyStdin?: boolean;
@@ -42,14 +46,12 @@ export function profileAddCommand(): Command {
 }
 
 export async function profileAddRun(ctx: Context, options: ProfileAddOptions, name: string): Promise<void> {
-  const { readSecretFromStdin } = await import('../../io/read-secret.js');
   checkProfileName(name);
   const store = await ctx.store();
   const existing = store.get(name);
   const prompter = await ctx.prompter();
   const ask = prompter.interactive;
   if (existing) {
-    const { confirmOrRefuse } = await import('../../cli/confirm.js');
     await confirmOrRefuse(ctx, {
       yes: options.yes,
       summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(store.apiKey(name))}) and will be replaced.`,
@@ -88,7 +90,6 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
       { headers: () => ({ authorization: `Bearer ${k}` }), secrets: () => [k] },
     );
   };
-  const { checkKey, checkProject } = await import('./verify.js');
   let reachable = true;
   /** Says what is wrong, and on a terminal asks again; off a terminal, or after ATTEMPTS, fails. */
   const retry = (problem: { error: Error & { hint?: string } }, attempt: number) => {
@@ -118,7 +119,6 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   if (!projectId) {
     if (!ask) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
     if (!key) throw new UsageError('cannot list projects without an API key', 'give the key when asked, or pass --project <id>');
-    const [{ allProjects }] = await Promise.all([import('../../api/projects.js')]);
     const projects = await allProjects(await client());
     if (projects.length === 0) throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
     projectId = String(

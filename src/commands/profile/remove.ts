@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { confirmOrRefuse } from '../../cli/confirm.js';
 
 export interface ProfileRemoveOptions {
   yes?: boolean;
@@ -21,7 +22,6 @@ export function profileRemoveCommand(): Command {
 export async function profileRemoveRun(ctx: Context, options: ProfileRemoveOptions, name: string): Promise<void> {
   const store = await ctx.store();
   const profile = store.require(name);
-  const { confirmOrRefuse } = await import('../../cli/confirm.js');
   await confirmOrRefuse(ctx, { yes: options.yes, summary: `Profile "${name}" (${profile.base_url}, project ${profile.project_id ?? '-'}) and its stored API key will be deleted.`, question: `Delete profile "${name}"?` });
   await store.remove(name);
   ctx.info(`✔ removed profile "${name}"`);

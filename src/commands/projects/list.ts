@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { RecordWriter } from '../../io/output.js';
+import { listProjects, PROJECT_FIELDS } from '../../api/projects.js';
 
 export interface ProjectsListOptions {
   search?: string;
@@ -19,7 +20,6 @@ export function projectsListCommand(): Command {
 }
 
 export async function projectsListRun(ctx: Context, options: ProjectsListOptions): Promise<void> {
-  const { listProjects, PROJECT_FIELDS } = await import('../../api/projects.js');
   const writer = new RecordWriter(await ctx.output(), { columns: ['id', 'name', 'organization', 'timezone'], fields: PROJECT_FIELDS });
   for await (const page of listProjects(await ctx.api(), { search: options.search, signal: ctx.deps.signal })) await writer.writePage(page);
   await writer.end();

@@ -4,6 +4,8 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
+import { parseAssignments } from '../../api/set-value.js';
+import * as raw from './shared/api-request.js';
 
 export interface ApiOptions {
   field?: string[];
@@ -48,7 +50,6 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
   if (options.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
   if (options.input !== undefined && queryMethod) throw new UsageError(`--input sends a request body, which ${method} does not take`, 'use --field for query parameters');
 
-  const [{ parseAssignments }, raw] = await Promise.all([import('../../api/set-value.js'), import('./shared/api-request.js')]);
   const fields = parseAssignments(options.field ?? [], '--field');
   if ('personal_api_key' in fields) {
     ctx.warn('--field personal_api_key puts a key in your shell history; the profile or HOGCTL_API_KEY already authenticates the request');

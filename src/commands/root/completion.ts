@@ -2,6 +2,7 @@ import { Command, Argument } from 'commander';
 import { UsageError } from '../../errors.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
+import * as generate from '../../completion/generate.js';
 
 export function completionCommand(): Command {
   const command = new Command('completion')
@@ -19,7 +20,6 @@ export function completionCommand(): Command {
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      const generate = await import('../../completion/generate.js');
       const script = shell === 'bash' ? generate.bashScript(root) : shell === 'zsh' ? generate.zshScript(root) : shell === 'fish' ? generate.fishScript(root) : undefined;
       if (script === undefined) throw new UsageError(`unknown shell "${shell}": use bash, zsh or fish`);
       command.configureOutput().writeOut?.(script);

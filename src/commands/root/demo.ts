@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Command } from 'commander';
+import { parseCount } from '../../cli/flags.js';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
@@ -23,15 +28,9 @@ export function demoCommand(): Command {
 }
 
 export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
-  const [{ startSandbox }, { main }, { mkdtempSync, rmSync }, { tmpdir }, { join }, { Readable }, { parseCount }] = await Promise.all([
-    import('@hogctl/sandbox'),
-    import('../../main.js'),
-    import('node:fs'),
-    import('node:os'),
-    import('node:path'),
-    import('node:stream'),
-    import('../../cli/flags.js'),
-  ]);
+  // Lazy: the sandbox is a heavy module, and main.js imports the command tree this verb is in
+  // (the one intended import cycle: the tour runs hogctl commands in this process).
+  const [{ startSandbox }, { main }] = await Promise.all([import('@hogctl/sandbox'), import('../../main.js')]);
   const sandbox = await startSandbox({ persons: parseCount(options.persons ?? '1000', '--persons'), seed: 1, quiet: true });
   const configDir = mkdtempSync(join(tmpdir(), 'hogctl-demo-'));
   const { stdout, stderr } = ctx.io;

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
+import { TOPICS, topicText } from '../../docs/topics.js';
+import { suggest } from '../../docs/suggest.js';
 
 export function helpCommand(): Command {
   const command = new Command('help')
@@ -12,13 +14,11 @@ export function helpCommand(): Command {
     .action(async (words: string[], _options: unknown, command: Command) => {
       const root = command.parent!;
       const write = (text: string) => root.configureOutput().writeOut?.(text);
-      const { TOPICS, topicText } = await import('../../docs/topics.js');
       if (words.length === 1 && TOPICS[words[0]]) return write(topicText(words[0]));
       let target: Command = root;
       for (const word of words) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!next) {
-          const { suggest } = await import('../../docs/suggest.js');
           const names = [...target.commands.map((c) => c.name()), ...(target === root ? Object.keys(TOPICS) : [])];
           const near = suggest(word, names);
           throw new UsageError(`no command or help topic "${words.join(' ')}"`, near ? `did you mean \`hogctl help ${[...words.slice(0, words.indexOf(word)), near].join(' ')}\`?` : 'run `hogctl --help` for the list of commands');

@@ -1,5 +1,5 @@
 // `hogctl sandbox`: runs the local PostHog-compatible server until Ctrl-C or SIGTERM. The server
-// module is imported only when the command runs, so `hogctl --help` stays fast.
+// (packages/sandbox) is imported only when the command runs, so `hogctl sandbox --help` stays fast.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
@@ -8,6 +8,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { globalsUsed } from '../../docs/help-layout.js';
+import { untilStdoutReaderGone } from '../../io/pipe-reader.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -158,7 +159,6 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   }
 
   // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.
-  const { untilStdoutReaderGone } = await import('../../io/pipe-reader.js');
   const reader = untilStdoutReaderGone();
   try {
     await Promise.race([stop ?? untilStopped(ctx.deps.signal), reader.gone]);

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { getUser } from '../../api/users.js';
+import { writeUser } from './shared/write-user.js';
 
 export function usersMeCommand(): Command {
   return new Command('me')
@@ -15,7 +17,6 @@ export function usersMeCommand(): Command {
 }
 
 export async function usersMeRun(ctx: Context): Promise<void> {
-  const [{ getUser }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./shared/write-user.js')]);
   const user = await getUser(await ctx.api({ auth: 'prefer-key' }), '@me');
   await writeUser(ctx, user);
 }

@@ -4,6 +4,9 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
+import { checkUserId, updateUser } from '../../api/users.js';
+import { parseUserFields } from './shared/fields.js';
+import { writeUser } from './shared/write-user.js';
 
 export interface UsersUpdateOptions {
   user?: string;
@@ -28,7 +31,6 @@ export function usersUpdateCommand(): Command {
 }
 
 export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions): Promise<void> {
-  const [{ checkUserId, updateUser }, { parseUserFields }, { writeUser }] = await Promise.all([import('../../api/users.js'), import('./shared/fields.js'), import('./shared/write-user.js')]);
   const user = checkUserId(options.user);
   if (!options.field?.length) throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
   const body = parseUserFields(options.field);

@@ -4,6 +4,7 @@
 import type { Context } from '../../../context.js';
 import type { PersonRecord } from '../../../api/persons.js';
 import { confirmOrRefuse } from '../../../cli/confirm.js';
+import { getPerson } from '../../../api/persons.js';
 
 export interface PersonConfirmation {
   yes?: boolean;
@@ -29,7 +30,7 @@ export async function confirmPersonAction(ctx: Context, c: PersonConfirmation): 
     await confirmOrRefuse(ctx, { summary: `${c.action} in project ${projectId}`, question: c.question });
     return undefined;
   }
-  const [{ getPerson }, settings] = await Promise.all([import('../../../api/persons.js'), ctx.settings()]);
+  const settings = await ctx.settings();
   const person = await getPerson(await ctx.api(), projectId, c.id);
   c.check?.(person);
   const consequences = typeof c.consequences === 'function' ? c.consequences(person) : c.consequences;

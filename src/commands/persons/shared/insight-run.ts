@@ -7,6 +7,9 @@ import { peoplePage, type PeopleEndpoint, type Params } from '../../../api/perso
 import type { InsightKind } from '../../../api/actors.js';
 import { RecordWriter } from '../../../io/output.js';
 import type { InsightParamOptions, PeopleOptions } from './insight-options.js';
+import { readFile } from 'node:fs/promises';
+import { underQueryLimit } from '../../../io/countdown.js';
+import { actorsPage, actorsSource } from '../../../api/actors.js';
 
 const PEOPLE_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
 
@@ -30,7 +33,6 @@ export async function readParamsFile<O extends InsightParamOptions>(ctx: Context
     for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     text = Buffer.concat(chunks).toString('utf8');
   } else {
-    const { readFile } = await import('node:fs/promises');
     try {
       text = await readFile(source, 'utf8');
     } catch (error) {
@@ -116,10 +118,9 @@ const ACTORS_PAGE = 1000;
 
 /** The persons behind an insight from an actors query, page by page (offset and hasMore). */
 async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions): Promise<void> {
-  const [{ actorsPage, actorsSource }, output, projectId] = await Promise.all([import('../../../api/actors.js'), ctx.output(), ctx.projectId()]);
+  const [output, projectId] = await Promise.all([ctx.output(), ctx.projectId()]);
   const client = await ctx.api({ auth: 'key' });
   const source = actorsSource(kind, params);
-  const { underQueryLimit } = await import('../../../io/countdown.js');
   // Actors queries count against the query limit too (120 an hour on legacy teams): waited out.
   const budget = { waitedMs: 0, maxWaitMs: 60 * 60_000 };
   const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });

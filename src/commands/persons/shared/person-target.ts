@@ -6,6 +6,7 @@ import { Option } from 'commander';
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { UsageError } from '../../../errors.js';
+import { checkPersonId, findByDistinctId } from '../../../api/persons.js';
 
 export const ID_ARGUMENT = 'the integer id or the UUID of the person (or give --distinct-id instead)';
 
@@ -50,14 +51,13 @@ export function personTarget(verb: string, distinctId: string | undefined, posit
 /** Checks the given id (a usage error before any request) and returns it, trimmed. */
 export async function checkTarget(target: PersonTarget): Promise<void> {
   if (target.id === undefined) return;
-  const { checkPersonId } = await import('../../../api/persons.js');
   target.id = checkPersonId(target.id);
 }
 
 /** The id to put in the path: the one given, or the UUID of the person with the distinct id. */
 export async function resolvePersonId(ctx: Context, target: PersonTarget, client?: ApiClient): Promise<string> {
   if (target.id !== undefined) return target.id;
-  const [{ findByDistinctId }, projectId] = await Promise.all([import('../../../api/persons.js'), ctx.projectId()]);
+  const projectId = await ctx.projectId();
   const person = await findByDistinctId(client ?? (await ctx.api()), projectId, target.distinctId as string);
   target.id = person.uuid;
   return person.uuid;

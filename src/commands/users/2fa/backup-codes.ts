@@ -3,6 +3,10 @@ import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
 import { ApiError } from '../../../errors.js';
+import { confirmOrRefuse } from '../../../cli/confirm.js';
+import { writeBackupCodes } from './shared/show-codes.js';
+import { unconfirmed } from '../../persons/shared/unconfirmed.js';
+import * as api from '../../../api/users.js';
 
 export interface TwoFactorBackupCodesOptions {
   user?: string;
@@ -23,12 +27,6 @@ export function twoFactorBackupCodesCommand(): Command {
 }
 
 export async function twoFactorBackupCodesRun(ctx: Context, options: TwoFactorBackupCodesOptions): Promise<void> {
-  const [api, { confirmOrRefuse }, { writeBackupCodes }, { unconfirmed }] = await Promise.all([
-    import('../../../api/users.js'),
-    import('../../../cli/confirm.js'),
-    import('./shared/show-codes.js'),
-    import('../../persons/shared/unconfirmed.js'),
-  ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const settings = await ctx.settings();

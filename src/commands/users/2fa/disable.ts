@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
+import { confirmOrRefuse } from '../../../cli/confirm.js';
+import { unconfirmed } from '../../persons/shared/unconfirmed.js';
+import * as api from '../../../api/users.js';
 
 export interface TwoFactorDisableOptions {
   user?: string;
@@ -22,11 +25,6 @@ export function twoFactorDisableCommand(): Command {
 }
 
 export async function twoFactorDisableRun(ctx: Context, options: TwoFactorDisableOptions): Promise<void> {
-  const [api, { confirmOrRefuse }, { unconfirmed }] = await Promise.all([
-    import('../../../api/users.js'),
-    import('../../../cli/confirm.js'),
-    import('../../persons/shared/unconfirmed.js'),
-  ]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const settings = await ctx.settings();

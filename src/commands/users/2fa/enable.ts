@@ -4,6 +4,9 @@ import { ApiError, CliError, UsageError } from '../../../errors.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
 import { checkOtpCode } from '../../../cli/otp-code.js';
+import { setupText, SECRET_WARNING, SETUP_INTRO, explainValidateError } from './shared/setup.js';
+import { writeBackupCodes } from './shared/show-codes.js';
+import * as api from '../../../api/users.js';
 
 export interface TwoFactorEnableOptions {
   user?: string;
@@ -25,11 +28,6 @@ export function twoFactorEnableCommand(): Command {
 }
 
 export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING, SETUP_INTRO, explainValidateError }, { writeBackupCodes }] = await Promise.all([
-    import('../../../api/users.js'),
-    import('./shared/setup.js'),
-    import('./shared/show-codes.js'),
-  ]);
   const user = api.checkUserId(options.user);
   const prompter = await ctx.prompter();
   if (!prompter.interactive) {

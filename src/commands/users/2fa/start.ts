@@ -4,6 +4,8 @@ import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
 import { writeRecord } from '../../../io/output.js';
 import { writeAll } from '../../../io/streams.js';
+import { setupText, SECRET_WARNING, SETUP_INTRO } from './shared/setup.js';
+import * as api from '../../../api/users.js';
 
 export interface TwoFactorStartOptions {
   user?: string;
@@ -23,7 +25,6 @@ export function twoFactorStartCommand(): Command {
 }
 
 export async function twoFactorStartRun(ctx: Context, options: TwoFactorStartOptions): Promise<void> {
-  const [api, { setupText, SECRET_WARNING, SETUP_INTRO }] = await Promise.all([import('../../../api/users.js'), import('./shared/setup.js')]);
   const user = api.checkUserId(options.user);
   const client = await ctx.api({ auth: 'session' });
   const { email } = await api.getUser(client, user);

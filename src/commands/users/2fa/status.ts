@@ -3,6 +3,8 @@ import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
 import { writeRecord } from '../../../io/output.js';
+import { checkUserId, twoFactorStatus } from '../../../api/users.js';
+import { writeBackupCodes } from './shared/show-codes.js';
 
 export interface TwoFactorStatusOptions {
   user?: string;
@@ -20,12 +22,10 @@ export function twoFactorStatusCommand(): Command {
 }
 
 export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusOptions): Promise<void> {
-  const { checkUserId, twoFactorStatus } = await import('../../../api/users.js');
   const user = checkUserId(options.user);
   const status = await twoFactorStatus(await ctx.api({ auth: 'session' }), user);
   const record: Record<string, unknown> = { user, enabled: status.is_enabled, method: status.method, backup_codes_remaining: status.backup_codes.length };
   if (options.showBackupCodes) {
-    const { writeBackupCodes } = await import('./shared/show-codes.js');
     if (status.backup_codes.length === 0) ctx.info(status.is_enabled ? 'no unused backup codes: make new ones with `hogctl users 2fa backup-codes`' : '2FA is off, so there are no backup codes');
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }

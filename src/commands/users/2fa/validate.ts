@@ -3,6 +3,8 @@ import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
 import { checkOtpCode } from '../../../cli/otp-code.js';
+import { checkUserId, twoFactorValidate } from '../../../api/users.js';
+import { explainValidateError } from './shared/setup.js';
 
 export interface TwoFactorValidateOptions {
   user?: string;
@@ -22,7 +24,6 @@ export function twoFactorValidateCommand(): Command {
 }
 
 export async function twoFactorValidateRun(ctx: Context, options: TwoFactorValidateOptions, code: string): Promise<void> {
-  const [{ checkUserId, twoFactorValidate }, { explainValidateError }] = await Promise.all([import('../../../api/users.js'), import('./shared/setup.js')]);
   const user = checkUserId(options.user);
   const token = checkOtpCode(code, { backupCodes: false });
   try {

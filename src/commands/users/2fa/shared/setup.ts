@@ -2,6 +2,8 @@
 // otpauth:// URI (posthog-api.md §11.4), the secret to type by hand, and the URI itself. And what
 // a refused validation means.
 import { ApiError, AuthError } from '../../../../errors.js';
+import { otpauthUri } from '../../../../api/users.js';
+import { qrLines } from './qr.js';
 
 export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR code, or type the secret by hand';
 
@@ -11,10 +13,8 @@ export const SETUP_INTRO = 'add PostHog to your authenticator app: scan the QR c
  * Anything else to say goes before it, on stderr.
  */
 export async function setupText(email: string, secret: string, options: { qr: boolean; columns?: number }): Promise<string> {
-  const { otpauthUri } = await import('../../../../api/users.js');
   const uri = otpauthUri(email, secret);
   const lines: string[] = [];
-  const { qrLines } = await import('./qr.js');
   const code = options.qr ? await qrLines(uri) : [];
   const width = code.length > 0 ? code[0].replace(/\u001b\[[0-9;]*m/g, '').length : 0;
   // A code wider than the terminal wraps and cannot be scanned: say so rather than draw it.
