@@ -34,7 +34,7 @@ export interface Deps {
   handlesQuit?: () => void;
 }
 
-/** The flags every command takes (design.md §1), as commander hands them over. */
+/** The flags every command takes (ARCHITECTURE.md §1), as commander hands them over. */
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;

@@ -1,4 +1,4 @@
-// Every failure a user can see is a CliError: it carries the exit code of design.md §4 and a
+// Every failure a user can see is a CliError: it carries the exit code of ARCHITECTURE.md §4 and a
 // hint that tells the user how to fix it. main.ts is the only place that turns them into codes.
 
 export const ExitCode = {
@@ -38,7 +38,7 @@ export class PartialFailureError extends CliError {
   override readonly exitCode = ExitCode.partial;
 }
 
-/** What a PostHog error body said, whatever its shape (see posthog-api.md §4 and §13). */
+/** What a PostHog error body said, whatever its shape (see docs/server-contract.md §4 and §13). */
 export interface ServerErrorBody {
   type?: string;
   code?: string;

@@ -1,4 +1,4 @@
-// Thin typed calls for the e-mail actions of /api/users/ (posthog-api.md §10), and the parser for
+// Thin typed calls for the e-mail actions of /api/users/ (docs/server-contract.md §10), and the parser for
 // the link in a verification e-mail: `{SITE_URL}/verify_email/{uuid}/{token}[?next=...]`.
 import type { ApiClient } from '../http/client.js';
 import { UsageError } from '../errors.js';

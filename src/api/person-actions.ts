@@ -1,5 +1,5 @@
 // Thin typed calls for the person endpoints that change things or report on changes
-// (posthog-api.md §6.4–§6.7).
+// (docs/server-contract.md §6.4–§6.7).
 import type { ApiClient, ApiResponse, Query, RequestOptions } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { ApiError, ExitCode, NotFoundError } from '../errors.js';
@@ -75,7 +75,7 @@ export async function updatePerson(client: ApiClient, projectId: string, id: str
 /**
  * DELETE, with each flag sent only when set: the server counts a flag as on when merely present.
  * `goneEarlier`: the answer was a 404, but only after an attempt whose answer was lost; the
- * server answers a second DELETE of a deleted person with 404 (posthog-api.md §0, the server's
+ * server answers a second DELETE of a deleted person with 404 (docs/server-contract.md §0, the server's
  * own test_delete_person), so that lost attempt most likely deleted the person.
  */
 export async function deletePerson(client: ApiClient, projectId: string, id: string, flags: DeleteFlags): Promise<{ status: number; goneEarlier: boolean }> {

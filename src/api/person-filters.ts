@@ -1,5 +1,5 @@
 // Builds the `properties` filter of GET /persons/: a JSON array of {key, value, operator, type}
-// where type must be "person" (posthog-api.md §6.1; "event" fails in person scope).
+// where type must be "person" (docs/server-contract.md §6.1; "event" fails in person scope).
 import { UsageError } from '../errors.js';
 
 export interface PropertyFilter {

@@ -1,4 +1,4 @@
-// Thin typed calls for /api/projects/{id}/persons/ (posthog-api.md §6).
+// Thin typed calls for /api/projects/{id}/persons/ (docs/server-contract.md §6).
 import type { ApiClient, Query } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { NotFoundError, NotPostHogApiError, UsageError } from '../errors.js';
@@ -68,7 +68,7 @@ export function listPersons(client: ApiClient, projectId: string, filters: Perso
 }
 
 /** The most rows one page of the persons list (and its CSV export) holds: the paginator clamps
- * to MAX_SELECT_RETURNED_ROWS and then gives no `next` (posthog-api.md §0). */
+ * to MAX_SELECT_RETURNED_ROWS and then gives no `next` (docs/server-contract.md §0). */
 export const MAX_PERSONS_PAGE = 50_000;
 
 /** The server's own CSV export (`format=csv`): one body, limit forced server-side. */

@@ -1,4 +1,4 @@
-// GET /api/projects/ (posthog-api.md §8).
+// GET /api/projects/ (docs/server-contract.md §8).
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 

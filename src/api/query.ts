@@ -1,4 +1,4 @@
-// POST /api/projects/{id}/query/ with a HogQLQuery (posthog-api.md §7), and the polling of
+// POST /api/projects/{id}/query/ with a HogQLQuery (docs/server-contract.md §7), and the polling of
 // GET /query/{query_id}/ when the server answers 202 with a query that is still running.
 import type { ApiClient } from '../http/client.js';
 import { realSleep } from '../http/client.js';
@@ -81,7 +81,7 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
   const started = now();
   for (let delay = 250; ; delay = Math.min(delay * 2, 2_000)) {
     // A query that failed answers the poll with 400 (or 500) and its error in query_status, not
-    // with a 202 (posthog-api.md §0): that message is the one to show.
+    // with a 202 (docs/server-contract.md §0): that message is the one to show.
     const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {
       acceptStatus: (s) => s === 202 || s === 400 || s === 500,
       signal: options.signal,

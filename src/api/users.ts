@@ -1,4 +1,4 @@
-// Thin typed calls for /api/users/ (posthog-api.md §9, §10). Users are addressed by uuid or
+// Thin typed calls for /api/users/ (docs/server-contract.md §9, §10). Users are addressed by uuid or
 // `@me`. The 2FA actions need a signed-in session; the client brings whatever credentials the
 // command chose.
 import type { ApiClient } from '../http/client.js';

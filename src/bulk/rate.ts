@@ -10,7 +10,7 @@
 //     has left the server's window too, and no 429 is ever provoked, whatever the latency;
 //   - pauses every worker on a 429's Retry-After, since the budget belongs to the API key.
 // DRF's wait() is the time until the oldest request leaves the window divided by the requests
-// still available, and PostHog's Retry-After is that rounded up (posthog-api.md §5); when the
+// still available, and PostHog's Retry-After is that rounded up (docs/server-contract.md §5); when the
 // hourly window is spent it approaches 50 minutes, which the budget knows without asking.
 
 export interface Clock {

@@ -1,5 +1,5 @@
 // Integer person ids become UUIDs before anything is deleted, because bulk_delete matches UUIDs
-// only (posthog-api.md §6.6). One GET per id, a few at a time; an id no person has is reported,
+// only (docs/server-contract.md §6.6). One GET per id, a few at a time; an id no person has is reported,
 // not sent.
 import { CancelledError } from '../errors.js';
 

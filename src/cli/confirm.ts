@@ -1,4 +1,4 @@
-// The confirmation every destructive verb goes through (design.md §5): asked on a terminal,
+// The confirmation every destructive verb goes through (ARCHITECTURE.md §5): asked on a terminal,
 // refused off a terminal unless --yes, and a "no" is a cancellation (exit 130), never a success.
 import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';

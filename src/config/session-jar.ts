@@ -1,4 +1,4 @@
-// The signed-in session of one profile (posthog-api.md §11.4): the cookies PostHog sets at
+// The signed-in session of one profile (docs/server-contract.md §11.4): the cookies PostHog sets at
 // sign-in, kept in `<config dir>/sessions/<profile>.json` (0600 in a 0700 directory) and sent
 // back only to the host they came from. Every cookie the server sets is kept, as a browser
 // keeps them: the session cookie's name is a server setting (SESSION_COOKIE_NAME), the CSRF

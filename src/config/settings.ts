@@ -1,7 +1,7 @@
 // Resolves where and as whom a command talks: flags, then environment, then the chosen profile,
-// then the current profile (design.md §1). The API key is never a flag.
+// then the current profile (ARCHITECTURE.md §1). The API key is never a flag.
 //
-// A profile's key belongs to the profile's host (design.md §5): it is never sent to another one
+// A profile's key belongs to the profile's host (ARCHITECTURE.md §5): it is never sent to another one
 // given by --base-url or HOGCTL_BASE_URL (checkKeyDestination). A run whose host and key both come
 // from flags and HOGCTL_* variables needs no config dir at all: the current profile is then only
 // a source of the project, read if it can be and used if it is for the same host.

@@ -1,5 +1,5 @@
 // Rewrites a user's `SELECT ... FROM persons [WHERE ...]` into the pages of a keyset walk
-// (posthog-api.md §7): personal API keys may not use OFFSET, so every page after the first asks
+// (docs/server-contract.md §7): personal API keys may not use OFFSET, so every page after the first asks
 // for the rows that sort after the last one seen, on `created_at DESC, id DESC`, with the cursor
 // passed through `values` placeholders (never spliced into the text).
 //

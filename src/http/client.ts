@@ -1,4 +1,4 @@
-// The single door to the network (design.md §2): one keep-alive pool per origin, bearer auth,
+// The single door to the network (ARCHITECTURE.md §2): one keep-alive pool per origin, bearer auth,
 // User-Agent, timeouts, retries, typed errors and a redacted debug log.
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
@@ -140,7 +140,7 @@ export class ApiClient {
   /**
    * A link the server handed out (`next`), to follow. PostHog builds them from the request
    * (`request.build_absolute_uri()`), so a self-hosted instance behind a TLS proxy without
-   * IS_BEHIND_PROXY answers http:// links for its https:// site (posthog-api.md §0). When only the
+   * IS_BEHIND_PROXY answers http:// links for its https:// site (docs/server-contract.md §0). When only the
    * scheme or port differs from the base URL, the same path and query on the base URL's origin is
    * the page meant: that is requested instead, with the credentials that belong there. A link to
    * another host is left as it is (and gets no credentials).

@@ -1,5 +1,5 @@
 // Turns a non-success answer into the message and hint a user sees. PostHog error bodies come in
-// several shapes (posthog-api.md §4, §13): the standard {type, code, detail, attr}, the persons
+// several shapes (docs/server-contract.md §4, §13): the standard {type, code, detail, attr}, the persons
 // view's swapped code/detail, {message, detail}, {success: false, detail} and {error}.
 import { ApiError, ExitCode, type ServerErrorBody } from '../errors.js';
 
@@ -19,7 +19,7 @@ const SESSION_ONLY = /personal api key access/i;
 
 /**
  * The 403 of TimeSensitiveActionPermission: `sensitive_action_required_reauth` on newest servers;
- * older ones sent `permission_denied` with only this detail (posthog-api.md §0).
+ * older ones sent `permission_denied` with only this detail (docs/server-contract.md §0).
  */
 export function needsRecentSignIn(server: ServerErrorBody): boolean {
   return server.code === 'sensitive_action_required_reauth' || server.detail === 'This action requires you to be recently authenticated.';

@@ -1,5 +1,5 @@
 // Follows PostHog's `next` links page by page. A full last page still carries a `next` that
-// leads to an empty page (posthog-api.md §6.1), so both a null `next` and an empty page end it.
+// leads to an empty page (docs/server-contract.md §6.1), so both a null `next` and an empty page end it.
 import type { ApiClient, Query } from './client.js';
 import { NotPostHogApiError } from '../errors.js';
 

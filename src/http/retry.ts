@@ -1,4 +1,4 @@
-// When to try a request again, and how long to wait first (design.md §2).
+// When to try a request again, and how long to wait first (ARCHITECTURE.md §2).
 
 export interface RetryPolicy {
   maxRetries: number;

@@ -1,4 +1,4 @@
-// Credentials from a signed-in session (posthog-api.md §11.3): the jar's cookies, the CSRF token
+// Credentials from a signed-in session (docs/server-contract.md §11.3): the jar's cookies, the CSRF token
 // in X-CSRFToken on unsafe methods, a same-origin Referer (Django checks it over HTTPS), and no
 // Authorization header, since a key would win over the session and be refused. Every Set-Cookie
 // the site answers with goes back into the jar.

@@ -33,7 +33,7 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
 
 /**
  * Sends a request to the query endpoint, waiting out its rate limit: teams on the legacy limit
- * get 120 queries an hour, with a Retry-After of up to an hour (posthog-api.md §0). `send` gets
+ * get 120 queries an hour, with a Retry-After of up to an hour (docs/server-contract.md §0). `send` gets
  * the retry policy that makes the client give up on a 429 at once, so that the wait happens
  * here, with a countdown. Past `maxWaitMs` in all, a RateLimitedError (exit 6) says so.
  */

@@ -1,4 +1,4 @@
-// Renders records in the output formats of design.md §3. Records arrive page by page and are
+// Renders records in the output formats of ARCHITECTURE.md §3. Records arrive page by page and are
 // written as they come in every format, the terminal table included (its column widths come from
 // the first page), so listing stays in constant memory and a long list shows rows at once.
 import { UsageError } from '../errors.js';

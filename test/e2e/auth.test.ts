@@ -1,5 +1,5 @@
 // End-to-end: `hogctl auth login | status | logout` and the session credentials, against the
-// sandbox's Django-style sessions (posthog-api.md §11). The sandbox clock is the test's, so
+// sandbox's Django-style sessions (docs/server-contract.md §11). The sandbox clock is the test's, so
 // TOTP codes, the 2-hour re-auth window and session expiry are under control.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

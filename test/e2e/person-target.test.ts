@@ -32,7 +32,7 @@ describe('--distinct-id on per-person verbs', () => {
     ['update', (d) => ['persons', 'update', '--distinct-id', d, '--set', 'plan=x'], (p) => `PATCH /api/projects/1/persons/${p.uuid}/`],
     ['set-prop', (d) => ['persons', 'set-prop', '--distinct-id', d, 'plan', 'x'], (p) => `POST /api/projects/1/persons/${p.uuid}/update_property/`],
     ['unset-prop', (d) => ['persons', 'unset-prop', '--distinct-id', d, 'plan'], (p) => `POST /api/projects/1/persons/${p.uuid}/delete_property/`],
-    // One person's deletes go through bulk_delete with ids: [uuid] (posthog-api.md §0).
+    // One person's deletes go through bulk_delete with ids: [uuid] (docs/server-contract.md §0).
     ['delete-events', (d) => ['persons', 'delete-events', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
     ['delete-recordings', (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
     ['split', (d) => ['persons', 'split', '--distinct-id', d, '--main-distinct-id', d, '--yes'], (p) => `POST /api/projects/1/persons/${p.uuid}/split/`],

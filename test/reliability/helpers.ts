@@ -8,7 +8,7 @@ export interface FaultCase {
   kind: FaultKind;
   /** The entry for a fault spec at the given share (slow carries its delay). */
   entry: (share: number) => string;
-  /** design.md §4: the code once retries are spent. */
+  /** ARCHITECTURE.md §4: the code once retries are spent. */
   code: number;
   /** What the error line must say happened. */
   says: RegExp;

@@ -1,7 +1,7 @@
 // Reliability: writes whose answer is lost after the server carried them out (a connection closed
 // by a proxy, or a gateway's 504 while the app finished the work). The change is made every time,
 // so the error must say it may have been applied and how to check, never just "failed"; the exit
-// code stays 7 (design.md §4).
+// code stays 7 (ARCHITECTURE.md §4).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { expectCleanFailure } from './helpers.js';
 
 const PERSONS = 1200;
 
-/** The exit codes design.md §4 allows for each fault once retries are spent. */
+/** The exit codes ARCHITECTURE.md §4 allows for each fault once retries are spent. */
 const FAULTS: { spec: string; allowed: number[] }[] = [
   { spec: '429=0.4', allowed: [0, 6] },
   { spec: '429-no-retry=0.4', allowed: [0, 6] },

@@ -1,4 +1,4 @@
-// Session credentials on the wire (posthog-api.md §11.3): cookies, X-CSRFToken on unsafe methods,
+// Session credentials on the wire (docs/server-contract.md §11.3): cookies, X-CSRFToken on unsafe methods,
 // a same-origin Referer, no Authorization header, Set-Cookie applied, secrets redacted, and
 // refusals reworded.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

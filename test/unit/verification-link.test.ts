@@ -1,4 +1,4 @@
-// The link in PostHog's verification e-mail (posthog-api.md §10): uuid and token from the last
+// The link in PostHog's verification e-mail (docs/server-contract.md §10): uuid and token from the last
 // two path segments, with or without ?next=, under a path prefix, or rejected with a clear word.
 import { describe, expect, it } from 'vitest';
 import { parseVerificationLink } from '../../src/api/email.js';

@@ -1,4 +1,4 @@
-// Who is calling (posthog-api.md §3.1, §3.2). Authorisation (scopes, projects) is in
+// Who is calling (docs/server-contract.md §3.1, §3.2). Authorisation (scopes, projects) is in
 // permissions.ts; this module only finds and validates credentials.
 //
 // Authenticators run in order and the first one that recognises its credential wins, as in

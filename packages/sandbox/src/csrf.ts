@@ -1,4 +1,4 @@
-// Django's CsrfViewMiddleware as DRF's SessionAuthentication runs it (posthog-api.md §11.3): only
+// Django's CsrfViewMiddleware as DRF's SessionAuthentication runs it (docs/server-contract.md §11.3): only
 // unsafe methods of an authenticated session are checked; an Origin header must be the site's
 // own; over HTTPS without Origin the Referer must be same-origin; then the X-CSRFToken header
 // must match the posthog_csrftoken cookie (CSRF_COOKIE_NAME) (32 characters, or 64 when masked). The reasons are Django's

@@ -1,4 +1,4 @@
-// CSV as djangorestframework-csv 2.1.1 renders a page (posthog-api.md §6.2): only `results`,
+// CSV as djangorestframework-csv 2.1.1 renders a page (docs/server-contract.md §6.2): only `results`,
 // nested values flattened into dotted columns (`properties.email`, `distinct_ids.0`), empty
 // dicts and lists contribute no column, the header is the sorted union of all keys, and values
 // are written by Python's csv module (minimal quoting, \r\n, None as empty, True/False).

@@ -1,4 +1,4 @@
-// Queued deletions of a person's data (posthog-api.md §6.5, §6.6). Event deletions are
+// Queued deletions of a person's data (docs/server-contract.md §6.5, §6.6). Event deletions are
 // AsyncDeletion rows, unique per (team, person uuid) (`bulk_create(..., ignore_conflicts=True)`),
 // pending until the weekly batch verifies them; `/persons/deletion_status/` lists them. Recording
 // deletions start a workflow on the real server and are only remembered here, for tests.

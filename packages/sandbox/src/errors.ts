@@ -1,4 +1,4 @@
-// Error bodies exactly as PostHog sends them (posthog-api.md §4): DRF exceptions rendered by
+// Error bodies exactly as PostHog sends them (docs/server-contract.md §4): DRF exceptions rendered by
 // drf-exceptions-hog as {type, code, detail, attr}. Handlers throw ErrorResponse; the dispatcher turns
 // it into a response, so every error path produces the same shape and content type.
 

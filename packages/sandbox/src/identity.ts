@@ -1,4 +1,4 @@
-// Who may sign in to the sandbox and with what (posthog-api.md §9–§11): passwords, TOTP devices,
+// Who may sign in to the sandbox and with what (docs/server-contract.md §9–§11): passwords, TOTP devices,
 // backup codes, e-mail verification state, failed-login lockout, the sessions, and the outbox
 // where the mail a real server would send lands. The sandbox user of world.ts gets a password;
 // a second user has 2FA switched on from the start, so signing in with a code can be tried at

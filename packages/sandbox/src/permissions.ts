@@ -1,4 +1,4 @@
-// What the caller may do (posthog-api.md §3.3, §3.4), in the order the server checks it:
+// What the caller may do (docs/server-contract.md §3.3, §3.4), in the order the server checks it:
 // APIScopePermission (action has a scope mapping → key's project/organisation scoping → the
 // scope itself), then project membership. Sessions skip the scope checks.
 

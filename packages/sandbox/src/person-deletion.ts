@@ -1,6 +1,6 @@
 // What `PersonViewSet._bulk_delete_persons` does once the persons are resolved; shared by
 // `DELETE /persons/{id}/` and `POST /persons/bulk_delete/`, which differ only in how they find
-// the persons and read the flags (posthog-api.md §6.5, §6.6).
+// the persons and read the flags (docs/server-contract.md §6.5, §6.6).
 
 import type { Services } from './context.js';
 import type { Person, SandboxStore } from './store.js';

@@ -1,5 +1,5 @@
 // How persons are rendered. The list and the retrieve endpoints serialise differently on the
-// real server (posthog-api.md §6.1, §6.3): list items come from get_serialized_people with the
+// real server (docs/server-contract.md §6.1, §6.3): list items come from get_serialized_people with the
 // UUID as `id`, retrieve uses PersonSerializer with the integer `id` and `last_seen_at`.
 
 import type { Person } from './store.js';

@@ -1,4 +1,4 @@
-// The `properties` query parameter of the persons list (posthog-api.md §6.1), compiled once into
+// The `properties` query parameter of the persons list (docs/server-contract.md §6.1), compiled once into
 // a predicate. Semantics follow HogQL's property_to_expr closely enough for a CLI to be tested:
 // array values mean "any of" for positive operators and "none of" for negative ones, and a
 // missing property satisfies the negative operators (HogQL wraps them in ifNull(..., 1)).

@@ -1,4 +1,4 @@
-// DRF-style throttling (posthog-api.md §5). Each throttle class is one or more sliding windows
+// DRF-style throttling (docs/server-contract.md §5). Each throttle class is one or more sliding windows
 // ("scopes" in DRF terms), each counted per credential: a hash of the personal API key, or the
 // user for sessions. As in DRF's `check_throttles`, every window of the class is evaluated, the
 // ones that pass record the request, and when any fails the longest wait is reported (rounded

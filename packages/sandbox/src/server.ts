@@ -1,5 +1,5 @@
 // `hogctl sandbox`: a local, PostHog-compatible HTTP server that copies the newest server's
-// behaviour, quirks included (posthog-api.md §12), for demos and end-to-end tests.
+// behaviour, quirks included (docs/server-contract.md §12), for demos and end-to-end tests.
 //
 // This module wires the pieces together and owns the socket: it reads the body, records the
 // request, applies the /api/environments/ alias and injected faults, and hands everything else
@@ -79,7 +79,7 @@ export interface SandboxOptions {
   loginCodes?: boolean;
   /** Build absolute links (`next`, `previous`) with this origin instead of the request's, as a
    * PostHog behind a TLS proxy without IS_BEHIND_PROXY hands out http:// links for its https://
-   * site (posthog-api.md §0). */
+   * site (docs/server-contract.md §0). */
   linkOrigin?: string;
 }
 

@@ -1,4 +1,4 @@
-// Django sessions for the sandbox (posthog-api.md §11): a server-side store keyed by the
+// Django sessions for the sandbox (docs/server-contract.md §11): a server-side store keyed by the
 // `sessionid` cookie, the cookies the server sets, and the authenticator that turns a logged-in
 // session into a principal after DRF's CSRF check. Cookies carry no Secure flag over plain HTTP,
 // or a client could never send them back to a loopback sandbox.

@@ -1,4 +1,4 @@
-// One-time passwords as django-otp computes them (posthog-api.md §12): TOTP per RFC 6238 with
+// One-time passwords as django-otp computes them (docs/server-contract.md §12): TOTP per RFC 6238 with
 // HMAC-SHA1, 30-second steps from T0 = 0 and 6 digits, one step of drift either way, and a step
 // that was used once is never accepted again. Backup codes are django-otp static tokens.
 //

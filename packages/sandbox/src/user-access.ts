@@ -1,4 +1,4 @@
-// The permission rules every /api/users/ view shares (posthog-api.md §3.5, §9): which user a
+// The permission rules every /api/users/ view shares (docs/server-contract.md §3.5, §9): which user a
 // request addresses, and TimeSensitiveActionPermission's 2-hour window for sessions.
 
 import type { RequestContext, Services } from './context.js';
@@ -16,7 +16,7 @@ export function requireRecentLogin(ctx: RequestContext, app: Services): void {
   if (principal?.kind !== 'session' || SAFE.has(ctx.method)) return;
   const session = app.identity.sessions.get(principal.sessionId);
   if (!session?.loginAt || app.now() - session.loginAt > SENSITIVE_ACTIONS_AGE_MS) {
-    // Older servers, before the code existed, sent only the detail (posthog-api.md §0).
+    // Older servers, before the code existed, sent only the detail (docs/server-contract.md §0).
     throw permissionDenied('This action requires you to be recently authenticated.', app.identity.olderReauth ? undefined : 'sensitive_action_required_reauth');
   }
 }

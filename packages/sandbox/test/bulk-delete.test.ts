@@ -1,4 +1,4 @@
-// The sandbox's POST /persons/bulk_delete/ against posthog-api.md §6.6 and the delete throttle of §5.
+// The sandbox's POST /persons/bulk_delete/ against docs/server-contract.md §6.6 and the delete throttle of §5.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';

@@ -1,4 +1,4 @@
-// The sandbox's session sign-in, CSRF, 2FA and e-mail endpoints (posthog-api.md §10, §11, §12),
+// The sandbox's session sign-in, CSRF, 2FA and e-mail endpoints (docs/server-contract.md §10, §11, §12),
 // driven over HTTP with a clock the tests move.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';

@@ -25,7 +25,7 @@ const MAX_PAGE_SIZE = 50_000;
 /** MAX_SELECT_RETURNED_ROWS of older servers. */
 const OLDER_SERVER_MAX_ROWS = 10_000;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
- * legacy limit get 120 HogQL queries an hour (posthog-api.md §0). */
+ * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 /** The longest Retry-After waited out by default; the legacy limit's can approach an hour. */
 const DEFAULT_MAX_WAIT = '60m';

@@ -1,10 +1,10 @@
 // Checks a new profile's key and project against the server before they are saved, so that a
 // typo shows at set-up rather than at the first real command.
 //
-// The key: `GET /api/personal_api_keys/@current/` answers for the calling key (posthog-api.md §0,
+// The key: `GET /api/personal_api_keys/@current/` answers for the calling key (docs/server-contract.md §0,
 // PostHog/posthog#26519); a server without it (404) is asked `GET /api/users/@me/` instead. 401
 // means the key is wrong; a 403 means it is valid but lacks the scope to read that (fine here).
-// The project: `GET /api/projects/{id}/` (posthog-api.md §8): 404 when it does not exist or the
+// The project: `GET /api/projects/{id}/` (docs/server-contract.md §8): 404 when it does not exist or the
 // key's user cannot see it, 403 "does not have access to the requested project" when the key is
 // scoped to other projects.
 import type { ApiClient } from '../../http/client.js';
@@ -37,7 +37,7 @@ export async function checkProject(client: ApiClient, baseUrl: string, projectId
       return { kind: 'project', error: new NotFoundError(`project ${projectId} was not found on ${baseUrl}, or this key's user cannot see it`, '`hogctl projects list` shows the ids the key can see') };
     }
     // A key without project:read cannot read the project: that says nothing against it
-    // (posthog-api.md §3.4: "API key missing required scope ..." vs "does not have access to the
+    // (docs/server-contract.md §3.4: "API key missing required scope ..." vs "does not have access to the
     // requested project").
     const detail = String((res.body as { detail?: unknown } | undefined)?.detail ?? '');
     if (res.status === 403 && /does not have access/i.test(detail)) {

@@ -1,5 +1,5 @@
 // Runs a parsed query of the sandbox's HogQL subset over the persons of one project, and answers
-// with what HogQLQueryRunner returns (posthog-api.md §7): `columns`, `types` pairs, rows as
+// with what HogQLQueryRunner returns (docs/server-contract.md §7): `columns`, `types` pairs, rows as
 // arrays, and the LIMIT 101 / hasMore paginator when the query has no LIMIT of its own.
 //
 // Values follow the server's conventions: `id` is the person's UUID, `properties` selected whole

@@ -1,4 +1,4 @@
-// The sandbox's HogQL subset (posthog-api.md §7): enough of the grammar for
+// The sandbox's HogQL subset (docs/server-contract.md §7): enough of the grammar for
 // `SELECT <columns> FROM persons [WHERE ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`.
 //
 // It is written apart from the CLI's own query rewriter on purpose: the CLI's pager is tested

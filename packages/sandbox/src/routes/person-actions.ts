@@ -1,4 +1,4 @@
-// The writing person endpoints and their read-backs (posthog-api.md §4, §6.4, §6.5, §6.6
+// The writing person endpoints and their read-backs (docs/server-contract.md §4, §6.4, §6.5, §6.6
 // deletion_status, §6.7): update, destroy, update_property, delete_property, split, delete_events,
 // delete_recordings, reset_person_distinct_id, activity and deletion_status. Writes that the real
 // server routes through ingestion (`$set`, `$delete_person_property`, the split task) answer at

@@ -1,4 +1,4 @@
-// Persons endpoints (posthog-api.md §6). Later work adds update, destroy, bulk_delete and the
+// Persons endpoints (docs/server-contract.md §6). Later work adds update, destroy, bulk_delete and the
 // other actions here; each is one entry in `methods` plus a handler.
 
 import type { Principal } from '../auth.js';
@@ -17,7 +17,7 @@ const DEFAULT_PAGE_LIMIT = 100;
 /** The HogQL paginator clamps to MAX_SELECT_RETURNED_ROWS; `next` still uses the asked limit. */
 const MAX_SELECT_RETURNED_ROWS = 50_000;
 /** CSV_EXPORT_LIMIT is 300,000 on newest servers, but the ActorsQueryRunner's paginator clamps
- * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (posthog-api.md §0). */
+ * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (docs/server-contract.md §0). */
 const CSV_EXPORT_LIMIT = MAX_SELECT_RETURNED_ROWS;
 const DELETE_ACTIONS = new Set(['destroy', 'bulk_delete', 'delete_events', 'delete_recordings']);
 

@@ -1,4 +1,4 @@
-// Projects (posthog-api.md §8): the root list with DRF limit/offset paging and `?search=`, and a
+// Projects (docs/server-contract.md §8): the root list with DRF limit/offset paging and `?search=`, and a
 // project by id or `@current`.
 
 import { lastParam, type Handler, type RequestContext, type Services } from '../context.js';

@@ -1,4 +1,4 @@
-// The HogQL query endpoint (posthog-api.md §7): POST /api/projects/{id}/query/ with a
+// The HogQL query endpoint (docs/server-contract.md §7): POST /api/projects/{id}/query/ with a
 // HogQLQuery over the persons table, and GET /query/{query_id}/ for queries run with an async
 // `refresh` mode. Scope query:read for every action; personal keys count against the query
 // limits; OFFSET is refused for personal keys before the query runs, with the server's words.
@@ -125,7 +125,7 @@ export function registerQueryRoutes(router: Router): void {
     const isAsync = ASYNC_MODES.has(request.refresh) || request.async;
     if (!isAsync) return json(200, run(ctx, app, request, query));
     // Run in the background: a failure shows in the poll (400 with query_status.error and
-    // error_message, posthog-api.md §0), not in this answer.
+    // error_message, docs/server-contract.md §0), not in this answer.
     let result: ReturnType<typeof run> | undefined;
     let failure: string | undefined;
     try {

@@ -1,4 +1,4 @@
-// The session-only user actions (posthog-api.md §10): 2FA setup, validation, status, backup
+// The session-only user actions (docs/server-contract.md §10): 2FA setup, validation, status, backup
 // codes and disabling, and the e-mail actions: verify_email and request_email_verification
 // (AllowAny) and cancel_email_change_request. None has a scope mapping, so personal API keys get
 // 403 from the permission layer; unsafe methods of a session need a sign-in within 2 hours.

@@ -1,4 +1,4 @@
-// Users (posthog-api.md §9): reading and updating a user. A new e-mail goes to pending_email and
+// Users (docs/server-contract.md §9): reading and updating a user. A new e-mail goes to pending_email and
 // a verification mail; the 2FA and e-mail actions are in user-security.ts.
 
 import type { Handler, RequestContext, Services } from '../context.js';

@@ -1,4 +1,4 @@
-// What a refused sign-in means (posthog-api.md §11.1, §11.2), worded for a person. Every one is
+// What a refused sign-in means (docs/server-contract.md §11.1, §11.2), worded for a person. Every one is
 // an authentication failure (exit 4), although PostHog answers most with a 400: a wrong password
 // or code is not a malformed request, and scripts should treat it like a refused key.
 import { ApiError, AuthError, RateLimitedError } from '../../../errors.js';

@@ -1,4 +1,4 @@
-// The confirmation of a destructive person verb (design.md §5). Off a terminal without --yes it
+// The confirmation of a destructive person verb (ARCHITECTURE.md §5). Off a terminal without --yes it
 // refuses before anything is sent; on a terminal it first reads the person, so the question shows
 // who will be affected (name, ids, distinct ids) and where (profile, host, project).
 import type { Context } from '../../../context.js';

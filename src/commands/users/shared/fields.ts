@@ -1,5 +1,5 @@
 // `--field key=value` for the user record: the fields PATCH /api/users/<id>/ writes
-// (posthog-api.md §9), each parsed to the type the server expects, so a typo or a wrong type is
+// (docs/server-contract.md §9), each parsed to the type the server expects, so a typo or a wrong type is
 // refused before anything is sent. Passwords are refused outright: a flag value shows in `ps`
 // and in shell history.
 import { UsageError } from '../../../errors.js';

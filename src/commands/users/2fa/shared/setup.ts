@@ -1,5 +1,5 @@
 // What a person needs to add a PostHog account to an authenticator app: a QR code of the
-// otpauth:// URI (posthog-api.md §11.4), the secret to type by hand, and the URI itself. And what
+// otpauth:// URI (docs/server-contract.md §11.4), the secret to type by hand, and the URI itself. And what
 // a refused validation means.
 import { ApiError, AuthError } from '../../../../errors.js';
 import { otpauthUri } from '../../../../api/users.js';
