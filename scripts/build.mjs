@@ -2,7 +2,7 @@
 // - main.js and chunks/: the CLI as ES modules with code splitting, so that each command loads
 //   only the small entry chunk and its own verb, and every heavy module (HTTP client, config
 //   writer, prompts) stays behind a lazy import();
-// - undici.cjs and its V8 code cache (scripts/undici/), which every request command loads;
+// - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ process.chdir(root);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 // Node built-ins that bundled dependencies load at start-up but hogctl rarely or never uses, each
-// replaced by a stand-in that loads the real module on first use (see scripts/shims/).
+// replaced by a stand-in that loads the real module on first use (see scripts/bundle/shims/).
 const LAZY_BUILTINS = [
   { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
   { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
@@ -26,7 +26,7 @@ const lazyBuiltins = {
   setup(build) {
     for (const { module, importer, shim } of LAZY_BUILTINS) {
       build.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
-        importer.test(args.importer) ? { path: fileURLToPath(new URL(`./shims/${shim}`, import.meta.url)) } : undefined,
+        importer.test(args.importer) ? { path: fileURLToPath(new URL(`./bundle/shims/${shim}`, import.meta.url)) } : undefined,
       );
     }
   },
@@ -37,7 +37,7 @@ const undiciWithCodeCache = {
   name: 'undici-with-code-cache',
   setup(build) {
     build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) =>
-      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer) ? { path: fileURLToPath(new URL('./undici/load.mjs', import.meta.url)) } : undefined,
+      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer) ? { path: fileURLToPath(new URL('./bundle/undici/load.mjs', import.meta.url)) } : undefined,
     );
   },
 };
@@ -47,7 +47,7 @@ const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'n
 async function buildUndici(outdir) {
   await build({
     ...common,
-    entryPoints: { undici: 'scripts/undici/entry.cjs' },
+    entryPoints: { undici: 'scripts/bundle/undici/entry.cjs' },
     outdir,
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
@@ -62,7 +62,7 @@ async function buildUndici(outdir) {
  * the top level.
  */
 async function writeCodeCache(file) {
-  const { compileWithCodeCache } = require('./undici/code-cache.cjs');
+  const { compileWithCodeCache } = require('./bundle/undici/code-cache.cjs');
   const { exports: undici, script } = compileWithCodeCache(file);
   const server = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"id":1}'));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,6 +76,8 @@ async function writeCodeCache(file) {
     server.close();
   }
   writeFileSync(`${file}.cache`, script.createCachedData());
+  // What the loader's --debug line names when V8 refuses the cache.
+  writeFileSync(`${file}.cache.json`, `${JSON.stringify({ node: process.version })}\n`);
 }
 
 async function buildMain(outdir) {
@@ -93,8 +95,8 @@ async function buildMain(outdir) {
     metafile: true,
   });
   // load.mjs finds dist/undici.cjs one directory up from its own chunk.
-  const [loaderChunk] = Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('undici/load.mjs'))) ?? [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? '')) throw new Error(`scripts/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
+  const [loaderChunk] = Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('bundle/undici/load.mjs'))) ?? [];
+  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? '')) throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
 }
 
 /** The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree. */

@@ -8,13 +8,6 @@ import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableSt
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
 
-// undici parses HTTP with a WebAssembly module, compiled on the first connection. V8 compiles it
-// quickly (Liftoff) and then again, optimised, on a background thread that node waits for at
-// exit: ~80 ms added to every request command. The quick compile parses fast enough for a
-// command-line client. Set here rather than in bin/ so that commands that never connect (help)
-// don't pay for loading node:v8.
-setFlagsFromString('--liftoff-only');
-
 export type Query = Record<string, string | number | boolean | undefined | null | string[]>;
 
 export interface RequestOptions {
@@ -112,6 +105,12 @@ export class ApiClient {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.origin = this.base.origin;
     this.ownsDispatcher = !options.dispatcher;
+    // undici parses HTTP with a WebAssembly module, compiled on the first connection. V8 compiles
+    // it quickly (Liftoff) and then again, optimised, on a background thread that node waits for
+    // at exit: ~80 ms added to every request command. The quick compile parses fast enough for a
+    // command-line client. Set when a client that connects is made (before its first
+    // connection), so that importing this module changes nothing process-wide.
+    if (this.ownsDispatcher) setFlagsFromString('--liftoff-only');
     // EnvHttpProxyAgent keeps one keep-alive pool per origin and honours HTTPS_PROXY/NO_PROXY.
     this.dispatcher = options.dispatcher ?? new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
     this.sleep = options.sleep ?? realSleep;

@@ -1,4 +1,4 @@
-// undici ships as dist/undici.cjs with a V8 code cache made by the build (scripts/undici/). On the
+// undici ships as dist/undici.cjs with a V8 code cache made by the build (scripts/bundle/undici/). On the
 // node that built it the cache is used; anywhere else V8 refuses it and compiles from source,
 // and requests work the same.
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,13 @@ describe('undici code cache', () => {
     const res = await getPerson();
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: used');
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+
+  it('when NODE_OPTIONS carries a V8 flag, V8 refuses it; the debug line says why without blaming the node version', async () => {
+    const res = await world.run(['persons', 'get', '1', '-o', 'json', '--debug'], { env: { NODE_OPTIONS: '--max-old-space-size=4000' } });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`undici code cache: rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by node ${process.version}, running ${process.version}; NODE_OPTIONS is set; compiled from source instead`);
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 

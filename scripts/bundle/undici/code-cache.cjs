@@ -20,8 +20,20 @@ function compileWithCodeCache(file) {
   const script = new Script(wrapped, { filename: file, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module, file, dirname(file));
-  const status = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected (made by another node version)' : 'used';
+  const status = cachedData === undefined ? 'missing' : script.cachedDataRejected ? rejection(file) : 'used';
   return { exports: module.exports, script, status };
+}
+
+/** Why V8 may have refused the cache, from what the build recorded beside it (<file>.cache.json). */
+function rejection(file) {
+  let built = 'an unknown node';
+  try {
+    built = `node ${JSON.parse(readFileSync(`${file}.cache.json`, 'utf8')).node}`;
+  } catch {
+    // Made by a build that recorded nothing.
+  }
+  const options = process.env.NODE_OPTIONS ? '; NODE_OPTIONS is set' : '';
+  return `rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by ${built}, running ${process.version}${options}; compiled from source instead`;
 }
 
 module.exports = { compileWithCodeCache };
