@@ -10,7 +10,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from './paths.js';
 import { fileError, readSecretFile, SymlinkRefusedError, writeSecretFile } from './secret-file.js';
-import { isLoopback } from '../http/client.js';
+import { isLoopback } from '../http/loopback.js';
 
 export interface JarCookie {
   name: string;

@@ -7,6 +7,7 @@ import { RateLimitedError, TlsError, UnavailableError, UsageError, type CliError
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
+import { isLoopback } from './loopback.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | string[]>;
 
@@ -69,12 +70,6 @@ export interface ClientOptions {
   random?: () => number;
   now?: () => number;
   retry?: Partial<RetryPolicy>;
-}
-
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.test(hostname);
 }
 
 export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, isLoopback } from '../../src/http/client.js';
+import { ApiClient } from '../../src/http/client.js';
+import { isLoopback } from '../../src/http/loopback.js';
 import { ApiError, ExitCode, RateLimitedError, UnavailableError, UsageError } from '../../src/errors.js';
 import { bearer, FakeApi, KEY, makeClient, ORIGIN, rejection, thrown } from './helpers.js';
 
