@@ -37,7 +37,7 @@ describe('--distinct-id on per-person verbs', () => {
     ['delete-recordings', (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
     ['split', (d) => ['persons', 'split', '--distinct-id', d, '--main-distinct-id', d, '--yes'], (p) => `POST /api/projects/1/persons/${p.uuid}/split/`],
     ['activity', (d) => ['persons', 'activity', '--distinct-id', d], (p) => `GET /api/projects/1/persons/${p.uuid}/activity/`],
-    ['cohorts', (d) => ['persons', 'cohorts', '--distinct-id', d], (p) => `/persons/cohorts/`],
+    ['cohorts', (d) => ['persons', 'cohorts', '--distinct-id', d], () => `/persons/cohorts/`],
     ['delete', (d) => ['persons', 'delete', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
   ];
 

@@ -88,7 +88,7 @@ describe('a certificate that does not verify', () => {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
-    server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+    server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
       hits++;
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end('{"results": [], "next": null}');

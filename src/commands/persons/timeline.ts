@@ -7,7 +7,6 @@ import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePerson
 import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 import { buildParams, readParamsFile } from './shared/insight-run.js';
-import * as api from '../../api/persons.js';
 import * as insights from '../../api/person-insights.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {

@@ -16,7 +16,7 @@ import { rawError, serverError, validationError } from '../errors.js';
 import { formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { serializeListItem } from '../person-format.js';
 import { hash32 } from '../prng.js';
-import type { RouteSpec, Router } from '../router.js';
+import type { Router } from '../router.js';
 import { formatTimestampUs, type Person } from '../store.js';
 import { findProject } from '../world.js';
 import { getPersonOr404, personsRouteDefaults, storeFor } from './persons.js';
