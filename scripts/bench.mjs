@@ -44,7 +44,10 @@ async function pairedRatio(baseline, contender, rounds) {
   const base = [];
   const cli = [];
   for (let r = 0; r < rounds; r++) {
-    for (const [c, times] of [[baseline, base], [contender, cli]]) {
+    for (const [c, times] of [
+      [baseline, base],
+      [contender, cli],
+    ]) {
       const res = await c.run();
       if (res.code !== 0) throw new Error(`${c.name} exited ${res.code}: ${res.stderr.slice(0, 500)}`);
       times.push(res.ms);
@@ -76,7 +79,9 @@ async function benchStartup() {
     ['completion bash', ['completion', 'bash']],
   ];
   const rounds = 21;
-  console.log(`\n## start-up (${rounds} rounds, each running node -e 0 and hogctl back to back; median times, median of the rounds' ratios; targets: 1.3x for help, version and completion, 2x for persons get)`);
+  console.log(
+    `\n## start-up (${rounds} rounds, each running node -e 0 and hogctl back to back; median times, median of the rounds' ratios; targets: 1.3x for help, version and completion, 2x for persons get)`,
+  );
   for (const [label, args] of cases) {
     const { base, cli, ratio } = await pairedRatio(node, { name: label, run: () => run(process.execPath, [BIN, ...args]) }, rounds);
     console.log(`hogctl ${label.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
@@ -84,8 +89,17 @@ async function benchStartup() {
   // A whole request command: settings, HTTP client, one GET, output.
   const sandbox = await startSandbox(['--persons', '100']);
   try {
-    const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench' };
-    const { base, cli, ratio } = await pairedRatio(node, { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) }, rounds);
+    const env = {
+      HOGCTL_BASE_URL: sandbox.url,
+      HOGCTL_PROJECT_ID: String(sandbox.project_id),
+      HOGCTL_API_KEY: sandbox.api_key,
+      HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench',
+    };
+    const { base, cli, ratio } = await pairedRatio(
+      node,
+      { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) },
+      rounds,
+    );
     console.log(`hogctl ${'persons get 1'.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
   } finally {
     sandbox.stop();
@@ -95,7 +109,12 @@ async function benchStartup() {
 async function benchList() {
   const persons = 100_000;
   const sandbox = await startSandbox(['--persons', String(persons)]);
-  const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench' };
+  const env = {
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench',
+  };
   const pageSize = 1000;
   // The baseline: the least a client can do, a bare undici loop fetching the same pages and
   // writing each person as a JSON line, in its own process like the CLI.
@@ -116,11 +135,14 @@ async function benchList() {
     }
     await agent.close();
   `;
-  const cliRun = () => run(process.execPath, ['--import', RSS, BIN, 'persons', 'list', '--all', '-o', 'ndjson', '--page-size', String(pageSize)], { env });
+  const cliRun = () =>
+    run(process.execPath, ['--import', RSS, BIN, 'persons', 'list', '--all', '-o', 'ndjson', '--page-size', String(pageSize)], { env });
   const bareRun = () => run(process.execPath, ['--import', RSS, '--input-type=module', '-e', bare], { env: { ...env, NODE_PATH: '' } });
   try {
     const rows = (await cliRun()).lines;
-    console.log(`\n## persons list --all -o ndjson over ${persons.toLocaleString('en')} sandbox persons (page size ${pageSize}, median of 3 interleaved runs)`);
+    console.log(
+      `\n## persons list --all -o ndjson over ${persons.toLocaleString('en')} sandbox persons (page size ${pageSize}, median of 3 interleaved runs)`,
+    );
     const cli = [];
     const base = [];
     for (let r = 0; r < 3; r++) {
@@ -132,7 +154,9 @@ async function benchList() {
     const baseMs = median(base.map((r) => r.ms));
     const peak = Math.max(...cli.map((r) => r.rssMiB ?? 0));
     console.log(`hogctl        ${fmt(cliMs, 0)} ms   ${fmt(rows / (cliMs / 1000), 0)} rows/s   peak memory ${fmt(peak)} MiB`);
-    console.log(`bare undici   ${fmt(baseMs, 0)} ms   ${fmt(rows / (baseMs / 1000), 0)} rows/s   peak memory ${fmt(Math.max(...base.map((r) => r.rssMiB ?? 0)))} MiB`);
+    console.log(
+      `bare undici   ${fmt(baseMs, 0)} ms   ${fmt(rows / (baseMs / 1000), 0)} rows/s   peak memory ${fmt(Math.max(...base.map((r) => r.rssMiB ?? 0)))} MiB`,
+    );
     console.log(`ratio         ${fmt(cliMs / baseMs, 2)}x the bare loop (target ≤ 1.3x), rows ${rows} of ${persons}`);
   } finally {
     sandbox.stop();
@@ -144,7 +168,10 @@ async function sandboxPersons(sandbox, count) {
   const { request } = await import('undici');
   const out = [];
   for (let offset = 0; offset < count; offset += 1000) {
-    const res = await request(`${sandbox.url}/api/projects/${sandbox.project_id}/persons/?limit=${Math.min(1000, count - offset)}&offset=${offset}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } });
+    const res = await request(
+      `${sandbox.url}/api/projects/${sandbox.project_id}/persons/?limit=${Math.min(1000, count - offset)}&offset=${offset}`,
+      { headers: { authorization: `Bearer ${sandbox.api_key}` } },
+    );
     const page = await res.body.json();
     for (const p of page.results) out.push({ uuid: p.uuid, distinctId: p.distinct_ids[0] });
   }
@@ -157,16 +184,29 @@ async function sandboxRequests(sandbox) {
 }
 
 async function benchBulk() {
-  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
+  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-bulk-'));
   const count = 100_000;
   const single = 2_000;
   const limit = 600;
-  const env = (sandbox) => ({ HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: dir });
+  const env = (sandbox) => ({
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: dir,
+  });
   const bulk = async (sandbox, name, ids, rate) => {
     const file = join(dir, `${name}.txt`);
     writeFileSync(file, `${ids.join('\n')}\n`);
-    const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--file', file, '--distinct-ids', '--rate', String(rate), '-y', '-q', '-o', 'json'], { env: env(sandbox) });
+    const res = await run(
+      process.execPath,
+      [BIN, 'persons', 'bulk-delete', '--file', file, '--distinct-ids', '--rate', String(rate), '-y', '-q', '-o', 'json'],
+      { env: env(sandbox) },
+    );
     if (res.code !== 0) throw new Error(`bulk-delete exited ${res.code}: ${res.stderr.slice(0, 500)}`);
     const summary = JSON.parse(res.stdout);
     if (summary.persons_deleted !== ids.length) throw new Error(`bulk-delete deleted ${summary.persons_deleted} of ${ids.length}`);
@@ -183,7 +223,9 @@ async function benchBulk() {
       const at = requests.map((r) => r.at);
       const perMinute = ((requests.length - 1) / (Math.max(...at) - Math.min(...at))) * 60_000;
       const throttled = requests.filter((r) => r.status === 429).length;
-      console.log(`sandbox limit ${limit}/min, --rate ${limit}: ${requests.length} requests (${throttled} answered 429) at ${fmt(perMinute, 0)} requests/min while sending = ${fmt(perMinute / limit, 2)} of the limit (target ≥ 0.9); ${fmt(res.ms / 1000, 1)} s end to end`);
+      console.log(
+        `sandbox limit ${limit}/min, --rate ${limit}: ${requests.length} requests (${throttled} answered 429) at ${fmt(perMinute, 0)} requests/min while sending = ${fmt(perMinute / limit, 2)} of the limit (target ≥ 0.9); ${fmt(res.ms / 1000, 1)} s end to end`,
+      );
     } finally {
       limited.stop();
     }
@@ -192,7 +234,12 @@ async function benchBulk() {
     const free = await startSandbox(['--persons', String(count + single)]);
     try {
       const persons = await sandboxPersons(free, count + single);
-      const res = await bulk(free, 'free', persons.slice(0, count).map((p) => p.distinctId), 1_000_000);
+      const res = await bulk(
+        free,
+        'free',
+        persons.slice(0, count).map((p) => p.distinctId),
+        1_000_000,
+      );
       // The baseline: a bare undici loop deleting persons one request at a time, in its own process.
       const bare = `
         import { request, Agent } from 'undici';
@@ -207,13 +254,21 @@ async function benchBulk() {
         }
         await agent.close();
       `;
-      const one = await run(process.execPath, ['--input-type=module', '-e', bare], { env: env(free), stdin: persons.slice(count).map((p) => p.uuid).join('\n') });
+      const one = await run(process.execPath, ['--input-type=module', '-e', bare], {
+        env: env(free),
+        stdin: persons
+          .slice(count)
+          .map((p) => p.uuid)
+          .join('\n'),
+      });
       if (one.code !== 0) throw new Error(`one-by-one DELETE loop failed: ${one.stderr.slice(0, 500)}`);
       const state = await (await import('undici')).request(`${free.url}/_sandbox/state`).then((r) => r.body.json());
       const bulkRate = count / (res.ms / 1000);
       const oneRate = single / (one.ms / 1000);
       console.log(`no limit: hogctl ${fmt(res.ms / 1000, 1)} s = ${fmt(bulkRate, 0)} ids/s end to end (--concurrency 4)`);
-      console.log(`one DELETE /persons/:id/ at a time: ${single.toLocaleString('en')} in ${fmt(one.ms / 1000, 1)} s = ${fmt(oneRate, 0)} ids/s, so ${fmt((one.ms * count) / single / 1000, 0)} s for ${count.toLocaleString('en')}`);
+      console.log(
+        `one DELETE /persons/:id/ at a time: ${single.toLocaleString('en')} in ${fmt(one.ms / 1000, 1)} s = ${fmt(oneRate, 0)} ids/s, so ${fmt((one.ms * count) / single / 1000, 0)} s for ${count.toLocaleString('en')}`,
+      );
       console.log(`speedup ${fmt(bulkRate / oneRate, 1)}x over one DELETE per person (sandbox persons left: ${state.persons})`);
     } finally {
       free.stop();
@@ -235,7 +290,12 @@ function parseDuration(text) {
  * the long window three times, whether it provokes any 429, and how close the plan's estimate is.
  */
 async function benchWindows() {
-  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }, { randomUUID }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path'), import('node:crypto')]);
+  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }, { randomUUID }] = await Promise.all([
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+    import('node:crypto'),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-windows-'));
   const burst = { limit: 8, windowMs: 1000 };
   const sustained = { limit: 80, windowMs: 20_000 };
@@ -246,8 +306,15 @@ async function benchWindows() {
     // Ids that match no person: the server answers them the same way and the pacing is the point.
     const file = join(dir, 'ids.txt');
     writeFileSync(file, Array.from({ length: requests * 1000 }, () => randomUUID()).join('\n'));
-    const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: dir };
-    console.log(`\n## persons bulk-delete under two delete windows scaled down (sandbox delete=${spec}, --rate ${spec}; ${requests} requests)`);
+    const env = {
+      HOGCTL_BASE_URL: sandbox.url,
+      HOGCTL_PROJECT_ID: String(sandbox.project_id),
+      HOGCTL_API_KEY: sandbox.api_key,
+      HOGCTL_CONFIG_DIR: dir,
+    };
+    console.log(
+      `\n## persons bulk-delete under two delete windows scaled down (sandbox delete=${spec}, --rate ${spec}; ${requests} requests)`,
+    );
     const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--file', file, '--rate', spec, '-y', '-o', 'json'], { env });
     if (res.code !== 0) throw new Error(`bulk-delete exited ${res.code}: ${res.stderr.slice(0, 500)}`);
     const sent = (await sandboxRequests(sandbox)).filter((r) => r.path.endsWith('/bulk_delete/'));
@@ -262,8 +329,12 @@ async function benchWindows() {
     const estimateMs = parseDuration(estimate ?? '');
     const error = (estimateMs - res.ms) / res.ms;
     console.log(`${sent.length} requests (${throttled} answered 429), crossing the ${sustained.windowMs / 1000} s window ${windows} times`);
-    console.log(`sustained budget used: ${inWindows} requests in the first ${windows} windows of ${sustained.windowMs / 1000} s = ${fmt(share, 3)} of ${windows} × ${sustained.limit} (target ≥ 0.95, no 429)`);
-    console.log(`plan's estimate ${estimate} vs measured ${fmt(res.ms / 1000, 1)} s end to end: error ${fmt(error * 100, 1)}% (target within 10%)`);
+    console.log(
+      `sustained budget used: ${inWindows} requests in the first ${windows} windows of ${sustained.windowMs / 1000} s = ${fmt(share, 3)} of ${windows} × ${sustained.limit} (target ≥ 0.95, no 429)`,
+    );
+    console.log(
+      `plan's estimate ${estimate} vs measured ${fmt(res.ms / 1000, 1)} s end to end: error ${fmt(error * 100, 1)}% (target within 10%)`,
+    );
   } finally {
     sandbox.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -281,7 +352,12 @@ async function benchExport() {
   const [{ mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-export-'));
   const sandbox = await startSandbox(['--persons', String(persons), '--rate-limit', 'query=4/40s']);
-  const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.project_id), HOGCTL_API_KEY: sandbox.api_key, HOGCTL_CONFIG_DIR: dir };
+  const env = {
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: dir,
+  };
   const query = 'SELECT id FROM persons';
   // Collects ids only (the run helper keeps the first MB of stdout for error messages).
   const ids = new Set();
@@ -289,7 +365,10 @@ async function benchExport() {
   const exportRun = (args) =>
     new Promise((resolve, reject) => {
       const started = process.hrtime.bigint();
-      const child = spawn(process.execPath, ['--import', RSS, BIN, 'persons', 'query', query, '--all', '-o', 'csv', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', RSS, BIN, 'persons', 'query', query, '--all', '-o', 'csv', ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let rest = '';
       let header = true;
       let stderr = '';
@@ -312,10 +391,13 @@ async function benchExport() {
       });
     });
   try {
-    console.log(`\n## persons query --all export of ${persons.toLocaleString('en')} persons under a scaled HogQL limit (sandbox query=4/40s), interrupted once and continued with --after`);
+    console.log(
+      `\n## persons query --all export of ${persons.toLocaleString('en')} persons under a scaled HogQL limit (sandbox query=4/40s), interrupted once and continued with --after`,
+    );
     const first = await exportRun(['--max-wait', '5s']);
     const cursor = /--all --after (\S+)/.exec(first.stderr)?.[1];
-    if (first.code !== 6 || !cursor) throw new Error(`the first run should stop at the limit with a cursor: exit ${first.code}: ${first.stderr.slice(-500)}`);
+    if (first.code !== 6 || !cursor)
+      throw new Error(`the first run should stop at the limit with a cursor: exit ${first.code}: ${first.stderr.slice(-500)}`);
     const firstRows = rows;
     // "Resume then": after the window the server named.
     await new Promise((r) => setTimeout(r, 40_000));
@@ -324,10 +406,18 @@ async function benchExport() {
     const waits = (second.stderr.match(/^rate-limited by the server/gm) ?? []).length;
     const posts = (await sandboxRequests(sandbox)).filter((r) => r.path.endsWith('/query/'));
     const ran = posts.filter((r) => r.status === 200).length;
-    console.log(`first run: ${firstRows.toLocaleString('en')} rows, stopped at a wait past --max-wait 5s (exit 6) and printed its cursor; ${fmt(first.ms / 1000, 1)} s`);
-    console.log(`continued with --after: ${(rows - firstRows).toLocaleString('en')} rows, ${waits} waits for the limit; ${fmt(second.ms / 1000, 1)} s`);
-    console.log(`rows ${rows.toLocaleString('en')}, unique ${ids.size.toLocaleString('en')} of ${persons.toLocaleString('en')} (target: every row once); queries run ${ran} (target ≤ 21), refused with 429 ${posts.length - ran}`);
-    console.log(`peak memory ${fmt(Math.max(first.rssMiB ?? 0, second.rssMiB ?? 0))} MiB (50,000-row pages; constant in the number of rows)`);
+    console.log(
+      `first run: ${firstRows.toLocaleString('en')} rows, stopped at a wait past --max-wait 5s (exit 6) and printed its cursor; ${fmt(first.ms / 1000, 1)} s`,
+    );
+    console.log(
+      `continued with --after: ${(rows - firstRows).toLocaleString('en')} rows, ${waits} waits for the limit; ${fmt(second.ms / 1000, 1)} s`,
+    );
+    console.log(
+      `rows ${rows.toLocaleString('en')}, unique ${ids.size.toLocaleString('en')} of ${persons.toLocaleString('en')} (target: every row once); queries run ${ran} (target ≤ 21), refused with 429 ${posts.length - ran}`,
+    );
+    console.log(
+      `peak memory ${fmt(Math.max(first.rssMiB ?? 0, second.rssMiB ?? 0))} MiB (50,000-row pages; constant in the number of rows)`,
+    );
   } finally {
     sandbox.stop();
     rmSync(dir, { recursive: true, force: true });

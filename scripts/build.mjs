@@ -37,12 +37,22 @@ const undiciWithCodeCache = {
   name: 'undici-with-code-cache',
   setup(build) {
     build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) =>
-      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer) ? { path: fileURLToPath(new URL('./bundle/undici/load.mjs', import.meta.url)) } : undefined,
+      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer)
+        ? { path: fileURLToPath(new URL('./bundle/undici/load.mjs', import.meta.url)) }
+        : undefined,
     );
   },
 };
 
-const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: 'linked', minify: true, logLevel: 'warning' };
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  minify: true,
+  logLevel: 'warning',
+};
 
 async function buildUndici(outdir) {
   await build({
@@ -90,13 +100,19 @@ async function buildMain(outdir) {
     chunkNames: 'chunks/[name]-[hash]',
     define: { HOGCTL_VERSION: JSON.stringify(pkg.version) },
     // Bundled CommonJS dependencies call require(); give the ESM bundle one.
-    banner: { js: "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);",
+    },
     plugins: [lazyBuiltins, undiciWithCodeCache],
     metafile: true,
   });
   // load.mjs finds dist/undici.cjs one directory up from its own chunk.
-  const [loaderChunk] = Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('bundle/undici/load.mjs'))) ?? [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? '')) throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
+  const [loaderChunk] =
+    Object.entries(metafile.outputs).find(([, output]) =>
+      Object.keys(output.inputs).some((input) => input.endsWith('bundle/undici/load.mjs')),
+    ) ?? [];
+  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? ''))
+    throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
 }
 
 /** The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree. */

@@ -10,7 +10,16 @@ const dir = join('node_modules', '.cache', `hogctl-docs-${process.pid}`);
 mkdirSync(dir, { recursive: true });
 const outfile = join(dir, 'write-generated.mjs');
 try {
-  await build({ entryPoints: ['src/docs/write-generated.ts'], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: ['src/docs/write-generated.ts'],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   process.argv[1] = outfile;
   await import(pathToFileURL(outfile).href);
 } finally {

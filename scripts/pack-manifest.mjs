@@ -7,7 +7,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 const SAVED = 'package.json.prepack';
 const [action] = process.argv.slice(2);
 if (action === 'strip') {
-  if (existsSync(SAVED)) throw new Error(`${SAVED} exists: a previous pack did not finish; restore it with \`node scripts/pack-manifest.mjs restore\``);
+  if (existsSync(SAVED))
+    throw new Error(`${SAVED} exists: a previous pack did not finish; restore it with \`node scripts/pack-manifest.mjs restore\``);
   const text = readFileSync('package.json', 'utf8');
   writeFileSync(SAVED, text);
   const pkg = JSON.parse(text);

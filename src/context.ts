@@ -121,7 +121,8 @@ export class Context {
     // resolve; client() below then finds it loaded.
     const [settings] = await Promise.all([this.settings(), import('./http/client.js')]);
     let credentials: Credentials | undefined;
-    const wantSession = options.auth === 'session' || options.auth === 'prefer-session' || (options.auth === 'prefer-key' && !settings.apiKey);
+    const wantSession =
+      options.auth === 'session' || options.auth === 'prefer-session' || (options.auth === 'prefer-key' && !settings.apiKey);
     if (wantSession) {
       const jar = await this.sessionJar();
       if (jar.state === 'active') {
@@ -145,7 +146,9 @@ export class Context {
         }
         throw new AuthError(
           profile ? `no API key for profile "${profile}"` : 'no API key and no profile',
-          profile ? `run ${orSession}\`hogctl profile add ${profile}\` or set HOGCTL_API_KEY` : `run ${orSession}\`hogctl profile add <name>\` or set HOGCTL_API_KEY`,
+          profile
+            ? `run ${orSession}\`hogctl profile add ${profile}\` or set HOGCTL_API_KEY`
+            : `run ${orSession}\`hogctl profile add <name>\` or set HOGCTL_API_KEY`,
         );
       }
       checkKeyDestination(settings);
@@ -169,7 +172,8 @@ export class Context {
 
   private notSignedIn(jar: SessionJar, settings: Settings): AuthError {
     const label = this.sessionLabel(settings);
-    if (jar.state === 'expired') return new AuthError('session expired: run `hogctl auth login`', `the signed-in session of ${label} on ${jar.origin} has expired`);
+    if (jar.state === 'expired')
+      return new AuthError('session expired: run `hogctl auth login`', `the signed-in session of ${label} on ${jar.origin} has expired`);
     if (jar.state === 'awaiting_code') {
       return new AuthError(
         `the sign-in of ${label} is waiting for the code PostHog e-mailed to ${jar.pendingCode?.email ?? 'you'}`,
@@ -177,9 +181,15 @@ export class Context {
       );
     }
     if (jar.foreignOrigin) {
-      return new AuthError(`not signed in to ${jar.origin}: run \`hogctl auth login\``, `the saved session of ${label} is for ${jar.foreignOrigin}, not ${jar.origin}`);
+      return new AuthError(
+        `not signed in to ${jar.origin}: run \`hogctl auth login\``,
+        `the saved session of ${label} is for ${jar.foreignOrigin}, not ${jar.origin}`,
+      );
     }
-    return new AuthError('not signed in: run `hogctl auth login`', `this command needs a signed-in session for ${jar.origin} (${label}); PostHog refuses personal API keys here`);
+    return new AuthError(
+      'not signed in: run `hogctl auth login`',
+      `this command needs a signed-in session for ${jar.origin} (${label}); PostHog refuses personal API keys here`,
+    );
   }
 
   /** A client with the given credentials (session sign-in brings its own). */
@@ -226,7 +236,11 @@ export class Context {
 
   async output(): Promise<OutputSettings> {
     const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined;
-    const format: Format = fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table', parseFormat);
+    const format: Format = fromEnv(
+      fromVariable ? 'HOGCTL_OUTPUT' : undefined,
+      this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table',
+      parseFormat,
+    );
     return {
       format,
       fields: parseFields(this.globals.fields),

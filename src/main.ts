@@ -55,6 +55,10 @@ function report(err: unknown, deps: Deps, argv: string[]): number {
   // Anything else is a bug: a short report, the stack only on request.
   const message = err instanceof Error ? err.message : String(err);
   stderr.write(`${red('error:')} unexpected failure: ${message}\n`);
-  stderr.write(debug && err instanceof Error && err.stack ? `${err.stack}\n` : '  this is a bug in hogctl; run again with --debug for details and report it with the command you ran\n');
+  stderr.write(
+    debug && err instanceof Error && err.stack
+      ? `${err.stack}\n`
+      : '  this is a bug in hogctl; run again with --debug for details and report it with the command you ran\n',
+  );
   return ExitCode.unexpected;
 }

@@ -19,9 +19,16 @@ function series(params: Params): Record<string, unknown>[] {
     const value = typeof raw === 'string' ? JSON.parse(raw) : raw;
     return Array.isArray(value) ? value.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object') : [];
   };
-  const entities: Record<string, unknown>[] = [...list('events').map((e) => ({ ...e, type: 'events' })), ...list('actions').map((e) => ({ ...e, type: 'actions' }))];
+  const entities: Record<string, unknown>[] = [
+    ...list('events').map((e) => ({ ...e, type: 'events' })),
+    ...list('actions').map((e) => ({ ...e, type: 'actions' })),
+  ];
   entities.sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0));
-  return entities.map((e) => (e.type === 'actions' ? { kind: 'ActionsNode', id: Number(e.id) } : { kind: 'EventsNode', event: e.id ?? null, name: String(e.name ?? e.id ?? 'All events') }));
+  return entities.map((e) =>
+    e.type === 'actions'
+      ? { kind: 'ActionsNode', id: Number(e.id) }
+      : { kind: 'EventsNode', event: e.id ?? null, name: String(e.name ?? e.id ?? 'All events') },
+  );
 }
 
 /** The actors source for the legacy parameters hogctl's insight commands take. */
@@ -32,15 +39,36 @@ export function actorsSource(kind: InsightKind, params: Params): Record<string, 
   } catch {
     throw new UsageError('invalid events or actions: not JSON', 'e.g. --events \'[{"id": "$pageview"}, {"id": "signed_up"}]\'');
   }
-  const dateRange = params.date_from !== undefined || params.date_to !== undefined ? { date_from: params.date_from ?? null, date_to: params.date_to ?? null } : undefined;
-  const base = { series: entities, ...(dateRange ? { dateRange } : {}), ...(params.interval !== undefined ? { interval: params.interval } : {}) };
+  const dateRange =
+    params.date_from !== undefined || params.date_to !== undefined
+      ? { date_from: params.date_from ?? null, date_to: params.date_to ?? null }
+      : undefined;
+  const base = {
+    series: entities,
+    ...(dateRange ? { dateRange } : {}),
+    ...(params.interval !== undefined ? { interval: params.interval } : {}),
+  };
   switch (kind) {
     case 'funnel':
-      return { kind: 'FunnelsActorsQuery', source: { kind: 'FunnelsQuery', ...base }, funnelStep: params.funnel_step === undefined ? 1 : Number(params.funnel_step) };
+      return {
+        kind: 'FunnelsActorsQuery',
+        source: { kind: 'FunnelsQuery', ...base },
+        funnelStep: params.funnel_step === undefined ? 1 : Number(params.funnel_step),
+      };
     case 'lifecycle':
-      return { kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', ...base }, day: params.target_date, status: params.lifecycle_type };
+      return {
+        kind: 'InsightActorsQuery',
+        source: { kind: 'LifecycleQuery', ...base },
+        day: params.target_date,
+        status: params.lifecycle_type,
+      };
     case 'trends':
-      return { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', ...base }, day: params.day, series: params.series === undefined ? 0 : Number(params.series) };
+      return {
+        kind: 'InsightActorsQuery',
+        source: { kind: 'TrendsQuery', ...base },
+        day: params.day,
+        series: params.series === undefined ? 0 : Number(params.series),
+      };
   }
 }
 
@@ -50,12 +78,24 @@ export interface ActorsPage {
 }
 
 /** One page of the persons behind an insight. */
-export async function actorsPage(client: ApiClient, projectId: string, source: Record<string, unknown>, page: { limit: number; offset: number; signal?: AbortSignal; retry?: Partial<RetryPolicy> }): Promise<ActorsPage> {
+export async function actorsPage(
+  client: ApiClient,
+  projectId: string,
+  source: Record<string, unknown>,
+  page: { limit: number; offset: number; signal?: AbortSignal; retry?: Partial<RetryPolicy> },
+): Promise<ActorsPage> {
   const query = { kind: 'ActorsQuery', source, select: ['actor'], limit: page.limit, offset: page.offset };
-  const res = await client.post<{ results?: unknown[][]; columns?: unknown[]; hasMore?: boolean }>(queryPath(projectId), { query, name: 'hogctl-insight-persons', refresh: 'blocking' }, { idempotent: true, signal: page.signal, retry: page.retry });
+  const res = await client.post<{ results?: unknown[][]; columns?: unknown[]; hasMore?: boolean }>(
+    queryPath(projectId),
+    { query, name: 'hogctl-insight-persons', refresh: 'blocking' },
+    { idempotent: true, signal: page.signal, retry: page.retry },
+  );
   const body = res.body;
   if (!body || !Array.isArray(body.results) || !Array.isArray(body.columns)) {
-    throw new CliError("the server's answer to the actors query is not what hogctl expects", 'run with --debug to see it; --legacy uses the older persons lists (with `hogctl auth login`)');
+    throw new CliError(
+      "the server's answer to the actors query is not what hogctl expects",
+      'run with --debug to see it; --legacy uses the older persons lists (with `hogctl auth login`)',
+    );
   }
   const at = Math.max(0, body.columns.indexOf('actor'));
   const persons = body.results.map((row) => row[at]).filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object');

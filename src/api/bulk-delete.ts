@@ -52,6 +52,7 @@ export function readBulkDeleteSummary(body: unknown): BulkDeleteSummary | null {
   if (num(b.persons_queued_for_deletion) !== undefined) out.persons_queued_for_deletion = num(b.persons_queued_for_deletion);
   if (bool(b.events_queued_for_deletion) !== undefined) out.events_queued_for_deletion = bool(b.events_queued_for_deletion);
   if (bool(b.recordings_queued_for_deletion) !== undefined) out.recordings_queued_for_deletion = bool(b.recordings_queued_for_deletion);
-  if (Array.isArray(b.deletion_errors)) out.deletion_errors = b.deletion_errors.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object');
+  if (Array.isArray(b.deletion_errors))
+    out.deletion_errors = b.deletion_errors.filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object');
   return Object.keys(out).length > 0 ? out : null;
 }

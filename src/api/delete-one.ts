@@ -46,7 +46,10 @@ export async function deleteOnePerson(
   const summary = readBulkDeleteSummary(res.body);
   const errors = summary?.deletion_errors ?? [];
   if (errors.length > 0) {
-    const what = errors.map((e) => [e.step, e.error].filter((x) => typeof x === 'string').join(': ')).filter(Boolean).join('; ');
+    const what = errors
+      .map((e) => [e.step, e.error].filter((x) => typeof x === 'string').join(': '))
+      .filter(Boolean)
+      .join('; ');
     throw new UnavailableError(
       `the server found person ${id} but reported an error deleting it${what ? ` (${what})` : ''}`,
       `check with \`hogctl persons get ${id}\`, then run the command again`,

@@ -13,8 +13,13 @@ export interface VerificationLink {
 }
 
 export function checkVerification(uuid: string, token: string): { uuid: string; token: string } {
-  if (!isUuid(uuid.trim())) throw new UsageError(`invalid user uuid "${uuid}"`, 'the uuid is the second-to-last part of the link in the e-mail');
-  if (!/^[\w-]{1,200}$/.test(token.trim())) throw new UsageError('invalid verification token: expected letters, digits and dashes', 'copy the whole link from the e-mail, or the last part of it');
+  if (!isUuid(uuid.trim()))
+    throw new UsageError(`invalid user uuid "${uuid}"`, 'the uuid is the second-to-last part of the link in the e-mail');
+  if (!/^[\w-]{1,200}$/.test(token.trim()))
+    throw new UsageError(
+      'invalid verification token: expected letters, digits and dashes',
+      'copy the whole link from the e-mail, or the last part of it',
+    );
   return { uuid: uuid.trim(), token: token.trim() };
 }
 
@@ -24,11 +29,17 @@ export function parseVerificationLink(link: string): VerificationLink {
   try {
     url = new URL(link.trim());
   } catch {
-    throw new UsageError('not a verification link: expected https://<site>/verify_email/<uuid>/<token>', 'copy the whole link from the e-mail, or pass --uuid and --token');
+    throw new UsageError(
+      'not a verification link: expected https://<site>/verify_email/<uuid>/<token>',
+      'copy the whole link from the e-mail, or pass --uuid and --token',
+    );
   }
   const match = /\/verify_email\/([^/]+)\/([^/]+)\/?$/.exec(url.pathname);
   if (!match || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new UsageError(`not a verification link: ${url.origin}${url.pathname} has no /verify_email/<uuid>/<token>`, 'copy the whole link from the e-mail, or pass --uuid and --token');
+    throw new UsageError(
+      `not a verification link: ${url.origin}${url.pathname} has no /verify_email/<uuid>/<token>`,
+      'copy the whole link from the e-mail, or pass --uuid and --token',
+    );
   }
   const { uuid, token } = checkVerification(decodeURIComponent(match[1]), decodeURIComponent(match[2]));
   const next = url.searchParams.get('next') ?? undefined;

@@ -31,7 +31,12 @@ export interface ListAllOptions {
   onShift?(rowsBack: number): void;
 }
 
-export async function* listAllPersons(client: ApiClient, projectId: string, filters: PersonFilters, o: ListAllOptions): AsyncGenerator<ListedPerson[]> {
+export async function* listAllPersons(
+  client: ApiClient,
+  projectId: string,
+  filters: PersonFilters,
+  o: ListAllOptions,
+): AsyncGenerator<ListedPerson[]> {
   let url = client.url(personsPath(projectId), listQuery(filters, o.pageSize));
   let boundary: Boundary | undefined;
   // Where the next page would start without overlap (the server's `next` offset).
@@ -43,7 +48,10 @@ export async function* listAllPersons(client: ApiClient, projectId: string, filt
     const res = await client.get<{ results?: ListedPerson[]; next?: string | null }>(url.href, undefined, { signal: o.signal });
     const rows = res.body?.results;
     if (!Array.isArray(rows)) {
-      throw new NotPostHogApiError(`${url.host} answered GET ${url.pathname} with JSON that is not a page of results: this does not look like a PostHog API`, `check --base-url (now ${client.origin})`);
+      throw new NotPostHogApiError(
+        `${url.host} answered GET ${url.pathname} with JSON that is not a page of results: this does not look like a PostHog API`,
+        `check --base-url (now ${client.origin})`,
+      );
     }
     if (rows.some((r) => Number.isNaN(timeOf(r)))) plain = true;
     if (plain) {

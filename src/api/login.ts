@@ -14,7 +14,11 @@ export type PasswordOutcome = { next: 'done' } | { next: 'totp' } | { next: 'cod
 /** The password step. Each call e-mails a new code to accounts without TOTP: never repeat it on
  * one's own. */
 export async function loginPassword(client: ApiClient, email: string, password: string): Promise<PasswordOutcome> {
-  const res = await client.post<{ code?: string; detail?: string }>('/api/login/', { email, password }, { ...ONCE, acceptStatus: (s) => s === 401 });
+  const res = await client.post<{ code?: string; detail?: string }>(
+    '/api/login/',
+    { email, password },
+    { ...ONCE, acceptStatus: (s) => s === 401 },
+  );
   if (res.status !== 401) return { next: 'done' };
   if (res.body?.code === '2fa_required') return { next: 'totp' };
   if (res.body?.code === 'code_based_verification_required') return { next: 'code_emailed', email: res.body.detail || email };

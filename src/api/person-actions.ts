@@ -64,7 +64,10 @@ export function personNotFound(projectId: string, id: string, body: unknown): No
   if ((body as { detail?: unknown } | null)?.detail === 'Project not found.') {
     return new NotFoundError(`project ${projectId} not found`, 'check the project id with `hogctl projects list`, and --base-url');
   }
-  return new NotFoundError(`person ${id} not found in project ${projectId}`, 'check the id with `hogctl persons list` (deleted persons are gone)');
+  return new NotFoundError(
+    `person ${id} not found in project ${projectId}`,
+    'check the id with `hogctl persons list` (deleted persons are gone)',
+  );
 }
 
 /** PATCH {"properties": ...}: 202 with an empty body, applied asynchronously. */
@@ -78,7 +81,12 @@ export async function updatePerson(client: ApiClient, projectId: string, id: str
  * server answers a second DELETE of a deleted person with 404 (docs/server-contract.md §0, the server's
  * own test_delete_person), so that lost attempt most likely deleted the person.
  */
-export async function deletePerson(client: ApiClient, projectId: string, id: string, flags: DeleteFlags): Promise<{ status: number; goneEarlier: boolean }> {
+export async function deletePerson(
+  client: ApiClient,
+  projectId: string,
+  id: string,
+  flags: DeleteFlags,
+): Promise<{ status: number; goneEarlier: boolean }> {
   const query: Query = {
     delete_events: flags.deleteEvents || undefined,
     delete_recordings: flags.deleteRecordings || undefined,
@@ -115,7 +123,13 @@ export async function deleteProperty(client: ApiClient, projectId: string, id: s
     throw describeHttpError('POST', res.url, res.status, res.body);
   }
   if (res.body && typeof res.body === 'object' && res.body.success === false) {
-    throw new ApiError(`POST ${new URL(res.url).pathname} failed: ${res.body.detail ?? 'the server did not delete the property'}`, res.status, { detail: res.body.detail }, undefined, ExitCode.rejected);
+    throw new ApiError(
+      `POST ${new URL(res.url).pathname} failed: ${res.body.detail ?? 'the server did not delete the property'}`,
+      res.status,
+      { detail: res.body.detail },
+      undefined,
+      ExitCode.rejected,
+    );
   }
   return res.status;
 }
@@ -136,20 +150,34 @@ export async function deleteRecordings(client: ApiClient, projectId: string, id:
 }
 
 /** One person's activity, or the whole project's; paged by `page`, following `next`. */
-export function listActivity(client: ApiClient, projectId: string, id: string | undefined, options: { pageSize: number; limit?: number; signal?: AbortSignal }) {
-  const path = id === undefined ? personsPath(projectId, 'activity/') : personsPath(projectId, `${encodeURIComponent(checkPersonId(id))}/activity/`);
+export function listActivity(
+  client: ApiClient,
+  projectId: string,
+  id: string | undefined,
+  options: { pageSize: number; limit?: number; signal?: AbortSignal },
+) {
+  const path =
+    id === undefined ? personsPath(projectId, 'activity/') : personsPath(projectId, `${encodeURIComponent(checkPersonId(id))}/activity/`);
   return paginate<ActivityEntry>(client, path, { limit: options.pageSize }, options);
 }
 
 /** Makes the first page's 404 about the person (later pages follow links that cannot 404). */
-export async function* personActivity(client: ApiClient, projectId: string, id: string | undefined, options: { pageSize: number; limit?: number; signal?: AbortSignal }) {
+export async function* personActivity(
+  client: ApiClient,
+  projectId: string,
+  id: string | undefined,
+  options: { pageSize: number; limit?: number; signal?: AbortSignal },
+) {
   try {
     yield* listActivity(client, projectId, id, options);
   } catch (error) {
     if (id !== undefined && error instanceof ApiError && error.status === 404) {
       const notFound = personNotFound(projectId, id, { detail: error.server.detail });
       throw notFound.message.startsWith('person')
-        ? new NotFoundError(notFound.message, "check the id with `hogctl persons list`; a deleted person's activity is listed by `hogctl persons activity` without an id")
+        ? new NotFoundError(
+            notFound.message,
+            "check the id with `hogctl persons list`; a deleted person's activity is listed by `hogctl persons activity` without an id",
+          )
         : notFound;
     }
     throw error;
@@ -167,7 +195,12 @@ export interface DeletionStatusFilter {
 }
 
 /** deletion_status: queued event deletions, limit/offset paged. */
-export function deletionStatus(client: ApiClient, projectId: string, filter: DeletionStatusFilter, options: { pageSize: number; limit?: number; signal?: AbortSignal }) {
+export function deletionStatus(
+  client: ApiClient,
+  projectId: string,
+  filter: DeletionStatusFilter,
+  options: { pageSize: number; limit?: number; signal?: AbortSignal },
+) {
   const query: Query = { limit: options.pageSize, status: filter.status, person_uuid: filter.personUuid };
   return paginate<DeletionStatusEntry>(client, personsPath(projectId, 'deletion_status/'), query, options);
 }

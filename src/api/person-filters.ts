@@ -41,7 +41,8 @@ export function parseWhere(expression: string): PropertyFilter {
   }
   const key = expression.slice(0, best.at).trim();
   const raw = expression.slice(best.at + best.op.length);
-  if (!key) throw new UsageError(`invalid --where "${expression}": the property name is empty`, 'write it as key=value, e.g. --where plan=team');
+  if (!key)
+    throw new UsageError(`invalid --where "${expression}": the property name is empty`, 'write it as key=value, e.g. --where plan=team');
   let value: unknown = raw;
   if (best.operator === 'gt' || best.operator === 'gte' || best.operator === 'lt' || best.operator === 'lte') {
     value = raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
@@ -65,7 +66,10 @@ export function parsePropertiesJson(json: string): PropertyFilter[] {
   const items = Array.isArray(parsed) ? parsed : [parsed];
   return items.map((item, i) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item) || typeof (item as PropertyFilter).key !== 'string') {
-      throw new UsageError(`invalid --properties: item ${i} is not an object with a "key"`, 'each filter looks like {"key":"plan","value":"team"}');
+      throw new UsageError(
+        `invalid --properties: item ${i} is not an object with a "key"`,
+        'each filter looks like {"key":"plan","value":"team"}',
+      );
     }
     return { ...(item as PropertyFilter), type: (item as PropertyFilter).type ?? 'person' };
   });

@@ -50,15 +50,29 @@ export async function personCohorts(client: ApiClient, projectId: string, person
   return Array.isArray(body) ? body : Array.isArray(body?.results) ? body.results : [];
 }
 
-export async function propertiesTimeline(client: ApiClient, projectId: string, personId: string, params: Params): Promise<PropertiesTimeline> {
-  const res = await client.get<PropertiesTimeline>(personsPath(projectId, `${encodeURIComponent(personId)}/properties_timeline/`), toQuery(params));
+export async function propertiesTimeline(
+  client: ApiClient,
+  projectId: string,
+  personId: string,
+  params: Params,
+): Promise<PropertiesTimeline> {
+  const res = await client.get<PropertiesTimeline>(
+    personsPath(projectId, `${encodeURIComponent(personId)}/properties_timeline/`),
+    toQuery(params),
+  );
   return res.body;
 }
 
 export type PeopleEndpoint = 'funnel/' | 'funnel/correlation/' | 'lifecycle/' | 'trends/';
 
 /** One page of people: GET with the params in the query, or POST with them as the JSON body. */
-export async function peoplePage(client: ApiClient, projectId: string, endpoint: PeopleEndpoint, params: Params, options: { post?: boolean; url?: string } = {}): Promise<PeoplePage> {
+export async function peoplePage(
+  client: ApiClient,
+  projectId: string,
+  endpoint: PeopleEndpoint,
+  params: Params,
+  options: { post?: boolean; url?: string } = {},
+): Promise<PeoplePage> {
   const path = options.url ?? personsPath(projectId, endpoint);
   const res = options.post
     ? // A POST here only reads (the filter is too long for a URL), so it may be sent again.

@@ -15,7 +15,9 @@ export interface CurrentKey {
 /** The calling key, or why it could not be read (`absent`: an older server; `refused`: the key
  * may not read itself). */
 export async function getCurrentKey(client: ApiClient): Promise<{ key: CurrentKey } | { unknown: 'absent' | 'refused' }> {
-  const res = await client.get<Partial<CurrentKey>>('/api/personal_api_keys/@current/', undefined, { acceptStatus: (s) => s === 404 || s === 403 });
+  const res = await client.get<Partial<CurrentKey>>('/api/personal_api_keys/@current/', undefined, {
+    acceptStatus: (s) => s === 404 || s === 403,
+  });
   if (res.status === 404) return { unknown: 'absent' };
   if (res.status === 403) return { unknown: 'refused' };
   const b = res.body ?? {};
@@ -47,11 +49,20 @@ export async function describeCurrentKey(client: ApiClient, note: (line: string)
   try {
     const found = await getCurrentKey(client);
     if ('unknown' in found) {
-      note(found.unknown === 'absent' ? 'note: this server cannot tell a key its scopes (no /api/personal_api_keys/@current/)' : 'note: the key may not read its own scopes (it lacks personal_api_key:read)');
+      note(
+        found.unknown === 'absent'
+          ? 'note: this server cannot tell a key its scopes (no /api/personal_api_keys/@current/)'
+          : 'note: the key may not read its own scopes (it lacks personal_api_key:read)',
+      );
       return none;
     }
     const { key } = found;
-    return { api_key_label: key.label, api_key_scopes: key.scopes, api_key_scoped_projects: key.scoped_teams, api_key_scoped_organizations: key.scoped_organizations };
+    return {
+      api_key_label: key.label,
+      api_key_scopes: key.scopes,
+      api_key_scoped_projects: key.scoped_teams,
+      api_key_scoped_organizations: key.scoped_organizations,
+    };
   } catch (err) {
     note(`note: could not ask the server about the key: ${err instanceof Error ? err.message : String(err)}`);
     return none;

@@ -29,7 +29,19 @@ export interface PersonRecord {
   last_seen_at?: string | null;
 }
 
-export const PERSON_FIELDS = ['id', 'uuid', 'name', 'distinct_ids', 'properties', 'created_at', 'last_seen_at', 'is_identified', 'type', 'matched_recordings', 'value_at_data_point'];
+export const PERSON_FIELDS = [
+  'id',
+  'uuid',
+  'name',
+  'distinct_ids',
+  'properties',
+  'created_at',
+  'last_seen_at',
+  'is_identified',
+  'type',
+  'matched_recordings',
+  'value_at_data_point',
+];
 
 export interface PersonFilters {
   email?: string;
@@ -37,7 +49,6 @@ export interface PersonFilters {
   search?: string;
   properties?: PropertyFilter[];
 }
-
 
 /** Person ids in paths are an integer or a UUID; anything else is a usage error before any request. */
 export function checkPersonId(id: string): string {
@@ -63,7 +74,12 @@ export function listQuery(filters: PersonFilters, pageSize: number): Query {
   };
 }
 
-export function listPersons(client: ApiClient, projectId: string, filters: PersonFilters, options: { pageSize: number; limit?: number; signal?: AbortSignal }) {
+export function listPersons(
+  client: ApiClient,
+  projectId: string,
+  filters: PersonFilters,
+  options: { pageSize: number; limit?: number; signal?: AbortSignal },
+) {
   return paginate<ListedPerson>(client, personsPath(projectId), listQuery(filters, options.pageSize), options);
 }
 
@@ -73,7 +89,11 @@ export const MAX_PERSONS_PAGE = 50_000;
 
 /** The server's own CSV export (`format=csv`): one body, limit forced server-side. */
 export async function exportPersonsCsv(client: ApiClient, projectId: string, filters: PersonFilters): Promise<string> {
-  const res = await client.get<string>(personsPath(projectId), { ...listQuery(filters, 100), limit: undefined, format: 'csv' }, { text: true });
+  const res = await client.get<string>(
+    personsPath(projectId),
+    { ...listQuery(filters, 100), limit: undefined, format: 'csv' },
+    { text: true },
+  );
   return typeof res.body === 'string' ? res.body : '';
 }
 
@@ -82,7 +102,10 @@ export async function getPerson(client: ApiClient, projectId: string, id: string
     acceptStatus: (s) => s === 404,
   });
   if (res.status === 404) {
-    throw new NotFoundError(`person ${id} not found in project ${projectId}`, 'check the id with `hogctl persons list`, and the project with --project');
+    throw new NotFoundError(
+      `person ${id} not found in project ${projectId}`,
+      'check the id with `hogctl persons list`, and the project with --project',
+    );
   }
   return res.body;
 }
@@ -91,7 +114,10 @@ export async function findByDistinctId(client: ApiClient, projectId: string, dis
   const res = await client.get<{ results?: ListedPerson[] }>(personsPath(projectId), { distinct_id: distinctId, limit: 1 });
   const person = res.body?.results?.[0];
   if (!person) {
-    throw new NotFoundError(`no person with distinct id "${distinctId}" in project ${projectId}`, 'check the value with `hogctl persons list --search <part of it>`');
+    throw new NotFoundError(
+      `no person with distinct id "${distinctId}" in project ${projectId}`,
+      'check the value with `hogctl persons list --search <part of it>`',
+    );
   }
   return person;
 }
@@ -105,14 +131,27 @@ export const PERSON_BATCH_MAX = 200;
  * 200 values. A read, so it may be retried. Returns null when the server does not have the
  * endpoint (404, 405: an older PostHog).
  */
-export async function personsPresent(client: ApiClient, projectId: string, kind: 'uuids' | 'distinct_ids', values: string[], options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Set<string> | null> {
+export async function personsPresent(
+  client: ApiClient,
+  projectId: string,
+  kind: 'uuids' | 'distinct_ids',
+  values: string[],
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<Set<string> | null> {
   if (values.length > PERSON_BATCH_MAX) throw new Error(`at most ${PERSON_BATCH_MAX} values per call`);
   const path = personsPath(projectId, kind === 'uuids' ? 'batch_by_uuids/' : 'batch_by_distinct_ids/');
-  const res = await client.post<{ results?: Record<string, unknown> }>(path, { [kind]: values }, { ...options, idempotent: true, acceptStatus: (s) => s === 404 || s === 405 });
+  const res = await client.post<{ results?: Record<string, unknown> }>(
+    path,
+    { [kind]: values },
+    { ...options, idempotent: true, acceptStatus: (s) => s === 404 || s === 405 },
+  );
   if (res.status === 404 || res.status === 405) return null;
   const results = res.body?.results;
   if (results === null || typeof results !== 'object' || Array.isArray(results)) {
-    throw new NotPostHogApiError(`${client.origin} answered POST ${path} without a map of results: this does not look like a PostHog API`, `check --base-url (now ${client.origin})`);
+    throw new NotPostHogApiError(
+      `${client.origin} answered POST ${path} without a map of results: this does not look like a PostHog API`,
+      `check --base-url (now ${client.origin})`,
+    );
   }
   return new Set(Object.keys(results).map((k) => (kind === 'uuids' ? k.toLowerCase() : k)));
 }

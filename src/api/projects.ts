@@ -11,7 +11,19 @@ export interface Project {
   [key: string]: unknown;
 }
 
-export const PROJECT_FIELDS = ['id', 'uuid', 'name', 'organization', 'api_token', 'timezone', 'is_demo', 'completed_snippet_onboarding', 'ingested_event', 'access_control', 'has_completed_onboarding_for'];
+export const PROJECT_FIELDS = [
+  'id',
+  'uuid',
+  'name',
+  'organization',
+  'api_token',
+  'timezone',
+  'is_demo',
+  'completed_snippet_onboarding',
+  'ingested_event',
+  'access_control',
+  'has_completed_onboarding_for',
+];
 
 export function listProjects(client: ApiClient, options: { search?: string; signal?: AbortSignal } = {}) {
   return paginate<Project>(client, '/api/projects/', { search: options.search }, { signal: options.signal });

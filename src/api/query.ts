@@ -48,7 +48,10 @@ export function queryPath(projectId: string, suffix = ''): string {
 }
 
 function unexpected(what: string): CliError {
-  const error = new CliError(`the server's answer to the query is not what hogctl expects: ${what}`, 'run with --debug to see the answer; the server may be too old or too new for this hogctl');
+  const error = new CliError(
+    `the server's answer to the query is not what hogctl expects: ${what}`,
+    'run with --debug to see the answer; the server may be too old or too new for this hogctl',
+  );
   return error;
 }
 
@@ -61,11 +64,20 @@ function checkResponse(body: unknown): HogQLResponse {
 }
 
 /** Runs one HogQL query, waiting for it when the server runs it asynchronously. */
-export async function runHogQL(client: ApiClient, projectId: string, request: HogQLRequest, options: RunOptions = {}): Promise<HogQLResponse> {
+export async function runHogQL(
+  client: ApiClient,
+  projectId: string,
+  request: HogQLRequest,
+  options: RunOptions = {},
+): Promise<HogQLResponse> {
   const query: Record<string, unknown> = { kind: 'HogQLQuery', query: request.query };
   if (request.values && Object.keys(request.values).length > 0) query.values = request.values;
   // A query only reads, so it is safe to send again after a 502, a 504 or a dropped connection.
-  const res = await client.post<HogQLResponse>(queryPath(projectId), { query, name: request.name, refresh: 'blocking' }, { idempotent: true, signal: options.signal, retry: options.retry });
+  const res = await client.post<HogQLResponse>(
+    queryPath(projectId),
+    { query, name: request.name, refresh: 'blocking' },
+    { idempotent: true, signal: options.signal, retry: options.retry },
+  );
   const status = res.body?.query_status;
   if (res.status === 202 || (status && status.complete === false)) {
     if (!status?.id) throw unexpected('a query still running, without a query id to follow');
@@ -92,11 +104,19 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
     }
     if (!status) throw unexpected('a query status without "query_status"');
     if (status.error || res.status === 400 || res.status === 500) {
-      const detail = status.error_message || (res.status === 500 ? 'the query failed on the server, which gave no reason' : 'the query failed on the server');
+      const detail =
+        status.error_message ||
+        (res.status === 500 ? 'the query failed on the server, which gave no reason' : 'the query failed on the server');
       if (res.status === 500 && !status.error_message) {
         throw new UnavailableError(`the query failed: ${detail}`, `try again; if it keeps failing, look for query ${id} in PostHog`);
       }
-      throw new ApiError(`the query failed: ${detail}`, 400, { detail }, 'check the HogQL; run it in PostHog\'s SQL editor to see where it fails', ExitCode.rejected);
+      throw new ApiError(
+        `the query failed: ${detail}`,
+        400,
+        { detail },
+        "check the HogQL; run it in PostHog's SQL editor to see where it fails",
+        ExitCode.rejected,
+      );
     }
     if (status.complete) return checkResponse(status.results);
     if (now() - started + delay > maxWaitMs) {

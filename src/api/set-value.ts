@@ -31,7 +31,10 @@ export function parseSetValue(raw: string): unknown {
 export function parseAssignment(raw: string, flag = '--set'): [string, unknown] {
   const eq = raw.indexOf('=');
   if (eq <= 0) {
-    throw new UsageError(`invalid ${flag} "${raw}": expected key=value`, `e.g. ${flag} plan=team, ${flag} seats=12 or ${flag} '$browser=Firefox'`);
+    throw new UsageError(
+      `invalid ${flag} "${raw}": expected key=value`,
+      `e.g. ${flag} plan=team, ${flag} seats=12 or ${flag} '$browser=Firefox'`,
+    );
   }
   return [raw.slice(0, eq), parseSetValue(raw.slice(eq + 1))];
 }

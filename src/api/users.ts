@@ -7,13 +7,44 @@ import { isUuid } from './uuid.js';
 
 /** UserSerializer's fields (§9); `team` and `organization` are objects. */
 export const USER_FIELDS = [
-  'date_joined', 'uuid', 'distinct_id', 'first_name', 'last_name', 'email', 'pending_email', 'is_email_verified',
-  'notification_settings', 'anonymize_data', 'toolbar_mode', 'has_password', 'id', 'is_staff', 'is_impersonated',
-  'is_impersonated_until', 'sensitive_session_expires_at', 'team', 'organization', 'organizations', 'events_column_config',
-  'is_2fa_enabled', 'has_social_auth', 'has_sso_enforcement', 'has_seen_product_intro_for', 'scene_personalisation',
-  'theme_mode', 'hedgehog_config', 'role_at_organization',
+  'date_joined',
+  'uuid',
+  'distinct_id',
+  'first_name',
+  'last_name',
+  'email',
+  'pending_email',
+  'is_email_verified',
+  'notification_settings',
+  'anonymize_data',
+  'toolbar_mode',
+  'has_password',
+  'id',
+  'is_staff',
+  'is_impersonated',
+  'is_impersonated_until',
+  'sensitive_session_expires_at',
+  'team',
+  'organization',
+  'organizations',
+  'events_column_config',
+  'is_2fa_enabled',
+  'has_social_auth',
+  'has_sso_enforcement',
+  'has_seen_product_intro_for',
+  'scene_personalisation',
+  'theme_mode',
+  'hedgehog_config',
+  'role_at_organization',
 ];
-export const USER_OPEN_OBJECTS = ['team', 'organization', 'notification_settings', 'events_column_config', 'has_seen_product_intro_for', 'hedgehog_config'];
+export const USER_OPEN_OBJECTS = [
+  'team',
+  'organization',
+  'notification_settings',
+  'events_column_config',
+  'has_seen_product_intro_for',
+  'hedgehog_config',
+];
 export const USER_COLUMNS = ['uuid', 'email', 'first_name', 'last_name', 'pending_email', 'is_email_verified', 'is_2fa_enabled'];
 
 export interface User {
@@ -37,7 +68,10 @@ export interface TwoFactorStatus {
 export function checkUserId(raw: string | undefined, flag = '--user'): string {
   const id = (raw ?? '@me').trim();
   if (id === '@me' || isUuid(id)) return id;
-  throw new UsageError(`invalid ${flag} "${raw}": expected a user uuid or @me`, 'e.g. @me (yourself), or the uuid shown by `hogctl users me`');
+  throw new UsageError(
+    `invalid ${flag} "${raw}": expected a user uuid or @me`,
+    'e.g. @me (yourself), or the uuid shown by `hogctl users me`',
+  );
 }
 
 export function checkUuid(raw: string, flag: string): string {
@@ -59,7 +93,14 @@ export async function updateUser(client: ApiClient, user: string, body: Record<s
 }
 
 /** GET `action`, or `legacy` on servers that predate the new name (404). */
-async function withFallback<T>(client: ApiClient, method: 'GET' | 'POST', user: string, action: string, legacy: string, body?: unknown): Promise<T> {
+async function withFallback<T>(
+  client: ApiClient,
+  method: 'GET' | 'POST',
+  user: string,
+  action: string,
+  legacy: string,
+  body?: unknown,
+): Promise<T> {
   const first = await client.request<T>({ method, path: userPath(user, action), body, acceptStatus: (s) => s === 404 });
   if (first.status !== 404) return first.body;
   return (await client.request<T>({ method, path: userPath(user, legacy), body })).body;
@@ -76,7 +117,11 @@ export async function twoFactorValidate(client: ApiClient, user: string, token: 
 
 export async function twoFactorStatus(client: ApiClient, user: string): Promise<TwoFactorStatus> {
   const body = (await client.get<Partial<TwoFactorStatus>>(userPath(user, 'two_factor_status'))).body ?? {};
-  return { is_enabled: Boolean(body.is_enabled), backup_codes: Array.isArray(body.backup_codes) ? body.backup_codes : [], method: body.method ?? null };
+  return {
+    is_enabled: Boolean(body.is_enabled),
+    backup_codes: Array.isArray(body.backup_codes) ? body.backup_codes : [],
+    method: body.method ?? null,
+  };
 }
 
 /** Five new backup codes; the old ones stop working. */

@@ -8,7 +8,17 @@ import { access, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { ApiError, AuthError, CancelledError, CliError, NotPostHogApiError, PartialFailureError, RateLimitedError, TlsError, UsageError } from '../errors.js';
+import {
+  ApiError,
+  AuthError,
+  CancelledError,
+  CliError,
+  NotPostHogApiError,
+  PartialFailureError,
+  RateLimitedError,
+  TlsError,
+  UsageError,
+} from '../errors.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
 import { writeRecord } from '../io/output.js';
@@ -16,7 +26,18 @@ import { formatClock, formatDuration, ProgressBar, ProgressLog, progressLogInter
 import { getPerson } from '../api/persons.js';
 import { NotFoundError } from '../errors.js';
 import { chunkIds, CHUNK_SIZE } from './chunk.js';
-import { checkBinding, defaultJournalPath, journalExists, JournalState, JournalWriter, JOURNAL_FORMAT, readJournal, readJournalHeader, type DeleteFlags, type JournalHeader } from './journal.js';
+import {
+  checkBinding,
+  defaultJournalPath,
+  journalExists,
+  JournalState,
+  JournalWriter,
+  JOURNAL_FORMAT,
+  readJournal,
+  readJournalHeader,
+  type DeleteFlags,
+  type JournalHeader,
+} from './journal.js';
 import { presenceCheck } from './lost-answers.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
@@ -75,7 +96,10 @@ function aborted(ctx: Context): boolean {
 async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIterable<Buffer | string>; label: string; path?: string }> {
   if (file === '-') {
     if (ctx.io.stdin.isTTY) {
-      throw new UsageError('--file - reads the ids from standard input, which is a terminal', 'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path');
+      throw new UsageError(
+        '--file - reads the ids from standard input, which is a terminal',
+        'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path',
+      );
     }
     return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin' };
   }
@@ -88,7 +112,10 @@ async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIte
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
-    throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`, 'check the path given to --file and its permissions; nothing was sent');
+    throw new UsageError(
+      code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`,
+      'check the path given to --file and its permissions; nothing was sent',
+    );
   }
   return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
 }
@@ -163,7 +190,10 @@ async function checkWritableDir(path: string, flag: string): Promise<void> {
   try {
     await access(dir, constants.W_OK);
   } catch {
-    throw new UsageError(`cannot write ${path}: the directory ${dir} does not exist or is not writable`, `pass a writable path to ${flag}; nothing was sent`);
+    throw new UsageError(
+      `cannot write ${path}: the directory ${dir} does not exist or is not writable`,
+      `pass a writable path to ${flag}; nothing was sent`,
+    );
   }
 }
 
@@ -175,7 +205,13 @@ interface Targets {
 }
 
 /** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
-async function resolveTargets(ctx: Context, list: IdList, known: Map<string, string | null>, lookup: ((id: string) => Promise<string | null>) | undefined, s: RunSettings): Promise<Targets> {
+async function resolveTargets(
+  ctx: Context,
+  list: IdList,
+  known: Map<string, string | null>,
+  lookup: ((id: string) => Promise<string | null>) | undefined,
+  s: RunSettings,
+): Promise<Targets> {
   const newlyResolved = new Map<string, string | null>();
   if (list.kind === 'person_ids' && list.integerCount > 0) {
     const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
@@ -183,7 +219,9 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
       const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
       // Reads have their own, lower limit; staying under it spares a storm of 429s.
       const perMinute = Math.min(s.perMinute, READ_PER_MINUTE);
-      ctx.info(`resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(perMinute)} requests/min…`);
+      ctx.info(
+        `resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(perMinute)} requests/min…`,
+      );
       const budget = new RateBudget(perMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
@@ -200,13 +238,16 @@ async function resolveTargets(ctx: Context, list: IdList, known: Map<string, str
         },
       }).catch((err: unknown) => {
         // A lookup that failed after its retries stops the run before any deletion: say so.
-        if (err instanceof CliError && !(err instanceof CancelledError)) err.message = `could not resolve the integer ids to UUIDs, so nothing was deleted in this run: ${err.message}`;
+        if (err instanceof CliError && !(err instanceof CancelledError))
+          err.message = `could not resolve the integer ids to UUIDs, so nothing was deleted in this run: ${err.message}`;
         throw err;
       });
       if (tty) ctx.io.stderr.write('\r\u001b[2K');
       for (const [k, v] of resolved) newlyResolved.set(k, v);
       const missing = [...resolved.values()].filter((v) => v === null).length;
-      ctx.info(`resolved ${n(todo.length - missing)} of ${n(todo.length)} integer ids${missing ? `; ${n(missing)} match no person and will not be sent` : ''}`);
+      ctx.info(
+        `resolved ${n(todo.length - missing)} of ${n(todo.length)} integer ids${missing ? `; ${n(missing)} match no person and will not be sent` : ''}`,
+      );
     }
   }
   const seen = new Set<string>();
@@ -244,7 +285,11 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   const output = await ctx.output();
   const kind: IdKind = s.distinctIds ? 'distinct_ids' : 'person_ids';
   const windows = s.rate;
-  const flags: DeleteFlags = { delete_events: Boolean(s.deleteEvents), delete_recordings: Boolean(s.deleteRecordings), keep_person: Boolean(s.keepPerson) };
+  const flags: DeleteFlags = {
+    delete_events: Boolean(s.deleteEvents),
+    delete_recordings: Boolean(s.deleteRecordings),
+    keep_person: Boolean(s.keepPerson),
+  };
   const startedAt = new Date(ctx.deps.now()).toISOString();
 
   // 1. Read and check every value before anything else.
@@ -252,22 +297,41 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
   const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
-  const list = await collectIds(readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }), { kind, label: input.label });
+  const list = await collectIds(
+    readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }),
+    { kind, label: input.label },
+  );
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
   if (list.ids.length === 0 && list.invalidCount === 0) {
-    throw new InputError(input.label, 1, 'no ids in the input (it is empty, or holds only blank lines and comments)', 'pass the file that holds the ids; nothing was sent');
+    throw new InputError(
+      input.label,
+      1,
+      'no ids in the input (it is empty, or holds only blank lines and comments)',
+      'pass the file that holds the ids; nothing was sent',
+    );
   }
   if (list.invalidCount > 0) {
     if (!s.skipInvalid) throw invalidInputError(list, input.label);
-    if (list.ids.length === 0) throw new UsageError(`no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`);
-    ctx.warn(`skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`);
+    if (list.ids.length === 0)
+      throw new UsageError(
+        `no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
+      );
+    ctx.warn(
+      `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
+    );
   }
 
   const client = s.dryRun ? undefined : await ctx.api();
   // 2. The journal: a new one, or the one to resume, which must be for these ids and flags.
   const journalsDir = join(configDir(ctx.env), 'journals');
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: list.sha256 });
-  const binding = { host, project: projectId, id_kind: kind, flags, input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 } };
+  const binding = {
+    host,
+    project: projectId,
+    id_kind: kind,
+    flags,
+    input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
+  };
   let state: JournalState | undefined;
   if (!s.dryRun) {
     // Taken before the journal is read, so that two runs can never both act on what it says.
@@ -278,7 +342,10 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   }
   if (s.resume) {
     if (!journalExists(journalPath)) {
-      throw new UsageError(`nothing to resume: there is no journal at ${journalPath}`, s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue');
+      throw new UsageError(
+        `nothing to resume: there is no journal at ${journalPath}`,
+        s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue',
+      );
     }
     state = await readJournal(journalPath);
     checkBinding(journalPath, state.header!, binding);
@@ -295,12 +362,16 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     // Started again after it completed: say so, rather than refuse or send anything.
     const last = old?.runs[old.runs.length - 1];
     if (!old || last?.stopped?.reason !== 'completed') {
-      throw new UsageError(`a journal already exists at ${journalPath}${what}`, 'pass --resume to continue that run, or --journal <new path> to start a new one');
+      throw new UsageError(
+        `a journal already exists at ${journalPath}${what}`,
+        'pass --resume to continue that run, or --journal <new path> to start a new one',
+      );
     }
     checkBinding(journalPath, old.header!, binding);
     state = old;
   }
-  const completedAt = state?.runs[state.runs.length - 1]?.stopped?.reason === 'completed' ? state.runs[state.runs.length - 1].stopped!.at : undefined;
+  const completedAt =
+    state?.runs[state.runs.length - 1]?.stopped?.reason === 'completed' ? state.runs[state.runs.length - 1].stopped!.at : undefined;
 
   // 3. Integer ids become UUIDs (not in a dry run: that would send requests).
   const lookup = client
@@ -333,7 +404,8 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     `  project   ${projectId}`,
     `  input     ${input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${what}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
   ];
-  if (targets.resolvedDuplicates) lines.push(`  dupes     ${n(targets.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+  if (targets.resolvedDuplicates)
+    lines.push(`  dupes     ${n(targets.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
   if (targets.unresolved.length) lines.push(`  missing   ${n(targets.unresolved.length)} integer ids match no person and will not be sent`);
   if (state) lines.push(`  resume    ${n(done.size)} ids already answered in earlier runs (journal); ${n(remaining.length)} left`);
   lines.push(
@@ -392,7 +464,11 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   }
 
   const action = `This deletes ${describeDeletion(kind, remaining.length, flags)}`;
-  await confirmOrRefuse(ctx, { yes: s.yes, summary: `${action} in project ${projectId} on ${host}${profile ? ` (profile ${profile})` : ''}.`, question: 'Go ahead? This cannot be undone.' });
+  await confirmOrRefuse(ctx, {
+    yes: s.yes,
+    summary: `${action} in project ${projectId} on ${host}${profile ? ` (profile ${profile})` : ''}.`,
+    question: 'Go ahead? This cannot be undone.',
+  });
   if (aborted(ctx)) throw new CancelledError('cancelled; nothing was sent');
 
   // Before anything is journaled or deleted: may this key delete persons in this project?
@@ -451,19 +527,30 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
           kind,
           budget: new RateBudget(READ_PER_MINUTE, clock),
           signal: ctx.deps.signal,
-          unavailable: (why) => ctx.warn(`cannot check the ids of requests whose answers were lost: ${why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)`),
+          unavailable: (why) =>
+            ctx.warn(
+              `cannot check the ids of requests whose answers were lost: ${why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)`,
+            ),
         });
     const lost = check ? journal.lostAnswerIds() : [];
     if (lost.length > 0 && check) {
       const count = lost.reduce((k, l) => k + l.ids.length, 0);
-      ctx.info(`checking ${n(count)} ids sent in ${n(lost.length)} ${lost.length === 1 ? 'request' : 'requests'} of an earlier run whose answers were lost…`);
+      ctx.info(
+        `checking ${n(count)} ids sent in ${n(lost.length)} ${lost.length === 1 ? 'request' : 'requests'} of an earlier run whose answers were lost…`,
+      );
       let gone = 0;
       for (const l of lost) {
         const present = await check(l.ids);
         if (present === null) break;
         const chunkGone = l.ids.filter((id) => !present.has(id));
         gone += chunkGone.length;
-        await append({ type: 'checked', chunk: l.chunk, at: new Date(ctx.deps.now()).toISOString(), gone: chunkGone, present: l.ids.length - chunkGone.length });
+        await append({
+          type: 'checked',
+          chunk: l.chunk,
+          at: new Date(ctx.deps.now()).toISOString(),
+          gone: chunkGone,
+          present: l.ids.length - chunkGone.length,
+        });
       }
       ctx.info(`${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`);
       const done = journal.answeredIds();
@@ -501,11 +588,18 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
         const minutes = (ctx.deps.now() - runStarted) / 60_000;
         return minutes > 0 && requestsDone > 0 ? `${n(Math.round(requestsDone / minutes))} req/min` : '';
       },
-      remainingMs: () => budget.finishEstimate(chunks.length - requestsDone, s.concurrency, requestsDone ? requestMsTotal / requestsDone : ASSUMED_REQUEST_MS),
+      remainingMs: () =>
+        budget.finishEstimate(
+          chunks.length - requestsDone,
+          s.concurrency,
+          requestsDone ? requestMsTotal / requestsDone : ASSUMED_REQUEST_MS,
+        ),
       waiting,
     };
     if (!ctx.globals.quiet && !ctx.globals.debug) {
-      bar = ctx.io.stderr.isTTY ? new ProgressBar({ ...progress, stream: ctx.io.stderr }) : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
+      bar = ctx.io.stderr.isTTY
+        ? new ProgressBar({ ...progress, stream: ctx.io.stderr })
+        : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
       bar.update(0);
     }
     budget.onWait = (w) => {
@@ -551,14 +645,30 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
       attempt: sender({ client: client!, projectId, kind, flags, timeoutMs: requestTimeoutMs, now: ctx.deps.now }),
       beforeSend: (c) => append({ type: 'sending', chunk: c.index, run, at: new Date(ctx.deps.now()).toISOString(), ids: c.ids }),
       answered: async (c, r) => {
-        await append({ type: 'answered', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), status: r.status, attempts: r.attempts, summary: r.summary, ...(r.unclear ? { unclear: r.unclear } : {}) });
+        await append({
+          type: 'answered',
+          chunk: c.index,
+          at: new Date(ctx.deps.now()).toISOString(),
+          status: r.status,
+          attempts: r.attempts,
+          summary: r.summary,
+          ...(r.unclear ? { unclear: r.unclear } : {}),
+        });
         idsDone += c.ids.length;
         requestsDone++;
         requestMsTotal += r.ms;
         bar?.update(idsDone);
       },
       failed: async (c, r) => {
-        await append({ type: 'failed', chunk: c.index, at: new Date(ctx.deps.now()).toISOString(), attempts: r.attempts, status: r.status, error: r.error, ...(r.unclear ? { unclear: r.unclear } : {}) });
+        await append({
+          type: 'failed',
+          chunk: c.index,
+          at: new Date(ctx.deps.now()).toISOString(),
+          attempts: r.attempts,
+          status: r.status,
+          error: r.error,
+          ...(r.unclear ? { unclear: r.unclear } : {}),
+        });
         requestsDone++;
         const line = `${describe(c)} failed after ${r.attempts} ${r.attempts === 1 ? 'attempt' : 'attempts'}: ${r.error}`;
         if (bar) bar.note(`warning: ${line}`);
@@ -593,19 +703,29 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
       ctx.deps.signal?.removeEventListener('abort', onInterrupt);
     }
     bar?.finish();
-    if (ctx.deps.quit?.aborted) ctx.warn('quit: requests still in flight were left without their answers; the next run checks their ids before sending them again');
+    if (ctx.deps.quit?.aborted)
+      ctx.warn('quit: requests still in flight were left without their answers; the next run checks their ids before sending them again');
     await append({ type: 'stopped', run, at: new Date(ctx.deps.now()).toISOString(), reason: result.reason });
   } catch (err) {
     bar?.finish();
     // The journal could not be written (or something unexpected broke): say where things stand.
     await writer.close().catch(() => {});
     const sent = [...journal.chunks.values()].length > 0;
-    if (!sent && !s.resume && (await stat(journalPath).then((i) => i.size === 0, () => false))) {
+    if (
+      !sent &&
+      !s.resume &&
+      (await stat(journalPath).then(
+        (i) => i.size === 0,
+        () => false,
+      ))
+    ) {
       // Not one line could be written: nothing was sent, and an empty journal would only be in
       // the way of the next run.
       await unlink(journalPath).catch(() => {});
     } else {
-      ctx.warn(`the run stopped early; the journal ${journalPath} records every request sent and every answer received. Continue with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+      ctx.warn(
+        `the run stopped early; the journal ${journalPath} records every request sent and every answer received. Continue with:\n  ${resumeCommand(ctx, s, journalPath)}`,
+      );
     }
     throw err;
   }
@@ -614,21 +734,30 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   // 6. The receipt, the summary, and the exit code.
   const receipt = await finish(result.reason, journal, result.error?.message);
   const c = receipt.counts;
-  const goneNote = c.persons_gone_after_lost_answer ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer` : '';
+  const goneNote = c.persons_gone_after_lost_answer
+    ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer`
+    : '';
   const deletedNote =
     c.persons_deleted === null
       ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)`
       : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
   if (receipt.unclear_requests) {
-    ctx.warn(`${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`);
+    ctx.warn(
+      `${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
+    );
   }
   if (receipt.not_reported.length) {
-    ctx.warn(`the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`);
+    ctx.warn(
+      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
+    );
   }
   const resume = `continue with:\n  ${resumeCommand(ctx, s, journalPath)}`;
   switch (result.reason) {
     case 'auth':
-      throw new AuthError(`${result.error!.message}; stopped at once, nothing more was sent (${deletedNote} before that)`, `${result.error!.hint ?? 'check the API key'}; then ${resume}`);
+      throw new AuthError(
+        `${result.error!.message}; stopped at once, nothing more was sent (${deletedNote} before that)`,
+        `${result.error!.hint ?? 'check the API key'}; then ${resume}`,
+      );
     case 'rejected': {
       const e = result.error!;
       const message = `${e.message}; stopped, nothing more was sent (${deletedNote} before that)`;
@@ -653,10 +782,16 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
       break;
   }
   if (c.failed > 0) {
-    throw new PartialFailureError(`${n(receipt.failed_chunks.length)} of ${n(chunks.length)} requests failed after retries (${n(c.failed)} ids): ${deletedNote}; the receipt ${receiptPath} lists them`, `retry them with:\n  ${resumeCommand(ctx, s, journalPath)}`);
+    throw new PartialFailureError(
+      `${n(receipt.failed_chunks.length)} of ${n(chunks.length)} requests failed after retries (${n(c.failed)} ids): ${deletedNote}; the receipt ${receiptPath} lists them`,
+      `retry them with:\n  ${resumeCommand(ctx, s, journalPath)}`,
+    );
   }
   if ((c.deletion_errors ?? 0) > 0) {
-    throw new PartialFailureError(`the server reported ${n(c.deletion_errors!)} deletion errors: ${deletedNote}; the receipt ${receiptPath} lists them`, 'check those persons with `hogctl persons get <uuid>`; their other data may need deleting one by one');
+    throw new PartialFailureError(
+      `the server reported ${n(c.deletion_errors!)} deletion errors: ${deletedNote}; the receipt ${receiptPath} lists them`,
+      'check those persons with `hogctl persons get <uuid>`; their other data may need deleting one by one',
+    );
   }
   ctx.info(`✔ ${deletedNote}; receipt: ${receiptPath}`);
 }

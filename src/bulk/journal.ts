@@ -112,14 +112,27 @@ export class JournalState {
       case 'answered': {
         const chunk = this.chunks.get(record.chunk);
         if (chunk) {
-          chunk.answer = { at: record.at, status: record.status, attempts: record.attempts, summary: record.summary, ...(record.unclear ? { unclear: record.unclear } : {}) };
+          chunk.answer = {
+            at: record.at,
+            status: record.status,
+            attempts: record.attempts,
+            summary: record.summary,
+            ...(record.unclear ? { unclear: record.unclear } : {}),
+          };
           chunk.failure = undefined;
         }
         break;
       }
       case 'failed': {
         const chunk = this.chunks.get(record.chunk);
-        if (chunk && !chunk.answer) chunk.failure = { at: record.at, attempts: record.attempts, status: record.status, error: record.error, ...(record.unclear ? { unclear: record.unclear } : {}) };
+        if (chunk && !chunk.answer)
+          chunk.failure = {
+            at: record.at,
+            attempts: record.attempts,
+            status: record.status,
+            error: record.error,
+            ...(record.unclear ? { unclear: record.unclear } : {}),
+          };
         break;
       }
       case 'checked': {
@@ -197,9 +210,16 @@ export async function readJournal(path: string): Promise<JournalState> {
       record = JSON.parse(text) as JournalRecord;
     } catch {
       if (last) return;
-      throw new UsageError(`journal ${path} is damaged at line ${n}: not a JSON line`, 'restore it, or start afresh with another --journal (the ids of answered chunks would then be sent again, which is harmless)');
+      throw new UsageError(
+        `journal ${path} is damaged at line ${n}: not a JSON line`,
+        'restore it, or start afresh with another --journal (the ids of answered chunks would then be sent again, which is harmless)',
+      );
     }
-    if (n === 1 && record.type !== 'header') throw new UsageError(`${path} is not a hogctl bulk-delete journal (no header line)`, 'pass the journal a previous run wrote, or another --journal');
+    if (n === 1 && record.type !== 'header')
+      throw new UsageError(
+        `${path} is not a hogctl bulk-delete journal (no header line)`,
+        'pass the journal a previous run wrote, or another --journal',
+      );
     state.apply(record);
   };
   try {
@@ -213,9 +233,16 @@ export async function readJournal(path: string): Promise<JournalState> {
     throw new UsageError(`cannot read the journal ${path}: ${(err as Error).message}`);
   }
   if (previous) applyLine(previous.text, previous.number, true);
-  if (!state.header) throw new UsageError(`${path} is not a hogctl bulk-delete journal (no header line)`, 'pass the journal a previous run wrote, or another --journal');
+  if (!state.header)
+    throw new UsageError(
+      `${path} is not a hogctl bulk-delete journal (no header line)`,
+      'pass the journal a previous run wrote, or another --journal',
+    );
   if (state.header.journal_format !== JOURNAL_FORMAT) {
-    throw new UsageError(`journal ${path} has format ${state.header.journal_format}, which this hogctl does not read`, 'resume it with the hogctl version that wrote it');
+    throw new UsageError(
+      `journal ${path} has format ${state.header.journal_format}, which this hogctl does not read`,
+      'resume it with the hogctl version that wrote it',
+    );
   }
   return state;
 }
@@ -237,13 +264,18 @@ export async function readJournalHeader(path: string): Promise<JournalHeader | u
 }
 
 /** What a journal must match to be resumed by this run. */
-export type Binding = Pick<JournalHeader, 'host' | 'project' | 'id_kind' | 'flags'> & { input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'> };
+export type Binding = Pick<JournalHeader, 'host' | 'project' | 'id_kind' | 'flags'> & {
+  input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'>;
+};
 
 /** Refuses to resume a journal written for other ids, another project or other flags. */
 export function checkBinding(path: string, header: JournalHeader, now: Binding): void {
   const fresh = 'run with the same file and flags to resume it, or pass another --journal to start a new run';
   if (header.host !== now.host || header.project !== now.project) {
-    throw new UsageError(`journal ${path} belongs to project ${header.project} on ${header.host}, not project ${now.project} on ${now.host}`, fresh);
+    throw new UsageError(
+      `journal ${path} belongs to project ${header.project} on ${header.host}, not project ${now.project} on ${now.host}`,
+      fresh,
+    );
   }
   if (header.input.id_list_sha256 !== now.input.id_list_sha256) {
     throw new UsageError(
@@ -253,7 +285,12 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
     );
   }
   const describe = (kind: IdKind, f: DeleteFlags) =>
-    [kind === 'distinct_ids' ? '--distinct-ids' : 'person ids', f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
+    [
+      kind === 'distinct_ids' ? '--distinct-ids' : 'person ids',
+      f.delete_events && '--delete-events',
+      f.delete_recordings && '--delete-recordings',
+      f.keep_person && '--keep-person',
+    ]
       .filter(Boolean)
       .join(' ');
   const then = describe(header.id_kind, header.flags);
@@ -282,9 +319,15 @@ export function journalError(err: unknown, path: string, doing: 'open' | 'write'
     case 'EROFS':
     case 'EACCES':
     case 'EPERM':
-      return new UsageError(`cannot ${doing} the journal ${path}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`, `pass --journal with a path you can write to${nothingLost}`);
+      return new UsageError(
+        `cannot ${doing} the journal ${path}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`,
+        `pass --journal with a path you can write to${nothingLost}`,
+      );
     default:
-      return new UsageError(`cannot ${doing} the journal ${path}: ${(err as Error).message}`, `check the disk and the directory ${dir}, ${move}${nothingLost}`);
+      return new UsageError(
+        `cannot ${doing} the journal ${path}: ${(err as Error).message}`,
+        `check the disk and the directory ${dir}, ${move}${nothingLost}`,
+      );
   }
 }
 
@@ -320,7 +363,11 @@ export class JournalWriter {
     } catch (err) {
       if (err instanceof CliError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new UsageError(`journal ${path} already exists`, 'pass --resume to continue that run, or --journal <path> to start a new one');
+      if (code === 'EEXIST')
+        throw new UsageError(
+          `journal ${path} already exists`,
+          'pass --resume to continue that run, or --journal <path> to start a new one',
+        );
       throw journalError(err, path, 'open');
     }
   }

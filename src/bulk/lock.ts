@@ -85,5 +85,8 @@ export async function lockJournal(journalPath: string, now: () => number): Promi
         : `wait for it to finish; if that run is gone, remove ${path} and run this again`,
     );
   }
-  throw new UsageError(`could not take the lock ${path}: it keeps changing`, 'another run may be starting on the same journal; try again in a moment');
+  throw new UsageError(
+    `could not take the lock ${path}: it keeps changing`,
+    'another run may be starting on the same journal; try again in a moment',
+  );
 }

@@ -33,7 +33,13 @@ export function presenceCheck(s: PresenceCheckSettings): PresenceCheck {
       const release = await s.budget.take(s.signal);
       let found: Set<string> | null;
       try {
-        found = await personsPresent(s.client, s.projectId, s.kind === 'distinct_ids' ? 'distinct_ids' : 'uuids', ids.slice(i, i + PERSON_BATCH_MAX), { signal: s.signal });
+        found = await personsPresent(
+          s.client,
+          s.projectId,
+          s.kind === 'distinct_ids' ? 'distinct_ids' : 'uuids',
+          ids.slice(i, i + PERSON_BATCH_MAX),
+          { signal: s.signal },
+        );
       } catch (err) {
         if (!(err instanceof CliError) || s.signal?.aborted) throw err;
         if (err instanceof AuthError) {

@@ -25,7 +25,12 @@ export function estimateMs(requests: number, windows: readonly RateWindow[], con
 }
 
 /** The plan's estimate line: "about 2h01m (…)". */
-export function describeEstimate(requests: number, windows: readonly RateWindow[], concurrency: number, requestMs = ASSUMED_REQUEST_MS): string {
+export function describeEstimate(
+  requests: number,
+  windows: readonly RateWindow[],
+  concurrency: number,
+  requestMs = ASSUMED_REQUEST_MS,
+): string {
   const ms = estimateMs(requests, windows, concurrency, requestMs);
   const capped = windows.filter((w) => requests > w.limit).map(formatWindow);
   const why = capped.length ? `; ${capped.join(' and ')} ${capped.length === 1 ? 'caps' : 'cap'} it` : '';
@@ -37,7 +42,10 @@ export function describeEstimate(requests: number, windows: readonly RateWindow[
  * and recordings of 12 persons (keeping the persons)".
  */
 export function describeDeletion(kind: IdKind, count: number, flags: DeleteFlags): string {
-  const persons = kind === 'distinct_ids' ? `the persons behind ${n(count)} distinct ${count === 1 ? 'id' : 'ids'}` : `${n(count)} ${count === 1 ? 'person' : 'persons'}`;
+  const persons =
+    kind === 'distinct_ids'
+      ? `the persons behind ${n(count)} distinct ${count === 1 ? 'id' : 'ids'}`
+      : `${n(count)} ${count === 1 ? 'person' : 'persons'}`;
   const data = [flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ');
   if (flags.keep_person) return `the ${data} of ${persons} (keeping the persons themselves)`;
   return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;

@@ -189,7 +189,14 @@ export class RateBudget {
  * `concurrency` in flight, after requests that were answered at `history` (oldest first),
  * starting no earlier than `from`. The same rules as RateBudget.take.
  */
-export function simulate(requests: number, windows: readonly RateWindow[], concurrency: number, requestMs: number, history: number[] = [], from = 0): number {
+export function simulate(
+  requests: number,
+  windows: readonly RateWindow[],
+  concurrency: number,
+  requestMs: number,
+  history: number[] = [],
+  from = 0,
+): number {
   const sorted = [...windows].sort((a, b) => a.windowMs - b.windowMs);
   const interval = sorted[0].windowMs / sorted[0].limit;
   const ends = history.slice();
@@ -250,7 +257,12 @@ export function parseRate(raw: string): number | undefined {
 /** `480/min`, `4,800/h`, `80/10s`. */
 export function formatWindow(w: RateWindow): string {
   const n = w.limit.toLocaleString('en-US');
-  for (const [unit, ms] of [['day', UNIT_MS.d], ['h', UNIT_MS.h], ['min', UNIT_MS.m], ['s', UNIT_MS.s]] as const) {
+  for (const [unit, ms] of [
+    ['day', UNIT_MS.d],
+    ['h', UNIT_MS.h],
+    ['min', UNIT_MS.m],
+    ['s', UNIT_MS.s],
+  ] as const) {
     if (w.windowMs % ms === 0) return w.windowMs === ms ? `${n}/${unit}` : `${n}/${w.windowMs / ms}${unit}`;
   }
   return `${n}/${w.windowMs}ms`;
@@ -258,6 +270,7 @@ export function formatWindow(w: RateWindow): string {
 
 /** "hourly window (4,800/h)", "per-minute window (480/min)", or "80/10s window". */
 export function windowName(w: RateWindow): string {
-  const name = w.windowMs === UNIT_MS.h ? 'hourly' : w.windowMs === UNIT_MS.m ? 'per-minute' : w.windowMs === UNIT_MS.d ? 'daily' : undefined;
+  const name =
+    w.windowMs === UNIT_MS.h ? 'hourly' : w.windowMs === UNIT_MS.m ? 'per-minute' : w.windowMs === UNIT_MS.d ? 'daily' : undefined;
   return name ? `${name} window (${formatWindow(w)})` : `${formatWindow(w)} window`;
 }

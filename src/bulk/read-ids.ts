@@ -55,14 +55,31 @@ export function showValue(value: string, max = 60): string {
 
 function checkNotUtf16(bytes: Buffer, label: string): void {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
-    throw new InputError(label, 1, 'the file is UTF-16 text', 'save it as UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) and run the command again; nothing was sent');
+    throw new InputError(
+      label,
+      1,
+      'the file is UTF-16 text',
+      'save it as UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`) and run the command again; nothing was sent',
+    );
   }
 }
 
 function checkBytes(bytes: Buffer, label: string, line: number): void {
   if (line === 1) checkNotUtf16(bytes, label);
-  if (bytes.indexOf(0) !== -1) throw new InputError(label, line, 'binary data (a NUL byte): this is not a text file of ids', 'pass a text file with one id per line, a CSV, a JSON array or NDJSON; nothing was sent');
-  if (!isUtf8(bytes)) throw new InputError(label, line, 'not valid UTF-8 text: this looks like a binary file', 'pass a UTF-8 text file of ids; nothing was sent');
+  if (bytes.indexOf(0) !== -1)
+    throw new InputError(
+      label,
+      line,
+      'binary data (a NUL byte): this is not a text file of ids',
+      'pass a text file with one id per line, a CSV, a JSON array or NDJSON; nothing was sent',
+    );
+  if (!isUtf8(bytes))
+    throw new InputError(
+      label,
+      line,
+      'not valid UTF-8 text: this looks like a binary file',
+      'pass a UTF-8 text file of ids; nothing was sent',
+    );
 }
 
 export interface Line {
@@ -75,7 +92,11 @@ export interface Line {
  * the chunk in hand. CRLF and a leading UTF-8 BOM are dropped; NUL bytes, invalid UTF-8 and lines
  * over `maxLineBytes` are errors naming the line.
  */
-export async function* splitLines(source: AsyncIterable<Buffer | string>, label: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line[]> {
+export async function* splitLines(
+  source: AsyncIterable<Buffer | string>,
+  label: string,
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<Line[]> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let line = 1;
@@ -94,7 +115,12 @@ export async function* splitLines(source: AsyncIterable<Buffer | string>, label:
       const nl = chunk.indexOf(0x0a, start);
       const end = nl === -1 ? chunk.length : nl;
       if (pendingBytes + (end - start) > maxLineBytes) {
-        throw new InputError(label, line, `line longer than ${kib(maxLineBytes)}: an id is never this long`, 'check that this is the right file (one id per line); nothing was sent');
+        throw new InputError(
+          label,
+          line,
+          `line longer than ${kib(maxLineBytes)}: an id is never this long`,
+          'check that this is the right file (one id per line); nothing was sent',
+        );
       }
       if (nl === -1) {
         // Copy, so that the rest of a large chunk is not kept alive by a short tail.
@@ -161,7 +187,10 @@ export async function* readIds(source: AsyncIterable<Buffer | string>, options: 
   const first = head.done ? undefined : typeof head.value === 'string' ? Buffer.from(head.value, 'utf8') : head.value;
   const format = detectFormat(options, first ?? Buffer.alloc(0));
   if (options.column !== undefined && format === 'lines') {
-    throw new UsageError('--column picks a column of a CSV file or a field of JSON objects, not of a plain list of ids', 'drop --column, or pass --format csv (or ndjson/json) if the file is one');
+    throw new UsageError(
+      '--column picks a column of a CSV file or a field of JSON objects, not of a plain list of ids',
+      'drop --column, or pass --format csv (or ndjson/json) if the file is one',
+    );
   }
   const stream = prepend(first, iterator);
   const max = options.maxLineBytes ?? MAX_LINE_BYTES;
@@ -224,7 +253,7 @@ async function* readNdjson(source: AsyncIterable<Buffer | string>, options: Read
 
 /** Locates the first byte that is not valid UTF-8, for the error message of a JSON input. */
 function firstInvalidUtf8(bytes: Buffer): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
     if (n === 0) return i;
@@ -358,7 +387,12 @@ async function* readJsonArray(source: AsyncIterable<Buffer | string>, options: R
       const ch = text[i];
       if (state === 'start') {
         if (ch !== '[') {
-          throw new InputError(label, line, `expected a JSON array of ids, found ${describeJsonStart(ch)}`, 'give a JSON array such as ["id1", "id2"], one id per line, CSV (--column) or NDJSON; nothing was sent');
+          throw new InputError(
+            label,
+            line,
+            `expected a JSON array of ids, found ${describeJsonStart(ch)}`,
+            'give a JSON array such as ["id1", "id2"], one id per line, CSV (--column) or NDJSON; nothing was sent',
+          );
         }
         state = 'value-or-end';
       } else if (state === 'done') {
@@ -379,12 +413,25 @@ async function* readJsonArray(source: AsyncIterable<Buffer | string>, options: R
     }
     if (state === 'element') {
       carried += text.slice(elementStart);
-      if (carried.length > max) throw new InputError(label, elementLine, `array element longer than ${kib(max)}: an id is never this long`, 'check that this is the right file; nothing was sent');
+      if (carried.length > max)
+        throw new InputError(
+          label,
+          elementLine,
+          `array element longer than ${kib(max)}: an id is never this long`,
+          'check that this is the right file; nothing was sent',
+        );
     }
     if (items.length) yield items;
   }
-  if (!sawAnything) throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
-  if (state !== 'done') throw new InputError(label, line, 'the JSON array is not closed (the file ends before "]")', 'the file may have been cut short; nothing was sent');
+  if (!sawAnything)
+    throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
+  if (state !== 'done')
+    throw new InputError(
+      label,
+      line,
+      'the JSON array is not closed (the file ends before "]")',
+      'the file may have been cut short; nothing was sent',
+    );
 }
 
 async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOptions, max: number): AsyncGenerator<RawItem[]> {
@@ -399,7 +446,12 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
     const err = (parser as unknown as { errored?: Error | null }).errored ?? failure;
     if (err) {
       const at = (err as { lines?: number }).lines ?? 1;
-      throw new InputError(label, at, `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`, 'fix the CSV and run the command again; nothing was sent');
+      throw new InputError(
+        label,
+        at,
+        `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`,
+        'fix the CSV and run the command again; nothing was sent',
+      );
     }
   };
   const drain = (): RawItem[] => {
@@ -417,17 +469,28 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
             }
           }
           if (index !== -1) continue;
-          throw new InputError(label, info.lines, `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`, 'pass e.g. --column ' + (header[0] || 'id'));
+          throw new InputError(
+            label,
+            info.lines,
+            `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`,
+            'pass e.g. --column ' + (header[0] || 'id'),
+          );
         }
         index = header.indexOf(column);
         if (index === -1) index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
         if (index === -1) {
-          throw new InputError(label, info.lines, `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`, 'pass the name of the column that holds the ids with --column; nothing was sent');
+          throw new InputError(
+            label,
+            info.lines,
+            `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`,
+            'pass the name of the column that holds the ids with --column; nothing was sent',
+          );
         }
         continue;
       }
       const value = record[index];
-      if (value === undefined) items.push({ line: info.lines, problem: `the row has no "${column ?? 'id'}" column`, raw: record.join(delimiter) });
+      if (value === undefined)
+        items.push({ line: info.lines, problem: `the row has no "${column ?? 'id'}" column`, raw: record.join(delimiter) });
       else items.push({ line: info.lines, value });
     }
     return items;
@@ -449,5 +512,6 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
   check();
   const items = drain();
   if (items.length) yield items;
-  if (index === -1 && column !== undefined) throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
+  if (index === -1 && column !== undefined)
+    throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
 }

@@ -125,7 +125,14 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     const open = c.ids.filter((id) => !sentIds.has(id) && !listed.has(id));
     if (open.length === 0) continue;
     for (const id of open) listed.add(id);
-    failedChunks.unshift({ chunk: c.chunk, ids: open, attempts: c.failure.attempts, status: c.failure.status, last_error: c.failure.error, at: c.failure.at });
+    failedChunks.unshift({
+      chunk: c.chunk,
+      ids: open,
+      attempts: c.failure.attempts,
+      status: c.failure.status,
+      last_error: c.failure.error,
+      at: c.failure.at,
+    });
   }
 
   const unanswered = chunks.filter((c) => !c.answer && !c.failure && c.ids.some((id) => !sentIds.has(id)));
@@ -157,7 +164,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     }
     return reported === 0 && missing.length > 0 ? null : total;
   };
-  const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) => (flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0);
+  const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
+    flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
   const counts: Receipt['counts'] = {
     requested: ids.requested,
     unique: ids.ids.length - meta.resolvedDuplicates,
@@ -184,7 +192,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     if (!meta.flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
   }
   const deletionErrors: Record<string, unknown>[] = [];
-  for (const c of answered) for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
+  for (const c of answered)
+    for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
 
   const receipt: Receipt = {
     receipt_format: 1,
@@ -231,7 +240,12 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     deletion_errors: deletionErrors,
     invalid: ids.invalid.slice(0, LIST_CAP),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
-    runs: (state?.runs ?? []).map((r) => ({ run: r.run, started_at: r.at, stopped_at: r.stopped?.at ?? null, outcome: r.stopped?.reason ?? null })),
+    runs: (state?.runs ?? []).map((r) => ({
+      run: r.run,
+      started_at: r.at,
+      stopped_at: r.stopped?.at ?? null,
+      outcome: r.stopped?.reason ?? null,
+    })),
     journal: meta.journal,
   };
   if (meta.error) receipt.error = meta.error;
@@ -249,7 +263,10 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
     await unlink(tmp).catch(() => {});
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : (err as Error).message;
-    throw new UsageError(`cannot write the receipt ${path}: ${why}`, 'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it');
+    throw new UsageError(
+      `cannot write the receipt ${path}: ${why}`,
+      'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it',
+    );
   }
 }
 

@@ -12,7 +12,11 @@ export interface ResolveOptions {
 }
 
 /** Maps each integer id to its person's UUID, or null when there is no such person. */
-export async function resolveIntegerIds(ids: string[], lookup: (id: string) => Promise<string | null>, o: ResolveOptions): Promise<Map<string, string | null>> {
+export async function resolveIntegerIds(
+  ids: string[],
+  lookup: (id: string) => Promise<string | null>,
+  o: ResolveOptions,
+): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   let next = 0;
   let done = 0;

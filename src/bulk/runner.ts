@@ -63,7 +63,10 @@ export interface RunnerOptions {
   beforeSend(chunk: Chunk): Promise<void>;
   /** Awaited after the final answer of a chunk. */
   /** `unclear`: how many attempts of the chunk may have deleted persons without saying so. */
-  answered(chunk: Chunk, result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number }): Promise<void>;
+  answered(
+    chunk: Chunk,
+    result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number },
+  ): Promise<void>;
   failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number; unclear: number }): Promise<void>;
   /** A chunk is about to wait `delayMs` before its next attempt; `why` is the status or error. */
   retrying?(chunk: Chunk, why: string, delayMs: number): void;
@@ -211,18 +214,31 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
           stop ??= { reason: 'rate_limited', until: now + delay };
           halt.abort();
           failed++;
-          await o.failed(chunk, { status: 429, error: `rate-limited: the server asked to wait ${Math.ceil(delay / 1000)}s (${result.error})`, attempts, unclear });
+          await o.failed(chunk, {
+            status: 429,
+            error: `rate-limited: the server asked to wait ${Math.ceil(delay / 1000)}s (${result.error})`,
+            attempts,
+            unclear,
+          });
           return;
         }
         if (now + delay - lastProgress > o.patienceMs) {
           failed++;
           const waited = Math.round((now - lastProgress) / 1000);
-          await o.failed(chunk, { status: 429, error: `still rate-limited after ${waited}s without progress (${result.error})`, attempts, unclear });
+          await o.failed(chunk, {
+            status: 429,
+            error: `still rate-limited after ${waited}s without progress (${result.error})`,
+            attempts,
+            unclear,
+          });
           return;
         }
         if (result.retryAfterMs !== undefined) budget.pause(now + delay);
         o.retrying?.(chunk, '429', delay);
-        if (delay >= 10_000) o.notice?.(`rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`);
+        if (delay >= 10_000)
+          o.notice?.(
+            `rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`,
+          );
         await wait(delay);
         continue;
       }

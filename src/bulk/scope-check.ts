@@ -21,7 +21,11 @@ export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: 
     return;
   }
   if ('unknown' in found) {
-    ctx.debug(found.unknown === 'absent' ? 'scope check skipped: the server has no /api/personal_api_keys/@current/' : 'scope check skipped: the key may not read its own scopes (personal_api_key:read)');
+    ctx.debug(
+      found.unknown === 'absent'
+        ? 'scope check skipped: the server has no /api/personal_api_keys/@current/'
+        : 'scope check skipped: the key may not read its own scopes (personal_api_key:read)',
+    );
     return;
   }
   const { key } = found;

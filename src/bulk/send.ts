@@ -38,7 +38,8 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
     const { status } = res;
     if (status >= 200 && status < 300) return { kind: 'ok', status, summary: readBulkDeleteSummary(res.body) };
     const error = describeHttpError('POST', res.url, status, res.body);
-    if (status === 429) return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };
+    if (status === 429)
+      return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };
     if (status === 401 || status === 403) return { kind: 'auth', status, error };
     // 408 and 503 refuse before any work; another 5xx may come after some persons were deleted.
     if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message, unclear: status !== 408 && status !== 503 };

@@ -85,7 +85,8 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
       const verdict = 'value' in item ? classify(item.value, options.kind) : { reason: item.problem };
       if ('reason' in verdict) {
         invalidCount++;
-        if (invalid.length < keep) invalid.push({ file: options.label, line: item.line, value: 'value' in item ? item.value : item.raw, reason: verdict.reason });
+        if (invalid.length < keep)
+          invalid.push({ file: options.label, line: item.line, value: 'value' in item ? item.value : item.raw, reason: verdict.reason });
         continue;
       }
       if (seen.has(verdict.id)) {
@@ -123,5 +124,8 @@ export function invalidInputError(list: IdList, label: string): UsageError {
     list.kind === 'person_ids'
       ? 'fix or remove them; pass --distinct-ids if these are distinct ids, or --skip-invalid to send the valid ones and list these in the receipt'
       : 'fix or remove them, or pass --skip-invalid to send the valid ones and list these in the receipt';
-  return new UsageError(`${n.toLocaleString('en-US')} invalid ${n === 1 ? 'value' : 'values'} in ${label}; nothing was sent:\n${listBadValues(list)}`, hint);
+  return new UsageError(
+    `${n.toLocaleString('en-US')} invalid ${n === 1 ? 'value' : 'values'} in ${label}; nothing was sent:\n${listBadValues(list)}`,
+    hint,
+  );
 }

@@ -17,12 +17,16 @@ export async function confirmOrRefuse(ctx: Context, c: Confirmation): Promise<vo
   const prompter = await ctx.prompter();
   if (!prompter.interactive) {
     const what = c.summary.replace(/\.$/, '');
-    throw new UsageError(`${what.charAt(0).toLowerCase()}${what.slice(1)}: refusing without confirmation`, 'run it in a terminal to be asked, or pass --yes');
+    throw new UsageError(
+      `${what.charAt(0).toLowerCase()}${what.slice(1)}: refusing without confirmation`,
+      'run it in a terminal to be asked, or pass --yes',
+    );
   }
   ctx.io.stderr.write(`${c.summary}\n`);
   if (c.typeToConfirm !== undefined) {
     const typed = await prompter.input(`${c.question} Type ${c.typeToConfirm} to confirm:`);
-    if (typed.trim().toLowerCase() !== c.typeToConfirm.toLowerCase()) throw new CancelledError(`cancelled: "${typed.trim()}" is not ${c.typeToConfirm}; nothing was changed`);
+    if (typed.trim().toLowerCase() !== c.typeToConfirm.toLowerCase())
+      throw new CancelledError(`cancelled: "${typed.trim()}" is not ${c.typeToConfirm}; nothing was changed`);
     return;
   }
   if (!(await prompter.confirm(c.question, { default: false }))) throw new CancelledError('cancelled; nothing was changed');

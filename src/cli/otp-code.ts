@@ -8,7 +8,9 @@ export function checkOtpCode(raw: string, options: { backupCodes: boolean }): st
   if (/^\d{6}$/.test(code)) return code;
   if (options.backupCodes && /^[a-z2-7]{8}$/i.test(code)) return code.toLowerCase();
   throw new UsageError(
-    options.backupCodes ? 'invalid 2FA code: expected the 6 digits from your authenticator app, or an 8-character backup code' : 'invalid 2FA code: expected the 6 digits from your authenticator app',
+    options.backupCodes
+      ? 'invalid 2FA code: expected the 6 digits from your authenticator app, or an 8-character backup code'
+      : 'invalid 2FA code: expected the 6 digits from your authenticator app',
     'the code changes every 30 seconds; use the current one',
   );
 }

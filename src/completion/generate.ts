@@ -29,7 +29,14 @@ function walk(command: Command, path: string[], inherited: readonly Option[], ou
   const visible = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
   const args = command.registeredArguments.flatMap((a) => a.argChoices ?? []);
   const profileArgument = path[0] === 'profile' && command.registeredArguments[0]?.name() === 'name' && command.name() !== 'add';
-  out.push({ path, commands: [...visible.map((c) => c.name()), ...args], flags: [...flags].sort(), values, files: files.sort(), profileArgument });
+  out.push({
+    path,
+    commands: [...visible.map((c) => c.name()), ...args],
+    flags: [...flags].sort(),
+    values,
+    files: files.sort(),
+    profileArgument,
+  });
   for (const sub of visible) walk(sub, [...path, sub.name()], path.length === 0 ? command.options : inherited, out);
 }
 
@@ -49,12 +56,16 @@ export function bashScript(program: Command): string {
   const nodes = completionTree(program);
   const cases = nodes
     .map((n) => {
-      const valueCases = Object.entries(n.values).map(([flag, vals]) => `        ${flag}) COMPREPLY=( $(compgen -W "${vals.join(' ')}" -- "$cur") ); return ;;`);
+      const valueCases = Object.entries(n.values).map(
+        ([flag, vals]) => `        ${flag}) COMPREPLY=( $(compgen -W "${vals.join(' ')}" -- "$cur") ); return ;;`,
+      );
       return [
         `    "${n.path.join(' ')}")`,
         '      case "$prev" in',
         ...valueCases,
-        ...(n.files.length ? [`        ${n.files.join('|')}) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;`] : []),
+        ...(n.files.length
+          ? [`        ${n.files.join('|')}) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;`]
+          : []),
         '        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;',
         '      esac',
         `      words_="${[...n.commands, ...n.flags].join(' ')}${n.profileArgument ? ' $(_hogctl_profiles)' : ''}" ;;`,
@@ -126,7 +137,13 @@ export function fishScript(program: Command): string {
     if (n.profileArgument) lines.push(`complete -c hogctl ${cond} -a '(__hogctl_profiles)'`);
     for (const f of n.flags.filter((flag) => flag.startsWith('--'))) {
       const vals = n.values[f];
-      const arg = vals ? ` -x -a '${vals.join(' ')}'` : f === '--profile' ? " -x -a '(__hogctl_profiles)'" : n.files.includes(f) ? ' -r -F' : '';
+      const arg = vals
+        ? ` -x -a '${vals.join(' ')}'`
+        : f === '--profile'
+          ? " -x -a '(__hogctl_profiles)'"
+          : n.files.includes(f)
+            ? ' -r -F'
+            : '';
       lines.push(`complete -c hogctl ${cond} -l ${f.slice(2)}${arg}`);
     }
   }

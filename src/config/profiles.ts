@@ -31,9 +31,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!NAME.test(name)) {
-    throw new UsageError(
-      `invalid profile name "${name}": use letters, digits, ".", "_" or "-" (up to 64 characters), e.g. "prod"`,
-    );
+    throw new UsageError(`invalid profile name "${name}": use letters, digits, ".", "_" or "-" (up to 64 characters), e.g. "prod"`);
   }
   return name;
 }
@@ -72,7 +70,9 @@ export class ProfileStore {
     const near = suggest(name, names);
     throw new UsageError(
       near ? `no profile named "${name}": did you mean "${near}"?` : `no profile named "${name}"`,
-      names.length ? `profiles: ${names.join(', ')}; add one with \`hogctl profile add ${name}\`` : `add one with \`hogctl profile add ${name}\``,
+      names.length
+        ? `profiles: ${names.join(', ')}; add one with \`hogctl profile add ${name}\``
+        : `add one with \`hogctl profile add ${name}\``,
     );
   }
 
@@ -117,7 +117,8 @@ export class ProfileStore {
     if (!isObject(profiles)) throw badShape(path, '"profiles" must be an object of profiles');
     for (const [name, p] of Object.entries(profiles)) {
       if (!isObject(p) || typeof p.base_url !== 'string') throw badShape(path, `profile "${name}" must have a "base_url" text`);
-      if (p.project_id !== undefined && typeof p.project_id !== 'string') throw badShape(path, `the "project_id" of profile "${name}" must be text`);
+      if (p.project_id !== undefined && typeof p.project_id !== 'string')
+        throw badShape(path, `the "project_id" of profile "${name}" must be text`);
     }
     if (file.current !== undefined && typeof file.current !== 'string') throw badShape(path, '"current" must be the name of a profile');
     return { ...(file.current !== undefined ? { current: file.current as string } : {}), profiles: profiles as Record<string, Profile> };
@@ -129,7 +130,8 @@ export class ProfileStore {
     if (text === undefined) return { api_keys: {} };
     this.checkDir();
     const keys = parseObject(path, text).api_keys ?? {};
-    if (!isObject(keys) || Object.values(keys).some((k) => typeof k !== 'string')) throw badShape(path, '"api_keys" must map profile names to keys');
+    if (!isObject(keys) || Object.values(keys).some((k) => typeof k !== 'string'))
+      throw badShape(path, '"api_keys" must map profile names to keys');
     return { api_keys: keys as Record<string, string> };
   }
 

@@ -8,7 +8,19 @@
 // Every failure of the file system becomes a UsageError (exit 2) that names the file and what to
 // do: a read-only or foreign directory, a full disk and a link are problems of the machine's
 // setup, not bugs.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, UsageError } from '../errors.js';
@@ -36,12 +48,18 @@ export function fileError(err: unknown, path: string, doing: 'read' | 'write' | 
       return symlinkRefused(path);
     case 'EACCES':
     case 'EPERM':
-      return new UsageError(`${what}: permission denied`, `it, or its directory, belongs to another user or is read-only: fix the permissions (\`ls -ld ${dirname(path)}\`), ${elsewhere}`);
+      return new UsageError(
+        `${what}: permission denied`,
+        `it, or its directory, belongs to another user or is read-only: fix the permissions (\`ls -ld ${dirname(path)}\`), ${elsewhere}`,
+      );
     case 'EROFS':
       return new UsageError(`${what}: the file system is read-only`, `set HOGCTL_CONFIG_DIR to a writable directory`);
     case 'ENOSPC':
     case 'EDQUOT':
-      return new UsageError(`${what}: no space left on the device`, `free some disk space (\`df -h ${dirname(path)}\`) and run the command again; the file was left as it was`);
+      return new UsageError(
+        `${what}: no space left on the device`,
+        `free some disk space (\`df -h ${dirname(path)}\`) and run the command again; the file was left as it was`,
+      );
     case 'EISDIR':
       return new UsageError(`${what}: it is a directory`, `move it away, ${elsewhere}`);
     case 'EEXIST':
@@ -70,7 +88,11 @@ export function readSecretFile(path: string, onTooOpen?: (path: string) => void)
   }
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw new UsageError(`cannot read ${path}: it is not a regular file`, 'move it away, or set HOGCTL_CONFIG_DIR to a directory of your own');
+    if (!info.isFile())
+      throw new UsageError(
+        `cannot read ${path}: it is not a regular file`,
+        'move it away, or set HOGCTL_CONFIG_DIR to a directory of your own',
+      );
     if ((info.mode & 0o077) !== 0) {
       try {
         fchmodSync(fd, 0o600);
@@ -99,7 +121,7 @@ export function writeSecretFile(path: string, text: string): void {
   try {
     fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;

@@ -196,7 +196,10 @@ export class SessionJar {
     const host = url.hostname.toLowerCase();
     const secureChannel = url.protocol === 'https:' || isLoopback(url.hostname);
     const cookies = this.live()
-      .filter((c) => (c.hostOnly ? host === c.domain : domainMatch(host, c.domain)) && pathMatch(url.pathname, c.path) && (!c.secure || secureChannel))
+      .filter(
+        (c) =>
+          (c.hostOnly ? host === c.domain : domainMatch(host, c.domain)) && pathMatch(url.pathname, c.path) && (!c.secure || secureChannel),
+      )
       .sort((a, b) => b.path.length - a.path.length);
     return cookies.length ? cookies.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
   }
@@ -215,7 +218,10 @@ export class SessionJar {
     const eq = pair.indexOf('=');
     if (eq <= 0) return false;
     const name = pair.slice(0, eq).trim();
-    const value = pair.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    const value = pair
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
 
     const host = url.hostname.toLowerCase();
     let expires: number | null = null;

@@ -47,8 +47,18 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
   }
   const profileOrigin = profile ? originOf(profile.base_url) : undefined;
 
-  const pick = (flag: string | undefined, envValue: string | undefined, stored: string | undefined): [string | undefined, Source | undefined] =>
-    flag !== undefined ? [flag, 'flag'] : envValue ? [envValue, 'env'] : stored !== undefined ? [stored, 'profile'] : [undefined, undefined];
+  const pick = (
+    flag: string | undefined,
+    envValue: string | undefined,
+    stored: string | undefined,
+  ): [string | undefined, Source | undefined] =>
+    flag !== undefined
+      ? [flag, 'flag']
+      : envValue
+        ? [envValue, 'env']
+        : stored !== undefined
+          ? [stored, 'profile']
+          : [undefined, undefined];
 
   const [rawBase, baseSource] = pick(flags.baseUrl, env.HOGCTL_BASE_URL, profile?.base_url);
   const base = fromEnv(baseSource === 'env' ? 'HOGCTL_BASE_URL' : undefined, rawBase ?? DEFAULT_BASE_URL, normalizeBaseUrl);
@@ -123,7 +133,9 @@ export function fromEnv<T>(name: string | undefined, value: string, parse: (valu
   } catch (error) {
     if (name === undefined || !(error instanceof UsageError)) throw error;
     const quoted = `"${value}"`;
-    const message = error.message.includes(quoted) ? error.message.replace(quoted, `${quoted} (from ${name})`) : `${error.message} (from ${name})`;
+    const message = error.message.includes(quoted)
+      ? error.message.replace(quoted, `${quoted} (from ${name})`)
+      : `${error.message} (from ${name})`;
     throw new UsageError(message, error.hint ? `${error.hint}; or unset ${name}` : `fix or unset ${name}`);
   }
 }

@@ -20,7 +20,9 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const own = cmd.parent ? helper.visibleOptions(cmd).filter((o) => !isHelp(o)) : [];
   const used = relevantGlobals.get(cmd);
   const globals = [
-    ...(cmd.parent ? helper.visibleGlobalOptions(cmd) : helper.visibleOptions(cmd).filter((o) => !isHelp(o))).filter((o) => !used || used.includes(o.long ?? '')),
+    ...(cmd.parent ? helper.visibleGlobalOptions(cmd) : helper.visibleOptions(cmd).filter((o) => !isHelp(o))).filter(
+      (o) => !used || used.includes(o.long ?? ''),
+    ),
     ...helper.visibleOptions(cmd).filter(isHelp),
   ];
   const arguments_ = helper.visibleArguments(cmd);
@@ -40,8 +42,20 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const description = helper.commandDescription(cmd);
   if (description) out.push(helper.boxWrap(helper.styleCommandDescription(description), helpWidth), '');
   out = out.concat(
-    helper.formatItemList('Arguments:', arguments_.map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a)))), helper),
-    helper.formatItemList('Commands:', commands.map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c)))), helper),
+    helper.formatItemList(
+      'Arguments:',
+      arguments_.map((a) =>
+        item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))),
+      ),
+      helper,
+    ),
+    helper.formatItemList(
+      'Commands:',
+      commands.map((c) =>
+        item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c))),
+      ),
+      helper,
+    ),
     helper.formatItemList('Options:', options(own), helper),
     helper.formatItemList('Global flags:', options(globals), helper),
   );
@@ -55,5 +69,10 @@ export function formatHelp(cmd: Command, helper: Help): string {
  */
 export function subcommandTerm(cmd: Command): string {
   const alias = cmd.aliases()[0];
-  return [`${cmd.name()}${alias ? `|${alias}` : ''}`, ...cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`))].join(' ');
+  return [
+    `${cmd.name()}${alias ? `|${alias}` : ''}`,
+    ...cmd.registeredArguments.map((a) =>
+      a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`,
+    ),
+  ].join(' ');
 }

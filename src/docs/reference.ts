@@ -41,7 +41,10 @@ function sentence(text: string): string {
 }
 
 function optionRows(command: Command, help: Help): string[] {
-  return help.visibleOptions(command).filter((o) => o.long !== '--help').map((o) => `| \`${o.flags.replace(/\|/g, '\\|')}\` | ${help.optionDescription(o).replace(/\|/g, '\\|')} |`);
+  return help
+    .visibleOptions(command)
+    .filter((o) => o.long !== '--help')
+    .map((o) => `| \`${o.flags.replace(/\|/g, '\\|')}\` | ${help.optionDescription(o).replace(/\|/g, '\\|')} |`);
 }
 
 export function commandReference(program: Command): string {

@@ -38,15 +38,22 @@ export function habitError(argv: string[], words: string[]): UsageError | undefi
   const moved = first !== undefined && Object.hasOwn(MOVED, first) ? MOVED[first] : undefined;
   if (moved) return new UsageError(`unknown command "${first}"`, `did you mean \`hogctl ${moved}\`?`);
   for (const format of ['json', 'ndjson', 'csv']) {
-    if (args.includes(`--${format}`)) return new UsageError(`unknown option "--${format}"`, `use \`-o ${format}\` (or --output ${format}), which every command takes`);
+    if (args.includes(`--${format}`))
+      return new UsageError(`unknown option "--${format}"`, `use \`-o ${format}\` (or --output ${format}), which every command takes`);
   }
   if (first === 'api' && second?.startsWith('/')) {
-    return new UsageError(`"${second}" is not an HTTP method: \`hogctl api\` takes the method first`, `did you mean \`hogctl api GET ${second}\`?`);
+    return new UsageError(
+      `"${second}" is not an HTTP method: \`hogctl api\` takes the method first`,
+      `did you mean \`hogctl api GET ${second}\`?`,
+    );
   }
   const verb = args.indexOf('bulk-delete');
   const file = args[verb + 1];
   if (verb >= 0 && args[verb - 1] === 'persons' && file !== undefined && !file.startsWith('-') && !args.includes('--file')) {
-    return new UsageError(`bulk-delete reads the ids from --file, not from an argument ("${file}")`, `did you mean \`hogctl persons bulk-delete --file ${file}\`?`);
+    return new UsageError(
+      `bulk-delete reads the ids from --file, not from an argument ("${file}")`,
+      `did you mean \`hogctl persons bulk-delete --file ${file}\`?`,
+    );
   }
   return undefined;
 }

@@ -34,7 +34,7 @@ export const TOPICS: Record<string, Topic> = {
       ['`HOGCTL_PROFILE`', 'profile to use (like `--profile`)'],
       ['`HOGCTL_BASE_URL`', 'PostHog site URL, e.g. `https://eu.posthog.com` (like `--base-url`)'],
       ['`HOGCTL_PROJECT_ID`', 'project id (like `--project`)'],
-      ['`HOGCTL_API_KEY`', 'personal API key; beats the profile\'s stored key (there is no flag for it)'],
+      ['`HOGCTL_API_KEY`', "personal API key; beats the profile's stored key (there is no flag for it)"],
       ['`HOGCTL_CONFIG_DIR`', 'where profiles, sessions and journals live (default `$XDG_CONFIG_HOME/hogctl` or `~/.config/hogctl`)'],
       ['`HOGCTL_OUTPUT`', 'default output format: table, json, ndjson or csv'],
       ['`HOGCTL_TIMEOUT`', 'default per-request timeout in seconds (like `--timeout`)'],

@@ -35,9 +35,40 @@ interface Token {
   depth: number;
 }
 
-const AGGREGATE = /^(count|countIf|countDistinct|sum|sumIf|avg|avgIf|min|minIf|max|maxIf|any|anyIf|anyLast|anyHeavy|uniq\w*|groupArray\w*|groupUniqArray\w*|groupBitmap\w*|argMin\w*|argMax\w*|median\w*|quantile\w*|stddev\w*|var(Pop|Samp)\w*|covar\w*|corr\w*|topK\w*|histogram|sumMap|minMap|maxMap)$/i;
-const CLAUSES_AFTER_WHERE = ['order', 'limit', 'offset', 'group', 'having', 'union', 'intersect', 'except', 'settings', 'window', 'qualify'];
-const BETWEEN_FROM_AND_WHERE = ['join', 'inner', 'left', 'right', 'full', 'cross', 'array', 'any', 'all', 'asof', 'semi', 'anti', 'global', 'paste', 'final', 'sample', 'prewhere'];
+const AGGREGATE =
+  /^(count|countIf|countDistinct|sum|sumIf|avg|avgIf|min|minIf|max|maxIf|any|anyIf|anyLast|anyHeavy|uniq\w*|groupArray\w*|groupUniqArray\w*|groupBitmap\w*|argMin\w*|argMax\w*|median\w*|quantile\w*|stddev\w*|var(Pop|Samp)\w*|covar\w*|corr\w*|topK\w*|histogram|sumMap|minMap|maxMap)$/i;
+const CLAUSES_AFTER_WHERE = [
+  'order',
+  'limit',
+  'offset',
+  'group',
+  'having',
+  'union',
+  'intersect',
+  'except',
+  'settings',
+  'window',
+  'qualify',
+];
+const BETWEEN_FROM_AND_WHERE = [
+  'join',
+  'inner',
+  'left',
+  'right',
+  'full',
+  'cross',
+  'array',
+  'any',
+  'all',
+  'asof',
+  'semi',
+  'anti',
+  'global',
+  'paste',
+  'final',
+  'sample',
+  'prewhere',
+];
 
 function usage(why: string): UsageError {
   return new UsageError(
@@ -92,7 +123,13 @@ function tokenize(text: string): Token[] {
       if (c === ')' || c === ']') depth--;
       if (depth < 0) throw usage(`"${c}" has no opening bracket`);
     }
-    tokens.push({ kind, text: text.slice(start, i), start, end: i, depth: kind === 'punct' && (c === '(' || c === '[') ? depth - 1 : depth });
+    tokens.push({
+      kind,
+      text: text.slice(start, i),
+      start,
+      end: i,
+      depth: kind === 'punct' && (c === '(' || c === '[') ? depth - 1 : depth,
+    });
   }
   if (depth !== 0) throw usage('a bracket is not closed');
   return tokens;
@@ -156,7 +193,10 @@ export function parseCursor(raw: string): Cursor {
   const id = raw.slice(comma + 1).trim();
   const time = readTime(createdAt);
   if (comma === -1 || !time || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
-    throw new UsageError(`invalid --after "${raw}": expected <created_at>,<id> as an interrupted --all printed it`, 'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001');
+    throw new UsageError(
+      `invalid --after "${raw}": expected <created_at>,<id> as an interrupted --all printed it`,
+      'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001',
+    );
   }
   return { createdAt: time, id: id.toLowerCase() };
 }
@@ -167,7 +207,8 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
   if (tokens.length === 0) throw usage('the query is empty');
   if (lower(tokens[0]) === 'with') throw usage('WITH (common table expressions) is not supported');
   if (lower(tokens[0]) !== 'select') throw usage('it does not start with SELECT');
-  if (['distinct', 'all'].includes(lower(tokens[1]) ?? '')) throw usage(`SELECT ${tokens[1].text.toUpperCase()} changes which rows exist, so pages would not add up`);
+  if (['distinct', 'all'].includes(lower(tokens[1]) ?? ''))
+    throw usage(`SELECT ${tokens[1].text.toUpperCase()} changes which rows exist, so pages would not add up`);
   for (const name of [CURSOR_CREATED_AT, CURSOR_ID]) {
     if (name in values || query.includes(name)) throw usage(`the name ${name} is taken by --all's own paging`);
   }
@@ -202,11 +243,16 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
   if (lower(tokens[i]) === 'as') {
     alias = tokens[i + 1] && unquote(tokens[i + 1]);
     i += 2;
-  } else if (tokens[i] && (tokens[i].kind === 'quoted' || (tokens[i].kind === 'word' && ![...BETWEEN_FROM_AND_WHERE, 'where', ...CLAUSES_AFTER_WHERE].includes(lower(tokens[i])!)))) {
+  } else if (
+    tokens[i] &&
+    (tokens[i].kind === 'quoted' ||
+      (tokens[i].kind === 'word' && ![...BETWEEN_FROM_AND_WHERE, 'where', ...CLAUSES_AFTER_WHERE].includes(lower(tokens[i])!)))
+  ) {
     alias = unquote(tokens[i]);
     i += 1;
   }
-  if (alias !== undefined && !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(alias)) throw usage(`the table alias ${JSON.stringify(alias)} is not a plain name`);
+  if (alias !== undefined && !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(alias))
+    throw usage(`the table alias ${JSON.stringify(alias)} is not a plain name`);
 
   let where: string | undefined;
   const rest = tokens[i];
@@ -246,7 +292,10 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
         'ORDER BY created_at DESC, id DESC',
         `LIMIT ${pageSize}`,
       ].join('\n');
-      return { query: text, values: after ? { ...values, [CURSOR_CREATED_AT]: utcTime(after.createdAt), [CURSOR_ID]: after.id } : { ...values } };
+      return {
+        query: text,
+        values: after ? { ...values, [CURSOR_CREATED_AT]: utcTime(after.createdAt), [CURSOR_ID]: after.id } : { ...values },
+      };
     },
   };
 }

@@ -20,7 +20,8 @@ export function rowShape(columns: string[], types: unknown = []): RowShape {
     return key;
   });
   const typeOf = new Map<string, string>();
-  if (Array.isArray(types)) for (const pair of types) if (Array.isArray(pair) && typeof pair[0] === 'string') typeOf.set(pair[0], String(pair[1]));
+  if (Array.isArray(types))
+    for (const pair of types) if (Array.isArray(pair) && typeof pair[0] === 'string') typeOf.set(pair[0], String(pair[1]));
   const jsonKeys = new Set(keys.filter((_key, i) => columns[i] === 'properties' || /JSON/i.test(typeOf.get(columns[i]) ?? '')));
   return { keys, jsonKeys };
 }

@@ -76,10 +76,14 @@ export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 class TimeoutError extends Error {}
@@ -145,7 +149,9 @@ export class ApiClient {
     const rewritten = new URL(`${url.pathname}${url.search}`, this.origin).href;
     if (!this.linkNoted) {
       this.linkNoted = true;
-      this.log(`the server's links point to ${url.origin}, not ${this.origin} (a proxy in front of PostHog?): following their path and query on ${this.origin}`);
+      this.log(
+        `the server's links point to ${url.origin}, not ${this.origin} (a proxy in front of PostHog?): following their path and query on ${this.origin}`,
+      );
     }
     return rewritten;
   }
@@ -179,7 +185,8 @@ export class ApiClient {
 
       if ('failure' in outcome) {
         const failure = outcome.failure;
-        const reason = failure instanceof TimeoutError ? `timed out after ${(req.timeoutMs ?? this.options.timeoutMs) / 1000}s` : networkReason(failure);
+        const reason =
+          failure instanceof TimeoutError ? `timed out after ${(req.timeoutMs ?? this.options.timeoutMs) / 1000}s` : networkReason(failure);
         this.log(`${method} ${this.redact(url.href)} ✗ ${reason} (${elapsed}ms)`);
         // A certificate that does not verify will not verify on the next try either.
         if (isTlsFailure(failure)) throw tlsError(method, url, failure);
@@ -189,7 +196,9 @@ export class ApiClient {
         if (!isUnreachable(failure)) unclearAttempts++;
         const retries = unreachable ? Math.min(1, policy.maxRetries) : policy.maxRetries;
         if (idempotent && attempt < retries) {
-          const delay = unreachable ? Math.min(250, backoffDelay(attempt, policy, this.random)) : backoffDelay(attempt, policy, this.random);
+          const delay = unreachable
+            ? Math.min(250, backoffDelay(attempt, policy, this.random))
+            : backoffDelay(attempt, policy, this.random);
           await this.wait(delay, req.signal, { attempt, of: retries, why: reason });
           continue;
         }
@@ -223,7 +232,11 @@ export class ApiClient {
         }
         // A gateway's 502/504 may come after the server did the work; 429 and 503 refuse before it.
         if (res.status === 502 || res.status === 504) unclearAttempts++;
-        await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal, { attempt, of: policy.maxRetries, why: String(res.status) });
+        await this.wait(retryAfter ?? backoffDelay(attempt, policy, this.random), req.signal, {
+          attempt,
+          of: policy.maxRetries,
+          why: String(res.status),
+        });
         continue;
       }
       throw this.giveUp(method, url, res, attempt > 0 ? `after ${attempt + 1} attempts` : undefined);
@@ -240,7 +253,10 @@ export class ApiClient {
   private giveUp(method: string, url: URL, res: ApiResponse<unknown>, note?: string): CliError {
     const error = describeHttpError(method, url.href, res.status, res.body);
     if (res.status === 429) {
-      const limited = new RateLimitedError(`${error.message}${note ? ` (${note})` : ''}`, 'wait a while and run the command again; PostHog limits requests per API key');
+      const limited = new RateLimitedError(
+        `${error.message}${note ? ` (${note})` : ''}`,
+        'wait a while and run the command again; PostHog limits requests per API key',
+      );
       limited.retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.now());
       return limited;
     }
@@ -279,7 +295,12 @@ export class ApiClient {
       });
       const text = await res.body.text();
       if (sameOrigin) await this.options.credentials?.onResponse?.(url, res.headers);
-      return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], req.text, res.statusCode), url: url.href };
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: parseBody(text, res.headers['content-type'], req.text, res.statusCode),
+        url: url.href,
+      };
     } catch (err) {
       if (controller.signal.reason instanceof TimeoutError) throw controller.signal.reason;
       throw err;

@@ -52,8 +52,15 @@ export function describeHttpError(method: string, url: string, status: number, b
     return new ApiError(message, status, server, hint, ExitCode.auth);
   }
   if (status === 404) return new ApiError(message, status, server, 'check the id, the project (--project) and the base URL (--base-url)');
-  if (status === 429) return new ApiError(message, status, server, 'wait a while and run the command again; the server limits requests per API key');
-  if (status >= 500 || status === 0) return new ApiError(message, status, server, 'the server or a proxy in front of it failed; try again later, or run with --debug to see each request');
+  if (status === 429)
+    return new ApiError(message, status, server, 'wait a while and run the command again; the server limits requests per API key');
+  if (status >= 500 || status === 0)
+    return new ApiError(
+      message,
+      status,
+      server,
+      'the server or a proxy in front of it failed; try again later, or run with --debug to see each request',
+    );
   return new ApiError(message, status, server);
 }
 

@@ -22,12 +22,21 @@ function baseUrlHint(origin: string): string {
  * when `text` was asked for, other text that is not HTML), or an empty body with a status other
  * than 202/204.
  */
-export function checkSuccessAnswer(method: string, url: URL, origin: string, res: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown }, text?: boolean): void {
+export function checkSuccessAnswer(
+  method: string,
+  url: URL,
+  origin: string,
+  res: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown },
+  text?: boolean,
+): void {
   const type = contentTypeOf(res.headers);
   const where = `${method} ${url.pathname}`;
   if (res.body === null) {
     if (EMPTY_OK.has(res.status)) return;
-    throw new NotPostHogApiError(`${url.host} answered ${where} with ${res.status} and an empty body: this does not look like a PostHog API`, baseUrlHint(origin));
+    throw new NotPostHogApiError(
+      `${url.host} answered ${where} with ${res.status} and an empty body: this does not look like a PostHog API`,
+      baseUrlHint(origin),
+    );
   }
   if (typeof res.body !== 'string') return;
   // CSV is the one text PostHog serves (persons list `format=csv`, also through `hogctl api`).
@@ -50,7 +59,10 @@ export function redirectError(method: string, url: URL, origin: string, status: 
   }
   const message = `${url.host} redirected ${where} (${status}) ${target ? `to ${target.href}` : 'without saying where'}: PostHog's API does not redirect`;
   if (target && target.hostname === url.hostname && url.protocol === 'http:' && target.protocol === 'https:') {
-    return new NotPostHogApiError(message, `the site wants https: use --base-url ${target.origin} (or update the profile with \`hogctl profile add\`)`);
+    return new NotPostHogApiError(
+      message,
+      `the site wants https: use --base-url ${target.origin} (or update the profile with \`hogctl profile add\`)`,
+    );
   }
   if (target && target.origin !== url.origin && target.pathname.replace(/\/+$/, '') === url.pathname.replace(/\/+$/, '')) {
     return new NotPostHogApiError(message, `the API moved: use --base-url ${target.origin} if that is your PostHog`);

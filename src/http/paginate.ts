@@ -26,7 +26,10 @@ export async function* paginate<T>(client: ApiClient, path: string, query: Query
     // A JSON answer without a `results` list is not a page: reading it as an empty one would
     // report "no persons" from whatever answered.
     if (!Array.isArray(res.body?.results)) {
-      throw new NotPostHogApiError(`${new URL(url).host} answered GET ${new URL(url).pathname} with JSON that is not a page of results: this does not look like a PostHog API`, `check --base-url (now ${client.origin})`);
+      throw new NotPostHogApiError(
+        `${new URL(url).host} answered GET ${new URL(url).pathname} with JSON that is not a page of results: this does not look like a PostHog API`,
+        `check --base-url (now ${client.origin})`,
+      );
     }
     const results = res.body.results;
     if (results.length === 0) break;

@@ -42,7 +42,13 @@ export function explainSessionError(error: CliError, label?: string): CliError {
   const where = error.message.replace(/ failed with .*$/, '');
   const whose = label ? ` of ${label}` : '';
   if (status === 401) {
-    return new ApiError(`session missing or expired: ${LOGIN}`, status, server, `${where} answered 401${server.code ? ` ${server.code}` : ''}: the server no longer accepts the session${whose}`, ExitCode.auth);
+    return new ApiError(
+      `session missing or expired: ${LOGIN}`,
+      status,
+      server,
+      `${where} answered 401${server.code ? ` ${server.code}` : ''}: the server no longer accepts the session${whose}`,
+      ExitCode.auth,
+    );
   }
   if (status !== 403) return error;
   if (server.detail?.startsWith('CSRF Failed')) {
@@ -64,7 +70,13 @@ export function explainSessionError(error: CliError, label?: string): CliError {
     );
   }
   if (server.code === 'two_factor_setup_required' || server.code === 'two_factor_verification_required') {
-    return new ApiError(error.message, status, server, 'the organisation enforces 2FA: set it up with `hogctl users 2fa enable`, or sign in again with your code', ExitCode.auth);
+    return new ApiError(
+      error.message,
+      status,
+      server,
+      'the organisation enforces 2FA: set it up with `hogctl users 2fa enable`, or sign in again with your code',
+      ExitCode.auth,
+    );
   }
   return error;
 }

@@ -7,13 +7,20 @@ import { RateLimitedError } from '../errors.js';
 
 export async function waitWithCountdown(ctx: Context, ms: number, why: string, signal?: AbortSignal): Promise<void> {
   const until = ctx.deps.now() + ms;
-  const sleep = ctx.deps.sleep ?? ((t: number, s?: AbortSignal) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, t);
-    s?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(s.reason);
-    }, { once: true });
-  }));
+  const sleep =
+    ctx.deps.sleep ??
+    ((t: number, s?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, t);
+        s?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(s.reason);
+          },
+          { once: true },
+        );
+      }));
   const line = () => `${why}: waiting ${formatDuration(until - ctx.deps.now())}, until ${formatClock(until)} (Ctrl-C stops)`;
   const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
   if (!tty) {
@@ -37,7 +44,11 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
  * the retry policy that makes the client give up on a 429 at once, so that the wait happens
  * here, with a countdown. Past `maxWaitMs` in all, a RateLimitedError (exit 6) says so.
  */
-export async function underQueryLimit<T>(ctx: Context, budget: { waitedMs: number; maxWaitMs: number; flag?: string }, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
+export async function underQueryLimit<T>(
+  ctx: Context,
+  budget: { waitedMs: number; maxWaitMs: number; flag?: string },
+  send: (retry: { maxRetryAfterMs: number }) => Promise<T>,
+): Promise<T> {
   for (;;) {
     try {
       return await send({ maxRetryAfterMs: 0 });
@@ -45,8 +56,13 @@ export async function underQueryLimit<T>(ctx: Context, budget: { waitedMs: numbe
       const wait = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
       if (wait === undefined) throw error;
       if (budget.waitedMs + wait > budget.maxWaitMs) {
-        const past = budget.flag ? `past ${budget.flag} ${formatDuration(budget.maxWaitMs)}` : `longer than hogctl waits (${formatDuration(budget.maxWaitMs)} in all)`;
-        throw new RateLimitedError(`the server limits queries and asks to wait ${formatDuration(wait)}, ${past}`, budget.flag ? `continue later, or pass a longer ${budget.flag}` : 'run it again later');
+        const past = budget.flag
+          ? `past ${budget.flag} ${formatDuration(budget.maxWaitMs)}`
+          : `longer than hogctl waits (${formatDuration(budget.maxWaitMs)} in all)`;
+        throw new RateLimitedError(
+          `the server limits queries and asks to wait ${formatDuration(wait)}, ${past}`,
+          budget.flag ? `continue later, or pass a longer ${budget.flag}` : 'run it again later',
+        );
       }
       budget.waitedMs += wait;
       await waitWithCountdown(ctx, wait, 'rate-limited by the server (HogQL queries per hour)', ctx.deps.signal);

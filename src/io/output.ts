@@ -42,7 +42,10 @@ export function parseFormat(value: string): Format {
 
 export function parseFields(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const fields = value.split(',').map((f) => f.trim()).filter(Boolean);
+  const fields = value
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   if (fields.length === 0) throw new UsageError('--fields is empty: give a comma-separated list, e.g. --fields id,name');
   return fields;
 }
@@ -280,7 +283,12 @@ function nestedText(value: unknown): string {
  * person's `properties`) expanded one key per line, sorted, as `properties.email` when piped and
  * indented under `properties:` on a terminal.
  */
-function recordLines(record: Row, keys: string[], shape: RecordShape, terminal: boolean): { key: string; value: string; indent: boolean }[] {
+function recordLines(
+  record: Row,
+  keys: string[],
+  shape: RecordShape,
+  terminal: boolean,
+): { key: string; value: string; indent: boolean }[] {
   const lines: { key: string; value: string; indent: boolean }[] = [];
   for (const key of keys) {
     const value = getField(record, key);
@@ -288,7 +296,9 @@ function recordLines(record: Row, keys: string[], shape: RecordShape, terminal: 
     if (display) {
       lines.push({ key, value: display(value), indent: false });
     } else if (isPlainObject(value) && Object.keys(value).length > 0) {
-      const entries = Object.keys(value).sort().map((k) => ({ key: terminal ? k : `${key}.${k}`, value: nestedText(value[k]), indent: terminal }));
+      const entries = Object.keys(value)
+        .sort()
+        .map((k) => ({ key: terminal ? k : `${key}.${k}`, value: nestedText(value[k]), indent: terminal }));
       if (terminal) lines.push({ key, value: '', indent: false });
       lines.push(...entries);
     } else {

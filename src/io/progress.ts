@@ -63,7 +63,13 @@ abstract class Progress {
     const elapsed = now - this.started;
     const left = this.o.remainingMs?.();
     const eta =
-      this.done >= total ? 'done' : left !== undefined ? formatDuration(left) : this.done > 0 ? formatDuration((elapsed / this.done) * (total - this.done)) : '…';
+      this.done >= total
+        ? 'done'
+        : left !== undefined
+          ? formatDuration(left)
+          : this.done > 0
+            ? formatDuration((elapsed / this.done) * (total - this.done))
+            : '…';
     const extra = this.o.extra?.();
     const flash = this.flash && this.flash.until > now ? this.flash.text : undefined;
     const waiting = this.o.waiting?.();

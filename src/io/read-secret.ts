@@ -4,7 +4,11 @@ import { UsageError } from '../errors.js';
 import type { InStream } from './streams.js';
 
 export async function readSecretFromStdin(stdin: InStream, what: string, flag: string): Promise<string> {
-  if (stdin.isTTY) throw new UsageError(`${flag} reads the ${what} from a pipe, but standard input is a terminal`, `e.g. \`printf %s "$SECRET" | hogctl ... ${flag}\``);
+  if (stdin.isTTY)
+    throw new UsageError(
+      `${flag} reads the ${what} from a pipe, but standard input is a terminal`,
+      `e.g. \`printf %s "$SECRET" | hogctl ... ${flag}\``,
+    );
   let text = '';
   stdin.setEncoding('utf8');
   for await (const chunk of stdin) {
@@ -12,7 +16,9 @@ export async function readSecretFromStdin(stdin: InStream, what: string, flag: s
     if (text.length > 64 * 1024) throw new UsageError(`${flag}: standard input is too long to be ${what}`);
   }
   const secret = text.replace(/^\uFEFF/, '').trim();
-  if (!secret) throw new UsageError(`${flag}: standard input was empty`, `pipe the ${what} in, e.g. \`printf %s "$SECRET" | hogctl ... ${flag}\``);
-  if (/\s/.test(secret)) throw new UsageError(`${flag}: the ${what} on standard input contains spaces or several lines`, `pipe only the ${what}`);
+  if (!secret)
+    throw new UsageError(`${flag}: standard input was empty`, `pipe the ${what} in, e.g. \`printf %s "$SECRET" | hogctl ... ${flag}\``);
+  if (/\s/.test(secret))
+    throw new UsageError(`${flag}: the ${what} on standard input contains spaces or several lines`, `pipe only the ${what}`);
   return secret;
 }

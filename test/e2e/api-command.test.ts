@@ -41,7 +41,13 @@ describe('hogctl api: requests', () => {
   it('PATCH sends --field values as a JSON body, values parsed as JSON', async () => {
     const person = world.sandbox.store.list({}, 3, 1)[0];
     const sent = mark();
-    const res = await world.run(['api', 'PATCH', `api/projects/{project_id}/persons/${person.id}/`, '--field', 'properties={"plan": "max", "seats": 3}']);
+    const res = await world.run([
+      'api',
+      'PATCH',
+      `api/projects/{project_id}/persons/${person.id}/`,
+      '--field',
+      'properties={"plan": "max", "seats": 3}',
+    ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('');
     expect(res.stderr).toContain('202 (empty body)');
@@ -49,7 +55,8 @@ describe('hogctl api: requests', () => {
     expect(req.path).toBe(`${base}${person.id}/`);
     expect(req.headers['content-type']).toBe('application/json');
     expect(JSON.parse(req.body)).toEqual({ properties: { plan: 'max', seats: 3 } });
-    for (let i = 0; i < 400 && world.sandbox.store.getById(person.id)!.properties.seats !== 3; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 400 && world.sandbox.store.getById(person.id)!.properties.seats !== 3; i++)
+      await new Promise((r) => setTimeout(r, 5));
     expect(world.sandbox.store.getById(person.id)!.properties).toMatchObject({ plan: 'max', seats: 3 });
   });
 
@@ -61,7 +68,9 @@ describe('hogctl api: requests', () => {
     const sent = mark();
     const fromFile = await world.run(['api', 'POST', `${base}${a.uuid}/update_property/`, '--input', file, '--field', 'format=json']);
     expect(fromFile.code).toBe(0);
-    const fromStdin = await world.run(['api', 'POST', `${base}${b.uuid}/delete_property/`, '--input', '-'], { stdin: '{"$unset": "plan"}' });
+    const fromStdin = await world.run(['api', 'POST', `${base}${b.uuid}/delete_property/`, '--input', '-'], {
+      stdin: '{"$unset": "plan"}',
+    });
     expect(fromStdin.code).toBe(0);
     expect(JSON.parse(fromStdin.stdout)).toEqual({ success: true });
     const [first, second] = sent();
@@ -77,7 +86,10 @@ describe('hogctl api: requests', () => {
     const sent = mark();
     const res = await world.run(['api', 'GET', '/api/projects/{project_id}/persons/', '--paginate', '-f', 'limit=50', '-o', 'ndjson']);
     expect(res.code).toBe(0);
-    const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(world.sandbox.store.size);
     expect(new Set(rows.map((r) => r.uuid)).size).toBe(rows.length);
     expect(sent().map((r) => r.query.offset)).toEqual([undefined, '50', '100']);

@@ -30,7 +30,8 @@ async function run(args: string[], options: RunOptions = {}) {
 const codes = () => world.sandbox.outbox.filter((m) => m.kind === 'login_code').map((m) => m.code!);
 const latestCode = () => codes().at(-1)!;
 const since = (n: number) => world.sandbox.requests.slice(n);
-const passwordStep = () => run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { stdin: world.sandbox.login.password });
+const passwordStep = () =>
+  run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { stdin: world.sandbox.login.password });
 
 describe('off a terminal: the password now, the code later', () => {
   it('the password step exits 4 naming the flag, keeps the pending sign-in, and mails one code', async () => {
@@ -50,7 +51,9 @@ describe('off a terminal: the password now, the code later', () => {
     const wrong = latestCode() === '000000' ? '111111' : '000000';
     const refused = await run(['auth', 'login', '--email-code-stdin'], { stdin: wrong });
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toMatch(/^error: the e-mailed code was not accepted: it is wrong, was replaced by a newer one, or is older than 10 minutes$/m);
+    expect(refused.stderr).toMatch(
+      /^error: the e-mailed code was not accepted: it is wrong, was replaced by a newer one, or is older than 10 minutes$/m,
+    );
     const ok = await run(['auth', 'login', '--email-code-stdin'], { stdin: latestCode() });
     expect(ok.stderr).toContain('✔ signed in to');
     expect(ok.stderr).toContain('with the e-mailed code; this device is remembered');
@@ -60,7 +63,9 @@ describe('off a terminal: the password now, the code later', () => {
     expect(sent.filter((r) => r.path === '/api/login/code-based-verification/').map((r) => r.status)).toEqual([400, 200]);
     const me = await run(['users', 'me', '-o', 'json']);
     expect(me.code).toBe(0);
-    expect(JSON.parse(readFileSync(jarFile, 'utf8')).cookies.some((c: { name: string }) => c.name.startsWith('remember-cookie_'))).toBe(true);
+    expect(JSON.parse(readFileSync(jarFile, 'utf8')).cookies.some((c: { name: string }) => c.name.startsWith('remember-cookie_'))).toBe(
+      true,
+    );
   });
 
   it('the remember cookie skips the code on the next sign-in', async () => {
@@ -130,7 +135,9 @@ describe('auth logout', () => {
     const before = world.sandbox.requests.length;
     const res = await run(['auth', 'logout']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toMatch(/✔ signed out \(sandbox@example\.com on .*\): ended the session on the server; deleted the session cookies of .* \(kept the remember cookie: --forget drops it\)/);
+    expect(res.stderr).toMatch(
+      /✔ signed out \(sandbox@example\.com on .*\): ended the session on the server; deleted the session cookies of .* \(kept the remember cookie: --forget drops it\)/,
+    );
     const post = since(before).find((r) => r.path === '/logout')!;
     expect(post).toMatchObject({ method: 'POST', status: 302 });
     expect(post.headers['x-csrftoken']).toBeTruthy();
@@ -161,11 +168,15 @@ describe('auth logout', () => {
     try {
       const res = await run(['auth', 'logout']);
       expect(res.code).toBe(0);
-      expect(res.stderr).toMatch(/warning: could not end the session on the server .*: it may stay valid there until it expires \(up to 14 days\)/);
+      expect(res.stderr).toMatch(
+        /warning: could not end the session on the server .*: it may stay valid there until it expires \(up to 14 days\)/,
+      );
     } finally {
       world.sandbox.setFaults();
     }
-    expect(JSON.parse(readFileSync(jarFile, 'utf8')).cookies.every((c: { name: string }) => c.name.startsWith('remember-cookie_'))).toBe(true);
+    expect(JSON.parse(readFileSync(jarFile, 'utf8')).cookies.every((c: { name: string }) => c.name.startsWith('remember-cookie_'))).toBe(
+      true,
+    );
   });
 });
 

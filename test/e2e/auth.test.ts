@@ -52,21 +52,28 @@ const nextCode = (secret: string) => {
 
 describe('auth login never sends a password to a site the user did not name', () => {
   it('off a terminal, without --base-url or a profile: exit 2 before asking for anything', async () => {
-    const res = await world.run(['auth', 'login', '--email', 'sandbox@example.com', '--password-stdin'], { stdin: 'not-sent-anywhere', env: { HOGCTL_BASE_URL: undefined } });
+    const res = await world.run(['auth', 'login', '--email', 'sandbox@example.com', '--password-stdin'], {
+      stdin: 'not-sent-anywhere',
+      env: { HOGCTL_BASE_URL: undefined },
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/^error: no PostHog site chosen: hogctl sends a password only to a site you name$/m);
     expect(res.stderr).toContain('--base-url');
   });
 
   it('on a terminal it asks about the default site first; no means nothing is sent', async () => {
-    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], { ...world.env, HOGCTL_BASE_URL: undefined }, [{ when: 'Sign in to https://us.posthog.com (PostHog Cloud US)?', send: 'n\r' }]);
+    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], { ...world.env, HOGCTL_BASE_URL: undefined }, [
+      { when: 'Sign in to https://us.posthog.com (PostHog Cloud US)?', send: 'n\r' },
+    ]);
     expect(res.code).toBe(130);
     expect(res.output).toContain('not signed in: no password was sent');
     expect(res.output).not.toContain('Password');
   });
 
   it('names the site before asking for the password', async () => {
-    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], world.env, [{ when: 'Password (input hidden)', send: '\u0003' }]);
+    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], world.env, [
+      { when: 'Password (input hidden)', send: '\u0003' },
+    ]);
     const shown = res.output;
     expect(shown.indexOf(`Signing in to ${world.sandbox.url}`)).toBeGreaterThanOrEqual(0);
     expect(shown.indexOf(`Signing in to ${world.sandbox.url}`)).toBeLessThan(shown.indexOf('Password (input hidden)'));
@@ -77,7 +84,9 @@ describe('auth login without 2FA', () => {
   it('signs in with the password from stdin, keeps the cookies in a 0600 file, and says who', async () => {
     const before = world.sandbox.requests.length;
     const res = await login(world.sandbox.login.email, world.sandbox.login.password, ['--debug']);
-    expect(res.stderr).toContain(`✔ signed in to ${world.sandbox.url} as sandbox@example.com; the session is saved for 127.0.0.1:${world.sandbox.port}`);
+    expect(res.stderr).toContain(
+      `✔ signed in to ${world.sandbox.url} as sandbox@example.com; the session is saved for 127.0.0.1:${world.sandbox.port}`,
+    );
     expect(res.code).toBe(0);
     const [post, me] = since(before);
     expect(post).toMatchObject({ method: 'POST', path: '/api/login/', status: 200 });
@@ -115,7 +124,9 @@ describe('auth login without 2FA', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).first_name).toBe('Sandra');
     const patch = since(before).find((r) => r.method === 'PATCH')!;
-    const [sessionid, csrftoken] = ['sessionid', 'posthog_csrftoken'].map((name) => JSON.parse(readFileSync(jarFile, 'utf8')).cookies.find((c: { name: string }) => c.name === name).value);
+    const [sessionid, csrftoken] = ['sessionid', 'posthog_csrftoken'].map(
+      (name) => JSON.parse(readFileSync(jarFile, 'utf8')).cookies.find((c: { name: string }) => c.name === name).value,
+    );
     expect(patch.headers.cookie).toContain(`sessionid=${sessionid}`);
     expect(patch.headers['x-csrftoken']).toBe(csrftoken);
     expect(patch.headers.referer).toBe(`${world.sandbox.url}/`);
@@ -162,7 +173,9 @@ describe('the session going bad', () => {
     clock += 2 * 3600 * 1000 + 1000;
     const res = await run(['users', 'update', '--field', 'last_name=Late'], SESSION_ONLY);
     expect(res.code).toBe(4);
-    expect(res.stderr).toMatch(/error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/);
+    expect(res.stderr).toMatch(
+      /error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/,
+    );
     expect(res.stderr).toContain('run `hogctl auth login` again');
   });
 
@@ -171,7 +184,9 @@ describe('the session going bad', () => {
     try {
       const res = await run(['users', 'update', '--field', 'last_name=Late'], SESSION_ONLY);
       expect(res.code).toBe(4);
-      expect(res.stderr).toMatch(/error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/);
+      expect(res.stderr).toMatch(
+        /error: this action needs a recent sign-in: PATCH \/api\/users\/@me\/ was refused because the session signed in more than 2 hours ago/,
+      );
     } finally {
       world.sandbox.identity.olderReauth = false;
     }
@@ -215,7 +230,9 @@ describe('the session going bad', () => {
   it('logout deletes the session file; session commands then say to sign in, without a request', async () => {
     const res = await run(['auth', 'logout']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain(`✔ signed out (sandbox@example.com on ${world.sandbox.url}): ended the session on the server; deleted the session cookies of 127.0.0.1:${world.sandbox.port}`);
+    expect(res.stderr).toContain(
+      `✔ signed out (sandbox@example.com on ${world.sandbox.url}): ended the session on the server; deleted the session cookies of 127.0.0.1:${world.sandbox.port}`,
+    );
     expect(existsSync(jarFile)).toBe(false);
     expect((await run(['auth', 'logout'])).stderr).toContain('nothing to forget');
 

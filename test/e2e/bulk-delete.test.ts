@@ -26,7 +26,8 @@ afterAll(async () => {
 /** A value of each of the first `n` persons, a page at a time so that few persons are held at once. */
 function collect(w: World, n: number, pick: (p: { uuid: string; distinctIds: string[] }) => string): string[] {
   const out: string[] = [];
-  for (let offset = 0; offset < n; offset += 1000) for (const p of w.sandbox.store.list({}, offset, Math.min(1000, n - offset))) out.push(pick(p));
+  for (let offset = 0; offset < n; offset += 1000)
+    for (const p of w.sandbox.store.list({}, offset, Math.min(1000, n - offset))) out.push(pick(p));
   return out;
 }
 
@@ -100,7 +101,25 @@ describe('250,000 distinct ids', () => {
       const path = file('big.txt', `\uFEFF${lines.join('\n')}\n`);
       const receiptPath = join(dir, 'big-receipt.json');
       const before = big.sandbox.requests.length;
-      const res = await big.run(['persons', 'bulk-delete', '--file', path, '--distinct-ids', '--rate', '100000', '--concurrency', '8', '-y', '-o', 'json', '--receipt', receiptPath], { timeoutMs: 120_000 });
+      const res = await big.run(
+        [
+          'persons',
+          'bulk-delete',
+          '--file',
+          path,
+          '--distinct-ids',
+          '--rate',
+          '100000',
+          '--concurrency',
+          '8',
+          '-y',
+          '-o',
+          'json',
+          '--receipt',
+          receiptPath,
+        ],
+        { timeoutMs: 120_000 },
+      );
       expect(res.stderr).not.toMatch(/error/);
       expect(res.code).toBe(0);
 
@@ -127,7 +146,11 @@ describe('250,000 distinct ids', () => {
         persons_deleted: big.sandbox.store.deletedCount,
       });
       expect(receipt.not_reported).toEqual([]);
-      expect(receipt.id_list_sha256).toBe(createHash('sha256').update(`${[...ids].sort().join('\n')}\n`).digest('hex'));
+      expect(receipt.id_list_sha256).toBe(
+        createHash('sha256')
+          .update(`${[...ids].sort().join('\n')}\n`)
+          .digest('hex'),
+      );
       expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', sent: 250_000, persons_deleted: 250_000, receipt: receiptPath });
       // The journal and the receipt hold ids, never the key.
       expect(readFileSync(receiptPath, 'utf8')).not.toContain(big.env.HOGCTL_API_KEY);
@@ -146,7 +169,19 @@ describe('faults', () => {
     world.sandbox.setFaults('429=0.1,429-no-retry=0.1,500=0.05,drop=0.02,seed=2,path=bulk_delete');
     let res;
     try {
-      res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '6000', '-y', '-o', 'json', '--receipt', join(dir, 'faults-receipt.json')]);
+      res = await world.run([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--rate',
+        '6000',
+        '-y',
+        '-o',
+        'json',
+        '--receipt',
+        join(dir, 'faults-receipt.json'),
+      ]);
     } finally {
       world.sandbox.setFaults();
     }
@@ -156,7 +191,13 @@ describe('faults', () => {
     // One draw per request: with this seed, 20 successes take 29 requests, whatever the order
     // they arrive in: three 429s with Retry-After, two without, two 500s and two dropped.
     const tally = (status: number) => statuses.filter((s) => s === status).length;
-    expect({ 202: tally(202), 429: tally(429), 500: tally(500), dropped: tally(0), all: statuses.length }).toEqual({ 202: 20, 429: 5, 500: 2, dropped: 2, all: 29 });
+    expect({ 202: tally(202), 429: tally(429), 500: tally(500), dropped: tally(0), all: statuses.length }).toEqual({
+      202: 20,
+      429: 5,
+      500: 2,
+      dropped: 2,
+      all: 29,
+    });
     const receipt = JSON.parse(readFileSync(join(dir, 'faults-receipt.json'), 'utf8'));
     expect(receipt.counts).toMatchObject({ sent: 20_000, failed: 0, persons_found: 20_000, persons_deleted: 20_000 });
   });
@@ -229,12 +270,32 @@ describe('crash and resume', () => {
 
 describe('bad input: exit 2, the file and line named, nothing sent', () => {
   const cases: [string, string | Buffer, string[], RegExp][] = [
-    ['binary.txt', Buffer.concat([Buffer.from('01900000-aaaa-7bbb-8ccc-000000000001\nabc\n'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1])]), [], /binary\.txt:3: binary data/],
+    [
+      'binary.txt',
+      Buffer.concat([Buffer.from('01900000-aaaa-7bbb-8ccc-000000000001\nabc\n'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1])]),
+      [],
+      /binary\.txt:3: binary data/,
+    ],
     ['huge.txt', `01900000-aaaa-7bbb-8ccc-000000000001\n${'f'.repeat(10 * 1024 * 1024)}\n`, [], /huge\.txt:2: line longer than 1 MiB/],
-    ['words.txt', '01900000-aaaa-7bbb-8ccc-000000000001\nuser-881\n\nlee@example.net\n', [], /words\.txt:2: "user-881": not a person UUID or integer id\n.*words\.txt:4: "lee@example\.net"/s],
+    [
+      'words.txt',
+      '01900000-aaaa-7bbb-8ccc-000000000001\nuser-881\n\nlee@example.net\n',
+      [],
+      /words\.txt:2: "user-881": not a person UUID or integer id\n.*words\.txt:4: "lee@example\.net"/s,
+    ],
     ['empty.txt', '', [], /empty\.txt:1: no ids in the input/],
-    ['object.json', '{"ids": ["01900000-aaaa-7bbb-8ccc-000000000001"]}', [], /object\.json:1: expected a JSON array of ids, found an object/],
-    ['people.csv', 'id,email\n01900000-aaaa-7bbb-8ccc-000000000001,a@x.com\n', ['--column', 'uuid'], /people\.csv:1: no column "uuid" in the CSV header \(columns: "id", "email"\)/],
+    [
+      'object.json',
+      '{"ids": ["01900000-aaaa-7bbb-8ccc-000000000001"]}',
+      [],
+      /object\.json:1: expected a JSON array of ids, found an object/,
+    ],
+    [
+      'people.csv',
+      'id,email\n01900000-aaaa-7bbb-8ccc-000000000001,a@x.com\n',
+      ['--column', 'uuid'],
+      /people\.csv:1: no column "uuid" in the CSV header \(columns: "id", "email"\)/,
+    ],
   ];
   for (const [name, content, extra, message] of cases) {
     it(name, async () => {
@@ -264,7 +325,11 @@ describe('safety', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ status: 'dry_run', unique: 2500, sent: 0 });
     expect(world.sandbox.requests.length).toBe(before);
     expect(ids.every((id) => alive(id))).toBe(true);
-    expect(existsSync(join(world.configDir, 'journals')) ? readdirSync(join(world.configDir, 'journals')).filter((f) => f.startsWith('dry.txt')) : []).toEqual([]);
+    expect(
+      existsSync(join(world.configDir, 'journals'))
+        ? readdirSync(join(world.configDir, 'journals')).filter((f) => f.startsWith('dry.txt'))
+        : [],
+    ).toEqual([]);
   });
 
   it('refuses off a terminal without --yes (exit 2) and sends nothing', async () => {
@@ -273,7 +338,9 @@ describe('safety', () => {
     const before = world.sandbox.requests.length;
     const res = await world.run(['persons', 'bulk-delete', '--file', path]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/this deletes 10 persons \(their events and recordings stay\) in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/);
+    expect(res.stderr).toMatch(
+      /this deletes 10 persons \(their events and recordings stay\) in project 1 on http:\/\/127\.0\.0\.1:\d+: refusing without confirmation/,
+    );
     expect(res.stderr).toMatch(/pass --yes/);
     expect(world.sandbox.requests.length).toBe(before);
   });
@@ -291,7 +358,9 @@ describe('safety', () => {
     const ids = take(5000);
     const path = file('auth.txt', ids.join('\n'));
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json'], { env: { HOGCTL_API_KEY: 'phx_not_a_real_key_at_all_0000000000000000' } });
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json'], {
+      env: { HOGCTL_API_KEY: 'phx_not_a_real_key_at_all_0000000000000000' },
+    });
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/failed with 401 authentication_failed.*stopped at once, nothing more was sent/);
     expect(res.stderr).not.toContain('phx_not_a_real_key');
@@ -300,7 +369,9 @@ describe('safety', () => {
     expect(ids.every((id) => alive(id))).toBe(true);
 
     const readOnly = world.sandbox.addKey(['person:read']);
-    const scoped = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '--journal', join(dir, 'auth2.ndjson')], { env: { HOGCTL_API_KEY: readOnly } });
+    const scoped = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '--journal', join(dir, 'auth2.ndjson')], {
+      env: { HOGCTL_API_KEY: readOnly },
+    });
     expect(scoped.code).toBe(4);
     expect(scoped.stderr).toMatch(/403 permission_denied: API key missing required scope 'person:write'/);
   });
@@ -359,13 +430,21 @@ describe('safety', () => {
     for (const resume of [[], ['--resume']]) {
       const again = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y', '-o', 'json', ...resume]);
       expect(again.code).toBe(0);
-      expect(again.stderr).toMatch(/this erasure already completed at \d{4}-\d\d-\d\dT[\d:.]+Z \(journal .*again\.ndjson\); nothing was sent/);
+      expect(again.stderr).toMatch(
+        /this erasure already completed at \d{4}-\d\d-\d\dT[\d:.]+Z \(journal .*again\.ndjson\); nothing was sent/,
+      );
       expect(JSON.parse(again.stdout)).toMatchObject({ status: 'completed', persons_deleted: 5 });
     }
     expect(world.sandbox.requests.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
     // A journal whose run did not complete still needs --resume.
     const unfinished = join(dir, 'unfinished.ndjson');
-    writeFileSync(unfinished, readFileSync(journal, 'utf8').split('\n').filter((l) => !l.includes('"stopped"')).join('\n'));
+    writeFileSync(
+      unfinished,
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('"stopped"'))
+        .join('\n'),
+    );
     const refused = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', unfinished, '-y']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/a journal already exists at .*unfinished\.ndjson.*pass --resume/s);
@@ -380,7 +459,10 @@ describe('inputs and servers', () => {
     const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', join(dir, 'ints.json')]);
     expect(res.code).toBe(0);
     expect(res.stderr).toMatch(/resolving 4 integer person ids to UUIDs/);
-    const gets = world.sandbox.requests.slice(before).filter((r) => r.method === 'GET' && r.path !== '/api/personal_api_keys/@current/').map((r) => r.path);
+    const gets = world.sandbox.requests
+      .slice(before)
+      .filter((r) => r.method === 'GET' && r.path !== '/api/personal_api_keys/@current/')
+      .map((r) => r.path);
     expect(gets.sort()).toEqual([...persons.map((p) => `/api/projects/1/persons/${p.id}/`), '/api/projects/1/persons/999999999/'].sort());
     expect(sentIds(bulkRequests(before)).sort()).toEqual(persons.map((p) => p.uuid).sort());
     expect(persons.every((p) => !alive(p.uuid))).toBe(true);
@@ -393,7 +475,10 @@ describe('inputs and servers', () => {
     const persons = take(1200).map((u) => world.sandbox.store.getByUuid(u)!);
     const csv = `distinct_id,note\n${persons.map((p) => `${p.distinctIds.at(-1)},"x, y"`).join('\n')}\n`;
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'bulk-delete', '--file', '-', '--format', 'csv', '--column', 'distinct_id', '--distinct-ids', '-y', '--delete-events'], { stdin: csv });
+    const res = await world.run(
+      ['persons', 'bulk-delete', '--file', '-', '--format', 'csv', '--column', 'distinct_id', '--distinct-ids', '-y', '--delete-events'],
+      { stdin: csv },
+    );
     expect(res.code).toBe(0);
     const requests = bulkRequests(before);
     expect(requests).toHaveLength(2);
@@ -409,7 +494,15 @@ describe('inputs and servers', () => {
     const [a, b] = [take(3), take(3)];
     const json = await world.run(['persons', 'bulk-delete', '--file', file('arr.json', JSON.stringify(a)), '-y']);
     expect(json.code).toBe(0);
-    const nd = await world.run(['persons', 'bulk-delete', '--file', file('objs.ndjson', b.map((id) => JSON.stringify({ uuid: id, why: 'gdpr' })).join('\n')), '--column', 'uuid', '-y']);
+    const nd = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      file('objs.ndjson', b.map((id) => JSON.stringify({ uuid: id, why: 'gdpr' })).join('\n')),
+      '--column',
+      'uuid',
+      '-y',
+    ]);
     expect(nd.code).toBe(0);
     expect([...a, ...b].filter((id) => alive(id))).toEqual([]);
   });
@@ -420,7 +513,17 @@ describe('inputs and servers', () => {
     world.sandbox.setBulkDeleteResponse('empty');
     let res;
     try {
-      res = await world.run(['persons', 'bulk-delete', '--file', file('old.txt', ids.join('\n')), '-y', '-o', 'json', '--receipt', receiptPath]);
+      res = await world.run([
+        'persons',
+        'bulk-delete',
+        '--file',
+        file('old.txt', ids.join('\n')),
+        '-y',
+        '-o',
+        'json',
+        '--receipt',
+        receiptPath,
+      ]);
     } finally {
       world.sandbox.setBulkDeleteResponse('summary');
     }
@@ -430,7 +533,12 @@ describe('inputs and servers', () => {
     expect(res.stderr).toMatch(/1,500 ids sent and acknowledged \(the server did not report how many persons it deleted\)/);
     const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
     expect(receipt.counts).toMatchObject({ sent: 1500, persons_found: null, persons_deleted: null });
-    expect(receipt.not_reported[0]).toEqual({ count: 'persons_found', chunks: 2, ids: 1500, why: 'the server answered with an empty body, as older PostHog versions do' });
+    expect(receipt.not_reported[0]).toEqual({
+      count: 'persons_found',
+      chunks: 2,
+      ids: 1500,
+      why: 'the server answered with an empty body, as older PostHog versions do',
+    });
     expect(JSON.parse(res.stdout).not_reported).toContain('persons_deleted');
   });
 
@@ -451,11 +559,22 @@ describe('inputs and servers', () => {
   it('--skip-invalid sends the valid ids and lists the rest in the receipt', async () => {
     const ids = take(4);
     const receiptPath = join(dir, 'skip.json');
-    const res = await world.run(['persons', 'bulk-delete', '--file', file('skip.txt', `${ids.join('\n')}\nnot-an-id\n`), '--skip-invalid', '-y', '--receipt', receiptPath]);
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      file('skip.txt', `${ids.join('\n')}\nnot-an-id\n`),
+      '--skip-invalid',
+      '-y',
+      '--receipt',
+      receiptPath,
+    ]);
     expect(res.code).toBe(0);
     expect(res.stderr).toMatch(/skipping 1 invalid value .*\n.*skip\.txt:5: "not-an-id"/);
     const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
-    expect(receipt.invalid).toEqual([{ file: join(dir, 'skip.txt'), line: 5, value: 'not-an-id', reason: 'not a person UUID or integer id' }]);
+    expect(receipt.invalid).toEqual([
+      { file: join(dir, 'skip.txt'), line: 5, value: 'not-an-id', reason: 'not a person UUID or integer id' },
+    ]);
     expect(receipt.counts).toMatchObject({ requested: 5, invalid: 1, sent: 4 });
   });
 });

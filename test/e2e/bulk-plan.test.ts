@@ -35,14 +35,20 @@ describe('two delete windows, scaled down', () => {
 
   it('keeps to both without a 429, estimates the time, and says which window it waits for off a terminal', async () => {
     const path = unknownIds('windows.txt', 12_000);
-    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/6s', '-y'], { env: { HOGCTL_PROGRESS_INTERVAL: '0.3', TZ: 'UTC' } });
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/6s', '-y'], {
+      env: { HOGCTL_PROGRESS_INTERVAL: '0.3', TZ: 'UTC' },
+    });
     expect(res.code).toBe(0);
     const requests = bulkRequests(world);
     expect(requests).toHaveLength(12);
     expect(requests.filter((r) => r.status === 429)).toEqual([]);
     // 8 requests, then a wait for the long window (6 s after the first answer), then 4 more.
-    expect(res.stderr).toMatch(/budget +4\/s \+ 8\/6s requests, 4 in flight; estimated time about [6-9]s \(at ~0\.5 s a request; 4\/s and 8\/6s cap it/);
-    expect(res.stderr).toMatch(/^progress: \d,000\/12,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/6s window until \d\d:\d\d:\d\d$/m);
+    expect(res.stderr).toMatch(
+      /budget +4\/s \+ 8\/6s requests, 4 in flight; estimated time about [6-9]s \(at ~0\.5 s a request; 4\/s and 8\/6s cap it/,
+    );
+    expect(res.stderr).toMatch(
+      /^progress: \d,000\/12,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/6s window until \d\d:\d\d:\d\d$/m,
+    );
     expect(res.stderr).toMatch(/✔ 0 persons deleted \(0 found\) from 12,000 ids sent/);
   });
 });
@@ -54,12 +60,15 @@ describe('a run resumed within the long window', () => {
   });
   afterAll(() => world.close());
 
-  it('counts the earlier run\'s requests from its journal and waits instead of provoking a 429', async () => {
+  it("counts the earlier run's requests from its journal and waits instead of provoking a 429", async () => {
     const path = unknownIds('resume.txt', 12_000);
     const journal = join(dir, 'resume.ndjson');
     const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '4/s,8/12s', '-y'];
     // First run: stopped with Ctrl-C once it waits for the long window.
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let interrupted = false;
     child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -91,9 +100,16 @@ describe('a long wait for a window, on a terminal', () => {
 
   it('says in the bar and in a line which window it waits for, and until when', async () => {
     const path = unknownIds('long-wait.txt', 9000);
-    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'], { ...world.env, TZ: 'UTC' }, [], 60_000);
+    const res = await runInTerminal(
+      ['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'],
+      { ...world.env, TZ: 'UTC' },
+      [],
+      60_000,
+    );
     expect(res.code).toBe(0);
-    expect(res.output).toMatch(/8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/);
+    expect(res.output).toMatch(
+      /8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/,
+    );
     // The pseudo-terminal has no size, so the bar is cut at 100 columns, before the time.
     expect(res.output).toMatch(/\d,000\/9,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/15s window/);
     expect(bulkRequests(world).filter((r) => r.status === 429)).toEqual([]);
@@ -123,7 +139,9 @@ describe('the plan, the question and the progress on a terminal', () => {
   it('asks with the exact words: "3 persons and their events"', async () => {
     const path = join(dir, 'ask.txt');
     writeFileSync(path, uuids(10, 3).join('\n'));
-    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--delete-events'], world.env, [{ when: 'Go ahead?', send: 'n\r' }]);
+    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '--delete-events'], world.env, [
+      { when: 'Go ahead?', send: 'n\r' },
+    ]);
     expect(res.output).toContain(`This deletes 3 persons and their events in project 1 on ${world.sandbox.url}.`);
     expect(res.code).toBe(130);
     expect(bulkRequests(world)).toEqual([]);
@@ -131,7 +149,12 @@ describe('the plan, the question and the progress on a terminal', () => {
 
   it('shows a chunk being retried, and why, in the progress bar', async () => {
     const path = join(dir, 'retry.txt');
-    writeFileSync(path, uuids(20, 6).concat(Array.from({ length: 7999 }, () => randomUUID())).join('\n'));
+    writeFileSync(
+      path,
+      uuids(20, 6)
+        .concat(Array.from({ length: 7999 }, () => randomUUID()))
+        .join('\n'),
+    );
     const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '-y', '--rate', '6000'], world.env, [], 120_000);
     expect(bulkRequests(world).some((r) => r.status === 503)).toBe(true);
     expect(res.output).toMatch(/chunk \d+: 503, retrying in \d+ s/);

@@ -34,7 +34,9 @@ describe('undici code cache', () => {
   it('when NODE_OPTIONS carries a V8 flag, V8 refuses it; the debug line says why without blaming the node version', async () => {
     const res = await world.run(['persons', 'get', '1', '-o', 'json', '--debug'], { env: { NODE_OPTIONS: '--max-old-space-size=4000' } });
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain(`undici code cache: rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by node ${process.version}, running ${process.version}; NODE_OPTIONS is set; compiled from source instead`);
+    expect(res.stderr).toContain(
+      `undici code cache: rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by node ${process.version}, running ${process.version}; NODE_OPTIONS is set; compiled from source instead`,
+    );
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 

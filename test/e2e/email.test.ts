@@ -14,7 +14,9 @@ const witness = new Witness();
 beforeAll(async () => {
   world = await startWorld({ persons: 5 });
   keyOnly = { HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-e2e-email-')) };
-  const res = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { stdin: world.sandbox.login.password });
+  const res = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+    stdin: world.sandbox.login.password,
+  });
   expect(res.code).toBe(0);
 });
 afterAll(async () => {
@@ -143,7 +145,19 @@ describe('cancel-change', () => {
 describe('users update --field', () => {
   it('sends typed fields with the API key when there is no session', async () => {
     const before = world.sandbox.requests.length;
-    const res = await run(['users', 'update', '--field', 'last_name=Ng', '--field', 'anonymize_data=true', '--field', 'notification_settings={"plugin_disabled":false}'], { env: keyOnly });
+    const res = await run(
+      [
+        'users',
+        'update',
+        '--field',
+        'last_name=Ng',
+        '--field',
+        'anonymize_data=true',
+        '--field',
+        'notification_settings={"plugin_disabled":false}',
+      ],
+      { env: keyOnly },
+    );
     expect(res.code).toBe(0);
     const patch = since(before)[0];
     expect(patch.headers.authorization).toBe(`Bearer ${world.sandbox.defaultKey}`);

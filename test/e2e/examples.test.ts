@@ -27,15 +27,24 @@ const PARALLEL = 2;
 
 /** Examples that cannot run against a local sandbox without a person at the keyboard. */
 const SKIPS: [RegExp, string][] = [
-  [/^hogctl profile add prod$|^hogctl auth login( --profile prod --email \S+)?$|^hogctl users 2fa (enable|disable)$/, 'asks questions on a terminal (the prompt tests cover it)'],
+  [
+    /^hogctl profile add prod$|^hogctl auth login( --profile prod --email \S+)?$|^hogctl users 2fa (enable|disable)$/,
+    'asks questions on a terminal (the prompt tests cover it)',
+  ],
   [/\$POSTHOG_KEY|\$POSTHOG_PASSWORD|HOGCTL_API_KEY=\.\.\./, 'needs a real API key or password'],
   [/https:\/\/(us|eu)\.posthog\.com|<link from the e-mail>|<uuid>|pbpaste/, 'needs a real PostHog host or a link from a real e-mail'],
-  [/^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key/, 'starts a server that runs until Ctrl-C (sandbox-ready.test.ts covers it)'],
+  [
+    /^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key/,
+    'starts a server that runs until Ctrl-C (sandbox-ready.test.ts covers it)',
+  ],
   [/^npm |^npx hogctl demo|^npm ci/, 'installs or builds the package (package.test.ts covers it)'],
   [/--code 123456|users 2fa validate 123456/, 'needs a code from an authenticator app'],
   [/--email-code 123456/, 'needs the code PostHog e-mails after the password step (auth-email-code.test.ts covers it)'],
   [/^hogctl users 2fa enable > /, 'asks for a code, so it needs a terminal'],
-  [/^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove)\b(?!.*(--yes|-y\b|--dry-run))/, 'asks for confirmation on a terminal (the same command with --yes runs here)'],
+  [
+    /^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove)\b(?!.*(--yes|-y\b|--dry-run))/,
+    'asks for confirmation on a terminal (the same command with --yes runs here)',
+  ],
   [/^hogctl persons bulk-delete .*--resume/, 'continues an interrupted run (bulk-delete.test.ts covers --resume)'],
   [/^hogctl persons funnel-correlation/, 'the newest PostHog, like the sandbox, removed /persons/funnel/correlation/ (404)'],
   [/^hogctl users 2fa (backup-codes|disable)/, 'needs 2FA turned on first, with a code from an authenticator app'],
@@ -63,7 +72,11 @@ function readmeExamples(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const out: string[] = [];
   for (const block of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
-    const lines = block[1].replace(/\\\n\s*/g, '').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const lines = block[1]
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     // A block whose lines depend on each other (a variable, a background job) runs as one script.
     if (lines.some((l) => /^export |^until /.test(l))) out.push(lines.join('\n'));
     else out.push(...lines);
@@ -88,13 +101,21 @@ async function freshWorld(): Promise<{ env: NodeJS.ProcessEnv; cwd: string; clos
   chmodSync(join(bin, 'hogctl'), 0o755);
   const configDir = join(home, 'config');
   const store = new ProfileStore(configDir);
-  for (const [name, project] of [['staging', '2'], ['old', '1'], ['prod', '1']]) await store.save(name, { base_url: sandbox.url, project_id: project }, sandbox.defaultKey);
+  for (const [name, project] of [
+    ['staging', '2'],
+    ['old', '1'],
+    ['prod', '1'],
+  ])
+    await store.save(name, { base_url: sandbox.url, project_id: project }, sandbox.defaultKey);
   await store.use('prod');
   const env: NodeJS.ProcessEnv = { PATH: `${bin}:${process.env.PATH}`, HOME: home, LANG: 'C.UTF-8', HOGCTL_CONFIG_DIR: configDir };
   // Signed in (in-process, to save a node start-up) for the verbs that refuse API keys.
   const sink = new PassThrough();
   sink.resume();
-  const code = await main(['auth', 'login', '--email', sandbox.login.email, '--password-stdin'], { env, io: { stdout: sink as never, stderr: sink as never, stdin: Readable.from([sandbox.login.password]) as never } });
+  const code = await main(['auth', 'login', '--email', sandbox.login.email, '--password-stdin'], {
+    env,
+    io: { stdout: sink as never, stderr: sink as never, stdin: Readable.from([sandbox.login.password]) as never },
+  });
   if (code !== 0) throw new Error(`signing in to the sandbox failed with exit ${code}`);
   return {
     env,
@@ -111,7 +132,12 @@ async function runExample(example: string): Promise<Outcome> {
   try {
     return await new Promise<Outcome>((resolve, reject) => {
       // In its own process group, so that a job the example leaves in the background goes too.
-      const child = spawn('bash', ['-o', 'pipefail', '-c', example], { cwd: world.cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const child = spawn('bash', ['-o', 'pipefail', '-c', example], {
+        cwd: world.cwd,
+        env: world.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
       let output = '';
       child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
       child.stderr.setEncoding('utf8').on('data', (d) => (output += d));
@@ -136,7 +162,9 @@ async function runExample(example: string): Promise<Outcome> {
 }
 
 const all = [...new Set([...(await helpExamples()), ...readmeExamples()])];
-const skipped = all.map((example) => [example, SKIPS.find(([pattern]) => pattern.test(bare(example)))?.[1]] as const).filter(([, reason]) => reason);
+const skipped = all
+  .map((example) => [example, SKIPS.find(([pattern]) => pattern.test(bare(example)))?.[1]] as const)
+  .filter(([, reason]) => reason);
 const runnable = all.filter((example) => !SKIPS.some(([pattern]) => pattern.test(bare(example))));
 const outcomes = new Map<string, Outcome>();
 
@@ -146,14 +174,21 @@ beforeAll(async () => {
     for (let example = queue.shift(); example !== undefined; example = queue.shift()) {
       const outcome = await runExample(example);
       outcomes.set(example, outcome);
-      if (process.env.HOGCTL_EXAMPLES_LOG) writeFileSync(process.env.HOGCTL_EXAMPLES_LOG, `${outcome.code} ${example}\n${outcome.code ? outcome.output.slice(0, 400) : ''}\n`, { flag: 'a' });
+      if (process.env.HOGCTL_EXAMPLES_LOG)
+        writeFileSync(
+          process.env.HOGCTL_EXAMPLES_LOG,
+          `${outcome.code} ${example}\n${outcome.code ? outcome.output.slice(0, 400) : ''}\n`,
+          { flag: 'a' },
+        );
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
 }, 600_000);
 
 afterAll(() => {
-  process.stdout.write(`\nexamples not run here (${skipped.length}):\n${skipped.map(([example, reason]) => `  ${example}\n      -> ${reason}`).join('\n')}\n`);
+  process.stdout.write(
+    `\nexamples not run here (${skipped.length}):\n${skipped.map(([example, reason]) => `  ${example}\n      -> ${reason}`).join('\n')}\n`,
+  );
 });
 
 describe('every example in --help and README.md', () => {

@@ -31,21 +31,39 @@ describe('persons list', () => {
     const before = world.sandbox.requests.length;
     const res = await world.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson']);
     expect(res.code).toBe(0);
-    const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(2500);
     expect(new Set(rows.map((r) => r.id)).size).toBe(2500);
     const requests = world.sandbox.requests.slice(before).filter((r) => r.path.endsWith('/persons/'));
     // Each next page reaches 25 rows back (deletions meanwhile would shift it); the last one holds
     // only those 25, so it is short and links nowhere.
     expect(requests).toHaveLength(26);
-    expect(requests.map((r) => `${r.query.offset ?? 0}+${r.query.limit}`)).toEqual(['0+100', ...Array.from({ length: 25 }, (_, i) => `${(i + 1) * 100 - 25}+125`)]);
+    expect(requests.map((r) => `${r.query.offset ?? 0}+${r.query.limit}`)).toEqual([
+      '0+100',
+      ...Array.from({ length: 25 }, (_, i) => `${(i + 1) * 100 - 25}+125`),
+    ]);
   });
 
   it('sends filters as PostHog expects them', async () => {
     const before = world.sandbox.requests.length;
     const res = await world.run([
-      'persons', 'list', '--email', 'user5@example.com', '--search', 'user', '--distinct-id', 'user-5',
-      '--where', 'plan=team', '--properties', '[{"key":"country","value":"DE","operator":"is_not"}]', '-o', 'json',
+      'persons',
+      'list',
+      '--email',
+      'user5@example.com',
+      '--search',
+      'user',
+      '--distinct-id',
+      'user-5',
+      '--where',
+      'plan=team',
+      '--properties',
+      '[{"key":"country","value":"DE","operator":"is_not"}]',
+      '-o',
+      'json',
     ]);
     expect(res.code).toBe(0);
     const req = world.sandbox.requests.slice(before).find((r) => r.path.endsWith('/persons/'))!;
@@ -63,7 +81,10 @@ describe('persons list', () => {
   it('filters really narrow the result', async () => {
     const res = await world.run(['persons', 'list', '--where', 'plan=enterprise', '--all', '-o', 'ndjson']);
     expect(res.code).toBe(0);
-    const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.properties.plan === 'enterprise')).toBe(true);
   });
@@ -106,7 +127,10 @@ describe('persons list', () => {
   });
 
   it('exits 0 quietly when the reader goes away (| head)', async () => {
-    const res = await sh(`${process.execPath} ${BIN} persons list --all --page-size 100 -o ndjson | head -n 1; echo "status=\${PIPESTATUS[0]}" >&2`, world.env);
+    const res = await sh(
+      `${process.execPath} ${BIN} persons list --all --page-size 100 -o ndjson | head -n 1; echo "status=\${PIPESTATUS[0]}" >&2`,
+      world.env,
+    );
     expect(res.stdout.trim().split('\n')).toHaveLength(1);
     expect(res.stderr).toContain('status=0');
     expect(res.stderr).not.toMatch(/error|EPIPE/i);
@@ -205,7 +229,10 @@ describe('profiles', () => {
   it('stores the key privately, never echoes it, and resolves flags > env > profile', async () => {
     const key = world.sandbox.defaultKey;
     const env = { HOGCTL_CONFIG_DIR: world.configDir };
-    const add = await runCli(['profile', 'add', 'local', '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--debug'], { env, stdin: `${key}\n` });
+    const add = await runCli(['profile', 'add', 'local', '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--debug'], {
+      env,
+      stdin: `${key}\n`,
+    });
     expect(add.code).toBe(0);
     expect(add.stderr).toContain('saved profile "local"');
     for (const text of [add.stdout, add.stderr]) expect(text).not.toContain(key);

@@ -18,7 +18,11 @@ describe('habits from other tools', () => {
     [['login'], 'unknown command "login"', 'did you mean `hogctl auth login`?'],
     [['persons', 'list', '--json'], 'unknown option "--json"', 'use `-o json`'],
     [['api', '/api/users/@me/'], 'is not an HTTP method', 'did you mean `hogctl api GET /api/users/@me/`?'],
-    [['persons', 'bulk-delete', 'file.txt', '--yes'], 'bulk-delete reads the ids from --file', 'did you mean `hogctl persons bulk-delete --file file.txt`?'],
+    [
+      ['persons', 'bulk-delete', 'file.txt', '--yes'],
+      'bulk-delete reads the ids from --file',
+      'did you mean `hogctl persons bulk-delete --file file.txt`?',
+    ],
   ])('hogctl %j', async (args, message, hint) => {
     const r = await runCli(args, { env });
     expect(r.code).toBe(2);
@@ -51,7 +55,9 @@ describe('errors caused by environment variables name them', () => {
     [{ HOGCTL_API_KEY: '' }, 'HOGCTL_API_KEY is empty, and no profile is set', 4],
     [{ HOGCTL_API_KEY: '  ' }, 'HOGCTL_API_KEY is empty', 4],
   ])('%j', async (extra, message, code) => {
-    const r = await runCli(['persons', 'list'], { env: { ...env, HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-habits-')), ...extra } });
+    const r = await runCli(['persons', 'list'], {
+      env: { ...env, HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-habits-')), ...extra },
+    });
     expect(r.stderr).toContain(message);
     expect(r.code).toBe(code);
   });

@@ -15,7 +15,15 @@ describe('help topics', () => {
   it('hogctl help environment lists the variables', async () => {
     const res = await runCli(['help', 'environment']);
     expect(res.code).toBe(0);
-    for (const name of ['HOGCTL_PROFILE', 'HOGCTL_BASE_URL', 'HOGCTL_PROJECT_ID', 'HOGCTL_API_KEY', 'HOGCTL_CONFIG_DIR', 'NO_COLOR', 'HTTPS_PROXY']) {
+    for (const name of [
+      'HOGCTL_PROFILE',
+      'HOGCTL_BASE_URL',
+      'HOGCTL_PROJECT_ID',
+      'HOGCTL_API_KEY',
+      'HOGCTL_CONFIG_DIR',
+      'NO_COLOR',
+      'HTTPS_PROXY',
+    ]) {
       expect(res.stdout).toContain(name);
     }
   });
@@ -82,7 +90,11 @@ describe('commandWords', () => {
 describe('completion', () => {
   it('prints the generated script for each shell, and refuses an unknown shell', async () => {
     const { readFileSync } = await import('node:fs');
-    for (const [shell, file] of [['bash', 'hogctl.bash'], ['zsh', '_hogctl'], ['fish', 'hogctl.fish']]) {
+    for (const [shell, file] of [
+      ['bash', 'hogctl.bash'],
+      ['zsh', '_hogctl'],
+      ['fish', 'hogctl.fish'],
+    ]) {
       const res = await runCli(['completion', shell]);
       expect(res.code).toBe(0);
       expect(res.stdout).toBe(readFileSync(`completions/${file}`, 'utf8'));

@@ -30,7 +30,11 @@ function deps(out: { text: string }): Deps {
     },
   });
   return {
-    io: { stdout: sink as unknown as NodeJS.WriteStream, stderr: sink as unknown as NodeJS.WriteStream, stdin: Readable.from([]) as unknown as NodeJS.ReadStream },
+    io: {
+      stdout: sink as unknown as NodeJS.WriteStream,
+      stderr: sink as unknown as NodeJS.WriteStream,
+      stdin: Readable.from([]) as unknown as NodeJS.ReadStream,
+    },
     env: {},
     now: () => 0,
   };
@@ -53,7 +57,12 @@ async function helpOf(path: string[]): Promise<string> {
   const out = { text: '' };
   const program = await buildProgram(deps(out), [...path, '--help']);
   const fix = (command: Command) => {
-    command.configureOutput({ getOutHelpWidth: () => WIDTH, getErrHelpWidth: () => WIDTH, getOutHasColors: () => false, getErrHasColors: () => false });
+    command.configureOutput({
+      getOutHelpWidth: () => WIDTH,
+      getErrHelpWidth: () => WIDTH,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    });
     command.commands.forEach(fix);
   };
   fix(program);
@@ -97,32 +106,48 @@ describe('--help of every command', () => {
 });
 
 describe('help layout', () => {
-  it.each(paths.map((path) => [['hogctl', ...path].join(' '), path] as const))('%s: description paragraph, commands first, global flags last', async (_name, path) => {
-    const help = await helpOf(path);
-    const lines = help.split('\n');
-    expect(lines[1], 'a blank line after the usage').toBe('');
-    expect(lines[2], 'then the description paragraph').toMatch(/^[A-Z]/);
-    const globals = help.indexOf('\nGlobal flags:\n');
-    expect(globals, 'a "Global flags:" list').toBeGreaterThan(0);
-    expect(help).not.toContain('Global Options:');
-    for (const heading of ['\nArguments:\n', '\nCommands:\n', '\nOptions:\n']) {
-      if (help.includes(heading)) expect(help.indexOf(heading), `${heading.trim()} before the global flags`).toBeLessThan(globals);
-    }
-    const examplesAt = help.indexOf('\nExamples:\n');
-    expect(help.slice(globals, examplesAt).match(/^\S.*:$/gm), 'nothing but examples after the global flags').toEqual(['Global flags:']);
-  });
-
-  it.each([['sandbox', ['--quiet']], ['demo', ['--no-color']], ['completion', []], ['help', []]] as const)(
-    'the root-only command %s lists only the global flags it uses',
-    async (name, used) => {
-      const help = await helpOf([name]);
-      const globals = help.slice(help.indexOf('\nGlobal flags:\n'), help.indexOf('\nExamples:\n'));
-      for (const flag of ['--profile', '--base-url', '--project', '--output', '--fields', '--no-input', '--debug', '--timeout', '--quiet', '--no-color']) {
-        if (used.includes(flag as never)) expect(globals).toContain(flag);
-        else expect(globals, `${name} --help lists ${flag}`).not.toContain(flag);
+  it.each(paths.map((path) => [['hogctl', ...path].join(' '), path] as const))(
+    '%s: description paragraph, commands first, global flags last',
+    async (_name, path) => {
+      const help = await helpOf(path);
+      const lines = help.split('\n');
+      expect(lines[1], 'a blank line after the usage').toBe('');
+      expect(lines[2], 'then the description paragraph').toMatch(/^[A-Z]/);
+      const globals = help.indexOf('\nGlobal flags:\n');
+      expect(globals, 'a "Global flags:" list').toBeGreaterThan(0);
+      expect(help).not.toContain('Global Options:');
+      for (const heading of ['\nArguments:\n', '\nCommands:\n', '\nOptions:\n']) {
+        if (help.includes(heading)) expect(help.indexOf(heading), `${heading.trim()} before the global flags`).toBeLessThan(globals);
       }
+      const examplesAt = help.indexOf('\nExamples:\n');
+      expect(help.slice(globals, examplesAt).match(/^\S.*:$/gm), 'nothing but examples after the global flags').toEqual(['Global flags:']);
     },
   );
+
+  it.each([
+    ['sandbox', ['--quiet']],
+    ['demo', ['--no-color']],
+    ['completion', []],
+    ['help', []],
+  ] as const)('the root-only command %s lists only the global flags it uses', async (name, used) => {
+    const help = await helpOf([name]);
+    const globals = help.slice(help.indexOf('\nGlobal flags:\n'), help.indexOf('\nExamples:\n'));
+    for (const flag of [
+      '--profile',
+      '--base-url',
+      '--project',
+      '--output',
+      '--fields',
+      '--no-input',
+      '--debug',
+      '--timeout',
+      '--quiet',
+      '--no-color',
+    ]) {
+      if (used.includes(flag as never)) expect(globals).toContain(flag);
+      else expect(globals, `${name} --help lists ${flag}`).not.toContain(flag);
+    }
+  });
 });
 
 describe('a bare group or a bare hogctl', () => {

@@ -11,26 +11,56 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-const queries = (before: number) => world.sandbox.requests.slice(before).filter((r) => r.path === '/api/projects/1/query/').map((r) => JSON.parse(r.body!).query);
-const ids = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id as string);
+const queries = (before: number) =>
+  world.sandbox.requests
+    .slice(before)
+    .filter((r) => r.path === '/api/projects/1/query/')
+    .map((r) => JSON.parse(r.body!).query);
+const ids = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).id as string);
 
 describe('persons funnel, lifecycle and trends with a personal key', () => {
   it('funnel asks for a FunnelsActorsQuery and --all pages through every person of the step', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--events', '[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}]', '--funnel-step', '2', '--date-from', '-30d', '--all', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'funnel',
+      '--events',
+      '[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}]',
+      '--funnel-step',
+      '2',
+      '--date-from',
+      '-30d',
+      '--all',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const expected = funnelPeople(world.sandbox.store, 2, 2).map((p) => p.uuid);
     expect(expected.length).toBeGreaterThan(1000);
     expect(ids(res.stdout)).toEqual(expected);
     const sent = queries(before);
-    expect(sent.map((q) => [q.limit, q.offset])).toEqual(Array.from({ length: Math.ceil(expected.length / 1000) }, (_, i) => [1000, i * 1000]));
+    expect(sent.map((q) => [q.limit, q.offset])).toEqual(
+      Array.from({ length: Math.ceil(expected.length / 1000) }, (_, i) => [1000, i * 1000]),
+    );
     expect(sent[0]).toMatchObject({
       kind: 'ActorsQuery',
       select: ['actor'],
       source: {
         kind: 'FunnelsActorsQuery',
         funnelStep: 2,
-        source: { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signed_up' }], dateRange: { date_from: '-30d' } },
+        source: {
+          kind: 'FunnelsQuery',
+          series: [
+            { kind: 'EventsNode', event: '$pageview' },
+            { kind: 'EventsNode', event: 'signed_up' },
+          ],
+          dateRange: { date_from: '-30d' },
+        },
       },
     });
     // Nothing went to the legacy list, which would refuse the key.
@@ -39,19 +69,49 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
 
   it('lifecycle asks for an InsightActorsQuery over a LifecycleQuery with day and status', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--events', '[{"id": "$pageview"}]', '--target-date', '2025-06-01', '--lifecycle-type', 'dormant', '--all', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'lifecycle',
+      '--events',
+      '[{"id": "$pageview"}]',
+      '--target-date',
+      '2025-06-01',
+      '--lifecycle-type',
+      'dormant',
+      '--all',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(ids(res.stdout)).toEqual(lifecyclePeople(world.sandbox.store, '2025-06-01', 'dormant').map((p) => p.uuid));
-    expect(queries(before)[0]).toMatchObject({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', day: '2025-06-01', status: 'dormant', source: { kind: 'LifecycleQuery' } } });
+    expect(queries(before)[0]).toMatchObject({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', day: '2025-06-01', status: 'dormant', source: { kind: 'LifecycleQuery' } },
+    });
   });
 
   it('trends (new) asks for an InsightActorsQuery over a TrendsQuery with day and series; without --all it says there are more', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'trends', '--events', '[{"id": "$pageview"}, {"id": "signed_up"}]', '--series', '1', '--day', '2030-01-01', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'trends',
+      '--events',
+      '[{"id": "$pageview"}, {"id": "signed_up"}]',
+      '--series',
+      '1',
+      '--day',
+      '2030-01-01',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(ids(res.stdout)).toHaveLength(100);
     expect(res.stderr).toContain('100 persons shown; there are more: add --all');
-    expect(queries(before)[0]).toMatchObject({ limit: 100, offset: 0, source: { kind: 'InsightActorsQuery', day: '2030-01-01', series: 1, source: { kind: 'TrendsQuery' } } });
+    expect(queries(before)[0]).toMatchObject({
+      limit: 100,
+      offset: 0,
+      source: { kind: 'InsightActorsQuery', day: '2030-01-01', series: 1, source: { kind: 'TrendsQuery' } },
+    });
   });
 
   it('--legacy uses the legacy list, which refuses the key (exit 4, saying to sign in); a key without query:read is refused (exit 4)', async () => {
@@ -59,7 +119,9 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(legacy.code).toBe(4);
     expect(legacy.stderr).toContain('needs a signed-in session');
     const readOnly = world.sandbox.addKey(['person:read']);
-    const refused = await world.run(['persons', 'trends', '--events', '[{"id": "a"}]', '--day', '2030-01-01'], { env: { HOGCTL_API_KEY: readOnly } });
+    const refused = await world.run(['persons', 'trends', '--events', '[{"id": "a"}]', '--day', '2030-01-01'], {
+      env: { HOGCTL_API_KEY: readOnly },
+    });
     expect(refused.code).toBe(4);
     expect(refused.stderr).toMatch(/query:read/);
   });
@@ -67,9 +129,21 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
   it('waits out the query limit between pages (actors queries count against it), saying until when', async () => {
     world.sandbox.setRateLimit('query=1/3s');
     try {
-      const res = await world.run(['persons', 'funnel', '--events', '[{"id": "a"}, {"id": "b"}]', '--funnel-step', '1', '--all', '-o', 'ndjson']);
+      const res = await world.run([
+        'persons',
+        'funnel',
+        '--events',
+        '[{"id": "a"}, {"id": "b"}]',
+        '--funnel-step',
+        '1',
+        '--all',
+        '-o',
+        'ndjson',
+      ]);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(/^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
+      expect(res.stderr).toMatch(
+        /^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m,
+      );
       expect(ids(res.stdout)).toEqual(funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid));
     } finally {
       world.sandbox.setRateLimit();

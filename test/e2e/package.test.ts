@@ -16,7 +16,11 @@ let installStderr = '';
 let manifestRestored = false;
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 }
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -36,7 +40,11 @@ beforeAll(async () => {
   const manifestBefore = readFileSync('package.json', 'utf8');
   const name = npm(['pack', '--pack-destination', work, '--silent'], process.cwd()).trim().split('\n').pop()!;
   tarball = join(work, name);
-  const install = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], { cwd: work, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  const install = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
   if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
   installStderr = install.stderr;
   manifestRestored = readFileSync('package.json', 'utf8') === manifestBefore && !existsSync('package.json.prepack');

@@ -23,7 +23,9 @@ describe('hogctl persons list', () => {
     const res = await world.run(['persons', 'list', '--server-format', 'csv']);
     expect(res.code).toBe(0);
     expect(res.stdout.trim().split('\n').length - 1).toBe(50_000);
-    expect(res.stderr).toMatch(/warning: the server's CSV export stops at 50,000 rows, so more persons may match: `hogctl persons list --all -o csv` pages through every one/);
+    expect(res.stderr).toMatch(
+      /warning: the server's CSV export stops at 50,000 rows, so more persons may match: `hogctl persons list --all -o csv` pages through every one/,
+    );
   });
 
   it('no warning for an export below the cap', async () => {

@@ -15,7 +15,10 @@ describe('next links with another scheme or port', () => {
   it('persons list --all follows their path and query on the configured origin and gets every person', async () => {
     const res = await world.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson', '--debug']);
     expect(res.code, res.stderr).toBe(0);
-    const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(250);
     const notes = res.stderr.split('\n').filter((l) => l.includes("the server's links point to http://127.0.0.1:9"));
     expect(notes).toHaveLength(1);

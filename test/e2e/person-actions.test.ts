@@ -50,9 +50,21 @@ describe('persons update', () => {
     const person = fresh();
     const sent = mark();
     const res = await world.run([
-      'persons', 'update', person.uuid,
-      '--properties', '{"company": {"name": "Acme"}, "plan": "free"}',
-      '--set', 'plan=enterprise', '--set', 'seats=25', '--set', 'vip=true', '--set', 'zip=01234', '--set', '$browser=Lynx',
+      'persons',
+      'update',
+      person.uuid,
+      '--properties',
+      '{"company": {"name": "Acme"}, "plan": "free"}',
+      '--set',
+      'plan=enterprise',
+      '--set',
+      'seats=25',
+      '--set',
+      'vip=true',
+      '--set',
+      'zip=01234',
+      '--set',
+      '$browser=Lynx',
     ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('');
@@ -81,7 +93,9 @@ describe('persons update', () => {
     expect(missing.stderr).toContain('person 99999999 not found in project 1');
 
     const person = fresh();
-    const refused = await world.run(['persons', 'update', String(person.id), '--set', 'plan=team'], { env: { HOGCTL_API_KEY: readOnlyKey() } });
+    const refused = await world.run(['persons', 'update', String(person.id), '--set', 'plan=team'], {
+      env: { HOGCTL_API_KEY: readOnlyKey() },
+    });
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain("API key missing required scope 'person:write'");
 
@@ -120,7 +134,13 @@ describe('persons delete', () => {
     const reqs = sent();
     expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}${person.id}/`, `POST ${base}bulk_delete/`]);
     expect(JSON.parse(reqs[1].body!)).toEqual({ ids: [person.uuid], delete_events: true, delete_recordings: true, keep_person: false });
-    expect(JSON.parse(res.stdout)).toEqual({ person: String(person.id), deleted: true, delete_events: true, delete_recordings: true, status: 202 });
+    expect(JSON.parse(res.stdout)).toEqual({
+      person: String(person.id),
+      deleted: true,
+      delete_events: true,
+      delete_recordings: true,
+      status: 202,
+    });
     expect(res.stderr).toContain('weekly batch (Sundays, 05:00 UTC)');
     expect(world.sandbox.deletions.eventDeletions(1).find((d) => d.key === person.uuid)?.deleteVerifiedAtMs).toBeNull();
     expect(world.sandbox.deletions.recordings.some((r) => r.personUuid === person.uuid)).toBe(true);
@@ -131,7 +151,12 @@ describe('persons delete', () => {
     const sent = mark();
     const res = await world.run(['persons', 'delete', String(person.id), '--keep-person', '--delete-events', '--yes']);
     expect(res.code).toBe(0);
-    expect(JSON.parse(sent().find((r) => r.method === 'POST')!.body!)).toEqual({ ids: [person.uuid], delete_events: true, delete_recordings: false, keep_person: true });
+    expect(JSON.parse(sent().find((r) => r.method === 'POST')!.body!)).toEqual({
+      ids: [person.uuid],
+      delete_events: true,
+      delete_recordings: false,
+      keep_person: true,
+    });
     expect(world.sandbox.store.getById(person.id)).toBeDefined();
     expect(world.sandbox.deletions.eventDeletions(1).some((d) => d.key === person.uuid)).toBe(true);
   });
@@ -187,7 +212,10 @@ describe('persons delete', () => {
       world.sandbox.setBulkDeleteResponse('summary');
     }
     const reqs = sent().filter((r) => r.path.startsWith(base));
-    expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`POST ${base}bulk_delete/ 405`, `DELETE ${base}${person.uuid}/ 202`]);
+    expect(reqs.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `POST ${base}bulk_delete/ 405`,
+      `DELETE ${base}${person.uuid}/ 202`,
+    ]);
     expect(reqs[1].query).toEqual({ delete_events: 'true' });
     expect(world.sandbox.store.getById(person.id)).toBeUndefined();
   });
@@ -208,7 +236,9 @@ describe('persons delete', () => {
   it('on a terminal, shows the person and where, and a "no" cancels (130) with nothing deleted', async () => {
     const person = fresh(2);
     const sent = mark();
-    const res = await runInTerminal(['persons', 'delete', person.uuid, '--delete-events'], world.env, [{ when: 'Delete this person?', send: 'n\r' }]);
+    const res = await runInTerminal(['persons', 'delete', person.uuid, '--delete-events'], world.env, [
+      { when: 'Delete this person?', send: 'n\r' },
+    ]);
     expect(res.code).toBe(130);
     expect(res.output).toContain(`About to delete person ${person.uuid}`);
     expect(res.output).toContain(`(id ${person.id}, uuid ${person.uuid})`);
@@ -255,7 +285,7 @@ describe('persons reset-distinct-id', () => {
 });
 
 describe('persons set-prop and unset-prop', () => {
-  it("set-prop POSTs {key, value} to update_property, $-keys included, and the value lands", async () => {
+  it('set-prop POSTs {key, value} to update_property, $-keys included, and the value lands', async () => {
     const person = fresh();
     const sent = mark();
     const res = await world.run(['persons', 'set-prop', String(person.id), '$browser', '{"name": "Lynx", "v": 2}', '-o', 'json']);
@@ -296,7 +326,7 @@ describe('persons set-prop and unset-prop', () => {
     expect(world.sandbox.activity.find(1, 'Person', [String(person.id)])[0].activity).toBe('delete_property');
   });
 
-  it('unset-prop turns the server\'s bare 500 for an unknown person into exit 3, and an empty key is 2', async () => {
+  it("unset-prop turns the server's bare 500 for an unknown person into exit 3, and an empty key is 2", async () => {
     const res = await world.run(['persons', 'unset-prop', '99999999', 'plan']);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('person 99999999 not found in project 1');
@@ -390,7 +420,12 @@ describe('persons split', () => {
     expect(res.stderr).toContain("not on this person: ['someone-else']");
     expect(res.stderr).toContain('distinct_ids_to_split');
     const sent = mark();
-    for (const args of [[], ['--distinct-ids', 'a,,b', '-y'], ['--distinct-ids', 'a', '--main-distinct-id', 'b', '-y'], ['--distinct-ids', 'a']]) {
+    for (const args of [
+      [],
+      ['--distinct-ids', 'a,,b', '-y'],
+      ['--distinct-ids', 'a', '--main-distinct-id', 'b', '-y'],
+      ['--distinct-ids', 'a'],
+    ]) {
       expect((await world.run(['persons', 'split', String(person.id), ...args])).code).toBe(2);
     }
     expect(sent()).toEqual([]);
@@ -405,7 +440,10 @@ describe('persons activity', () => {
     const sent = mark();
     const res = await world.run(['persons', 'activity', String(person.id), '--page-size', '2', '-o', 'ndjson']);
     expect(res.code).toBe(0);
-    const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.activity === 'updated' && r.item_id === String(person.id))).toBe(true);
     expect(rows[0].changes).toBe('changed properties');

@@ -30,12 +30,28 @@ async function pathsOf(run: () => Promise<unknown>): Promise<string[]> {
 describe('--distinct-id on per-person verbs', () => {
   const cases: [string, (d: string) => string[], (p: Person) => string][] = [
     ['update', (d) => ['persons', 'update', '--distinct-id', d, '--set', 'plan=x'], (p) => `PATCH /api/projects/1/persons/${p.uuid}/`],
-    ['set-prop', (d) => ['persons', 'set-prop', '--distinct-id', d, 'plan', 'x'], (p) => `POST /api/projects/1/persons/${p.uuid}/update_property/`],
-    ['unset-prop', (d) => ['persons', 'unset-prop', '--distinct-id', d, 'plan'], (p) => `POST /api/projects/1/persons/${p.uuid}/delete_property/`],
+    [
+      'set-prop',
+      (d) => ['persons', 'set-prop', '--distinct-id', d, 'plan', 'x'],
+      (p) => `POST /api/projects/1/persons/${p.uuid}/update_property/`,
+    ],
+    [
+      'unset-prop',
+      (d) => ['persons', 'unset-prop', '--distinct-id', d, 'plan'],
+      (p) => `POST /api/projects/1/persons/${p.uuid}/delete_property/`,
+    ],
     // One person's deletes go through bulk_delete with ids: [uuid] (docs/server-contract.md §0).
     ['delete-events', (d) => ['persons', 'delete-events', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
-    ['delete-recordings', (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
-    ['split', (d) => ['persons', 'split', '--distinct-id', d, '--main-distinct-id', d, '--yes'], (p) => `POST /api/projects/1/persons/${p.uuid}/split/`],
+    [
+      'delete-recordings',
+      (d) => ['persons', 'delete-recordings', '--distinct-id', d, '--yes'],
+      () => 'POST /api/projects/1/persons/bulk_delete/',
+    ],
+    [
+      'split',
+      (d) => ['persons', 'split', '--distinct-id', d, '--main-distinct-id', d, '--yes'],
+      (p) => `POST /api/projects/1/persons/${p.uuid}/split/`,
+    ],
     ['activity', (d) => ['persons', 'activity', '--distinct-id', d], (p) => `GET /api/projects/1/persons/${p.uuid}/activity/`],
     ['cohorts', (d) => ['persons', 'cohorts', '--distinct-id', d], () => `/persons/cohorts/`],
     ['delete', (d) => ['persons', 'delete', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
@@ -48,7 +64,10 @@ describe('--distinct-id on per-person verbs', () => {
     expect(result!.stderr).not.toMatch(/error:/);
     expect(result!.code).toBe(0);
     expect(paths[0], 'the distinct id is looked up first').toBe('GET /api/projects/1/persons/');
-    expect(paths.some((p) => p.includes(expected(person))), paths.join('\n')).toBe(true);
+    expect(
+      paths.some((p) => p.includes(expected(person))),
+      paths.join('\n'),
+    ).toBe(true);
   });
 
   it('timeline resolves the distinct id before asking for the timeline', async () => {

@@ -50,7 +50,9 @@ describe('persons cohorts', () => {
     const res = await world.run(['persons', 'cohorts', [...world.sandbox.store].find((p) => p.properties.plan === 'team')!.uuid]);
     expect(res.code).toBe(0);
     expect(res.stdout.split('\n')[0]).toMatch(/^1\tPaying customers\t\d+$/);
-    const loner = [...world.sandbox.store].find((p) => p.isIdentified && p.properties.plan === 'free' && p.properties.country !== 'DE' && !((p.properties.sessions as number) >= 250))!;
+    const loner = [...world.sandbox.store].find(
+      (p) => p.isIdentified && p.properties.plan === 'free' && p.properties.country !== 'DE' && !((p.properties.sessions as number) >= 250),
+    )!;
     const none = await world.run(['persons', 'cohorts', String(loner.id)]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
@@ -82,7 +84,9 @@ describe('persons cohorts', () => {
     try {
       const res = await world.run(['persons', 'cohorts', '1']);
       expect(res.code).toBe(5);
-      expect(res.stderr).toContain(`GET ${P}/cohorts/ failed with 400: Could not retrieve team: Could not validate team associated with user`);
+      expect(res.stderr).toContain(
+        `GET ${P}/cohorts/ failed with 400: Could not retrieve team: Could not validate team associated with user`,
+      );
       expect(res.stderr).toContain("your user's current project");
     } finally {
       world.sandbox.world.user.currentTeamId = saved;
@@ -94,8 +98,21 @@ describe('persons timeline', () => {
   it('sends GET /persons/{id}/properties_timeline/ with its parameters, and needs a session', async () => {
     const before = world.sandbox.requests.length;
     const res = await world.run([
-      'persons', 'timeline', '42', '--date-from', '2025-01-01', '--date-to', '2025-03-31', '--events', '[{"id":"$pageview"}]',
-      '--breakdown', 'plan', '--param', 'interval=week', '--params', '{"display": "ActionsLineGraph", "interval": "day"}',
+      'persons',
+      'timeline',
+      '42',
+      '--date-from',
+      '2025-01-01',
+      '--date-to',
+      '2025-03-31',
+      '--events',
+      '[{"id":"$pageview"}]',
+      '--breakdown',
+      'plan',
+      '--param',
+      'interval=week',
+      '--params',
+      '{"display": "ActionsLineGraph", "interval": "day"}',
     ]);
     expectNeedsSession(res, `GET ${P}/42/properties_timeline/`);
     const [req] = since(before);
@@ -137,7 +154,18 @@ describe('persons funnel', () => {
 
   it('--post: the parameters go in a JSON body, with their types', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--legacy', '--post', '--events', events, '--funnel-step', '2', '--params', '{"funnel_window_days": 14}']);
+    const res = await world.run([
+      'persons',
+      'funnel',
+      '--legacy',
+      '--post',
+      '--events',
+      events,
+      '--funnel-step',
+      '2',
+      '--params',
+      '{"funnel_window_days": 14}',
+    ]);
     expectNeedsSession(res, `POST ${P}/funnel/`);
     const [req] = since(before);
     expect(req.method).toBe('POST');
@@ -158,21 +186,53 @@ describe('persons funnel', () => {
 describe('persons funnel-correlation', () => {
   it('says the newest server no longer offers it (404 → exit 3), for GET and POST', async () => {
     const before = world.sandbox.requests.length;
-    const get = await world.run(['persons', 'funnel-correlation', '--param', 'funnel_correlation_person_converted=TRUE', '--funnel-step', '2']);
+    const get = await world.run([
+      'persons',
+      'funnel-correlation',
+      '--param',
+      'funnel_correlation_person_converted=TRUE',
+      '--funnel-step',
+      '2',
+    ]);
     expect(get.code).toBe(3);
     expect(get.stderr).toContain('this server no longer offers funnel correlation persons');
-    const post = await world.run(['persons', 'funnel-correlation', '--post', '--params', '{"funnel_correlation_person_entity": {"id": "paid", "type": "events"}}']);
+    const post = await world.run([
+      'persons',
+      'funnel-correlation',
+      '--post',
+      '--params',
+      '{"funnel_correlation_person_entity": {"id": "paid", "type": "events"}}',
+    ]);
     expect(post.code).toBe(3);
     const [a, b] = since(before);
-    expect([a.method, a.path, a.query, a.status]).toEqual(['GET', `${P}/funnel/correlation/`, { funnel_correlation_person_converted: 'TRUE', funnel_step: '2' }, 404]);
-    expect([b.method, b.path, JSON.parse(b.body)]).toEqual(['POST', `${P}/funnel/correlation/`, { funnel_correlation_person_entity: { id: 'paid', type: 'events' } }]);
+    expect([a.method, a.path, a.query, a.status]).toEqual([
+      'GET',
+      `${P}/funnel/correlation/`,
+      { funnel_correlation_person_converted: 'TRUE', funnel_step: '2' },
+      404,
+    ]);
+    expect([b.method, b.path, JSON.parse(b.body)]).toEqual([
+      'POST',
+      `${P}/funnel/correlation/`,
+      { funnel_correlation_person_entity: { id: 'paid', type: 'events' } },
+    ]);
   });
 });
 
 describe('persons lifecycle', () => {
   it('sends target_date and lifecycle_type, and needs a session (exit 4)', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--legacy', '--target-date', '2025-03-01', '--lifecycle-type', 'resurrecting', '--events', '[{"id":"$pageview"}]']);
+    const res = await world.run([
+      'persons',
+      'lifecycle',
+      '--legacy',
+      '--target-date',
+      '2025-03-01',
+      '--lifecycle-type',
+      'resurrecting',
+      '--events',
+      '[{"id":"$pageview"}]',
+    ]);
     expectNeedsSession(res, `GET ${P}/lifecycle/`);
     const [req] = since(before);
     expect(req.method).toBe('GET');
@@ -182,7 +242,15 @@ describe('persons lifecycle', () => {
 
   it('accepts the required parameters through --param too', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--legacy', '--param', 'target_date=2025-03-01', '--param', 'lifecycle_type=dormant']);
+    const res = await world.run([
+      'persons',
+      'lifecycle',
+      '--legacy',
+      '--param',
+      'target_date=2025-03-01',
+      '--param',
+      'lifecycle_type=dormant',
+    ]);
     expect(res.code).toBe(4);
     expect(since(before)[0].query).toEqual({ target_date: '2025-03-01', lifecycle_type: 'dormant' });
   });
@@ -193,7 +261,10 @@ describe('persons lifecycle', () => {
       [['--lifecycle-type', 'new'], 'missing --target-date'],
       [['--target-date', '2025-03-01'], 'missing --lifecycle-type'],
       [['--target-date', 'yesterday', '--lifecycle-type', 'new'], 'invalid --target-date "yesterday"'],
-      [['--target-date', '2025-03-01', '--lifecycle-type', 'churned'], 'invalid --lifecycle-type "churned": expected one of new, returning, resurrecting, dormant'],
+      [
+        ['--target-date', '2025-03-01', '--lifecycle-type', 'churned'],
+        'invalid --lifecycle-type "churned": expected one of new, returning, resurrecting, dormant',
+      ],
     ] as const) {
       const res = await world.run(['persons', 'lifecycle', '--legacy', ...args]);
       expect(res.code, args.join(' ')).toBe(2);
@@ -212,7 +283,10 @@ describe('with a signed-in session (hogctl auth login)', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     env = { HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-e2e-session-')) };
-    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { env, stdin: world.sandbox.login.password });
+    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+      env,
+      stdin: world.sandbox.login.password,
+    });
     expect(login.code, login.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -223,7 +297,9 @@ describe('with a signed-in session (hogctl auth login)', () => {
   it('lifecycle sends the session cookie, no key, and prints the people of the bucket', async () => {
     const day = [...world.sandbox.store][40].createdAt.slice(0, 10);
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'lifecycle', '--legacy', '--target-date', day, '--lifecycle-type', 'new', '-o', 'json'], { env });
+    const res = await world.run(['persons', 'lifecycle', '--legacy', '--target-date', day, '--lifecycle-type', 'new', '-o', 'json'], {
+      env,
+    });
     expect(res.code, res.stderr).toBe(0);
     const expected = [...world.sandbox.store].filter((p) => p.createdAt.startsWith(day)).map((p) => p.uuid);
     expect(JSON.parse(res.stdout).map((p: { id: string }) => p.id)).toEqual(expected);
@@ -233,12 +309,32 @@ describe('with a signed-in session (hogctl auth login)', () => {
     expect(String(req.headers.cookie)).toContain('sessionid=');
   });
 
-  it('funnel --post follows the pages with --all; a one-step funnel is the server\'s 400 (exit 5)', async () => {
+  it("funnel --post follows the pages with --all; a one-step funnel is the server's 400 (exit 5)", async () => {
     const events = '[{"id":"$pageview"},{"id":"signed_up"}]';
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'funnel', '--legacy', '--post', '--events', events, '--funnel-step', '1', '--param', 'limit=100', '--all', '-o', 'ndjson'], { env });
+    const res = await world.run(
+      [
+        'persons',
+        'funnel',
+        '--legacy',
+        '--post',
+        '--events',
+        events,
+        '--funnel-step',
+        '1',
+        '--param',
+        'limit=100',
+        '--all',
+        '-o',
+        'ndjson',
+      ],
+      { env },
+    );
     expect(res.code, res.stderr).toBe(0);
-    const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBeGreaterThan(100);
     const posts = since(before).filter((r) => r.path === `${P}/funnel/`);
@@ -255,7 +351,10 @@ describe('with a signed-in session (hogctl auth login)', () => {
     const person = [...world.sandbox.store].find((p) => p.properties.plan === 'enterprise')!;
     const res = await world.run(['persons', 'timeline', person.uuid, '-o', 'ndjson'], { env });
     expect(res.code, res.stderr).toBe(0);
-    const points = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const points = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(points.map((p) => p.properties.plan)).toEqual(['free', 'enterprise']);
     expect(res.stderr).toMatch(/2 points from /);
     const missing = await world.run(['persons', 'timeline', '999999'], { env });

@@ -37,7 +37,16 @@ const lines = (text: string) => text.trim().split('\n').filter(Boolean);
 describe('persons query --all (keyset paging)', () => {
   it(`returns exactly ${PERSONS.toLocaleString('en-US')} unique rows, paging by created_at and id, never by OFFSET`, async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'query', 'SELECT id, properties.email FROM persons', '--all', '--page-size', '10000', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'query',
+      'SELECT id, properties.email FROM persons',
+      '--all',
+      '--page-size',
+      '10000',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code).toBe(0);
     const rows = lines(res.stdout).map((l) => JSON.parse(l));
     expect(rows).toHaveLength(PERSONS);
@@ -65,7 +74,9 @@ describe('persons query --all (keyset paging)', () => {
     for (let page = 1; page < queries.length; page++) {
       const { query, values } = queries[page].body.query;
       // The cursor is typed (toDateTime of UTC text with microseconds), not a bare string.
-      expect(query).toContain('WHERE (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))');
+      expect(query).toContain(
+        'WHERE (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))',
+      );
       const last = all[page * 10_000 - 1];
       expect(values).toEqual({ hogctl_cursor_created_at: last.createdAt, hogctl_cursor_id: last.uuid });
       expect(last.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
@@ -84,11 +95,24 @@ describe('persons query --all (keyset paging)', () => {
     expect(res.stderr).toContain('30,000 rows in 2 queries');
   });
 
-  it('keeps the user\'s WHERE and values on every page, with --page-size', async () => {
+  it("keeps the user's WHERE and values on every page, with --page-size", async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'query', 'SELECT id FROM persons WHERE properties.plan = {plan}', '--value', 'plan=team', '--all', '--page-size', '2500', '-o', 'csv']);
+    const res = await world.run([
+      'persons',
+      'query',
+      'SELECT id FROM persons WHERE properties.plan = {plan}',
+      '--value',
+      'plan=team',
+      '--all',
+      '--page-size',
+      '2500',
+      '-o',
+      'csv',
+    ]);
     expect(res.code).toBe(0);
-    const expected = inKeysetOrder().filter((p) => p.properties.plan === 'team').map((p) => p.uuid);
+    const expected = inKeysetOrder()
+      .filter((p) => p.properties.plan === 'team')
+      .map((p) => p.uuid);
     expect(expected.length).toBeGreaterThan(5000);
     expect(lines(res.stdout)).toEqual(['id', ...expected]);
     const queries = queriesSince(before);
@@ -102,9 +126,18 @@ describe('persons query --all (keyset paging)', () => {
     }
   });
 
-  it('above 10,000 rows a page, a short page may be an older server\'s cap, so an empty page ends the walk', async () => {
+  it("above 10,000 rows a page, a short page may be an older server's cap, so an empty page ends the walk", async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'query', "SELECT id FROM persons WHERE properties.plan = 'free'", '--all', '--page-size', '20000', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'query',
+      "SELECT id FROM persons WHERE properties.plan = 'free'",
+      '--all',
+      '--page-size',
+      '20000',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code).toBe(0);
     const expected = inKeysetOrder().filter((p) => p.properties.plan === 'free');
     expect(expected.length).toBeGreaterThan(10_000);
@@ -115,7 +148,12 @@ describe('persons query --all (keyset paging)', () => {
 
   it('refuses a query it cannot page, before sending anything (exit 2)', async () => {
     const before = world.sandbox.requests.length;
-    for (const query of ['SELECT id FROM persons ORDER BY id', 'SELECT count() FROM persons', 'SELECT id FROM persons LIMIT 10 OFFSET 10', 'SELECT event FROM events']) {
+    for (const query of [
+      'SELECT id FROM persons ORDER BY id',
+      'SELECT count() FROM persons',
+      'SELECT id FROM persons LIMIT 10 OFFSET 10',
+      'SELECT event FROM events',
+    ]) {
       const res = await world.run(['persons', 'query', query, '--all']);
       expect(res.code, query).toBe(2);
       expect(res.stderr).toContain('--all cannot page this query');
@@ -149,12 +187,18 @@ describe('persons query without --all', () => {
     expect(json.stderr).toBe('');
 
     const ndjson = await world.run(['persons', 'query', text, '-o', 'ndjson', '--fields', 'mail,properties.plan']);
-    expect(lines(ndjson.stdout).map((l) => JSON.parse(l))).toEqual(expected.map((p) => ({ mail: p.properties.email, properties: { plan: p.properties.plan } })));
+    expect(lines(ndjson.stdout).map((l) => JSON.parse(l))).toEqual(
+      expected.map((p) => ({ mail: p.properties.email, properties: { plan: p.properties.plan } })),
+    );
 
     const csv = await world.run(['persons', 'query', text, '-o', 'csv', '--fields', 'id,properties.country']);
     expect(lines(csv.stdout)).toEqual(['id,properties.country', ...expected.map((p) => `${p.uuid},${p.properties.country}`)]);
 
-    const plain = await world.run(['persons', 'query', 'SELECT id, properties.email FROM persons WHERE properties.email IS NOT NULL LIMIT 3']);
+    const plain = await world.run([
+      'persons',
+      'query',
+      'SELECT id, properties.email FROM persons WHERE properties.email IS NOT NULL LIMIT 3',
+    ]);
     expect(lines(plain.stdout)).toEqual(expected.map((p) => `${p.uuid}\t${p.properties.email}`));
   });
 
@@ -174,7 +218,19 @@ describe('persons query without --all', () => {
 
   it('sends --values and --value as the query values', async () => {
     const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'query', 'SELECT id FROM persons WHERE properties.sessions > {n} AND properties.plan = {plan} LIMIT {k}', '--values', '{"n": 400, "plan": "free"}', '--value', 'plan=team', '--value', 'k=5', '-o', 'ndjson']);
+    const res = await world.run([
+      'persons',
+      'query',
+      'SELECT id FROM persons WHERE properties.sessions > {n} AND properties.plan = {plan} LIMIT {k}',
+      '--values',
+      '{"n": 400, "plan": "free"}',
+      '--value',
+      'plan=team',
+      '--value',
+      'k=5',
+      '-o',
+      'ndjson',
+    ]);
     expect(res.code).toBe(0);
     expect(lines(res.stdout)).toHaveLength(5);
     expect(queriesSince(before)[0].body.query.values).toEqual({ n: 400, plan: 'team', k: 5 });
@@ -182,7 +238,7 @@ describe('persons query without --all', () => {
 });
 
 describe('persons query errors', () => {
-  it('a HogQL syntax error is the server\'s 400: exit 5 with its detail', async () => {
+  it("a HogQL syntax error is the server's 400: exit 5 with its detail", async () => {
     const res = await world.run(['persons', 'query', 'SELECT id FORM persons']);
     expect(res.code).toBe(5);
     expect(res.stderr).toContain('failed with 400 invalid_input: Syntax error at line 1, column 11: unexpected "FORM", expected FROM');
@@ -227,7 +283,9 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
       const before = world.sandbox.requests.length;
       const res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--page-size', '5000', '-o', 'ndjson']);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(/^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
+      expect(res.stderr).toMatch(
+        /^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m,
+      );
       const ids = lines(res.stdout).map((l) => JSON.parse(l).id);
       expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
       expect(world.sandbox.requests.slice(before).some((r) => r.status === 429)).toBe(true);
@@ -240,23 +298,51 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     world.sandbox.setRateLimit('query=3/1h');
     let first;
     try {
-      first = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--page-size', '5000', '--max-wait', '10s', '-o', 'ndjson']);
+      first = await world.run([
+        'persons',
+        'query',
+        'SELECT id FROM persons',
+        '--all',
+        '--page-size',
+        '5000',
+        '--max-wait',
+        '10s',
+        '-o',
+        'ndjson',
+      ]);
     } finally {
       world.sandbox.setRateLimit();
     }
     expect(first.code).toBe(6);
-    expect(first.stderr).toMatch(/^error: the server limits queries and asks to wait \S+, past --max-wait 10s \(stopped after 3 queries\)$/m);
+    expect(first.stderr).toMatch(
+      /^error: the server limits queries and asks to wait \S+, past --max-wait 10s \(stopped after 3 queries\)$/m,
+    );
     const rerun = /^\s+hogctl persons query 'SELECT id FROM persons' --all --after (\S+) --page-size 5000$/m.exec(first.stderr);
     expect(rerun, first.stderr).not.toBeNull();
     expect(lines(first.stdout)).toHaveLength(15_000);
-    const rest = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--after', rerun![1], '--page-size', '5000', '-o', 'ndjson']);
+    const rest = await world.run([
+      'persons',
+      'query',
+      'SELECT id FROM persons',
+      '--all',
+      '--after',
+      rerun![1],
+      '--page-size',
+      '5000',
+      '-o',
+      'ndjson',
+    ]);
     expect(rest.code).toBe(0);
     const ids = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l).id);
     expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
   });
 
   it('--after, --max-wait and --page-size need --all; a malformed --after is refused before anything is sent', async () => {
-    for (const flag of [['--after', '2025-01-01T00:00:00Z,01900000-aaaa-7bbb-8ccc-000000000001'], ['--max-wait', '1h'], ['--page-size', '10']]) {
+    for (const flag of [
+      ['--after', '2025-01-01T00:00:00Z,01900000-aaaa-7bbb-8ccc-000000000001'],
+      ['--max-wait', '1h'],
+      ['--page-size', '10'],
+    ]) {
       const res = await world.run(['persons', 'query', 'SELECT id FROM persons', ...flag]);
       expect(res.code).toBe(2);
       expect(res.stderr).toContain(`${flag[0]} only applies with --all`);

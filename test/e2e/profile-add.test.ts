@@ -23,7 +23,8 @@ function freshConfig() {
   configDir = mkdtempSync(join(tmpdir(), 'hogctl-profile-'));
 }
 
-const add = (args: string[], key?: string) => runCli(['profile', 'add', ...args], { env: env(), stdin: key === undefined ? '' : `${key}\n` });
+const add = (args: string[], key?: string) =>
+  runCli(['profile', 'add', ...args], { env: env(), stdin: key === undefined ? '' : `${key}\n` });
 const show = async (name: string) => JSON.parse((await runCli(['profile', 'show', name, '-o', 'json'], { env: env() })).stdout || 'null');
 
 describe('profile add checks the key and the project', () => {
@@ -52,7 +53,10 @@ describe('profile add checks the key and the project', () => {
     expect(ok.code).toBe(0);
     expect(world.sandbox.requests.slice(before).some((r) => r.path === '/api/projects/1/')).toBe(true);
     const offline = world.sandbox.requests.length;
-    const unchecked = await add(['offline', '--base-url', world.sandbox.url, '--project', '424242', '--api-key-stdin', '--no-verify'], WRONG_KEY);
+    const unchecked = await add(
+      ['offline', '--base-url', world.sandbox.url, '--project', '424242', '--api-key-stdin', '--no-verify'],
+      WRONG_KEY,
+    );
     expect(unchecked.code).toBe(0);
     expect(world.sandbox.requests.length).toBe(offline);
     expect(await show('offline')).toMatchObject({ project_id: '424242' });
@@ -107,7 +111,9 @@ describe('profile add on an existing profile', () => {
   });
 
   it('on a terminal, a declined replacement changes nothing and is not an error', async () => {
-    const res = await runInTerminal(['profile', 'add', 'prod', '--project', '2'], env(), [{ when: 'Replace profile "prod"?', send: 'n\r' }]);
+    const res = await runInTerminal(['profile', 'add', 'prod', '--project', '2'], env(), [
+      { when: 'Replace profile "prod"?', send: 'n\r' },
+    ]);
     expect(res.code).toBe(130);
     expect(res.output).toContain('cancelled; nothing was changed');
     expect(res.output).not.toContain('error:');

@@ -18,7 +18,12 @@ beforeAll(async () => {
     uuid: '01900000-aaaa-7bbb-8ccc-0000000000c0',
     createdAtUs: Date.UTC(2024, 4, 1) * 1000,
     distinctIds: ['device-12', 'user-12@example.com'],
-    properties: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`prop_${String(i).padStart(2, '0')}`, i % 3 === 0 ? { nested: [i, 'x'] } : `value number ${i}`])),
+    properties: Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [
+        `prop_${String(i).padStart(2, '0')}`,
+        i % 3 === 0 ? { nested: [i, 'x'] } : `value number ${i}`,
+      ]),
+    ),
   });
   twelve = person.uuid;
 }, 60_000);
@@ -175,7 +180,9 @@ describe('the 2FA QR code', () => {
   let raw: string;
   let output: string;
   beforeAll(async () => {
-    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { stdin: world.sandbox.login.password });
+    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+      stdin: world.sandbox.login.password,
+    });
     expect(login.code).toBe(0);
     const res = await runInTerminal(['users', '2fa', 'start'], world.env, [], 30_000, { columns: 80, rows: 24 });
     expect(res.code).toBe(0);
@@ -209,7 +216,7 @@ describe('the 2FA QR code', () => {
       const codeLines = raw
         .replace(/\r/g, '')
         .split('\n')
-        .filter((l) => /[█▀▄]/.test(l) || (/^\u001b\[[0-9;]*m +\u001b\[0m$/.test(l)));
+        .filter((l) => /[█▀▄]/.test(l) || /^\u001b\[[0-9;]*m +\u001b\[0m$/.test(l));
       expect(codeLines.length).toBeLessThanOrEqual(21);
       const { pixels, width } = paint(codeLines.join('\n'), theme);
       // On failure, show the code as the terminal drew it.

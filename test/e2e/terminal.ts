@@ -28,11 +28,20 @@ export interface TerminalSize {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
-export function runInTerminal(args: string[], env: Record<string, string | undefined>, answers: Answer[] = [], timeoutMs = 30_000, size?: TerminalSize): Promise<TerminalResult> {
+export function runInTerminal(
+  args: string[],
+  env: Record<string, string | undefined>,
+  answers: Answer[] = [],
+  timeoutMs = 30_000,
+  size?: TerminalSize,
+): Promise<TerminalResult> {
   return new Promise((resolve, reject) => {
     const run = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
     const command = size ? `stty cols ${size.columns} rows ${size.rows}; exec ${run}` : run;
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv({ TERM: 'xterm', ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: cleanEnv({ TERM: 'xterm', ...env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let raw = '';
     let from = 0;
     let next = 0;

@@ -15,7 +15,9 @@ const shownCodes: string[] = [];
 
 beforeAll(async () => {
   world = await startWorld({ persons: 5, now: () => clock });
-  const res = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { stdin: world.sandbox.login.password });
+  const res = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+    stdin: world.sandbox.login.password,
+  });
   expect(res.code).toBe(0);
 });
 afterAll(() => world.close());
@@ -55,10 +57,19 @@ describe('users me', () => {
     const before = world.sandbox.requests.length;
     const res = await run(['users', 'me', '-o', 'json'], { env: { HOGCTL_API_KEY: undefined } });
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ email: 'sandbox@example.com', is_2fa_enabled: false, uuid: world.sandbox.world.user.uuid });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      email: 'sandbox@example.com',
+      is_2fa_enabled: false,
+      uuid: world.sandbox.world.user.uuid,
+    });
     expect(since(before)[0].headers.cookie).toMatch(/sessionid=/);
     const table = await run(['users', 'me'], { env: { HOGCTL_API_KEY: undefined } });
-    expect(table.stdout.trim().split('\n').map((l) => l.split('\t'))).toEqual([
+    expect(
+      table.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    ).toEqual([
       ['uuid', world.sandbox.world.user.uuid],
       ['email', 'sandbox@example.com'],
       ['first_name', 'Sandy'],
@@ -191,16 +202,19 @@ describe('enable: the whole flow on a terminal', () => {
   it('shows the QR code, asks for a code (again after a wrong one), and prints backup codes once', async () => {
     nextStep();
     let secret = '';
-    const res = await terminal(['users', '2fa', 'enable'], [
-      { when: 'Code from the app', send: '000000\r' },
-      {
-        when: 'try the next code',
-        send: (screen) => {
-          secret = /secret: {2}([A-Z2-7]{32})/.exec(screen)![1];
-          return `${totp(secret, clock)}\r`;
+    const res = await terminal(
+      ['users', '2fa', 'enable'],
+      [
+        { when: 'Code from the app', send: '000000\r' },
+        {
+          when: 'try the next code',
+          send: (screen) => {
+            secret = /secret: {2}([A-Z2-7]{32})/.exec(screen)![1];
+            return `${totp(secret, clock)}\r`;
+          },
         },
-      },
-    ]);
+      ],
+    );
     expect(res.output).toContain('the 2FA code was not accepted; try the next code (2 tries left)');
     expect(res.output).toMatch(/[█▀▄][█▀▄ ]{35}[█▀▄]/);
     expect(res.output).toContain('✔ 2FA is on for sandbox@example.com');
@@ -224,7 +238,10 @@ describe('enable: the whole flow on a terminal', () => {
 
   it('signing in again needs the code from the new device', async () => {
     nextStep();
-    const res = await run(['auth', 'login', '--email', 'sandbox@example.com', '--password-stdin', '--code', totp(account().totp!.secret, clock)], { stdin: world.sandbox.login.password });
+    const res = await run(
+      ['auth', 'login', '--email', 'sandbox@example.com', '--password-stdin', '--code', totp(account().totp!.secret, clock)],
+      { stdin: world.sandbox.login.password },
+    );
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('(with 2FA)');
   });

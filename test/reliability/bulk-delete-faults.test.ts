@@ -23,7 +23,8 @@ let cursor = 0;
 beforeAll(async () => {
   world = await startWorld({ persons: PER_RUN * (FAULT_CASES.length + 1) + 50, seed: 21 });
   uuids = [];
-  for (let offset = 0; offset < world.sandbox.store.size; offset += 1000) uuids.push(...world.sandbox.store.list({}, offset, 1000).map((p) => p.uuid));
+  for (let offset = 0; offset < world.sandbox.store.size; offset += 1000)
+    uuids.push(...world.sandbox.store.list({}, offset, 1000).map((p) => p.uuid));
   dir = mkdtempSync(join(tmpdir(), 'hogctl-reliability-'));
 });
 afterAll(async () => {
@@ -57,7 +58,19 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
     const receipt = join(dir, `${name}.receipt.json`);
     const spec = `${c.entry(0.5)},path=bulk_delete`;
     const seed = seedHittingFirst(spec, c.kind, 'POST', BULK_PATH, 2);
-    const args = ['persons', 'bulk-delete', '--file', path, '--yes', '-o', 'json', '--receipt', receipt, '--journal', join(dir, `${name}.ndjson`)];
+    const args = [
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--yes',
+      '-o',
+      'json',
+      '--receipt',
+      receipt,
+      '--journal',
+      join(dir, `${name}.ndjson`),
+    ];
     world.sandbox.setFaults(`${spec},seed=${seed}`);
     let res;
     try {
@@ -107,7 +120,17 @@ describe('integer ids, resolved by GETs that meet faults', () => {
     world.sandbox.setFaults(`${spec},seed=${seed}`);
     let res;
     try {
-      res = await world.run(['persons', 'bulk-delete', '--file', path, '--yes', '--concurrency', '1', '--journal', join(dir, 'integers.ndjson')]);
+      res = await world.run([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--yes',
+        '--concurrency',
+        '1',
+        '--journal',
+        join(dir, 'integers.ndjson'),
+      ]);
     } finally {
       world.sandbox.setFaults();
     }

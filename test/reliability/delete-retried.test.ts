@@ -34,12 +34,17 @@ const CASES = [
 describe.each(CASES)('the first answer lost by $kind (bulk_delete: $server)', ({ kind, server }) => {
   it('says the person is gone and the earlier attempt most likely deleted it, exit 0', async () => {
     const person = world.sandbox.store.list({}, next++, 1)[0]!;
-    const [method, path] = server === 'absent' ? ['DELETE', `/api/projects/1/persons/${person.uuid}/`] : ['POST', '/api/projects/1/persons/bulk_delete/'];
+    const [method, path] =
+      server === 'absent' ? ['DELETE', `/api/projects/1/persons/${person.uuid}/`] : ['POST', '/api/projects/1/persons/bulk_delete/'];
     world.sandbox.setFaults(`${kind}=0.5,seed=${seedForFirstOnly(kind, method, path)},method=${method}`);
     world.sandbox.setBulkDeleteResponse(server);
     try {
       const res = await world.run(['persons', 'delete', person.uuid, '--yes', '-o', 'json']);
-      expect(res.stderr).toMatch(new RegExp(`person ${person.uuid} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`));
+      expect(res.stderr).toMatch(
+        new RegExp(
+          `person ${person.uuid} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`,
+        ),
+      );
       expect(res.stderr).toMatch(/hogctl persons get .* \(not found means deleted\)/);
       expect(res.stderr).not.toMatch(/error:|not found in project/);
       expect(JSON.parse(res.stdout)).toMatchObject({ person: person.uuid, deleted: true, status: 'gone' });

@@ -55,7 +55,23 @@ describe(`an erasure of ${TOTAL.toLocaleString('en-US')} persons under faults, k
     const resume = ['persons', 'bulk-delete', '--file', path, '--resume', '-y'];
     let last;
     try {
-      const first = start(['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', receiptPath, '--rate', '100000', '--concurrency', '8', '--retries', '10']);
+      const first = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '-y',
+        '-o',
+        'json',
+        '--receipt',
+        receiptPath,
+        '--rate',
+        '100000',
+        '--concurrency',
+        '8',
+        '--retries',
+        '10',
+      ]);
       await untilCarriedOut(40);
       first.child.kill('SIGKILL');
       await first.exited;

@@ -87,7 +87,27 @@ describe('a certificate that does not verify', () => {
   beforeAll(async () => {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
       hits++;
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -101,25 +121,53 @@ describe('a certificate that does not verify', () => {
   it('is not retried, names the cause and NODE_EXTRA_CA_CERTS, exit 7', async () => {
     const res = await runCli(['persons', 'list', '--debug'], { env: env(url) });
     expect(res.code).toBe(7);
-    expect(res.stderr).toMatch(/^error: GET \/api\/projects\/1\/persons\/ failed: 127\.0\.0\.1:\d+ could not be verified: its certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\); nothing was sent$/m);
+    expect(res.stderr).toMatch(
+      /^error: GET \/api\/projects\/1\/persons\/ failed: 127\.0\.0\.1:\d+ could not be verified: its certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\); nothing was sent$/m,
+    );
     expect(res.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
     expect(res.stderr.match(/✗ /g)).toHaveLength(1);
     expect(hits).toBe(0);
   });
 
   it('a host name the certificate is not for says so', async () => {
-    const res = await runCli(['persons', 'list'], { env: env(url.replace('127.0.0.1', 'localhost'), { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }) });
+    const res = await runCli(['persons', 'list'], {
+      env: env(url.replace('127.0.0.1', 'localhost'), { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }),
+    });
     // With the certificate trusted, localhost is in its names: the request goes through.
     expect(res.code).toBe(0);
     const wrongName = join(dir, 'other.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'other-key.pem'), '-out', wrongName, '-days', '1', '-subj', '/CN=example.test', '-addext', 'subjectAltName=DNS:example.test'], { stdio: 'ignore' });
-    const other = https.createServer({ key: readFileSync(join(dir, 'other-key.pem')), cert: readFileSync(wrongName) }, (_req, r) => r.end('{}'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'other-key.pem'),
+        '-out',
+        wrongName,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=example.test',
+        '-addext',
+        'subjectAltName=DNS:example.test',
+      ],
+      { stdio: 'ignore' },
+    );
+    const other = https.createServer({ key: readFileSync(join(dir, 'other-key.pem')), cert: readFileSync(wrongName) }, (_req, r) =>
+      r.end('{}'),
+    );
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
       const port = (other.address() as AddressInfo).port;
       const res2 = await runCli(['persons', 'list'], { env: env(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: wrongName }) });
       expect(res2.code).toBe(7);
-      expect(res2.stderr).toMatch(/could not be verified: its certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\); nothing was sent/);
+      expect(res2.stderr).toMatch(
+        /could not be verified: its certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\); nothing was sent/,
+      );
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));
     }
@@ -129,7 +177,10 @@ describe('a certificate that does not verify', () => {
     const ids = join(dir, 'ids.txt');
     writeFileSync(ids, '01900000-aaaa-7bbb-8ccc-000000000001\n');
     const before = hits;
-    const res = await runCli(['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'journal-tls'), '--receipt', join(dir, 'receipt-tls.json')], { env: env(url) });
+    const res = await runCli(
+      ['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'journal-tls'), '--receipt', join(dir, 'receipt-tls.json')],
+      { env: env(url) },
+    );
     expect(res.code).toBe(7);
     expect(res.stderr).toMatch(/could not be verified.*nothing was sent/);
     expect(res.stderr).not.toMatch(/completed/);

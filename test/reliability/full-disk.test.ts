@@ -44,7 +44,10 @@ function disk(name: string, size: string, fill: boolean): string | undefined {
 }
 
 function idsFile(name: string, count: number): { path: string; ids: string[] } {
-  const ids = world.sandbox.store.list({}, 0, world.sandbox.store.size).slice(cursor, cursor + count).map((p) => p.uuid);
+  const ids = world.sandbox.store
+    .list({}, 0, world.sandbox.store.size)
+    .slice(cursor, cursor + count)
+    .map((p) => p.uuid);
   cursor += count;
   const path = join(dir, `${name}.txt`);
   writeFileSync(path, `${ids.join('\n')}\n`);
@@ -59,11 +62,23 @@ describe.skipIf(!ROOT)('persons bulk-delete on a full disk', () => {
     if (!full) return t.skip();
     const { path } = idsFile('full', 10);
     const before = bulkPosts();
-    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', join(full, 'run.ndjson'), '--receipt', join(dir, 'full.receipt.json'), '-y']);
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--journal',
+      join(full, 'run.ndjson'),
+      '--receipt',
+      join(dir, 'full.receipt.json'),
+      '-y',
+    ]);
     expect(res.code).toBe(2);
     expectCleanFailure(world, res);
     expect(errorLine(res)).toMatch(/^error: cannot open the journal .*run\.ndjson: no space left on the device$/);
-    expect(res.stderr).toMatch(/free space on the disk of .*full \(`df -h .*full`\), or move the journal to another disk .* --journal <new path> --resume; nothing was sent/);
+    expect(res.stderr).toMatch(
+      /free space on the disk of .*full \(`df -h .*full`\), or move the journal to another disk .* --journal <new path> --resume; nothing was sent/,
+    );
     expect(bulkPosts()).toBe(before);
     expect(readdirSync(full)).toEqual(['filler']);
   });
@@ -75,7 +90,21 @@ describe.skipIf(!ROOT)('persons bulk-delete on a full disk', () => {
     const journal = join(small, 'run.ndjson');
     const receipt = join(dir, 'fills.receipt.json');
     const before = bulkPosts();
-    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receipt, '-y', '--concurrency', '1', '--rate', '6000']);
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--journal',
+      journal,
+      '--receipt',
+      receipt,
+      '-y',
+      '--concurrency',
+      '1',
+      '--rate',
+      '6000',
+    ]);
     expect(res.code).toBe(2);
     expectCleanFailure(world, res);
     expect(errorLine(res)).toMatch(/^error: cannot write the journal .*run\.ndjson: no space left on the device$/);
@@ -94,6 +123,11 @@ describe.skipIf(!ROOT)('persons bulk-delete on a full disk', () => {
     const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', moved, '--resume', '-y', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(ids.filter((id) => world.sandbox.store.getByUuid(id))).toEqual([]);
-    expect(JSON.parse(readFileSync(receipt, 'utf8')).counts).toMatchObject({ persons_deleted: 6000, sent: 6000, not_sent: 0, unconfirmed: 0 });
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).counts).toMatchObject({
+      persons_deleted: 6000,
+      sent: 6000,
+      not_sent: 0,
+      unconfirmed: 0,
+    });
   });
 });

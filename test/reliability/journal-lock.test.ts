@@ -33,7 +33,6 @@ const answered = (journal: string) =>
         .filter((l) => l.includes('"answered"')).length
     : 0;
 
-
 describe('two --resume runs on one journal', () => {
   it('the second refuses at once naming the first; the first takes over the stale lock and completes with exact counts', async () => {
     const ids = world.sandbox.store.list({}, 0, 12_000).map((p) => p.uuid);
@@ -41,7 +40,21 @@ describe('two --resume runs on one journal', () => {
     writeFileSync(input, ids.join('\n'));
     const journal = join(dir, 'run.ndjson');
     const receipt = join(dir, 'receipt.json');
-    const args = ['persons', 'bulk-delete', '--file', input, '--journal', journal, '--receipt', receipt, '-y', '-o', 'json', '--concurrency', '1'];
+    const args = [
+      'persons',
+      'bulk-delete',
+      '--file',
+      input,
+      '--journal',
+      journal,
+      '--receipt',
+      receipt,
+      '-y',
+      '-o',
+      'json',
+      '--concurrency',
+      '1',
+    ];
 
     // A run killed halfway leaves its journal and its lock.
     const first = spawnCli([...args, '--rate', '300'], world.env);
@@ -52,11 +65,19 @@ describe('two --resume runs on one journal', () => {
 
     // A: slow enough to still be running when B starts.
     const a = spawnCli([...args, '--resume', '--rate', '120'], world.env);
-    await until(() => existsSync(`${journal}.lock`) && readFileSync(`${journal}.lock`, 'utf8').includes(`"pid":${a.child.pid}`), "A's lock");
+    await until(
+      () => existsSync(`${journal}.lock`) && readFileSync(`${journal}.lock`, 'utf8').includes(`"pid":${a.child.pid}`),
+      "A's lock",
+    );
     const b = spawnCli([...args, '--resume', '--rate', '6000'], world.env);
     const refused = await b.exited;
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`^error: another run is using the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: pid ${a.child.pid}, started \\S+$`, 'm'));
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^error: another run is using the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: pid ${a.child.pid}, started \\S+$`,
+        'm',
+      ),
+    );
     expect(refused.stderr).toMatch(/wait for it to finish/);
     // B stopped before its plan, so before any request.
     expect(refused.stderr).not.toMatch(/Plan:/);

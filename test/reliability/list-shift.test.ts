@@ -17,7 +17,10 @@ describe('persons list --all while persons are deleted', () => {
     const before = new Set([...world.sandbox.store].map((p) => p.uuid));
     // Each page takes a moment, so that deletions land between pages.
     world.sandbox.setFaults('slow=1@60,method=GET,path=/persons/');
-    const child = spawn(process.execPath, [BIN, 'persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson'], { env: cleanEnv(world.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson'], {
+      env: cleanEnv(world.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -37,7 +40,10 @@ describe('persons list --all while persons are deleted', () => {
     }
     expect(await exited, stderr).toBe(0);
     expect(deleted).toBeGreaterThan(100);
-    const listed = stdout.trim().split('\n').map((l) => JSON.parse(l).id as string);
+    const listed = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as string);
     expect(new Set(listed).size, 'no person twice').toBe(listed.length);
     const survivors = [...before].filter((uuid) => world.sandbox.store.getByUuid(uuid));
     const seen = new Set(listed);

@@ -62,7 +62,10 @@ describe.each(LOST)('persons writes whose answer is lost (%s)', (kind) => {
     world.sandbox.store.setProperties(person.id, { doomed: 'yes' });
     const res = await underFault(kind, 'path=delete_property', ['persons', 'unset-prop', person.uuid, 'doomed']);
     expectUnconfirmed(res, new RegExp(`removal of doomed from person ${person.uuid}`), `hogctl persons get ${person.uuid}`);
-    await eventually(() => !('doomed' in (world.sandbox.store.getByUuid(person.uuid)?.properties ?? { doomed: 1 })), 'the property was removed');
+    await eventually(
+      () => !('doomed' in (world.sandbox.store.getByUuid(person.uuid)?.properties ?? { doomed: 1 })),
+      'the property was removed',
+    );
   });
 
   it('update: the properties were set; the error says how to check', async () => {
@@ -92,21 +95,27 @@ describe('users 2fa writes whose answer is lost', () => {
     env = { HOGCTL_CONFIG_DIR: configDir };
     const user = world.sandbox.twoFactorUser;
     clock += TOTP_STEP_SECONDS * 1000;
-    const login = await world.run(['auth', 'login', '--email', user.email, '--password-stdin', '--code', totp(user.totpSecret, clock)], { stdin: user.password, env });
+    const login = await world.run(['auth', 'login', '--email', user.email, '--password-stdin', '--code', totp(user.totpSecret, clock)], {
+      stdin: user.password,
+      env,
+    });
     expect(login.code).toBe(0);
   });
   afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
-  it.each(LOST)('backup-codes (%s): the old codes were replaced; the error says they may no longer work and how to get new ones', async (kind) => {
-    const before = [...account().backupCodes];
-    const res = await underFault(kind, 'path=two_factor_backup_codes', ['users', '2fa', 'backup-codes', '--yes'], env);
-    expectUnconfirmed(res, /replacement of the backup codes of totp@example\.com/, 'hogctl users 2fa backup-codes');
-    expect(res.stderr).toContain('the old backup codes no longer work');
-    expect(account().backupCodes).toHaveLength(5);
-    expect(account().backupCodes.some((c) => before.includes(c))).toBe(false);
-    // None of the new codes was ever shown.
-    for (const code of account().backupCodes) expect(res.stdout + res.stderr).not.toContain(code);
-  });
+  it.each(LOST)(
+    'backup-codes (%s): the old codes were replaced; the error says they may no longer work and how to get new ones',
+    async (kind) => {
+      const before = [...account().backupCodes];
+      const res = await underFault(kind, 'path=two_factor_backup_codes', ['users', '2fa', 'backup-codes', '--yes'], env);
+      expectUnconfirmed(res, /replacement of the backup codes of totp@example\.com/, 'hogctl users 2fa backup-codes');
+      expect(res.stderr).toContain('the old backup codes no longer work');
+      expect(account().backupCodes).toHaveLength(5);
+      expect(account().backupCodes.some((c) => before.includes(c))).toBe(false);
+      // None of the new codes was ever shown.
+      for (const code of account().backupCodes) expect(res.stdout + res.stderr).not.toContain(code);
+    },
+  );
 
   it.each(LOST)('disable (%s): 2FA was turned off; the error says how to check', async (kind) => {
     // Each run starts with 2FA on (the device as it was, so the session stays valid).

@@ -8,7 +8,20 @@
 // directory of mode 000 stands in for someone else's. The full disk is a 64 KiB tmpfs, which
 // needs root; without it that case is skipped.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +76,11 @@ const KEY = 'phx_machinetestkey000000000000000001';
 const mode = (path: string) => statSync(path).mode & 0o7777;
 // --no-verify: KEY is not one the sandbox knows, and these tests are about the file system.
 const addProfile = (dir: string, run: Run = {}, name = 'p') =>
-  cli(['profile', 'add', name, '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--no-verify'], { ...run, stdin: KEY, env: { HOGCTL_CONFIG_DIR: dir, ...run.env } });
+  cli(['profile', 'add', name, '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--no-verify'], {
+    ...run,
+    stdin: KEY,
+    env: { HOGCTL_CONFIG_DIR: dir, ...run.env },
+  });
 /** Settings of the sandbox from the environment alone. */
 const sandboxEnv = (configDir: string) => ({ ...world.env, HOGCTL_CONFIG_DIR: configDir });
 const noTempFiles = (dir: string) => expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
@@ -120,7 +137,10 @@ describe('files that hold secrets are never used through a symbolic link', () =>
     writeFileSync(target, '');
     const jar = sessionFilePath(dir, undefined, world.sandbox.url);
     symlinkSync(target, jar);
-    const res = await cli(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { env: sandboxEnv(dir), stdin: world.sandbox.login.password });
+    const res = await cli(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+      env: sandboxEnv(dir),
+      stdin: world.sandbox.login.password,
+    });
     expect(res.code).toBe(2);
     expectCleanFailure(world, res);
     expect(res.stderr).toContain(`refusing to use ${jar}: it is a symbolic link`);
@@ -138,7 +158,9 @@ describe('files that hold secrets are never used through a symbolic link', () =>
     // A run whose chunk fails leaves a journal to resume.
     const real = join(dir, 'real.ndjson');
     world.sandbox.setFaults('500=1,path=bulk_delete');
-    const first = await cli(['persons', 'bulk-delete', '--file', ids, '--yes', '--retries', '0', '--journal', real], { env }).finally(() => world.sandbox.setFaults());
+    const first = await cli(['persons', 'bulk-delete', '--file', ids, '--yes', '--retries', '0', '--journal', real], { env }).finally(() =>
+      world.sandbox.setFaults(),
+    );
     expect(first.code).toBe(8);
     const before = readFileSync(real, 'utf8');
     const link = join(dir, 'link.ndjson');
@@ -238,7 +260,10 @@ describe('failures of the machine: a clear message and exit 2', () => {
     writeFileSync(ids, '1\n2\n');
     chmodSync(ids, 0o000);
     const before = world.sandbox.requests.length;
-    const res = await cli(['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'j.ndjson')], { env: sandboxEnv(dir), asOther: true });
+    const res = await cli(['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'j.ndjson')], {
+      env: sandboxEnv(dir),
+      asOther: true,
+    });
     expect(res.code).toBe(2);
     expectCleanFailure(world, res);
     expect(errorLine(res)).toContain(`cannot read ${ids}: permission denied`);
@@ -277,7 +302,10 @@ describe('failures of the machine: a clear message and exit 2', () => {
     it('auth login says the disk is full and leaves no temp file', async (t) => {
       if (!mounted) t.skip();
       const dir = join(disk, 'login');
-      const res = await cli(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], { env: sandboxEnv(dir), stdin: world.sandbox.login.password });
+      const res = await cli(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+        env: sandboxEnv(dir),
+        stdin: world.sandbox.login.password,
+      });
       expect(res.code).toBe(2);
       expectCleanFailure(world, res);
       expect(errorLine(res)).toMatch(/no space left on the device/);
@@ -307,7 +335,9 @@ describe("a profile's key goes only to its host", () => {
       expect(res.code).toBe(2);
       expectCleanFailure(world, res);
       expect(res.stderr).not.toContain(KEY);
-      expect(errorLine(res)).toContain(`refusing to send the API key of profile "p" to ${other.url} (${via}): the key belongs to ${world.sandbox.url}`);
+      expect(errorLine(res)).toContain(
+        `refusing to send the API key of profile "p" to ${other.url} (${via}): the key belongs to ${world.sandbox.url}`,
+      );
       expect(res.stderr).toContain('HOGCTL_API_KEY');
     }
     expect(other.requests).toEqual([]);
@@ -320,7 +350,9 @@ describe("a profile's key goes only to its host", () => {
     const dir = fresh();
     expect((await addProfile(dir)).code).toBe(0);
     const before = other.requests.length;
-    const res = await cli(['persons', 'list', '--base-url', other.url, '--project', '1'], { env: { HOGCTL_CONFIG_DIR: dir, HOGCTL_API_KEY: other.defaultKey } });
+    const res = await cli(['persons', 'list', '--base-url', other.url, '--project', '1'], {
+      env: { HOGCTL_CONFIG_DIR: dir, HOGCTL_API_KEY: other.defaultKey },
+    });
     expect(res.code).toBe(0);
     const seen = other.requests.slice(before);
     expect(seen.length).toBeGreaterThan(0);

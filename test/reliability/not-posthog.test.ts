@@ -52,7 +52,15 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(site: Site, args: string[]): Promise<RunResult> {
-  return runCli(args, { env: { HOGCTL_BASE_URL: site.url, HOGCTL_API_KEY: KEY, HOGCTL_PROJECT_ID: '1', HOGCTL_CONFIG_DIR: join(dir, 'config'), HOGCTL_NO_INPUT: '1' } });
+  return runCli(args, {
+    env: {
+      HOGCTL_BASE_URL: site.url,
+      HOGCTL_API_KEY: KEY,
+      HOGCTL_PROJECT_ID: '1',
+      HOGCTL_CONFIG_DIR: join(dir, 'config'),
+      HOGCTL_NO_INPUT: '1',
+    },
+  });
 }
 
 /** Every command that talks to the API with a key, with what it needs to get as far as sending. */
@@ -90,7 +98,9 @@ describe('a host answering 200 with an HTML page on every path', () => {
 
   it.each(COMMANDS.map((args) => [args.join(' '), args]))('%s exits 7 and says it is not a PostHog API', async (_name, args) => {
     const res = await run(site, args as string[]);
-    expect(res.stderr).toMatch(/^error: 127\.0\.0\.1:\d+ answered \w+ \/\S* with 200 text\/html \("Sign in · Example SSO"\): this does not look like a PostHog API$/m);
+    expect(res.stderr).toMatch(
+      /^error: 127\.0\.0\.1:\d+ answered \w+ \/\S* with 200 text\/html \("Sign in · Example SSO"\): this does not look like a PostHog API$/m,
+    );
     expect(res.stderr).toMatch(/check --base-url/);
     expect(res.stderr).not.toMatch(/✔|deleted|accepted|unexpected failure/);
     expect(res.code).toBe(7);
@@ -99,7 +109,17 @@ describe('a host answering 200 with an HTML page on every path', () => {
   it('bulk-delete sends one chunk, stops, and its receipt claims no deletion', async () => {
     const receipt = join(dir, 'receipt-html.json');
     const before = site.hits.length;
-    const res = await run(site, ['persons', 'bulk-delete', '--file', ids, '--yes', '--receipt', receipt, '--journal', join(dir, 'journal-html')]);
+    const res = await run(site, [
+      'persons',
+      'bulk-delete',
+      '--file',
+      ids,
+      '--yes',
+      '--receipt',
+      receipt,
+      '--journal',
+      join(dir, 'journal-html'),
+    ]);
     expect(res.code).toBe(7);
     expect(res.stderr).toMatch(/this does not look like a PostHog API/);
     expect(res.stderr).not.toMatch(/completed/);
@@ -121,7 +141,9 @@ describe('other answers PostHog never gives', () => {
     try {
       const res = await run(site, ['persons', 'delete', UUID, '--yes']);
       expect(res.code).toBe(7);
-      expect(res.stderr).toMatch(/answered POST \/api\/projects\/1\/persons\/bulk_delete\/ with 200 and an empty body: this does not look like a PostHog API/);
+      expect(res.stderr).toMatch(
+        /answered POST \/api\/projects\/1\/persons\/bulk_delete\/ with 200 and an empty body: this does not look like a PostHog API/,
+      );
     } finally {
       await site.close();
     }
@@ -152,7 +174,9 @@ describe('a redirect', () => {
     try {
       const res = await run(site, ['persons', 'list']);
       expect(res.code).toBe(7);
-      expect(res.stderr).toMatch(/^error: 127\.0\.0\.1:\d+ redirected GET \/api\/projects\/1\/persons\/ \(301\) to https:\/\/127\.0\.0\.1:\d+\/api\/projects\/1\/persons\/\?limit=\d+: PostHog's API does not redirect$/m);
+      expect(res.stderr).toMatch(
+        /^error: 127\.0\.0\.1:\d+ redirected GET \/api\/projects\/1\/persons\/ \(301\) to https:\/\/127\.0\.0\.1:\d+\/api\/projects\/1\/persons\/\?limit=\d+: PostHog's API does not redirect$/m,
+      );
       expect(res.stderr).toMatch(/the site wants https: use --base-url https:\/\/127\.0\.0\.1:\d+/);
       expect(res.stderr).not.toContain(KEY);
     } finally {
@@ -166,9 +190,21 @@ describe('a redirect', () => {
       res.end();
     });
     try {
-      const res = await run(site, ['persons', 'bulk-delete', '--file', ids, '--yes', '--receipt', join(dir, 'receipt-302.json'), '--journal', join(dir, 'journal-302')]);
+      const res = await run(site, [
+        'persons',
+        'bulk-delete',
+        '--file',
+        ids,
+        '--yes',
+        '--receipt',
+        join(dir, 'receipt-302.json'),
+        '--journal',
+        join(dir, 'journal-302'),
+      ]);
       expect(res.code).toBe(7);
-      expect(res.stderr).toMatch(/redirected POST \/api\/projects\/1\/persons\/bulk_delete\/ \(302\) to https:\/\/sso\.example\.com\/login\?next=\/: PostHog's API does not redirect/);
+      expect(res.stderr).toMatch(
+        /redirected POST \/api\/projects\/1\/persons\/bulk_delete\/ \(302\) to https:\/\/sso\.example\.com\/login\?next=\/: PostHog's API does not redirect/,
+      );
       expect(res.stderr).toMatch(/a sign-in page or proxy answers instead of PostHog/);
       expect(site.hits.filter((h) => h.path.includes('bulk_delete'))).toHaveLength(1);
     } finally {

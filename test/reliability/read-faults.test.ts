@@ -34,7 +34,10 @@ describe.each(FAULTS)('under $spec', ({ spec, allowed }) => {
       const res = await world.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson', '--timeout', '1']);
       expect(allowed).toContain(res.code);
       if (res.code === 0) {
-        const ids = res.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+        const ids = res.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).id);
         expect(new Set(ids).size).toBe(PERSONS);
       } else expectCleanFailure(world, res);
     } finally {

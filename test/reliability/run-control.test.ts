@@ -46,7 +46,9 @@ function start(args: string[]) {
   const out = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (d) => (out.stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (out.stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, out, exited };
 }
 
@@ -58,7 +60,12 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
   }
 }
 
-const lines = (journal: string, type: string) => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes(`"type":"${type}"`)).length : 0);
+const lines = (journal: string, type: string) =>
+  existsSync(journal)
+    ? readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`"type":"${type}"`)).length
+    : 0;
 
 /** The printed resume command, as argv. */
 function resumeArgs(stderr: string): string[] {
@@ -75,7 +82,21 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
     // Every delete takes 5 s on the server, and is carried out even if the client has gone.
     world.sandbox.setFaults('slow=1@5000,path=bulk_delete');
     try {
-      const run = start(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receipt, '-y', '--concurrency', '2', '--rate', '6000']);
+      const run = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--journal',
+        journal,
+        '--receipt',
+        receipt,
+        '-y',
+        '--concurrency',
+        '2',
+        '--rate',
+        '6000',
+      ]);
       await until(() => lines(journal, 'sending') === 2, 'two requests in flight');
       run.child.kill('SIGINT');
       await until(() => run.out.stderr.includes('stopping:'), 'the acknowledgement');
@@ -100,8 +121,20 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
       expect(resumed.out.stderr).toMatch(/checking 2,000 ids sent in 2 requests of an earlier run whose answers were lost…/);
       expect(resumed.out.stderr).toMatch(/2,000 of them no longer name a person/);
       const done = JSON.parse(readFileSync(receipt, 'utf8'));
-      expect(done.counts).toMatchObject({ persons_deleted: 4000, persons_found: 4000, persons_gone_after_lost_answer: 2000, unconfirmed: 0, sent: 4000, not_sent: 0, failed: 0 });
-      expect(JSON.parse(resumed.out.stdout)).toMatchObject({ status: 'completed', persons_deleted: 4000, persons_gone_after_lost_answer: 2000 });
+      expect(done.counts).toMatchObject({
+        persons_deleted: 4000,
+        persons_found: 4000,
+        persons_gone_after_lost_answer: 2000,
+        unconfirmed: 0,
+        sent: 4000,
+        not_sent: 0,
+        failed: 0,
+      });
+      expect(JSON.parse(resumed.out.stdout)).toMatchObject({
+        status: 'completed',
+        persons_deleted: 4000,
+        persons_gone_after_lost_answer: 2000,
+      });
       expect(alive(ids)).toBe(0);
     } finally {
       world.sandbox.setFaults();
@@ -114,7 +147,21 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
     const receipt = join(dir, 'term.receipt.json');
     world.sandbox.setFaults('slow=1@2000,path=bulk_delete');
     try {
-      const run = start(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receipt, '-y', '--concurrency', '1', '--rate', '6000']);
+      const run = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--journal',
+        journal,
+        '--receipt',
+        receipt,
+        '-y',
+        '--concurrency',
+        '1',
+        '--rate',
+        '6000',
+      ]);
       await until(() => lines(journal, 'sending') === 1, 'a request in flight');
       run.child.kill('SIGTERM');
       const { code, signal } = await run.exited;
@@ -122,7 +169,10 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
       expect(code).toBe(130);
       expect(run.out.stderr).toMatch(/stopping: waiting for 1 request in flight/);
       expect(lines(journal, 'answered')).toBe(1);
-      expect(JSON.parse(readFileSync(receipt, 'utf8'))).toMatchObject({ status: 'interrupted', counts: { persons_deleted: 1000, not_sent: 2000 } });
+      expect(JSON.parse(readFileSync(receipt, 'utf8'))).toMatchObject({
+        status: 'interrupted',
+        counts: { persons_deleted: 1000, not_sent: 2000 },
+      });
       expect(run.out.stderr).toMatch(/^interrupted: 1,000 persons deleted/m);
       world.sandbox.setFaults();
       const resumed = start(resumeArgs(run.out.stderr).concat('-y'));
@@ -143,13 +193,32 @@ describe('a Retry-After longer than --max-wait, and --resume with nothing but th
     const before = bulkPosts().length;
     let first;
     try {
-      first = start(['persons', 'bulk-delete', '--file', path, '--delete-events', '--receipt', receipt, '-y', '-o', 'json', '--concurrency', '1', '--rate', '6000', '--retries', '2']);
+      first = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--delete-events',
+        '--receipt',
+        receipt,
+        '-y',
+        '-o',
+        'json',
+        '--concurrency',
+        '1',
+        '--rate',
+        '6000',
+        '--retries',
+        '2',
+      ]);
       expect((await first.exited).code).toBe(6);
     } finally {
       world.sandbox.setRateLimit();
     }
     expect(bulkPosts().length - before).toBe(3);
-    expect(first.out.stderr).toMatch(/^error: the server asks to wait until \d\d:\d\d(:\d\d)? \((23h\d\dm|24h00m)\), longer than --max-wait 15m00s; stopped, nothing more was sent \(2,000 persons deleted/m);
+    expect(first.out.stderr).toMatch(
+      /^error: the server asks to wait until \d\d:\d\d(:\d\d)? \((23h\d\dm|24h00m)\), longer than --max-wait 15m00s; stopped, nothing more was sent \(2,000 persons deleted/m,
+    );
     const resume = resumeArgs(first.out.stderr);
     expect(resume).toEqual(['persons', 'bulk-delete', '--file', path, '--resume']);
     expect(JSON.parse(first.out.stdout)).toMatchObject({ status: 'rate_limited', persons_deleted: 2000, failed: 1000, not_sent: 2000 });
@@ -176,7 +245,23 @@ describe('answers lost after the server did the work', () => {
     world.sandbox.setFaults(`${spec},seed=${seedHittingFirst(spec, 'drop-after', 'POST', '/api/projects/1/persons/bulk_delete/', 2)}`);
     let res;
     try {
-      res = start(['persons', 'bulk-delete', '--file', path, '--receipt', receipt, '-y', '-o', 'json', '--concurrency', '1', '--rate', '6000', '--retries', '3']);
+      res = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--receipt',
+        receipt,
+        '-y',
+        '-o',
+        'json',
+        '--concurrency',
+        '1',
+        '--rate',
+        '6000',
+        '--retries',
+        '3',
+      ]);
       expect((await res.exited).code).toBe(0);
     } finally {
       world.sandbox.setFaults();
@@ -196,7 +281,9 @@ describe('answers lost after the server did the work', () => {
     try {
       const plain = start(['persons', 'bulk-delete', '--file', table.path, '-y', '--concurrency', '1', '--rate', '6000', '--retries', '3']);
       expect((await plain.exited).code).toBe(0);
-      expect(plain.out.stderr).toMatch(/✔ 2,000 persons deleted, [\d,]+ of them found gone when checked after a lost answer \(2,000 found\) from 2,000 ids sent/);
+      expect(plain.out.stderr).toMatch(
+        /✔ 2,000 persons deleted, [\d,]+ of them found gone when checked after a lost answer \(2,000 found\) from 2,000 ids sent/,
+      );
     } finally {
       world.sandbox.setFaults();
     }
@@ -209,8 +296,25 @@ describe('answers lost after the server did the work', () => {
     const deletedBefore = world.sandbox.store.deletedCount;
     world.sandbox.setFaults('slow=1@1500,path=bulk_delete');
     try {
-      const run = start(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receipt, '-y', '--concurrency', '2', '--rate', '6000']);
-      await until(() => lines(journal, 'answered') >= 2 && lines(journal, 'sending') - lines(journal, 'answered') === 2, 'two answered and two in flight');
+      const run = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        path,
+        '--journal',
+        journal,
+        '--receipt',
+        receipt,
+        '-y',
+        '--concurrency',
+        '2',
+        '--rate',
+        '6000',
+      ]);
+      await until(
+        () => lines(journal, 'answered') >= 2 && lines(journal, 'sending') - lines(journal, 'answered') === 2,
+        'two answered and two in flight',
+      );
       run.child.kill('SIGKILL');
       await run.exited;
       // The two requests in flight are carried out on the server all the same.

@@ -84,7 +84,11 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
 // Every attempt meets the fault: the retries run out. Each test has a sandbox of its own, so
 // that they can wait out their backoffs side by side.
 describe.concurrent('when every retry meets the fault', () => {
-  async function spent(spec: string, command: (p: Person) => string[], check: (w: World, p: Person, res: Awaited<ReturnType<World['run']>>) => Promise<void>) {
+  async function spent(
+    spec: string,
+    command: (p: Person) => string[],
+    check: (w: World, p: Person, res: Awaited<ReturnType<World['run']>>) => Promise<void>,
+  ) {
     const own = await startWorld({ persons: 2, seed: 9, applyDelayMs: 0 });
     try {
       const person = own.sandbox.store.list({}, 0, 1)[0]!;
@@ -115,7 +119,9 @@ describe.concurrent('when every retry meets the fault', () => {
   it('persons update, database unavailable: exit 7 saying it may not have been applied; a rerun applies it', async () => {
     await spent('503=1', update, async (w, p, res) => {
       expect(res.code).toBe(7);
-      expect(errorLine(res)).toMatch(new RegExp(`^error: the update of person ${p.uuid} may or may not have been applied: .*failed with 503`));
+      expect(errorLine(res)).toMatch(
+        new RegExp(`^error: the update of person ${p.uuid} may or may not have been applied: .*failed with 503`),
+      );
       expect((await w.run(update(p))).code).toBe(0);
       await eventually(() => w.sandbox.store.getByUuid(p.uuid)!.properties.plan === 'spent', 'the rerun applied');
     });
@@ -133,7 +139,9 @@ describe.concurrent('when every retry meets the fault', () => {
   it('persons delete, connection dropped every time: exit 7 saying it may not have happened; a rerun deletes the person', async () => {
     await spent('drop=1', remove, async (w, p, res) => {
       expect(res.code).toBe(7);
-      expect(errorLine(res)).toMatch(new RegExp(`^error: the deletion of person ${p.uuid} may or may not have been applied: .*connection was closed`));
+      expect(errorLine(res)).toMatch(
+        new RegExp(`^error: the deletion of person ${p.uuid} may or may not have been applied: .*connection was closed`),
+      );
       expect(w.sandbox.store.getByUuid(p.uuid)).toBeDefined();
       expect((await w.run(remove(p))).code).toBe(0);
       expect(w.sandbox.store.getByUuid(p.uuid)).toBeUndefined();
@@ -143,7 +151,9 @@ describe.concurrent('when every retry meets the fault', () => {
   it('persons delete, every answer too slow: exit 7 though the server deleted the person; a rerun says it is gone', async () => {
     await spent('slow=1@1500', remove, async (w, p, res) => {
       expect(res.code).toBe(7);
-      expect(errorLine(res)).toMatch(new RegExp(`^error: the deletion of person ${p.uuid} may or may not have been applied: .*timed out after 1s`));
+      expect(errorLine(res)).toMatch(
+        new RegExp(`^error: the deletion of person ${p.uuid} may or may not have been applied: .*timed out after 1s`),
+      );
       expect(res.stderr).toMatch(/if it says the person is not found, it is gone/);
       await eventually(() => w.sandbox.store.getByUuid(p.uuid) === undefined, 'the slow deletion applied');
       const again = await w.run(remove(p));
@@ -156,7 +166,9 @@ describe.concurrent('when every retry meets the fault', () => {
 describe('failures a user must be able to read', () => {
   it('a --timeout shorter than a slow answer exits 7 naming the timeout, and says the update may have been applied', async () => {
     const person = freshPerson();
-    const res = await withFaults('slow=1@2500,method=PATCH', () => world.run(['persons', 'update', person.uuid, '--set', 'late=yes', '--timeout', '1']));
+    const res = await withFaults('slow=1@2500,method=PATCH', () =>
+      world.run(['persons', 'update', person.uuid, '--set', 'late=yes', '--timeout', '1']),
+    );
     expect(res.code).toBe(7);
     expectCleanFailure(world, res);
     expect(errorLine(res)).toMatch(/timed out after 1s/);
@@ -172,7 +184,11 @@ describe('failures a user must be able to read', () => {
       const res = await withFaults(`${spec},method=PATCH`, () => world.run(['persons', 'update', person.uuid, '--set', 'x=1']));
       expect(res.code).toBe(7);
       expectCleanFailure(world, res);
-      expect(errorLine(res)).toMatch(spec === 'html=1' ? /failed with 502: Bad gateway \| sandbox edge \(an HTML page, probably from a proxy\)/ : /failed with 502: 502 Bad Gateway \(an HTML page/);
+      expect(errorLine(res)).toMatch(
+        spec === 'html=1'
+          ? /failed with 502: Bad gateway \| sandbox edge \(an HTML page, probably from a proxy\)/
+          : /failed with 502: 502 Bad Gateway \(an HTML page/,
+      );
       expect(res.stderr).not.toMatch(/<[a-z!/]/i);
     }
   });

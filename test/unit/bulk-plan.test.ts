@@ -5,14 +5,20 @@ import { describeDeletion, describeEstimate, estimateMs } from '../../src/bulk/p
 import { DELETE_WINDOWS } from '../../src/bulk/rate.js';
 import { progressLogInterval, ProgressLog } from '../../src/io/progress.js';
 
-const flags = (delete_events: boolean, delete_recordings: boolean, keep_person: boolean) => ({ delete_events, delete_recordings, keep_person });
+const flags = (delete_events: boolean, delete_recordings: boolean, keep_person: boolean) => ({
+  delete_events,
+  delete_recordings,
+  keep_person,
+});
 
 describe('the confirmation', () => {
   it('names exactly what goes', () => {
     expect(describeDeletion('person_ids', 18_997, flags(true, false, false))).toBe('18,997 persons and their events');
     expect(describeDeletion('person_ids', 18_997, flags(true, true, false))).toBe('18,997 persons and their events and recordings');
     expect(describeDeletion('person_ids', 1, flags(false, false, false))).toBe('1 person (their events and recordings stay)');
-    expect(describeDeletion('person_ids', 12, flags(false, true, true))).toBe('the recordings of 12 persons (keeping the persons themselves)');
+    expect(describeDeletion('person_ids', 12, flags(false, true, true))).toBe(
+      'the recordings of 12 persons (keeping the persons themselves)',
+    );
     expect(describeDeletion('distinct_ids', 3, flags(true, false, false))).toBe('the persons behind 3 distinct ids and their events');
   });
 });
@@ -22,7 +28,9 @@ describe('the estimate', () => {
     const text = describeEstimate(10_000, DELETE_WINDOWS, 4);
     // Each hour's 4,800 go out in its first 10 minutes; the last 400 at 2 h 0 min 51 s.
     expect(text).toBe('about 2h01m (at ~0.5 s a request; 480/min and 4,800/h cap it; longer if the server is slower)');
-    expect(describeEstimate(4800, DELETE_WINDOWS, 4)).toBe('about 10m05s (at ~0.5 s a request; 480/min caps it; longer if the server is slower)');
+    expect(describeEstimate(4800, DELETE_WINDOWS, 4)).toBe(
+      'about 10m05s (at ~0.5 s a request; 480/min caps it; longer if the server is slower)',
+    );
     // Request time counts: slower answers with one request in flight take longer.
     expect(estimateMs(100, DELETE_WINDOWS, 1, 2000)).toBeGreaterThan(estimateMs(100, DELETE_WINDOWS, 1, 500));
     expect(estimateMs(100, DELETE_WINDOWS, 1, 2000)).toBe(200_000);
@@ -38,7 +46,15 @@ describe('progress off a terminal', () => {
 
   it('writes done, rate and ETA on each tick, and a retry at once', async () => {
     let out = '';
-    const log = new ProgressLog({ stream: { write: (s: string) => ((out += s), true) } as never, total: 3000, unit: 'ids', now: () => 0, extra: () => '240 req/min', remainingMs: () => 90_000, intervalMs: 5 });
+    const log = new ProgressLog({
+      stream: { write: (s: string) => ((out += s), true) } as never,
+      total: 3000,
+      unit: 'ids',
+      now: () => 0,
+      extra: () => '240 req/min',
+      remainingMs: () => 90_000,
+      intervalMs: 5,
+    });
     log.update(1000);
     log.status('chunk 2: 503, retrying in 3 s', 3000);
     await new Promise((r) => setTimeout(r, 30));

@@ -34,7 +34,8 @@ async function readAll(bytes: Buffer, cuts: number[], options: ReadOptions): Pro
 const cuts = fc.array(fc.nat({ max: 4096 }), { maxLength: 12 });
 const eol = fc.constantFrom('\n', '\r\n');
 /** Text on one line: any Unicode except the line break and NUL (which means a binary file). */
-const oneLine = (min = 0, max = 30) => fc.string({ unit: 'grapheme', minLength: min, maxLength: max }).filter((s) => !s.includes('\n') && !s.includes('\0'));
+const oneLine = (min = 0, max = 30) =>
+  fc.string({ unit: 'grapheme', minLength: min, maxLength: max }).filter((s) => !s.includes('\n') && !s.includes('\0'));
 const pad = fc.constantFrom('', ' ', '  ', '\t', ' \t');
 
 describe('plain lines', () => {
@@ -54,7 +55,11 @@ describe('plain lines', () => {
         list.forEach(([e, end], i) => (text += e.text + (i < list.length - 1 || lastEol ? end : '')));
         // Without --format, a file starting with [ or { is read as JSON (documented sniffing).
         if (!explicit) fc.pre(!/^[[{]/.test(/\S.*/s.exec(text.replace(/^\uFEFF/, ''))?.[0] ?? ''));
-        const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, { label: 'ids.txt', path: 'ids.txt', format: explicit ? 'lines' : undefined });
+        const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, {
+          label: 'ids.txt',
+          path: 'ids.txt',
+          format: explicit ? 'lines' : undefined,
+        });
         const expected = list.flatMap(([e], i) => (e.kind === 'id' ? [{ line: i + 1, value: (e as Entry & { kind: 'id' }).value }] : []));
         expect(format).toBe('lines');
         expect(items).toEqual(expected);
@@ -71,7 +76,10 @@ describe('CSV', () => {
   // normalises line ends (an id never holds one).
   const cell = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !s.includes('\r') && !s.includes('\0'));
   const header = fc
-    .uniqueArray(cell.map((s) => s.trim()).filter((s) => s !== ''), { minLength: 1, maxLength: 5, selector: (s) => s.toLowerCase() })
+    .uniqueArray(
+      cell.map((s) => s.trim()).filter((s) => s !== ''),
+      { minLength: 1, maxLength: 5, selector: (s) => s.toLowerCase() },
+    )
     .chain((names) => fc.record({ names: fc.constant(names), idColumn: fc.nat({ max: names.length - 1 }) }));
 
   it('gives back the named column of every row, whatever the other columns hold and however fields are quoted', async () => {
@@ -82,7 +90,11 @@ describe('CSV', () => {
             names: fc.constant(names),
             idColumn: fc.constant(idColumn),
             rows: fc.array(
-              fc.tuple(fc.array(fc.tuple(cell, fc.boolean()), { minLength: names.length, maxLength: names.length }), cell.filter((s) => s !== ''), eol),
+              fc.tuple(
+                fc.array(fc.tuple(cell, fc.boolean()), { minLength: names.length, maxLength: names.length }),
+                cell.filter((s) => s !== ''),
+                eol,
+              ),
               { maxLength: 25 },
             ),
           }),
@@ -97,7 +109,11 @@ describe('CSV', () => {
             values[idColumn] = field(id, false);
             text += values.join(',') + end;
           }
-          const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, { label: 'p.csv', path: 'p.csv', column: names[idColumn] });
+          const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, {
+            label: 'p.csv',
+            path: 'p.csv',
+            column: names[idColumn],
+          });
           expect(format).toBe('csv');
           expect(items.map((i) => ('value' in i ? i.value : `!${i.problem}`))).toEqual(rows.map(([, id]) => id));
         },
@@ -108,7 +124,10 @@ describe('CSV', () => {
 });
 
 /** An id as JSON holds it: any string (lone surrogates included, JSON escapes them) or a safe integer. */
-const jsonId = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.maxSafeInteger().map((n) => Math.trunc(n)));
+const jsonId = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.maxSafeInteger().map((n) => Math.trunc(n)),
+);
 const asValue = (id: string | number) => String(id);
 /** A field name, including those every object inherits. */
 const fieldName = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('id', 'toString', 'constructor', '__proto__', 'valueOf'));
@@ -116,13 +135,23 @@ const fieldName = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('id', '
 describe('JSON array', () => {
   it('gives back every element, strings and integers, on its line, whatever the layout and chunking', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(jsonId, { maxLength: 40 }), fc.constantFrom(undefined, 2, '\t'), fc.boolean(), fc.boolean(), cuts, async (ids, indent, crlf, bom, at) => {
-        let text = JSON.stringify(ids, null, indent);
-        if (crlf) text = text.replace(/\n/g, '\r\n');
-        const { items, format } = await readAll(Buffer.from((bom ? BOM : '') + text, 'utf8'), at, { label: 'ids.json', path: 'ids.json' });
-        expect(format).toBe('json');
-        expect(items).toEqual(ids.map((id, i) => ({ line: indent === undefined ? 1 : i + 2, value: asValue(id) })));
-      }),
+      fc.asyncProperty(
+        fc.array(jsonId, { maxLength: 40 }),
+        fc.constantFrom(undefined, 2, '\t'),
+        fc.boolean(),
+        fc.boolean(),
+        cuts,
+        async (ids, indent, crlf, bom, at) => {
+          let text = JSON.stringify(ids, null, indent);
+          if (crlf) text = text.replace(/\n/g, '\r\n');
+          const { items, format } = await readAll(Buffer.from((bom ? BOM : '') + text, 'utf8'), at, {
+            label: 'ids.json',
+            path: 'ids.json',
+          });
+          expect(format).toBe('json');
+          expect(items).toEqual(ids.map((id, i) => ({ line: indent === undefined ? 1 : i + 2, value: asValue(id) })));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -131,7 +160,13 @@ describe('JSON array', () => {
     await fc.assert(
       fc.asyncProperty(
         fieldName,
-        fc.array(fc.tuple(fc.option(jsonId, { nil: undefined }), fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })), { maxLength: 20 }),
+        fc.array(
+          fc.tuple(
+            fc.option(jsonId, { nil: undefined }),
+            fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+          ),
+          { maxLength: 20 },
+        ),
         cuts,
         async (column, rows, at) => {
           const objects = rows.map(([id, rest]) => {
@@ -141,8 +176,14 @@ describe('JSON array', () => {
             else Object.defineProperty(o, column, { value: id, enumerable: true, writable: true, configurable: true });
             return o;
           });
-          const { items } = await readAll(Buffer.from(JSON.stringify(objects), 'utf8'), at, { label: 'ids.json', path: 'ids.json', column });
-          expect(items.map((i) => ('value' in i ? i.value : `!${i.problem}`))).toEqual(rows.map(([id]) => (id === undefined ? `!no "${column}" field` : asValue(id))));
+          const { items } = await readAll(Buffer.from(JSON.stringify(objects), 'utf8'), at, {
+            label: 'ids.json',
+            path: 'ids.json',
+            column,
+          });
+          expect(items.map((i) => ('value' in i ? i.value : `!${i.problem}`))).toEqual(
+            rows.map(([id]) => (id === undefined ? `!no "${column}" field` : asValue(id))),
+          );
         },
       ),
       { numRuns: RUNS },
@@ -153,12 +194,17 @@ describe('JSON array', () => {
 describe('NDJSON', () => {
   it('gives back one id per line, blank lines skipped, any CRLF/LF mix, BOM and chunking', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.option(jsonId, { freq: 5 }), eol), { maxLength: 40 }), fc.boolean(), cuts, async (lines, bom, at) => {
-        const text = (bom ? BOM : '') + lines.map(([id, end]) => (id === null ? ' ' : JSON.stringify(id)) + end).join('');
-        const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, { label: 'ids.ndjson', path: 'ids.ndjson' });
-        expect(format).toBe('ndjson');
-        expect(items).toEqual(lines.flatMap(([id], i) => (id === null ? [] : [{ line: i + 1, value: asValue(id) }])));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.option(jsonId, { freq: 5 }), eol), { maxLength: 40 }),
+        fc.boolean(),
+        cuts,
+        async (lines, bom, at) => {
+          const text = (bom ? BOM : '') + lines.map(([id, end]) => (id === null ? ' ' : JSON.stringify(id)) + end).join('');
+          const { items, format } = await readAll(Buffer.from(text, 'utf8'), at, { label: 'ids.ndjson', path: 'ids.ndjson' });
+          expect(format).toBe('ndjson');
+          expect(items).toEqual(lines.flatMap(([id], i) => (id === null ? [] : [{ line: i + 1, value: asValue(id) }])));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -170,8 +216,16 @@ describe('validation', () => {
   const MAX_ID = 2n ** 63n - 1n;
   /** A canonical person id, and ways to write it that all mean that person. */
   const personId = fc.oneof(
-    uuid.map((u) => ({ id: u, spell: fc.tuple(fc.array(fc.boolean(), { minLength: 36, maxLength: 36 }), pad, pad).map(([up, a, b]) => a + [...u].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('') + b) })),
-    fc.bigInt({ min: 1n, max: MAX_ID }).map((n) => ({ id: n.toString(), spell: fc.tuple(fc.constantFrom('', '+'), fc.nat({ max: 3 }), pad).map(([sign, zeros, b]) => `${sign}${'0'.repeat(zeros)}${n}${b}`) })),
+    uuid.map((u) => ({
+      id: u,
+      spell: fc
+        .tuple(fc.array(fc.boolean(), { minLength: 36, maxLength: 36 }), pad, pad)
+        .map(([up, a, b]) => a + [...u].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('') + b),
+    })),
+    fc.bigInt({ min: 1n, max: MAX_ID }).map((n) => ({
+      id: n.toString(),
+      spell: fc.tuple(fc.constantFrom('', '+'), fc.nat({ max: 3 }), pad).map(([sign, zeros, b]) => `${sign}${'0'.repeat(zeros)}${n}${b}`),
+    })),
   );
   /** Values that are not person ids at all. */
   const notAnId = fc.oneof(
@@ -185,13 +239,25 @@ describe('validation', () => {
         fc.array(personId, { minLength: 1, maxLength: 8 }).chain((pool) =>
           fc.record({
             pool: fc.constant(pool),
-            entries: fc.array(fc.oneof({ weight: 4, arbitrary: fc.nat({ max: pool.length - 1 }).chain((k) => pool[k].spell.map((text) => ({ id: pool[k].id, text }))) }, notAnId.map((text) => ({ id: null, text }))), { maxLength: 40 }),
+            entries: fc.array(
+              fc.oneof(
+                {
+                  weight: 4,
+                  arbitrary: fc.nat({ max: pool.length - 1 }).chain((k) => pool[k].spell.map((text) => ({ id: pool[k].id, text }))),
+                },
+                notAnId.map((text) => ({ id: null, text })),
+              ),
+              { maxLength: 40 },
+            ),
           }),
         ),
         cuts,
         async ({ entries }, at) => {
           const text = entries.map((e) => e.text).join('\n');
-          const list = await collectIds(readIds(cutAt(Buffer.from(text), at), { label: 'ids.txt', format: 'lines' }), { kind: 'person_ids', label: 'ids.txt' });
+          const list = await collectIds(readIds(cutAt(Buffer.from(text), at), { label: 'ids.txt', format: 'lines' }), {
+            kind: 'person_ids',
+            label: 'ids.txt',
+          });
           const valid = entries.filter((e) => e.id !== null).map((e) => e.id!);
           const unique = [...new Set(valid)];
           expect(list.ids).toEqual(unique);
@@ -208,14 +274,21 @@ describe('validation', () => {
 
   it('keeps distinct ids exactly as written (case and all), each once', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 30 }), async (pool, picks) => {
-        const values = picks.map((k) => pool[k % pool.length]);
-        const list = await collectIds(readIds(cutAt(Buffer.from(JSON.stringify(values)), []), { label: 'd.json', path: 'd.json' }), { kind: 'distinct_ids', label: 'd.json' });
-        const unique = [...new Set(values)];
-        expect(list.ids).toEqual(unique);
-        expect(list.duplicates).toBe(values.length - unique.length);
-        expect(list.invalidCount).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        async (pool, picks) => {
+          const values = picks.map((k) => pool[k % pool.length]);
+          const list = await collectIds(readIds(cutAt(Buffer.from(JSON.stringify(values)), []), { label: 'd.json', path: 'd.json' }), {
+            kind: 'distinct_ids',
+            label: 'd.json',
+          });
+          const unique = [...new Set(values)];
+          expect(list.ids).toEqual(unique);
+          expect(list.duplicates).toBe(values.length - unique.length);
+          expect(list.invalidCount).toBe(0);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -225,12 +298,52 @@ describe('garbage', () => {
   // Pieces that trip each stage: line ends, quotes, brackets, escapes, NUL, broken and cut UTF-8,
   // BOMs (UTF-8 and UTF-16), long runs, and plain text.
   const piece = fc.oneof(
-    fc.constantFrom('\n', '\r\n', '\r', '"', '""', ',', '[', ']', '{', '}', ':', '\\', '\\u', '#', ' ', '\t', 'id', '42', 'null', 'true', '01900000-aaaa-7bbb-8ccc-000000000001').map((s) => Buffer.from(s)),
-    fc.constantFrom([0], [0xff], [0xfe, 0xff], [0xff, 0xfe], [0xef, 0xbb, 0xbf], [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xc3, 0x28], [0x80]).map((b) => Buffer.from(b)),
+    fc
+      .constantFrom(
+        '\n',
+        '\r\n',
+        '\r',
+        '"',
+        '""',
+        ',',
+        '[',
+        ']',
+        '{',
+        '}',
+        ':',
+        '\\',
+        '\\u',
+        '#',
+        ' ',
+        '\t',
+        'id',
+        '42',
+        'null',
+        'true',
+        '01900000-aaaa-7bbb-8ccc-000000000001',
+      )
+      .map((s) => Buffer.from(s)),
+    fc
+      .constantFrom(
+        [0],
+        [0xff],
+        [0xfe, 0xff],
+        [0xff, 0xfe],
+        [0xef, 0xbb, 0xbf],
+        [0xc3],
+        [0xe2, 0x82],
+        [0xf0, 0x9f, 0x98],
+        [0xc3, 0x28],
+        [0x80],
+      )
+      .map((b) => Buffer.from(b)),
     fc.string({ unit: 'binary', maxLength: 8 }).map((s) => Buffer.from(s)),
     fc.nat({ max: 200 }).map((n) => Buffer.from('x'.repeat(n))),
   );
-  const bytes = fc.oneof(fc.array(piece, { maxLength: 40 }).map((p) => Buffer.concat(p)), fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)));
+  const bytes = fc.oneof(
+    fc.array(piece, { maxLength: 40 }).map((p) => Buffer.concat(p)),
+    fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+  );
   const options = fc.record({
     format: fc.constantFrom(undefined, 'lines', 'csv', 'json', 'ndjson') as fc.Arbitrary<IdsFormat | undefined>,
     path: fc.constantFrom(undefined, 'g.txt', 'g.csv', 'g.tsv', 'g.json', 'g.ndjson'),

@@ -16,7 +16,11 @@ async function* chunks(data: Buffer | string, size = 1 << 20): AsyncGenerator<Bu
   for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
 }
 
-async function read(data: Buffer | string, options: Partial<ReadOptions> = {}, size?: number): Promise<{ items: RawItem[]; format: string }> {
+async function read(
+  data: Buffer | string,
+  options: Partial<ReadOptions> = {},
+  size?: number,
+): Promise<{ items: RawItem[]; format: string }> {
   const gen = readIds(chunks(data, size), { label: 'ids.txt', ...options });
   const items: RawItem[] = [];
   for (;;) {
@@ -28,7 +32,7 @@ async function read(data: Buffer | string, options: Partial<ReadOptions> = {}, s
 
 const values = (items: RawItem[]) => items.map((i) => ('value' in i ? i.value : `!${i.problem}`));
 
-describe('CSV with a header on standard input (hogctl\'s own -o csv)', () => {
+describe("CSV with a header on standard input (hogctl's own -o csv)", () => {
   it('is recognised without an extension, and the uuid (or id) column picked', async () => {
     const csv = `id,uuid,properties.email\n${U1},${U1},a@x.com\n${U2},${U2},"b,c@x.com"\n`;
     const picked: string[] = [];
@@ -36,7 +40,10 @@ describe('CSV with a header on standard input (hogctl\'s own -o csv)', () => {
     expect(format).toBe('csv');
     expect(values(items)).toEqual([U1, U2]);
     expect(picked).toEqual(['uuid']);
-    const byId = await read(`id,name,distinct_ids,created_at\n${U3},x,"[""a""]",2025-01-01\n`, { label: 'stdin', defaultColumns: ['uuid', 'id'] });
+    const byId = await read(`id,name,distinct_ids,created_at\n${U3},x,"[""a""]",2025-01-01\n`, {
+      label: 'stdin',
+      defaultColumns: ['uuid', 'id'],
+    });
     expect(values(byId.items)).toEqual([U3]);
     // --column still wins.
     const email = await read(csv, { label: 'stdin', column: 'properties.email', defaultColumns: ['uuid', 'id'] });
@@ -170,23 +177,42 @@ describe('JSON array', () => {
   });
 
   it('with --column, an object without that field lacks it even when every object inherits the name', async () => {
-    const { items } = await read(`[{"id": "${U1}"}, {"constructor": "${U2}"}]`, { label: 'ids.json', path: 'ids.json', column: 'constructor' });
+    const { items } = await read(`[{"id": "${U1}"}, {"constructor": "${U2}"}]`, {
+      label: 'ids.json',
+      path: 'ids.json',
+      column: 'constructor',
+    });
     expect(values(items)).toEqual(['!no "constructor" field', U2]);
     const nd = await read(`{"id": "${U1}"}\n`, { label: 'p.ndjson', path: 'p.ndjson', column: 'toString' });
     expect(values(nd.items)).toEqual(['!no "toString" field']);
   });
 
   it('refuses a binary .json with the line of the bad byte', async () => {
-    const err = await rejection(() => read(Buffer.concat([Buffer.from(`["${U1}",\n"`), Buffer.from([0xc3, 0x28]), Buffer.from('"]')]), { label: 'ids.json', path: 'ids.json' }, 3));
+    const err = await rejection(() =>
+      read(
+        Buffer.concat([Buffer.from(`["${U1}",\n"`), Buffer.from([0xc3, 0x28]), Buffer.from('"]')]),
+        { label: 'ids.json', path: 'ids.json' },
+        3,
+      ),
+    );
     expect(err.message).toBe('ids.json:2: not valid UTF-8 text: this looks like a binary file');
   });
 });
 
 describe('NDJSON', () => {
   it('reads strings, numbers and objects with --column; a broken line is a bad value', async () => {
-    const { items, format } = await read(`"${U1}"\n{"uuid": "${U2}"}\n\n{oops\n7\n`, { label: 'p.ndjson', path: 'p.ndjson', column: 'uuid' });
+    const { items, format } = await read(`"${U1}"\n{"uuid": "${U2}"}\n\n{oops\n7\n`, {
+      label: 'p.ndjson',
+      path: 'p.ndjson',
+      column: 'uuid',
+    });
     expect(format).toBe('ndjson');
-    expect(values(items)).toEqual([`!expected an object with a "uuid" field`, U2, expect.stringMatching(/^!not valid JSON/), '!expected an object with a "uuid" field']);
+    expect(values(items)).toEqual([
+      `!expected an object with a "uuid" field`,
+      U2,
+      expect.stringMatching(/^!not valid JSON/),
+      '!expected an object with a "uuid" field',
+    ]);
     const plain = await read(`"${U1}"\n7\n`, { label: 'p.jsonl', path: 'p.jsonl' });
     expect(values(plain.items)).toEqual([U1, '7']);
   });
@@ -228,13 +254,17 @@ describe('validation', () => {
       { file: 'ids.txt', line: 4, value: 'nope', reason: 'not a person UUID or integer id' },
       { file: 'ids.txt', line: 7, value: 'x'.repeat(100), reason: 'not a person UUID or integer id' },
     ]);
-    expect(listBadValues(list)).toBe(`  ids.txt:4: "nope": not a person UUID or integer id\n  ids.txt:7: "${'x'.repeat(60)}…": not a person UUID or integer id`);
+    expect(listBadValues(list)).toBe(
+      `  ids.txt:4: "nope": not a person UUID or integer id\n  ids.txt:7: "${'x'.repeat(60)}…": not a person UUID or integer id`,
+    );
     const err = invalidInputError(list, 'ids.txt');
     expect(err.exitCode).toBe(2);
     expect(err.message.split('\n')[0]).toBe('2 invalid values in ids.txt; nothing was sent:');
     expect(err.hint).toMatch(/--distinct-ids/);
     // The same digest as `LC_ALL=C sort -u | sha256sum` over the unique ids.
-    const shell = execFileSync('sh', ['-c', 'LC_ALL=C sort -u | sha256sum'], { input: `${U2}\n${U1}\n17\n${U1}\n` }).toString().split(' ')[0];
+    const shell = execFileSync('sh', ['-c', 'LC_ALL=C sort -u | sha256sum'], { input: `${U2}\n${U1}\n17\n${U1}\n` })
+      .toString()
+      .split(' ')[0];
     expect(list.sha256).toBe(shell);
     expect(idListSha256([U1, '17', U2])).toBe(shell);
   });

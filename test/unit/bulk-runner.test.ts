@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { chunkIds } from '../../src/bulk/chunk.js';
-import { DELETE_WINDOWS, RateBudget, formatWindow, parseRate, parseRateWindows, simulate, windowName, type WindowWait } from '../../src/bulk/rate.js';
+import {
+  DELETE_WINDOWS,
+  RateBudget,
+  formatWindow,
+  parseRate,
+  parseRateWindows,
+  simulate,
+  windowName,
+  type WindowWait,
+} from '../../src/bulk/rate.js';
 import { runChunks, type Attempt, type Chunk, type RunnerOptions } from '../../src/bulk/runner.js';
 
 /** Virtual time: sleeps resolve in order of their wake-up time, only when everything else waits. */
@@ -17,16 +26,23 @@ class FakeClock {
       if (signal?.aborted) return reject(signal.reason);
       const timer = { at: this.t + ms, seq: this.seq++, resolve };
       this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.timers = this.timers.filter((x) => x !== timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
 
   async drive<T>(work: Promise<T>): Promise<T> {
     let settled = false;
-    work.then(() => (settled = true), () => (settled = true));
-    for (let idle = 0; !settled; ) {
+    work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (let idle = 0; !settled;) {
       await new Promise((r) => setImmediate(r));
       if (settled) break;
       if (this.timers.length === 0) {
@@ -130,7 +146,9 @@ describe('runChunks', () => {
   });
 
   it('pauses every worker for Retry-After on a 429, then carries on', async () => {
-    const { log, run } = setup(tenChunks(), (c, n) => (c.index === 2 && n === 1 ? { kind: 'throttled', status: 429, retryAfterMs: 5000, error: 'throttled' } : ok));
+    const { log, run } = setup(tenChunks(), (c, n) =>
+      c.index === 2 && n === 1 ? { kind: 'throttled', status: 429, retryAfterMs: 5000, error: 'throttled' } : ok,
+    );
     const result = await run();
     expect(result.reason).toBe('completed');
     // Chunk 2's 429 came back at 150 ms: nothing started again before 5150 ms.
@@ -140,7 +158,9 @@ describe('runChunks', () => {
   });
 
   it('backs off with jitter on a 429 without Retry-After, without using up retries', async () => {
-    const { tries, run } = setup(chunkIds(['a']), (_c, n) => (n <= 6 ? { kind: 'throttled', status: 429, error: 'throttled' } : ok), { retries: 1 });
+    const { tries, run } = setup(chunkIds(['a']), (_c, n) => (n <= 6 ? { kind: 'throttled', status: 429, error: 'throttled' } : ok), {
+      retries: 1,
+    });
     const result = await run();
     expect(result.reason).toBe('completed');
     expect(tries.get(1)).toBe(7);
@@ -148,7 +168,11 @@ describe('runChunks', () => {
 
   it('retries 5xx and dropped connections, then fails the chunk after --retries', async () => {
     const { log, run } = setup(chunkIds(['a', 'b', 'c'], 1, 1), (c, n) =>
-      c.index === 2 ? { kind: 'retry', status: 500, error: 'POST failed with 500' } : n === 1 ? { kind: 'retry', status: null, error: 'the connection was closed' } : ok,
+      c.index === 2
+        ? { kind: 'retry', status: 500, error: 'POST failed with 500' }
+        : n === 1
+          ? { kind: 'retry', status: null, error: 'the connection was closed' }
+          : ok,
     );
     const result = await run();
     expect(result).toMatchObject({ reason: 'partial', answered: 2, failed: 1 });
@@ -161,11 +185,15 @@ describe('runChunks', () => {
     const { run } = setup(
       chunkIds(['a', 'b', 'c'], 1, 1),
       (c, n) =>
-        c.index === 1 && n === 1 ? { kind: 'retry', status: null, error: 'timed out', unclear: true }
-        : c.index === 1 && n === 2 ? { kind: 'retry', status: 503, error: 'database unavailable', unclear: false }
-        : c.index === 2 && n === 1 ? { kind: 'throttled', status: 429, error: 'throttled' }
-        : c.index === 3 ? { kind: 'retry', status: 502, error: 'bad gateway', unclear: true }
-        : ok,
+        c.index === 1 && n === 1
+          ? { kind: 'retry', status: null, error: 'timed out', unclear: true }
+          : c.index === 1 && n === 2
+            ? { kind: 'retry', status: 503, error: 'database unavailable', unclear: false }
+            : c.index === 2 && n === 1
+              ? { kind: 'throttled', status: 429, error: 'throttled' }
+              : c.index === 3
+                ? { kind: 'retry', status: 502, error: 'bad gateway', unclear: true }
+                : ok,
       {
         retries: 2,
         answered: async (chunk, r) => void seen.push(`answered ${chunk.index} unclear ${r.unclear}`),
@@ -196,10 +224,14 @@ describe('runChunks', () => {
 
   it('on Ctrl-C lets requests in flight finish and journal them, and sends nothing more', async () => {
     const controller = new AbortController();
-    const { log, run } = setup(tenChunks(), (c) => {
-      if (c.index === 3) controller.abort();
-      return ok;
-    }, { signal: controller.signal, perMinute: 1e9, concurrency: 2 });
+    const { log, run } = setup(
+      tenChunks(),
+      (c) => {
+        if (c.index === 3) controller.abort();
+        return ok;
+      },
+      { signal: controller.signal, perMinute: 1e9, concurrency: 2 },
+    );
     const result = await run();
     expect(result.reason).toBe('interrupted');
     expect(log.events.filter((e) => e.startsWith('attempt'))).toHaveLength(4);
@@ -210,10 +242,14 @@ describe('runChunks', () => {
 
   it('leaves a chunk waiting for a retry to --resume when interrupted', async () => {
     const controller = new AbortController();
-    const { log, run } = setup(chunkIds(['a']), () => {
-      controller.abort();
-      return { kind: 'retry', status: 503, error: 'unavailable' };
-    }, { signal: controller.signal });
+    const { log, run } = setup(
+      chunkIds(['a']),
+      () => {
+        controller.abort();
+        return { kind: 'retry', status: 503, error: 'unavailable' };
+      },
+      { signal: controller.signal },
+    );
     const result = await run();
     expect(result).toMatchObject({ reason: 'interrupted', failed: 0 });
     expect(result.unsent.map((c) => c.index)).toEqual([1]);
@@ -221,7 +257,11 @@ describe('runChunks', () => {
   });
 
   it('stops the whole run at once on a Retry-After longer than maxWaitMs: that chunk failed, the others unsent', async () => {
-    const { tries, run } = setup(tenChunks(), (c) => (c.index === 3 ? { kind: 'throttled', status: 429, retryAfterMs: 3_600_000, error: 'throttled' } : ok), { concurrency: 1, maxWaitMs: 15 * 60_000 });
+    const { tries, run } = setup(
+      tenChunks(),
+      (c) => (c.index === 3 ? { kind: 'throttled', status: 429, retryAfterMs: 3_600_000, error: 'throttled' } : ok),
+      { concurrency: 1, maxWaitMs: 15 * 60_000 },
+    );
     const result = await run();
     expect(result.reason).toBe('rate_limited');
     expect(result.until).toBe(250 + 3_600_000);
@@ -255,7 +295,9 @@ describe('runChunks', () => {
   });
 
   it('gives up on a chunk once 429s have gone on longer than the patience, with no progress', async () => {
-    const { log, run } = setup(chunkIds(['a']), () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }), { patienceMs: 5 * 60_000 });
+    const { log, run } = setup(chunkIds(['a']), () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }), {
+      patienceMs: 5 * 60_000,
+    });
     const result = await run();
     expect(result).toMatchObject({ reason: 'partial', failed: 1 });
     expect(log.events.at(-1)).toMatch(/^journal failed 1 after 5: still rate-limited after \d+s without progress/);
@@ -290,7 +332,13 @@ describe('RateBudget and --rate', () => {
 
   it('keeps to every window: the short one by spacing, the long one by answers a window ago', async () => {
     const clock = new FakeClock();
-    const budget = new RateBudget([{ limit: 8, windowMs: 10_000 }, { limit: 4, windowMs: 1000 }], clock);
+    const budget = new RateBudget(
+      [
+        { limit: 8, windowMs: 10_000 },
+        { limit: 4, windowMs: 1000 },
+      ],
+      clock,
+    );
     const waits: WindowWait[] = [];
     budget.onWait = (w) => waits.push(w);
     const times: number[] = [];
@@ -328,7 +376,13 @@ describe('RateBudget and --rate', () => {
   it('counts requests of an earlier run that it is told of', async () => {
     const clock = new FakeClock();
     clock.t = 5000;
-    const budget = new RateBudget([{ limit: 2, windowMs: 1000 }, { limit: 4, windowMs: 10_000 }], clock);
+    const budget = new RateBudget(
+      [
+        { limit: 2, windowMs: 1000 },
+        { limit: 4, windowMs: 10_000 },
+      ],
+      clock,
+    );
     budget.seed([1000, 2000, 3000, 4000]);
     const work = (async () => {
       await budget.take();
@@ -341,7 +395,10 @@ describe('RateBudget and --rate', () => {
   it('parses several windows, of any length; a bare number is per minute', () => {
     expect(parseRateWindows('480/min,4800/h')).toEqual([...DELETE_WINDOWS]);
     expect(parseRateWindows('4800/hour, 480')).toEqual([...DELETE_WINDOWS]);
-    expect(parseRateWindows('8/1s,80/10s')).toEqual([{ limit: 8, windowMs: 1000 }, { limit: 80, windowMs: 10_000 }]);
+    expect(parseRateWindows('8/1s,80/10s')).toEqual([
+      { limit: 8, windowMs: 1000 },
+      { limit: 80, windowMs: 10_000 },
+    ]);
     expect(parseRateWindows('8/s')).toEqual([{ limit: 8, windowMs: 1000 }]);
     expect(parseRateWindows('480/min,')).toBeUndefined();
     expect(parseRateWindows('480/fortnight')).toBeUndefined();
@@ -372,11 +429,17 @@ describe('RateBudget and --rate', () => {
 
 describe('chunkIds', () => {
   it('cuts at 1000 and numbers on from the journal', () => {
-    const chunks = chunkIds(Array.from({ length: 2500 }, (_, i) => String(i)), 8);
-    expect(chunks.map((c) => [c.index, c.ids.length])).toEqual([[8, 1000], [9, 1000], [10, 500]]);
+    const chunks = chunkIds(
+      Array.from({ length: 2500 }, (_, i) => String(i)),
+      8,
+    );
+    expect(chunks.map((c) => [c.index, c.ids.length])).toEqual([
+      [8, 1000],
+      [9, 1000],
+      [10, 500],
+    ]);
     expect(chunks[2].ids[0]).toBe('2000');
     expect(() => chunkIds(['a'], 1, 1001)).toThrow(RangeError);
     expect(chunkIds([])).toEqual([]);
   });
 });
-

@@ -16,7 +16,10 @@ describe('http2 shim', () => {
     const source = readFileSync(require.resolve('undici/lib/dispatcher/client-h2.js'), 'utf8');
     const block = /const \{\s*constants: \{([^}]*)\}\s*\} = http2/.exec(source);
     expect(block, 'undici no longer destructures http2.constants as expected; review scripts/bundle/shims/http2.cjs').not.toBeNull();
-    const names = block![1].split(',').map((n) => n.trim()).filter(Boolean);
+    const names = block![1]
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(shim.constants[name], name).toBe((http2.constants as Record<string, unknown>)[name]);
   });

@@ -27,7 +27,11 @@ await new ProfileStore(configDir).save('staging', { base_url: 'https://eu.postho
 function complete(line: string): string[] {
   const words = line.split(' ');
   const program = `source ${join(dir, 'hogctl.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hogctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const out = execFileSync('bash', ['-c', program], { cwd: join(dir, 'work'), encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, HOGCTL_CONFIG_DIR: configDir } });
+  const out = execFileSync('bash', ['-c', program], {
+    cwd: join(dir, 'work'),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: dir, HOGCTL_CONFIG_DIR: configDir },
+  });
   return out.split('\n').filter(Boolean).sort();
 }
 

@@ -46,7 +46,12 @@ describe('readErrorBody', () => {
 
 describe('describeHttpError', () => {
   it('names method, path (without query), status, code, detail and field', () => {
-    const err = describeHttpError('POST', URL_, 400, { type: 'validation_error', code: 'blank', detail: 'May not be blank.', attr: 'name' });
+    const err = describeHttpError('POST', URL_, 400, {
+      type: 'validation_error',
+      code: 'blank',
+      detail: 'May not be blank.',
+      attr: 'name',
+    });
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toBe('POST /api/projects/1/persons/abc/ failed with 400 blank: May not be blank. (field "name")');
     expect(err.exitCode).toBe(5);
@@ -68,12 +73,20 @@ describe('describeHttpError', () => {
   it('gives a distinct hint for each kind of auth failure', () => {
     const hint = (status: number, body: object) => describeHttpError('GET', URL_, status, body).hint;
     expect(hint(401, { code: 'not_authenticated', detail: 'Authentication credentials were not provided.' })).toContain('HOGCTL_API_KEY');
-    expect(hint(401, { code: 'authentication_failed', detail: 'Personal API key found in request is invalid.' })).toContain('personal API key');
+    expect(hint(401, { code: 'authentication_failed', detail: 'Personal API key found in request is invalid.' })).toContain(
+      'personal API key',
+    );
     expect(hint(403, { code: 'authentication_failed', detail: 'x y' })).toContain('personal API key');
-    expect(hint(403, { code: 'permission_denied', detail: 'This action does not support Personal API Key access' })).toContain('hogctl auth login');
-    expect(hint(403, { code: 'permission_denied', detail: 'THIS ACTION DOES NOT SUPPORT PERSONAL API KEY ACCESS' })).toContain('hogctl auth login');
+    expect(hint(403, { code: 'permission_denied', detail: 'This action does not support Personal API Key access' })).toContain(
+      'hogctl auth login',
+    );
+    expect(hint(403, { code: 'permission_denied', detail: 'THIS ACTION DOES NOT SUPPORT PERSONAL API KEY ACCESS' })).toContain(
+      'hogctl auth login',
+    );
     expect(hint(403, { code: 'permission_denied', detail: "API key missing required scope 'person:write'" })).toContain('scope');
-    expect(hint(403, { code: 'permission_denied', detail: 'You do not have permission to perform this action.' })).toContain('hogctl projects list');
+    expect(hint(403, { code: 'permission_denied', detail: 'You do not have permission to perform this action.' })).toContain(
+      'hogctl projects list',
+    );
   });
 
   it('summarises an HTML page by its title', () => {

@@ -56,7 +56,7 @@ export class FakeApi {
             method: opts.method,
             path: opts.path,
             headers: normHeaders(opts.headers),
-            body: typeof opts.body === 'string' ? JSON.parse(opts.body) : opts.body ?? undefined,
+            body: typeof opts.body === 'string' ? JSON.parse(opts.body) : (opts.body ?? undefined),
           });
           const isText = typeof r.body === 'string';
           return {

@@ -8,7 +8,10 @@ import { request } from 'undici';
 import { thrown } from './helpers.js';
 
 /** Runs a planned page on a sandbox over HTTP, as `persons query` would send it. */
-async function runOnSandbox(page: { query: string; values: Record<string, unknown> }): Promise<{ columns: string[]; results: unknown[][] }> {
+async function runOnSandbox(page: {
+  query: string;
+  values: Record<string, unknown>;
+}): Promise<{ columns: string[]; results: unknown[][] }> {
   const sandbox = await startSandbox({ persons: 20 });
   try {
     const res = await request(`${sandbox.url}/api/projects/${sandbox.projectId}/query/`, {
@@ -39,7 +42,9 @@ describe('planKeyset', () => {
   it('puts the cursor in placeholders after the user condition, never in the text', () => {
     const plan = planKeyset("select id from persons where properties.plan = {plan} OR properties.email like '%@x.com'", { plan: 'team' });
     const page = plan.page(1000, cursor);
-    expect(page.query).toContain("WHERE (\nproperties.plan = {plan} OR properties.email like '%@x.com'\n) AND (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))");
+    expect(page.query).toContain(
+      "WHERE (\nproperties.plan = {plan} OR properties.email like '%@x.com'\n) AND (created_at < toDateTime({hogctl_cursor_created_at}) OR (created_at = toDateTime({hogctl_cursor_created_at}) AND id < {hogctl_cursor_id}))",
+    );
     expect(page.query).not.toContain(cursor.id);
     expect(page.query).not.toContain(cursor.createdAt);
     expect(page.values).toEqual({ plan: 'team', [CURSOR_CREATED_AT]: utcTime(cursor.createdAt), [CURSOR_ID]: cursor.id });
@@ -53,13 +58,21 @@ describe('planKeyset', () => {
     expect(utcTime('2024-12-31T23:30:00.5-01:00')).toBe('2025-01-01T00:30:00.500000Z');
     const page = planKeyset('SELECT id FROM persons').page(10, { createdAt: '2025-01-15T09:00:00.123456+01:00', id: 'u' });
     expect(page.values[CURSOR_CREATED_AT]).toBe('2025-01-15T08:00:00.123456Z');
-    expect(formatCursor({ createdAt: '2025-01-15T09:00:00.1+01:00', id: '01900000-aaaa-7bbb-8ccc-000000000001' })).toBe('2025-01-15T08:00:00.100000Z,01900000-aaaa-7bbb-8ccc-000000000001');
-    expect(parseCursor('2025-01-15T08:00:00.100000Z,01900000-AAAA-7bbb-8ccc-000000000001')).toEqual({ createdAt: '2025-01-15T08:00:00.100000Z', id: '01900000-aaaa-7bbb-8ccc-000000000001' });
+    expect(formatCursor({ createdAt: '2025-01-15T09:00:00.1+01:00', id: '01900000-aaaa-7bbb-8ccc-000000000001' })).toBe(
+      '2025-01-15T08:00:00.100000Z,01900000-aaaa-7bbb-8ccc-000000000001',
+    );
+    expect(parseCursor('2025-01-15T08:00:00.100000Z,01900000-AAAA-7bbb-8ccc-000000000001')).toEqual({
+      createdAt: '2025-01-15T08:00:00.100000Z',
+      id: '01900000-aaaa-7bbb-8ccc-000000000001',
+    });
     expect(() => parseCursor('yesterday,abc')).toThrow(/invalid --after "yesterday,abc"/);
   });
 
   it('keeps a table alias, drops a trailing semicolon, and survives trailing comments', async () => {
-    const page = planKeyset('SELECT p.id -- who\nFROM persons AS p WHERE p.is_identified -- only them\n;').page(3, { createdAt: '2030-01-01T00:00:00.000000Z', id: 'ffffffff-ffff-7fff-8fff-ffffffffffff' });
+    const page = planKeyset('SELECT p.id -- who\nFROM persons AS p WHERE p.is_identified -- only them\n;').page(3, {
+      createdAt: '2030-01-01T00:00:00.000000Z',
+      id: 'ffffffff-ffff-7fff-8fff-ffffffffffff',
+    });
     const result = await runOnSandbox(page);
     expect(result.columns).toEqual(['id', CURSOR_CREATED_AT, CURSOR_ID]);
     expect(result.results).toHaveLength(3);
@@ -75,7 +88,8 @@ describe('planKeyset', () => {
   });
 
   it('ignores keywords inside strings, comments, brackets and field names', () => {
-    const q = "SELECT id, properties.order, properties.`limit` FROM persons WHERE properties.note = 'ORDER BY x LIMIT 5' /* LIMIT 1 */ AND id IN (SELECT_1)";
+    const q =
+      "SELECT id, properties.order, properties.`limit` FROM persons WHERE properties.note = 'ORDER BY x LIMIT 5' /* LIMIT 1 */ AND id IN (SELECT_1)";
     expect(() => planKeyset(q)).not.toThrow();
     expect(() => planKeyset('SELECT left(properties.email, 3) FROM persons')).not.toThrow();
   });
@@ -125,7 +139,13 @@ describe('rowShape and toRecords', () => {
   });
 
   it('parses properties selected whole (a JSON string), and leaves other strings alone', () => {
-    const shape = rowShape(['properties', 'email'], [['properties', 'String'], ['email', 'Nullable(String)']]);
+    const shape = rowShape(
+      ['properties', 'email'],
+      [
+        ['properties', 'String'],
+        ['email', 'Nullable(String)'],
+      ],
+    );
     expect([...shape.jsonKeys]).toEqual(['properties']);
     const [record] = toRecords(shape, [['{"email":"a@b.c","n":1}', '{"not":"parsed"}']]);
     expect(record).toEqual({ properties: { email: 'a@b.c', n: 1 }, email: '{"not":"parsed"}' });

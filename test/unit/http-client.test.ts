@@ -5,7 +5,12 @@ import { ApiError, ExitCode, RateLimitedError, UnavailableError, UsageError } fr
 import { bearer, FakeApi, KEY, makeClient, ORIGIN, rejection, thrown } from './helpers.js';
 
 const PATH = '/api/projects/1/persons/';
-const THROTTLED = { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 7 seconds.', attr: null };
+const THROTTLED = {
+  type: 'throttled_error',
+  code: 'throttled',
+  detail: 'Request was throttled. Expected available in 7 seconds.',
+  attr: null,
+};
 const OK = { results: [{ id: 'p1' }], next: null };
 
 let api: FakeApi;
@@ -89,7 +94,12 @@ describe('429 handling', () => {
 });
 
 describe('5xx and network failures', () => {
-  const DB_DOWN = { type: 'server_error', code: 'database_unavailable', detail: "We couldn't reach the database just now. Please try again in a moment.", attr: null };
+  const DB_DOWN = {
+    type: 'server_error',
+    code: 'database_unavailable',
+    detail: "We couldn't reach the database just now. Please try again in a moment.",
+    attr: null,
+  };
   const BAD_GATEWAY = { type: 'server_error', code: 'error', detail: 'upstream exploded', attr: null };
 
   it('retries a POST on 503 with Retry-After: 1', async () => {
@@ -184,7 +194,10 @@ describe('5xx and network failures', () => {
 
   it('treats a 2xx whose JSON is cut off as a network failure, retried for GET', async () => {
     api = new FakeApi();
-    api.agent.get(ORIGIN).intercept({ path: PATH, method: 'GET' }).reply(200, '{"results": [{"id": "p', { headers: { 'content-type': 'application/json' } });
+    api.agent
+      .get(ORIGIN)
+      .intercept({ path: PATH, method: 'GET' })
+      .reply(200, '{"results": [{"id": "p', { headers: { 'content-type': 'application/json' } });
     api.on('GET', PATH, [{ status: 200, body: OK }]);
     const { client, sleeps, logs } = makeClient(api);
     const res = await client.get(PATH);
@@ -202,7 +215,11 @@ describe('error bodies become messages (through the client)', () => {
   }
 
   it('keeps detail, code and attr of the standard shape (400 → exit 5)', async () => {
-    const err = await failWith(400, { type: 'validation_error', code: 'blank', detail: 'This field may not be blank.', attr: 'email' }, 'POST');
+    const err = await failWith(
+      400,
+      { type: 'validation_error', code: 'blank', detail: 'This field may not be blank.', attr: 'email' },
+      'POST',
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect(err.exitCode).toBe(5);
     expect(err.message).toContain('This field may not be blank.');
@@ -212,7 +229,11 @@ describe('error bodies become messages (through the client)', () => {
   });
 
   it('unswaps the persons-update body whose code and detail are exchanged', async () => {
-    const err = await failWith(400, { type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'properties' }, 'PATCH');
+    const err = await failWith(
+      400,
+      { type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'properties' },
+      'PATCH',
+    );
     expect(err.exitCode).toBe(5);
     expect(err.server.code).toBe('required');
     expect(err.server.detail).toBe('This field is required.');
@@ -232,7 +253,8 @@ describe('error bodies become messages (through the client)', () => {
   });
 
   it('shows the <title> of an HTML 502 page, not its markup', async () => {
-    const html = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>';
+    const html =
+      '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>';
     const err = await failWith(502, html, 'POST');
     expect(err.exitCode).toBe(7);
     expect(err.message).toContain('502 Bad Gateway');
@@ -241,25 +263,45 @@ describe('error bodies become messages (through the client)', () => {
   });
 
   it('401 not_authenticated → exit 4 with a hint', async () => {
-    const err = await failWith(401, { type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null });
+    const err = await failWith(401, {
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
+    });
     expect(err.exitCode).toBe(4);
     expect(err.hint).toMatch(/hogctl profile add|HOGCTL_API_KEY/);
   });
 
   it('401 authentication_failed → exit 4 with a hint', async () => {
-    const err = await failWith(401, { type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null });
+    const err = await failWith(401, {
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      detail: 'Personal API key found in request Authorization header is invalid.',
+      attr: null,
+    });
     expect(err.exitCode).toBe(4);
     expect(err.hint).toMatch(/API key/);
   });
 
   it('403 "does not support Personal API Key access" → exit 4, hint says hogctl auth login', async () => {
-    const err = await failWith(403, { type: 'authentication_error', code: 'permission_denied', detail: 'This action does not support Personal API Key access', attr: null });
+    const err = await failWith(403, {
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: 'This action does not support Personal API Key access',
+      attr: null,
+    });
     expect(err.exitCode).toBe(4);
     expect(err.hint).toContain('hogctl auth login');
   });
 
   it('matches the personal-API-key refusal case-insensitively', async () => {
-    const err = await failWith(403, { type: 'authentication_error', code: 'permission_denied', detail: 'this action does not support personal api key access', attr: null });
+    const err = await failWith(403, {
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: 'this action does not support personal api key access',
+      attr: null,
+    });
     expect(err.exitCode).toBe(4);
     expect(err.hint).toContain('hogctl auth login');
   });
@@ -312,9 +354,7 @@ describe('request headers', () => {
 
 describe('response bodies', () => {
   it('is null for an empty 204 or 202', async () => {
-    api = new FakeApi()
-      .on('DELETE', `${PATH}abc/`, [{ status: 204 }])
-      .on('POST', `${PATH}bulk_delete/`, [{ status: 202 }]);
+    api = new FakeApi().on('DELETE', `${PATH}abc/`, [{ status: 204 }]).on('POST', `${PATH}bulk_delete/`, [{ status: 202 }]);
     const { client } = makeClient(api);
     const deleted = await client.request({ method: 'DELETE', path: `${PATH}abc/` });
     expect(deleted).toMatchObject({ status: 204, body: null });
@@ -336,8 +376,21 @@ describe('response bodies', () => {
 
 describe('url()', () => {
   it('resolves paths under a base with a path prefix and encodes the query', () => {
-    const client = new ApiClient({ baseUrl: 'https://host.test/posthog', userAgent: 'hogctl/1', timeoutMs: 1000, dispatcher: new FakeApi().agent });
-    const url = client.url('/api/projects/1/persons/', { search: 'a b', distinct_id: ['x', 'y'], flag: true, off: false, none: null, gone: undefined, limit: 10 });
+    const client = new ApiClient({
+      baseUrl: 'https://host.test/posthog',
+      userAgent: 'hogctl/1',
+      timeoutMs: 1000,
+      dispatcher: new FakeApi().agent,
+    });
+    const url = client.url('/api/projects/1/persons/', {
+      search: 'a b',
+      distinct_id: ['x', 'y'],
+      flag: true,
+      off: false,
+      none: null,
+      gone: undefined,
+      limit: 10,
+    });
     expect(url.origin).toBe('https://host.test');
     expect(url.pathname).toBe('/posthog/api/projects/1/persons/');
     expect(url.searchParams.get('search')).toBe('a b');
@@ -397,7 +450,13 @@ describe('debug log', () => {
   });
 
   it('redact() removes every secret the credentials know of', () => {
-    const client = new ApiClient({ baseUrl: ORIGIN, credentials: bearer(), userAgent: 'hogctl/1', timeoutMs: 1000, dispatcher: new FakeApi().agent });
+    const client = new ApiClient({
+      baseUrl: ORIGIN,
+      credentials: bearer(),
+      userAgent: 'hogctl/1',
+      timeoutMs: 1000,
+      dispatcher: new FakeApi().agent,
+    });
     expect(client.redact(`a ${KEY} b ${KEY}`)).toBe('a [redacted] b [redacted]');
     expect(client.redact('x?personal_api_key=abc&y=1')).toBe('x?personal_api_key=[redacted]&y=1');
   });

@@ -32,10 +32,19 @@ interface Import {
 function importsOf(source: string): Import[] {
   const found: Import[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const typeOnly = ts.isImportDeclaration(node) ? !!node.importClause?.isTypeOnly : node.isTypeOnly;
       found.push({ spec: node.moduleSpecifier.text, dynamic: false, typeOnly });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       found.push({ spec: node.arguments[0].text, dynamic: true, typeOnly: false });
     }
     ts.forEachChild(node, visit);
@@ -47,7 +56,9 @@ function importsOf(source: string): Import[] {
 /** What is wrong with the sandbox file `file` importing `spec`, or undefined when it is allowed. */
 function sandboxViolation(file: string, spec: string): string | undefined {
   if (spec.startsWith('.')) {
-    return relative(sandboxSrc, resolve(dirname(file), spec)).startsWith('..') ? `${relative(root, file)} imports ${spec}, outside the sandbox` : undefined;
+    return relative(sandboxSrc, resolve(dirname(file), spec)).startsWith('..')
+      ? `${relative(root, file)} imports ${spec}, outside the sandbox`
+      : undefined;
   }
   return builtinModules.includes(spec.replace(/^node:/, '')) ? undefined : `${relative(root, file)} imports the package ${spec}`;
 }
@@ -79,12 +90,7 @@ function staticCycles(files: string[]): string[][] {
 }
 
 /** Files allowed to use import(): the verb loaders, the Context, and wrappers of heavy modules. */
-const LAZY_ALLOWED = [
-  /^src\/program\.ts$/,
-  /^src\/cli\/lazy-verb\.ts$/,
-  /^src\/commands\/.*\/index\.ts$/,
-  /^src\/context\.ts$/,
-];
+const LAZY_ALLOWED = [/^src\/program\.ts$/, /^src\/cli\/lazy-verb\.ts$/, /^src\/commands\/.*\/index\.ts$/, /^src\/context\.ts$/];
 /** Heavy modules any file may load lazily: big libraries and the sandbox. */
 const HEAVY = new Set(['chalk', 'csv-parse', 'csv-parse/sync', 'csv-stringify/sync', 'uqr', '@hogctl/sandbox']);
 
@@ -92,7 +98,11 @@ describe('the import graph', () => {
   it('the sandbox imports nothing from the CLI and no package, only its own files and Node built-ins', () => {
     const files = sourceFiles(sandboxSrc);
     expect(files.length).toBeGreaterThan(30);
-    const violations = files.flatMap((file) => importsOf(readFileSync(file, 'utf8')).map((i) => sandboxViolation(file, i.spec)).filter(Boolean));
+    const violations = files.flatMap((file) =>
+      importsOf(readFileSync(file, 'utf8'))
+        .map((i) => sandboxViolation(file, i.spec))
+        .filter(Boolean),
+    );
     expect(violations).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(sandboxDir, 'package.json'), 'utf8'));
     expect(manifest.private).toBe(true);
@@ -101,7 +111,10 @@ describe('the import graph', () => {
 
   it('the checks catch what they are for', () => {
     const file = join(sandboxSrc, 'routes', 'persons.ts');
-    expect(importsOf(`import { x } from '../../../../src/errors.js';\nconst y = await import("undici");`).map((i) => i.spec)).toEqual(['../../../../src/errors.js', 'undici']);
+    expect(importsOf(`import { x } from '../../../../src/errors.js';\nconst y = await import("undici");`).map((i) => i.spec)).toEqual([
+      '../../../../src/errors.js',
+      'undici',
+    ]);
     expect(sandboxViolation(file, '../../../../src/errors.js')).toMatch(/outside the sandbox/);
     expect(sandboxViolation(file, 'undici')).toMatch(/imports the package undici/);
     expect(sandboxViolation(file, '../errors.js')).toBeUndefined();

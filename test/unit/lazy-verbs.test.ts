@@ -10,7 +10,15 @@ import { projectsVerbs } from '../../src/commands/projects/index.js';
 import { emailVerbs } from '../../src/commands/email/index.js';
 import { ROOT_COMMANDS } from '../../src/program.js';
 
-const groups: Record<string, LazyVerb[]> = { hogctl: ROOT_COMMANDS, persons: personsVerbs, users: usersVerbs, profile: profileVerbs, auth: authVerbs, projects: projectsVerbs, email: emailVerbs };
+const groups: Record<string, LazyVerb[]> = {
+  hogctl: ROOT_COMMANDS,
+  persons: personsVerbs,
+  users: usersVerbs,
+  profile: profileVerbs,
+  auth: authVerbs,
+  projects: projectsVerbs,
+  email: emailVerbs,
+};
 
 describe('lazy verbs', () => {
   for (const [group, verbs] of Object.entries(groups)) {

@@ -17,7 +17,10 @@ interface Row {
 
 /** n persons, newest first; some share a created_at (ties are common in imports). */
 function persons(n: number, from = 0): Row[] {
-  return Array.from({ length: n }, (_, i) => ({ id: `p${from + i}`, created_at: new Date(Date.UTC(2025, 0, 1) - Math.floor((from + i) / 3) * 1000).toISOString() }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `p${from + i}`,
+    created_at: new Date(Date.UTC(2025, 0, 1) - Math.floor((from + i) / 3) * 1000).toISOString(),
+  }));
 }
 
 function serve(list: Row[], between: (request: number) => void): string[] {
@@ -33,7 +36,11 @@ function serve(list: Row[], between: (request: number) => void): string[] {
       const offset = Number(q.get('offset') ?? 0);
       const results = list.slice(offset, offset + limit);
       const next = results.length >= limit ? `${ORIGIN}/api/projects/1/persons/?limit=${limit}&offset=${offset + limit}` : null;
-      return { statusCode: 200, data: JSON.stringify({ results, next }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      return {
+        statusCode: 200,
+        data: JSON.stringify({ results, next }),
+        responseOptions: { headers: { 'content-type': 'application/json' } },
+      };
     })
     .persist();
   return asked;

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { checkFields, getField, parseFields, parseFormat, RecordWriter, writeRecord, type Format, type RecordShape, type Row } from '../../src/io/output.js';
+import {
+  checkFields,
+  getField,
+  parseFields,
+  parseFormat,
+  RecordWriter,
+  writeRecord,
+  type Format,
+  type RecordShape,
+  type Row,
+} from '../../src/io/output.js';
 import { UsageError } from '../../src/errors.js';
 import { ANSI, Collector, thrown } from './helpers.js';
 
@@ -17,7 +27,15 @@ const RECORDS: Row[] = [
 async function render(
   format: Format,
   pages: Row[][],
-  options: { fields?: string[]; tty?: boolean; color?: boolean; shape?: RecordShape; columns?: number; wide?: boolean; notes?: string[] } = {},
+  options: {
+    fields?: string[];
+    tty?: boolean;
+    color?: boolean;
+    shape?: RecordShape;
+    columns?: number;
+    wide?: boolean;
+    notes?: string[];
+  } = {},
 ): Promise<string> {
   const stdout = new Collector({ isTTY: options.tty });
   if (options.columns) Object.assign(stdout, { columns: options.columns });
@@ -46,8 +64,16 @@ describe('ndjson', () => {
   });
 
   it('keeps the nesting of --fields and gives a missing value as null', async () => {
-    const text = await render('ndjson', [RECORDS], { fields: ['id', 'properties.nested.a', 'properties.plan', 'created_at'], shape: { columns: [] } });
-    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+    const text = await render('ndjson', [RECORDS], {
+      fields: ['id', 'properties.nested.a', 'properties.plan', 'created_at'],
+      shape: { columns: [] },
+    });
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { id: 'u1', properties: { nested: { a: null }, plan: 'team' }, created_at: '2024-01-01' },
       { id: 'u2', properties: { nested: { a: 1 }, plan: 'free' }, created_at: '2024-02-02' },
     ]);
@@ -105,14 +131,18 @@ describe('csv', () => {
 
   it('keeps an object column whose first page holds only empty objects', async () => {
     // Anonymous persons often have `properties: {}`; the column must not vanish with them.
-    const text = await render('csv', [[{ id: 'a1', properties: {} }], [{ id: 'a2', properties: { plan: 'team' } }]], { fields: ['id', 'properties'] });
+    const text = await render('csv', [[{ id: 'a1', properties: {} }], [{ id: 'a2', properties: { plan: 'team' } }]], {
+      fields: ['id', 'properties'],
+    });
     expect(text).toBe('id,properties\na1,{}\na2,"{""plan"":""team""}"\n');
     const only = await render('csv', [[{ id: 'a1', properties: {} }]], { fields: ['properties'] });
     expect(only).toBe('properties\n{}\n');
   });
 
   it('projects --fields with a dotted property, quoting as needed', async () => {
-    const text = await render('csv', [[{ id: 'u3', name: 'C, "the" third', properties: { email: 'c@x' } }]], { fields: ['name', 'properties.email'] });
+    const text = await render('csv', [[{ id: 'u3', name: 'C, "the" third', properties: { email: 'c@x' } }]], {
+      fields: ['name', 'properties.email'],
+    });
     expect(text).toBe('name,properties.email\n"C, ""the"" third",c@x\n');
   });
 });
@@ -125,7 +155,9 @@ describe('table off a terminal', () => {
   });
 
   it('projects --fields and keeps each record on one line', async () => {
-    const text = await render('table', [[{ id: 'u1', name: 'two\nlines\there', properties: { plan: 'team' } }]], { fields: ['name', 'properties.plan', 'properties'] });
+    const text = await render('table', [[{ id: 'u1', name: 'two\nlines\there', properties: { plan: 'team' } }]], {
+      fields: ['name', 'properties.plan', 'properties'],
+    });
     expect(text).toBe('two lines here\tteam\t{"plan":"team"}\n');
   });
 });
@@ -269,7 +301,9 @@ describe('writeRecord', () => {
   });
 
   it('json rejects an unknown field', async () => {
-    const err = await writeRecord({ format: 'json', fields: ['nope'], color: false, stdout: new Collector() }, record, SHAPE).catch((e) => e);
+    const err = await writeRecord({ format: 'json', fields: ['nope'], color: false, stdout: new Collector() }, record, SHAPE).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
   });
 
@@ -279,7 +313,16 @@ describe('writeRecord', () => {
     const stdout = new Collector({ isTTY: true });
     await writeRecord({ format: 'table', color: false, stdout }, PERSON, { columns: [] });
     expect(stdout.text).toBe(
-      ['id:         u1', 'name:       Ada', 'properties:', '  email:  ada@example.com', '  nested: {"a":[1,2]}', '  plan:   team', 'empty:', ''].join('\n'),
+      [
+        'id:         u1',
+        'name:       Ada',
+        'properties:',
+        '  email:  ada@example.com',
+        '  nested: {"a":[1,2]}',
+        '  plan:   team',
+        'empty:',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -292,7 +335,9 @@ describe('writeRecord', () => {
   it('piped, it is key<TAB>value lines (properties as properties.<key>); with --fields one line of values', async () => {
     const plain = new Collector();
     await writeRecord({ format: 'table', color: true, stdout: plain }, PERSON, { columns: [] });
-    expect(plain.text).toBe('id\tu1\nname\tAda\nproperties.email\tada@example.com\nproperties.nested\t{"a":[1,2]}\nproperties.plan\tteam\nempty\t\n');
+    expect(plain.text).toBe(
+      'id\tu1\nname\tAda\nproperties.email\tada@example.com\nproperties.nested\t{"a":[1,2]}\nproperties.plan\tteam\nempty\t\n',
+    );
     expect(plain.text).not.toMatch(ANSI);
     const fields = new Collector();
     await writeRecord({ format: 'table', fields: ['id', 'properties.plan'], color: false, stdout: fields }, record, SHAPE);

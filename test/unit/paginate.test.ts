@@ -44,7 +44,9 @@ describe('paginate', () => {
   it('refuses a JSON answer without results: it is not a page, and not an empty one', async () => {
     api = new FakeApi().on('GET', PATH, [{ status: 200, body: { next: `${ORIGIN}${PATH}?offset=100` } }]);
     const { client } = makeClient(api);
-    await expect(collect(paginate(client, PATH, {}))).rejects.toThrow(/JSON that is not a page of results: this does not look like a PostHog API/);
+    await expect(collect(paginate(client, PATH, {}))).rejects.toThrow(
+      /JSON that is not a page of results: this does not look like a PostHog API/,
+    );
     expect(api.requests).toHaveLength(1);
   });
 

@@ -8,7 +8,16 @@ import { parsePropertiesJson, parseWhere } from '../../src/api/person-filters.js
 import { UsageError } from '../../src/errors.js';
 
 const RUNS = 300;
-const OPERATORS: Record<string, string> = { '=': 'exact', '!=': 'is_not', '~': 'icontains', '!~': 'not_icontains', '>': 'gt', '>=': 'gte', '<': 'lt', '<=': 'lte' };
+const OPERATORS: Record<string, string> = {
+  '=': 'exact',
+  '!=': 'is_not',
+  '~': 'icontains',
+  '!~': 'not_icontains',
+  '>': 'gt',
+  '>=': 'gte',
+  '<': 'lt',
+  '<=': 'lte',
+};
 const OPERATOR_CHARS = /[=~<>]|![=~]/;
 
 const text = (o: { minLength?: number; maxLength?: number } = {}) => fc.string({ unit: 'grapheme', maxLength: 20, ...o });
@@ -54,22 +63,25 @@ describe('parseWhere', () => {
 
   it('takes everything before the first operator as the key, so the key never holds one', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(text({ maxLength: 4 }), operator, fc.constantFrom('!', ' ', ',')), { maxLength: 8 }).map((p) => p.join('')), (expression) => {
-        let filter;
-        try {
-          filter = parseWhere(expression);
-        } catch (error) {
-          expect(error).toBeInstanceOf(UsageError);
-          return;
-        }
-        expect(filter.key).not.toBe('');
-        expect(filter.key).not.toMatch(OPERATOR_CHARS);
-        // Nothing is lost: key, operator and the raw value spell the expression again.
-        const at = expression.indexOf(filter.key) + filter.key.length;
-        const op = Object.keys(OPERATORS).find((o) => OPERATORS[o] === filter.operator)!;
-        expect(expression.slice(at).trimStart().startsWith(op)).toBe(true);
-        expect(expression.slice(0, at).trim()).toBe(filter.key);
-      }),
+      fc.property(
+        fc.array(fc.oneof(text({ maxLength: 4 }), operator, fc.constantFrom('!', ' ', ',')), { maxLength: 8 }).map((p) => p.join('')),
+        (expression) => {
+          let filter;
+          try {
+            filter = parseWhere(expression);
+          } catch (error) {
+            expect(error).toBeInstanceOf(UsageError);
+            return;
+          }
+          expect(filter.key).not.toBe('');
+          expect(filter.key).not.toMatch(OPERATOR_CHARS);
+          // Nothing is lost: key, operator and the raw value spell the expression again.
+          const at = expression.indexOf(filter.key) + filter.key.length;
+          const op = Object.keys(OPERATORS).find((o) => OPERATORS[o] === filter.operator)!;
+          expect(expression.slice(at).trimStart().startsWith(op)).toBe(true);
+          expect(expression.slice(0, at).trim()).toBe(filter.key);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -107,8 +119,12 @@ describe('parsePropertiesJson', () => {
 
   it('throws nothing but a UsageError, for any text or any JSON', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))), (json) =>
-        throwsOnlyUsageErrors(() => parsePropertiesJson(json)),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        ),
+        (json) => throwsOnlyUsageErrors(() => parsePropertiesJson(json)),
       ),
       { numRuns: RUNS },
     );

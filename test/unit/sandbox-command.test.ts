@@ -74,7 +74,9 @@ describe('hogctl sandbox', () => {
     await waitFor(() => first.out().includes('\n'));
     const port = new URL(JSON.parse(first.out()).url).port;
     const second = fakeContext({ quiet: true });
-    await expect(sandboxRun(second.ctx, { ...defaults, port }, Promise.resolve())).rejects.toMatchObject({ message: expect.stringContaining('already in use') });
+    await expect(sandboxRun(second.ctx, { ...defaults, port }, Promise.resolve())).rejects.toMatchObject({
+      message: expect.stringContaining('already in use'),
+    });
     stop();
     await running;
   });
@@ -82,7 +84,20 @@ describe('hogctl sandbox', () => {
   it('documents its options with examples', () => {
     const command = sandboxCommand();
     expect(command.name()).toBe('sandbox');
-    expect(command.options.map((o) => o.long)).toEqual(['--port', '--host', '--persons', '--seed', '--rate-limit', '--login-codes', '--faults', '--key', '--apply-delay', '--bulk-delete-response', '--link-origin', '--ready-file']);
+    expect(command.options.map((o) => o.long)).toEqual([
+      '--port',
+      '--host',
+      '--persons',
+      '--seed',
+      '--rate-limit',
+      '--login-codes',
+      '--faults',
+      '--key',
+      '--apply-delay',
+      '--bulk-delete-response',
+      '--link-origin',
+      '--ready-file',
+    ]);
     let text = '';
     command.configureOutput({ writeOut: (s) => (text += s) });
     command.outputHelp();

@@ -18,7 +18,10 @@ beforeEach(() => {
   api = new FakeApi();
   dir = mkdtempSync(join(tmpdir(), 'hogctl-cred-'));
   jar = SessionJar.load(join(dir, 'sessions', 'p.json'), ORIGIN);
-  jar.applySetCookie(new URL(`${ORIGIN}/api/login/`), ['sessionid=sess-value-1; Path=/; HttpOnly; Secure', 'csrftoken=csrf-value-1; Path=/; Secure']);
+  jar.applySetCookie(new URL(`${ORIGIN}/api/login/`), [
+    'sessionid=sess-value-1; Path=/; HttpOnly; Secure',
+    'csrftoken=csrf-value-1; Path=/; Secure',
+  ]);
 });
 afterEach(async () => {
   await api.close();
@@ -44,7 +47,9 @@ describe('session credentials', () => {
   });
 
   it('apply every Set-Cookie and save the jar, and keep cookie values out of the debug log', async () => {
-    api.on('GET', '/api/users/@me/?sessionid=sess-value-1', [{ status: 200, body: {}, headers: { 'set-cookie': 'csrftoken=csrf-value-2; Path=/; Secure' } }]);
+    api.on('GET', '/api/users/@me/?sessionid=sess-value-1', [
+      { status: 200, body: {}, headers: { 'set-cookie': 'csrftoken=csrf-value-2; Path=/; Secure' } },
+    ]);
     const { client: c, logs } = client();
     await c.get('/api/users/@me/', { sessionid: 'sess-value-1' });
     expect(jar.csrfToken()).toBe('csrf-value-2');
@@ -54,10 +59,31 @@ describe('session credentials', () => {
   });
 
   it('reword 401, CSRF and re-auth refusals, all exit 4', async () => {
-    api.on('GET', '/api/users/@me/two_factor_status/', [{ status: 401, body: { type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null } }]);
+    api.on('GET', '/api/users/@me/two_factor_status/', [
+      {
+        status: 401,
+        body: {
+          type: 'authentication_error',
+          code: 'not_authenticated',
+          detail: 'Authentication credentials were not provided.',
+          attr: null,
+        },
+      },
+    ]);
     api.on('POST', '/api/users/@me/two_factor_disable/', [
-      { status: 403, body: { type: 'authentication_error', code: 'permission_denied', detail: 'CSRF Failed: CSRF token missing.', attr: null } },
-      { status: 403, body: { type: 'authentication_error', code: 'sensitive_action_required_reauth', detail: 'This action requires you to be recently authenticated.', attr: null } },
+      {
+        status: 403,
+        body: { type: 'authentication_error', code: 'permission_denied', detail: 'CSRF Failed: CSRF token missing.', attr: null },
+      },
+      {
+        status: 403,
+        body: {
+          type: 'authentication_error',
+          code: 'sensitive_action_required_reauth',
+          detail: 'This action requires you to be recently authenticated.',
+          attr: null,
+        },
+      },
     ]);
     const { client: c } = client();
     const expired = await rejection(() => c.get('/api/users/@me/two_factor_status/'));
@@ -68,7 +94,9 @@ describe('session credentials', () => {
     expect(csrf.message).toBe("the server refused the request's CSRF check: CSRF Failed: CSRF token missing.");
     expect(csrf.exitCode).toBe(4);
     const reauth = await rejection(() => c.post('/api/users/@me/two_factor_disable/'));
-    expect(reauth.message).toBe('this action needs a recent sign-in: POST /api/users/@me/two_factor_disable/ was refused because the session signed in more than 2 hours ago');
+    expect(reauth.message).toBe(
+      'this action needs a recent sign-in: POST /api/users/@me/two_factor_disable/ was refused because the session signed in more than 2 hours ago',
+    );
     expect(reauth.hint).toBe('run `hogctl auth login` again (profile "p"), then repeat the command');
     expect(reauth.exitCode).toBe(4);
   });

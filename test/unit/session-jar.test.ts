@@ -36,10 +36,19 @@ describe('SessionJar', () => {
       'ph_analytics=nope; Path=/',
       'AWSALB=nope; Path=/',
     ]);
-    expect(jar.cookieHeader(at('/api/users/@me/'))).toBe('sessionid=s3ss10n; csrftoken=tok3n; remember-cookie_abc=r3m3mb3r; ph_analytics=nope; AWSALB=nope');
+    expect(jar.cookieHeader(at('/api/users/@me/'))).toBe(
+      'sessionid=s3ss10n; csrftoken=tok3n; remember-cookie_abc=r3m3mb3r; ph_analytics=nope; AWSALB=nope',
+    );
     expect(jar.csrfToken()).toBe('tok3n');
     expect(jar.state).toBe('active');
-    expect(jar.get('sessionid')).toMatchObject({ httpOnly: true, secure: true, path: '/', hostOnly: true, domain: 'eu.posthog.com', expires: now + 1209600 * 1000 });
+    expect(jar.get('sessionid')).toMatchObject({
+      httpOnly: true,
+      secure: true,
+      path: '/',
+      hostOnly: true,
+      domain: 'eu.posthog.com',
+      expires: now + 1209600 * 1000,
+    });
     expect(jar.secrets().sort()).toEqual(['nope', 'nope', 'r3m3mb3r', 's3ss10n', 'tok3n']);
   });
 

@@ -20,7 +20,13 @@ function asJson(text: string): { value: unknown } | undefined {
 const typed = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
-  fc.tuple(fc.constantFrom('', ' ', '0', '-', '+', '"', '['), fc.oneof(fc.integer(), fc.bigInt(), fc.double()).map(String), fc.constantFrom('', ' ', ']', '"', 'e5', '.0')).map((p) => p.join('')),
+  fc
+    .tuple(
+      fc.constantFrom('', ' ', '0', '-', '+', '"', '['),
+      fc.oneof(fc.integer(), fc.bigInt(), fc.double()).map(String),
+      fc.constantFrom('', ' ', ']', '"', 'e5', '.0'),
+    )
+    .map((p) => p.join('')),
 );
 
 describe('parseSetValue', () => {
@@ -87,16 +93,19 @@ describe('parseAssignment(s)', () => {
 
   it('builds one object of own keys, the last value of a repeated key winning', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('__proto__', 'constructor', 'toString')), typed), { maxLength: 10 }), (pairs) => {
-        const out = parseAssignments(pairs.map(([k, v]) => `${k}=${v}`));
-        const last = new Map(pairs.map(([k, v]) => [k, parseSetValue(v)]));
-        expect(Object.keys(out).sort()).toEqual([...last.keys()].sort());
-        for (const [k, v] of last) {
-          expect(Object.hasOwn(out, k)).toBe(true);
-          expect(Object.getOwnPropertyDescriptor(out, k)!.value).toEqual(v);
-        }
-        expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('__proto__', 'constructor', 'toString')), typed), { maxLength: 10 }),
+        (pairs) => {
+          const out = parseAssignments(pairs.map(([k, v]) => `${k}=${v}`));
+          const last = new Map(pairs.map(([k, v]) => [k, parseSetValue(v)]));
+          expect(Object.keys(out).sort()).toEqual([...last.keys()].sort());
+          for (const [k, v] of last) {
+            expect(Object.hasOwn(out, k)).toBe(true);
+            expect(Object.getOwnPropertyDescriptor(out, k)!.value).toEqual(v);
+          }
+          expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

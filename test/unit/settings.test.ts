@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
-import { checkKeyDestination, checkProjectId, DEFAULT_BASE_URL, maskKey, normalizeBaseUrl, resolveSettings } from '../../src/config/settings.js';
+import {
+  checkKeyDestination,
+  checkProjectId,
+  DEFAULT_BASE_URL,
+  maskKey,
+  normalizeBaseUrl,
+  resolveSettings,
+} from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
 import { thrown } from './helpers.js';
 
@@ -99,7 +106,10 @@ describe('resolveSettings', () => {
   });
 
   it('an unknown profile is a UsageError listing the names', async () => {
-    for (const [flags, env] of [[{ profile: 'stage' }, {}], [{}, { HOGCTL_PROFILE: 'stage' }]] as const) {
+    for (const [flags, env] of [
+      [{ profile: 'stage' }, {}],
+      [{}, { HOGCTL_PROFILE: 'stage' }],
+    ] as const) {
       const err = thrown(() => resolveSettings(flags, env, store));
       expect(err).toBeInstanceOf(UsageError);
       expect(err.exitCode).toBe(2);
@@ -146,12 +156,16 @@ describe('a profile key goes only to its host', () => {
   it('lets the key go to its own host, however the URL is spelled, and an env key anywhere', async () => {
     expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://eu.posthog.com/' }, {}, store))).not.toThrow();
     expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://eu.posthog.com/api/projects/5/' }, {}, store))).not.toThrow();
-    expect(() => checkKeyDestination(resolveSettings({ baseUrl: 'https://collector.example' }, { HOGCTL_API_KEY: ENV_KEY }, store))).not.toThrow();
+    expect(() =>
+      checkKeyDestination(resolveSettings({ baseUrl: 'https://collector.example' }, { HOGCTL_API_KEY: ENV_KEY }, store)),
+    ).not.toThrow();
   });
 
   it("does not carry a profile's allow_insecure_http to another host", async () => {
     expect(resolveSettings({ profile: 'dev' }, {}, store).allowInsecureHttp).toBe(true);
-    expect(resolveSettings({ profile: 'dev', baseUrl: 'http://10.0.0.9:8010' }, { HOGCTL_API_KEY: ENV_KEY }, store).allowInsecureHttp).toBe(false);
+    expect(resolveSettings({ profile: 'dev', baseUrl: 'http://10.0.0.9:8010' }, { HOGCTL_API_KEY: ENV_KEY }, store).allowInsecureHttp).toBe(
+      false,
+    );
   });
 });
 
@@ -160,7 +174,12 @@ describe('a run configured by HOGCTL_* variables', () => {
 
   it('does not need a readable config: a broken one, or none at all', async () => {
     writeFileSync(join(dir, 'config.json'), '{ broken');
-    expect(resolveSettings({}, ENV, store)).toMatchObject({ profileName: undefined, baseUrl: 'https://us.posthog.com', projectId: '9', apiKey: ENV_KEY });
+    expect(resolveSettings({}, ENV, store)).toMatchObject({
+      profileName: undefined,
+      baseUrl: 'https://us.posthog.com',
+      projectId: '9',
+      apiKey: ENV_KEY,
+    });
     expect(resolveSettings({}, ENV, new ProfileStore(join(dir, 'missing', 'nowhere'))).apiKey).toBe(ENV_KEY);
     // Naming a profile still needs the file, and says what is wrong with it.
     expect(thrown(() => resolveSettings({ profile: 'prod' }, ENV, store)).message).toContain('not valid JSON');
@@ -169,7 +188,11 @@ describe('a run configured by HOGCTL_* variables', () => {
   it("takes the current profile's project only when it is for the same host", async () => {
     const { HOGCTL_PROJECT_ID: _, ...noProject } = ENV;
     expect(resolveSettings({}, noProject, store)).toMatchObject({ profileName: undefined, projectId: undefined });
-    expect(resolveSettings({}, { ...noProject, HOGCTL_BASE_URL: 'https://eu.posthog.com' }, store)).toMatchObject({ profileName: 'prod', projectId: '100', apiKey: ENV_KEY });
+    expect(resolveSettings({}, { ...noProject, HOGCTL_BASE_URL: 'https://eu.posthog.com' }, store)).toMatchObject({
+      profileName: 'prod',
+      projectId: '100',
+      apiKey: ENV_KEY,
+    });
   });
 });
 

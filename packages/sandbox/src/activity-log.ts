@@ -44,7 +44,13 @@ export interface LogInput {
 
 /** Change(type, action, field=None, before=None, after=None) as the serializer renders it. */
 function serializeChange(change: Change) {
-  return { type: change.type, action: change.action, field: change.field ?? null, before: change.before ?? null, after: change.after ?? null };
+  return {
+    type: change.type,
+    action: change.action,
+    field: change.field ?? null,
+    before: change.before ?? null,
+    after: change.after ?? null,
+  };
 }
 
 export function serializeEntry(entry: ActivityEntry) {

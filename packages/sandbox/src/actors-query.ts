@@ -17,7 +17,8 @@ const MAX_LIMIT = 10_000;
 type Node = Record<string, unknown>;
 
 function node(value: unknown, what: string): Node {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError(`${what}: Input should be a valid dictionary or object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw validationError(`${what}: Input should be a valid dictionary or object`);
   return value as Node;
 }
 
@@ -40,7 +41,8 @@ function actorsOf(store: Iterable<Person>, source: Node): Person[] {
       const steps = seriesOf(inner).length;
       if (steps < 2) throw validationError('Funnels require at least two steps before calculating.');
       const step = source.funnelStep === undefined || source.funnelStep === null ? 1 : Number(source.funnelStep);
-      if (!Number.isInteger(step) || step === 0 || Math.abs(step) > steps) throw validationError(`funnelStep must be between 1 and ${steps}, or between -${steps} and -1 for drop-offs.`);
+      if (!Number.isInteger(step) || step === 0 || Math.abs(step) > steps)
+        throw validationError(`funnelStep must be between 1 and ${steps}, or between -${steps} and -1 for drop-offs.`);
       return funnelPeople(store, steps, step);
     }
     case 'InsightActorsQuery': {
@@ -52,13 +54,18 @@ function actorsOf(store: Iterable<Person>, source: Node): Person[] {
       if (inner.kind === 'TrendsQuery') {
         if (!day) throw validationError('Trends actors need a day');
         const series = source.series === undefined ? 0 : Number(source.series);
-        if (!Number.isInteger(series) || series < 0 || series >= Math.max(1, seriesOf(inner).length)) throw validationError(`series ${String(source.series)} is not a series of the query`);
+        if (!Number.isInteger(series) || series < 0 || series >= Math.max(1, seriesOf(inner).length))
+          throw validationError(`series ${String(source.series)} is not a series of the query`);
         return trendsPeople(store, day, series);
       }
-      throw validationError(`The hogctl sandbox answers InsightActorsQuery over a TrendsQuery or a LifecycleQuery, not ${JSON.stringify(inner.kind ?? null)}`);
+      throw validationError(
+        `The hogctl sandbox answers InsightActorsQuery over a TrendsQuery or a LifecycleQuery, not ${JSON.stringify(inner.kind ?? null)}`,
+      );
     }
     default:
-      throw validationError(`The hogctl sandbox answers ActorsQuery over InsightActorsQuery or FunnelsActorsQuery, not ${JSON.stringify(source.kind ?? null)}`);
+      throw validationError(
+        `The hogctl sandbox answers ActorsQuery over InsightActorsQuery or FunnelsActorsQuery, not ${JSON.stringify(source.kind ?? null)}`,
+      );
   }
 }
 
@@ -66,18 +73,26 @@ export function runActorsQuery(query: Node, store: Iterable<Person>) {
   const source = node(query.source, 'source');
   const limit = query.limit === undefined || query.limit === null ? DEFAULT_LIMIT : Number(query.limit);
   const offset = query.offset === undefined || query.offset === null ? 0 : Number(query.offset);
-  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0) throw validationError('limit and offset must be whole numbers');
+  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0)
+    throw validationError('limit and offset must be whole numbers');
   const people = actorsOf(store, source);
   const capped = Math.min(limit, MAX_LIMIT);
   const page = people.slice(offset, offset + capped);
   const actor = (p: Person) => {
     const item = serializeListItem(p);
-    return { id: item.uuid, distinct_ids: item.distinct_ids, properties: item.properties, created_at: item.created_at, is_identified: item.is_identified, name: item.name };
+    return {
+      id: item.uuid,
+      distinct_ids: item.distinct_ids,
+      properties: item.properties,
+      created_at: item.created_at,
+      is_identified: item.is_identified,
+      name: item.name,
+    };
   };
   return {
     results: page.map((p) => [actor(p)]),
     columns: ['actor'],
-    types: ['Tuple(UUID, String, Array(String), String, DateTime64(6, \'UTC\'), Bool)'],
+    types: ["Tuple(UUID, String, Array(String), String, DateTime64(6, 'UTC'), Bool)"],
     hogql: 'SELECT actor FROM actors',
     hasMore: offset + page.length < people.length,
     limit: capped,

@@ -105,7 +105,12 @@ export function parseKeySpec(spec: string): KeySpec {
 export class KeyRing {
   private readonly byHash = new Map<string, ApiKeyRecord>();
 
-  add(value: string, scopes: string[], userId: number, opts: { scopedTeams?: number[] | null; scopedOrganizations?: string[] | null; label?: string } = {}): ApiKeyRecord {
+  add(
+    value: string,
+    scopes: string[],
+    userId: number,
+    opts: { scopedTeams?: number[] | null; scopedOrganizations?: string[] | null; label?: string } = {},
+  ): ApiKeyRecord {
     const hash = hashKey(value);
     const record: ApiKeyRecord = {
       id: hash.replace(/^sha256\$/, '').slice(0, 24),
@@ -159,7 +164,11 @@ export function findKeyWithSource(input: AuthInput): { value: string; source: Ke
   return null;
 }
 
-export function personalApiKeyAuthenticator(keys: KeyRing, users: (id: number) => SandboxUser | undefined, siteUrl: () => string): Authenticator {
+export function personalApiKeyAuthenticator(
+  keys: KeyRing,
+  users: (id: number) => SandboxUser | undefined,
+  siteUrl: () => string,
+): Authenticator {
   return (input) => {
     const found = findKeyWithSource(input);
     if (!found) return null;

@@ -108,11 +108,15 @@ function decode(body: Buffer, headers: Record<string, string | string[] | undefi
       }
       throw new CaptureError(400, 'failed to decode request: invalid GZIP data');
     }
-    if (out.length > MAX_CAPTURE_BYTES) throw new CaptureError(413, `maximum event size exceeded: Decompressed payload would exceed ${MAX_CAPTURE_BYTES} bytes`);
+    if (out.length > MAX_CAPTURE_BYTES)
+      throw new CaptureError(413, `maximum event size exceeded: Decompressed payload would exceed ${MAX_CAPTURE_BYTES} bytes`);
     return out.toString('utf8');
   }
   if (body.length > MAX_CAPTURE_BYTES) {
-    throw new CaptureError(413, `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded: ${body.length}`);
+    throw new CaptureError(
+      413,
+      `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded: ${body.length}`,
+    );
   }
   return body.toString('utf8');
 }
@@ -165,7 +169,10 @@ function distinctIdOf(event: Json): string | undefined {
 /** `$set` and friends may sit in `properties` (posthog-js) or at the top of the event (older libraries). */
 function personChanges(event: Json): { set: Json; setOnce: Json; unset: string[] } {
   const properties = isObject(event.properties) ? event.properties : {};
-  const objectOf = (key: string): Json => ({ ...(isObject(event[key]) ? event[key] : {}), ...(isObject(properties[key]) ? properties[key] : {}) });
+  const objectOf = (key: string): Json => ({
+    ...(isObject(event[key]) ? event[key] : {}),
+    ...(isObject(properties[key]) ? properties[key] : {}),
+  });
   const rawUnset = properties.$unset ?? event.$unset;
   const unset = Array.isArray(rawUnset) ? rawUnset.map(String) : isObject(rawUnset) ? Object.keys(rawUnset) : [];
   return { set: objectOf('$set'), setOnce: objectOf('$set_once'), unset };
@@ -219,7 +226,12 @@ export class Capture {
     const properties: Json = { ...setOnce, ...set };
     for (const key of unset) delete properties[key];
     const at = event.timestamp ? Date.parse(String(event.timestamp)) : this.deps.now();
-    store.addPerson({ uuid: uuidFromDistinctId(projectId, distinctId), createdAtUs: Math.round(at * 1000), distinctIds: [distinctId], properties });
+    store.addPerson({
+      uuid: uuidFromDistinctId(projectId, distinctId),
+      createdAtUs: Math.round(at * 1000),
+      distinctIds: [distinctId],
+      properties,
+    });
     this.stats.personsCreated++;
   }
 }

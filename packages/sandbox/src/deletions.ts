@@ -46,7 +46,10 @@ export class DeletionQueue {
 
   /** The team's event deletions, newest first (`order_by("-created_at")`). */
   eventDeletions(teamId: number): AsyncDeletion[] {
-    return [...this.events.values()].filter((d) => d.teamId === teamId).reverse().sort((a, b) => b.createdAtMs - a.createdAtMs);
+    return [...this.events.values()]
+      .filter((d) => d.teamId === teamId)
+      .reverse()
+      .sort((a, b) => b.createdAtMs - a.createdAtMs);
   }
 
   /** What the Sunday batch does: marks pending event deletions verified. Returns how many. */

@@ -44,12 +44,23 @@ export async function dispatch(ctx: RequestContext, match: RouteMatch, app: Serv
 
   if (ctx.method === 'OPTIONS') {
     // DRF's SimpleMetadata, trimmed.
-    return json(200, {
-      name: route.pattern.split('/').filter((s) => s && !s.startsWith(':')).pop() ?? 'api',
-      description: '',
-      renders: (route.renderers ?? ['json']).map((r) => (r === 'csv' ? 'text/csv' : 'application/json')),
-      parses: route.parsers === 'json' ? ['application/json'] : ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
-    }, { Allow: allowedMethods(route).join(', ') });
+    return json(
+      200,
+      {
+        name:
+          route.pattern
+            .split('/')
+            .filter((s) => s && !s.startsWith(':'))
+            .pop() ?? 'api',
+        description: '',
+        renders: (route.renderers ?? ['json']).map((r) => (r === 'csv' ? 'text/csv' : 'application/json')),
+        parses:
+          route.parsers === 'json'
+            ? ['application/json']
+            : ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+      },
+      { Allow: allowedMethods(route).join(', ') },
+    );
   }
   if (!spec) throw methodNotAllowed(ctx.method, undefined, allowedMethods(route));
   return spec.handler(ctx, app);

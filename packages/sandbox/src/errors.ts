@@ -2,12 +2,7 @@
 // drf-exceptions-hog as {type, code, detail, attr}. Handlers throw ErrorResponse; the dispatcher turns
 // it into a response, so every error path produces the same shape and content type.
 
-export type ErrorType =
-  | 'authentication_error'
-  | 'invalid_request'
-  | 'server_error'
-  | 'throttled_error'
-  | 'validation_error';
+export type ErrorType = 'authentication_error' | 'invalid_request' | 'server_error' | 'throttled_error' | 'validation_error';
 
 export interface ErrorBody {
   type: ErrorType;
@@ -31,7 +26,14 @@ export class ErrorResponse extends Error {
   }
 }
 
-function err(status: number, type: ErrorType, code: string, detail: string, attr: string | null = null, headers?: Record<string, string>): ErrorResponse {
+function err(
+  status: number,
+  type: ErrorType,
+  code: string,
+  detail: string,
+  attr: string | null = null,
+  headers?: Record<string, string>,
+): ErrorResponse {
   return new ErrorResponse(status, { type, code, detail, attr } satisfies ErrorBody, headers);
 }
 
@@ -68,13 +70,27 @@ export function wwwAuthenticate(siteUrl: string): Record<string, string> {
 }
 
 export function notAuthenticated(siteUrl: string): ErrorResponse {
-  return err(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.', null, wwwAuthenticate(siteUrl));
+  return err(
+    401,
+    'authentication_error',
+    'not_authenticated',
+    'Authentication credentials were not provided.',
+    null,
+    wwwAuthenticate(siteUrl),
+  );
 }
 
 export type KeySource = 'Authorization header' | 'body' | 'query string';
 
 export function invalidPersonalApiKey(source: KeySource, siteUrl: string): ErrorResponse {
-  return err(401, 'authentication_error', 'authentication_failed', `Personal API key found in request ${source} is invalid.`, null, wwwAuthenticate(siteUrl));
+  return err(
+    401,
+    'authentication_error',
+    'authentication_failed',
+    `Personal API key found in request ${source} is invalid.`,
+    null,
+    wwwAuthenticate(siteUrl),
+  );
 }
 
 /** 401 with an arbitrary authentication_failed detail (later: sessions, 2FA). */
@@ -93,7 +109,14 @@ export function notFound(detail = 'Not found.'): ErrorResponse {
 }
 
 export function methodNotAllowed(method: string, detail?: string, allow?: string[]): ErrorResponse {
-  return err(405, 'invalid_request', 'method_not_allowed', detail ?? `Method "${method}" not allowed.`, null, allow ? { Allow: allow.join(', ') } : undefined);
+  return err(
+    405,
+    'invalid_request',
+    'method_not_allowed',
+    detail ?? `Method "${method}" not allowed.`,
+    null,
+    allow ? { Allow: allow.join(', ') } : undefined,
+  );
 }
 
 export function notAcceptable(): ErrorResponse {
@@ -112,9 +135,16 @@ export function unsupportedMediaType(contentType: string): ErrorResponse {
 export function throttled(waitSeconds: number | null): ErrorResponse {
   if (waitSeconds === null) return err(429, 'throttled_error', 'throttled', 'Request was throttled.');
   const wait = Math.ceil(waitSeconds);
-  return err(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${wait} ${wait === 1 ? 'second' : 'seconds'}.`, null, {
-    'Retry-After': String(wait),
-  });
+  return err(
+    429,
+    'throttled_error',
+    'throttled',
+    `Request was throttled. Expected available in ${wait} ${wait === 1 ? 'second' : 'seconds'}.`,
+    null,
+    {
+      'Retry-After': String(wait),
+    },
+  );
 }
 
 export function serverError(): ErrorResponse {

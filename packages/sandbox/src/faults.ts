@@ -31,7 +31,20 @@ import { databaseUnavailable, proxyErrorPage, serverError, throttled, type Error
 import { hash32, mulberry32 } from './prng.js';
 import { CAPTURE_PATH } from './capture.js';
 
-export const FAULT_KINDS = ['429', '429-no-retry', '500', '502', '503', '504', 'drop', 'slow', 'truncate', 'html', 'drop-after', '504-after'] as const;
+export const FAULT_KINDS = [
+  '429',
+  '429-no-retry',
+  '500',
+  '502',
+  '503',
+  '504',
+  'drop',
+  'slow',
+  'truncate',
+  'html',
+  'drop-after',
+  '504-after',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultEntry {
@@ -75,19 +88,27 @@ export function parseFaultSpec(spec: string | undefined, defaultSeed: number): F
     } else if (key === 'path') {
       plan.paths.push(value);
     } else if (key === 'method') {
-      plan.methods.push(...value.split('+').map((m) => m.trim().toUpperCase()).filter(Boolean));
+      plan.methods.push(
+        ...value
+          .split('+')
+          .map((m) => m.trim().toUpperCase())
+          .filter(Boolean),
+      );
     } else if ((FAULT_KINDS as readonly string[]).includes(key)) {
       const kind = key as FaultKind;
       if (kind === 'slow') {
         const [share, ms] = value.split('@');
         const delayMs = ms === undefined ? 1000 : Number(ms);
-        if (!Number.isInteger(delayMs) || delayMs < 0) throw new Error(`invalid fault spec "${spec}": slow delay "${ms}" must be milliseconds`);
+        if (!Number.isInteger(delayMs) || delayMs < 0)
+          throw new Error(`invalid fault spec "${spec}": slow delay "${ms}" must be milliseconds`);
         plan.entries.push({ kind, share: parseShare(share, spec), delayMs });
       } else {
         plan.entries.push({ kind, share: parseShare(value, spec) });
       }
     } else {
-      throw new Error(`invalid fault spec "${spec}": unknown entry "${key}" (kinds: ${FAULT_KINDS.join(', ')}; options: seed, path, method)`);
+      throw new Error(
+        `invalid fault spec "${spec}": unknown entry "${key}" (kinds: ${FAULT_KINDS.join(', ')}; options: seed, path, method)`,
+      );
     }
   }
   const total = plan.entries.reduce((sum, e) => sum + e.share, 0);
@@ -105,7 +126,8 @@ export class FaultInjector {
   /** Decides the fate of one request; consumes one draw per eligible request only. */
   decide(method: string, path: string): Fault | null {
     const plan = this.plan;
-    if (!plan || plan.entries.length === 0 || !(path.startsWith('/api/') || path.startsWith('/logout') || CAPTURE_PATH.test(path))) return null;
+    if (!plan || plan.entries.length === 0 || !(path.startsWith('/api/') || path.startsWith('/logout') || CAPTURE_PATH.test(path)))
+      return null;
     if (plan.paths.length > 0 && !plan.paths.some((p) => path.includes(p))) return null;
     if (plan.methods.length > 0 && !plan.methods.includes(method.toUpperCase())) return null;
     const r = this.rand();

@@ -125,7 +125,13 @@ export class Identity {
     const account = this.add(second, secondPassword);
     account.totp = { secret: newTotpSecret(), lastStep: -1, persistentId: randomUUID() };
     account.backupCodes = newBackupCodes();
-    this.twoFactorUser = { email: second.email, password: secondPassword, uuid: second.uuid, totpSecret: account.totp.secret, backupCodes: [...account.backupCodes] };
+    this.twoFactorUser = {
+      email: second.email,
+      password: secondPassword,
+      uuid: second.uuid,
+      totpSecret: account.totp.secret,
+      backupCodes: [...account.backupCodes],
+    };
   }
 
   private add(user: SandboxUser, password: string): Account {

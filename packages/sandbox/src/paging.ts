@@ -9,7 +9,13 @@ import { absoluteUrl, lastParam } from './context.js';
  * `page` as the offset alias). A falsy offset leaves the URL untouched, which is why `previous`
  * equals the current URL when offset == limit.
  */
-export function formatQueryParamsAbsoluteUrl(url: string, offset?: number, limit?: number, offsetAlias = 'offset', limitAlias = 'limit'): string {
+export function formatQueryParamsAbsoluteUrl(
+  url: string,
+  offset?: number,
+  limit?: number,
+  offsetAlias = 'offset',
+  limitAlias = 'limit',
+): string {
   let out = url;
   const apply = (name: string, value: number) => {
     const re = new RegExp(`([&?]${name}=)(\\d+)`, 'g');

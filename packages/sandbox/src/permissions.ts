@@ -48,7 +48,8 @@ export function authorize(ctx: RequestContext, route: RouteSpec, spec: ActionSpe
       if (key.scopedTeams) {
         if (!route.projectParam) throw permissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
         project = lookupProject(ctx, route, app);
-        if (!key.scopedTeams.includes(project.id)) throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);
+        if (!key.scopedTeams.includes(project.id))
+          throw permissionDenied(`API key does not have access to the requested project: ID ${project.id}.`);
       }
       if (key.scopedOrganizations && route.projectParam) {
         project ??= lookupProject(ctx, route, app);

@@ -94,7 +94,8 @@ function compileItem(item: unknown): (person: Person) => boolean {
     throw serverError();
   }
   if (type !== 'person') throw validationError(`The sandbox does not support "${str(type)}" property filters; use type "person".`);
-  if (typeof prop.key !== 'string' || prop.key === '') throw validationError('Property filters need a "key".', 'invalid_input', 'properties');
+  if (typeof prop.key !== 'string' || prop.key === '')
+    throw validationError('Property filters need a "key".', 'invalid_input', 'properties');
   const key = prop.key;
   const operator = typeof prop.operator === 'string' ? prop.operator : 'exact';
   if (operator === 'is_set') return (person) => person.properties[key] !== undefined && person.properties[key] !== null;

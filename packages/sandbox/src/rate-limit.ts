@@ -67,10 +67,20 @@ const CLASS_ALIASES: Record<string, ThrottleClass> = {
 };
 
 const UNITS: Record<string, number> = {
-  s: SECOND, sec: SECOND, second: SECOND, seconds: SECOND,
-  m: MINUTE, min: MINUTE, minute: MINUTE, minutes: MINUTE,
-  h: HOUR, hour: HOUR, hours: HOUR,
-  d: DAY, day: DAY, days: DAY,
+  s: SECOND,
+  sec: SECOND,
+  second: SECOND,
+  seconds: SECOND,
+  m: MINUTE,
+  min: MINUTE,
+  minute: MINUTE,
+  minutes: MINUTE,
+  h: HOUR,
+  hour: HOUR,
+  hours: HOUR,
+  d: DAY,
+  day: DAY,
+  days: DAY,
 };
 
 export const RATE_LIMIT_SYNTAX =
@@ -97,9 +107,14 @@ function ratesFor(cls: ThrottleClass, value: string, spec: string): Rate[] {
 /** Parses the `rateLimit` option; null means throttling is off. See RATE_LIMIT_SYNTAX. */
 export function parseRateLimitSpec(spec: string | undefined): RateConfig | null {
   if (spec === undefined) return null;
-  const tokens = spec.split(',').map((t) => t.trim()).filter(Boolean);
+  const tokens = spec
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tokens.length === 0 || (tokens.length === 1 && ['off', 'false', 'none'].includes(tokens[0]))) return null;
-  const config: RateConfig = new Map(Object.entries(CLOUD_RATES).map(([cls, rates]) => [cls as ThrottleClass, rates.map((r) => ({ ...r }))]));
+  const config: RateConfig = new Map(
+    Object.entries(CLOUD_RATES).map(([cls, rates]) => [cls as ThrottleClass, rates.map((r) => ({ ...r }))]),
+  );
   let last: ThrottleClass | undefined;
   tokens.forEach((token, index) => {
     const eq = token.indexOf('=');
@@ -110,7 +125,8 @@ export function parseRateLimitSpec(spec: string | undefined): RateConfig | null 
       return;
     }
     if (eq === -1) {
-      if (index !== 0) throw new Error(`invalid rate limit spec "${spec}": "${token}" must come first or be class=rate (${RATE_LIMIT_SYNTAX})`);
+      if (index !== 0)
+        throw new Error(`invalid rate limit spec "${spec}": "${token}" must come first or be class=rate (${RATE_LIMIT_SYNTAX})`);
       if (token === 'cloud') return;
       // A bare rate sets the short window of every class and drops the long ones.
       for (const cls of config.keys()) config.set(cls, ratesFor(cls, token, spec).slice(0, 1));

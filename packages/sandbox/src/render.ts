@@ -36,7 +36,11 @@ export function negotiate(ctx: RequestContext, renderers: Renderer[]): Renderer 
 /** Renders a successful body with the negotiated renderer. */
 export function render(ctx: RequestContext, status: number, data: unknown, headers: Record<string, string> = {}): SandboxResponse {
   if (ctx.renderer === 'csv') {
-    const results = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results) ? (data as { results: unknown[] }).results : [];
+    const results = Array.isArray(data)
+      ? data
+      : data && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results)
+        ? (data as { results: unknown[] }).results
+        : [];
     return { status, headers: { 'Content-Type': 'text/csv; charset=utf-8', ...headers }, body: renderCsv(results) };
   }
   return json(status, data, headers);

@@ -203,8 +203,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   let url = '';
   const authentication = new Authentication();
-  authentication.addAuthenticator(personalApiKeyAuthenticator(keys, (id) => (id === world.user.id ? world.user : undefined), () => url));
-  const identity = new Identity(world, { now, siteUrl: () => url, log, password: opts.password, loginFailureLimit: opts.loginFailureLimit, loginCodes: opts.loginCodes });
+  authentication.addAuthenticator(
+    personalApiKeyAuthenticator(
+      keys,
+      (id) => (id === world.user.id ? world.user : undefined),
+      () => url,
+    ),
+  );
+  const identity = new Identity(world, {
+    now,
+    siteUrl: () => url,
+    log,
+    password: opts.password,
+    loginFailureLimit: opts.loginFailureLimit,
+    loginCodes: opts.loginCodes,
+  });
   authentication.addAuthenticator(sessionAuthenticator(identity.sessions, (id) => identity.user(id)));
 
   const timers = new Set<NodeJS.Timeout>();
@@ -256,7 +269,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const projects: Record<string, { persons: number; deleted: number }> = {};
     for (const [id, store] of stores) projects[id] = { persons: store.size, deleted: store.deletedCount };
     const main = stores.get(1)!;
-    return { persons: main.size, persons_deleted: main.deletedCount, projects, requests: requests.length, capture: capture.stats, rate_limit: limiter.enabled, faults: faults.plan !== null };
+    return {
+      persons: main.size,
+      persons_deleted: main.deletedCount,
+      projects,
+      requests: requests.length,
+      capture: capture.stats,
+      rate_limit: limiter.enabled,
+      faults: faults.plan !== null,
+    };
   }
 
   function internal(method: string, path: string): SandboxResponse {
@@ -337,7 +358,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
     const isCapture = CAPTURE_PATH.test(path);
     if (body === 'too-large' && isCapture) {
-      finish({ status: 413, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded` });
+      finish({
+        status: 413,
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        body: `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded`,
+      });
       return;
     }
     if (body === 'too-large') {
@@ -360,7 +385,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
     // Capture is a service of its own: no REST routing, authentication or throttles.
     if (isCapture) {
-      if (fault?.kind === 'truncate') finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": 1}') });
+      if (fault?.kind === 'truncate')
+        finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": 1}') });
       else finish(capture.handle(method, body, req.headers, new URLSearchParams(rawQuery)));
       return;
     }

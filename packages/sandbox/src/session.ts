@@ -38,7 +38,15 @@ export class SessionStore {
   constructor(private readonly now: () => number) {}
 
   create(): Session {
-    const session: Session = { key: newSessionKey(), userId: null, loginAt: null, expiresAt: this.now() + SESSION_AGE_MS, pendingTwoFactor: null, twoFactorSetup: null, pendingCode: null };
+    const session: Session = {
+      key: newSessionKey(),
+      userId: null,
+      loginAt: null,
+      expiresAt: this.now() + SESSION_AGE_MS,
+      pendingTwoFactor: null,
+      twoFactorSetup: null,
+      pendingCode: null,
+    };
     this.byKey.set(session.key, session);
     return session;
   }
@@ -93,7 +101,7 @@ function newSessionKey(): string {
 
 export function parseCookies(header: string | string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  const text = Array.isArray(header) ? header.join('; ') : header ?? '';
+  const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
   for (const part of text.split(';')) {
     const eq = part.indexOf('=');
     if (eq === -1) continue;

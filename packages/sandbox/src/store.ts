@@ -57,8 +57,50 @@ const SPAN_US = 365 * 24 * 3600 * 1e6;
 /** Share of consecutive persons that share their created_at exactly, so tie-breaking on id matters. */
 const DUPLICATE_CREATED_AT = 0.03;
 
-const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Radia', 'Tim', 'Frances', 'Edsger', 'Hedy', 'John', 'Katherine', 'Guido', 'Anita', 'Bjarne', 'Sophie', 'Niklaus'];
-const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Torvalds', 'Hamilton', 'Thompson', 'Liskov', 'Ritchie', 'Perlman', 'Berners-Lee', 'Allen', 'Dijkstra', 'Lamarr', 'McCarthy', 'Johnson', 'van Rossum', 'Borg', 'Stroustrup', 'Wilson', 'Wirth'];
+const FIRST_NAMES = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Margaret',
+  'Ken',
+  'Barbara',
+  'Dennis',
+  'Radia',
+  'Tim',
+  'Frances',
+  'Edsger',
+  'Hedy',
+  'John',
+  'Katherine',
+  'Guido',
+  'Anita',
+  'Bjarne',
+  'Sophie',
+  'Niklaus',
+];
+const LAST_NAMES = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Torvalds',
+  'Hamilton',
+  'Thompson',
+  'Liskov',
+  'Ritchie',
+  'Perlman',
+  'Berners-Lee',
+  'Allen',
+  'Dijkstra',
+  'Lamarr',
+  'McCarthy',
+  'Johnson',
+  'van Rossum',
+  'Borg',
+  'Stroustrup',
+  'Wilson',
+  'Wirth',
+];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'CA', 'AU', 'JP', 'NL'];
 const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
 
@@ -178,7 +220,7 @@ export class SandboxStore {
         order[j] = tmp;
       }
     }
-    for (let p = 0; p < n; ) {
+    for (let p = 0; p < n;) {
       let q = p + 1;
       while (q < n && times[q] === times[p]) q++;
       if (q - p > 1) order.subarray(p, q).sort().reverse();
@@ -328,7 +370,13 @@ export class SandboxStore {
    * A person created after start-up (split-off persons), placed in the live order by created_at.
    * Its uuid and distinct ids must not belong to a live person already.
    */
-  addPerson(input: { uuid: string; createdAtUs: number; distinctIds: string[]; properties?: Record<string, unknown>; isIdentified?: boolean }): Person {
+  addPerson(input: {
+    uuid: string;
+    createdAtUs: number;
+    distinctIds: string[];
+    properties?: Record<string, unknown>;
+    isIdentified?: boolean;
+  }): Person {
     const id = this.lastId + 1;
     if (id >= this.createdAtUs.length) {
       const createdAtUs = new Float64Array(this.createdAtUs.length * 2 + 16);

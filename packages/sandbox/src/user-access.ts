@@ -17,7 +17,10 @@ export function requireRecentLogin(ctx: RequestContext, app: Services): void {
   const session = app.identity.sessions.get(principal.sessionId);
   if (!session?.loginAt || app.now() - session.loginAt > SENSITIVE_ACTIONS_AGE_MS) {
     // Older servers, before the code existed, sent only the detail (docs/server-contract.md §0).
-    throw permissionDenied('This action requires you to be recently authenticated.', app.identity.olderReauth ? undefined : 'sensitive_action_required_reauth');
+    throw permissionDenied(
+      'This action requires you to be recently authenticated.',
+      app.identity.olderReauth ? undefined : 'sensitive_action_required_reauth',
+    );
   }
 }
 

@@ -5,7 +5,10 @@ import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await withSandbox({ persons: 20, keys: ['phx_readonly:person:read', 'phx_writer:person:write', 'phx_nothing:', 'phx_p2:person:read,project:read@2'] });
+  sb = await withSandbox({
+    persons: 20,
+    keys: ['phx_readonly:person:read', 'phx_writer:person:write', 'phx_nothing:', 'phx_p2:person:read,project:read@2'],
+  });
 });
 afterAll(() => sb.close());
 
@@ -67,7 +70,12 @@ describe('401s (§3.1, §3.2)', () => {
 describe('scopes (§3.3)', () => {
   it('lets person:read list but not write', async () => {
     expect((await call(sb, persons, { key: 'phx_readonly' })).status).toBe(200);
-    const post = await call(sb, persons, { key: 'phx_readonly', method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const post = await call(sb, persons, {
+      key: 'phx_readonly',
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(post.status).toBe(403);
     expect(post.json()).toEqual(errorBody('authentication_error', 'permission_denied', "API key missing required scope 'person:write'"));
   });
@@ -93,7 +101,9 @@ describe('scopes (§3.3)', () => {
   it('refuses unmapped methods to keys as an unsupported action, and answers 405 for PATCH on a list', async () => {
     const del = await call(sb, persons, { method: 'DELETE' });
     expect(del.status).toBe(403);
-    expect(del.json()).toEqual(errorBody('authentication_error', 'permission_denied', 'This action does not support personal API key access'));
+    expect(del.json()).toEqual(
+      errorBody('authentication_error', 'permission_denied', 'This action does not support personal API key access'),
+    );
     const patch = await call(sb, persons, { method: 'PATCH', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(patch.status).toBe(405);
     expect(patch.json()).toEqual(errorBody('invalid_request', 'method_not_allowed', 'Method "PATCH" not allowed.'));
@@ -155,8 +165,14 @@ describe('findKeyWithSource', () => {
   });
 
   it('falls back to the body, then the last query value, when the header does not match', () => {
-    expect(findKeyWithSource(input('Token phx_abc', { personal_api_key: 'phx_body' }, 'personal_api_key=phx_q'))).toEqual({ value: 'phx_body', source: 'body' });
-    expect(findKeyWithSource(input(undefined, [], 'personal_api_key=phx_1&personal_api_key=phx_2'))).toEqual({ value: 'phx_2', source: 'query string' });
+    expect(findKeyWithSource(input('Token phx_abc', { personal_api_key: 'phx_body' }, 'personal_api_key=phx_q'))).toEqual({
+      value: 'phx_body',
+      source: 'body',
+    });
+    expect(findKeyWithSource(input(undefined, [], 'personal_api_key=phx_1&personal_api_key=phx_2'))).toEqual({
+      value: 'phx_2',
+      source: 'query string',
+    });
     // `(\S.+)` needs two characters.
     expect(findKeyWithSource(input('Bearer x'))).toBeNull();
   });
@@ -165,7 +181,11 @@ describe('findKeyWithSource', () => {
 describe('parseKeySpec', () => {
   it('parses names, scopes and projects', () => {
     expect(parseKeySpec('phx_all')).toEqual({ value: 'phx_all', scopes: ['*'], scopedTeams: null });
-    expect(parseKeySpec('phx_ro:person:read,query:read')).toEqual({ value: 'phx_ro', scopes: ['person:read', 'query:read'], scopedTeams: null });
+    expect(parseKeySpec('phx_ro:person:read,query:read')).toEqual({
+      value: 'phx_ro',
+      scopes: ['person:read', 'query:read'],
+      scopedTeams: null,
+    });
     expect(parseKeySpec('phx_x:person:read@42')).toEqual({ value: 'phx_x', scopes: ['person:read'], scopedTeams: [42] });
     expect(parseKeySpec('phx_x:*@1,2')).toEqual({ value: 'phx_x', scopes: ['*'], scopedTeams: [1, 2] });
     expect(parseKeySpec('phx_none:')).toEqual({ value: 'phx_none', scopes: [], scopedTeams: null });

@@ -97,7 +97,9 @@ describe('POST /persons/bulk_delete/ (§6.6)', () => {
     const person = take(1, 1400)[0];
     const form = await post(`ids=${person.uuid}`, { contentType: 'application/x-www-form-urlencoded' });
     expect(form.status).toBe(415);
-    expect(form.json()).toEqual(errorBody('invalid_request', 'unsupported_media_type', 'Unsupported media type "application/x-www-form-urlencoded" in request.'));
+    expect(form.json()).toEqual(
+      errorBody('invalid_request', 'unsupported_media_type', 'Unsupported media type "application/x-www-form-urlencoded" in request.'),
+    );
     const readOnly = sb.addKey(['person:read']);
     const denied = await post({ ids: [person.uuid] }, { key: readOnly });
     expect(denied.status).toBe(403);

@@ -62,16 +62,33 @@ describe('POST /batch/', () => {
   it('takes a gzip body, by header or by its magic bytes', async () => {
     const a = person(1);
     const b = person(2);
-    const body = (d: string, v: string) => gzipSync(JSON.stringify({ api_key: token, batch: [{ event: '$set', distinct_id: d, properties: { $set: { via: v } } }] }));
-    const byHeader = await call(sb, '/batch/', { method: 'POST', key: null, headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: body(a.distinctId, 'header') as unknown as string });
-    const byMagic = await call(sb, '/batch/', { method: 'POST', key: null, headers: JSON_HEADERS, body: body(b.distinctId, 'magic') as unknown as string });
+    const body = (d: string, v: string) =>
+      gzipSync(JSON.stringify({ api_key: token, batch: [{ event: '$set', distinct_id: d, properties: { $set: { via: v } } }] }));
+    const byHeader = await call(sb, '/batch/', {
+      method: 'POST',
+      key: null,
+      headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' },
+      body: body(a.distinctId, 'header') as unknown as string,
+    });
+    const byMagic = await call(sb, '/batch/', {
+      method: 'POST',
+      key: null,
+      headers: JSON_HEADERS,
+      body: body(b.distinctId, 'magic') as unknown as string,
+    });
     expect([byHeader.status, byMagic.status]).toEqual([200, 200]);
-    await until(() => sb.store.getById(a.id)!.properties.via === 'header' && sb.store.getById(b.id)!.properties.via === 'magic', 'both gzip batches');
+    await until(
+      () => sb.store.getById(a.id)!.properties.via === 'header' && sb.store.getById(b.id)!.properties.via === 'magic',
+      'both gzip batches',
+    );
   });
 
   it('creates a person for a distinct id that has none, as ingestion does', async () => {
     const before = sb.store.size;
-    const res = await capture('/batch/', { api_key: token, batch: [{ event: '$set', distinct_id: 'capture-new-1', properties: { $set: { email: 'new@example.com' } } }] });
+    const res = await capture('/batch/', {
+      api_key: token,
+      batch: [{ event: '$set', distinct_id: 'capture-new-1', properties: { $set: { email: 'new@example.com' } } }],
+    });
     expect(res.status).toBe(200);
     await until(() => sb.store.size === before + 1, 'the new person');
     const created = sb.store.getByDistinctId('capture-new-1')!;
@@ -84,14 +101,24 @@ describe('POST /batch/', () => {
     sb.store.delete(gone.id);
     const size = sb.store.size;
     const dropped = sb.capture.droppedBlocked;
-    expect((await capture('/batch/', { api_key: token, batch: [{ event: '$set', distinct_id: gone.distinctId, properties: { $set: { x: 1 } } }] })).status).toBe(200);
+    expect(
+      (
+        await capture('/batch/', {
+          api_key: token,
+          batch: [{ event: '$set', distinct_id: gone.distinctId, properties: { $set: { x: 1 } } }],
+        })
+      ).status,
+    ).toBe(200);
     await until(() => sb.capture.droppedBlocked === dropped + 1, 'the event to be dropped');
     expect(sb.store.size).toBe(size);
   });
 
   it('accepts a well-formed key of no project and drops its events (capture does not look keys up)', async () => {
     const target = person(4);
-    const res = await capture('/batch/', { api_key: 'phc_unknownunknownunknownunknownunknownxx', batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { nope: true } } }] });
+    const res = await capture('/batch/', {
+      api_key: 'phc_unknownunknownunknownunknownunknownxx',
+      batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { nope: true } } }],
+    });
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ status: 1 });
     expect(sb.capture.droppedUnknownKey).toBeGreaterThanOrEqual(1);
@@ -107,11 +134,26 @@ describe('capture errors are plain text with the service status', () => {
     ['no key', { batch: [event()] }, 401, 'event submitted without an api_key'],
     ['a personal key', { api_key: 'phx_abc', batch: [event()] }, 401, 'API key is not valid: personal_api_key'],
     ['a key over 64 characters', { api_key: `phc_${'x'.repeat(61)}`, batch: [event()] }, 401, 'API key is not valid: too_long'],
-    ['two keys', { batch: [event({ api_key: 'phc_a' }), event({ api_key: 'phc_b' })] }, 401, 'batch submitted with inconsistent api_key values'],
+    [
+      'two keys',
+      { batch: [event({ api_key: 'phc_a' }), event({ api_key: 'phc_b' })] },
+      401,
+      'batch submitted with inconsistent api_key values',
+    ],
     ['an empty batch', { api_key: 'phc_a', batch: [] }, 400, 'request holds no event'],
     ['an event without a name', { api_key: 'phc_a', batch: [event({ event: '' })] }, 400, 'event submitted with an empty event name'],
-    ['an event without a distinct id', { api_key: 'phc_a', batch: [event({ distinct_id: undefined })] }, 400, 'event submitted without a distinct_id'],
-    ['a bad timestamp', { api_key: 'phc_a', batch: [event({ timestamp: 'yesterday-ish' })] }, 400, 'event submitted with invalid timestamp'],
+    [
+      'an event without a distinct id',
+      { api_key: 'phc_a', batch: [event({ distinct_id: undefined })] },
+      400,
+      'event submitted without a distinct_id',
+    ],
+    [
+      'a bad timestamp',
+      { api_key: 'phc_a', batch: [event({ timestamp: 'yesterday-ish' })] },
+      400,
+      'event submitted with invalid timestamp',
+    ],
   ])('%s', async (_name, body, status, message) => {
     const res = await capture('/batch/', body);
     expect(res.status).toBe(status);
@@ -129,7 +171,12 @@ describe('capture errors are plain text with the service status', () => {
     const big = JSON.stringify({ api_key: token, batch: [event({ properties: { pad: 'x'.repeat(21 * 1024 * 1024) } })] });
     const plain = await capture('/batch/', big);
     expect(plain.status).toBe(413);
-    const zipped = await call(sb, '/batch/', { method: 'POST', key: null, headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: gzipSync(big) as unknown as string });
+    const zipped = await call(sb, '/batch/', {
+      method: 'POST',
+      key: null,
+      headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' },
+      body: gzipSync(big) as unknown as string,
+    });
     expect(zipped.status).toBe(413);
     expect(zipped.text).toMatch(/^maximum event size exceeded/);
   });
@@ -138,7 +185,12 @@ describe('capture errors are plain text with the service status', () => {
 describe('POST /i/v0/e/', () => {
   it('takes a single event with its token', async () => {
     const target = person(5);
-    const res = await capture('/i/v0/e/', { token, event: '$identify', distinct_id: target.distinctId, properties: { $set: { single: 'yes' } } });
+    const res = await capture('/i/v0/e/', {
+      token,
+      event: '$identify',
+      distinct_id: target.distinctId,
+      properties: { $set: { single: 'yes' } },
+    });
     expect(res.status).toBe(200);
     await until(() => sb.store.getById(target.id)!.properties.single === 'yes', 'the single event');
   });

@@ -88,7 +88,11 @@ describe('faults over HTTP', () => {
       expect(reply.headers['retry-after']).toBe('1');
       expect(reply.json().code).toBe('database_unavailable');
     });
-    for (const [kind, status] of [['502', 502], ['504', 504], ['html', 502]] as const) {
+    for (const [kind, status] of [
+      ['502', 502],
+      ['504', 504],
+      ['html', 502],
+    ] as const) {
       await withFaults(`${kind}=1`, async (sb) => {
         const reply = await call(sb, persons);
         expect(reply.status).toBe(status);

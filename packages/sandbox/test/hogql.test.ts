@@ -23,7 +23,9 @@ function failure(fn: () => unknown): string {
 
 describe('parseSelect', () => {
   it('parses columns, aliases, table alias, where, order by, limit and offset', () => {
-    const q = parseSelect("select p.id, properties.email AS mail, properties.$browser FROM persons p WHERE NOT (x = 'a' OR y != {v}) and z IS NOT NULL ORDER BY created_at DESC, id LIMIT 10 OFFSET 5;");
+    const q = parseSelect(
+      "select p.id, properties.email AS mail, properties.$browser FROM persons p WHERE NOT (x = 'a' OR y != {v}) and z IS NOT NULL ORDER BY created_at DESC, id LIMIT 10 OFFSET 5;",
+    );
     expect(q.table).toBe('persons');
     expect(q.tableAlias).toBe('p');
     expect(q.columns.map(columnName)).toEqual(['id', 'mail', '$browser']);
@@ -34,7 +36,9 @@ describe('parseSelect', () => {
   });
 
   it('reads strings with both escapes, quoted names, comments and placeholders', () => {
-    const q = parseSelect("SELECT `weird name`, \"other\" FROM persons -- trailing\n WHERE properties.name = 'O\\'Brien' OR properties.name = 'O''Hara' /* c */ AND id = { id }");
+    const q = parseSelect(
+      "SELECT `weird name`, \"other\" FROM persons -- trailing\n WHERE properties.name = 'O\\'Brien' OR properties.name = 'O''Hara' /* c */ AND id = { id }",
+    );
     expect(q.columns.map(columnName)).toEqual(['weird name', 'other']);
     const text = JSON.stringify(q.where);
     expect(text).toContain("O'Brien");
@@ -43,8 +47,12 @@ describe('parseSelect', () => {
   });
 
   it('reports syntax errors with line and column', () => {
-    expect(failure(() => parseSelect('SELECT id FORM persons'))).toBe('Syntax error at line 1, column 11: unexpected "FORM", expected FROM');
-    expect(failure(() => parseSelect('SELECT id\nFROM persons WHERE'))).toMatch(/^Syntax error at line 2, column 19: unexpected end of input/);
+    expect(failure(() => parseSelect('SELECT id FORM persons'))).toBe(
+      'Syntax error at line 1, column 11: unexpected "FORM", expected FROM',
+    );
+    expect(failure(() => parseSelect('SELECT id\nFROM persons WHERE'))).toMatch(
+      /^Syntax error at line 2, column 19: unexpected end of input/,
+    );
     expect(failure(() => parseSelect("SELECT 'open FROM persons"))).toMatch(/unterminated string/);
     expect(failure(() => parseSelect('SELECT id FROM persons LIMIT 5 garbage more'))).toMatch(/Syntax error/);
   });
@@ -66,7 +74,9 @@ describe('parseSelect', () => {
 
 describe('runSelect', () => {
   it('returns columns, types and rows, properties.x as strings and properties whole as JSON text', () => {
-    const res = run('SELECT id, created_at, team_id, is_identified, properties.email, properties.sessions, properties FROM persons LIMIT 1');
+    const res = run(
+      'SELECT id, created_at, team_id, is_identified, properties.email, properties.sessions, properties FROM persons LIMIT 1',
+    );
     expect(res.columns).toEqual(['id', 'created_at', 'team_id', 'is_identified', 'email', 'sessions', 'properties']);
     expect(res.types).toEqual([
       ['id', 'UUID'],
@@ -103,16 +113,22 @@ describe('runSelect', () => {
   it('filters with comparisons, AND/OR/NOT, IS NULL, LIKE/ILIKE, IN and placeholders', () => {
     const ids = (q: string, values?: Record<string, unknown>) => run(`${q} LIMIT 50000`, values).results.map((r) => r[0]);
     const uuids = (pred: (p: (typeof persons)[number]) => boolean) => persons.filter(pred).map((p) => p.uuid);
-    expect(ids("SELECT id FROM persons WHERE properties.plan = {plan}", { plan: 'team' })).toEqual(uuids((p) => p.properties.plan === 'team'));
+    expect(ids('SELECT id FROM persons WHERE properties.plan = {plan}', { plan: 'team' })).toEqual(
+      uuids((p) => p.properties.plan === 'team'),
+    );
     expect(ids('SELECT id FROM persons WHERE properties.sessions >= 250 AND NOT is_identified = false')).toEqual(
       uuids((p) => typeof p.properties.sessions === 'number' && p.properties.sessions >= 250 && p.isIdentified),
     );
-    expect(ids('SELECT id FROM persons WHERE properties.email IS NULL OR properties.country IN (\'DE\', \'FR\')')).toEqual(
+    expect(ids("SELECT id FROM persons WHERE properties.email IS NULL OR properties.country IN ('DE', 'FR')")).toEqual(
       uuids((p) => p.properties.email === undefined || p.properties.country === 'DE' || p.properties.country === 'FR'),
     );
-    expect(ids("SELECT id FROM persons WHERE properties.email ILIKE 'USER1%'")).toEqual(uuids((p) => String(p.properties.email ?? '').startsWith('user1')));
+    expect(ids("SELECT id FROM persons WHERE properties.email ILIKE 'USER1%'")).toEqual(
+      uuids((p) => String(p.properties.email ?? '').startsWith('user1')),
+    );
     expect(ids("SELECT id FROM persons WHERE properties.email NOT LIKE '%@example.com'")).toEqual([]);
-    expect(ids('SELECT id FROM persons WHERE properties.country IN {list}', { list: ['US'] })).toEqual(uuids((p) => p.properties.country === 'US'));
+    expect(ids('SELECT id FROM persons WHERE properties.country IN {list}', { list: ['US'] })).toEqual(
+      uuids((p) => p.properties.country === 'US'),
+    );
   });
 
   it('compares created_at with timestamp strings to the microsecond', () => {

@@ -14,7 +14,11 @@ afterAll(() => sb.close());
 describe('error bodies (§4)', () => {
   it('builds every row of the table', () => {
     const shape = (e: errors.ErrorResponse) => [e.status, e.body, e.headers];
-    expect(shape(errors.fieldError('email', 'required', 'This field is required.'))).toEqual([400, errorBody('validation_error', 'required', 'This field is required.', 'email'), {}]);
+    expect(shape(errors.fieldError('email', 'required', 'This field is required.'))).toEqual([
+      400,
+      errorBody('validation_error', 'required', 'This field is required.', 'email'),
+      {},
+    ]);
     expect(shape(errors.validationError('text'))).toEqual([400, errorBody('validation_error', 'invalid_input', 'text'), {}]);
     expect(shape(errors.validationError('text', 'x'))).toEqual([400, errorBody('validation_error', 'x', 'text'), {}]);
     expect(shape(errors.parseError('Expecting value: line 1 column 1 (char 0)'))[1]).toEqual(
@@ -22,35 +26,70 @@ describe('error bodies (§4)', () => {
     );
     expect(shape(errors.permissionDenied('nope'))).toEqual([403, errorBody('authentication_error', 'permission_denied', 'nope'), {}]);
     expect(shape(errors.notFound())).toEqual([404, errorBody('invalid_request', 'not_found', 'Not found.'), {}]);
-    expect(shape(errors.methodNotAllowed('PUT'))[1]).toEqual(errorBody('invalid_request', 'method_not_allowed', 'Method "PUT" not allowed.'));
-    expect(shape(errors.unsupportedMediaType('text/plain'))).toEqual([415, errorBody('invalid_request', 'unsupported_media_type', 'Unsupported media type "text/plain" in request.'), {}]);
-    expect(shape(errors.throttled(11.2))).toEqual([429, errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 12 seconds.'), { 'Retry-After': '12' }]);
-    expect(shape(errors.throttled(0.4))).toEqual([429, errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 1 second.'), { 'Retry-After': '1' }]);
+    expect(shape(errors.methodNotAllowed('PUT'))[1]).toEqual(
+      errorBody('invalid_request', 'method_not_allowed', 'Method "PUT" not allowed.'),
+    );
+    expect(shape(errors.unsupportedMediaType('text/plain'))).toEqual([
+      415,
+      errorBody('invalid_request', 'unsupported_media_type', 'Unsupported media type "text/plain" in request.'),
+      {},
+    ]);
+    expect(shape(errors.throttled(11.2))).toEqual([
+      429,
+      errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 12 seconds.'),
+      { 'Retry-After': '12' },
+    ]);
+    expect(shape(errors.throttled(0.4))).toEqual([
+      429,
+      errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 1 second.'),
+      { 'Retry-After': '1' },
+    ]);
     expect(shape(errors.serverError())).toEqual([500, errorBody('server_error', 'error', 'A server error occurred.'), {}]);
     expect(shape(errors.databaseUnavailable())).toEqual([
       503,
       errorBody('server_error', 'database_unavailable', "We couldn't reach the database just now. Please try again in a moment."),
       { 'Retry-After': '1' },
     ]);
-    expect(errors.swappedRequiredError('properties').body).toEqual({ attr: 'properties', code: 'This field is required.', detail: 'required', type: 'validation_error' });
+    expect(errors.swappedRequiredError('properties').body).toEqual({
+      attr: 'properties',
+      code: 'This field is required.',
+      detail: 'required',
+      type: 'validation_error',
+    });
   });
 
   it('parses request data with DRF rules', () => {
     expect(parseRequestData(Buffer.from(''), 'application/json', 'json')).toEqual({});
     expect(parseRequestData(Buffer.from('{"a":1}'), 'application/json; charset=utf-8', 'json')).toEqual({ a: 1 });
     expect(parseRequestData(Buffer.from('a=1'), 'application/x-www-form-urlencoded', 'default')).toEqual({ a: '1' });
-    expect(() => parseRequestData(Buffer.from('a=1'), 'application/x-www-form-urlencoded', 'json')).toThrow('Unsupported media type "application/x-www-form-urlencoded" in request.');
-    expect(() => parseRequestData(Buffer.from('{"a":'), 'application/json', 'json')).toThrow('JSON parse error - Expecting value: line 1 column 6 (char 5)');
-    expect(() => parseRequestData(Buffer.from('{a}'), 'application/json', 'json')).toThrow(/Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)/);
+    expect(() => parseRequestData(Buffer.from('a=1'), 'application/x-www-form-urlencoded', 'json')).toThrow(
+      'Unsupported media type "application/x-www-form-urlencoded" in request.',
+    );
+    expect(() => parseRequestData(Buffer.from('{"a":'), 'application/json', 'json')).toThrow(
+      'JSON parse error - Expecting value: line 1 column 6 (char 5)',
+    );
+    expect(() => parseRequestData(Buffer.from('{a}'), 'application/json', 'json')).toThrow(
+      /Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)/,
+    );
   });
 
   it('answers malformed JSON with 400 parse_error and non-JSON bodies on persons with 415', async () => {
     // With no Authorization header the server reads the body looking for personal_api_key.
-    const malformed = await call(sb, '/api/projects/1/persons/', { key: null, method: 'POST', body: '{"personal_api_key": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await call(sb, '/api/projects/1/persons/', {
+      key: null,
+      method: 'POST',
+      body: '{"personal_api_key": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.json()).toMatchObject({ type: 'invalid_request', code: 'parse_error', attr: null });
     expect(malformed.json().detail).toMatch(/^JSON parse error - /);
-    const text = await call(sb, '/api/projects/1/persons/', { key: null, method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
+    const text = await call(sb, '/api/projects/1/persons/', {
+      key: null,
+      method: 'POST',
+      body: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
     expect(text.json()).toEqual(errorBody('invalid_request', 'unsupported_media_type', 'Unsupported media type "text/plain" in request.'));
   });
@@ -89,7 +128,19 @@ describe('projects (§8)', () => {
     expect(page.previous).toBeNull();
     expect(page.results.map((p: any) => p.id)).toEqual([1, 2]);
     expect(Object.keys(page.results[0]).sort()).toEqual(
-      ['access_control', 'api_token', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'id', 'ingested_event', 'is_demo', 'name', 'organization', 'timezone', 'uuid'].sort(),
+      [
+        'access_control',
+        'api_token',
+        'completed_snippet_onboarding',
+        'has_completed_onboarding_for',
+        'id',
+        'ingested_event',
+        'is_demo',
+        'name',
+        'organization',
+        'timezone',
+        'uuid',
+      ].sort(),
     );
     expect(page.results[0].api_token).toMatch(/^phc_/);
   });
@@ -116,7 +167,23 @@ describe('projects (§8)', () => {
 describe('users (§9)', () => {
   it('returns the caller with the documented fields', async () => {
     const me = (await call(sb, '/api/users/@me/')).json();
-    for (const field of ['date_joined', 'uuid', 'distinct_id', 'first_name', 'last_name', 'email', 'pending_email', 'is_email_verified', 'id', 'is_staff', 'team', 'organization', 'organizations', 'is_2fa_enabled', 'has_password']) {
+    for (const field of [
+      'date_joined',
+      'uuid',
+      'distinct_id',
+      'first_name',
+      'last_name',
+      'email',
+      'pending_email',
+      'is_email_verified',
+      'id',
+      'is_staff',
+      'team',
+      'organization',
+      'organizations',
+      'is_2fa_enabled',
+      'has_password',
+    ]) {
       expect(me).toHaveProperty(field);
     }
     expect(me.email).toBe('sandbox@example.com');
@@ -159,7 +226,13 @@ describe('recorded requests', () => {
     await call(sb, `/api/projects/1/persons/?search=${marker}&x=1&x=2`, { method: 'GET', headers: { 'x-test': marker } });
     const mine = sb.requests.filter((r) => r.headers['x-test'] === marker);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ method: 'GET', path: '/api/projects/1/persons/', query: { search: marker, x: ['1', '2'] }, status: 200, body: '' });
+    expect(mine[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/projects/1/persons/',
+      query: { search: marker, x: ['1', '2'] },
+      status: 200,
+      body: '',
+    });
     expect(mine[0].headers.authorization).toBe(`Bearer ${sb.defaultKey}`);
 
     const remote = await call(sb, '/_sandbox/requests', { key: null });

@@ -32,7 +32,12 @@ function asSession(path: string, method: 'GET' | 'POST' = 'GET', body?: unknown)
 
 beforeAll(async () => {
   sb = await withSandbox({ persons: 600, seed: 9 });
-  const login = await call(sb, '/api/login/', { method: 'POST', key: null, headers: { 'content-type': 'application/json' }, body: JSON.stringify(sb.login) });
+  const login = await call(sb, '/api/login/', {
+    method: 'POST',
+    key: null,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sb.login),
+  });
   expect(login.status).toBe(200);
   keep(login);
 });
@@ -90,7 +95,11 @@ describe('session-only actions', () => {
       [`${P}/funnel/`, 'POST'],
       [`${P}/lifecycle/`, 'GET'],
     ] as const) {
-      const res = await call(sb, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      const res = await call(sb, path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.json()).toEqual(errorBody('authentication_error', 'permission_denied', UNSUPPORTED_KEY_ACTION));
     }
@@ -152,7 +161,10 @@ describe('session-only actions', () => {
     expect(res.status).toBe(200);
     const ids = res.json().results[0].people.map((p: { id: string }) => p.id);
     expect(ids).toEqual([...sb.store].filter((p) => p.createdAt.startsWith(day)).map((p) => p.uuid));
-    const bucket = async (type: string) => (await asSession(`${P}/lifecycle/?target_date=2026-01-01&lifecycle_type=${type}`)).json().results[0].people.map((p: { id: string }) => p.id) as string[];
+    const bucket = async (type: string) =>
+      (await asSession(`${P}/lifecycle/?target_date=2026-01-01&lifecycle_type=${type}`))
+        .json()
+        .results[0].people.map((p: { id: string }) => p.id) as string[];
     const [returning, dormant] = [await bucket('returning'), await bucket('dormant')];
     expect(returning.length).toBeGreaterThan(0);
     expect(dormant.length).toBeGreaterThan(0);

@@ -39,7 +39,11 @@ describe('PATCH/PUT /persons/{id}/ (§6.4)', () => {
   it('answers 202 with an empty body and $sets the properties after a delay', async () => {
     const person = personWith(1, 0);
     const before = { ...person.properties };
-    const reply = await call(sb, `${base}${person.uuid}/`, { method: 'PATCH', headers: JSON_HEADERS, body: JSON.stringify({ properties: { plan: 'max', $browser: 'Lynx' } }) });
+    const reply = await call(sb, `${base}${person.uuid}/`, {
+      method: 'PATCH',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ properties: { plan: 'max', $browser: 'Lynx' } }),
+    });
     expect(reply.status).toBe(202);
     expect(reply.text).toBe('');
     await until(() => sb.store.getById(person.id)!.properties.plan === 'max', 'the $set');
@@ -51,7 +55,11 @@ describe('PATCH/PUT /persons/{id}/ (§6.4)', () => {
 
   it('PUT by integer id does the same', async () => {
     const person = personWith(1, 1);
-    const reply = await call(sb, `${base}${person.id}/`, { method: 'PUT', headers: JSON_HEADERS, body: JSON.stringify({ properties: { seats: 12 } }) });
+    const reply = await call(sb, `${base}${person.id}/`, {
+      method: 'PUT',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ properties: { seats: 12 } }),
+    });
     expect(reply.status).toBe(202);
     await until(() => sb.store.getById(person.id)!.properties.seats === 12, 'the $set');
   });
@@ -60,7 +68,11 @@ describe('PATCH/PUT /persons/{id}/ (§6.4)', () => {
     const reply = await call(sb, `${base}99999999/`, { method: 'PATCH', headers: JSON_HEADERS, body: JSON.stringify({ foo: 1 }) });
     expect(reply.status).toBe(400);
     expect(reply.json()).toEqual({ attr: 'properties', code: 'This field is required.', detail: 'required', type: 'validation_error' });
-    const missing = await call(sb, `${base}99999999/`, { method: 'PATCH', headers: JSON_HEADERS, body: JSON.stringify({ properties: {} }) });
+    const missing = await call(sb, `${base}99999999/`, {
+      method: 'PATCH',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ properties: {} }),
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -82,7 +94,12 @@ describe('DELETE /persons/{id}/ (§6.5)', () => {
     for (const d of person.distinctIds) expect(sb.store.isDistinctIdBlocked(d)).toBe(true);
     expect((await call(sb, `${base}${person.uuid}/`, { method: 'DELETE' })).status).toBe(404);
     const all = (await call(sb, `${base}activity/`)).json();
-    expect(all.results[0]).toMatchObject({ activity: 'deleted', scope: 'Person', item_id: String(person.id), detail: { name: person.uuid, changes: null } });
+    expect(all.results[0]).toMatchObject({
+      activity: 'deleted',
+      scope: 'Person',
+      item_id: String(person.id),
+      detail: { name: person.uuid, changes: null },
+    });
     expect(sb.deletions.eventDeletions(1).some((d) => d.key === person.uuid)).toBe(false);
 
     const reset = await post(`${base}reset_person_distinct_id/`, { distinct_id: person.distinctIds[0] });
@@ -123,7 +140,10 @@ describe('update_property and delete_property (§6.7)', () => {
     await until(() => 'gone' in sb.store.getById(person.id)!.properties, 'the $set');
     expect(sb.store.getById(person.id)!.properties.$browser).toEqual({ a: [1] });
     expect(sb.store.getById(person.id)!.properties.gone).toBeNull();
-    expect((await post(`${base}${person.uuid}/update_property/`, { key: 'x' })).json()).toMatchObject({ attr: 'value', detail: 'required' });
+    expect((await post(`${base}${person.uuid}/update_property/`, { key: 'x' })).json()).toMatchObject({
+      attr: 'value',
+      detail: 'required',
+    });
     expect((await post(`${base}${person.uuid}/update_property/`, { value: 1 })).json()).toMatchObject({ attr: 'key', detail: 'required' });
   });
 
@@ -135,7 +155,10 @@ describe('update_property and delete_property (§6.7)', () => {
     expect(reply.status).toBe(201);
     expect(reply.json()).toEqual({ success: true });
     await until(() => !('$os' in sb.store.getById(person.id)!.properties), 'the $unset');
-    expect(sb.activity.find(1, 'Person', [String(person.id)])[0]).toMatchObject({ activity: 'delete_property', detail: { name: person.uuid } });
+    expect(sb.activity.find(1, 'Person', [String(person.id)])[0]).toMatchObject({
+      activity: 'delete_property',
+      detail: { name: person.uuid },
+    });
   });
 
   it('delete_property failures keep their own shapes', async () => {
@@ -155,8 +178,13 @@ describe('split (§6.7)', () => {
     expect(unknown.json()).toEqual(errorBody('validation_error', 'invalid_input', "not on this person: ['nope']", 'distinct_ids_to_split'));
     expect((await post(`${base}${person.id}/split/`, { distinct_ids_to_split: [] })).json().detail).toBe('must not be empty');
     expect((await post(`${base}${person.id}/split/`, { distinct_ids_to_split: [1] })).json().detail).toBe('must be a list of strings');
-    const both = await post(`${base}${person.id}/split/`, { distinct_ids_to_split: [person.distinctIds[0]], main_distinct_id: person.distinctIds[1] });
-    expect(both.json()).toEqual(errorBody('validation_error', 'invalid_input', 'main_distinct_id cannot be combined with distinct_ids_to_split'));
+    const both = await post(`${base}${person.id}/split/`, {
+      distinct_ids_to_split: [person.distinctIds[0]],
+      main_distinct_id: person.distinctIds[1],
+    });
+    expect(both.json()).toEqual(
+      errorBody('validation_error', 'invalid_input', 'main_distinct_id cannot be combined with distinct_ids_to_split'),
+    );
     expect(sb.store.getById(person.id)!.distinctIds).toEqual(person.distinctIds);
   });
 
@@ -215,8 +243,12 @@ describe('delete_events, delete_recordings and deletion_status', () => {
   });
 
   it('deletion_status validates its parameters and pages by limit/offset', async () => {
-    expect((await call(sb, `${base}deletion_status/?status=done`)).json()).toEqual(errorBody('validation_error', 'invalid_choice', '"done" is not a valid choice.', 'status'));
-    expect((await call(sb, `${base}deletion_status/?person_uuid=xyz`)).json()).toEqual(errorBody('validation_error', 'invalid_input', 'Must be a valid UUID.', 'person_uuid'));
+    expect((await call(sb, `${base}deletion_status/?status=done`)).json()).toEqual(
+      errorBody('validation_error', 'invalid_choice', '"done" is not a valid choice.', 'status'),
+    );
+    expect((await call(sb, `${base}deletion_status/?person_uuid=xyz`)).json()).toEqual(
+      errorBody('validation_error', 'invalid_input', 'Must be a valid UUID.', 'person_uuid'),
+    );
     for (const p of [personWith(1, 30), personWith(1, 31)]) await call(sb, `${base}${p.id}/delete_events/`, { method: 'POST' });
     const page = (await call(sb, `${base}deletion_status/?limit=1`)).json();
     expect(page.results).toHaveLength(1);
@@ -240,7 +272,12 @@ describe('activity (§6.7)', () => {
     expect(first.results).toHaveLength(2);
     expect(first.next).toBe(`${sb.url}${base}${person.uuid}/activity/?limit=2&page=2`);
     expect(first.previous).toBeNull();
-    expect(first.results[0]).toMatchObject({ activity: 'updated', scope: 'Person', item_id: String(person.id), user: { first_name: 'Sandy', email: 'sandbox@example.com' } });
+    expect(first.results[0]).toMatchObject({
+      activity: 'updated',
+      scope: 'Person',
+      item_id: String(person.id),
+      user: { first_name: 'Sandy', email: 'sandbox@example.com' },
+    });
     const second = (await call(sb, first.next.slice(sb.url.length))).json();
     expect(second.results).toHaveLength(1);
     expect(second.next).toBeNull();

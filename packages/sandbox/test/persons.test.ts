@@ -186,7 +186,11 @@ describe('GET /persons/ filters', () => {
     const all = [...sb.store];
     const expected = (needle: string) =>
       all
-        .filter((p) => [p.properties.email, p.properties.name, p.uuid, ...p.distinctIds].some((h) => h !== undefined && String(h).toLowerCase().includes(needle.toLowerCase())))
+        .filter((p) =>
+          [p.properties.email, p.properties.name, p.uuid, ...p.distinctIds].some(
+            (h) => h !== undefined && String(h).toLowerCase().includes(needle.toLowerCase()),
+          ),
+        )
         .map((p) => p.uuid);
     for (const needle of ['ADA', 'user-12', all[5].uuid.slice(24).toUpperCase(), 'example.com']) {
       const page = (await call(sb, `${base}?limit=1000&search=${encodeURIComponent(needle)}&include_total`)).json();
@@ -225,8 +229,12 @@ describe('GET /persons/ filters', () => {
     expect(await uuids([{ key: 'sessions', value: 10, operator: 'lte', type: 'person' }])).toEqual(where((p) => P(p).sessions <= 10));
     expect(await uuids([{ key: 'email', operator: 'is_set', type: 'person' }])).toEqual(where((p) => P(p).email !== undefined));
     expect(await uuids([{ key: 'email', operator: 'is_not_set', type: 'person' }])).toEqual(where((p) => P(p).email === undefined));
-    expect(await uuids([{ key: 'country', value: ['US', 'GB'], operator: 'in', type: 'person' }])).toEqual(where((p) => ['US', 'GB'].includes(P(p).country)));
-    expect(await uuids([{ key: 'country', value: ['US', 'GB'], operator: 'not_in', type: 'person' }])).toEqual(where((p) => !['US', 'GB'].includes(P(p).country)));
+    expect(await uuids([{ key: 'country', value: ['US', 'GB'], operator: 'in', type: 'person' }])).toEqual(
+      where((p) => ['US', 'GB'].includes(P(p).country)),
+    );
+    expect(await uuids([{ key: 'country', value: ['US', 'GB'], operator: 'not_in', type: 'person' }])).toEqual(
+      where((p) => !['US', 'GB'].includes(P(p).country)),
+    );
     // Several filters are ANDed.
     expect(
       await uuids([
@@ -272,7 +280,13 @@ describe('CSV (§6.2)', () => {
     expect(columns).not.toContain('matched_recordings');
     expect(columns).not.toContain('next');
     const values = Object.fromEntries(columns.map((c, i) => [c, row.split(',')[i]]));
-    expect(values).toMatchObject({ id: p.uuid, 'properties.email': p.properties.email, 'distinct_ids.0': `user-${p.id}`, is_identified: 'True', value_at_data_point: '' });
+    expect(values).toMatchObject({
+      id: p.uuid,
+      'properties.email': p.properties.email,
+      'distinct_ids.0': `user-${p.id}`,
+      is_identified: 'True',
+      value_at_data_point: '',
+    });
     expect(end).toBe('');
   });
 

@@ -12,10 +12,19 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 function post(body: unknown, opts: { key?: string | null; path?: string } = {}) {
-  return call(sb, opts.path ?? '/api/projects/1/query/', { method: 'POST', key: opts.key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return call(sb, opts.path ?? '/api/projects/1/query/', {
+    method: 'POST',
+    key: opts.key,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
-const hogql = (query: string, values?: Record<string, unknown>) => ({ query: { kind: 'HogQLQuery', query, ...(values ? { values } : {}) }, name: 't', refresh: 'blocking' });
+const hogql = (query: string, values?: Record<string, unknown>) => ({
+  query: { kind: 'HogQLQuery', query, ...(values ? { values } : {}) },
+  name: 't',
+  refresh: 'blocking',
+});
 
 describe('POST /query/', () => {
   it('answers the HogQLQueryResponse shape', async () => {
@@ -23,18 +32,30 @@ describe('POST /query/', () => {
     expect(res.status).toBe(200);
     const body = res.json();
     expect(body.columns).toEqual(['id', 'email']);
-    expect(body.types).toEqual([['id', 'UUID'], ['email', 'Nullable(String)']]);
+    expect(body.types).toEqual([
+      ['id', 'UUID'],
+      ['email', 'Nullable(String)'],
+    ]);
     expect(body.results).toHaveLength(5);
-    expect(body).toMatchObject({ hasMore: null, limit: null, offset: null, is_cached: false, query_status: null, hogql: expect.any(String) });
+    expect(body).toMatchObject({
+      hasMore: null,
+      limit: null,
+      offset: null,
+      is_cached: false,
+      query_status: null,
+      hogql: expect.any(String),
+    });
     const team = [...sb.store].filter((p) => p.properties.plan === 'team').slice(0, 5);
     expect(body.results.map((r: unknown[]) => r[0])).toEqual(team.map((p) => p.uuid));
   });
 
-  it('refuses OFFSET for personal keys with the server\'s exact words, before running', async () => {
+  it("refuses OFFSET for personal keys with the server's exact words, before running", async () => {
     const res = await post(hogql('SELECT id FROM persons LIMIT 5 OFFSET 10'));
     expect(res.status).toBe(400);
     expect(res.json()).toEqual(errorBody('validation_error', 'invalid_input', OFFSET_REFUSED));
-    expect(OFFSET_REFUSED).toMatch(/^OFFSET is not supported on queries made with a personal API key\. For pagination, use keyset pagination/);
+    expect(OFFSET_REFUSED).toMatch(
+      /^OFFSET is not supported on queries made with a personal API key\. For pagination, use keyset pagination/,
+    );
   });
 
   it('answers 400 validation_error for syntax and resolution errors', async () => {
@@ -96,7 +117,12 @@ describe('POST /query/', () => {
       poll = await call(sb, `/api/projects/1/query/${id}/`);
     }
     expect(poll.status).toBe(400);
-    expect(poll.json().query_status).toMatchObject({ id, complete: true, error: true, error_message: expect.stringContaining('nosuchfunction') });
+    expect(poll.json().query_status).toMatchObject({
+      id,
+      complete: true,
+      error: true,
+      error_message: expect.stringContaining('nosuchfunction'),
+    });
   });
 
   it('is throttled as a query when rate limits are on', async () => {

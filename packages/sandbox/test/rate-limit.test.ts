@@ -60,8 +60,16 @@ describe('parseRateLimitSpec', () => {
       { scope: 'persons_delete_sustained', limit: 80, windowMs: 10_000 },
     ]);
     expect(config.get('query')).toEqual([{ scope: 'api_queries_burst', limit: 120, windowMs: 20_000 }]);
-    expect(parseRateLimitSpec('delete=8/s+80/2min')!.get('delete')!.map((r) => r.windowMs)).toEqual([1000, 2 * MIN]);
-    expect(parseRateLimitSpec('read=5,600')!.get('read')!.map((r) => r.limit)).toEqual([5, 600]);
+    expect(
+      parseRateLimitSpec('delete=8/s+80/2min')!
+        .get('delete')!
+        .map((r) => r.windowMs),
+    ).toEqual([1000, 2 * MIN]);
+    expect(
+      parseRateLimitSpec('read=5,600')!
+        .get('read')!
+        .map((r) => r.limit),
+    ).toEqual([5, 600]);
   });
 });
 
@@ -126,7 +134,9 @@ describe('429 over HTTP', () => {
       // Three requests at 0, 10 and 20 s; the fourth at 30 s waits until the first leaves.
       const throttled = await call(sb, persons);
       expect(throttled.status).toBe(429);
-      expect(throttled.json()).toEqual(errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 30 seconds.'));
+      expect(throttled.json()).toEqual(
+        errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 30 seconds.'),
+      );
       expect(throttled.headers['retry-after']).toBe('30');
       now = 1_000_000 + 59_000 + 500;
       const oneSecond = await call(sb, persons);

@@ -86,7 +86,9 @@ describe('password step: POST /api/login/ (§11.1)', () => {
     for (let i = 0; i < 3; i++) expect((await b.login(email, `wrong-${i}`)).status).toBe(400);
     const locked = await b.login(email, sb.twoFactorUser.password);
     expect(locked.status).toBe(403);
-    expect(locked.json()).toEqual(errorBody('authentication_error', 'too_many_failed_attempts', 'Too many failed login attempts. Please try again in 15 minutes.'));
+    expect(locked.json()).toEqual(
+      errorBody('authentication_error', 'too_many_failed_attempts', 'Too many failed login attempts. Please try again in 15 minutes.'),
+    );
     tick(15 * 60 + 1);
     expect((await b.login(email, sb.twoFactorUser.password)).status).toBe(401);
   });
@@ -97,7 +99,13 @@ describe('password step: POST /api/login/ (§11.1)', () => {
     try {
       const before = sb.outbox.length;
       const reply = await new Browser().login('sandbox@example.com', 'correct horse battery');
-      expect(reply.json()).toEqual(errorBody('validation_error', 'not_verified', 'Your account is awaiting verification. Please check your email for a verification link.'));
+      expect(reply.json()).toEqual(
+        errorBody(
+          'validation_error',
+          'not_verified',
+          'Your account is awaiting verification. Please check your email for a verification link.',
+        ),
+      );
       expect(sb.outbox.slice(before).map((m) => m.kind)).toEqual(['email_verification']);
     } finally {
       account.emailVerified = true;
@@ -152,7 +160,9 @@ describe('second factor: POST /api/login/token/ (§11.2)', () => {
     const b = new Browser();
     await b.login(email, password);
     expect((await b.send('/api/login/token/', 'POST', { token: '000000' })).json().code).toBe('2fa_invalid');
-    expect((await b.send('/api/login/token/', 'POST', { token: '000001' })).json()).toEqual(errorBody('validation_error', '2fa_too_many_attempts', 'Too many attempts.'));
+    expect((await b.send('/api/login/token/', 'POST', { token: '000001' })).json()).toEqual(
+      errorBody('validation_error', '2fa_too_many_attempts', 'Too many attempts.'),
+    );
     tick(2);
     expect((await b.send('/api/login/token/', 'POST', { token: freshCode(sb.twoFactorUser.totpSecret) })).status).toBe(200);
   });
@@ -198,8 +208,12 @@ describe('CSRF on unsafe session requests (§11.3)', () => {
     const missing = await patch({});
     expect(missing.status).toBe(403);
     expect(missing.json()).toEqual(errorBody('authentication_error', 'permission_denied', 'CSRF Failed: CSRF token missing.'));
-    expect(detail(await patch({ 'x-csrftoken': 'a'.repeat(32) }))).toBe("CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header incorrect.");
-    expect(detail(await patch({ 'x-csrftoken': 'short' }))).toBe("CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header has incorrect length.");
+    expect(detail(await patch({ 'x-csrftoken': 'a'.repeat(32) }))).toBe(
+      "CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header incorrect.",
+    );
+    expect(detail(await patch({ 'x-csrftoken': 'short' }))).toBe(
+      "CSRF Failed: CSRF token from the 'X-Csrftoken' HTTP header has incorrect length.",
+    );
     expect((await patch({ 'x-csrftoken': b.cookies.get('posthog_csrftoken')! })).status).toBe(200);
   });
 
@@ -209,11 +223,15 @@ describe('CSRF on unsafe session requests (§11.3)', () => {
     expect(detail(await patch({ 'x-csrftoken': token }))).toBe('CSRF Failed: CSRF cookie not set.');
     b.cookies.set('posthog_csrftoken', token);
     const host = new URL(sb.url).host;
-    expect(detail(await patch({ 'x-csrftoken': token, origin: 'http://evil.example' }))).toBe('CSRF Failed: Origin checking failed - http://evil.example does not match any trusted origins.');
+    expect(detail(await patch({ 'x-csrftoken': token, origin: 'http://evil.example' }))).toBe(
+      'CSRF Failed: Origin checking failed - http://evil.example does not match any trusted origins.',
+    );
     expect((await patch({ 'x-csrftoken': token, origin: `http://${host}` })).status).toBe(200);
     const https = { 'x-csrftoken': token, 'x-forwarded-proto': 'https' };
     expect(detail(await patch(https))).toBe('CSRF Failed: Referer checking failed - no Referer.');
-    expect(detail(await patch({ ...https, referer: 'https://evil.example/' }))).toBe('CSRF Failed: Referer checking failed - https://evil.example/ does not match any trusted origins.');
+    expect(detail(await patch({ ...https, referer: 'https://evil.example/' }))).toBe(
+      'CSRF Failed: Referer checking failed - https://evil.example/ does not match any trusted origins.',
+    );
     expect((await patch({ ...https, referer: `https://${host}/` })).status).toBe(200);
   });
 
@@ -240,7 +258,9 @@ describe('2FA setup and management (§10)', () => {
     ] as const) {
       const reply = await call(sb, path, { method });
       expect(reply.status, path).toBe(403);
-      expect(reply.json(), path).toEqual(errorBody('authentication_error', 'permission_denied', 'This action does not support personal API key access'));
+      expect(reply.json(), path).toEqual(
+        errorBody('authentication_error', 'permission_denied', 'This action does not support personal API key access'),
+      );
     }
   });
 
@@ -253,7 +273,9 @@ describe('2FA setup and management (§10)', () => {
     const wrong = await b.send('/api/users/@me/two_factor_validate/', 'POST', { token: '000000' });
     expect(wrong.json()).toEqual(errorBody('validation_error', 'token_invalid', 'Token is not valid'));
     tick(601);
-    expect((await b.send('/api/users/@me/two_factor_validate/', 'POST', { token: totp(start.json().secret, clock) })).json().code).toBe('setup_expired');
+    expect((await b.send('/api/users/@me/two_factor_validate/', 'POST', { token: totp(start.json().secret, clock) })).json().code).toBe(
+      'setup_expired',
+    );
 
     const { secret } = (await b.send('/api/users/@me/start_2fa_setup/')).json();
     const ok = await b.send('/api/users/@me/validate_2fa/', 'POST', { token: totp(secret, clock) });
@@ -280,7 +302,9 @@ describe('2FA setup and management (§10)', () => {
     sb.ageSessions(2 * 3600 + 1);
     const late = await b.send('/api/users/@me/two_factor_backup_codes/', 'POST');
     expect(late.status).toBe(403);
-    expect(late.json()).toEqual(errorBody('authentication_error', 'sensitive_action_required_reauth', 'This action requires you to be recently authenticated.'));
+    expect(late.json()).toEqual(
+      errorBody('authentication_error', 'sensitive_action_required_reauth', 'This action requires you to be recently authenticated.'),
+    );
     expect((await b.send('/api/users/@me/two_factor_status/')).status).toBe(200);
     // Sign in again (with a code now) and it works.
     b.cookies.delete('sessionid');
@@ -292,7 +316,9 @@ describe('2FA setup and management (§10)', () => {
   it('disables 2FA, after which backup codes cannot be made', async () => {
     expect((await b.send('/api/users/@me/two_factor_disable/', 'POST')).json()).toEqual({ success: true });
     expect((await b.send('/api/users/@me/two_factor_status/')).json()).toEqual({ is_enabled: false, backup_codes: [], method: null });
-    expect((await b.send('/api/users/@me/two_factor_backup_codes/', 'POST')).json()).toEqual(errorBody('validation_error', '2fa_not_enabled', '2FA must be enabled first'));
+    expect((await b.send('/api/users/@me/two_factor_backup_codes/', 'POST')).json()).toEqual(
+      errorBody('validation_error', '2fa_not_enabled', '2FA must be enabled first'),
+    );
     expect(sb.outbox.at(-1)?.kind).toBe('2fa_disabled');
   });
 
@@ -318,23 +344,50 @@ describe('e-mail verification and changes (§9, §10)', () => {
     expect(mail.link).toBe(`${sb.url}/verify_email/${mail.uuid}/${mail.token}`);
     expect((await call(sb, '/_sandbox/outbox', { key: null })).json().at(-1).link).toBe(mail.link);
 
-    const verified = await call(sb, '/api/users/verify_email/', { method: 'POST', key: null, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: mail.uuid, token: mail.token }) });
+    const verified = await call(sb, '/api/users/verify_email/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ uuid: mail.uuid, token: mail.token }),
+    });
     expect(verified.json()).toEqual({ success: true, token: mail.token });
     expect(setCookies(verified).some((c) => c.startsWith('sessionid='))).toBe(true);
-    expect((await b.send('/api/users/@me/')).json()).toMatchObject({ email: 'sandy@example.org', pending_email: null, is_email_verified: true });
+    expect((await b.send('/api/users/@me/')).json()).toMatchObject({
+      email: 'sandy@example.org',
+      pending_email: null,
+      is_email_verified: true,
+    });
 
-    const again = await call(sb, '/api/users/verify_email/', { method: 'POST', key: null, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: mail.uuid, token: mail.token }) });
-    expect(again.json()).toEqual(errorBody('validation_error', 'invalid_token', 'This verification token is invalid or has expired.', 'token'));
+    const again = await call(sb, '/api/users/verify_email/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ uuid: mail.uuid, token: mail.token }),
+    });
+    expect(again.json()).toEqual(
+      errorBody('validation_error', 'invalid_token', 'This verification token is invalid or has expired.', 'token'),
+    );
     // Put the address back for the other tests.
     sb.identity.byEmail('sandy@example.org')!.user.email = 'sandbox@example.com';
   });
 
   it('wants a token, and says success for unknown uuids on request_email_verification', async () => {
-    const noToken = await call(sb, '/api/users/verify_email/', { method: 'POST', key: null, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: sb.twoFactorUser.uuid }) });
+    const noToken = await call(sb, '/api/users/verify_email/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ uuid: sb.twoFactorUser.uuid }),
+    });
     expect(noToken.json()).toEqual(errorBody('validation_error', 'required', 'This field is required.', 'token'));
     const unknown = '00000000-0000-4000-8000-000000000000';
     const before = sb.outbox.length;
-    const send = () => call(sb, '/api/users/request_email_verification/', { method: 'POST', key: null, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: unknown }) });
+    const send = () =>
+      call(sb, '/api/users/request_email_verification/', {
+        method: 'POST',
+        key: null,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ uuid: unknown }),
+      });
     expect((await send()).json()).toEqual({ success: true });
     expect(sb.outbox.length).toBe(before);
     for (let i = 0; i < 5; i++) expect((await send()).status).toBe(200);

@@ -27,7 +27,7 @@ export function authLoginCommand(): Command {
   return new Command('login')
     .summary('sign in with e-mail, password and 2FA code, for commands that need a session')
     .description(
-      'Sign in to the profile\'s PostHog site like the web app does, and keep the session cookies in a private file (0600) for this profile. ' +
+      "Sign in to the profile's PostHog site like the web app does, and keep the session cookies in a private file (0600) for this profile. " +
         'PostHog refuses personal API keys for 2FA and e-mail changes (`hogctl users 2fa ...`, `hogctl email cancel-change`) and for some persons insights; those commands use this session. ' +
         'The password is read without echo, or from standard input with --password-stdin; it is never a flag value. ' +
         'When the account has 2FA, give the current code from your authenticator app (or an unused backup code) when asked, or with --code. ' +
@@ -36,7 +36,10 @@ export function authLoginCommand(): Command {
     )
     .option('--email <address>', 'the e-mail you sign in with (asked when missing)')
     .option('--password-stdin', 'read the password from standard input instead of asking')
-    .option('--code <code>', 'the 2FA code, if the server asks for one: 6 digits from your authenticator app (a backup code is better typed at the prompt: flags stay in shell history)')
+    .option(
+      '--code <code>',
+      'the 2FA code, if the server asks for one: 6 digits from your authenticator app (a backup code is better typed at the prompt: flags stay in shell history)',
+    )
     .option('--email-code <code>', 'finish a sign-in that is waiting for the code PostHog e-mailed (no password needed)')
     .option('--email-code-stdin', 'the same, reading the e-mailed code from standard input')
     .option('--resend-code', 'ask PostHog to e-mail a new code for the sign-in that is waiting (at most once a minute)')
@@ -54,7 +57,8 @@ export function authLoginCommand(): Command {
 
 export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Promise<void> {
   if (options.emailCode !== undefined || options.emailCodeStdin || options.resendCode) return finishWithEmailedCode(ctx, options);
-  if (options.email !== undefined && !EMAIL.test(options.email.trim())) throw new UsageError(`invalid --email "${options.email}": expected an address like lee@example.com`);
+  if (options.email !== undefined && !EMAIL.test(options.email.trim()))
+    throw new UsageError(`invalid --email "${options.email}": expected an address like lee@example.com`);
   const flagCode = options.code === undefined ? undefined : checkOtpCode(options.code, { backupCodes: true });
   const settings = await ctx.settings();
   const prompter = await ctx.prompter();
@@ -70,7 +74,11 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
   if (prompter.interactive && !options.passwordStdin) ctx.info(`Signing in to ${new URL(settings.baseUrl).origin}`);
   if (options.passwordStdin) password = await readSecretFromStdin(ctx.io.stdin, 'password', '--password-stdin');
   else if (prompter.interactive) password = await prompter.password('Password (input hidden):');
-  else throw new UsageError('no password given', 'pipe it with --password-stdin (e.g. `printf %s "$POSTHOG_PASSWORD" | hogctl auth login --email ... --password-stdin`); hogctl never takes a password as a flag value');
+  else
+    throw new UsageError(
+      'no password given',
+      'pipe it with --password-stdin (e.g. `printf %s "$POSTHOG_PASSWORD" | hogctl auth login --email ... --password-stdin`); hogctl never takes a password as a flag value',
+    );
   if (!password) throw new UsageError('the password is empty');
 
   // A new sign-in starts without the old session; remember cookies stay, so a device that passed
@@ -86,8 +94,14 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
     if (outcome.next === 'totp') {
       let code = flagCode;
       if (code === undefined) {
-        if (!prompter.interactive) throw new UsageError('this account has 2FA: a code is needed', 'pass --code <code> with the current code from your authenticator app, or a backup code');
-        code = checkOtpCode(await prompter.password('2FA code from your authenticator app, or a backup code (input hidden):'), { backupCodes: true });
+        if (!prompter.interactive)
+          throw new UsageError(
+            'this account has 2FA: a code is needed',
+            'pass --code <code> with the current code from your authenticator app, or a backup code',
+          );
+        code = checkOtpCode(await prompter.password('2FA code from your authenticator app, or a backup code (input hidden):'), {
+          backupCodes: true,
+        });
       }
       await loginToken(client, code);
       how = ' (with 2FA)';
@@ -132,7 +146,11 @@ async function checkSiteChosen(ctx: Context, baseUrl: string, source: string): P
 async function askForEmailedCode(ctx: Context, client: ApiClient, email: string): Promise<void> {
   const prompter = await ctx.prompter();
   for (;;) {
-    const answer = (await prompter.input(`Code from the e-mail to ${email} (or "r" to get a new one):`, { validate: (v) => /^\s*(r|\d[\d\s-]*)\s*$/i.test(v) || 'type the 6 digits, or r' })).trim();
+    const answer = (
+      await prompter.input(`Code from the e-mail to ${email} (or "r" to get a new one):`, {
+        validate: (v) => /^\s*(r|\d[\d\s-]*)\s*$/i.test(v) || 'type the 6 digits, or r',
+      })
+    ).trim();
     try {
       if (answer.toLowerCase() === 'r') {
         await resendLoginCode(client);
@@ -144,7 +162,11 @@ async function askForEmailedCode(ctx: Context, client: ApiClient, email: string)
     } catch (err) {
       const explained = explainLoginError(err);
       // A wrong or stale code gets another try; anything else ends the sign-in.
-      if (!(err instanceof ApiError && err.server.code === 'invalid_code') && !(explained instanceof RateLimitedError && answer.toLowerCase() === 'r')) throw explained;
+      if (
+        !(err instanceof ApiError && err.server.code === 'invalid_code') &&
+        !(explained instanceof RateLimitedError && answer.toLowerCase() === 'r')
+      )
+        throw explained;
       ctx.warn((explained as Error).message);
     }
   }
@@ -159,25 +181,37 @@ function checkEmailCode(raw: string): string {
 /** `--email-code`, `--email-code-stdin`, `--resend-code`: the second half of a sign-in. */
 async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): Promise<void> {
   if (options.passwordStdin || options.code !== undefined) {
-    throw new UsageError('--email-code finishes a sign-in that is already waiting: give it without a password or --code', 'first `hogctl auth login` (it e-mails the code), then `hogctl auth login --email-code <code>`');
+    throw new UsageError(
+      '--email-code finishes a sign-in that is already waiting: give it without a password or --code',
+      'first `hogctl auth login` (it e-mails the code), then `hogctl auth login --email-code <code>`',
+    );
   }
   if ([options.emailCode !== undefined, options.emailCodeStdin, options.resendCode].filter(Boolean).length > 1) {
     throw new UsageError('give one of --email-code, --email-code-stdin and --resend-code');
   }
-  const code = options.resendCode ? undefined : checkEmailCode(options.emailCodeStdin ? await readSecretFromStdin(ctx.io.stdin, 'e-mailed code', '--email-code-stdin') : options.emailCode!);
+  const code = options.resendCode
+    ? undefined
+    : checkEmailCode(
+        options.emailCodeStdin ? await readSecretFromStdin(ctx.io.stdin, 'e-mailed code', '--email-code-stdin') : options.emailCode!,
+      );
   const settings = await ctx.settings();
   const label = ctx.sessionLabel(settings);
   const jar = await ctx.sessionJar();
   const pending = jar.state === 'awaiting_code' ? jar.pendingCode : undefined;
   if (!pending) {
-    throw new AuthError(`no sign-in of ${label} is waiting for an e-mailed code`, 'run `hogctl auth login` first: PostHog e-mails the code after the password');
+    throw new AuthError(
+      `no sign-in of ${label} is waiting for an e-mailed code`,
+      'run `hogctl auth login` first: PostHog e-mails the code after the password',
+    );
   }
   const client = await ctx.client(settings, sessionCredentials(jar, { autosave: false, label }));
   try {
     if (code === undefined) {
       await resendLoginCode(client);
       jar.save();
-      ctx.info(`✔ PostHog e-mailed a new code to ${pending.email}; the previous one no longer works. Finish with \`hogctl auth login --email-code <code>\``);
+      ctx.info(
+        `✔ PostHog e-mailed a new code to ${pending.email}; the previous one no longer works. Finish with \`hogctl auth login --email-code <code>\``,
+      );
       return;
     }
     await loginEmailCode(client, code);
@@ -190,7 +224,10 @@ async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): P
 /** The session is real only once the server set it and names the user: then it is saved. */
 async function completeSignIn(ctx: Context, client: ApiClient, jar: SessionJar, label: string, how: string): Promise<void> {
   if (jar.state !== 'active' && jar.state !== 'awaiting_code') {
-    throw new AuthError('the server accepted the sign-in but set no session cookie', `check that ${jar.origin} is the PostHog site itself and not a proxy that strips cookies`);
+    throw new AuthError(
+      'the server accepted the sign-in but set no session cookie',
+      `check that ${jar.origin} is the PostHog site itself and not a proxy that strips cookies`,
+    );
   }
   const me = await getUser(client, '@me');
   jar.setUser({ email: me.email, uuid: me.uuid });

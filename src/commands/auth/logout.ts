@@ -37,7 +37,13 @@ export async function authLogoutRun(ctx: Context, options: AuthLogoutOptions = {
     const client = await ctx.client(settings, sessionCredentials(jar, { autosave: false, label }));
     try {
       // Django's logout answers with a redirect to the login page; that is its success.
-      await client.request({ method: 'POST', path: '/logout', returnRedirects: true, acceptStatus: (s) => s >= 300 && s < 400, retry: { maxRetries: 0 } });
+      await client.request({
+        method: 'POST',
+        path: '/logout',
+        returnRedirects: true,
+        acceptStatus: (s) => s >= 300 && s < 400,
+        retry: { maxRetries: 0 },
+      });
       ended = 'ended the session on the server';
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
@@ -51,5 +57,7 @@ export async function authLogoutRun(ctx: Context, options: AuthLogoutOptions = {
     if (jar.hasCookies) jar.save();
     else jar.delete();
   }
-  ctx.info(`✔ signed out${who}: ${ended}; deleted the session cookies of ${label}${options.forget || !jar.hasCookies ? '' : ' (kept the remember cookie: --forget drops it)'}`);
+  ctx.info(
+    `✔ signed out${who}: ${ended}; deleted the session cookies of ${label}${options.forget || !jar.hasCookies ? '' : ' (kept the remember cookie: --forget drops it)'}`,
+  );
 }

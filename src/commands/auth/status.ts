@@ -29,7 +29,8 @@ export async function authStatusRun(ctx: Context): Promise<void> {
   let note: string | null = null;
   let user = jar.user?.email ?? null;
   if (jar.foreignOrigin) note = `the saved session is for ${jar.foreignOrigin}`;
-  if (jar.state === 'awaiting_code') note = `waiting for the code e-mailed to ${jar.pendingCode?.email}: \`hogctl auth login --email-code <code>\``;
+  if (jar.state === 'awaiting_code')
+    note = `waiting for the code e-mailed to ${jar.pendingCode?.email}: \`hogctl auth login --email-code <code>\``;
   if (jar.state === 'active') {
     try {
       const me = await getUser(await ctx.api({ auth: 'session' }), '@me');
@@ -50,15 +51,18 @@ export async function authStatusRun(ctx: Context): Promise<void> {
     session,
     session_note: note,
     user,
-    signed_in_at: jar.state === 'none' ? null : jar.signedInAt ?? null,
+    signed_in_at: jar.state === 'none' ? null : (jar.signedInAt ?? null),
     session_file: jar.exists ? jar.file : null,
     api_key: settings.apiKey ? maskKey(settings.apiKey) : null,
-    api_key_source: settings.apiKey ? settings.sources.apiKey ?? null : null,
+    api_key_source: settings.apiKey ? (settings.sources.apiKey ?? null) : null,
     ...(settings.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
   };
   await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
   if (!active) {
     const label = ctx.sessionLabel(settings);
-    throw new AuthError(`not signed in to ${jar.origin} (${label}): run \`hogctl auth login\``, settings.apiKey ? 'commands that accept personal API keys still use the key' : undefined);
+    throw new AuthError(
+      `not signed in to ${jar.origin} (${label}): run \`hogctl auth login\``,
+      settings.apiKey ? 'commands that accept personal API keys still use the key' : undefined,
+    );
   }
 }

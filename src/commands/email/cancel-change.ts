@@ -10,7 +10,9 @@ import { writeUser } from '../users/shared/write-user.js';
 export function emailCancelChangeCommand(): Command {
   return new Command('cancel-change')
     .summary('cancel a pending change of your e-mail address')
-    .description('Drop the pending e-mail address (set by `hogctl users update --field email=...`): the current address stays and the link sent to the new one stops working. Needs a signed-in session (`hogctl auth login`).')
+    .description(
+      'Drop the pending e-mail address (set by `hogctl users update --field email=...`): the current address stays and the link sent to the new one stops working. Needs a signed-in session (`hogctl auth login`).',
+    )
     .addHelpText('after', examples('hogctl email cancel-change'))
     .action(withContext(emailCancelChangeRun));
 }
@@ -23,7 +25,12 @@ export async function emailCancelChangeRun(ctx: Context): Promise<void> {
     after = await cancelEmailChange(client);
   } catch (err) {
     if (err instanceof ApiError && err.server.code === 'email_change_request_not_found') {
-      throw new ApiError(`no pending e-mail change to cancel: the address is ${before.email}`, err.status, err.server, 'a change is pending only after `hogctl users update --field email=...`');
+      throw new ApiError(
+        `no pending e-mail change to cancel: the address is ${before.email}`,
+        err.status,
+        err.server,
+        'a change is pending only after `hogctl users update --field email=...`',
+      );
     }
     throw err;
   }

@@ -17,7 +17,10 @@ export function emailRequestVerificationCommand(): Command {
         '(the session, or the API key with user:read). PostHog answers the same for unknown uuids, so success does not prove the user exists; it allows a few requests a day per user.',
     )
     .option('--uuid <uuid>', 'the user (default: yourself)')
-    .addHelpText('after', examples('hogctl email request-verification', 'hogctl email request-verification --uuid 0190c0de-aaaa-7bbb-8ccc-000000000001'))
+    .addHelpText(
+      'after',
+      examples('hogctl email request-verification', 'hogctl email request-verification --uuid 0190c0de-aaaa-7bbb-8ccc-000000000001'),
+    )
     .action(withContext(emailRequestVerificationRun));
 }
 

@@ -24,15 +24,24 @@ export function emailVerifyCommand(): Command {
     .option('--token <token>', 'the token (the last part of the link)')
     .addHelpText(
       'after',
-      examples('hogctl email verify https://us.posthog.com/verify_email/0190c0de-.../c5x2ab-3f9e...', 'pbpaste | hogctl email verify -', 'hogctl email verify --uuid <uuid> --token <token>'),
+      examples(
+        'hogctl email verify https://us.posthog.com/verify_email/0190c0de-.../c5x2ab-3f9e...',
+        'pbpaste | hogctl email verify -',
+        'hogctl email verify --uuid <uuid> --token <token>',
+      ),
     )
     .action(withContext(emailVerifyRun));
 }
 
 export async function emailVerifyRun(ctx: Context, options: EmailVerifyOptions, link?: string): Promise<void> {
   const byParts = options.uuid !== undefined || options.token !== undefined;
-  if ((link === undefined) === !byParts) throw new UsageError('give either the link from the e-mail, or --uuid and --token', 'e.g. `hogctl email verify "https://us.posthog.com/verify_email/<uuid>/<token>"`');
-  if (byParts && (options.uuid === undefined || options.token === undefined)) throw new UsageError('--uuid and --token go together', 'both are in the link: .../verify_email/<uuid>/<token>');
+  if ((link === undefined) === !byParts)
+    throw new UsageError(
+      'give either the link from the e-mail, or --uuid and --token',
+      'e.g. `hogctl email verify "https://us.posthog.com/verify_email/<uuid>/<token>"`',
+    );
+  if (byParts && (options.uuid === undefined || options.token === undefined))
+    throw new UsageError('--uuid and --token go together', 'both are in the link: .../verify_email/<uuid>/<token>');
 
   let target: { uuid: string; token: string; origin?: string };
   if (link !== undefined) {
@@ -48,13 +57,21 @@ export async function emailVerifyRun(ctx: Context, options: EmailVerifyOptions, 
   const settings = await ctx.settings();
   const site = new URL(settings.baseUrl).origin;
   if (target.origin && target.origin !== site) {
-    throw new UsageError(`the link is for ${target.origin}, but hogctl is set to ${site}`, `pass --base-url ${target.origin}, or --profile with the profile of that site`);
+    throw new UsageError(
+      `the link is for ${target.origin}, but hogctl is set to ${site}`,
+      `pass --base-url ${target.origin}, or --profile with the profile of that site`,
+    );
   }
   try {
     await verifyEmail(await ctx.api({ auth: 'none' }), target.uuid, target.token);
   } catch (err) {
     if (err instanceof ApiError && err.server.code === 'invalid_token') {
-      throw new ApiError('the verification link is invalid or has expired', err.status, err.server, 'each link works once and dies when a newer one is sent or the address changes; get a new one with `hogctl email request-verification`');
+      throw new ApiError(
+        'the verification link is invalid or has expired',
+        err.status,
+        err.server,
+        'each link works once and dies when a newer one is sent or the address changes; get a new one with `hogctl email request-verification`',
+      );
     }
     throw err;
   }

@@ -18,9 +18,9 @@ export const ACTIVITY_COLUMNS = ['created_at', 'activity', 'user.email', 'item_i
 
 export function personsActivityCommand(): Command {
   return new Command('activity')
-    .summary("show the activity log of a person, or of all persons")
+    .summary('show the activity log of a person, or of all persons')
     .description(
-      'Show who changed, split or deleted persons, and when: one person\'s activity log, or the whole project\'s without an id (the only way to see deleted persons). ' +
+      "Show who changed, split or deleted persons, and when: one person's activity log, or the whole project's without an id (the only way to see deleted persons). " +
         'Newest first. The `changes` column sums up detail.changes; -o json prints the entries in full.',
     )
     .argument('[id]', 'the integer id or the UUID of the person (or give --distinct-id); omit both for every person')
@@ -30,7 +30,11 @@ export function personsActivityCommand(): Command {
     .option('--page-size <n>', 'entries per request (default 100)')
     .addHelpText(
       'after',
-      examples('hogctl persons activity 42', 'hogctl persons activity --limit 20', 'hogctl persons activity --all -o ndjson > person-activity.ndjson'),
+      examples(
+        'hogctl persons activity 42',
+        'hogctl persons activity --limit 20',
+        'hogctl persons activity --all -o ndjson > person-activity.ndjson',
+      ),
     )
     .action(withContext(personsActivityRun));
 }
@@ -50,7 +54,8 @@ export function summarizeChanges(changes: unknown): string {
 
 export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, given?: string): Promise<void> {
   // Without an id or --distinct-id, the activity of every person.
-  const target = given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
+  const target =
+    given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
   if (target) await checkTarget(target);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);

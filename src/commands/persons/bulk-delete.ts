@@ -39,7 +39,14 @@ export function personsBulkDeleteCommand(): Command {
         'retries (listed in the receipt; --resume retries them), 130 interrupted.',
     )
     .requiredOption('--file <path|->', 'the file of ids, or - for standard input')
-    .addOption(new Option('--format <format>', 'how to read the file (default: from the extension or the content)').choices(['lines', 'csv', 'json', 'ndjson']))
+    .addOption(
+      new Option('--format <format>', 'how to read the file (default: from the extension or the content)').choices([
+        'lines',
+        'csv',
+        'json',
+        'ndjson',
+      ]),
+    )
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids')
     .option('--distinct-ids', 'the values are distinct ids, not person ids')
     .option('--delete-events', "also queue the deletion of the persons' events")
@@ -51,9 +58,15 @@ export function personsBulkDeleteCommand(): Command {
     .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
     .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
     .option('--concurrency <n>', 'requests in flight at once (default 4)')
-    .option('--rate <windows>', 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)')
+    .option(
+      '--rate <windows>',
+      'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)',
+    )
     .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
-    .option('--max-wait <duration>', 'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later, e.g. 90s, 1h (default 15m)')
+    .option(
+      '--max-wait <duration>',
+      'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later, e.g. 90s, 1h (default 15m)',
+    )
     .option('--skip-invalid', 'send the valid ids and list the invalid ones in the receipt, instead of stopping')
     .addHelpText(
       'after',
@@ -71,14 +84,19 @@ export function personsBulkDeleteCommand(): Command {
 export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDeleteOptions): Promise<void> {
   const { concurrency: c, rate: r, retries: t, maxWait, ...rest } = options;
   const concurrency = c === undefined ? undefined : parseCount(c, '--concurrency');
-  if (concurrency !== undefined && concurrency > 64) throw new UsageError(`invalid --concurrency "${c}": at most 64 requests can be in flight`);
+  if (concurrency !== undefined && concurrency > 64)
+    throw new UsageError(`invalid --concurrency "${c}": at most 64 requests can be in flight`);
   const retries = t === undefined ? undefined : parseCount(t, '--retries', 0);
   const maxWaitMs = maxWait === undefined ? undefined : parseDuration(maxWait, '--max-wait');
   const rate = r === undefined ? undefined : parseRateWindows(r);
-  if (r !== undefined && rate === undefined) throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
+  if (r !== undefined && rate === undefined)
+    throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
   if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
-    throw new UsageError('--keep-person without --delete-events or --delete-recordings would do nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person');
+    throw new UsageError(
+      '--keep-person without --delete-events or --delete-recordings would do nothing',
+      'add --delete-events and/or --delete-recordings, or drop --keep-person',
+    );
   }
   await bulkDelete(ctx, { ...rest, concurrency, retries, rate, maxWaitMs });
 }

@@ -16,7 +16,7 @@ export function personsCohortsCommand(): Command {
   return new Command('cohorts')
     .summary('list the cohorts a person belongs to')
     .description(
-      'List the cohorts that hold a person, with each cohort\'s size. The server looks the cohorts up in your user\'s current project; the API key needs the person:read and cohort:read scopes.',
+      "List the cohorts that hold a person, with each cohort's size. The server looks the cohorts up in your user's current project; the API key needs the person:read and cohort:read scopes.",
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
@@ -30,7 +30,24 @@ export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOpt
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   // Older servers answer full cohort objects; their fields are valid for --fields too.
-  const writer = new RecordWriter(output, { columns: ['id', 'name', 'count'], fields: ['id', 'name', 'count', 'description', 'created_at', 'is_static', 'filters', 'groups', 'deleted', 'is_calculating', 'last_calculation', 'errors_calculating', 'created_by'] });
+  const writer = new RecordWriter(output, {
+    columns: ['id', 'name', 'count'],
+    fields: [
+      'id',
+      'name',
+      'count',
+      'description',
+      'created_at',
+      'is_static',
+      'filters',
+      'groups',
+      'deleted',
+      'is_calculating',
+      'last_calculation',
+      'errors_calculating',
+      'created_by',
+    ],
+  });
   const client = await ctx.api();
   const personId = await resolvePersonId(ctx, target, client);
   let cohorts;
@@ -42,7 +59,13 @@ export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOpt
     // ask for the person to tell "not found" from a real failure.
     if (error.status === 500) await api.getPerson(client, projectId, personId);
     if (error.status === 400 && /could not retrieve team/i.test(error.server.detail ?? '')) {
-      throw new ApiError(error.message, error.status, error.server, 'the server looks cohorts up in your user\'s current project, and your user has none: open a project in the PostHog app once, then try again', error.exitCode);
+      throw new ApiError(
+        error.message,
+        error.status,
+        error.server,
+        "the server looks cohorts up in your user's current project, and your user has none: open a project in the PostHog app once, then try again",
+        error.exitCode,
+      );
     }
     throw error;
   }

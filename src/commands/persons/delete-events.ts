@@ -23,7 +23,10 @@ export function personsDeleteEventsCommand(): Command {
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
     .option('-y, --yes', 'do not ask for confirmation')
-    .addHelpText('after', examples('hogctl persons delete-events 42', 'hogctl persons delete-events 01900000-aaaa-7bbb-8ccc-000000000001 --yes'))
+    .addHelpText(
+      'after',
+      examples('hogctl persons delete-events 42', 'hogctl persons delete-events 01900000-aaaa-7bbb-8ccc-000000000001 --yes'),
+    )
     .action(withContext(personsDeleteEventsRun));
 }
 
@@ -42,9 +45,15 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their events go.
-  const { status } = await deleteOnePerson(client, projectId, id, { deleteEvents: true, deleteRecordings: false, keepPerson: true }, async () => ({
-    status: await api.deleteEvents(client, projectId, id),
-  }));
+  const { status } = await deleteOnePerson(
+    client,
+    projectId,
+    id,
+    { deleteEvents: true, deleteRecordings: false, keepPerson: true },
+    async () => ({
+      status: await api.deleteEvents(client, projectId, id),
+    }),
+  );
   await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
   ]);

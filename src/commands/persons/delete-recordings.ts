@@ -42,9 +42,15 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their recordings go.
-  const { status } = await deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
-    status: await api.deleteRecordings(client, projectId, id),
-  }));
+  const { status } = await deleteOnePerson(
+    client,
+    projectId,
+    id,
+    { deleteEvents: false, deleteRecordings: true, keepPerson: true },
+    async () => ({
+      status: await api.deleteRecordings(client, projectId, id),
+    }),
+  );
   await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);

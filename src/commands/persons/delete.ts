@@ -48,7 +48,10 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const target = personTarget('delete', options.distinctId, [given]);
   await checkTarget(target);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
-    throw new UsageError('--keep-person alone deletes nothing', 'add --delete-events and/or --delete-recordings, or drop --keep-person to delete the person');
+    throw new UsageError(
+      '--keep-person alone deletes nothing',
+      'add --delete-events and/or --delete-recordings, or drop --keep-person to delete the person',
+    );
   }
   const report = await prepareReport(ctx, ['person', 'deleted', 'delete_events', 'delete_recordings', 'status']);
   const id = await resolvePersonId(ctx, target);
@@ -68,7 +71,11 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
 
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const flags = { deleteEvents: Boolean(options.deleteEvents), deleteRecordings: Boolean(options.deleteRecordings), keepPerson: Boolean(options.keepPerson) };
+  const flags = {
+    deleteEvents: Boolean(options.deleteEvents),
+    deleteRecordings: Boolean(options.deleteRecordings),
+    keepPerson: Boolean(options.keepPerson),
+  };
   const result = await unconfirmed(
     options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
@@ -80,9 +87,17 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
       ? `person ${id}'s data: an earlier attempt's answer was lost, and the retry no longer found the person`
       : `person ${id} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
     await report(
-      { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status: 'gone' },
+      {
+        person: id,
+        deleted: !options.keepPerson,
+        delete_events: Boolean(options.deleteEvents),
+        delete_recordings: Boolean(options.deleteRecordings),
+        status: 'gone',
+      },
       summary,
-      [`Check with \`hogctl persons get ${id}\` (not found means deleted)${options.deleteEvents ? ' and `hogctl persons deletion-status` for the queued event deletion' : ''}.`],
+      [
+        `Check with \`hogctl persons get ${id}\` (not found means deleted)${options.deleteEvents ? ' and `hogctl persons deletion-status` for the queued event deletion' : ''}.`,
+      ],
     );
     return;
   }
@@ -91,15 +106,29 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const unknown = summary === null;
   const queued = (summary?.persons_queued_for_deletion ?? 0) > 0;
   const notes = [
-    ...(unknown ? [`The server did not say whether it found the person: check with \`hogctl persons get ${id}\` (not found means deleted).`] : []),
+    ...(unknown
+      ? [`The server did not say whether it found the person: check with \`hogctl persons get ${id}\` (not found means deleted).`]
+      : []),
     ...(queued ? ['The server queued the deletion; the person disappears once it has run (usually within seconds).'] : []),
     ...(options.keepPerson ? ['The person profile was kept.'] : []),
-    ...(options.deleteEvents ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`] : []),
+    ...(options.deleteEvents
+      ? [`Their events are queued for deletion: ${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`]
+      : []),
     ...(options.deleteRecordings ? ['The deletion of their recordings has started and runs asynchronously.'] : []),
   ];
   await report(
-    { person: id, deleted: !options.keepPerson, delete_events: Boolean(options.deleteEvents), delete_recordings: Boolean(options.deleteRecordings), status },
-    options.keepPerson || unknown ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted (${status})` : queued ? `queued the deletion of person ${id} (${status})` : `deleted person ${id} (${status})`,
+    {
+      person: id,
+      deleted: !options.keepPerson,
+      delete_events: Boolean(options.deleteEvents),
+      delete_recordings: Boolean(options.deleteRecordings),
+      status,
+    },
+    options.keepPerson || unknown
+      ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted (${status})`
+      : queued
+        ? `queued the deletion of person ${id} (${status})`
+        : `deleted person ${id} (${status})`,
     notes,
   );
 }

@@ -23,7 +23,7 @@ export function personsDeletionStatusCommand(): Command {
     .summary('show queued event deletions and whether they have run')
     .description(
       'List the event deletions queued by `persons delete --delete-events`, `persons delete-events` and bulk deletes, newest first. ' +
-        'They stay pending until PostHog\'s weekly batch (Sundays, 05:00 UTC) has run. Recording deletions are not listed.',
+        "They stay pending until PostHog's weekly batch (Sundays, 05:00 UTC) has run. Recording deletions are not listed.",
     )
     .addOption(new Option('--status <status>', 'only pending or completed deletions').choices(['pending', 'completed', 'all']))
     .option('--person <uuid>', "only this person's deletion (a person UUID)")
@@ -32,14 +32,20 @@ export function personsDeletionStatusCommand(): Command {
     .option('--page-size <n>', 'entries per request (default 100)')
     .addHelpText(
       'after',
-      examples('hogctl persons deletion-status --status pending', 'hogctl persons deletion-status --person 01900000-aaaa-7bbb-8ccc-000000000001 -o json'),
+      examples(
+        'hogctl persons deletion-status --status pending',
+        'hogctl persons deletion-status --person 01900000-aaaa-7bbb-8ccc-000000000001 -o json',
+      ),
     )
     .action(withContext(personsDeletionStatusRun));
 }
 
 export async function personsDeletionStatusRun(ctx: Context, options: PersonsDeletionStatusOptions): Promise<void> {
   if (options.person !== undefined && !isUuid(options.person.trim())) {
-    throw new UsageError(`invalid --person "${options.person}": expected a person UUID`, 'deletions are recorded by UUID; `hogctl persons get <id>` shows it');
+    throw new UsageError(
+      `invalid --person "${options.person}": expected a person UUID`,
+      'deletions are recorded by UUID; `hogctl persons get <id>` shows it',
+    );
   }
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);

@@ -16,7 +16,10 @@ export function personsGetCommand(): Command {
     .description('Show one person by integer id or UUID, or look one up by distinct id.')
     .argument('[id]', 'the integer id or the UUID of the person')
     .addOption(distinctIdOption())
-    .addHelpText('after', examples('hogctl persons get 01900000-aaaa-7bbb-8ccc-000000000001', 'hogctl persons get --distinct-id user-881 -o json'))
+    .addHelpText(
+      'after',
+      examples('hogctl persons get 01900000-aaaa-7bbb-8ccc-000000000001', 'hogctl persons get --distinct-id user-881 -o json'),
+    )
     .action(withContext(personsGetRun));
 }
 
@@ -25,11 +28,7 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
   await checkTarget(target);
   // Settings and client load at once. A missing project is still reported before a missing key:
   // both wait for the settings, and projectId() asks for them first.
-  const [output, projectId, client] = await Promise.all([
-    ctx.output(),
-    ctx.projectId(),
-    ctx.api(),
-  ]);
+  const [output, projectId, client] = await Promise.all([ctx.output(), ctx.projectId(), ctx.api()]);
   const person = await api.getPerson(client, projectId, await resolvePersonId(ctx, target, client));
   const record = person as unknown as Record<string, unknown>;
   const first = ['id', 'uuid', 'name', 'distinct_ids', 'created_at'];

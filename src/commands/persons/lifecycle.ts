@@ -37,12 +37,19 @@ export function personsLifecycleCommand(): Command {
 }
 
 export async function personsLifecycleRun(ctx: Context, options: PersonsLifecycleOptions): Promise<void> {
-  const params = buildParams(await readParamsFile(ctx, options), { target_date: options.targetDate, lifecycle_type: options.lifecycleType });
+  const params = buildParams(await readParamsFile(ctx, options), {
+    target_date: options.targetDate,
+    lifecycle_type: options.lifecycleType,
+  });
   const target = params.target_date;
   if (target === undefined || target === null || target === '') {
     throw new UsageError('missing --target-date', 'e.g. hogctl persons lifecycle --target-date 2025-03-01 --lifecycle-type new');
   }
-  if (typeof target !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(target) || Number.isNaN(Date.parse(target.slice(0, 10)))) {
+  if (
+    typeof target !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(target) ||
+    Number.isNaN(Date.parse(target.slice(0, 10)))
+  ) {
     throw new UsageError(`invalid --target-date "${String(target)}": expected a date such as 2025-03-01`);
   }
   const type = params.lifecycle_type;

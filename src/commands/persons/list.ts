@@ -28,7 +28,9 @@ export function personsListCommand(): Command {
   return new Command('list')
     .alias('ls')
     .summary('list persons, with filters and paging')
-    .description('List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.')
+    .description(
+      'List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.',
+    )
     .option('--email <email>', 'exact match on the email property')
     .option('--distinct-id <id>', 'persons having this distinct id')
     .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
@@ -37,7 +39,12 @@ export function personsListCommand(): Command {
     .option('--limit <n>', 'the most persons to print', '100')
     .option('--all', 'every matching person (ignores --limit)')
     .option('--page-size <n>', 'persons per request (default 100, or 1000 with --all)')
-    .addOption(new Option('--server-format <format>', "the API's own format parameter; csv prints the server's CSV export as is").choices(['csv', 'json']))
+    .addOption(
+      new Option('--server-format <format>', "the API's own format parameter; csv prints the server's CSV export as is").choices([
+        'csv',
+        'json',
+      ]),
+    )
     .addHelpText(
       'after',
       examples(
@@ -58,7 +65,10 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(fetchLimit ?? 1000, options.all ? 1000 : 101);
   // Above the cap the server silently returns the cap and no `next`: the listing would stop there.
   if (pageSize > api.MAX_PERSONS_PAGE) {
-    throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} persons per page`, `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`);
+    throw new UsageError(
+      `invalid --page-size ${pageSize}: the server returns at most ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} persons per page`,
+      `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
+    );
   }
   const filters = {
     email: options.email,
@@ -71,13 +81,16 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   const client = await ctx.api();
 
   if (options.serverFormat === 'csv') {
-    if (ctx.globals.output || ctx.globals.fields) throw new UsageError('--server-format csv prints the server\'s CSV as is: drop -o/--fields, or use -o csv instead');
+    if (ctx.globals.output || ctx.globals.fields)
+      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields, or use -o csv instead");
     const body = await api.exportPersonsCsv(client, projectId, filters);
     await writeAll(ctx.io.stdout, body);
     const { parse } = await import('csv-parse/sync');
     const rows = Math.max(0, (parse(body, { relax_column_count: true }) as unknown[]).length - 1);
     if (rows >= api.MAX_PERSONS_PAGE) {
-      ctx.warn(`the server's CSV export stops at ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`);
+      ctx.warn(
+        `the server's CSV export stops at ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,
+      );
     }
     return;
   }
@@ -96,8 +109,12 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
   }
   await writer.end();
-  if (shifted > 0) ctx.info(`persons were deleted while this listing ran: ${shifted} ${shifted === 1 ? 'page was' : 'pages were'} asked for again from further back, so every person that existed throughout is listed once`);
+  if (shifted > 0)
+    ctx.info(
+      `persons were deleted while this listing ran: ${shifted} ${shifted === 1 ? 'page was' : 'pages were'} asked for again from further back, so every person that existed throughout is listed once`,
+    );
   if (writer.count === 0) ctx.info('no persons matched');
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
-  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
+  else if (more && ctx.io.stderr.isTTY)
+    ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
 }

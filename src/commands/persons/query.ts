@@ -35,7 +35,7 @@ export function personsQueryCommand(): Command {
   return new Command('query')
     .summary('run a HogQL query over persons')
     .description(
-      'Run a HogQL query (PostHog\'s SQL) and print its rows, with the returned columns as field names.\n\n' +
+      "Run a HogQL query (PostHog's SQL) and print its rows, with the returned columns as field names.\n\n" +
         'Without --all the query runs as written; the server returns at most 100 rows unless the query has its own LIMIT. ' +
         'With --all, a query of the form `SELECT <columns> FROM persons [WHERE <condition>]` is paged by keyset on created_at and id ' +
         '(personal API keys may not use OFFSET), newest first, and every matching row is printed, 50,000 rows a query. ' +
@@ -46,7 +46,10 @@ export function personsQueryCommand(): Command {
     .option('--all', 'every matching row, paged by created_at and id')
     .option('--page-size <n>', `rows per request with --all (default and most: ${MAX_PAGE_SIZE})`)
     .option('--after <cursor>', 'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>)')
-    .option('--max-wait <duration>', `with --all: the longest wait the server may ask for before --all stops and prints its cursor, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`)
+    .option(
+      '--max-wait <duration>',
+      `with --all: the longest wait the server may ask for before --all stops and prints its cursor, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
+    )
     .option('--values <json>', 'values for {placeholders} in the query, as a JSON object')
     .option('--value <name=value>', 'one placeholder value; parsed as JSON when it parses, else a string (repeatable)', collect)
     .addHelpText(
@@ -80,7 +83,8 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
   for (const pair of options.value ?? []) {
     const eq = pair.indexOf('=');
     const name = eq === -1 ? '' : pair.slice(0, eq).trim();
-    if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new UsageError(`invalid --value "${pair}": expected name=value, e.g. --value plan=team`);
+    if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name))
+      throw new UsageError(`invalid --value "${pair}": expected name=value, e.g. --value plan=team`);
     const raw = pair.slice(eq + 1);
     try {
       values[name] = JSON.parse(raw);
@@ -92,15 +96,21 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
 }
 
 export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
-  if (hogql.trim() === '') throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
+  if (hogql.trim() === '')
+    throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
   const values = parseValues(options);
-  for (const [flag, given] of [['--page-size', options.pageSize], ['--after', options.after], ['--max-wait', options.maxWait]] as const) {
+  for (const [flag, given] of [
+    ['--page-size', options.pageSize],
+    ['--after', options.after],
+    ['--max-wait', options.maxWait],
+  ] as const) {
     if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
   }
   const start = options.after === undefined ? undefined : parseCursor(options.after);
   const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
   const pageSize = options.pageSize === undefined ? DEFAULT_PAGE_SIZE : parseCount(options.pageSize, '--page-size');
-  if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${MAX_PAGE_SIZE} rows per query`);
+  if (pageSize > MAX_PAGE_SIZE)
+    throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${MAX_PAGE_SIZE} rows per query`);
   // Refuse what cannot be paged before anything is sent.
   const plan = options.all ? planKeyset(hogql, values) : undefined;
 
@@ -109,7 +119,12 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const client = await ctx.api();
   const budget = { waitedMs: 0, maxWaitMs, flag: '--max-wait' };
   const send = (query: string, vals: Record<string, unknown>, retry?: { maxRetryAfterMs: number }) =>
-    runHogQL(client, projectId, { query, values: vals, name: QUERY_NAME }, { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry });
+    runHogQL(
+      client,
+      projectId,
+      { query, values: vals, name: QUERY_NAME },
+      { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry },
+    );
   // With --all the server's query limit is waited out, with a countdown; a single query leaves
   // the waiting to the client.
   const run = (query: string, vals: Record<string, unknown>) =>
@@ -132,7 +147,9 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     await print(res.columns, res.types, res.results);
     await writer!.end();
     if (res.hasMore === true) {
-      ctx.warn(`the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${MAX_PAGE_SIZE.toLocaleString('en-US')}) to the query, or use --all to page through every row`);
+      ctx.warn(
+        `the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${MAX_PAGE_SIZE.toLocaleString('en-US')}) to the query, or use --all to page through every row`,
+      );
     }
     return;
   }
@@ -161,14 +178,21 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     pages++;
     const visible = res.columns.slice(0, -HIDDEN_COLUMNS);
     const visibleTypes = Array.isArray(res.types) ? res.types.slice(0, -HIDDEN_COLUMNS) : res.types;
-    await print(visible, visibleTypes, res.results.map((row) => (Array.isArray(row) ? row.slice(0, -HIDDEN_COLUMNS) : row)));
+    await print(
+      visible,
+      visibleTypes,
+      res.results.map((row) => (Array.isArray(row) ? row.slice(0, -HIDDEN_COLUMNS) : row)),
+    );
     // Older servers return at most 10,000 rows whatever the LIMIT, so a short page proves the
     // end only below that; above it, an empty page does.
     if (res.results.length === 0 || res.results.length < Math.min(pageSize, OLDER_SERVER_MAX_ROWS)) break;
     const last = res.results[res.results.length - 1];
     const next = { createdAt: last[last.length - 2], id: last[last.length - 1] };
     if (after && next.createdAt === after.createdAt && next.id === after.id) {
-      throw new CliError('--all stopped: the server returned the same last row twice, so the keyset cursor does not advance', 'report this with the query you ran; meanwhile use LIMIT without --all');
+      throw new CliError(
+        '--all stopped: the server returned the same last row twice, so the keyset cursor does not advance',
+        'report this with the query you ran; meanwhile use LIMIT without --all',
+      );
     }
     after = next;
   }
@@ -185,6 +209,6 @@ function explainQueryError(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.status !== 400) return error;
   const hint = /OFFSET is not supported/i.test(error.server.detail ?? '')
     ? 'personal API keys may not use OFFSET: drop OFFSET and use --all, which pages by keyset on created_at and id'
-    : error.hint ?? "the server could not run the query: check the HogQL (PostHog's SQL editor shows where it fails)";
+    : (error.hint ?? "the server could not run the query: check the HogQL (PostHog's SQL editor shows where it fails)");
   return new ApiError(error.message, error.status, error.server, hint, error.exitCode);
 }

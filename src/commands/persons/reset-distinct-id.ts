@@ -12,7 +12,7 @@ export function personsResetDistinctIdCommand(): Command {
   return new Command('reset-distinct-id')
     .summary("let a deleted person's distinct id be used again")
     .description(
-      "After a person is deleted, PostHog blocks their distinct ids: new events with them create no person. " +
+      'After a person is deleted, PostHog blocks their distinct ids: new events with them create no person. ' +
         'This lifts the block for one distinct id (reset_person_distinct_id), so that the next event with it creates a new person.',
     )
     .argument('<distinct-id>', 'the distinct id to unblock')

@@ -38,7 +38,11 @@ export function personsSetPropCommand(): Command {
     .action(withContext(personsSetPropRun));
 }
 
-export async function personsSetPropRun(ctx: Context, options: PersonsSetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
+export async function personsSetPropRun(
+  ctx: Context,
+  options: PersonsSetPropOptions,
+  ...positionals: (string | undefined)[]
+): Promise<void> {
   const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
   const [key, raw] = target.rest;
   await checkTarget(target);
@@ -48,8 +52,10 @@ export async function personsSetPropRun(ctx: Context, options: PersonsSetPropOpt
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
-  const status = await unconfirmed(`setting ${key} on person ${id}`, `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`, () =>
-    api.updateProperty(client, projectId, id, key, value),
+  const status = await unconfirmed(
+    `setting ${key} on person ${id}`,
+    `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`,
+    () => api.updateProperty(client, projectId, id, key, value),
   );
   await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',

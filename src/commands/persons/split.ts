@@ -41,7 +41,10 @@ export function personsSplitCommand(): Command {
 function parseList(raw: string): string[] {
   const items = raw.split(',').map((s) => s.trim());
   if (items.some((s) => s === '')) {
-    throw new UsageError(`invalid --distinct-ids "${raw}": every entry must be a non-empty distinct id`, 'e.g. --distinct-ids device-1,device-2');
+    throw new UsageError(
+      `invalid --distinct-ids "${raw}": every entry must be a non-empty distinct id`,
+      'e.g. --distinct-ids device-1,device-2',
+    );
   }
   return [...new Set(items)];
 }
@@ -60,7 +63,10 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   await checkTarget(target);
   const main = options.mainDistinctId;
   if ((main === undefined) === (options.distinctIds === undefined)) {
-    throw new UsageError('give either --main-distinct-id or --distinct-ids', 'e.g. `hogctl persons split 42 --main-distinct-id user-881` keeps that one and moves the others off');
+    throw new UsageError(
+      'give either --main-distinct-id or --distinct-ids',
+      'e.g. `hogctl persons split 42 --main-distinct-id user-881` keeps that one and moves the others off',
+    );
   }
   if (main !== undefined && main.trim() === '') throw new UsageError('--main-distinct-id is empty');
   const toSplit = options.distinctIds === undefined ? undefined : parseList(options.distinctIds);

@@ -51,7 +51,10 @@ export async function personsTimelineRun(ctx: Context, options: PersonsTimelineO
     timeline = await insights.propertiesTimeline(client, projectId, personId, params);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404 && !/project/i.test(error.server.detail ?? '')) {
-      throw new NotFoundError(`person ${personId} not found in project ${projectId}`, 'check the id with `hogctl persons list`, and the project with --project');
+      throw new NotFoundError(
+        `person ${personId} not found in project ${projectId}`,
+        'check the id with `hogctl persons list`, and the project with --project',
+      );
     }
     throw error;
   }

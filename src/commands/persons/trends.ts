@@ -35,9 +35,12 @@ export function personsTrendsCommand(): Command {
 }
 
 export async function personsTrendsRun(ctx: Context, options: PersonsTrendsOptions): Promise<void> {
-  if (options.day === undefined) throw new UsageError('missing --day', 'e.g. hogctl persons trends --events \'[{"id": "$pageview"}]\' --day 2025-03-01');
-  if (!/^\d{4}-\d{2}-\d{2}/.test(options.day) || Number.isNaN(Date.parse(options.day.slice(0, 10)))) throw new UsageError(`invalid --day "${options.day}": expected a date such as 2025-03-01`);
-  if (options.series !== undefined && !/^\d+$/.test(options.series.trim())) throw new UsageError(`invalid --series "${options.series}": expected 0, 1, ...`);
+  if (options.day === undefined)
+    throw new UsageError('missing --day', 'e.g. hogctl persons trends --events \'[{"id": "$pageview"}]\' --day 2025-03-01');
+  if (!/^\d{4}-\d{2}-\d{2}/.test(options.day) || Number.isNaN(Date.parse(options.day.slice(0, 10))))
+    throw new UsageError(`invalid --day "${options.day}": expected a date such as 2025-03-01`);
+  if (options.series !== undefined && !/^\d+$/.test(options.series.trim()))
+    throw new UsageError(`invalid --series "${options.series}": expected 0, 1, ...`);
   const series = options.series === undefined ? undefined : Number(options.series);
   // The actors query takes the point as `day` and `series`. The legacy list names it its own way
   // (the entity and a one-day date range): give those with --param when using --legacy.

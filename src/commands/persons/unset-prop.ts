@@ -27,7 +27,11 @@ export function personsUnsetPropCommand(): Command {
     .action(withContext(personsUnsetPropRun));
 }
 
-export async function personsUnsetPropRun(ctx: Context, options: PersonsUnsetPropOptions, ...positionals: (string | undefined)[]): Promise<void> {
+export async function personsUnsetPropRun(
+  ctx: Context,
+  options: PersonsUnsetPropOptions,
+  ...positionals: (string | undefined)[]
+): Promise<void> {
   const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
   const [key] = target.rest;
   await checkTarget(target);
@@ -36,8 +40,10 @@ export async function personsUnsetPropRun(ctx: Context, options: PersonsUnsetPro
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
-  const status = await unconfirmed(`the removal of ${key} from person ${id}`, `${checkPerson(id)}, or run the command again: removing it twice is harmless`, () =>
-    api.deleteProperty(client, projectId, id, key),
+  const status = await unconfirmed(
+    `the removal of ${key} from person ${id}`,
+    `${checkPerson(id)}, or run the command again: removing it twice is harmless`,
+    () => api.deleteProperty(client, projectId, id, key),
   );
   await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',

@@ -44,14 +44,19 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   await checkTarget(target);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
   if (Object.keys(properties).length === 0) {
-    throw new UsageError('nothing to update: give --set key=value (repeatable) or --properties <json>', 'e.g. `hogctl persons update 42 --set plan=team`');
+    throw new UsageError(
+      'nothing to update: give --set key=value (repeatable) or --properties <json>',
+      'e.g. `hogctl persons update 42 --set plan=team`',
+    );
   }
   const report = await prepareReport(ctx, ['person', 'properties', 'status'], ['properties']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
-  const status = await unconfirmed(`the update of person ${id}`, `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`, () =>
-    api.updatePerson(client, projectId, id, properties),
+  const status = await unconfirmed(
+    `the update of person ${id}`,
+    `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`,
+    () => api.updatePerson(client, projectId, id, properties),
   );
   await report({ person: id, properties, status }, `update of person ${id} accepted (${status})`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
@@ -64,7 +69,10 @@ function parseObject(raw: string | undefined): Record<string, unknown> {
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    throw new UsageError(`--properties is not valid JSON: ${(error as Error).message}`, 'give a JSON object, e.g. --properties \'{"plan": "team"}\'');
+    throw new UsageError(
+      `--properties is not valid JSON: ${(error as Error).message}`,
+      'give a JSON object, e.g. --properties \'{"plan": "team"}\'',
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError('--properties must be a JSON object', 'e.g. --properties \'{"plan": "team"}\'');

@@ -77,7 +77,11 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
 
   const stored = store.apiKey(name);
   const askKey = async () =>
-    (await prompter.password(stored ? `Personal API key (input hidden; Enter keeps ${maskKey(stored)}):` : 'Personal API key (input hidden):')).trim() || undefined;
+    (
+      await prompter.password(
+        stored ? `Personal API key (input hidden; Enter keeps ${maskKey(stored)}):` : 'Personal API key (input hidden):',
+      )
+    ).trim() || undefined;
   let apiKey: string | undefined;
   if (options.apiKeyStdin) apiKey = await readSecretFromStdin(ctx.io.stdin, 'API key', '--api-key-stdin');
   else if (ask) apiKey = await askKey();
@@ -94,7 +98,8 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   /** Says what is wrong, and on a terminal asks again; off a terminal, or after ATTEMPTS, fails. */
   const retry = (problem: { error: Error & { hint?: string } }, attempt: number) => {
     if (!ask || attempt >= ATTEMPTS) {
-      if (problem.error.hint && !/--no-verify/.test(problem.error.hint)) (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
+      if (problem.error.hint && !/--no-verify/.test(problem.error.hint))
+        (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
       throw problem.error;
     }
     ctx.io.stderr.write(`${problem.error.message}\n${problem.error.hint ? `  ${problem.error.hint}\n` : ''}`);
@@ -120,7 +125,8 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     if (!ask) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
     if (!key) throw new UsageError('cannot list projects without an API key', 'give the key when asked, or pass --project <id>');
     const projects = await allProjects(await client());
-    if (projects.length === 0) throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
+    if (projects.length === 0)
+      throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
     projectId = String(
       await prompter.select(
         'Project:',
@@ -143,8 +149,14 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     }
   }
 
-  await store.save(name, { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) }, apiKey);
+  await store.save(
+    name,
+    { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) },
+    apiKey,
+  );
   if (options.use) await store.use(name);
-  ctx.info(`✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}`);
+  ctx.info(
+    `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}`,
+  );
   if (!store.apiKey(name)) ctx.info('  no API key stored: set HOGCTL_API_KEY, or run `hogctl profile add` again with --api-key-stdin');
 }

@@ -22,7 +22,13 @@ export async function profileListRun(ctx: Context): Promise<void> {
   const current = store.current();
   const rows = store.names().map((name) => {
     const p = store.get(name)!;
-    return { current: name === current, name, base_url: p.base_url, project_id: p.project_id ?? null, api_key: maskKey(store.apiKey(name)) };
+    return {
+      current: name === current,
+      name,
+      base_url: p.base_url,
+      project_id: p.project_id ?? null,
+      api_key: maskKey(store.apiKey(name)),
+    };
   });
   // `current` is a JSON boolean for scripts; a table marks the current profile with `*`.
   const fields = ['current', 'name', 'base_url', 'project_id', 'api_key'];

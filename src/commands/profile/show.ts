@@ -10,7 +10,9 @@ import { describeCurrentKey } from '../../api/personal-api-keys.js';
 export function profileShowCommand(): Command {
   return new Command('show')
     .summary('show a profile and the settings in effect (key masked)')
-    .description('Show a profile. Without a name, show the settings every command would use now, and where each comes from (flag, environment, profile).')
+    .description(
+      'Show a profile. Without a name, show the settings every command would use now, and where each comes from (flag, environment, profile).',
+    )
     .argument('[name]', 'profile name (default: the settings in effect)')
     .addHelpText('after', examples('hogctl profile show', 'hogctl profile show prod -o json'))
     .action(withContext(profileShowRun));
@@ -21,7 +23,15 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
   let record: Record<string, unknown>;
   if (name) {
     const p = store.require(name);
-    record = { name, current: store.current() === name, base_url: p.base_url, project_id: p.project_id ?? null, api_key: maskKey(store.apiKey(name)), allow_insecure_http: Boolean(p.allow_insecure_http), config_file: store.configPath };
+    record = {
+      name,
+      current: store.current() === name,
+      base_url: p.base_url,
+      project_id: p.project_id ?? null,
+      api_key: maskKey(store.apiKey(name)),
+      allow_insecure_http: Boolean(p.allow_insecure_http),
+      config_file: store.configPath,
+    };
   } else {
     const s = await ctx.settings();
     if (!s.profileName && !s.sources.projectId && !s.apiKey) {
@@ -34,9 +44,9 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
       base_url: s.baseUrl,
       base_url_source: s.sources.baseUrl,
       project_id: s.projectId ?? null,
-      project_id_source: s.projectId ? s.sources.projectId ?? null : null,
+      project_id_source: s.projectId ? (s.sources.projectId ?? null) : null,
       api_key: s.apiKey ? maskKey(s.apiKey) : null,
-      api_key_source: s.apiKey ? s.sources.apiKey ?? null : null,
+      api_key_source: s.apiKey ? (s.sources.apiKey ?? null) : null,
       ...(s.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
       config_file: store.configPath,
     };

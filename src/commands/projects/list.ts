@@ -13,7 +13,9 @@ export function projectsListCommand(): Command {
   return new Command('list')
     .alias('ls')
     .summary('list the projects the API key can see')
-    .description('List the projects the API key (or a key scoped to some projects) can see, with their ids: give an id to --project, HOGCTL_PROJECT_ID or `hogctl profile add`.')
+    .description(
+      'List the projects the API key (or a key scoped to some projects) can see, with their ids: give an id to --project, HOGCTL_PROJECT_ID or `hogctl profile add`.',
+    )
     .option('--search <text>', 'only projects whose name contains this')
     .addHelpText('after', examples('hogctl projects list', 'hogctl projects list -o json --fields id,name'))
     .action(withContext(projectsListRun));

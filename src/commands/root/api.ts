@@ -27,15 +27,15 @@ export function apiCommand(): Command {
     .argument('<method>', `HTTP method: ${API_METHODS.join(', ')}`)
     .argument('<path>', 'a path under the base URL, e.g. /api/projects/{project_id}/persons/')
     .option('-f, --field <key=value>', 'a request field (repeatable)', collect)
-    .option('--input <file>', "the JSON request body from a file, or - for standard input")
+    .option('--input <file>', 'the JSON request body from a file, or - for standard input')
     .option('--paginate', 'GET only: follow `next` links and print every page')
     .addHelpText(
       'after',
       examples(
         "hogctl api GET '/api/projects/{project_id}/persons/' --field limit=5",
         "hogctl api GET '/api/projects/{project_id}/persons/activity/' --paginate -o ndjson",
-        "hogctl api PATCH '/api/projects/{project_id}/persons/42/' --field 'properties={\"plan\": \"team\"}'",
-        "echo '{\"distinct_ids\": [\"user-881\"]}' | hogctl api POST '/api/projects/{project_id}/persons/bulk_delete/' --input -",
+        'hogctl api PATCH \'/api/projects/{project_id}/persons/42/\' --field \'properties={"plan": "team"}\'',
+        'echo \'{"distinct_ids": ["user-881"]}\' | hogctl api POST \'/api/projects/{project_id}/persons/bulk_delete/\' --input -',
       ),
     )
     .action(withContext(apiRun));
@@ -48,14 +48,16 @@ export async function apiRun(ctx: Context, options: ApiOptions, rawMethod: strin
   }
   const queryMethod = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
   if (options.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
-  if (options.input !== undefined && queryMethod) throw new UsageError(`--input sends a request body, which ${method} does not take`, 'use --field for query parameters');
+  if (options.input !== undefined && queryMethod)
+    throw new UsageError(`--input sends a request body, which ${method} does not take`, 'use --field for query parameters');
 
   const fields = parseAssignments(options.field ?? [], '--field');
   if ('personal_api_key' in fields) {
     ctx.warn('--field personal_api_key puts a key in your shell history; the profile or HOGCTL_API_KEY already authenticates the request');
   }
   const path = await raw.resolvePath(ctx, rawPath);
-  const body = options.input !== undefined ? await raw.readJsonInput(ctx, options.input) : !queryMethod && options.field?.length ? fields : undefined;
+  const body =
+    options.input !== undefined ? await raw.readJsonInput(ctx, options.input) : !queryMethod && options.field?.length ? fields : undefined;
   const query = queryMethod || options.input !== undefined ? raw.toQuery(fields) : undefined;
 
   // Before sending: a bad -o must not surface only after a POST has done its work.

@@ -7,7 +7,9 @@ import * as generate from '../../completion/generate.js';
 export function completionCommand(): Command {
   const command = new Command('completion')
     .summary('print the shell completion script for bash, zsh or fish')
-    .description('Print the completion script for bash, zsh or fish on standard output. It completes commands, flags, output formats, profile names and file names; save it where your shell looks for completions (see the examples) and start a new shell.')
+    .description(
+      'Print the completion script for bash, zsh or fish on standard output. It completes commands, flags, output formats, profile names and file names; save it where your shell looks for completions (see the examples) and start a new shell.',
+    )
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
     .addHelpText(
       'after',
@@ -20,7 +22,14 @@ export function completionCommand(): Command {
     .action(async (shell: string, _options: unknown, command: Command) => {
       let root = command;
       while (root.parent) root = root.parent;
-      const script = shell === 'bash' ? generate.bashScript(root) : shell === 'zsh' ? generate.zshScript(root) : shell === 'fish' ? generate.fishScript(root) : undefined;
+      const script =
+        shell === 'bash'
+          ? generate.bashScript(root)
+          : shell === 'zsh'
+            ? generate.zshScript(root)
+            : shell === 'fish'
+              ? generate.fishScript(root)
+              : undefined;
       if (script === undefined) throw new UsageError(`unknown shell "${shell}": use bash, zsh or fish`);
       command.configureOutput().writeOut?.(script);
     });

@@ -37,7 +37,14 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
   const bold = (s: string) => (ctx.colorOn('stdout') ? `\u001b[1m${s}\u001b[22m` : s);
   // The tour's commands run in this process against the sandbox, with a private config dir, so
   // the user's own profiles are never read or written.
-  const env = { ...ctx.env, HOGCTL_CONFIG_DIR: configDir, HOGCTL_PROFILE: '', HOGCTL_BASE_URL: '', HOGCTL_PROJECT_ID: '', HOGCTL_API_KEY: '' };
+  const env = {
+    ...ctx.env,
+    HOGCTL_CONFIG_DIR: configDir,
+    HOGCTL_PROFILE: '',
+    HOGCTL_BASE_URL: '',
+    HOGCTL_PROJECT_ID: '',
+    HOGCTL_API_KEY: '',
+  };
   const run = async (note: string, args: string[], stdinText = ''): Promise<void> => {
     stdout.write(`\n${bold(`# ${note}`)}\n$ hogctl ${args.join(' ')}\n`);
     const code = await main(args, { ...ctx.deps, env, io: { stdout, stderr, stdin: Readable.from([stdinText]) as never } });
@@ -45,14 +52,31 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
   };
   try {
     stdout.write(`hogctl demo: a local PostHog sandbox is running at ${sandbox.url} with ${sandbox.store.count()} persons.\n`);
-    await run('save a profile; the key is read from standard input, never from a flag', ['profile', 'add', 'demo', '--base-url', sandbox.url, '--project', String(sandbox.projectId), '--api-key-stdin'], sandbox.defaultKey);
+    await run(
+      'save a profile; the key is read from standard input, never from a flag',
+      ['profile', 'add', 'demo', '--base-url', sandbox.url, '--project', String(sandbox.projectId), '--api-key-stdin'],
+      sandbox.defaultKey,
+    );
     await run('profiles, with the key masked', ['profile', 'list']);
     await run('the projects the key can see', ['projects', 'list']);
     await run('the five newest persons', ['persons', 'list', '--limit', '5']);
-    await run('filter on a property and pick fields, as CSV', ['persons', 'list', '--where', 'plan=enterprise', '--limit', '3', '--fields', 'id,properties.email,properties.plan', '-o', 'csv']);
+    await run('filter on a property and pick fields, as CSV', [
+      'persons',
+      'list',
+      '--where',
+      'plan=enterprise',
+      '--limit',
+      '3',
+      '--fields',
+      'id,properties.email,properties.plan',
+      '-o',
+      'csv',
+    ]);
     await run('one person, by distinct id, as JSON', ['persons', 'get', '--distinct-id', 'user-1', '-o', 'json']);
     await run('a mistake gets a clear error and a documented exit code', ['persons', 'get', 'not-an-id']);
-    stdout.write(`\n${bold('# try it yourself')} (the sandbox stops when this demo ends):\n  hogctl sandbox --persons 10000    # then follow the lines it prints\n`);
+    stdout.write(
+      `\n${bold('# try it yourself')} (the sandbox stops when this demo ends):\n  hogctl sandbox --persons 10000    # then follow the lines it prints\n`,
+    );
   } finally {
     await sandbox.close();
     rmSync(configDir, { recursive: true, force: true });

@@ -8,7 +8,9 @@ import { suggest } from '../../docs/suggest.js';
 export function helpCommand(): Command {
   const command = new Command('help')
     .summary('show help for a command, or a topic: exit-codes, environment')
-    .description('Show the help of a command (the same as `hogctl <command> --help`), or a topic: exit-codes lists what each exit code means, environment the variables hogctl reads.')
+    .description(
+      'Show the help of a command (the same as `hogctl <command> --help`), or a topic: exit-codes lists what each exit code means, environment the variables hogctl reads.',
+    )
     .argument('[words...]', 'a command (e.g. persons list) or a topic')
     .addHelpText('after', examples('hogctl help persons list', 'hogctl help exit-codes', 'hogctl help environment'))
     .action(async (words: string[], _options: unknown, command: Command) => {
@@ -21,7 +23,12 @@ export function helpCommand(): Command {
         if (!next) {
           const names = [...target.commands.map((c) => c.name()), ...(target === root ? Object.keys(TOPICS) : [])];
           const near = suggest(word, names);
-          throw new UsageError(`no command or help topic "${words.join(' ')}"`, near ? `did you mean \`hogctl help ${[...words.slice(0, words.indexOf(word)), near].join(' ')}\`?` : 'run `hogctl --help` for the list of commands');
+          throw new UsageError(
+            `no command or help topic "${words.join(' ')}"`,
+            near
+              ? `did you mean \`hogctl help ${[...words.slice(0, words.indexOf(word)), near].join(' ')}\`?`
+              : 'run `hogctl --help` for the list of commands',
+          );
         }
         target = next;
       }

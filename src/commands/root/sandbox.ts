@@ -37,14 +37,37 @@ export function sandboxCommand(): Command {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
     .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
-    .option('--rate-limit <spec>', "throttle like PostHog: 'cloud', a per-minute number like 600, or per class with windows of any length, e.g. delete=8/1s,80/10s,read=1200,query=120/hour (default off)")
-    .option('--login-codes', 'accounts without 2FA confirm a sign-in with a 6-digit code sent to the outbox (GET /_sandbox/outbox), as on PostHog Cloud')
-    .option('--faults <spec>', 'inject failures into /api/ and capture requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete')
-    .option('--key <phx_name:scopes>', 'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)', collect)
+    .option(
+      '--rate-limit <spec>',
+      "throttle like PostHog: 'cloud', a per-minute number like 600, or per class with windows of any length, e.g. delete=8/1s,80/10s,read=1200,query=120/hour (default off)",
+    )
+    .option(
+      '--login-codes',
+      'accounts without 2FA confirm a sign-in with a 6-digit code sent to the outbox (GET /_sandbox/outbox), as on PostHog Cloud',
+    )
+    .option(
+      '--faults <spec>',
+      'inject failures into /api/ and capture requests, e.g. 429=0.2,500=0.05,drop=0.02,slow=0.1@1500,seed=7,path=bulk_delete',
+    )
+    .option(
+      '--key <phx_name:scopes>',
+      'add a throwaway key with these scopes, e.g. phx_ro:person:read or phx_p1:person:write@1 (repeatable)',
+      collect,
+    )
     .option('--apply-delay <ms>', 'delay before accepted (202) writes become visible', '50')
-    .option('--bulk-delete-response <shape>', "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion), empty (older servers' empty 202) or absent (servers from before bulk_delete: 405)", 'summary')
-    .option('--link-origin <origin>', "build paging links with this origin instead of the request's, like a PostHog behind a TLS proxy that hands out http:// links, e.g. http://127.0.0.1:8000")
-    .option('--ready-file <path>', 'once listening, write the URL, port, project id and key there as JSON (removed on exit): scripts wait for the file')
+    .option(
+      '--bulk-delete-response <shape>',
+      "how bulk_delete answers: summary (newest), queued (persons_queued_for_deletion), empty (older servers' empty 202) or absent (servers from before bulk_delete: 405)",
+      'summary',
+    )
+    .option(
+      '--link-origin <origin>',
+      "build paging links with this origin instead of the request's, like a PostHog behind a TLS proxy that hands out http:// links, e.g. http://127.0.0.1:8000",
+    )
+    .option(
+      '--ready-file <path>',
+      'once listening, write the URL, port, project id and key there as JSON (removed on exit): scripts wait for the file',
+    )
     .addHelpText(
       'after',
       examples(
@@ -125,21 +148,35 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${options.host} is already in use`, 'pick another with --port <n>, or --port 0 for any free port');
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new CliError(`cannot listen on ${options.host}:${port} (${code})`, 'use --host 127.0.0.1 and a port above 1024');
+    if (code === 'EADDRINUSE')
+      throw new CliError(
+        `port ${port} on ${options.host} is already in use`,
+        'pick another with --port <n>, or --port 0 for any free port',
+      );
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES')
+      throw new CliError(`cannot listen on ${options.host}:${port} (${code})`, 'use --host 127.0.0.1 and a port above 1024');
     if (err instanceof Error && /^invalid /.test(err.message)) throw new UsageError(err.message);
     throw err;
   }
 
   // Sandbox keys are throwaway and local, so printing them is the point (unlike real keys).
   if (options.readyFile) {
-    const ready = { url: sandbox.url, host: options.host, port: sandbox.port, project_id: sandbox.projectId, api_key: sandbox.defaultKey, pid: process.pid };
+    const ready = {
+      url: sandbox.url,
+      host: options.host,
+      port: sandbox.port,
+      project_id: sandbox.projectId,
+      api_key: sandbox.defaultKey,
+      pid: process.pid,
+    };
     await writeReadyFile(options.readyFile, ready).catch(async (error) => {
       await sandbox.close();
       throw error;
     });
   }
-  stdout.write(`{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`);
+  stdout.write(
+    `{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`,
+  );
   if (!quiet) {
     const extra = options.key?.length ? `\n  extra keys: ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
     stderr.write(

@@ -12,7 +12,10 @@ export function usersMeCommand(): Command {
       'Show the user behind the credentials: the signed-in session (`hogctl auth login`) when the profile has one, else the personal API key (which needs the user:read scope). ' +
         'A terminal shows a summary; -o json shows every field.',
     )
-    .addHelpText('after', examples('hogctl users me', 'hogctl users me -o json', 'hogctl users me --fields email,is_2fa_enabled,organization.name'))
+    .addHelpText(
+      'after',
+      examples('hogctl users me', 'hogctl users me -o json', 'hogctl users me --fields email,is_2fa_enabled,organization.name'),
+    )
     .action(withContext(usersMeRun));
 }
 

@@ -22,22 +22,33 @@ export function usersUpdateCommand(): Command {
         'Passwords cannot be changed here: they would have to be flag values.',
     )
     .option('--user <uuid>', 'the user to change (default: @me, yourself; others need staff rights)', '@me')
-    .option('-f, --field <key=value>', 'a field to set, repeatable: first_name, last_name, email, theme_mode, anonymize_data=true, notification_settings={"...": true}, ...', collect)
+    .option(
+      '-f, --field <key=value>',
+      'a field to set, repeatable: first_name, last_name, email, theme_mode, anonymize_data=true, notification_settings={"...": true}, ...',
+      collect,
+    )
     .addHelpText(
       'after',
-      examples('hogctl users update --field first_name=Lee --field last_name=Ng', 'hogctl users update --field email=lee@new.example.com', 'hogctl users update --field theme_mode=dark -o json'),
+      examples(
+        'hogctl users update --field first_name=Lee --field last_name=Ng',
+        'hogctl users update --field email=lee@new.example.com',
+        'hogctl users update --field theme_mode=dark -o json',
+      ),
     )
     .action(withContext(usersUpdateRun));
 }
 
 export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions): Promise<void> {
   const user = checkUserId(options.user);
-  if (!options.field?.length) throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
+  if (!options.field?.length)
+    throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
   const body = parseUserFields(options.field);
   const updated = await updateUser(await ctx.api({ auth: 'prefer-key' }), user, body);
   await writeUser(ctx, updated);
   if (typeof body.email === 'string' && updated.pending_email) {
-    ctx.info(`✔ updated; ${updated.pending_email} is pending: PostHog mailed it a link, and the address changes once it is opened (\`hogctl email verify <link>\`; \`hogctl email cancel-change\` drops it)`);
+    ctx.info(
+      `✔ updated; ${updated.pending_email} is pending: PostHog mailed it a link, and the address changes once it is opened (\`hogctl email verify <link>\`; \`hogctl email cancel-change\` drops it)`,
+    );
   } else {
     ctx.info(`✔ updated ${Object.keys(body).join(', ')} of ${updated.email}`);
   }

@@ -91,7 +91,9 @@ function containsAggregate(e: Expr): boolean {
 function placeholderValue(values: Record<string, unknown>, name: string): Value {
   if (!Object.prototype.hasOwnProperty.call(values, name)) {
     const known = Object.keys(values);
-    throw new HogQLError(`Placeholder {${name}} is not available in this context. You can use the following: ${known.length ? known.join(', ') : 'none'}`);
+    throw new HogQLError(
+      `Placeholder {${name}} is not available in this context. You can use the following: ${known.length ? known.join(', ') : 'none'}`,
+    );
   }
   const toValue = (v: unknown): Value => {
     if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
@@ -122,7 +124,8 @@ class Evaluator {
     if (cached) return cached;
     let chain = e.chain;
     const { query } = this.input;
-    if (chain.length > 1 && (chain[0] === query.tableAlias || (query.tableAlias === undefined && chain[0] === query.table))) chain = chain.slice(1);
+    if (chain.length > 1 && (chain[0] === query.tableAlias || (query.tableAlias === undefined && chain[0] === query.table)))
+      chain = chain.slice(1);
     const [head, ...rest] = chain;
     if (!(head in TABLE_FIELDS) || (rest.length > 0 && head !== 'properties')) {
       throw new HogQLError(`Unable to resolve field: ${e.chain.join('.')}`);
@@ -201,7 +204,10 @@ class Evaluator {
       case 'compare':
         return compareOp(e.op, this.eval(e.left, person), this.eval(e.right, person));
       case 'call': {
-        if (!DATE_FUNCTIONS[e.name]) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`);
+        if (!DATE_FUNCTIONS[e.name])
+          throw new HogQLError(
+            `Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`,
+          );
         const v = this.eval(e.args[0], person);
         if (v === null || v instanceof Timestamp) return v;
         const us = typeof v === 'string' ? parseTimestampUs(v) : typeof v === 'number' ? v * 1e6 : null;
@@ -281,7 +287,14 @@ function compareValues(a: Value, b: Value): number {
     return Math.sign(us(a) - us(b));
   }
   if (Array.isArray(a) || Array.isArray(b)) throw new HogQLError('Cannot compare a list; use IN');
-  const num = (v: Literal): number | null => (typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : null);
+  const num = (v: Literal): number | null =>
+    typeof v === 'number'
+      ? v
+      : typeof v === 'boolean'
+        ? Number(v)
+        : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))
+          ? Number(v)
+          : null;
   if (typeof a === 'number' || typeof b === 'number' || typeof a === 'boolean' || typeof b === 'boolean') {
     const x = num(a as Literal);
     const y = num(b as Literal);
@@ -338,7 +351,8 @@ function countArg(value: Expr, input: RunInput): number {
   if (value.kind !== 'constant' && value.kind !== 'placeholder') throw new HogQLError(`LIMIT and OFFSET take a number`);
   const v = value.kind === 'constant' ? value.value : placeholderValue(input.values, value.name);
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new HogQLError(`LIMIT and OFFSET take a whole number, not ${printExpr(value)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new HogQLError(`LIMIT and OFFSET take a whole number, not ${printExpr(value)}`);
   return n;
 }
 
@@ -360,7 +374,10 @@ export function runSelect(input: RunInput): QueryResult {
     if (e.kind === 'placeholder') placeholderValue(input.values, e.name);
     if (e.kind === 'call' && !isAggregate(e)) {
       const arity = DATE_FUNCTIONS[e.name];
-      if (!arity) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`);
+      if (!arity)
+        throw new HogQLError(
+          `Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`,
+        );
       if (e.args.length < arity.min || e.args.length > arity.max) {
         throw new HogQLError(`Function '${e.name}' expects between ${arity.min} and ${arity.max} arguments, found ${e.args.length}`);
       }
@@ -377,7 +394,13 @@ export function runSelect(input: RunInput): QueryResult {
   // aggregates, the rows past the page are older than its last one: the scan stops there (rows
   // of that same created_at are still taken, for the rest of the ORDER BY to decide).
   const first = query.orderBy[0];
-  const newestFirst = first !== undefined && first.desc && first.expr.kind === 'field' && first.expr.chain.length === 1 && first.expr.chain[0] === 'created_at' && !aliases.has('created_at');
+  const newestFirst =
+    first !== undefined &&
+    first.desc &&
+    first.expr.kind === 'field' &&
+    first.expr.chain.length === 1 &&
+    first.expr.chain[0] === 'created_at' &&
+    !aliases.has('created_at');
   const enough = newestFirst && !columns.some((c) => containsAggregate(c.expr)) ? offset + limit! : Infinity;
   const matching: Person[] = [];
   let boundaryUs: number | undefined;

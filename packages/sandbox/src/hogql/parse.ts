@@ -59,9 +59,47 @@ const PUNCT = ['<=', '>=', '!=', '<>', '==', '(', ')', ',', '.', '*', '=', '<', 
 
 /** Words that end an expression or a clause, and so may never be a bare alias. */
 const RESERVED = new Set([
-  'select', 'from', 'where', 'order', 'by', 'limit', 'offset', 'and', 'or', 'not', 'is', 'null', 'like', 'ilike', 'in',
-  'as', 'asc', 'desc', 'group', 'having', 'join', 'inner', 'left', 'right', 'full', 'cross', 'array', 'union', 'on',
-  'using', 'prewhere', 'settings', 'with', 'distinct', 'sample', 'final', 'window', 'qualify', 'all', 'between', 'case',
+  'select',
+  'from',
+  'where',
+  'order',
+  'by',
+  'limit',
+  'offset',
+  'and',
+  'or',
+  'not',
+  'is',
+  'null',
+  'like',
+  'ilike',
+  'in',
+  'as',
+  'asc',
+  'desc',
+  'group',
+  'having',
+  'join',
+  'inner',
+  'left',
+  'right',
+  'full',
+  'cross',
+  'array',
+  'union',
+  'on',
+  'using',
+  'prewhere',
+  'settings',
+  'with',
+  'distinct',
+  'sample',
+  'final',
+  'window',
+  'qualify',
+  'all',
+  'between',
+  'case',
 ]);
 
 function position(text: string, pos: number): string {
@@ -182,11 +220,15 @@ class Parser {
 
   private fail(token: Token, expected?: string): HogQLError {
     const seen = token.kind === 'end' ? 'end of input' : `"${token.text}"`;
-    return new HogQLError(`Syntax error at ${position(this.text, token.pos)}: unexpected ${seen}${expected ? `, expected ${expected}` : ''}`);
+    return new HogQLError(
+      `Syntax error at ${position(this.text, token.pos)}: unexpected ${seen}${expected ? `, expected ${expected}` : ''}`,
+    );
   }
 
   private unsupported(what: string): HogQLError {
-    return new HogQLError(`${what} is not supported by the hogctl sandbox's HogQL subset (SELECT ... FROM persons [WHERE ...] [ORDER BY ...] [LIMIT n] [OFFSET m])`);
+    return new HogQLError(
+      `${what} is not supported by the hogctl sandbox's HogQL subset (SELECT ... FROM persons [WHERE ...] [ORDER BY ...] [LIMIT n] [OFFSET m])`,
+    );
   }
 
   private expectWord(word: string): void {
@@ -214,7 +256,8 @@ class Parser {
     if (tableToken.kind !== 'word' && tableToken.kind !== 'quoted') throw this.fail(tableToken, 'a table name');
     const query: SelectQuery = { columns, table: tableToken.value, orderBy: [] };
     if (this.acceptWord('as')) query.tableAlias = this.identifier();
-    else if (this.peek.kind === 'quoted' || (this.peek.kind === 'word' && !RESERVED.has(this.peek.text.toLowerCase()))) query.tableAlias = this.identifier();
+    else if (this.peek.kind === 'quoted' || (this.peek.kind === 'word' && !RESERVED.has(this.peek.text.toLowerCase())))
+      query.tableAlias = this.identifier();
     if (this.isWord('final') || this.isWord('sample')) throw this.unsupported(this.peek.text.toUpperCase());
     for (const join of ['join', 'inner', 'left', 'right', 'full', 'cross', 'array']) if (this.isWord(join)) throw this.unsupported('JOIN');
     if (this.isWord('prewhere')) throw this.unsupported('PREWHERE');
@@ -380,7 +423,13 @@ export function parseSelect(text: string): SelectQuery {
 
 /** Walks every expression of a query (for placeholder and OFFSET checks). */
 export function* expressions(query: SelectQuery): Generator<Expr> {
-  const roots: (Expr | undefined)[] = [...query.columns.map((c) => c.expr), query.where, ...query.orderBy.map((o) => o.expr), query.limit, query.offset];
+  const roots: (Expr | undefined)[] = [
+    ...query.columns.map((c) => c.expr),
+    query.where,
+    ...query.orderBy.map((o) => o.expr),
+    query.limit,
+    query.offset,
+  ];
   const stack = roots.filter((e): e is Expr => e !== undefined);
   while (stack.length) {
     const e = stack.pop()!;

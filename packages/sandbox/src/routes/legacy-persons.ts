@@ -95,14 +95,27 @@ const propertiesTimeline: Handler = (ctx, app) => {
   const person = getPersonOr404(ctx, app);
   const params = filterParams(ctx);
   const breakdown = params.get('breakdown');
-  const keys = breakdown === undefined || breakdown === null || breakdown === '' ? [] : Array.isArray(breakdown) ? breakdown.map(String) : [String(breakdown)];
+  const keys =
+    breakdown === undefined || breakdown === null || breakdown === ''
+      ? []
+      : Array.isArray(breakdown)
+        ? breakdown.map(String)
+        : [String(breakdown)];
   const events = 1 + (hash32(person.id, 0x71) % 40);
   const points = [];
   // A paying person started on the free plan; the upgrade is the second point.
   if (person.properties.plan !== undefined && person.properties.plan !== 'free') {
     const upgradedUs = person.createdAtUs + (1 + (hash32(person.id, 0x72) % 30)) * DAY_US;
-    points.push({ timestamp: person.createdAt, properties: { ...person.properties, plan: 'free' }, relevant_event_count: Math.ceil(events / 3) });
-    points.push({ timestamp: formatTimestampUs(upgradedUs), properties: person.properties, relevant_event_count: events - Math.ceil(events / 3) });
+    points.push({
+      timestamp: person.createdAt,
+      properties: { ...person.properties, plan: 'free' },
+      relevant_event_count: Math.ceil(events / 3),
+    });
+    points.push({
+      timestamp: formatTimestampUs(upgradedUs),
+      properties: person.properties,
+      relevant_event_count: events - Math.ceil(events / 3),
+    });
   } else {
     points.push({ timestamp: person.createdAt, properties: person.properties, relevant_event_count: events });
   }
@@ -154,7 +167,8 @@ const funnel: Handler = (ctx, app) => {
   const steps = entityList(params, 'events').length + entityList(params, 'actions').length;
   if (steps < 2) throw validationError('Funnels require at least two steps before calculating.');
   const step = intParam(params, 'funnel_step', 1);
-  if (step === 0 || Math.abs(step) > steps) throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1 for drop-offs.`);
+  if (step === 0 || Math.abs(step) > steps)
+    throw validationError(`funnel_step must be between 1 and ${steps}, or between -${steps} and -1 for drop-offs.`);
   const offset = Math.max(0, intParam(params, 'offset', 0));
   const limit = Math.max(1, intParam(params, 'limit', PAGE));
   const page = peoplePage(ctx, funnelPeople(storeFor(ctx, app), steps, step), offset, limit);

@@ -36,7 +36,12 @@ function body(ctx: RequestContext): Record<string, unknown> {
 
 function requiredString(data: Record<string, unknown>, field: string): string {
   const value = data[field];
-  if (value === undefined || value === null) throw fieldError(field, value === null ? 'null' : 'required', value === null ? 'This field may not be null.' : 'This field is required.');
+  if (value === undefined || value === null)
+    throw fieldError(
+      field,
+      value === null ? 'null' : 'required',
+      value === null ? 'This field may not be null.' : 'This field is required.',
+    );
   const text = String(value);
   if (text.trim() === '') throw fieldError(field, 'blank', 'This field may not be blank.');
   return text;
@@ -56,7 +61,10 @@ export function signIn(ctx: RequestContext, app: Services, account: Account): st
 }
 
 function twoFactorRequired(cookies: string[]): SandboxResponse {
-  return { ...json(401, { type: 'authentication_error', code: '2fa_required', detail: '2FA is required.', attr: null }), headers: { 'Content-Type': 'application/json', 'Set-Cookie': cookies } };
+  return {
+    ...json(401, { type: 'authentication_error', code: '2fa_required', detail: '2FA is required.', attr: null }),
+    headers: { 'Content-Type': 'application/json', 'Set-Cookie': cookies },
+  };
 }
 
 function withCookies(response: SandboxResponse, cookies: string[]): SandboxResponse {
@@ -65,7 +73,8 @@ function withCookies(response: SandboxResponse, cookies: string[]): SandboxRespo
 
 function hasValidRememberCookie(ctx: RequestContext, app: Services, account: Account): boolean {
   for (const [name, value] of Object.entries(parseCookies(ctx.headers.cookie))) {
-    if (name.startsWith(REMEMBER_COOKIE_PREFIX) && value && identity(app).checkRemember(account, value, REMEMBER_COOKIE_AGE_MS)) return true;
+    if (name.startsWith(REMEMBER_COOKIE_PREFIX) && value && identity(app).checkRemember(account, value, REMEMBER_COOKIE_AGE_MS))
+      return true;
   }
   return false;
 }
@@ -194,7 +203,12 @@ const loginToken: Handler = (ctx, app) => {
     if (index !== -1) {
       account.backupCodes.splice(index, 1);
       ok = true;
-      id.send({ to: account.user.email, subject: 'A backup code was used to sign in', text: `A backup code was used to sign in to your account. ${account.backupCodes.length} remain.`, kind: 'backup_code_used' });
+      id.send({
+        to: account.user.email,
+        subject: 'A backup code was used to sign in',
+        text: `A backup code was used to sign in to your account. ${account.backupCodes.length} remain.`,
+        kind: 'backup_code_used',
+      });
     }
   }
   if (!ok) {
@@ -219,7 +233,14 @@ const logout: Handler = (ctx, app) => {
 
 export function registerLoginRoutes(router: Router): void {
   for (const pattern of ['/logout', '/api/logout']) {
-    router.add({ pattern, scopeObject: 'user', detail: false, requiresAuth: false, throttle: () => null, methods: { POST: { action: 'logout', handler: logout, requiredScopes: null } } });
+    router.add({
+      pattern,
+      scopeObject: 'user',
+      detail: false,
+      requiresAuth: false,
+      throttle: () => null,
+      methods: { POST: { action: 'logout', handler: logout, requiredScopes: null } },
+    });
   }
   // AllowAny: no credentials needed; a live session still has to pass CSRF (§11.1).
   router.add({

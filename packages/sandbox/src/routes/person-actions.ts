@@ -166,11 +166,18 @@ export const splitPerson: Handler = (ctx, app) => {
 /** DELETE /persons/{id}/ — flags count when present, whatever their value (§6.5). */
 export const destroyPerson: Handler = (ctx, app) => {
   const person = getPersonOr404(ctx, app);
-  deletePersons(app, teamOf(ctx), storeFor(ctx, app), [person], {
-    deleteEvents: ctx.query.has('delete_events'),
-    deleteRecordings: ctx.query.has('delete_recordings'),
-    keepPerson: ctx.query.has('keep_person'),
-  }, actorOf(ctx));
+  deletePersons(
+    app,
+    teamOf(ctx),
+    storeFor(ctx, app),
+    [person],
+    {
+      deleteEvents: ctx.query.has('delete_events'),
+      deleteRecordings: ctx.query.has('delete_recordings'),
+      keepPerson: ctx.query.has('keep_person'),
+    },
+    actorOf(ctx),
+  );
   return empty(202);
 };
 
@@ -259,11 +266,23 @@ const common = {
 const WRITE = ['person:write'];
 
 function detailAction(name: string, method: 'GET' | 'POST', handler: Handler, requiredScopes: string[]): RouteSpec {
-  return { ...common, renderers: [...common.renderers], pattern: `/api/projects/:projectId/persons/:id/${name}`, detail: true, methods: { [method]: { action: name, handler, requiredScopes } } };
+  return {
+    ...common,
+    renderers: [...common.renderers],
+    pattern: `/api/projects/:projectId/persons/:id/${name}`,
+    detail: true,
+    methods: { [method]: { action: name, handler, requiredScopes } },
+  };
 }
 
 function listAction(name: string, method: 'GET' | 'POST', handler: Handler, requiredScopes: string[], action = name): RouteSpec {
-  return { ...common, renderers: [...common.renderers], pattern: `/api/projects/:projectId/persons/${name}`, detail: false, methods: { [method]: { action, handler, requiredScopes } } };
+  return {
+    ...common,
+    renderers: [...common.renderers],
+    pattern: `/api/projects/:projectId/persons/${name}`,
+    detail: false,
+    methods: { [method]: { action, handler, requiredScopes } },
+  };
 }
 
 export function registerPersonActionRoutes(router: Router): void {

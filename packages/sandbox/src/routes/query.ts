@@ -30,18 +30,21 @@ interface QueryRequest {
 }
 
 function readRequest(data: unknown): QueryRequest {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw validationError('Invalid data. Expected a dictionary.', 'invalid');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw validationError('Invalid data. Expected a dictionary.', 'invalid');
   const body = data as Record<string, unknown>;
   const query = body.query;
   if (query === undefined || query === null) throw fieldError('query', 'required', 'This field is required.');
-  if (typeof query !== 'object' || Array.isArray(query)) throw fieldError('query', 'invalid_input', 'Input should be a valid dictionary or object.');
+  if (typeof query !== 'object' || Array.isArray(query))
+    throw fieldError('query', 'invalid_input', 'Input should be a valid dictionary or object.');
   const q = query as Record<string, unknown>;
   if (q.kind !== 'HogQLQuery') {
     throw validationError(`Unsupported query kind: ${JSON.stringify(q.kind ?? null)}. The hogctl sandbox runs HogQLQuery only.`);
   }
   if (typeof q.query !== 'string') throw fieldError('query', 'invalid_input', 'query.query: Input should be a valid string');
   const values = q.values ?? {};
-  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw fieldError('query', 'invalid_input', 'query.values: Input should be a valid dictionary');
+  if (typeof values !== 'object' || values === null || Array.isArray(values))
+    throw fieldError('query', 'invalid_input', 'query.values: Input should be a valid dictionary');
   const refresh = body.refresh ?? 'blocking';
   if (typeof refresh !== 'string' || !REFRESH_MODES.includes(refresh)) {
     throw fieldError('refresh', 'invalid_input', `Input should be ${REFRESH_MODES.map((m) => `'${m}'`).join(', ')}`);
@@ -163,9 +166,10 @@ export function registerQueryRoutes(router: Router): void {
     if (!entry) throw notFound('Query not found.');
     if (!entry.status.complete && app.now() >= entry.doneAt) {
       const end = new Date(app.now()).toISOString();
-      entry.status = entry.failure === undefined
-        ? { ...entry.status, complete: true, results: entry.result, end_time: end, expiration_time: end }
-        : { ...entry.status, complete: true, error: true, error_message: entry.failure, end_time: end, expiration_time: end };
+      entry.status =
+        entry.failure === undefined
+          ? { ...entry.status, complete: true, results: entry.result, end_time: end, expiration_time: end }
+          : { ...entry.status, complete: true, error: true, error_message: entry.failure, end_time: end, expiration_time: end };
     }
     if (entry.status.error) return json(400, { query_status: entry.status });
     return json(entry.status.complete ? 200 : 202, { query_status: entry.status });

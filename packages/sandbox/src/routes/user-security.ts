@@ -49,7 +49,12 @@ const validate: Handler = (ctx, app) => {
   if (step === null) throw validationError('Token is not valid', 'token_invalid');
   account.totp = { secret: setup.secret, lastStep: step, persistentId: randomUUID() };
   s!.twoFactorSetup = null;
-  app.identity.send({ to: account.user.email, subject: 'Two-factor authentication enabled', text: 'Two-factor authentication was switched on for your account.', kind: '2fa_enabled' });
+  app.identity.send({
+    to: account.user.email,
+    subject: 'Two-factor authentication enabled',
+    text: 'Two-factor authentication was switched on for your account.',
+    kind: '2fa_enabled',
+  });
   return json(200, { success: true });
 };
 
@@ -72,13 +77,19 @@ const disable: Handler = (ctx, app) => {
   const account = targetAccount(ctx, app);
   account.totp = null;
   account.backupCodes = [];
-  app.identity.send({ to: account.user.email, subject: 'Two-factor authentication disabled', text: 'Two-factor authentication was switched off for your account.', kind: '2fa_disabled' });
+  app.identity.send({
+    to: account.user.email,
+    subject: 'Two-factor authentication disabled',
+    text: 'Two-factor authentication was switched off for your account.',
+    kind: '2fa_disabled',
+  });
   return json(200, { success: true });
 };
 
 const verifyEmail: Handler = (ctx, app) => {
   const body = data(ctx);
-  if (body.token === undefined || body.token === null || body.token === '') throw fieldError('token', 'required', 'This field is required.');
+  if (body.token === undefined || body.token === null || body.token === '')
+    throw fieldError('token', 'required', 'This field is required.');
   // request.data["uuid"] without a default: a KeyError, so a 500.
   if (body.uuid === undefined || body.uuid === null) throw serverError();
   const uuid = String(body.uuid);
@@ -111,7 +122,13 @@ const requestEmailVerification: Handler = (ctx, app) => {
 const cancelEmailChange: Handler = (ctx, app) => {
   requireRecentLogin(ctx, app);
   const account = app.identity.account(ctx.principal!.user);
-  if (!account.pendingEmail) throw new ErrorResponse(400, { type: 'validation_error', code: 'email_change_request_not_found', detail: 'No active email change requests found.', attr: null });
+  if (!account.pendingEmail)
+    throw new ErrorResponse(400, {
+      type: 'validation_error',
+      code: 'email_change_request_not_found',
+      detail: 'No active email change requests found.',
+      attr: null,
+    });
   account.pendingEmail = null;
   return json(200, serializeUser(account.user, app, ctx));
 };

@@ -132,14 +132,17 @@ const updateUser: Handler = (ctx, app) => {
     const v = data[field];
     if (kind === 'boolean' && typeof v !== 'boolean') throw fieldError(field, 'invalid_input', 'Must be a valid boolean.');
     if (kind === 'string') text(v, field, 200);
-    if (kind === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw fieldError(field, 'invalid_input', 'Value must be valid JSON.');
+    if (kind === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v)))
+      throw fieldError(field, 'invalid_input', 'Value must be valid JSON.');
     changes.push(() => (account.extra[field] = v));
   }
   if ('password' in data) {
     if (data.current_password === undefined) throw fieldError('current_password', 'required', 'This field is required.');
-    if (!app.identity.checkPassword(account, String(data.current_password))) throw fieldError('current_password', 'invalid_input', 'Your current password is incorrect.');
+    if (!app.identity.checkPassword(account, String(data.current_password)))
+      throw fieldError('current_password', 'invalid_input', 'Your current password is incorrect.');
     const password = text(data.password, 'password', 128);
-    if (password.length < 8) throw fieldError('password', 'password_too_short', 'This password is too short. It must contain at least 8 characters.');
+    if (password.length < 8)
+      throw fieldError('password', 'password_too_short', 'This password is too short. It must contain at least 8 characters.');
     changes.push(() => app.identity.setPassword(account, password));
   }
   let verification = false;

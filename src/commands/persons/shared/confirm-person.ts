@@ -35,7 +35,8 @@ export async function confirmPersonAction(ctx: Context, c: PersonConfirmation): 
   c.check?.(person);
   const consequences = typeof c.consequences === 'function' ? c.consequences(person) : c.consequences;
   const ids = person.distinct_ids ?? [];
-  const shown = ids.slice(0, SHOWN_DISTINCT_IDS).join(', ') + (ids.length > SHOWN_DISTINCT_IDS ? `, … (${ids.length - SHOWN_DISTINCT_IDS} more)` : '');
+  const shown =
+    ids.slice(0, SHOWN_DISTINCT_IDS).join(', ') + (ids.length > SHOWN_DISTINCT_IDS ? `, … (${ids.length - SHOWN_DISTINCT_IDS} more)` : '');
   const summary = [
     `About to ${c.action}:`,
     `  person        ${person.name ?? '(no name)'} (id ${person.id}, uuid ${person.uuid})`,

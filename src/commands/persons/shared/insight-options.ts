@@ -23,10 +23,13 @@ export function addParamOptions(command: Command): Command {
     .option('--date-from <date>', 'start of the date range, e.g. 2025-01-01 or -30d')
     .option('--date-to <date>', 'end of the date range')
     .option('--param <key=value>', 'any other request parameter (repeatable); the value is sent as given', collect)
-    .option('--params <json>', 'request parameters as a JSON object, or @file / @- to read it; --param and the named flags override its keys');
+    .option(
+      '--params <json>',
+      'request parameters as a JSON object, or @file / @- to read it; --param and the named flags override its keys',
+    );
 }
 
 export function addPeopleOptions(command: Command, post: boolean): Command {
   if (post) command.option('--post', 'send the parameters as a JSON body (POST) instead of the query string');
-  return addParamOptions(command).option('--all', 'follow the server\'s `next` links to print every page, not just the first');
+  return addParamOptions(command).option('--all', "follow the server's `next` links to print every page, not just the first");
 }

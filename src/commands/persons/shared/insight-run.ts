@@ -36,7 +36,9 @@ export async function readParamsFile<O extends InsightParamOptions>(ctx: Context
     try {
       text = await readFile(source, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --params file ${source}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new UsageError(
+        `cannot read --params file ${source}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
   }
   return { ...options, params: text };
@@ -46,7 +48,9 @@ export async function readParamsFile<O extends InsightParamOptions>(ctx: Context
 export function parseFunnelStep(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^-?\d+$/.test(raw.trim()) || Number(raw) === 0) {
-    throw new UsageError(`invalid --funnel-step "${raw}": expected a step number such as 2, or -2 for the persons who dropped off at step 2`);
+    throw new UsageError(
+      `invalid --funnel-step "${raw}": expected a step number such as 2, or -2 for the persons who dropped off at step 2`,
+    );
   }
   return Number(raw);
 }
@@ -68,7 +72,8 @@ export function buildParams(options: InsightParamOptions, named: Params = {}): P
   }
   if (options.events !== undefined) {
     const events = parseJsonFlag(options.events, '--events', '[{"id": "$pageview"}]');
-    if (!Array.isArray(events)) throw new UsageError('invalid --events: expected a JSON list', 'e.g. --events \'[{"id": "$pageview"}, {"id": "signed_up"}]\'');
+    if (!Array.isArray(events))
+      throw new UsageError('invalid --events: expected a JSON list', 'e.g. --events \'[{"id": "$pageview"}, {"id": "signed_up"}]\'');
     params.events = events;
   }
   if (options.dateFrom !== undefined) params.date_from = options.dateFrom;
@@ -82,7 +87,13 @@ export function buildParams(options: InsightParamOptions, named: Params = {}): P
  * asked for by sending the same body with the `offset` of the `next` link, since a GET link would
  * drop the body.
  */
-export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params: Params, options: PeopleOptions & { legacy?: boolean }, kind?: InsightKind): Promise<void> {
+export async function printPeople(
+  ctx: Context,
+  endpoint: PeopleEndpoint,
+  params: Params,
+  options: PeopleOptions & { legacy?: boolean },
+  kind?: InsightKind,
+): Promise<void> {
   // A key asks the query endpoint (the legacy lists refuse keys); a session alone, or --legacy,
   // the legacy list.
   if (kind && !options.legacy && (await ctx.settings()).apiKey) return printActors(ctx, kind, params, options);
@@ -93,7 +104,9 @@ export async function printPeople(ctx: Context, endpoint: PeopleEndpoint, params
   let page = await peoplePage(client, projectId, endpoint, params, { post: options.post });
   const seen = new Set<string>();
   for (;;) {
-    const people = (Array.isArray(page?.results) ? page.results : []).flatMap((group) => (Array.isArray(group?.people) ? group.people : []));
+    const people = (Array.isArray(page?.results) ? page.results : []).flatMap((group) =>
+      Array.isArray(group?.people) ? group.people : [],
+    );
     await writer.writePage(people);
     const next = page?.next;
     if (!options.all || !next || people.length === 0 || seen.has(next)) break;
@@ -127,7 +140,9 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   let offset = 0;
   let more = false;
   for (;;) {
-    const page = await underQueryLimit(ctx, budget, (retry) => actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal, retry }));
+    const page = await underQueryLimit(ctx, budget, (retry) =>
+      actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal, retry }),
+    );
     await writer.writePage(page.persons);
     offset += page.persons.length;
     more = page.hasMore;

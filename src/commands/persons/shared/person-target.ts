@@ -28,7 +28,12 @@ export interface PersonTarget {
  * for the first) into the id and the rest, and checks that exactly one of id and --distinct-id
  * was given and that every one of `restNames` is there.
  */
-export function personTarget(verb: string, distinctId: string | undefined, positionals: (string | undefined)[], restNames: string[] = []): PersonTarget {
+export function personTarget(
+  verb: string,
+  distinctId: string | undefined,
+  positionals: (string | undefined)[],
+  restNames: string[] = [],
+): PersonTarget {
   const given = positionals.filter((p): p is string => p !== undefined);
   const byDistinctId = distinctId !== undefined;
   const id = byDistinctId ? undefined : given[0];
@@ -36,7 +41,8 @@ export function personTarget(verb: string, distinctId: string | undefined, posit
   const usage = `hogctl persons ${verb} ${['<id>', ...restNames.map((n) => `<${n}>`)].join(' ')}`;
   const alternative = `hogctl persons ${verb} --distinct-id <id> ${restNames.map((n) => `<${n}>`).join(' ')}`.trimEnd();
   if (byDistinctId && distinctId.trim() === '') throw new UsageError('--distinct-id is empty', `e.g. \`${alternative}\``);
-  if (!byDistinctId && id === undefined) throw new UsageError('give a person id or --distinct-id', `e.g. \`${usage}\` or \`${alternative}\``);
+  if (!byDistinctId && id === undefined)
+    throw new UsageError('give a person id or --distinct-id', `e.g. \`${usage}\` or \`${alternative}\``);
   if (rest.length > restNames.length) {
     throw new UsageError(
       byDistinctId ? `too many arguments: with --distinct-id, give no person id` : `too many arguments for \`hogctl persons ${verb}\``,

@@ -2,6 +2,7 @@
 import { UsageError } from '../../../errors.js';
 
 export function checkPropertyKey(key: string): string {
-  if (key === '') throw new UsageError('the property key is empty', "give the key, e.g. plan or '$browser' (single quotes keep the shell away from $)");
+  if (key === '')
+    throw new UsageError('the property key is empty', "give the key, e.g. plan or '$browser' (single quotes keep the shell away from $)");
   return key;
 }

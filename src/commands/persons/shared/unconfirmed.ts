@@ -14,8 +14,17 @@ export async function unconfirmed<T>(change: string, rerun: string, send: () => 
   } catch (error) {
     // Whatever answered was not PostHog (an HTML page, a redirect), or no TLS connection could be
     // made: the change never reached it.
-    if (!(error instanceof CliError) || error.exitCode !== ExitCode.unavailable || error instanceof NotPostHogApiError || error instanceof TlsError) throw error;
+    if (
+      !(error instanceof CliError) ||
+      error.exitCode !== ExitCode.unavailable ||
+      error instanceof NotPostHogApiError ||
+      error instanceof TlsError
+    )
+      throw error;
     // What to do about the change comes first; the transport's own advice follows.
-    throw new UnavailableError(`${change} may or may not have been applied: ${error.message}`, `${rerun}${error.hint ? `\n  ${error.hint}` : ''}`);
+    throw new UnavailableError(
+      `${change} may or may not have been applied: ${error.message}`,
+      `${rerun}${error.hint ? `\n  ${error.hint}` : ''}`,
+    );
   }
 }

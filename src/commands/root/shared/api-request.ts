@@ -11,7 +11,10 @@ import { writeAll } from '../../../io/streams.js';
 export async function resolvePath(ctx: Context, raw: string): Promise<string> {
   const path = raw.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new UsageError(`give a path, not a URL: "${raw}"`, 'the host comes from the profile or --base-url, e.g. hogctl api GET /api/projects/{project_id}/persons/');
+    throw new UsageError(
+      `give a path, not a URL: "${raw}"`,
+      'the host comes from the profile or --base-url, e.g. hogctl api GET /api/projects/{project_id}/persons/',
+    );
   }
   if (path === '' || /\s/.test(path)) throw new UsageError(`invalid path "${raw}"`, 'e.g. /api/projects/{project_id}/persons/');
   const withSlash = path.startsWith('/') ? path : `/${path}`;
@@ -53,7 +56,7 @@ export function toQuery(fields: Record<string, unknown>): Query {
 /** JSON unless -o (or HOGCTL_OUTPUT) asks for another format: `api` shows bodies, not tables. */
 export async function outputFor(ctx: Context): Promise<OutputSettings> {
   const output = await ctx.output();
-  return ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ? output : { ...output, format: 'json' };
+  return (ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT) ? output : { ...output, format: 'json' };
 }
 
 function isObject(value: unknown): value is Row {
@@ -104,7 +107,14 @@ export async function printBody(ctx: Context, output: OutputSettings, res: ApiRe
  * --paginate: follows `next` from page to page. In json the pages print whole, one after
  * another; other formats print every page's `results` as one stream of records.
  */
-export async function printPages(ctx: Context, output: OutputSettings, client: ApiClient, path: string, query: Query | undefined, redact: Redact): Promise<void> {
+export async function printPages(
+  ctx: Context,
+  output: OutputSettings,
+  client: ApiClient,
+  path: string,
+  query: Query | undefined,
+  redact: Redact,
+): Promise<void> {
   const rawPages = output.format === 'json' && !output.fields;
   const writer = rawPages ? undefined : new RecordWriter(output, { columns: [] });
   let url: string | null | undefined = client.url(path, query).href;

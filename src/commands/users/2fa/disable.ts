@@ -39,8 +39,10 @@ export async function twoFactorDisableRun(ctx: Context, options: TwoFactorDisabl
     question: 'Turn 2FA off?',
     typeToConfirm: email,
   });
-  await unconfirmed(`turning 2FA off for ${email}`, 'check with `hogctl users 2fa status`, and run the command again if 2FA is still on', () =>
-    api.twoFactorDisable(client, user),
+  await unconfirmed(
+    `turning 2FA off for ${email}`,
+    'check with `hogctl users 2fa status`, and run the command again if 2FA is still on',
+    () => api.twoFactorDisable(client, user),
   );
   ctx.info(`✔ 2FA is off for ${email}`);
 }

@@ -31,12 +31,18 @@ export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableO
   const user = api.checkUserId(options.user);
   const prompter = await ctx.prompter();
   if (!prompter.interactive) {
-    throw new UsageError('`hogctl users 2fa enable` asks for a code, so it needs a terminal', 'off a terminal, run `hogctl users 2fa start`, then `hogctl users 2fa validate <code>` and `hogctl users 2fa backup-codes --yes`');
+    throw new UsageError(
+      '`hogctl users 2fa enable` asks for a code, so it needs a terminal',
+      'off a terminal, run `hogctl users 2fa start`, then `hogctl users 2fa validate <code>` and `hogctl users 2fa backup-codes --yes`',
+    );
   }
   const client = await ctx.api({ auth: 'session' });
   const [account, status] = await Promise.all([api.getUser(client, user), api.twoFactorStatus(client, user)]);
   if (status.is_enabled) {
-    throw new UsageError(`2FA is already on for ${account.email}`, 'for new backup codes, `hogctl users 2fa backup-codes`; to start over, `hogctl users 2fa disable` first');
+    throw new UsageError(
+      `2FA is already on for ${account.email}`,
+      'for new backup codes, `hogctl users 2fa backup-codes`; to start over, `hogctl users 2fa disable` first',
+    );
   }
 
   const { secret } = await api.twoFactorStartSetup(client, user);
@@ -52,7 +58,9 @@ export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableO
     } catch (err) {
       const explained = explainValidateError(err);
       if (!(err instanceof ApiError) || err.server.code !== 'token_invalid' || attempt >= ATTEMPTS) throw explained;
-      ctx.warn(`${(explained as Error).message}; try the next code (${ATTEMPTS - attempt} ${ATTEMPTS - attempt === 1 ? 'try' : 'tries'} left)`);
+      ctx.warn(
+        `${(explained as Error).message}; try the next code (${ATTEMPTS - attempt} ${ATTEMPTS - attempt === 1 ? 'try' : 'tries'} left)`,
+      );
     }
   }
   ctx.info(`✔ 2FA is on for ${account.email}`);

@@ -14,19 +14,34 @@ export interface TwoFactorStatusOptions {
 export function twoFactorStatusCommand(): Command {
   return new Command('status')
     .summary('show whether 2FA is on, its method, and how many backup codes remain')
-    .description('Show the 2FA state of a user: on or off, the method (TOTP), and how many unused backup codes remain. The codes themselves only with --show-backup-codes. Needs a signed-in session (`hogctl auth login`).')
+    .description(
+      'Show the 2FA state of a user: on or off, the method (TOTP), and how many unused backup codes remain. The codes themselves only with --show-backup-codes. Needs a signed-in session (`hogctl auth login`).',
+    )
     .option('--user <uuid>', 'the user (default: @me, yourself)', '@me')
     .option('--show-backup-codes', 'also print the unused backup codes (secrets: a warning goes to stderr)')
-    .addHelpText('after', examples('hogctl users 2fa status', 'hogctl users 2fa status -o json', 'hogctl users 2fa status --show-backup-codes'))
+    .addHelpText(
+      'after',
+      examples('hogctl users 2fa status', 'hogctl users 2fa status -o json', 'hogctl users 2fa status --show-backup-codes'),
+    )
     .action(withContext(twoFactorStatusRun));
 }
 
 export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusOptions): Promise<void> {
   const user = checkUserId(options.user);
   const status = await twoFactorStatus(await ctx.api({ auth: 'session' }), user);
-  const record: Record<string, unknown> = { user, enabled: status.is_enabled, method: status.method, backup_codes_remaining: status.backup_codes.length };
+  const record: Record<string, unknown> = {
+    user,
+    enabled: status.is_enabled,
+    method: status.method,
+    backup_codes_remaining: status.backup_codes.length,
+  };
   if (options.showBackupCodes) {
-    if (status.backup_codes.length === 0) ctx.info(status.is_enabled ? 'no unused backup codes: make new ones with `hogctl users 2fa backup-codes`' : '2FA is off, so there are no backup codes');
+    if (status.backup_codes.length === 0)
+      ctx.info(
+        status.is_enabled
+          ? 'no unused backup codes: make new ones with `hogctl users 2fa backup-codes`'
+          : '2FA is off, so there are no backup codes',
+      );
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }
   await writeRecord(await ctx.output(), record, { columns: Object.keys(record), fields: [...Object.keys(record), 'backup_codes'] });

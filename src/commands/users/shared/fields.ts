@@ -63,10 +63,14 @@ export function parseUserFields(pairs: string[]): Record<string, unknown> {
     if (eq <= 0) throw new UsageError(`invalid --field "${pair}": expected key=value, e.g. --field first_name=Lee`);
     const key = pair.slice(0, eq).trim();
     if (SECRET_FIELDS.has(key)) {
-      throw new UsageError(`--field ${key} is refused: hogctl never takes a password as a flag value (it would show in \`ps\` and shell history)`, 'change the password in the PostHog web app');
+      throw new UsageError(
+        `--field ${key} is refused: hogctl never takes a password as a flag value (it would show in \`ps\` and shell history)`,
+        'change the password in the PostHog web app',
+      );
     }
     const kind = USER_WRITABLE_FIELDS[key];
-    if (!kind) throw new UsageError(`unknown user field "${key}" for --field: writable fields are ${Object.keys(USER_WRITABLE_FIELDS).join(', ')}`);
+    if (!kind)
+      throw new UsageError(`unknown user field "${key}" for --field: writable fields are ${Object.keys(USER_WRITABLE_FIELDS).join(', ')}`);
     if (key in body) throw new UsageError(`--field ${key} is given twice`);
     body[key] = parseValue(key, kind, pair.slice(eq + 1));
   }

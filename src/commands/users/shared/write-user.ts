@@ -8,5 +8,9 @@ import { USER_COLUMNS, USER_FIELDS, USER_OPEN_OBJECTS } from '../../../api/users
 export async function writeUser(ctx: Context, user: User): Promise<void> {
   const output = await ctx.output();
   // The table view shows the summary columns; json every field.
-  await writeRecord(output, user as unknown as Record<string, unknown>, { columns: USER_COLUMNS, fields: USER_FIELDS, openObjects: USER_OPEN_OBJECTS });
+  await writeRecord(output, user as unknown as Record<string, unknown>, {
+    columns: USER_COLUMNS,
+    fields: USER_FIELDS,
+    openObjects: USER_OPEN_OBJECTS,
+  });
 }

@@ -19,7 +19,10 @@ export async function setupText(email: string, secret: string, options: { qr: bo
   const width = code.length > 0 ? code[0].replace(/\u001b\[[0-9;]*m/g, '').length : 0;
   // A code wider than the terminal wraps and cannot be scanned: say so rather than draw it.
   if (code.length > 0 && options.columns && options.columns < width) {
-    lines.push(`(the QR code needs ${width} columns and the terminal has ${options.columns}: widen it and run again, or type the secret)`, `account: PostHog:${email}`);
+    lines.push(
+      `(the QR code needs ${width} columns and the terminal has ${options.columns}: widen it and run again, or type the secret)`,
+      `account: PostHog:${email}`,
+    );
   } else if (code.length > 0) {
     lines.push(...code);
   } else {
@@ -29,13 +32,17 @@ export async function setupText(email: string, secret: string, options: { qr: bo
   return `${lines.join('\n')}\n`;
 }
 
-export const SECRET_WARNING = 'the secret is a credential: whoever has it can make your 2FA codes; do not paste it into tickets, chat or logs';
+export const SECRET_WARNING =
+  'the secret is a credential: whoever has it can make your 2FA codes; do not paste it into tickets, chat or logs';
 
 /** token_invalid and setup_expired are failed authentications, not malformed requests: exit 4. */
 export function explainValidateError(err: unknown): unknown {
   if (!(err instanceof ApiError)) return err;
   if (err.server.code === 'token_invalid') {
-    return new AuthError('the 2FA code was not accepted', 'use the current code of the new PostHog entry in your authenticator app (it changes every 30 seconds); check the device clock if it keeps failing');
+    return new AuthError(
+      'the 2FA code was not accepted',
+      'use the current code of the new PostHog entry in your authenticator app (it changes every 30 seconds); check the device clock if it keeps failing',
+    );
   }
   if (err.server.code === 'setup_expired') {
     return new AuthError(
