@@ -1,9 +1,10 @@
-// What bulk-delete tells its user before it sends anything: the time the run will take under
-// the server's rate windows, and the exact words of the confirmation.
+// What a bulk run tells its user before it sends anything: the plan (where, what, how many
+// requests, how long under the server's rate windows) and the exact words of the confirmation.
 import { formatDuration } from '../io/progress.js';
+import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { DeleteFlags } from './journal.js';
-import type { IdKind } from './validate.js';
+import type { IdKind, IdList } from './validate.js';
 
 /**
  * What one bulk_delete of 1000 ids is assumed to take, answer included, before any has been
@@ -49,4 +50,55 @@ export function describeDeletion(kind: IdKind, count: number, flags: DeleteFlags
   const data = [flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ');
   if (flags.keep_person) return `the ${data} of ${persons} (keeping the persons themselves)`;
   return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;
+}
+
+/** Everything the plan states. */
+export interface PlanFacts {
+  /** What the job does: "delete persons by person id". */
+  title: string;
+  dryRun: boolean;
+  profile: string | null;
+  host: string;
+  projectId: string;
+  input: { label: string; list: IdList };
+  /** Integer ids are there but not resolved yet (a dry run sends no lookups). */
+  resolveLater: boolean;
+  resolvedDuplicates: number;
+  unresolved: number;
+  /** Resuming: ids answered in earlier runs, and those left. */
+  resume?: { answered: number; left: number };
+  requests: number;
+  /** "POST /api/projects/1/persons/bulk_delete/". */
+  request: string;
+  flags: string;
+  windows: readonly RateWindow[];
+  concurrency: number;
+  journal?: string;
+  receipt?: string;
+}
+
+export function planText(p: PlanFacts): string {
+  const { list } = p.input;
+  const what = list.kind === 'distinct_ids' ? 'distinct ids' : 'person ids';
+  const integerNote =
+    list.integerCount > 0 && p.resolveLater ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
+  const lines = [
+    `Plan: ${p.title}${p.dryRun ? ' (dry run: nothing will be sent)' : ''}`,
+    `  profile   ${p.profile ?? '(none: settings from flags and environment)'}`,
+    `  host      ${p.host}`,
+    `  project   ${p.projectId}`,
+    `  input     ${p.input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${what}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
+  ];
+  if (p.resolvedDuplicates)
+    lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+  if (p.unresolved) lines.push(`  missing   ${n(p.unresolved)} integer ids match no person and will not be sent`);
+  if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
+  lines.push(
+    `  requests  ${n(p.requests)} of at most ${n(CHUNK_SIZE)} ids (${p.request})`,
+    `  flags     ${p.flags}`,
+    `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
+  );
+  if (p.journal) lines.push(`  journal   ${p.journal}`);
+  if (p.receipt) lines.push(`  receipt   ${p.receipt}`);
+  return lines.join('\n');
 }

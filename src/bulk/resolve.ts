@@ -1,7 +1,17 @@
-// Integer person ids become UUIDs before anything is deleted, because bulk_delete matches UUIDs
-// only (docs/server-contract.md §6.6). One GET per id, a few at a time; an id no person has is reported,
-// not sent.
-import { CancelledError } from '../errors.js';
+// Step 3 of a bulk run: integer person ids become UUIDs before anything is deleted, because
+// bulk_delete matches UUIDs only (docs/server-contract.md §6.6). One GET per id, a few at a time
+// within the read rate; an id no person has is reported, not sent. Then every target once.
+import type { Context } from '../context.js';
+import { CancelledError, CliError, NotFoundError } from '../errors.js';
+import { getPerson } from '../api/persons.js';
+import type { ApiClient } from '../http/client.js';
+import { RateBudget, sleep } from './rate.js';
+import { isIntegerId, type IdList } from './validate.js';
+
+/** PostHog's limit for reading persons with a personal key (ClickHouse burst, docs/server-contract.md §5). */
+export const READ_PER_MINUTE = 240;
+
+const n = (x: number) => x.toLocaleString('en-US');
 
 export interface ResolveOptions {
   concurrency: number;
@@ -35,4 +45,95 @@ export async function resolveIntegerIds(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, ids.length)) }, worker));
   return out;
+}
+
+/** Looks a person up by integer id: its UUID, or null when there is none. */
+export function uuidLookup(client: ApiClient, projectId: string): (id: string) => Promise<string | null> {
+  return async (id) => {
+    try {
+      return (await getPerson(client, projectId, id)).uuid;
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  };
+}
+
+export interface Targets {
+  ids: string[];
+  unresolved: string[];
+  resolvedDuplicates: number;
+  newlyResolved: Map<string, string | null>;
+}
+
+/** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
+export async function resolveTargets(
+  ctx: Context,
+  list: IdList,
+  known: Map<string, string | null>,
+  lookup: ((id: string) => Promise<string | null>) | undefined,
+  s: { perMinute: number; concurrency: number },
+): Promise<Targets> {
+  const newlyResolved = new Map<string, string | null>();
+  if (list.kind === 'person_ids' && list.integerCount > 0) {
+    const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
+    if (todo.length > 0 && lookup) {
+      const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
+      // Reads have their own, lower limit; staying under it spares a storm of 429s.
+      const perMinute = Math.min(s.perMinute, READ_PER_MINUTE);
+      ctx.info(
+        `resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(perMinute)} requests/min…`,
+      );
+      const budget = new RateBudget(perMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+      let last = 0;
+      const resolved = await resolveIntegerIds(todo, lookup, {
+        concurrency: s.concurrency,
+        // Reads are spaced evenly only; each slot is released as soon as it is taken.
+        pace: async (signal) => (await budget.take(signal))(),
+        signal: ctx.deps.signal,
+        onProgress: (done, total) => {
+          const now = ctx.deps.now();
+          if (tty && (now - last > 100 || done === total)) {
+            last = now;
+            ctx.io.stderr.write(`\r\u001b[2K  resolved ${n(done)}/${n(total)}`);
+          }
+        },
+      }).catch((err: unknown) => {
+        // A lookup that failed after its retries stops the run before any deletion: say so.
+        if (err instanceof CliError && !(err instanceof CancelledError))
+          err.message = `could not resolve the integer ids to UUIDs, so nothing was deleted in this run: ${err.message}`;
+        throw err;
+      });
+      if (tty) ctx.io.stderr.write('\r\u001b[2K');
+      for (const [k, v] of resolved) newlyResolved.set(k, v);
+      const missing = [...resolved.values()].filter((v) => v === null).length;
+      ctx.info(
+        `resolved ${n(todo.length - missing)} of ${n(todo.length)} integer ids${missing ? `; ${n(missing)} match no person and will not be sent` : ''}`,
+      );
+    }
+  }
+  const seen = new Set<string>();
+  const ids: string[] = [];
+  const unresolved: string[] = [];
+  let resolvedDuplicates = 0;
+  for (const id of list.ids) {
+    let target = id;
+    if (list.kind === 'person_ids' && isIntegerId(id)) {
+      const uuid = newlyResolved.has(id) ? newlyResolved.get(id) : known.get(id);
+      if (uuid === undefined) {
+        // Dry run: not resolved, shown as it is.
+        target = id;
+      } else if (uuid === null) {
+        unresolved.push(id);
+        continue;
+      } else target = uuid.toLowerCase();
+    }
+    if (seen.has(target)) {
+      resolvedDuplicates++;
+      continue;
+    }
+    seen.add(target);
+    ids.push(target);
+  }
+  return { ids, unresolved, resolvedDuplicates, newlyResolved };
 }

@@ -1,7 +1,7 @@
 // The plan's words and numbers: the confirmation for every flag combination, and the estimate
 // under the server's two delete windows.
 import { describe, expect, it } from 'vitest';
-import { describeDeletion, describeEstimate, estimateMs } from '../../src/bulk/plan.js';
+import { describeDeletion, describeEstimate, estimateMs, planText, type PlanFacts } from '../../src/bulk/plan.js';
 import { DELETE_WINDOWS } from '../../src/bulk/rate.js';
 import { progressLogInterval, ProgressLog } from '../../src/io/progress.js';
 
@@ -62,5 +62,68 @@ describe('progress off a terminal', () => {
     const lines = out.trim().split('\n');
     expect(lines[0]).toBe('chunk 2: 503, retrying in 3 s');
     expect(lines[1]).toBe('progress: 1,000/3,000 ids 33% · 240 req/min · ETA 1m30s · chunk 2: 503, retrying in 3 s');
+  });
+});
+
+describe('the plan', () => {
+  const list = {
+    kind: 'person_ids' as const,
+    format: 'lines' as const,
+    ids: ['a', 'b', 'c'],
+    requested: 5,
+    duplicates: 1,
+    invalidCount: 1,
+    invalid: [],
+    integerCount: 2,
+    sha256: 'x',
+  };
+  const facts: PlanFacts = {
+    title: 'delete persons by person id',
+    dryRun: false,
+    profile: 'prod',
+    host: 'https://eu.posthog.com',
+    projectId: '42',
+    input: { label: 'ids.txt', list },
+    resolveLater: false,
+    resolvedDuplicates: 0,
+    unresolved: 0,
+    requests: 1,
+    request: 'POST /api/projects/42/persons/bulk_delete/',
+    flags: 'delete events: yes · delete recordings: no · keep person: no',
+    windows: DELETE_WINDOWS,
+    concurrency: 4,
+    journal: '/j/ids.ndjson',
+    receipt: '/j/ids.receipt.json',
+  };
+
+  it('states where, what, how many requests, how long, and where the journal and receipt go', () => {
+    expect(planText(facts)).toBe(
+      [
+        'Plan: delete persons by person id',
+        '  profile   prod',
+        '  host      https://eu.posthog.com',
+        '  project   42',
+        '  input     ids.txt (lines): 5 values, 3 unique person ids, 1 duplicates dropped, 1 invalid',
+        '  requests  1 of at most 1,000 ids (POST /api/projects/42/persons/bulk_delete/)',
+        '  flags     delete events: yes · delete recordings: no · keep person: no',
+        '  budget    480/min + 4,800/h requests, 4 in flight; estimated time about 1s (at ~0.5 s a request; longer if the server is slower)',
+        '  journal   /j/ids.ndjson',
+        '  receipt   /j/ids.receipt.json',
+      ].join('\n'),
+    );
+  });
+
+  it('a dry run says so, names integer ids still to resolve, and has no journal; a resume counts what is left', () => {
+    const dry = planText({ ...facts, dryRun: true, resolveLater: true, journal: undefined, receipt: undefined, profile: null });
+    expect(dry).toMatch(
+      /^Plan: delete persons by person id \(dry run: nothing will be sent\)\n  profile   \(none: settings from flags and environment\)/,
+    );
+    expect(dry).toContain('1 invalid (2 integer ids would be resolved to UUIDs first)');
+    expect(dry).not.toMatch(/journal|receipt/);
+    const resumed = planText({ ...facts, resume: { answered: 2000, left: 3 }, resolvedDuplicates: 1, unresolved: 2, requests: 0 });
+    expect(resumed).toContain('  dupes     1 integer ids name a person already in the list by UUID; sent once');
+    expect(resumed).toContain('  missing   2 integer ids match no person and will not be sent');
+    expect(resumed).toContain('  resume    2,000 ids already answered in earlier runs (journal); 3 left');
+    expect(resumed).toContain('4 in flight; nothing to send');
   });
 });

@@ -1,0 +1,75 @@
+// The bulk action of `persons bulk-delete`: POST bulk_delete with up to 1,000 ids a request
+// (docs/server-contract.md §6.6). Ids whose answers were lost are checked by asking which of
+// them still name a person; with --keep-person a kept person proves nothing, so they are sent
+// again unchecked.
+import type { Context } from '../context.js';
+import type { ApiClient } from '../http/client.js';
+import type { BulkAction } from './action.js';
+import type { DeleteFlags } from './journal.js';
+import { presenceCheck } from './lost-answers.js';
+import { describeDeletion } from './plan.js';
+import { RateBudget, sleep } from './rate.js';
+import { READ_PER_MINUTE } from './resolve.js';
+import { sender } from './send.js';
+import type { IdKind } from './validate.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export interface DeletePersonsSettings {
+  /** Undefined in a dry run: nothing is sent. */
+  client?: ApiClient;
+  projectId: string;
+  kind: IdKind;
+  flags: DeleteFlags;
+  timeoutMs: number;
+}
+
+export function describeFlags(f: DeleteFlags): string {
+  const yn = (b: boolean) => (b ? 'yes' : 'no');
+  return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
+}
+
+export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkAction {
+  const { client, projectId, kind, flags } = s;
+  const attempt = client ? sender({ client, projectId, kind, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now }) : undefined;
+  return {
+    command: 'persons bulk-delete',
+    title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons by ${kind === 'distinct_ids' ? 'distinct id' : 'person id'}`,
+    request: `POST /api/projects/${projectId}/persons/bulk_delete/`,
+    flags: describeFlags(flags),
+    confirmation: (count) => `This deletes ${describeDeletion(kind, count, flags)}`,
+    scope: 'person:write',
+    attempt: (chunk) => {
+      if (!attempt) throw new Error('a dry run sends nothing');
+      return attempt(chunk);
+    },
+    presence:
+      client && !flags.keep_person
+        ? presenceCheck({
+            client,
+            projectId,
+            kind,
+            budget: new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep }),
+            signal: ctx.deps.signal,
+            unavailable: (why) =>
+              ctx.warn(
+                `cannot check the ids of requests whose answers were lost: ${why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)`,
+              ),
+          })
+        : undefined,
+    checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
+    account: (receipt) => {
+      const c = receipt.counts;
+      const goneNote = c.persons_gone_after_lost_answer
+        ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer`
+        : '';
+      return c.persons_deleted === null
+        ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)`
+        : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
+    },
+    describeAnswer: ({ summary }) =>
+      summary
+        ? `found ${summary.persons_found ?? '?'}, deleted ${summary.persons_deleted ?? '?'}${summary.persons_queued_for_deletion !== undefined ? `, queued ${summary.persons_queued_for_deletion}` : ''}`
+        : 'empty answer',
+  };
+}

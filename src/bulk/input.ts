@@ -1,0 +1,84 @@
+// Step 1 of a bulk run: read the whole input and check every value before anything is sent.
+// A bad value stops the run here (or, with --skip-invalid, is left out and listed).
+import { createReadStream } from 'node:fs';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import type { Context } from '../context.js';
+import { CancelledError, UsageError } from '../errors.js';
+import { InputError, readIds, type IdsFormat } from './read-ids.js';
+import { collectIds, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export interface Input {
+  list: IdList;
+  /** The file's path, or "stdin". */
+  label: string;
+  /** The file's path; undefined for standard input. */
+  path?: string;
+}
+
+export interface InputSettings {
+  file: string;
+  format?: IdsFormat;
+  column?: string;
+  skipInvalid?: boolean;
+}
+
+export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): Promise<Input> {
+  const input = await openInput(ctx, s.file);
+  // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
+  const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : ['distinct_id'];
+  const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
+  const list = await collectIds(
+    readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }),
+    { kind, label: input.label },
+  );
+  if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was sent');
+  if (list.ids.length === 0 && list.invalidCount === 0) {
+    throw new InputError(
+      input.label,
+      1,
+      'no ids in the input (it is empty, or holds only blank lines and comments)',
+      'pass the file that holds the ids; nothing was sent',
+    );
+  }
+  if (list.invalidCount > 0) {
+    if (!s.skipInvalid) throw invalidInputError(list, input.label);
+    if (list.ids.length === 0)
+      throw new UsageError(
+        `no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
+      );
+    ctx.warn(
+      `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
+    );
+  }
+  return { list, label: input.label, path: input.path };
+}
+
+async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIterable<Buffer | string>; label: string; path?: string }> {
+  if (file === '-') {
+    if (ctx.io.stdin.isTTY) {
+      throw new UsageError(
+        '--file - reads the ids from standard input, which is a terminal',
+        'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path',
+      );
+    }
+    return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin' };
+  }
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw new UsageError(`${file} is a directory, not a file of ids`);
+    // The stream below opens the file only when first read, where a refusal would be no usage error.
+    await access(file, constants.R_OK);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
+    throw new UsageError(
+      code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`,
+      'check the path given to --file and its permissions; nothing was sent',
+    );
+  }
+  return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
+}

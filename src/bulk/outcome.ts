@@ -1,0 +1,113 @@
+// How a bulk run ends for the person who ran it: the warnings its receipt calls for, and then
+// either the closing line (exit 0) or the error that carries the exit code (ARCHITECTURE.md §4):
+// 4 when the key was refused, the server's own code when it rejected a request, 130 when
+// interrupted, 6 when the server asks to wait past --max-wait, 8 when chunks failed or the server
+// reported deletion errors. Every error says what was done before it and how to continue.
+import {
+  ApiError,
+  AuthError,
+  CancelledError,
+  NotPostHogApiError,
+  PartialFailureError,
+  RateLimitedError,
+  TlsError,
+  UsageError,
+  type CliError,
+} from '../errors.js';
+import { formatClock, formatDuration } from '../io/progress.js';
+import type { Receipt } from './receipt.js';
+import type { RunResult } from './runner.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export interface OutcomeFacts {
+  /** What the run did, in the action's words: "12 persons deleted (12 found) from 12 ids sent". */
+  account: string;
+  /** The command line that continues the run. */
+  resume: string;
+  /** Requests this run was to send. */
+  requests: number;
+  receiptPath: string;
+  maxWaitMs: number;
+  now: number;
+}
+
+export interface Outcome {
+  warnings: string[];
+  /** Thrown by the caller: the run did not complete. */
+  error?: CliError;
+  /** Printed when it did. */
+  success?: string;
+}
+
+export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): Outcome {
+  const warnings: string[] = [];
+  if (receipt.unclear_requests) {
+    warnings.push(
+      `${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
+    );
+  }
+  if (receipt.not_reported.length) {
+    warnings.push(
+      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
+    );
+  }
+  return { warnings, ...ending(result, receipt, o) };
+}
+
+function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outcome, 'error' | 'success'> {
+  const c = receipt.counts;
+  const resume = `continue with:\n  ${o.resume}`;
+  switch (result.reason) {
+    case 'auth':
+      return {
+        error: new AuthError(
+          `${result.error!.message}; stopped at once, nothing more was sent (${o.account} before that)`,
+          `${result.error!.hint ?? 'check the API key'}; then ${resume}`,
+        ),
+      };
+    case 'rejected': {
+      const e = result.error!;
+      const message = `${e.message}; stopped, nothing more was sent (${o.account} before that)`;
+      const hint = `${e.hint ? `${e.hint}; then ` : ''}${resume}`;
+      if (e instanceof ApiError) return { error: new ApiError(message, e.status, e.server, hint, e.exitCode) };
+      if (e instanceof NotPostHogApiError) return { error: new NotPostHogApiError(message, hint) };
+      return { error: e instanceof TlsError ? new TlsError(message, hint) : new UsageError(message, hint) };
+    }
+    case 'interrupted':
+      return {
+        error: new CancelledError(
+          `interrupted: ${o.account}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet${c.unconfirmed ? ` (${n(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+          resume,
+        ),
+      };
+    case 'rate_limited': {
+      const until = result.until ?? o.now;
+      return {
+        error: new RateLimitedError(
+          `the server asks to wait until ${formatClock(until)} (${formatDuration(until - o.now)}), longer than --max-wait ${formatDuration(o.maxWaitMs)}; stopped, nothing more was sent (${o.account} before that)`,
+          `resume then (or pass a longer --max-wait):\n  ${o.resume}`,
+        ),
+      };
+    }
+    default:
+      break;
+  }
+  if (c.failed > 0) {
+    return {
+      error: new PartialFailureError(
+        `${n(receipt.failed_chunks.length)} of ${n(o.requests)} requests failed after retries (${n(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `retry them with:\n  ${o.resume}`,
+      ),
+    };
+  }
+  if ((c.deletion_errors ?? 0) > 0) {
+    return {
+      error: new PartialFailureError(
+        `the server reported ${n(c.deletion_errors!)} deletion errors: ${o.account}; the receipt ${o.receiptPath} lists them`,
+        'check those persons with `hogctl persons get <uuid>`; their other data may need deleting one by one',
+      ),
+    };
+  }
+  return { success: `✔ ${o.account}; receipt: ${o.receiptPath}` };
+}
