@@ -449,6 +449,47 @@ describe('safety', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/a journal already exists at .*unfinished\.ndjson.*pass --resume/s);
   });
+
+  it('resumes a journal of an older hogctl (no remembered settings), and refuses one of a newer format with a clear message', async () => {
+    const a = file('older.txt', take(6).join('\n'));
+    const journal = join(dir, 'older.ndjson');
+    const run = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y', '--delete-events']);
+    expect(run.code).toBe(0);
+    // As an older hogctl wrote it: its header without `settings`; and its last run unfinished.
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const header = lines[0];
+    delete header.settings;
+    const older = [header, ...lines.slice(1).filter((l) => l.type !== 'stopped')];
+    writeFileSync(journal, older.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const before = world.sandbox.requests.length;
+    const resumed = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      a,
+      '--journal',
+      journal,
+      '--resume',
+      '--delete-events',
+      '-y',
+      '-o',
+      'json',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('every id was already answered in earlier runs; nothing left to send');
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', persons_deleted: 6 });
+    expect(world.sandbox.requests.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
+
+    const newer = join(dir, 'newer.ndjson');
+    writeFileSync(newer, JSON.stringify({ ...header, journal_format: 2 }) + '\n');
+    const refused = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', newer, '--resume', '-y']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`journal ${newer} has format 2, which this hogctl does not read`);
+    expect(refused.stderr).toContain('resume it with the hogctl version that wrote it');
+  });
 });
 
 describe('inputs and servers', () => {
