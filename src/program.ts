@@ -7,7 +7,7 @@
 // Context (the HTTP client, session jar and prompts load when a verb first asks for them), and
 // the wrappers of heavy modules (chalk, csv-parse, csv-stringify, uqr, the sandbox). A lazy
 // import inside a verb saves nothing once the loader has picked the verb.
-// test/unit/import-graph.test.ts holds every file to this rule.
+// test/unit/repository/import-graph.test.ts holds every file to this rule.
 import { Command, Option } from 'commander';
 import { VERSION, type Deps } from './context.js';
 import { type RootCommand } from './cli/with-context.js';

@@ -2,7 +2,7 @@
 // constants, although hogctl never asks for HTTP/2 (allowH2 is off). Loading it brings in
 // node:tls, node:crypto and the HTTP server, ~10 ms per command; now it loads only if an HTTP/2
 // connection is ever made. The constants are fixed by RFC 9113 (pseudo-headers, error codes);
-// test/unit/bundle-shims.test.ts checks them against node's and against what undici reads.
+// test/unit/scripts/bundle-shims.test.ts checks them against node's and against what undici reads.
 module.exports = {
   constants: {
     HTTP2_HEADER_AUTHORITY: ':authority',

@@ -1,0 +1,93 @@
+// persons list --all on a list that changes between pages: a server simulated in memory (offset
+// paging, newest first, `next` built from the asked limit as PostHog does), with persons deleted
+// above the current page, and created at the top, between requests.
+import { afterEach, describe, expect, it } from 'vitest';
+import { listAllPersons, OVERLAP } from '../../../src/api/list-all-persons.js';
+import { FakeApi, makeClient, ORIGIN } from '../helpers.js';
+
+let api: FakeApi;
+afterEach(async () => {
+  await api?.close();
+});
+
+interface Row {
+  id: string;
+  created_at: string;
+}
+
+/** n persons, newest first; some share a created_at (ties are common in imports). */
+function persons(n: number, from = 0): Row[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `p${from + i}`,
+    created_at: new Date(Date.UTC(2025, 0, 1) - Math.floor((from + i) / 3) * 1000).toISOString(),
+  }));
+}
+
+function serve(list: Row[], between: (request: number) => void): string[] {
+  const asked: string[] = [];
+  api.agent
+    .get(ORIGIN)
+    .intercept({ path: (p) => p.startsWith('/api/projects/1/persons/'), method: 'GET' })
+    .reply((opts) => {
+      between(asked.length);
+      asked.push(opts.path);
+      const q = new URL(opts.path, ORIGIN).searchParams;
+      const limit = Number(q.get('limit') ?? 100);
+      const offset = Number(q.get('offset') ?? 0);
+      const results = list.slice(offset, offset + limit);
+      const next = results.length >= limit ? `${ORIGIN}/api/projects/1/persons/?limit=${limit}&offset=${offset + limit}` : null;
+      return {
+        statusCode: 200,
+        data: JSON.stringify({ results, next }),
+        responseOptions: { headers: { 'content-type': 'application/json' } },
+      };
+    })
+    .persist();
+  return asked;
+}
+
+async function all(pageSize: number, onShift?: (n: number) => void): Promise<string[]> {
+  const { client } = makeClient(api);
+  const out: string[] = [];
+  for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize, onShift })) out.push(...page.map((p) => p.id));
+  return out;
+}
+
+describe('listAllPersons', () => {
+  it('with nothing changing, lists each person once, each page starting OVERLAP rows early', async () => {
+    api = new FakeApi();
+    const list = persons(250);
+    const asked = serve(list, () => {});
+    expect(await all(100)).toEqual(list.map((p) => p.id));
+    expect(asked[1]).toContain(`offset=${100 - OVERLAP}`);
+    expect(asked[1]).toContain(`limit=${100 + OVERLAP}`);
+  });
+
+  it('when more persons are deleted above the page than the overlap covers, asks again from further back and misses no survivor', async () => {
+    api = new FakeApi();
+    const list = persons(1000);
+    const original = list.slice();
+    const shifts: number[] = [];
+    // Before each request after the first: the 60 newest persons are deleted.
+    serve(list, (n) => {
+      if (n > 0 && list.length > 0) list.splice(0, 60);
+    });
+    const listed = await all(100, (n) => shifts.push(n));
+    expect(new Set(listed).size).toBe(listed.length);
+    const survivors = original.filter((p) => list.includes(p));
+    expect(survivors.filter((p) => !listed.includes(p.id))).toEqual([]);
+    expect(shifts.length).toBeGreaterThan(0);
+  });
+
+  it('persons created at the top meanwhile push rows down: nothing is listed twice', async () => {
+    api = new FakeApi();
+    const list = persons(400, 100);
+    let made = 0;
+    serve(list, (n) => {
+      if (n > 0) list.unshift(...persons(7, 100 - (made += 7)).map((p) => ({ ...p, created_at: '2026-01-01T00:00:00.000Z' })));
+    });
+    const listed = await all(50);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(persons(400, 100).every((p) => listed.includes(p.id))).toBe(true);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { displayWidth, fitColumns, pad, truncate, visible } from '../../../src/io/columns.js';
+
+describe('terminal text measures', () => {
+  it('counts wide characters as two cells and combining marks as none', () => {
+    expect(displayWidth('abc')).toBe(3);
+    expect(displayWidth('日本語')).toBe(6);
+    expect(displayWidth('e\u0301')).toBe(1);
+    expect(displayWidth('🎉')).toBe(2);
+  });
+
+  it('truncates to a width in cells, ending in …', () => {
+    expect(truncate('hello world', 20)).toBe('hello world');
+    expect(truncate('hello world', 6)).toBe('hello…');
+    expect(truncate('日本語テキスト', 7)).toBe('日本語…');
+    expect(displayWidth(truncate('日本語テキスト', 7))).toBeLessThanOrEqual(7);
+    expect(pad('日本', 6)).toBe('日本  ');
+  });
+
+  it('shows control characters as �', () => {
+    expect(visible('a\u001b[31mb\u0007')).toBe('a\ufffd[31mb\ufffd');
+  });
+});
+
+describe('fitColumns', () => {
+  it('keeps every column when they fit', () => {
+    expect(fitColumns([2, 4], [36, 20], [false, true], 80)).toEqual([36, 20]);
+  });
+
+  it('narrows the widest free-text column first, then the next', () => {
+    // id 36, name 40 (free), list 30 (free), date 27: 133 + 6 gaps; 120 means 19 cells to give:
+    // the name gives 10 alone, then the two take turns.
+    expect(fitColumns([2, 4, 4, 10], [36, 40, 30, 27], [false, true, true, false], 120)).toEqual([36, 25, 26, 27]);
+    expect(fitColumns([2, 4, 4, 10], [36, 40, 30, 27], [false, true, true, false], 100)).toEqual([36, 15, 16, 27]);
+  });
+
+  it('leaves columns out from the right when narrowing is not enough, and cuts a lone column', () => {
+    expect(fitColumns([2, 4, 4, 10], [36, 40, 30, 27], [false, true, true, false], 60)).toEqual([36, 10, 10]);
+    expect(fitColumns([2, 4], [36, 40], [false, true], 40)).toEqual([36]);
+    expect(fitColumns([2], [36], [false], 20)).toEqual([20]);
+  });
+});

@@ -1,0 +1,43 @@
+// scripts/bundle/shims stand in for node built-ins inside bundled dependencies (see scripts/build.mjs).
+// They must behave as the real modules do wherever those dependencies use them.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import http2 from 'node:http2';
+import childProcess from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+
+describe('http2 shim', () => {
+  const shim = require('../../../scripts/bundle/shims/http2.cjs');
+
+  it('has every constant undici reads, with node’s values', () => {
+    const source = readFileSync(require.resolve('undici/lib/dispatcher/client-h2.js'), 'utf8');
+    const block = /const \{\s*constants: \{([^}]*)\}\s*\} = http2/.exec(source);
+    expect(block, 'undici no longer destructures http2.constants as expected; review scripts/bundle/shims/http2.cjs').not.toBeNull();
+    const names = block![1]
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(shim.constants[name], name).toBe((http2.constants as Record<string, unknown>)[name]);
+  });
+
+  it('connects through the real module, and undici uses nothing else of it', () => {
+    expect(shim.connect).toBeTypeOf('function');
+    const source = readFileSync(require.resolve('undici/lib/dispatcher/client-h2.js'), 'utf8');
+    const used = new Set([...source.matchAll(/\bhttp2\.(\w+)/g)].map((m) => m[1]));
+    expect([...used].sort()).toEqual(['connect']);
+  });
+});
+
+describe('child_process shim', () => {
+  it('hands over the real spawn, the only part commander uses', () => {
+    const shim = require('../../../scripts/bundle/shims/child-process.cjs');
+    expect(shim.spawn).toBe(childProcess.spawn);
+    const source = readFileSync(join(dirname(require.resolve('commander')), 'lib/command.js'), 'utf8');
+    const used = new Set([...source.matchAll(/\bchildProcess\.(\w+)/g)].map((m) => m[1]));
+    expect([...used].sort()).toEqual(['spawn']);
+  });
+});
