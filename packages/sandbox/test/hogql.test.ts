@@ -131,6 +131,24 @@ describe('runSelect', () => {
     );
   });
 
+  it('lower() lowers ASCII letters only, as ClickHouse does, and matches a list placeholder with IN', () => {
+    const emails = persons
+      .filter((p) => typeof p.properties.email === 'string')
+      .slice(0, 3)
+      .map((p) => String(p.properties.email));
+    const asked = [emails[0].toUpperCase(), emails[1], 'nobody@example.net'].map((e) => e.replace(/[A-Z]+/g, (m) => m.toLowerCase()));
+    const result = run('SELECT id, lower(properties.email) AS email FROM persons WHERE lower(properties.email) IN {emails}', {
+      emails: asked,
+    });
+    expect(result.types).toContainEqual(['email', 'Nullable(String)']);
+    expect(result.results.map((r) => r[1]).sort()).toEqual([emails[0].toLowerCase(), emails[1].toLowerCase()].sort());
+    expect(run("SELECT lower('ÉCOLE Lee') AS x FROM persons LIMIT 1").results).toEqual([['École lee'.replace('é', 'É')]]);
+    expect(run('SELECT lower(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
+    expect(failure(() => run('SELECT upper(id) FROM persons'))).toMatch(
+      /Unknown function: upper\. .*knows count\(\), lower\(\), toDateTime\(\) and toDateTime64\(\) only/,
+    );
+  });
+
   it('compares created_at with timestamp strings to the microsecond', () => {
     const pivot = persons[10];
     const newer = run('SELECT id FROM persons WHERE created_at > {t} LIMIT 50000', { t: pivot.createdAt }).results.map((r) => r[0]);
@@ -188,7 +206,7 @@ describe('runSelect', () => {
     expect(failure(() => run('SELECT id FROM persons WHERE id = {missing}', { other: 1 }))).toBe(
       'Placeholder {missing} is not available in this context. You can use the following: other',
     );
-    expect(failure(() => run('SELECT lower(id) FROM persons'))).toMatch(/^Unknown function: lower/);
+    expect(failure(() => run('SELECT upperUTF8(id) FROM persons'))).toMatch(/^Unknown function: upperUTF8/);
     expect(failure(() => run('SELECT id, count() FROM persons'))).toMatch(/not under an aggregate function/);
     expect(failure(() => run("SELECT id FROM persons WHERE created_at < 'soon'"))).toMatch(/Cannot parse 'soon'/);
   });

@@ -58,6 +58,13 @@ const AGGREGATES = new Set(['count']);
  * toDateTime64 converts a DateTime (a string is parsed, or refused, as ClickHouse does).
  */
 const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTime: { min: 1, max: 2 }, toDateTime64: { min: 1, max: 3 } };
+/**
+ * String functions. HogQL's lower() is ClickHouse's lower(), which changes ASCII letters only
+ * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'.
+ */
+const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = { lower: { min: 1, max: 1 } };
+const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
+const KNOWN_FUNCTIONS = 'count(), lower(), toDateTime() and toDateTime64()';
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -152,6 +159,7 @@ class Evaluator {
         return 'Array(String)';
       }
       case 'call':
+        if (STRING_FUNCTIONS[e.name]) return 'Nullable(String)';
         return DATE_FUNCTIONS[e.name] ? "DateTime64(6, 'UTC')" : 'UInt64';
       case 'star':
       case 'tuple':
@@ -204,11 +212,11 @@ class Evaluator {
       case 'compare':
         return compareOp(e.op, this.eval(e.left, person), this.eval(e.right, person));
       case 'call': {
-        if (!DATE_FUNCTIONS[e.name])
-          throw new HogQLError(
-            `Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`,
-          );
+        if (!FUNCTIONS[e.name])
+          throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows ${KNOWN_FUNCTIONS} only`);
         const v = this.eval(e.args[0], person);
+        if (e.name === 'lower')
+          return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
         if (v === null || v instanceof Timestamp) return v;
         const us = typeof v === 'string' ? parseTimestampUs(v) : typeof v === 'number' ? v * 1e6 : null;
         if (us === null) {
@@ -373,11 +381,8 @@ export function runSelect(input: RunInput): QueryResult {
     if (e.kind === 'field' && !(e.chain.length === 1 && aliases.has(e.chain[0]))) ev.fieldPath(e);
     if (e.kind === 'placeholder') placeholderValue(input.values, e.name);
     if (e.kind === 'call' && !isAggregate(e)) {
-      const arity = DATE_FUNCTIONS[e.name];
-      if (!arity)
-        throw new HogQLError(
-          `Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows count(), toDateTime() and toDateTime64() only`,
-        );
+      const arity = FUNCTIONS[e.name];
+      if (!arity) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows ${KNOWN_FUNCTIONS} only`);
       if (e.args.length < arity.min || e.args.length > arity.max) {
         throw new HogQLError(`Function '${e.name}' expects between ${arity.min} and ${arity.max} arguments, found ${e.args.length}`);
       }
