@@ -31,10 +31,13 @@ export function describeFlags(f: DeleteFlags): string {
 
 export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkAction {
   const { client, projectId, kind, flags } = s;
-  const attempt = client ? sender({ client, projectId, kind, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now }) : undefined;
+  // E-mail addresses were turned into the persons' UUIDs: those are what is sent and checked.
+  const sent = kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
+  const attempt = client ? sender({ client, projectId, kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now }) : undefined;
+  const by = kind === 'distinct_ids' ? 'distinct id' : kind === 'emails' ? 'e-mail address' : 'person id';
   return {
     command: 'persons bulk-delete',
-    title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons by ${kind === 'distinct_ids' ? 'distinct id' : 'person id'}`,
+    title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons by ${by}`,
     request: `POST /api/projects/${projectId}/persons/bulk_delete/`,
     flags: describeFlags(flags),
     confirmation: (count) => `This deletes ${describeDeletion(kind, count, flags)}`,
@@ -48,7 +51,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
         ? presenceCheck({
             client,
             projectId,
-            kind,
+            kind: sent,
             budget: new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep }),
             signal: ctx.deps.signal,
             unavailable: (why) =>

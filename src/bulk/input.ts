@@ -28,7 +28,7 @@ export interface InputSettings {
 export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): Promise<Input> {
   const input = await openInput(ctx, s.file);
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
-  const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : ['distinct_id'];
+  const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : kind === 'emails' ? ['email'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
   const list = await collectIds(
     readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }),

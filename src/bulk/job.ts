@@ -3,6 +3,7 @@
 // server before the input has been read whole and the person running it has agreed to exactly
 // what the plan says; nothing is deleted before the journal can record it. The action (what one
 // request does) is a parameter: today `persons bulk-delete` (delete-persons.ts).
+import { createHash } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
@@ -17,7 +18,7 @@ import type { DeleteFlags, JournalState } from './journal.js';
 import { outcome } from './outcome.js';
 import { planText } from './plan.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
-import { resolveTargets, uuidLookup, type Targets } from './resolve.js';
+import { matchTargets, resolveTargets, uuidLookup, type Targets } from './resolve.js';
 import { runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
 import { checkWritableDir, decideSettings, resumeCommand, type BulkDeleteSettings, type RunSettings } from './settings.js';
@@ -32,7 +33,7 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
   const { baseUrl: host, profileName } = await ctx.settings();
   const profile = profileName ?? null;
   const projectId = await ctx.projectId();
-  const kind = s.distinctIds ? 'distinct_ids' : 'person_ids';
+  const kind = s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids';
   const flags: DeleteFlags = {
     delete_events: Boolean(s.deleteEvents),
     delete_recordings: Boolean(s.deleteRecordings),
@@ -44,10 +45,17 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
 
   const input = await readInput(ctx, s, kind);
   const { list } = input;
-  const client = s.dryRun ? undefined : await ctx.api();
+  // Salted, the hash that binds the journal and the receipt to the addresses cannot be checked
+  // against a guessed address.
+  if (s.identifiers?.salt) list.sha256 = createHash('sha256').update(`${s.identifiers.salt}:${list.sha256}`).digest('hex');
+  // E-mail addresses are looked up even in a dry run: reads only, and the plan needs them.
+  const client = s.dryRun && kind !== 'emails' ? undefined : await ctx.api();
   const inputBinding = { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 };
   const bound = await bindJournal(ctx, s, { host, project: projectId, id_kind: kind, flags, input: inputBinding }, input);
-  const targets = await resolveTargets(ctx, list, bound.state?.resolved ?? new Map(), client && uuidLookup(client, projectId), s);
+  const targets =
+    kind === 'emails'
+      ? await matchTargets(ctx, list, bound.state?.matched ?? new Map(), client!, projectId, s.identifiers!, s.maxWaitMs)
+      : await resolveTargets(ctx, list, bound.state?.resolved ?? new Map(), client && uuidLookup(client, projectId), s);
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was deleted');
 
   const requestTimeoutMs = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined ? ctx.timeoutMs() : BULK_TIMEOUT_MS;
@@ -69,6 +77,7 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
       resolveLater: !client,
       resolvedDuplicates: targets.resolvedDuplicates,
       unresolved: targets.unresolved.length,
+      emails: targets.emails && { ...targets.emails, unmatched: targets.unresolved },
       resume: bound.state && { answered: done.size, left: remaining.length },
       requests: chunks.length,
       request: action.request,
@@ -82,7 +91,7 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
 
   const receiptOf = { ctx, s, output, input, targets, flags, profile, host, projectId, startedAt, journalPath: bound.path, receiptPath };
   if (s.dryRun) {
-    ctx.info('dry run: nothing was sent');
+    ctx.info(kind === 'emails' ? 'dry run: nothing was deleted' : 'dry run: nothing was sent');
     // The plan is the answer; a summary of zeros would only bury it. Scripts that asked for
     // JSON still get the record.
     await finish(receiptOf, 'dry_run', bound.state, undefined, output.format === 'json' || output.format === 'ndjson');
@@ -112,6 +121,7 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     header: journalHeader(receiptOf),
     resume: Boolean(s.resume),
     newlyResolved: targets.newlyResolved,
+    newlyMatched: targets.emails?.newlyMatched ?? new Map(),
     chunks,
     windows: s.rate,
     concurrency: s.concurrency,
@@ -177,6 +187,7 @@ function journalHeader(r: ReceiptFacts) {
       max_wait_ms: s.maxWaitMs,
       skip_invalid: Boolean(s.skipInvalid),
     },
+    ...(s.identifiers ? { identifiers: { salt: s.identifiers.salt } } : {}),
   };
 }
 
@@ -206,8 +217,10 @@ async function finish(
     journal: journal?.header ? r.journalPath : null,
     receipt: r.receiptPath ?? null,
     targets: targets.ids.length,
-    unresolved: targets.unresolved,
-    resolvedDuplicates: targets.resolvedDuplicates,
+    // Addresses are named by their keys; several addresses naming one person are no duplicates.
+    unresolved: targets.emails ? targets.emails.unmatchedKeys : targets.unresolved,
+    resolvedDuplicates: targets.emails ? 0 : targets.resolvedDuplicates,
+    identifiers: targets.emails && s.identifiers && { policy: s.identifiers, matches: targets.emails },
     error,
   });
   // Persons the server could not delete make the run partial, even if every request succeeded.

@@ -40,6 +40,8 @@ export interface JournalHeader {
   input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
   settings?: RememberedSettings;
+  /** With --emails: the salt that names each address (null: kept in clear, --keep-identifiers). */
+  identifiers?: { salt: string | null };
 }
 
 export interface RememberedSettings {
@@ -58,6 +60,9 @@ export type JournalRecord =
   | JournalHeader
   | { type: 'run'; run: number; at: string; resume: boolean }
   | { type: 'resolved'; ids: Record<string, string | null> }
+  // With --emails: the persons each address matched, by its key (identifiers.ts); an address
+  // that matched no one has an empty list.
+  | { type: 'matched'; ids: Record<string, string[]> }
   | { type: 'sending'; chunk: number; run: number; at: string; ids: string[] }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
   // (absent in journals of older versions, and when there were none).
@@ -91,6 +96,8 @@ export class JournalState {
   header?: JournalHeader;
   readonly runs: RunRecord[] = [];
   readonly resolved = new Map<string, string | null>();
+  /** With --emails: the persons each address (by its key) matched. */
+  readonly matched = new Map<string, string[]>();
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
 
@@ -104,6 +111,9 @@ export class JournalState {
         break;
       case 'resolved':
         for (const [k, v] of Object.entries(record.ids)) this.resolved.set(k, v);
+        break;
+      case 'matched':
+        for (const [k, v] of Object.entries(record.ids)) this.matched.set(k, v);
         break;
       case 'sending':
         this.chunks.set(record.chunk, { chunk: record.chunk, run: record.run, ids: record.ids, sentAt: record.at });
@@ -286,7 +296,7 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
   }
   const describe = (kind: IdKind, f: DeleteFlags) =>
     [
-      kind === 'distinct_ids' ? '--distinct-ids' : 'person ids',
+      kind === 'distinct_ids' ? '--distinct-ids' : kind === 'emails' ? '--emails' : 'person ids',
       f.delete_events && '--delete-events',
       f.delete_recordings && '--delete-recordings',
       f.keep_person && '--keep-person',

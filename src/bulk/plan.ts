@@ -65,6 +65,9 @@ export interface PlanFacts {
   resolveLater: boolean;
   resolvedDuplicates: number;
   unresolved: number;
+  /** With --emails: what the addresses matched, and those that match no one (in clear: the plan
+   * goes to the operator's terminal, never to a file). */
+  emails?: { matched: number; several: number; persons: number; unmatched: string[] };
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
   requests: number;
@@ -79,19 +82,36 @@ export interface PlanFacts {
 
 export function planText(p: PlanFacts): string {
   const { list } = p.input;
-  const what = list.kind === 'distinct_ids' ? 'distinct ids' : 'person ids';
+  const what = list.kind === 'distinct_ids' ? 'distinct ids' : list.kind === 'emails' ? 'e-mail addresses' : 'person ids';
+  // Finding the persons of e-mail addresses reads from the server even in a dry run.
+  const dryRun = list.kind === 'emails' ? ' (dry run: nothing will be deleted)' : ' (dry run: nothing will be sent)';
   const integerNote =
     list.integerCount > 0 && p.resolveLater ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
   const lines = [
-    `Plan: ${p.title}${p.dryRun ? ' (dry run: nothing will be sent)' : ''}`,
+    `Plan: ${p.title}${p.dryRun ? dryRun : ''}`,
     `  profile   ${p.profile ?? '(none: settings from flags and environment)'}`,
     `  host      ${p.host}`,
     `  project   ${p.projectId}`,
     `  input     ${p.input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${what}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
   ];
-  if (p.resolvedDuplicates)
-    lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
-  if (p.unresolved) lines.push(`  missing   ${n(p.unresolved)} integer ids match no person and will not be sent`);
+  if (p.emails) {
+    const e = p.emails;
+    const several = e.several ? `; ${n(e.several)} of them name more than one person, and all of those go` : '';
+    lines.push(
+      `  matched   ${n(e.matched)} e-mail ${e.matched === 1 ? 'address names' : 'addresses name'} ${n(e.persons)} ${e.persons === 1 ? 'person' : 'persons'}${several}`,
+    );
+    if (e.unmatched.length) {
+      const shown = e.unmatched.slice(0, 20).join(', ');
+      const more = e.unmatched.length > 20 ? `, … and ${n(e.unmatched.length - 20)} more` : '';
+      lines.push(
+        `  missing   ${n(e.unmatched.length)} e-mail ${e.unmatched.length === 1 ? 'address names' : 'addresses name'} no person (the receipt lists them): ${shown}${more}`,
+      );
+    }
+  } else {
+    if (p.resolvedDuplicates)
+      lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+    if (p.unresolved) lines.push(`  missing   ${n(p.unresolved)} integer ids match no person and will not be sent`);
+  }
   if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
   lines.push(
     `  requests  ${n(p.requests)} of at most ${n(CHUNK_SIZE)} ids (${p.request})`,

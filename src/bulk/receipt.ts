@@ -6,6 +6,8 @@ import { UsageError } from '../errors.js';
 import type { BulkDeleteSummary, DeleteFlags, JournalState, StopReason } from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
+import { identifierKey, type IdentifierPolicy } from './identifiers.js';
+import type { EmailMatches } from './resolve.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -31,6 +33,8 @@ export interface ReceiptMeta {
   unresolved: string[];
   /** Ids that resolved to a UUID already in the list. */
   resolvedDuplicates: number;
+  /** With --emails: how the addresses are named, and what they matched. */
+  identifiers?: { policy: IdentifierPolicy; matches: EmailMatches };
   error?: string;
 }
 
@@ -98,7 +102,18 @@ export interface Receipt {
   failed_chunks: FailedChunk[];
   deletion_errors: Record<string, unknown>[];
   invalid: BadValue[];
+  /** Integer ids, or e-mail addresses (by their name in `identifiers`), that name no person. */
   unresolved: string[];
+  /** With --emails: the identifiers of the case, and how this receipt names them. */
+  identifiers: {
+    kind: 'emails';
+    named_by: string;
+    salt: string | null;
+    matched: number;
+    matching_several: number;
+    persons: number;
+    unmatched: number;
+  } | null;
   runs: { run: number; started_at: string; stopped_at: string | null; outcome: string | null }[];
   journal: string | null;
   error?: string;
@@ -195,6 +210,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   for (const c of answered)
     for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
 
+  const policy = meta.identifiers?.policy;
   const receipt: Receipt = {
     receipt_format: 1,
     command: 'persons bulk-delete',
@@ -208,7 +224,9 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
     flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
     id_list_sha256: ids.sha256,
-    id_list_hash: 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+    id_list_hash: policy?.salt
+      ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique addresses (ASCII letters lowered), sorted, one per line, each ending in "\\n"'
+      : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
     counts,
     chunks: {
       answered: answered.length,
@@ -238,8 +256,21 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       : null,
     failed_chunks: failedChunks,
     deletion_errors: deletionErrors,
-    invalid: ids.invalid.slice(0, LIST_CAP),
+    invalid: ids.invalid.slice(0, LIST_CAP).map((b) => (policy?.salt ? { ...b, value: identifierKey(b.value, policy) } : b)),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
+    identifiers: meta.identifiers
+      ? {
+          kind: 'emails',
+          named_by: policy!.salt
+            ? 'SHA-256 (hex) of the salt, ":" and the address with its ASCII letters lowered; --keep-identifiers names them in clear'
+            : 'the address, with its ASCII letters lowered (--keep-identifiers)',
+          salt: policy!.salt,
+          matched: meta.identifiers.matches.matched,
+          matching_several: meta.identifiers.matches.several,
+          persons: meta.identifiers.matches.persons,
+          unmatched: meta.identifiers.matches.unmatchedKeys.length,
+        }
+      : null,
     runs: (state?.runs ?? []).map((r) => ({
       run: r.run,
       started_at: r.at,

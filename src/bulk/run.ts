@@ -28,6 +28,8 @@ export interface RunSettings {
   resume: boolean;
   /** Integer ids resolved in this run, journaled so that a resume need not look them up again. */
   newlyResolved: Map<string, string | null>;
+  /** With --emails: the persons each address matched in this run, journaled likewise. */
+  newlyMatched: Map<string, string[]>;
   chunks: Chunk[];
   windows: RateWindow[];
   concurrency: number;
@@ -64,6 +66,9 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
     await append({ type: 'run', run, at: now(), resume: s.resume });
     const fresh = [...s.newlyResolved];
     for (let i = 0; i < fresh.length; i += 10_000) await append({ type: 'resolved', ids: Object.fromEntries(fresh.slice(i, i + 10_000)) });
+    const matched = [...s.newlyMatched];
+    for (let i = 0; i < matched.length; i += 10_000)
+      await append({ type: 'matched', ids: Object.fromEntries(matched.slice(i, i + 10_000)) });
 
     if (await checkLostAnswers(ctx, s.action, journal, append)) {
       const done = journal.answeredIds();

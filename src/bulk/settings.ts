@@ -10,12 +10,17 @@ import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
 import { DELETE_WINDOWS, type RateWindow } from './rate.js';
 import type { IdsFormat } from './read-ids.js';
+import { newPolicy, type IdentifierPolicy } from './identifiers.js';
 
 export interface BulkDeleteSettings {
   file: string;
   format?: IdsFormat;
   column?: string;
   distinctIds?: boolean;
+  /** The values are e-mail addresses: each is deleted through the persons it names. */
+  emails?: boolean;
+  /** With --emails: name the addresses in the journal and receipt in clear, not by a salted hash. */
+  keepIdentifiers?: boolean;
   deleteEvents?: boolean;
   deleteRecordings?: boolean;
   keepPerson?: boolean;
@@ -41,6 +46,8 @@ export type RunSettings = BulkDeleteSettings & {
   retries: number;
   maxWaitMs: number;
   perMinute: number;
+  /** With --emails: how the addresses are named; the journal's, when there is one. */
+  identifiers?: IdentifierPolicy;
 };
 
 const DEFAULT_CONCURRENCY = 4;
@@ -77,12 +84,14 @@ function knownJournalPath(ctx: Context, s: BulkDeleteSettings): string | undefin
  * concurrency and the retries. Flags given that differ from the journal's are refused later.
  */
 export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promise<RunSettings> {
-  const path = s.resume ? knownJournalPath(ctx, s) : undefined;
-  const header = path && journalExists(path) ? await readJournalHeader(path) : undefined;
+  const path = knownJournalPath(ctx, s);
+  const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
+  const header = s.resume ? existing : undefined;
   const r = header?.settings;
   const merged: BulkDeleteSettings = { ...s };
   if (header) {
     merged.distinctIds ||= header.id_kind === 'distinct_ids';
+    merged.emails ||= header.id_kind === 'emails';
     merged.deleteEvents ||= header.flags.delete_events;
     merged.deleteRecordings ||= header.flags.delete_recordings;
     merged.keepPerson ||= header.flags.keep_person;
@@ -103,6 +112,8 @@ export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promi
     maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
     // The shortest window's pace, for the reads that resolve integer ids.
     perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
+    // The same case keeps its salt, so that its journal recognises the same addresses.
+    identifiers: merged.emails ? (existing?.identifiers ?? newPolicy(Boolean(merged.keepIdentifiers))) : undefined,
   };
 }
 

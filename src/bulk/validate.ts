@@ -1,14 +1,19 @@
 // Decides what each value of an ids file is, before anything is sent: person UUIDs are kept (in
 // lower case, so that case variants count as duplicates), integer person ids are kept to be
-// resolved to UUIDs (bulk_delete matches UUIDs only), and anything else is a bad value unless
-// the values are distinct ids. Duplicates are dropped and counted; the SHA-256 of the sorted
+// resolved to UUIDs (bulk_delete matches UUIDs only), e-mail addresses (--emails) are kept with
+// their ASCII letters lowered, as they are matched, and anything else is a bad value unless the
+// values are distinct ids. Duplicates are dropped and counted; the SHA-256 of the sorted
 // unique list is what a receipt and a journal are bound to.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { showValue, type IdsFormat, type RawItem } from './read-ids.js';
 import { isUuid } from '../api/uuid.js';
+import { lowerAscii } from './identifiers.js';
 
-export type IdKind = 'person_ids' | 'distinct_ids';
+export type IdKind = 'person_ids' | 'distinct_ids' | 'emails';
+
+/** An address: something@something, no white space; the server decides whether any person has it. */
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export interface BadValue {
   file: string;
@@ -47,6 +52,7 @@ export function classify(value: string, kind: IdKind): { id: string } | { reason
   }
   const v = value.trim();
   if (v === '') return { reason: 'empty' };
+  if (kind === 'emails') return EMAIL.test(v) ? { id: lowerAscii(v) } : { reason: 'not an e-mail address' };
   if (isUuid(v)) return { id: v.toLowerCase() };
   if (INTEGER.test(v)) {
     const n = BigInt(v.replace(/^\+/, ''));
@@ -122,7 +128,7 @@ export function invalidInputError(list: IdList, label: string): UsageError {
   const n = list.invalidCount;
   const hint =
     list.kind === 'person_ids'
-      ? 'fix or remove them; pass --distinct-ids if these are distinct ids, or --skip-invalid to send the valid ones and list these in the receipt'
+      ? 'fix or remove them; pass --distinct-ids if these are distinct ids, --emails if they are e-mail addresses, or --skip-invalid to send the valid ones and list these in the receipt'
       : 'fix or remove them, or pass --skip-invalid to send the valid ones and list these in the receipt';
   return new UsageError(
     `${n.toLocaleString('en-US')} invalid ${n === 1 ? 'value' : 'values'} in ${label}; nothing was sent:\n${listBadValues(list)}`,

@@ -32,6 +32,11 @@ export function personsBulkDeleteCommand(): Command {
         'with the server before they are sent again, so the receipt counts what the lost request deleted.\n\n' +
         '--resume needs only --file (and --journal if one was given): the journal remembers the flags, the receipt path, ' +
         'the output format, the rate, the concurrency and the retries of the run.\n\n' +
+        'With --emails the values are e-mail addresses, as an erasure request names people: each address is matched ' +
+        '(exactly, ignoring the case of ASCII letters) against the email property, in HogQL reads of 500 addresses at a time, ' +
+        'and every person it names is deleted; the plan lists the addresses that name no one. The journal and the receipt ' +
+        'name each address by a salted SHA-256, so that the evidence holds no new personal data; --keep-identifiers names them ' +
+        'in clear where your policy wants that.\n\n' +
         'Ctrl-C (or SIGTERM) stops sending and waits for the requests in flight; a second one quits at once. Either way the ' +
         'journal and the receipt say what is known, and the resume command is printed.\n\n' +
         'Exit codes: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission ' +
@@ -49,6 +54,8 @@ export function personsBulkDeleteCommand(): Command {
     )
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids')
     .option('--distinct-ids', 'the values are distinct ids, not person ids')
+    .option('--emails', 'the values are e-mail addresses: delete every person each one names (default CSV column: email)')
+    .option('--keep-identifiers', 'with --emails: name the addresses in clear in the journal and receipt, not by a salted hash')
     .option('--delete-events', "also queue the deletion of the persons' events")
     .option('--delete-recordings', "also delete the persons' session recordings")
     .option('--keep-person', 'keep the person profiles; only delete events and recordings')
@@ -76,6 +83,7 @@ export function personsBulkDeleteCommand(): Command {
         'hogctl persons bulk-delete --file users.csv --column distinct_id --distinct-ids -y',
         'cat ids.ndjson | hogctl persons bulk-delete --file - -y -o json',
         'hogctl persons bulk-delete --file erasure.txt --resume',
+        'hogctl persons bulk-delete --emails --file erasure-emails.txt --delete-events --delete-recordings --dry-run',
       ),
     )
     .action(withContext(personsBulkDeleteRun));
@@ -92,6 +100,8 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
   if (r !== undefined && rate === undefined)
     throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
   if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
+  if (options.emails && options.distinctIds) throw new UsageError('give one of --emails and --distinct-ids: the values are one kind');
+  if (options.keepIdentifiers && !options.emails) throw new UsageError('--keep-identifiers goes with --emails');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
       '--keep-person without --delete-events or --delete-recordings would do nothing',

@@ -1,0 +1,173 @@
+// An erasure from e-mail addresses (`persons bulk-delete --emails`): each address is matched to
+// the persons it names with batched HogQL reads (500 addresses a query), every person it names
+// is deleted, the addresses that name no one are listed, and the journal and receipt hold no
+// address unless --keep-identifiers.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Person } from '@hogctl/sandbox';
+import { startWorld, type World } from './harness.js';
+
+let world: World;
+let dir: string;
+let persons: Person[];
+let cursor = 0;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 4000, seed: 41 });
+  persons = world.sandbox.store.list({}, 0, 4000).filter((p) => typeof p.properties.email === 'string');
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-emails-'));
+});
+afterAll(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function take(n: number): Person[] {
+  const out = persons.slice(cursor, cursor + n);
+  cursor += n;
+  return out;
+}
+
+const alive = (p: Person) => world.sandbox.store.getByUuid(p.uuid) !== undefined;
+const queries = (since: number) => world.sandbox.requests.slice(since).filter((r) => r.method === 'POST' && r.path.endsWith('/query/'));
+const email = (p: Person) => String(p.properties.email);
+
+describe('persons bulk-delete --emails', () => {
+  it('deletes every person each address names (case aside), lists the unknown ones, in 3 queries for 1,250 addresses', async () => {
+    const named = take(1200);
+    const bystanders = take(20);
+    // Two persons share one address: both go.
+    const twin = take(1)[0];
+    world.sandbox.store.setProperties(twin.id, { email: email(named[0]) });
+    const unknown = Array.from({ length: 50 }, (_, i) => `nobody${i}@example.org`);
+    const lines = [...named.map((p, i) => (i % 3 === 0 ? email(p).toUpperCase() : email(p))), ...unknown];
+    const file = join(dir, 'erasure.txt');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const journal = join(dir, 'erasure.ndjson');
+    const receiptPath = join(dir, 'erasure.receipt.json');
+    const before = world.sandbox.requests.length;
+
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--emails',
+      '--file',
+      file,
+      '--journal',
+      journal,
+      '--receipt',
+      receiptPath,
+      '-y',
+      '-o',
+      'json',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(queries(before)).toHaveLength(3);
+    expect(named.every((p) => !alive(p))).toBe(true);
+    expect(alive(twin)).toBe(false);
+    expect(bystanders.every(alive)).toBe(true);
+    expect(res.stderr).toContain('Plan: delete persons by e-mail address');
+    expect(res.stderr).toContain(
+      '  matched   1,200 e-mail addresses name 1,201 persons; 1 of them name more than one person, and all of those go',
+    );
+    expect(res.stderr).toContain(
+      '  missing   50 e-mail addresses name no person (the receipt lists them): nobody0@example.org, nobody1@example.org',
+    );
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', id_kind: 'emails', persons_deleted: 1201, unresolved: 50 });
+
+    // The evidence names the addresses by salted hashes: no address in the receipt or journal.
+    const receiptText = readFileSync(receiptPath, 'utf8');
+    const journalText = readFileSync(journal, 'utf8');
+    for (const text of [receiptText, journalText]) {
+      expect(text).not.toMatch(/@example\.(org|com|net)/i);
+      expect(text).not.toContain(email(named[1]));
+    }
+    const receipt = JSON.parse(receiptText);
+    expect(receipt.identifiers).toMatchObject({ kind: 'emails', matched: 1200, matching_several: 1, persons: 1201, unmatched: 50 });
+    const salt = receipt.identifiers.salt;
+    expect(salt).toMatch(/^[0-9a-f]{32}$/);
+    const key = (address: string) => createHash('sha256').update(`${salt}:${address}`).digest('hex');
+    expect([...receipt.unresolved].sort()).toEqual(unknown.map(key).sort());
+    expect(receipt.counts).toMatchObject({ requested: 1250, unique: 1250, unresolved: 50, sent: 1201, persons_deleted: 1201 });
+  });
+
+  it('resumes from the journal without looking the addresses up again', async () => {
+    const named = take(1500);
+    const file = join(dir, 'resume.txt');
+    writeFileSync(file, `${named.map(email).join('\n')}\n`);
+    const journal = join(dir, 'resume.ndjson');
+    expect((await world.run(['persons', 'bulk-delete', '--emails', '--file', file, '--journal', journal, '-y'])).code).toBe(0);
+    // As a run killed before its last answer: the last chunk's answer and the end never written.
+    const records = readFileSync(journal, 'utf8').trim().split('\n');
+    const lastAnswer = records.map((l) => JSON.parse(l).type).lastIndexOf('answered');
+    writeFileSync(journal, `${records.filter((_, i) => i !== lastAnswer && !records[i].includes('"stopped"')).join('\n')}\n`);
+    const before = world.sandbox.requests.length;
+    const resumed = await world.run(['persons', 'bulk-delete', '--file', file, '--journal', journal, '--resume', '-y', '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(queries(before)).toHaveLength(0);
+    expect(resumed.stderr).toMatch(/checking 500 ids sent in 1 request of an earlier run whose answers were lost/);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      status: 'completed',
+      id_kind: 'emails',
+      persons_deleted: 1500,
+      persons_gone_after_lost_answer: 500,
+    });
+  });
+
+  it('--keep-identifiers keeps the addresses in clear; a bad value is refused with its line, or hashed with --skip-invalid', async () => {
+    const named = take(2);
+    const file = join(dir, 'clear.txt');
+    writeFileSync(file, `${email(named[0])}\nnot-an-address\nunknown@example.org\n`);
+    const refused = await world.run(['persons', 'bulk-delete', '--emails', '--file', file, '-y']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/clear\.txt:2: "not-an-address": not an e-mail address/);
+
+    const receiptPath = join(dir, 'clear.receipt.json');
+    const kept = await world.run([
+      'persons',
+      'bulk-delete',
+      '--emails',
+      '--keep-identifiers',
+      '--skip-invalid',
+      '--file',
+      file,
+      '--journal',
+      join(dir, 'clear.ndjson'),
+      '--receipt',
+      receiptPath,
+      '-y',
+    ]);
+    expect(kept.code, kept.stderr).toBe(0);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.identifiers).toMatchObject({ salt: null, matched: 1, unmatched: 1 });
+    expect(receipt.unresolved).toEqual(['unknown@example.org']);
+    expect(receipt.invalid[0]).toMatchObject({ line: 2, value: 'not-an-address' });
+    expect(alive(named[0])).toBe(false);
+
+    const hashedFile = join(dir, 'hashed.txt');
+    writeFileSync(hashedFile, `${email(named[1])}\nnot-an-address\n`);
+    const hashedReceipt = join(dir, 'hashed.receipt.json');
+    expect(
+      (await world.run(['persons', 'bulk-delete', '--emails', '--skip-invalid', '--file', hashedFile, '--receipt', hashedReceipt, '-y']))
+        .code,
+    ).toBe(0);
+    const hashed = JSON.parse(readFileSync(hashedReceipt, 'utf8'));
+    expect(hashed.invalid[0].value).toBe(createHash('sha256').update(`${hashed.identifiers.salt}:not-an-address`).digest('hex'));
+  });
+
+  it('refuses --emails with --distinct-ids, and --keep-identifiers without --emails (exit 2, nothing sent)', async () => {
+    const file = join(dir, 'flags.txt');
+    writeFileSync(file, 'a@example.org\n');
+    const before = world.sandbox.requests.length;
+    const both = await world.run(['persons', 'bulk-delete', '--emails', '--distinct-ids', '--file', file, '-y']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give one of --emails and --distinct-ids');
+    const keep = await world.run(['persons', 'bulk-delete', '--keep-identifiers', '--file', file, '-y']);
+    expect(keep.code).toBe(2);
+    expect(keep.stderr).toContain('--keep-identifiers goes with --emails');
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+});
