@@ -1,6 +1,6 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list export` (`bulk` includes `windows`).
+// be run alone: `node scripts/bench.mjs startup list export emails` (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -424,8 +424,53 @@ async function benchExport() {
   }
 }
 
+async function benchEmails() {
+  const persons = 20_000;
+  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-emails-'));
+  const sandbox = await startSandbox(['--persons', String(persons)]);
+  const env = {
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: dir,
+  };
+  try {
+    const listed = await run(process.execPath, [BIN, 'persons', 'list', '--all', '--fields', 'properties.email', '-o', 'csv'], { env });
+    const known = listed.stdout
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.includes('@'))
+      .slice(0, 9_800);
+    const unknown = Array.from({ length: 10_000 - known.length }, (_, i) => `nobody${i}@example.org`);
+    const file = join(dir, 'erasure.txt');
+    writeFileSync(file, `${[...known, ...unknown].join('\n')}\n`);
+    const before = (await sandboxRequests(sandbox)).length;
+    const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--emails', '--file', file, '--dry-run', '-o', 'json'], {
+      env,
+    });
+    if (res.code !== 0) throw new Error(`bulk-delete --emails exited ${res.code}: ${res.stderr.slice(-500)}`);
+    const queries = (await sandboxRequests(sandbox)).slice(before).filter((r) => r.path.endsWith('/query/')).length;
+    const unmatched = JSON.parse(res.stdout).unresolved;
+    console.log(
+      `\n## persons bulk-delete --emails: finding the persons of 10,000 e-mail addresses (${known.length.toLocaleString('en')} known, ${unknown.length} unknown) among ${persons.toLocaleString('en')} sandbox persons (dry run)`,
+    );
+    console.log(
+      `${queries} HogQL queries (target ≤ 20) against 10,000 list requests for one per address: ${fmt(10_000 / queries, 0)}x fewer requests (target ≥ 500x); ${unmatched} addresses named no one; ${fmt(res.ms / 1000, 1)} s end to end`,
+    );
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
 if (want('bulk')) await benchBulk();
 if (want('bulk') || want('windows')) await benchWindows();
 if (want('export')) await benchExport();
+if (want('emails')) await benchEmails();
