@@ -343,6 +343,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l keep-p
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l max-wait
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l no-input
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l no-verify
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l output -x -a 'table json ndjson csv'
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l profile -x -a '(__hogctl_profiles)'
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l project

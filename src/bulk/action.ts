@@ -25,6 +25,11 @@ export interface BulkAction {
   /** Which ids of requests whose answers were lost still need the action; undefined: send
    * them again unchecked. */
   presence?: PresenceCheck;
+  /** Which of the ids the run did are still there, to verify it afterwards; undefined: the
+   * action leaves nothing to check (e.g. persons kept). */
+  verify?: PresenceCheck;
+  /** What the ids name, for the verification's words: "persons", "persons behind the distinct ids". */
+  targetNoun: string;
   /** What a check of lost answers found: "3 of them no longer name a person (…)". */
   checkedLost(done: number): string;
   /** What the run did, for the closing line and error messages: "12 persons deleted (12 found)

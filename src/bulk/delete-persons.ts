@@ -34,6 +34,19 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
   // E-mail addresses were turned into the persons' UUIDs: those are what is sent and checked.
   const sent = kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
   const attempt = client ? sender({ client, projectId, kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now }) : undefined;
+  // Whether ids still name a person, read within PostHog's read rate (240/min); none with
+  // --keep-person (the persons stay) or in a dry run. `warning` is said once if the server cannot tell.
+  const check = (warning: string) =>
+    client && !flags.keep_person
+      ? presenceCheck({
+          client,
+          projectId,
+          kind: sent,
+          budget: new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep }),
+          signal: ctx.deps.signal,
+          unavailable: (why) => ctx.warn(warning.replace('{why}', why)),
+        })
+      : undefined;
   const by = kind === 'distinct_ids' ? 'distinct id' : kind === 'emails' ? 'e-mail address' : 'person id';
   return {
     command: 'persons bulk-delete',
@@ -46,20 +59,11 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
       if (!attempt) throw new Error('a dry run sends nothing');
       return attempt(chunk);
     },
-    presence:
-      client && !flags.keep_person
-        ? presenceCheck({
-            client,
-            projectId,
-            kind: sent,
-            budget: new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep }),
-            signal: ctx.deps.signal,
-            unavailable: (why) =>
-              ctx.warn(
-                `cannot check the ids of requests whose answers were lost: ${why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)`,
-              ),
-          })
-        : undefined,
+    presence: check(
+      'cannot check the ids of requests whose answers were lost: {why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)',
+    ),
+    verify: check('cannot verify that the persons are gone: {why}; the receipt says so'),
+    targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
     checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
     account: (receipt) => {
       const c = receipt.counts;

@@ -15,11 +15,13 @@ import { chunkIds } from './chunk.js';
 import { deletePersons } from './delete-persons.js';
 import { readInput, type Input } from './input.js';
 import type { DeleteFlags, JournalState } from './journal.js';
-import { outcome } from './outcome.js';
+import { outcome, verificationOutcome } from './outcome.js';
 import { planText } from './plan.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
 import { matchTargets, resolveTargets, uuidLookup, type Targets } from './resolve.js';
 import { runJob } from './run.js';
+import { verifyGone, type Verification } from './verify.js';
+import type { BulkAction } from './action.js';
 import { checkKeyScope } from './scope-check.js';
 import { checkWritableDir, decideSettings, resumeCommand, type BulkDeleteSettings, type RunSettings } from './settings.js';
 
@@ -98,9 +100,14 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     return;
   }
   if (chunks.length === 0) {
-    if (bound.completedAt) ctx.info(`this erasure already completed at ${bound.completedAt} (journal ${bound.path}); nothing was sent`);
+    if (bound.completedAt) ctx.info(`this erasure already completed at ${bound.completedAt} (journal ${bound.path}); no deletion was sent`);
     else ctx.info(bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
-    await finish(receiptOf, 'completed', bound.state);
+    // Started again, a finished erasure is checked again: what the server holds now.
+    const verification = await verify(ctx, s, action, bound.state);
+    const receipt = await finish(receiptOf, 'completed', bound.state, undefined, true, verification);
+    const end = verificationOutcome(receipt, resumeCommand(ctx, action.command, s, bound.path));
+    for (const line of end.warnings) ctx.warn(line);
+    if (end.error) throw end.error;
     return;
   }
 
@@ -132,7 +139,8 @@ export async function bulkDelete(ctx: Context, given: BulkDeleteSettings): Promi
     resumeCommand: resume,
   });
 
-  const receipt = await finish(receiptOf, result.reason, journal, result.error?.message);
+  const verification = result.reason === 'completed' ? await verify(ctx, s, action, journal) : undefined;
+  const receipt = await finish(receiptOf, result.reason, journal, result.error?.message, true, verification);
   const end = outcome(result, receipt, {
     account: action.account(receipt),
     resume,
@@ -198,6 +206,7 @@ async function finish(
   journal: JournalState | undefined,
   error?: string,
   print = true,
+  verification?: Verification,
 ): Promise<Receipt> {
   const { ctx, s, input, targets } = r;
   const receipt = buildReceipt(journal, input.list, {
@@ -221,6 +230,7 @@ async function finish(
     unresolved: targets.emails ? targets.emails.unmatchedKeys : targets.unresolved,
     resolvedDuplicates: targets.emails ? 0 : targets.resolvedDuplicates,
     identifiers: targets.emails && s.identifiers && { policy: s.identifiers, matches: targets.emails },
+    verification,
     error,
   });
   // Persons the server could not delete make the run partial, even if every request succeeded.
@@ -231,4 +241,15 @@ async function finish(
   record.receipt = r.receiptPath ?? null;
   await writeRecord(r.output, record, { columns: Object.keys(record) });
   return receipt;
+}
+
+/** Checks that what the run did is so on the server, unless --no-verify or nothing can be checked. */
+async function verify(
+  ctx: Context,
+  s: RunSettings,
+  action: BulkAction,
+  journal: JournalState | undefined,
+): Promise<Verification | undefined> {
+  if (s.verify === false || !action.verify || !journal) return undefined;
+  return verifyGone(ctx, action.verify, [...journal.answeredIds()], action.targetNoun);
 }

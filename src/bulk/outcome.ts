@@ -52,7 +52,30 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
       `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
     );
   }
-  return { warnings, ...ending(result, receipt, o) };
+  const end = ending(result, receipt, o);
+  if (end.error) return { warnings, ...end };
+  const checked = verificationOutcome(receipt, o.resume);
+  return { warnings: [...warnings, ...checked.warnings], ...(checked.error ? { error: checked.error } : end) };
+}
+
+/**
+ * What the check after the run found: persons the server reported deleted that still exist are
+ * a failure (exit 8); where the server queued the deletions, a warning to check again later.
+ */
+export function verificationOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warnings' | 'error'> {
+  const v = receipt.verification;
+  if (!v || v.status !== 'still_present') return { warnings: [] };
+  const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
+  if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
+    return { warnings: [`${left}: the server queued their deletion and has not carried it out yet; check again later with:\n  ${resume}`] };
+  }
+  return {
+    warnings: [],
+    error: new PartialFailureError(
+      `${left}, though the server answered that it deleted them; the receipt lists them (verification.still_present_ids)`,
+      `check again later with:\n  ${resume}\nif they are still there, delete them one by one with \`hogctl persons delete <uuid>\``,
+    ),
+  };
 }
 
 function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outcome, 'error' | 'success'> {

@@ -8,6 +8,7 @@ import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
 import type { EmailMatches } from './resolve.js';
+import type { Verification } from './verify.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -35,6 +36,8 @@ export interface ReceiptMeta {
   resolvedDuplicates: number;
   /** With --emails: how the addresses are named, and what they matched. */
   identifiers?: { policy: IdentifierPolicy; matches: EmailMatches };
+  /** What the server said afterwards; undefined when not verified. */
+  verification?: Verification;
   error?: string;
 }
 
@@ -114,12 +117,17 @@ export interface Receipt {
     persons: number;
     unmatched: number;
   } | null;
+  /** Whether the persons were gone when checked after the run; null when not checked (--no-verify,
+   * --keep-person, a run that did not complete). */
+  verification: (Verification & { note: string }) | null;
   runs: { run: number; started_at: string; stopped_at: string | null; outcome: string | null }[];
   journal: string | null;
   error?: string;
 }
 
 const LIST_CAP = 10_000;
+const VERIFICATION_NOTE =
+  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet)';
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
@@ -271,6 +279,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           unmatched: meta.identifiers.matches.unmatchedKeys.length,
         }
       : null,
+    verification: meta.verification ? { ...meta.verification, note: VERIFICATION_NOTE } : null,
     runs: (state?.runs ?? []).map((r) => ({
       run: r.run,
       started_at: r.at,

@@ -37,6 +37,8 @@ export interface BulkDeleteSettings {
   /** The longest Retry-After waited out (--max-wait); a longer one stops the run. */
   maxWaitMs?: number;
   skipInvalid?: boolean;
+  /** false with --no-verify: skip asking the server afterwards whether the persons are gone. */
+  verify?: boolean;
 }
 
 /** The settings of this run, every one decided. */

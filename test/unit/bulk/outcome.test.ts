@@ -3,7 +3,7 @@
 // warnings.
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, CancelledError, NotPostHogApiError, PartialFailureError, RateLimitedError } from '../../../src/errors.js';
-import { outcome, type OutcomeFacts } from '../../../src/bulk/outcome.js';
+import { outcome, verificationOutcome, type OutcomeFacts } from '../../../src/bulk/outcome.js';
 import type { Receipt } from '../../../src/bulk/receipt.js';
 import type { RunResult } from '../../../src/bulk/runner.js';
 
@@ -128,5 +128,24 @@ describe('the end of a bulk run', () => {
       'the server did not report persons_deleted (2 requests): an older server answers with an empty body; the receipt says so',
     );
     expect(end.success).toBeDefined();
+  });
+
+  it('persons still there after the run: exit 8 when the server said it deleted them, a warning when it queued them', () => {
+    const verification = { status: 'still_present', at: '', checked: 2000, still_present: 3, still_present_ids: ['a', 'b', 'c'], note: '' };
+    const told = outcome(result('completed'), receipt({}, { verification } as never), facts);
+    expect(told.error).toBeInstanceOf(PartialFailureError);
+    expect(told.error!.exitCode).toBe(8);
+    expect(told.error!.message).toMatch(
+      /^3 of the 2,000 persons still exist on the server, though the server answered that it deleted them/,
+    );
+    const queued = verificationOutcome(receipt({ persons_queued_for_deletion: 2000 }, { verification } as never), facts.resume);
+    expect(queued.error).toBeUndefined();
+    expect(queued.warnings[0]).toBe(
+      `3 of the 2,000 persons still exist on the server: the server queued their deletion and has not carried it out yet; check again later with:\n  ${facts.resume}`,
+    );
+    expect(
+      outcome(result('completed'), receipt({}, { verification: { ...verification, status: 'gone', still_present: 0 } } as never), facts)
+        .success,
+    ).toBeDefined();
   });
 });
