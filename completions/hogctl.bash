@@ -203,10 +203,10 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
-        --file|--journal|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --emails|--file|--journal|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --emails --fields --file --format --help --journal --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --wide --yes -V -o -q -y" ;;
+      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -450,7 +450,7 @@ async function benchEmails() {
     const file = join(dir, 'erasure.txt');
     writeFileSync(file, `${[...known, ...unknown].join('\n')}\n`);
     const before = (await sandboxRequests(sandbox)).length;
-    const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--emails', '--file', file, '--dry-run', '-o', 'json'], {
+    const res = await run(process.execPath, [BIN, 'persons', 'bulk-delete', '--emails', file, '--dry-run', '-o', 'json'], {
       env,
     });
     if (res.code !== 0) throw new Error(`bulk-delete --emails exited ${res.code}: ${res.stderr.slice(-500)}`);

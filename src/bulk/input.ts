@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
@@ -20,13 +21,15 @@ export interface Input {
 
 export interface InputSettings {
   file: string;
+  /** Values given on the command line (--email), instead of a file. */
+  inline?: string[];
   format?: IdsFormat;
   column?: string;
   skipInvalid?: boolean;
 }
 
 export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): Promise<Input> {
-  const input = await openInput(ctx, s.file);
+  const input = s.inline ? inlineInput(s.inline) : await openInput(ctx, s.file);
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
   const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : kind === 'emails' ? ['email'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
@@ -56,7 +59,7 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
   return { list, label: input.label, path: input.path };
 }
 
-async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIterable<Buffer | string>; label: string; path?: string }> {
+async function openInput(ctx: Context, file: string): Promise<Opened> {
   if (file === '-') {
     if (ctx.io.stdin.isTTY) {
       throw new UsageError(
@@ -81,4 +84,11 @@ async function openInput(ctx: Context, file: string): Promise<{ source: AsyncIte
     );
   }
   return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
+}
+
+type Opened = { source: AsyncIterable<Buffer | string>; label: string; path?: string };
+
+/** Values given on the command line, read as lines of a file named "--email". */
+function inlineInput(values: string[]): Opened {
+  return { source: Readable.from([`${values.join('\n')}\n`]), label: '--email' };
 }

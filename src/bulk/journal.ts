@@ -192,8 +192,9 @@ export class JournalState {
 }
 
 /** The default journal: named after the input, in `<config dir>/journals/`. */
-export function defaultJournalPath(journalsDir: string, input: { path?: string; idListSha256: string }): string {
-  if (!input.path) return resolvePath(journalsDir, `stdin-${input.idListSha256.slice(0, 12)}.ndjson`);
+export function defaultJournalPath(journalsDir: string, input: { path?: string; idListSha256: string; label?: string }): string {
+  if (!input.path)
+    return resolvePath(journalsDir, `${input.label === '--email' ? 'email' : 'stdin'}-${input.idListSha256.slice(0, 12)}.ndjson`);
   const absolute = resolvePath(input.path);
   const tag = createHash('sha256').update(absolute).digest('hex').slice(0, 8);
   const name = basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_');

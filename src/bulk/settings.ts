@@ -19,6 +19,8 @@ export interface BulkDeleteSettings {
   distinctIds?: boolean;
   /** The values are e-mail addresses: each is deleted through the persons it names. */
   emails?: boolean;
+  /** Addresses given with --email, instead of a file. */
+  inline?: string[];
   /** With --emails: name the addresses in the journal and receipt in clear, not by a salted hash. */
   keepIdentifiers?: boolean;
   deleteEvents?: boolean;
@@ -66,8 +68,10 @@ export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettin
   if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
   if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
   if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
-  parts.push(command, '--file', q(s.file));
-  if (s.file === '-' || s.journal) parts.push('--journal', q(journal));
+  parts.push(command);
+  if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
+  else parts.push(s.emails ? '--emails' : '--file', q(s.file));
+  if (s.file === '-' || s.inline || s.journal) parts.push('--journal', q(journal));
   parts.push('--resume');
   if (s.file === '-') parts.push('< <the same ids>');
   return parts.join(' ');
@@ -76,7 +80,7 @@ export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettin
 /** Where the journal of this input is, when that can be known before the input is read. */
 function knownJournalPath(ctx: Context, s: BulkDeleteSettings): string | undefined {
   if (s.journal) return s.journal;
-  if (s.file === '-') return undefined;
+  if (s.file === '-' || s.inline) return undefined;
   return defaultJournalPath(join(configDir(ctx.env), 'journals'), { path: s.file, idListSha256: '' });
 }
 

@@ -54,7 +54,6 @@ describe('persons bulk-delete --emails', () => {
       'persons',
       'bulk-delete',
       '--emails',
-      '--file',
       file,
       '--journal',
       journal,
@@ -99,7 +98,7 @@ describe('persons bulk-delete --emails', () => {
     const file = join(dir, 'resume.txt');
     writeFileSync(file, `${named.map(email).join('\n')}\n`);
     const journal = join(dir, 'resume.ndjson');
-    expect((await world.run(['persons', 'bulk-delete', '--emails', '--file', file, '--journal', journal, '-y'])).code).toBe(0);
+    expect((await world.run(['persons', 'bulk-delete', '--emails', file, '--journal', journal, '-y'])).code).toBe(0);
     // As a run killed before its last answer: the last chunk's answer and the end never written.
     const records = readFileSync(journal, 'utf8').trim().split('\n');
     const lastAnswer = records.map((l) => JSON.parse(l).type).lastIndexOf('answered');
@@ -121,7 +120,7 @@ describe('persons bulk-delete --emails', () => {
     const named = take(2);
     const file = join(dir, 'clear.txt');
     writeFileSync(file, `${email(named[0])}\nnot-an-address\nunknown@example.org\n`);
-    const refused = await world.run(['persons', 'bulk-delete', '--emails', '--file', file, '-y']);
+    const refused = await world.run(['persons', 'bulk-delete', '--emails', file, '-y']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/clear\.txt:2: "not-an-address": not an e-mail address/);
 
@@ -130,10 +129,9 @@ describe('persons bulk-delete --emails', () => {
       'persons',
       'bulk-delete',
       '--emails',
+      file,
       '--keep-identifiers',
       '--skip-invalid',
-      '--file',
-      file,
       '--journal',
       join(dir, 'clear.ndjson'),
       '--receipt',
@@ -151,23 +149,54 @@ describe('persons bulk-delete --emails', () => {
     writeFileSync(hashedFile, `${email(named[1])}\nnot-an-address\n`);
     const hashedReceipt = join(dir, 'hashed.receipt.json');
     expect(
-      (await world.run(['persons', 'bulk-delete', '--emails', '--skip-invalid', '--file', hashedFile, '--receipt', hashedReceipt, '-y']))
-        .code,
+      (await world.run(['persons', 'bulk-delete', '--emails', hashedFile, '--skip-invalid', '--receipt', hashedReceipt, '-y'])).code,
     ).toBe(0);
     const hashed = JSON.parse(readFileSync(hashedReceipt, 'utf8'));
     expect(hashed.invalid[0].value).toBe(createHash('sha256').update(`${hashed.identifiers.salt}:not-an-address`).digest('hex'));
   });
 
-  it('refuses --emails with --distinct-ids, and --keep-identifiers without --emails (exit 2, nothing sent)', async () => {
+  it('--email takes addresses on the command line; the resume command repeats them with the journal', async () => {
+    const [a, b] = take(2);
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--email',
+      email(a).toUpperCase(),
+      '--email',
+      email(b),
+      '--email',
+      'gone@example.org',
+      '-y',
+      '-o',
+      'json',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('  input     --email (lines): 3 values, 3 unique e-mail addresses');
+    expect(res.stderr).toContain('  missing   1 e-mail address names no person (the receipt lists them): gone@example.org');
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      status: 'completed',
+      persons_deleted: 2,
+      journal: expect.stringMatching(/[/\\]email-[0-9a-f]{12}\.ndjson$/),
+    });
+    expect(alive(a) || alive(b)).toBe(false);
+  });
+
+  it('refuses two inputs, --distinct-ids with e-mails, no input, and --keep-identifiers without e-mails (exit 2, nothing sent)', async () => {
     const file = join(dir, 'flags.txt');
     writeFileSync(file, 'a@example.org\n');
     const before = world.sandbox.requests.length;
-    const both = await world.run(['persons', 'bulk-delete', '--emails', '--distinct-ids', '--file', file, '-y']);
+    const both = await world.run(['persons', 'bulk-delete', '--emails', file, '--file', file, '-y']);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain('give one of --emails and --distinct-ids');
+    expect(both.stderr).toContain('give one of --file and --emails: the run reads one input');
+    const kinds = await world.run(['persons', 'bulk-delete', '--emails', file, '--distinct-ids', '-y']);
+    expect(kinds.code).toBe(2);
+    expect(kinds.stderr).toContain('--distinct-ids goes with --file');
+    const none = await world.run(['persons', 'bulk-delete', '-y']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('nothing to delete: give --file <path> (ids), --emails <path> or --email <address>');
     const keep = await world.run(['persons', 'bulk-delete', '--keep-identifiers', '--file', file, '-y']);
     expect(keep.code).toBe(2);
-    expect(keep.stderr).toContain('--keep-identifiers goes with --emails');
+    expect(keep.stderr).toContain('--keep-identifiers goes with --emails or --email');
     expect(world.sandbox.requests.length).toBe(before);
   });
 });

@@ -4,13 +4,21 @@ import type { BulkDeleteSettings } from '../../bulk/job.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { parseCount, parseDuration } from '../../cli/flags.js';
+import { collect, parseCount, parseDuration } from '../../cli/flags.js';
 import { parseRateWindows } from '../../bulk/rate.js';
 import { bulkDelete } from '../../bulk/job.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run.
  * A flag not given stays undefined: --resume then takes the value the journal remembers. */
-export type PersonsBulkDeleteOptions = Omit<BulkDeleteSettings, 'concurrency' | 'rate' | 'retries' | 'maxWaitMs'> & {
+export type PersonsBulkDeleteOptions = Omit<
+  BulkDeleteSettings,
+  'file' | 'emails' | 'inline' | 'concurrency' | 'rate' | 'retries' | 'maxWaitMs'
+> & {
+  file?: string;
+  /** --emails <file|->: the file of e-mail addresses. */
+  emails?: string;
+  /** --email <address>, repeatable. */
+  email?: string[];
   concurrency?: string;
   rate?: string;
   retries?: string;
@@ -32,7 +40,7 @@ export function personsBulkDeleteCommand(): Command {
         'with the server before they are sent again, so the receipt counts what the lost request deleted.\n\n' +
         '--resume needs only --file (and --journal if one was given): the journal remembers the flags, the receipt path, ' +
         'the output format, the rate, the concurrency and the retries of the run.\n\n' +
-        'With --emails the values are e-mail addresses, as an erasure request names people: each address is matched ' +
+        'With --emails <file> (or --email <address>, repeated) the values are e-mail addresses, as an erasure request names people: each address is matched ' +
         '(exactly, ignoring the case of ASCII letters) against the email property, in HogQL reads of 500 addresses at a time, ' +
         'and every person it names is deleted; the plan lists the addresses that name no one. The journal and the receipt ' +
         'name each address by a salted SHA-256, so that the evidence holds no new personal data; --keep-identifiers names them ' +
@@ -46,7 +54,9 @@ export function personsBulkDeleteCommand(): Command {
         '(nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after ' +
         'retries (listed in the receipt; --resume retries them) or persons were still there when verified, 130 interrupted.',
     )
-    .requiredOption('--file <path|->', 'the file of ids, or - for standard input')
+    .option('--file <path|->', 'the file of ids, or - for standard input')
+    .option('--emails <path|->', 'a file of e-mail addresses instead: delete every person each one names (default CSV column: email)')
+    .option('--email <address>', 'an e-mail address to erase, instead of a file (repeatable)', collect)
     .addOption(
       new Option('--format <format>', 'how to read the file (default: from the extension or the content)').choices([
         'lines',
@@ -57,8 +67,7 @@ export function personsBulkDeleteCommand(): Command {
     )
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids')
     .option('--distinct-ids', 'the values are distinct ids, not person ids')
-    .option('--emails', 'the values are e-mail addresses: delete every person each one names (default CSV column: email)')
-    .option('--keep-identifiers', 'with --emails: name the addresses in clear in the journal and receipt, not by a salted hash')
+    .option('--keep-identifiers', 'with --emails or --email: name the addresses in clear in the journal and receipt, not a salted hash')
     .option('--delete-events', "also queue the deletion of the persons' events")
     .option('--delete-recordings', "also delete the persons' session recordings")
     .option('--keep-person', 'keep the person profiles; only delete events and recordings')
@@ -87,7 +96,8 @@ export function personsBulkDeleteCommand(): Command {
         'hogctl persons bulk-delete --file users.csv --column distinct_id --distinct-ids -y',
         'cat ids.ndjson | hogctl persons bulk-delete --file - -y -o json',
         'hogctl persons bulk-delete --file erasure.txt --resume',
-        'hogctl persons bulk-delete --emails --file erasure-emails.txt --delete-events --delete-recordings --dry-run',
+        'hogctl persons bulk-delete --emails erasure-emails.txt --delete-events --delete-recordings --dry-run',
+        'hogctl persons bulk-delete --email lee@example.net --email lee.old@example.org --delete-events --dry-run',
       ),
     )
     .action(withContext(personsBulkDeleteRun));
@@ -103,14 +113,24 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
   const rate = r === undefined ? undefined : parseRateWindows(r);
   if (r !== undefined && rate === undefined)
     throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
-  if (options.file.trim() === '') throw new UsageError('--file is empty: give the path of the file of ids, or - for standard input');
-  if (options.emails && options.distinctIds) throw new UsageError('give one of --emails and --distinct-ids: the values are one kind');
-  if (options.keepIdentifiers && !options.emails) throw new UsageError('--keep-identifiers goes with --emails');
+  const { file, emails, email, ...others } = rest;
+  const given = [file !== undefined && '--file', emails !== undefined && '--emails', email !== undefined && '--email'].filter(Boolean);
+  if (given.length === 0) throw new UsageError('nothing to delete: give --file <path> (ids), --emails <path> or --email <address>');
+  if (given.length > 1) throw new UsageError(`give one of ${given.join(' and ')}: the run reads one input`);
+  const path = file ?? emails;
+  if (path !== undefined && path.trim() === '')
+    throw new UsageError(`${given[0]} is empty: give the path of the file, or - for standard input`);
+  for (const address of email ?? []) {
+    if (/[\r\n]/.test(address)) throw new UsageError(`invalid --email ${JSON.stringify(address)}: one address per --email`);
+  }
+  const byEmail = emails !== undefined || email !== undefined;
+  if (byEmail && options.distinctIds) throw new UsageError('--distinct-ids goes with --file: e-mail addresses are their own kind');
+  if (options.keepIdentifiers && !byEmail) throw new UsageError('--keep-identifiers goes with --emails or --email');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
       '--keep-person without --delete-events or --delete-recordings would do nothing',
       'add --delete-events and/or --delete-recordings, or drop --keep-person',
     );
   }
-  await bulkDelete(ctx, { ...rest, concurrency, retries, rate, maxWaitMs });
+  await bulkDelete(ctx, { ...others, file: path ?? '', emails: byEmail, inline: email, concurrency, retries, rate, maxWaitMs });
 }
