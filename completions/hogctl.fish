@@ -863,6 +863,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l persons
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l port
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l profile -x -a '(__hogctl_profiles)'
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l project
+complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l project-persons
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l quiet
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l rate-limit
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l ready-file -r -F

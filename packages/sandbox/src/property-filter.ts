@@ -3,6 +3,7 @@
 // array values mean "any of" for positive operators and "none of" for negative ones, and a
 // missing property satisfies the negative operators (HogQL wraps them in ifNull(..., 1)).
 
+import { cohortsOf } from './cohorts.js';
 import { serverError, validationError } from './errors.js';
 import type { Person } from './store.js';
 
@@ -83,7 +84,23 @@ function singleTest(operator: string, v: unknown): Test {
   }
 }
 
-function compileItem(item: unknown): (person: Person) => boolean {
+/**
+ * `{"type": "cohort", "key": "id", "value": <cohort id>}`: membership of a cohort of the project
+ * (PostHog/posthog posthog/hogql/property.py, property_to_expr: `Cohort.objects.get(team__project_id=…,
+ * id=value)` then `id IN COHORT`, `NOT IN COHORT` for the not_in operator or `negation`). The
+ * lookup does not leave out deleted cohorts, and an unknown id raises Cohort.DoesNotExist, which
+ * no handler turns into a 4xx: a 500.
+ */
+function compileCohort(prop: Record<string, unknown>, teamId: number): (person: Person) => boolean {
+  const value = prop.value;
+  if (typeof value !== 'number' && typeof value !== 'string') throw validationError('Cohort property value must be a cohort ID');
+  const cohort = cohortsOf(teamId).find((c) => String(c.id) === String(value).trim());
+  if (!cohort) throw serverError();
+  const negated = prop.negation === true || prop.operator === 'not_in';
+  return (person) => cohort.matches(person) !== negated;
+}
+
+function compileItem(item: unknown, teamId: number): (person: Person) => boolean {
   // The server iterates the parsed value and calls prop.get(...): anything but an object is a 500.
   if (item === null || typeof item !== 'object' || Array.isArray(item)) throw serverError();
   const prop = item as Record<string, unknown>;
@@ -93,6 +110,7 @@ function compileItem(item: unknown): (person: Person) => boolean {
     // inside the query builder and surfacing as a server error.
     throw serverError();
   }
+  if (type === 'cohort' || type === 'static-cohort' || type === 'precalculated-cohort') return compileCohort(prop, teamId);
   if (type !== 'person') throw validationError(`The sandbox does not support "${str(type)}" property filters; use type "person".`);
   if (typeof prop.key !== 'string' || prop.key === '')
     throw validationError('Property filters need a "key".', 'invalid_input', 'properties');
@@ -115,8 +133,8 @@ function compileItem(item: unknown): (person: Person) => boolean {
   };
 }
 
-/** Compiles the raw `properties` parameter; null when absent or empty. */
-export function compilePropertiesParam(raw: string | null): CompiledProperties | null {
+/** Compiles the raw `properties` parameter of a project's list; null when absent or empty. */
+export function compilePropertiesParam(raw: string | null, teamId: number): CompiledProperties | null {
   if (raw === null || raw === '') return null;
   let parsed: unknown;
   try {
@@ -125,6 +143,6 @@ export function compilePropertiesParam(raw: string | null): CompiledProperties |
     throw validationError('Properties are unparsable!');
   }
   if (!Array.isArray(parsed)) throw serverError();
-  const predicates = parsed.map(compileItem);
-  return { key: raw, match: (person) => predicates.every((p) => p(person)) };
+  const predicates = parsed.map((item) => compileItem(item, teamId));
+  return { key: `${teamId}:${raw}`, match: (person) => predicates.every((p) => p(person)) };
 }

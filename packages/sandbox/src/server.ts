@@ -28,6 +28,7 @@ import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerPersonBatchRoutes } from './routes/person-batch.js';
 import { registerLegacyPersonRoutes } from './routes/legacy-persons.js';
 import { registerProjectRoutes } from './routes/projects.js';
+import { registerCohortRoutes } from './routes/cohorts.js';
 import { registerPersonalApiKeyRoutes } from './routes/personal-api-keys.js';
 import { registerQueryRoutes } from './routes/query.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -49,6 +50,11 @@ export interface SandboxOptions {
   host?: string;
   /** Persons seeded into project 1; default 250. */
   persons?: number;
+  /** Persons of other projects by id (default: 20 in project 2, 5 in project 3). An id above 3
+   * adds a project of that id to the user's organisation. Persons with the same integer id in
+   * two projects share their e-mail address (user<id>@example.com) and their `user-<id>`
+   * distinct id, as the same people tracked by two projects do. */
+  projectPersons?: Record<number, number>;
   /** Default 1; the same seed gives identical persons (ids, uuids, emails, created_at). */
   seed?: number;
   /** undefined/'off': no throttling; 'cloud'; '600'; 'delete=600,read=1200,query=240'. See rate-limit.ts. */
@@ -104,7 +110,7 @@ export interface Sandbox {
   defaultKey: string;
   /** Persons of project 1. */
   store: SandboxStore;
-  /** Persons per project id (1, 2 and 3). */
+  /** Persons per project id (1, 2, 3 and any added with `projectPersons`). */
   stores: Map<number, SandboxStore>;
   world: World;
   /** Activity-log entries written by the person endpoints. */
@@ -185,12 +191,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const limiter = new RateLimiter(parseRateLimitSpec(opts.rateLimit), now);
   let faults = new FaultInjector(parseFaultSpec(opts.faults, seed));
 
-  const world = createWorld(seed);
-  const stores = new Map<number, SandboxStore>([
-    [1, new SandboxStore({ persons: personCount, seed, salt: 1 })],
-    [2, new SandboxStore({ persons: 20, seed, salt: 2 })],
-    [3, new SandboxStore({ persons: 5, seed, salt: 3 })],
+  const perProject = new Map<number, number>([
+    [1, personCount],
+    [2, 20],
+    [3, 5],
   ]);
+  for (const [id, count] of Object.entries(opts.projectPersons ?? {})) {
+    const projectId = Number(id);
+    if (!Number.isInteger(projectId) || projectId < 1) throw new Error(`invalid sandbox option projectPersons: project id ${id}`);
+    perProject.set(projectId, nonNegativeInt(count, `projectPersons[${id}]`, 0));
+  }
+  const world = createWorld(
+    seed,
+    [...perProject.keys()].filter((id) => id > 3).sort((a, b) => a - b),
+  );
+  const stores = new Map<number, SandboxStore>(
+    [...perProject].map(([id, count]) => [id, new SandboxStore({ persons: count, seed, salt: id })]),
+  );
   seedDocumentedPerson(stores.get(1)!);
 
   const keys = new KeyRing();
@@ -246,6 +263,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const router = new Router();
   registerProjectRoutes(router);
+  registerCohortRoutes(router);
   registerPersonalApiKeyRoutes(router);
   registerPersonRoutes(router);
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
@@ -285,6 +303,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (method === 'GET' && p === '/_sandbox/requests') return json(200, requests);
     if (method === 'GET' && p === '/_sandbox/state') return json(200, state());
     if (method === 'GET' && p === '/_sandbox/outbox') return json(200, identity.outbox);
+    // What PostHog's weekly batch does (Sundays 05:00 UTC): every queued event deletion completes.
+    const run = /^\/_sandbox\/deletions\/run(?:\/(\d+))?$/.exec(p);
+    if (method === 'POST' && run) return json(200, { completed: services.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
     const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
     if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
     const error = notFound();

@@ -51,7 +51,11 @@ function uuid4(rand: () => number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function createWorld(seed: number): World {
+/**
+ * `extraProjects`: ids of further projects in the user's organisation (4, 5, ...), for an erasure
+ * that has to be repeated in every project of an organisation.
+ */
+export function createWorld(seed: number, extraProjects: number[] = []): World {
   const rand = mulberry32(hash32(seed, 0x7e11));
   const home: Organization = { id: uuid4(rand), name: 'Sandbox Org', slug: 'sandbox-org', createdAt: '2024-09-01T09:00:00.000000Z' };
   const other: Organization = { id: uuid4(rand), name: 'Other Org', slug: 'other-org', createdAt: '2024-10-01T09:00:00.000000Z' };
@@ -65,6 +69,7 @@ export function createWorld(seed: number): World {
     createdAt: '2024-09-01T09:00:00.000000Z',
   });
   const projects = [project(1, home, 'Default project'), project(2, home, 'Staging'), project(3, other, 'Someone else’s project')];
+  for (const id of extraProjects) projects.push(project(id, home, `Project ${id}`));
   const user: SandboxUser = {
     id: 1,
     uuid: uuid4(rand),

@@ -14,6 +14,7 @@ export interface SandboxCommandOptions {
   port: string;
   host: string;
   persons: string;
+  projectPersons?: string;
   seed: string;
   rateLimit?: string;
   faults?: string;
@@ -36,6 +37,10 @@ export function sandboxCommand(): Command {
     .option('--port <n>', 'port to listen on; 0 picks a free one', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
+    .option(
+      '--project-persons <id=n,...>',
+      'persons of other projects (default 2=20,3=5); an id above 3 adds a project to the organisation, e.g. 2=400,4=100',
+    )
     .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
     .option(
       '--rate-limit <spec>',
@@ -95,6 +100,28 @@ function linkOrigin(raw: string): string {
   return url.origin;
 }
 
+/** `2=400,4=100`: persons per project id. */
+function parseProjectPersons(raw: string): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const part of raw.split(',')) {
+    const m = /^\s*(\d+)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!m || Number(m[1]) < 2) {
+      throw new UsageError(
+        `invalid --project-persons "${raw}": expected project=persons pairs for projects 2 and up, e.g. 2=400,4=100`,
+        'project 1 takes --persons',
+      );
+    }
+    out[Number(m[1])] = count(m[2], '--project-persons', 0);
+  }
+  return out;
+}
+
+/** "; other projects: 2 (20), 3 (5)": persons per project. */
+function otherProjects(stores: Map<number, { size: number }>): string {
+  const others = [...stores].filter(([id]) => id !== 1).map(([id, store]) => `${id} (${store.size})`);
+  return others.length ? `; other projects: ${others.join(', ')}` : '';
+}
+
 function count(raw: string, flag: string, min: number): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
@@ -123,6 +150,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const port = count(options.port, '--port', 0);
   if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
   const persons = count(options.persons, '--persons', 0);
+  const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
   const seed = count(options.seed, '--seed', 0);
   const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
   const quiet = Boolean(ctx.globals.quiet);
@@ -135,6 +163,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       port,
       host: options.host,
       persons,
+      projectPersons,
       seed,
       rateLimit: options.rateLimit,
       faults: options.faults,
@@ -187,7 +216,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
         `  sign-in:    ${sandbox.login.email}, password ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
         `  2FA user:   ${sandbox.twoFactorUser.email}, password ${sandbox.twoFactorUser.password}, TOTP secret ${sandbox.twoFactorUser.totpSecret}\n` +
         `  mail:       verification links are printed here and kept at ${sandbox.url}/_sandbox/outbox\n` +
-        `  persons:    ${sandbox.store.size} (seed ${seed})\n` +
+        `  persons:    ${sandbox.store.size} (seed ${seed})${otherProjects(sandbox.stores)}\n` +
         `  rate limit: ${options.rateLimit ?? 'off'}    faults: ${options.faults ?? 'none'}\n\n` +
         `Try it from another terminal:\n` +
         `  HOGCTL_BASE_URL=${sandbox.url} HOGCTL_PROJECT_ID=${sandbox.projectId} HOGCTL_API_KEY=${sandbox.defaultKey} hogctl persons list\n\n` +

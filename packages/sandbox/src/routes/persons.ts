@@ -44,7 +44,7 @@ function intParam(ctx: RequestContext, name: string): number | undefined {
 export const listPersons: Handler = (ctx, app) => {
   const store = storeFor(ctx, app);
   // Filter(request=...) parses `properties` before anything else looks at the request.
-  const properties = compilePropertiesParam(lastParam(ctx.query, 'properties'));
+  const properties = compilePropertiesParam(lastParam(ctx.query, 'properties'), ctx.project!.id);
   const csv = ctx.renderer === 'csv';
   let limit = intParam(ctx, 'limit') || DEFAULT_PAGE_LIMIT;
   let offset = intParam(ctx, 'offset') ?? 0;
