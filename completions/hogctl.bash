@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -31,6 +31,7 @@ _hogctl_children() {
     "persons delete-recordings") echo "" ;;
     "persons split") echo "" ;;
     "persons activity") echo "" ;;
+    "persons erasure-status") echo "" ;;
     "persons deletion-status") echo "" ;;
     "persons query") echo "" ;;
     "persons cohorts") echo "" ;;
@@ -168,7 +169,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -203,10 +204,10 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
-        --emails|--file|--journal|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--base-url --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --profile --project --quiet --rate --receipt --resume --retries --skip-invalid --timeout --version --wide --yes -V -o -q -y" ;;
+      words_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --timeout --version --where --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -249,6 +250,14 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--all --base-url --debug --distinct-id --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+    "persons erasure-status")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -126,21 +126,21 @@ export async function findByDistinctId(client: ApiClient, projectId: string, dis
 export const PERSON_BATCH_MAX = 200;
 
 /**
- * Which of these values (UUIDs, or distinct ids) name a person now: POST
+ * The persons these values (UUIDs, or distinct ids) name now, by value: POST
  * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, §0), at most
- * 200 values. A read, so it may be retried. Returns null when the server does not have the
- * endpoint (404, 405: an older PostHog).
+ * 200 values, answered with minimal records (at most 10 distinct ids each). A read, so it may
+ * be retried. Returns null when the server does not have the endpoint (404, 405: an older PostHog).
  */
-export async function personsPresent(
+export async function batchPersons(
   client: ApiClient,
   projectId: string,
   kind: 'uuids' | 'distinct_ids',
   values: string[],
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<Set<string> | null> {
+): Promise<Map<string, ListedPerson> | null> {
   if (values.length > PERSON_BATCH_MAX) throw new Error(`at most ${PERSON_BATCH_MAX} values per call`);
   const path = personsPath(projectId, kind === 'uuids' ? 'batch_by_uuids/' : 'batch_by_distinct_ids/');
-  const res = await client.post<{ results?: Record<string, unknown> }>(
+  const res = await client.post<{ results?: Record<string, ListedPerson> }>(
     path,
     { [kind]: values },
     { ...options, idempotent: true, acceptStatus: (s) => s === 404 || s === 405 },
@@ -153,5 +153,17 @@ export async function personsPresent(
       `check --base-url (now ${client.origin})`,
     );
   }
-  return new Set(Object.keys(results).map((k) => (kind === 'uuids' ? k.toLowerCase() : k)));
+  return new Map(Object.entries(results).map(([k, v]) => [kind === 'uuids' ? k.toLowerCase() : k, v]));
+}
+
+/** Which of these values (UUIDs, or distinct ids) name a person now; null on an older server. */
+export async function personsPresent(
+  client: ApiClient,
+  projectId: string,
+  kind: 'uuids' | 'distinct_ids',
+  values: string[],
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<Set<string> | null> {
+  const found = await batchPersons(client, projectId, kind, values, options);
+  return found && new Set(found.keys());
 }

@@ -29,6 +29,11 @@ export function listProjects(client: ApiClient, options: { search?: string; sign
   return paginate<Project>(client, '/api/projects/', { search: options.search }, { signal: options.signal });
 }
 
+/** GET /api/projects/{id}/: 404 unknown or invisible, 403 not a member or a key scoped elsewhere. */
+export async function getProject(client: ApiClient, id: string, options: { signal?: AbortSignal } = {}): Promise<Project> {
+  return (await client.get<Project>(`/api/projects/${encodeURIComponent(id)}/`, undefined, options)).body;
+}
+
 export async function allProjects(client: ApiClient): Promise<Project[]> {
   const projects: Project[] = [];
   for await (const page of listProjects(client)) projects.push(...page);

@@ -30,8 +30,7 @@ export interface JournalSettings {
 
 export async function bindJournal(ctx: Context, s: JournalSettings, binding: Binding, input: Input): Promise<BoundJournal> {
   const journalsDir = join(configDir(ctx.env), 'journals');
-  const journalPath =
-    s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: input.list.sha256, label: input.label });
+  const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: input.list.sha256, stem: input.stem });
   let state: JournalState | undefined;
   if (!s.dryRun) {
     // Taken before the journal is read, so that two runs can never both act on what it says.

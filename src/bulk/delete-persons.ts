@@ -8,8 +8,7 @@ import type { BulkAction } from './action.js';
 import type { DeleteFlags } from './journal.js';
 import { presenceCheck } from './lost-answers.js';
 import { describeDeletion } from './plan.js';
-import { RateBudget, sleep } from './rate.js';
-import { READ_PER_MINUTE } from './resolve.js';
+import type { RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
 
@@ -18,11 +17,23 @@ const n = (x: number) => x.toLocaleString('en-US');
 export interface DeletePersonsSettings {
   /** Undefined in a dry run: nothing is sent. */
   client?: ApiClient;
-  projectId: string;
+  /** The projects of the job: one, or those of an erasure across projects. */
+  projects: string[];
+  /** What the values of the input are; they are sent as persons' UUIDs unless distinct ids. */
   kind: IdKind;
   flags: DeleteFlags;
   timeoutMs: number;
+  /** The read budget of the job: checks of lost answers and the verification. */
+  reads: RateBudget;
 }
+
+const BY: Record<IdKind, string> = {
+  person_ids: 'by person id',
+  distinct_ids: 'by distinct id',
+  emails: 'by e-mail address',
+  mixed: 'by e-mail address, distinct id and person id',
+  selection: 'chosen by a selection',
+};
 
 export function describeFlags(f: DeleteFlags): string {
   const yn = (b: boolean) => (b ? 'yes' : 'no');
@@ -30,28 +41,29 @@ export function describeFlags(f: DeleteFlags): string {
 }
 
 export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkAction {
-  const { client, projectId, kind, flags } = s;
-  // E-mail addresses were turned into the persons' UUIDs: those are what is sent and checked.
+  const { client, projects, kind, flags } = s;
+  // Identifiers that were looked up became the persons' UUIDs: those are what is sent and checked.
   const sent = kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
-  const attempt = client ? sender({ client, projectId, kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now }) : undefined;
+  const attempt = client
+    ? sender({ client, projectId: projects[0], kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now })
+    : undefined;
   // Whether ids still name a person, read within PostHog's read rate (240/min); none with
   // --keep-person (the persons stay) or in a dry run. `warning` is said once if the server cannot tell.
   const check = (warning: string) =>
     client && !flags.keep_person
       ? presenceCheck({
           client,
-          projectId,
           kind: sent,
-          budget: new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep }),
+          budget: s.reads,
           signal: ctx.deps.signal,
           unavailable: (why) => ctx.warn(warning.replace('{why}', why)),
         })
       : undefined;
-  const by = kind === 'distinct_ids' ? 'distinct id' : kind === 'emails' ? 'e-mail address' : 'person id';
+  const by = BY[kind];
   return {
     command: 'persons bulk-delete',
-    title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons by ${by}`,
-    request: `POST /api/projects/${projectId}/persons/bulk_delete/`,
+    title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons ${by}`,
+    request: `POST /api/projects/${projects.length === 1 ? projects[0] : '<project>'}/persons/bulk_delete/`,
     flags: describeFlags(flags),
     confirmation: (count) => `This deletes ${describeDeletion(kind, count, flags)}`,
     scope: 'person:write',

@@ -13,11 +13,10 @@ import { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { underQueryLimit } from '../io/countdown.js';
+import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
 
 /** Addresses a query: 10,000 addresses take 20 queries. */
 export const EMAIL_BATCH = 500;
-/** The most rows a HogQL query returns (MAX_SELECT_RETURNED_ROWS). */
-const MAX_ROWS = 50_000;
 
 const EMAIL_QUERY = 'SELECT id, lower(properties.email) FROM persons WHERE lower(properties.email) IN {emails} LIMIT 50000';
 
@@ -39,6 +38,15 @@ export function newPolicy(keepIdentifiers: boolean): IdentifierPolicy {
 /** The name of an identifier in the journal and the receipt. */
 export function identifierKey(value: string, policy: IdentifierPolicy): string {
   return policy.salt === null ? value : createHash('sha256').update(`${policy.salt}:${value}`).digest('hex');
+}
+
+/**
+ * A distinct id as the journal and the receipt keep it: as it is, so that erasure-status can ask
+ * whether it names a person again, unless it looks like an e-mail address and the case names
+ * its identifiers by salted hash.
+ */
+export function recordedDistinctId(distinctId: string, policy: IdentifierPolicy): string {
+  return policy.salt !== null && distinctId.includes('@') ? `sha256:${identifierKey(distinctId, policy)}` : distinctId;
 }
 
 export interface MatchOptions {

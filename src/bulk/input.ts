@@ -13,10 +13,22 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 export interface Input {
   list: IdList;
-  /** The file's path, or "stdin". */
+  /** The file's path, "stdin", "--email", the selection, or the plan's path. */
   label: string;
-  /** The file's path; undefined for standard input. */
+  /** The file's path; undefined for standard input, --email and selections. */
   path?: string;
+  /** Names the default journal of an input without a path: stdin, email, selection. */
+  stem?: string;
+}
+
+/** An input that lists no values (a selection), or whose values were read earlier (a plan). */
+export function listedInput(
+  label: string,
+  list: Partial<IdList> & Pick<IdList, 'kind' | 'sha256'>,
+  at: { path?: string; stem?: string },
+): Input {
+  const empty: IdList = { format: 'lines', ids: [], requested: 0, duplicates: 0, invalidCount: 0, invalid: [], integerCount: 0, ...list };
+  return { list: empty, label, ...at };
 }
 
 export interface InputSettings {
@@ -33,8 +45,11 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
   const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : kind === 'emails' ? ['email'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
+  // A CSV with a column per kind of identifier (email, distinct_id, person_id) is read as such,
+  // unless --column, --distinct-ids or --emails says what the values are.
+  const mixed = kind === 'person_ids' && s.column === undefined;
   const list = await collectIds(
-    readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn }),
+    readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn, mixed }),
     { kind, label: input.label },
   );
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was sent');
@@ -56,7 +71,7 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
       `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
     );
   }
-  return { list, label: input.label, path: input.path };
+  return { list, label: input.label, path: input.path, stem: input.stem };
 }
 
 async function openInput(ctx: Context, file: string): Promise<Opened> {
@@ -67,7 +82,7 @@ async function openInput(ctx: Context, file: string): Promise<Opened> {
         'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path',
       );
     }
-    return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin' };
+    return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin', stem: 'stdin' };
   }
   try {
     const info = await stat(file);
@@ -86,9 +101,9 @@ async function openInput(ctx: Context, file: string): Promise<Opened> {
   return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
 }
 
-type Opened = { source: AsyncIterable<Buffer | string>; label: string; path?: string };
+type Opened = { source: AsyncIterable<Buffer | string>; label: string; path?: string; stem?: string };
 
 /** Values given on the command line, read as lines of a file named "--email". */
 function inlineInput(values: string[]): Opened {
-  return { source: Readable.from([`${values.join('\n')}\n`]), label: '--email' };
+  return { source: Readable.from([`${values.join('\n')}\n`]), label: '--email', stem: 'email' };
 }

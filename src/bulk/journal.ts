@@ -3,9 +3,11 @@
 // chunks the server answered. `--resume` rebuilds the state from it and sends only the ids no
 // answered chunk covered. It holds ids, flags and outcomes, never credentials.
 //
-// Lines: one `header` (what the journal is bound to: host, project, kind of ids, flags, and the
-// SHA-256 of the sorted unique id list), then per invocation a `run`, the `resolved` integer ids,
-// a `sending` line with the ids of each chunk, its `answered` or `failed` line, and `stopped`.
+// Lines: one `header` (what the journal is bound to: host, projects, kind of ids, flags, and the
+// SHA-256 of the sorted unique id list or of the selection), then per invocation a `run`, what was
+// found before anything was deleted (`resolved` integer ids, `matched` identifiers, `selected`
+// persons, `recorded` distinct ids, each for its project), a `sending` line with the ids of each
+// chunk and its project, its `answered` or `failed` line, and `stopped`.
 import { readFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -34,14 +36,26 @@ export interface JournalHeader {
   created_at: string;
   profile: string | null;
   host: string;
+  /** The first project of the case (the only one in older journals). */
   project: string;
+  /** Every project of the case, in order (absent in older journals: `[project]`). */
+  projects?: string[];
   id_kind: IdKind;
   flags: DeleteFlags;
   input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
+  /** With --where, --cohort or --query: what chose the persons. */
+  selection?: SelectionSpec;
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
   settings?: RememberedSettings;
   /** With --emails: the salt that names each address (null: kept in clear, --keep-identifiers). */
   identifiers?: { salt: string | null };
+}
+
+/** A selection of persons, as the journal and the receipt name it. */
+export interface SelectionSpec {
+  where: string[];
+  cohort: string | null;
+  query: string | null;
 }
 
 export interface RememberedSettings {
@@ -52,6 +66,12 @@ export interface RememberedSettings {
   retries: number;
   max_wait_ms: number;
   skip_invalid: boolean;
+  /** --backup <file>: the records of the persons, written before the first deletion. */
+  backup?: string | null;
+  /** How the projects were chosen: `all` (--all-projects) or the list given. */
+  projects_flag?: 'all' | 'list' | null;
+  /** --read-rate. */
+  read_rate?: number;
 }
 
 export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected' | 'rate_limited';
@@ -60,10 +80,16 @@ export type JournalRecord =
   | JournalHeader
   | { type: 'run'; run: number; at: string; resume: boolean }
   | { type: 'resolved'; ids: Record<string, string | null> }
-  // With --emails: the persons each address matched, by its key (identifiers.ts); an address
-  // that matched no one has an empty list.
-  | { type: 'matched'; ids: Record<string, string[]> }
-  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[] }
+  // The persons each identifier matched in a project, by its key (identifiers.ts); one that
+  // matched no one there has an empty list. `project` is absent in older journals: the header's.
+  | { type: 'matched'; project?: string; ids: Record<string, string[]> }
+  // The persons a selection chose in a project, in slices; `complete` on the last one.
+  | { type: 'selected'; project: string; ids: string[]; complete?: boolean }
+  // The distinct ids of persons about to be deleted, for erasure-status to check later (those
+  // that look like an e-mail address by their salted hash).
+  // `backed_up`: the records were written to the --backup file first.
+  | { type: 'recorded'; project: string; persons: Record<string, string[]>; backed_up?: boolean }
+  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
   // (absent in journals of older versions, and when there were none).
   | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
@@ -76,6 +102,8 @@ export type JournalRecord =
 export interface ChunkRecord {
   chunk: number;
   run: number;
+  /** The project the chunk went to. */
+  project: string;
   ids: string[];
   sentAt: string;
   answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number };
@@ -96,8 +124,14 @@ export class JournalState {
   header?: JournalHeader;
   readonly runs: RunRecord[] = [];
   readonly resolved = new Map<string, string | null>();
-  /** With --emails: the persons each address (by its key) matched. */
-  readonly matched = new Map<string, string[]>();
+  /** Per project: the persons each identifier (by its key) matched. */
+  readonly matched = new Map<string, Map<string, string[]>>();
+  /** Per project: the persons a selection chose, and whether the list is whole. */
+  readonly selected = new Map<string, { ids: string[]; complete: boolean }>();
+  /** Per project: the distinct ids of the persons, recorded before they were deleted. */
+  readonly recorded = new Map<string, Map<string, string[]>>();
+  /** Persons whose records are in the --backup file. */
+  readonly backedUp = new Set<string>();
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
 
@@ -112,11 +146,34 @@ export class JournalState {
       case 'resolved':
         for (const [k, v] of Object.entries(record.ids)) this.resolved.set(k, v);
         break;
-      case 'matched':
-        for (const [k, v] of Object.entries(record.ids)) this.matched.set(k, v);
+      case 'matched': {
+        const found = mapOf(this.matched, record.project ?? this.header?.project ?? '');
+        for (const [k, v] of Object.entries(record.ids)) found.set(k, v);
         break;
+      }
+      case 'selected': {
+        const sel = this.selected.get(record.project) ?? { ids: [], complete: false };
+        sel.ids.push(...record.ids);
+        if (record.complete) sel.complete = true;
+        this.selected.set(record.project, sel);
+        break;
+      }
+      case 'recorded': {
+        const found = mapOf(this.recorded, record.project);
+        for (const [k, v] of Object.entries(record.persons)) {
+          found.set(k, v);
+          if (record.backed_up) this.backedUp.add(k);
+        }
+        break;
+      }
       case 'sending':
-        this.chunks.set(record.chunk, { chunk: record.chunk, run: record.run, ids: record.ids, sentAt: record.at });
+        this.chunks.set(record.chunk, {
+          chunk: record.chunk,
+          run: record.run,
+          project: record.project ?? this.header?.project ?? '',
+          ids: record.ids,
+          sentAt: record.at,
+        });
         this.maxChunk = Math.max(this.maxChunk, record.chunk);
         break;
       case 'answered': {
@@ -178,23 +235,29 @@ export class JournalState {
   /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
    * chunk that failed after an unclear attempt), and not settled since. Checking them again
    * is harmless: ids a check found gone, or a later chunk answered, are left out. */
-  lostAnswerIds(): { chunk: number; ids: string[] }[] {
+  lostAnswerIds(): { chunk: number; project: string; ids: string[] }[] {
     const done = this.answeredIds();
-    const out: { chunk: number; ids: string[] }[] = [];
+    const out: { chunk: number; project: string; ids: string[] }[] = [];
     for (const c of this.chunks.values()) {
       const lost = (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0);
       if (!lost) continue;
       const ids = c.ids.filter((id) => !done.has(id));
-      if (ids.length) out.push({ chunk: c.chunk, ids });
+      if (ids.length) out.push({ chunk: c.chunk, project: c.project, ids });
     }
     return out;
   }
 }
 
+function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) outer.set(key, (inner = new Map()));
+  return inner;
+}
+
 /** The default journal: named after the input, in `<config dir>/journals/`. */
-export function defaultJournalPath(journalsDir: string, input: { path?: string; idListSha256: string; label?: string }): string {
-  if (!input.path)
-    return resolvePath(journalsDir, `${input.label === '--email' ? 'email' : 'stdin'}-${input.idListSha256.slice(0, 12)}.ndjson`);
+export function defaultJournalPath(journalsDir: string, input: { path?: string; idListSha256: string; stem?: string }): string {
+  // Without a file to name it after (standard input, --email, a selection), the input's hash does.
+  if (!input.path) return resolvePath(journalsDir, `${input.stem ?? 'stdin'}-${input.idListSha256.slice(0, 12)}.ndjson`);
   const absolute = resolvePath(input.path);
   const tag = createHash('sha256').update(absolute).digest('hex').slice(0, 8);
   const name = basename(absolute).replace(/[^A-Za-z0-9._-]/g, '_');
@@ -274,17 +337,38 @@ export async function readJournalHeader(path: string): Promise<JournalHeader | u
   return undefined;
 }
 
+const KIND_FLAGS: Record<IdKind, string> = {
+  person_ids: 'person ids',
+  distinct_ids: '--distinct-ids',
+  emails: '--emails',
+  mixed: 'a file of mixed identifiers',
+  selection: 'a selection',
+};
+
 /** What a journal must match to be resumed by this run. */
-export type Binding = Pick<JournalHeader, 'host' | 'project' | 'id_kind' | 'flags'> & {
+export type Binding = Pick<JournalHeader, 'host' | 'id_kind' | 'flags'> & {
+  projects: string[];
   input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'>;
 };
 
-/** Refuses to resume a journal written for other ids, another project or other flags. */
+/** The projects a journal is bound to. */
+export function journalProjects(header: JournalHeader): string[] {
+  return header.projects ?? [header.project];
+}
+
+/** "project 1", "projects 1, 2 and 4". */
+export function describeProjects(projects: readonly string[]): string {
+  if (projects.length === 1) return `project ${projects[0]}`;
+  return `projects ${projects.slice(0, -1).join(', ')} and ${projects[projects.length - 1]}`;
+}
+
+/** Refuses to resume a journal written for other ids, other projects or other flags. */
 export function checkBinding(path: string, header: JournalHeader, now: Binding): void {
-  const fresh = 'run with the same file and flags to resume it, or pass another --journal to start a new run';
-  if (header.host !== now.host || header.project !== now.project) {
+  const fresh = 'run with the same input and flags to resume it, or pass another --journal to start a new run';
+  const then = journalProjects(header);
+  if (header.host !== now.host || then.join(',') !== now.projects.join(',')) {
     throw new UsageError(
-      `journal ${path} belongs to project ${header.project} on ${header.host}, not project ${now.project} on ${now.host}`,
+      `journal ${path} belongs to ${describeProjects(then)} on ${header.host}, not ${describeProjects(now.projects)} on ${now.host}`,
       fresh,
     );
   }
@@ -296,17 +380,13 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
     );
   }
   const describe = (kind: IdKind, f: DeleteFlags) =>
-    [
-      kind === 'distinct_ids' ? '--distinct-ids' : kind === 'emails' ? '--emails' : 'person ids',
-      f.delete_events && '--delete-events',
-      f.delete_recordings && '--delete-recordings',
-      f.keep_person && '--keep-person',
-    ]
+    [KIND_FLAGS[kind], f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
       .filter(Boolean)
       .join(' ');
-  const then = describe(header.id_kind, header.flags);
-  const current = describe(now.id_kind, now.flags);
-  if (then !== current) throw new UsageError(`journal ${path} was written with other flags (${then}); this run has ${current}`, fresh);
+  const flagsThen = describe(header.id_kind, header.flags);
+  const flagsNow = describe(now.id_kind, now.flags);
+  if (flagsThen !== flagsNow)
+    throw new UsageError(`journal ${path} was written with other flags (${flagsThen}); this run has ${flagsNow}`, fresh);
 }
 
 /**

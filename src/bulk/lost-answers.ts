@@ -10,12 +10,11 @@ import type { ApiClient } from '../http/client.js';
 import type { RateBudget } from './rate.js';
 import type { IdKind } from './validate.js';
 
-/** The ids (of those given) that still name a person, or null when the server could not say. */
-export type PresenceCheck = (ids: string[]) => Promise<Set<string> | null>;
+/** The ids (of those given, in that project) that still name a person, or null when the server could not say. */
+export type PresenceCheck = (ids: string[], project: string) => Promise<Set<string> | null>;
 
 export interface PresenceCheckSettings {
   client: ApiClient;
-  projectId: string;
   kind: IdKind;
   /** Reads have their own limit (240 a minute with a personal key); the check keeps to it. */
   budget: RateBudget;
@@ -26,7 +25,7 @@ export interface PresenceCheckSettings {
 
 export function presenceCheck(s: PresenceCheckSettings): PresenceCheck {
   let gaveUp = false;
-  return async (ids) => {
+  return async (ids, project) => {
     if (gaveUp) return null;
     const present = new Set<string>();
     for (let i = 0; i < ids.length; i += PERSON_BATCH_MAX) {
@@ -35,7 +34,7 @@ export function presenceCheck(s: PresenceCheckSettings): PresenceCheck {
       try {
         found = await personsPresent(
           s.client,
-          s.projectId,
+          project,
           s.kind === 'distinct_ids' ? 'distinct_ids' : 'uuids',
           ids.slice(i, i + PERSON_BATCH_MAX),
           { signal: s.signal },

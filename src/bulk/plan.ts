@@ -5,6 +5,7 @@ import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { DeleteFlags } from './journal.js';
 import type { IdKind, IdList } from './validate.js';
+import type { IdentifierTotals } from './targets.js';
 
 /**
  * What one bulk_delete of 1000 ids is assumed to take, answer included, before any has been
@@ -52,6 +53,21 @@ export function describeDeletion(kind: IdKind, count: number, flags: DeleteFlags
   return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;
 }
 
+/** A person shown in the plan: "user12@example.com · user-12, 0190… · created 2025-03-02". */
+export interface SamplePerson {
+  project: string;
+  person: { uuid: string; name?: string; properties?: Record<string, unknown>; distinct_ids?: string[]; created_at?: string };
+}
+
+function describePerson({ project, person }: SamplePerson, spans: boolean): string {
+  const email = typeof person.properties?.email === 'string' ? person.properties.email : undefined;
+  const who = email ?? person.name ?? person.uuid;
+  const ids = (person.distinct_ids ?? []).slice(0, 2).map((d) => (d.length > 24 ? `${d.slice(0, 23)}…` : d));
+  const more = (person.distinct_ids?.length ?? 0) > 2 ? ` +${(person.distinct_ids?.length ?? 0) - 2}` : '';
+  const created = person.created_at ? ` · created ${person.created_at.slice(0, 10)}` : '';
+  return `${who}${ids.length ? ` · ${ids.join(', ')}${more}` : ''}${created}${spans ? ` (project ${project})` : ''}`;
+}
+
 /** Everything the plan states. */
 export interface PlanFacts {
   /** What the job does: "delete persons by person id". */
@@ -59,15 +75,20 @@ export interface PlanFacts {
   dryRun: boolean;
   profile: string | null;
   host: string;
-  projectId: string;
+  /** The projects and how many persons (or ids) each gets; a job over several names them all. */
+  projects: { id: string; name: string | null; unreachable?: string; targets: number }[];
+  spans: boolean;
   input: { label: string; list: IdList };
   /** Integer ids are there but not resolved yet (a dry run sends no lookups). */
   resolveLater: boolean;
   resolvedDuplicates: number;
   unresolved: number;
-  /** With --emails: what the addresses matched, and those that match no one (in clear: the plan
+  /** Identifiers looked up: what they matched, and those that match no one (in clear: the plan
    * goes to the operator's terminal, never to a file). */
-  emails?: { matched: number; several: number; persons: number; unmatched: string[] };
+  identifiers?: IdentifierTotals;
+  /** A selection: how it reads. */
+  selection?: string;
+  sample: SamplePerson[];
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
   requests: number;
@@ -76,48 +97,81 @@ export interface PlanFacts {
   flags: string;
   windows: readonly RateWindow[];
   concurrency: number;
+  backup?: string;
   journal?: string;
   receipt?: string;
+  planOut?: string;
+  /** Applying a plan file: its path. */
+  planFile?: string;
 }
+
+const KIND_WORDS: Record<string, [one: string, many: string]> = {
+  distinct_ids: ['distinct id', 'distinct ids'],
+  emails: ['e-mail address', 'e-mail addresses'],
+  person_ids: ['person id', 'person ids'],
+  mixed: ['identifier', 'identifiers'],
+};
+
+/** "1 e-mail address names", "3 e-mail addresses name". */
+const naming = (k: number, [one, many]: [string, string]) => `${n(k)} ${k === 1 ? `${one} names` : `${many} name`}`;
 
 export function planText(p: PlanFacts): string {
   const { list } = p.input;
-  const what = list.kind === 'distinct_ids' ? 'distinct ids' : list.kind === 'emails' ? 'e-mail addresses' : 'person ids';
-  // Finding the persons of e-mail addresses reads from the server even in a dry run.
-  const dryRun = list.kind === 'emails' ? ' (dry run: nothing will be deleted)' : ' (dry run: nothing will be sent)';
+  const words = KIND_WORDS[list.kind] ?? ['id', 'ids'];
+  // Looking persons up reads from the server even in a dry run.
+  const dryRun = p.identifiers || p.selection ? ' (dry run: nothing will be deleted)' : ' (dry run: nothing will be sent)';
   const integerNote =
     list.integerCount > 0 && p.resolveLater ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
   const lines = [
     `Plan: ${p.title}${p.dryRun ? dryRun : ''}`,
     `  profile   ${p.profile ?? '(none: settings from flags and environment)'}`,
     `  host      ${p.host}`,
-    `  project   ${p.projectId}`,
-    `  input     ${p.input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${what}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
   ];
-  if (p.emails) {
-    const e = p.emails;
-    const several = e.several ? `; ${n(e.several)} of them name more than one person, and all of those go` : '';
+  if (!p.spans) lines.push(`  project   ${p.projects[0].id}${p.projects[0].name ? ` (${p.projects[0].name})` : ''}`);
+  else {
+    const reached = p.projects.filter((x) => !x.unreachable);
     lines.push(
-      `  matched   ${n(e.matched)} e-mail ${e.matched === 1 ? 'address names' : 'addresses name'} ${n(e.persons)} ${e.persons === 1 ? 'person' : 'persons'}${several}`,
+      `  projects  ${reached.map((x) => `${x.id}${x.name ? ` (${x.name})` : ''}: ${n(x.targets)} ${x.targets === 1 ? 'person' : 'persons'}`).join(' · ')}`,
     );
+    for (const x of p.projects.filter((y) => y.unreachable))
+      lines.push(`  ✗ project ${x.id} cannot be searched (${x.unreachable}): nothing in it will be deleted, and the receipt says so`);
+  }
+  if (p.planFile) lines.push(`  plan      ${p.planFile} (as reviewed: no lookup is made)`);
+  else if (p.selection) lines.push(`  selection ${p.selection}`);
+  else
+    lines.push(
+      `  input     ${p.input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${words[1]}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
+    );
+  if (p.selection) {
+    const total = p.projects.reduce((k, x) => k + x.targets, 0);
+    lines.push(`  selected  ${n(total)} ${total === 1 ? 'person' : 'persons'}`);
+  }
+  if (p.identifiers) {
+    const e = p.identifiers;
+    const several = e.several
+      ? `; ${n(e.several)} of them name more than one person${p.spans ? ' in a project' : ''}, and all of those go`
+      : '';
+    const across = e.inSeveralProjects ? `; ${n(e.inSeveralProjects)} name persons in more than one project` : '';
+    lines.push(`  matched   ${naming(e.matched, words)} ${n(e.persons)} ${e.persons === 1 ? 'person' : 'persons'}${across}${several}`);
     if (e.unmatched.length) {
       const shown = e.unmatched.slice(0, 20).join(', ');
       const more = e.unmatched.length > 20 ? `, … and ${n(e.unmatched.length - 20)} more` : '';
-      lines.push(
-        `  missing   ${n(e.unmatched.length)} e-mail ${e.unmatched.length === 1 ? 'address names' : 'addresses name'} no person (the receipt lists them): ${shown}${more}`,
-      );
+      lines.push(`  missing   ${naming(e.unmatched.length, words)} no person (the receipt lists them): ${shown}${more}`);
     }
   } else {
     if (p.resolvedDuplicates)
       lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
     if (p.unresolved) lines.push(`  missing   ${n(p.unresolved)} integer ids match no person and will not be sent`);
   }
+  p.sample.slice(0, 5).forEach((person, i) => lines.push(`  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`));
   if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
   lines.push(
     `  requests  ${n(p.requests)} of at most ${n(CHUNK_SIZE)} ids (${p.request})`,
     `  flags     ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
+  if (p.backup) lines.push(`  backup    ${p.backup} (the records of every person, written before the first deletion)`);
+  if (p.planOut) lines.push(`  plan out  ${p.planOut} (apply it with --plan ${p.planOut})`);
   if (p.journal) lines.push(`  journal   ${p.journal}`);
   if (p.receipt) lines.push(`  receipt   ${p.receipt}`);
   return lines.join('\n');

@@ -9,8 +9,25 @@ import { UsageError } from '../errors.js';
 export const ID_FORMATS = ['lines', 'csv', 'json', 'ndjson'] as const;
 export type IdsFormat = (typeof ID_FORMATS)[number];
 
-/** A value read from the input, or why the entry at that line holds none. */
-export type RawItem = { line: number; value: string } | { line: number; problem: string; raw: string };
+/** A value read from the input, or why the entry at that line holds none. In a mixed CSV a value
+ * carries the kind of its column. */
+export type RawItem = { line: number; value: string; tag?: IdentifierTag } | { line: number; problem: string; raw: string };
+
+/** The kinds of identifier a mixed CSV holds, one column each. */
+export type IdentifierTag = 'email' | 'distinct_id' | 'person_id';
+
+/**
+ * The columns of a mixed CSV: `email`, `distinct_id` and `person_id` (or `uuid`, or `id`, as
+ * hogctl's own lists name it). A header with two or more of these kinds, read without --column,
+ * makes every non-empty cell of them an identifier of its column's kind.
+ */
+export const MIXED_COLUMNS: Record<string, IdentifierTag> = {
+  email: 'email',
+  distinct_id: 'distinct_id',
+  person_id: 'person_id',
+  uuid: 'person_id',
+  id: 'person_id',
+};
 
 export interface ReadOptions {
   /** The name to show in messages: the path as given, or "stdin". */
@@ -23,6 +40,8 @@ export interface ReadOptions {
   defaultColumns?: string[];
   /** Told which column was picked by default, for a note to the user. */
   onColumn?: (column: string) => void;
+  /** Without --column, a header naming two kinds of MIXED_COLUMNS is read as mixed identifiers. */
+  mixed?: boolean;
   /** Longest accepted line (or JSON element), in bytes. */
   maxLineBytes?: number;
 }
@@ -434,12 +453,26 @@ async function* readJsonArray(source: AsyncIterable<Buffer | string>, options: R
     );
 }
 
+/** The identifier columns of a mixed CSV header, or undefined when it names fewer than two kinds. */
+function mixedColumns(header: string[]): { index: number; tag: IdentifierTag }[] | undefined {
+  const found = new Map<IdentifierTag, number>();
+  for (const name of Object.keys(MIXED_COLUMNS)) {
+    const index = header.findIndex((h) => h.toLowerCase() === name);
+    const tag = MIXED_COLUMNS[name];
+    if (index !== -1 && !found.has(tag)) found.set(tag, index);
+  }
+  if (found.size < 2) return undefined;
+  return [...found].map(([tag, index]) => ({ tag, index })).sort((a, b) => a.index - b.index);
+}
+
 async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOptions, max: number): AsyncGenerator<RawItem[]> {
   const { label, column } = options;
   const { parse } = await import('csv-parse');
   const delimiter = /\.tsv$/i.test(options.path ?? '') ? '\t' : ',';
   const parser = parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true });
   let index = -1;
+  /** In a mixed CSV: the column of each kind (the first of uuid, person_id, id for person ids). */
+  let tagged: { index: number; tag: IdentifierTag }[] | undefined;
   let failure: Error | undefined;
   parser.on('error', (err) => (failure = err));
   const check = () => {
@@ -458,8 +491,23 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
     const items: RawItem[] = [];
     for (let rec = parser.read(); rec !== null; rec = parser.read()) {
       const { record, info } = rec as { record: string[]; info: { lines: number } };
+      if (tagged) {
+        const row = tagged.filter((t) => (record[t.index] ?? '').trim() !== '');
+        if (row.length === 0)
+          items.push({ line: info.lines, problem: 'the row has no identifier in any column', raw: record.join(delimiter) });
+        for (const t of row) items.push({ line: info.lines, value: record[t.index], tag: t.tag });
+        continue;
+      }
       if (index === -1) {
         const header = record.map((h) => h.trim());
+        if (column === undefined && options.mixed) {
+          tagged = mixedColumns(header);
+          if (tagged) {
+            index = tagged[0].index;
+            options.onColumn?.(tagged.map((t) => header[t.index]).join(', '));
+            continue;
+          }
+        }
         if (column === undefined) {
           for (const name of options.defaultColumns ?? []) {
             index = header.findIndex((h) => h.toLowerCase() === name);

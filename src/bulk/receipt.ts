@@ -1,13 +1,15 @@
 // The receipt of a bulk deletion: what was asked, what was sent, and what the server said, for
-// the whole run however many times it was resumed (it is built from the journal). Counts the
-// server did not report (older servers answer with an empty body) are named, never guessed.
+// the whole run however many times it was resumed (it is built from the journal), in total and
+// for each project. Counts the server did not report (older servers answer with an empty body)
+// are named, never guessed. It also keeps what `persons erasure-status` needs to check the
+// erasure later: the ids sent to each project and the distinct ids their persons had.
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import type { BulkDeleteSummary, DeleteFlags, JournalState, StopReason } from './journal.js';
+import type { BulkDeleteSummary, ChunkRecord, DeleteFlags, JournalState, SelectionSpec, StopReason } from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
-import type { EmailMatches } from './resolve.js';
+import type { IdentifierTotals } from './targets.js';
 import type { Verification } from './verify.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
@@ -34,11 +36,50 @@ export interface ReceiptMeta {
   unresolved: string[];
   /** Ids that resolved to a UUID already in the list. */
   resolvedDuplicates: number;
-  /** With --emails: how the addresses are named, and what they matched. */
-  identifiers?: { policy: IdentifierPolicy; matches: EmailMatches };
+  /** With identifiers looked up: how they are named, and what they matched. */
+  identifiers?: { policy: IdentifierPolicy; totals: IdentifierTotals };
   /** What the server said afterwards; undefined when not verified. */
   verification?: Verification;
+  /** With --where, --cohort or --query. */
+  selection?: SelectionSpec;
+  /** The projects of the job (absent: `project` alone, with `targets`). */
+  projects?: ReceiptProjectMeta[];
+  /** With --backup: the file the records were written to. */
+  backup?: string | null;
   error?: string;
+}
+
+export interface ReceiptProjectMeta {
+  id: string;
+  name: string | null;
+  unreachable?: string;
+  /** The persons (or ids) to act on in it. */
+  targets: number;
+  verification?: Verification;
+}
+
+export interface ReceiptProject {
+  project: string;
+  name: string | null;
+  /** searched, or unreachable: the key could not read it, and nothing in it was deleted. */
+  status: 'searched' | 'unreachable';
+  unreachable_reason: string | null;
+  targets: number;
+  sent: number;
+  failed: number;
+  not_sent: number;
+  persons_found: number | null;
+  persons_deleted: number | null;
+  persons_queued_for_deletion: number | null;
+  events_queued_for_deletion: number | null;
+  recordings_queued_for_deletion: number | null;
+  /** Every id sent to this project and answered (or found gone after a lost answer): what
+   * erasure-status checks. */
+  ids_sent: string[];
+  /** The distinct ids of those persons, read before they were deleted; an e-mail-like one by its
+   * salted hash (`sha256:…`), which cannot be checked. Null when they were not read. */
+  distinct_ids: string[] | null;
+  verification: Verification | null;
 }
 
 export interface NotReported {
@@ -68,6 +109,9 @@ export interface Receipt {
   host: string;
   project: string;
   input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind };
+  /** What was sent: person UUIDs (identifiers and selections are looked up), or distinct ids. */
+  sent_id_kind: 'person_uuids' | 'distinct_ids' | 'person_ids';
+  selection: SelectionSpec | null;
   flags: DeleteFlags & { skip_invalid: boolean };
   id_list_sha256: string;
   id_list_hash: string;
@@ -107,16 +151,20 @@ export interface Receipt {
   invalid: BadValue[];
   /** Integer ids, or e-mail addresses (by their name in `identifiers`), that name no person. */
   unresolved: string[];
-  /** With --emails: the identifiers of the case, and how this receipt names them. */
+  /** With identifiers looked up: what they matched, and how this receipt names them. */
   identifiers: {
-    kind: 'emails';
+    kind: IdKind;
     named_by: string;
     salt: string | null;
     matched: number;
     matching_several: number;
+    in_several_projects: number;
     persons: number;
     unmatched: number;
   } | null;
+  /** Every project of the job, searched or not. */
+  projects: ReceiptProject[];
+  backup: string | null;
   /** Whether the persons were gone when checked after the run; null when not checked (--no-verify,
    * --keep-person, a run that did not complete). */
   verification: (Verification & { note: string }) | null;
@@ -127,11 +175,11 @@ export interface Receipt {
 
 const LIST_CAP = 10_000;
 const VERIFICATION_NOTE =
-  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet)';
+  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
-export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
-  const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
+/** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects. */
+function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags) {
   const answered = chunks.filter((c) => c.answer);
   const sentIds = new Set<string>();
   for (const c of answered) for (const id of c.ids) sentIds.add(id);
@@ -163,8 +211,6 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const unclearIds = new Set(unclear.flatMap((c) => c.ids));
   // Ids whose only request is still without an answer: sent, but neither done nor failed.
   const inDoubt = new Set(unanswered.flatMap((c) => c.ids.filter((id) => !sentIds.has(id) && !listed.has(id))));
-  const notSent = Math.max(0, meta.targets - sentIds.size - listed.size - inDoubt.size);
-  const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
   // lack it, the sum covers the others and not_reported says which.
@@ -189,15 +235,10 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   };
   const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
     flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
-  const counts: Receipt['counts'] = {
-    requested: ids.requested,
-    unique: ids.ids.length - meta.resolvedDuplicates,
-    duplicates: ids.duplicates + meta.resolvedDuplicates,
-    invalid: ids.invalidCount,
-    unresolved: meta.unresolved.length,
+  const counts = {
     sent: sentIds.size,
     failed: listed.size,
-    not_sent: notSent,
+    not_sent: Math.max(0, targets - sentIds.size - listed.size - inDoubt.size),
     persons_found: count('persons_found', (s) => s.persons_found),
     persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
     // Only the newest servers queue persons (and say so); a summary without it queued none.
@@ -212,11 +253,55 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   // Persons found gone after a lost answer were found and deleted by the request that lost it.
   if (gone.size > 0) {
     counts.persons_found = (counts.persons_found ?? 0) + gone.size;
-    if (!meta.flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
+    if (!flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
   }
+  return { counts, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
+}
+
+export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
+  const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
+  const total = tally(chunks, meta.targets, meta.flags);
+  const { answered, gone, failedChunks, unanswered, unclear, unclearIds, notReported } = total;
+  const withoutSummary = answered.filter((c) => !c.answer!.summary);
+  const counts: Receipt['counts'] = {
+    requested: ids.requested,
+    unique: ids.ids.length - meta.resolvedDuplicates,
+    duplicates: ids.duplicates + meta.resolvedDuplicates,
+    invalid: ids.invalidCount,
+    unresolved: meta.unresolved.length,
+    ...total.counts,
+  };
   const deletionErrors: Record<string, unknown>[] = [];
   for (const c of answered)
     for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
+
+  const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
+    { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
+  ];
+  const projects = projectMetas.map((p): ReceiptProject => {
+    const mine = chunks.filter((c) => c.project === p.id);
+    const part = tally(mine, p.targets, meta.flags);
+    const recorded = state?.recorded.get(p.id);
+    const sent = [...part.sentIds];
+    return {
+      project: p.id,
+      name: p.name,
+      status: p.unreachable ? 'unreachable' : 'searched',
+      unreachable_reason: p.unreachable ?? null,
+      targets: p.targets,
+      sent: part.counts.sent,
+      failed: part.counts.failed,
+      not_sent: part.counts.not_sent,
+      persons_found: part.counts.persons_found,
+      persons_deleted: part.counts.persons_deleted,
+      persons_queued_for_deletion: part.counts.persons_queued_for_deletion,
+      events_queued_for_deletion: part.counts.events_queued_for_deletion,
+      recordings_queued_for_deletion: part.counts.recordings_queued_for_deletion,
+      ids_sent: sent,
+      distinct_ids: recorded ? [...new Set(sent.flatMap((id) => recorded.get(id) ?? []))] : sent.length ? null : [],
+      verification: p.verification ? { ...p.verification } : null,
+    };
+  });
 
   const policy = meta.identifiers?.policy;
   const receipt: Receipt = {
@@ -228,13 +313,17 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     finished_at: meta.finishedAt,
     profile: meta.profile,
     host: meta.host,
-    project: meta.project,
+    project: projectMetas.map((p) => p.id).join(','),
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
+    sent_id_kind: meta.kind === 'distinct_ids' ? 'distinct_ids' : meta.kind === 'person_ids' ? 'person_ids' : 'person_uuids',
+    selection: meta.selection ?? null,
     flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
     id_list_sha256: ids.sha256,
     id_list_hash: policy?.salt
-      ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique addresses (ASCII letters lowered), sorted, one per line, each ending in "\\n"'
-      : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+      ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
+      : meta.selection
+        ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
+        : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
     counts,
     chunks: {
       answered: answered.length,
@@ -268,18 +357,21 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     unresolved: meta.unresolved.slice(0, LIST_CAP),
     identifiers: meta.identifiers
       ? {
-          kind: 'emails',
+          kind: meta.kind,
           named_by: policy!.salt
-            ? 'SHA-256 (hex) of the salt, ":" and the address with its ASCII letters lowered; --keep-identifiers names them in clear'
-            : 'the address, with its ASCII letters lowered (--keep-identifiers)',
+            ? 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"); --keep-identifiers names them in clear'
+            : 'the identifier as given (an address with its ASCII letters lowered)',
           salt: policy!.salt,
-          matched: meta.identifiers.matches.matched,
-          matching_several: meta.identifiers.matches.several,
-          persons: meta.identifiers.matches.persons,
-          unmatched: meta.identifiers.matches.unmatchedKeys.length,
+          matched: meta.identifiers.totals.matched,
+          matching_several: meta.identifiers.totals.several,
+          in_several_projects: meta.identifiers.totals.inSeveralProjects,
+          persons: meta.identifiers.totals.persons,
+          unmatched: meta.identifiers.totals.unmatchedKeys.length,
         }
       : null,
     verification: meta.verification ? { ...meta.verification, note: VERIFICATION_NOTE } : null,
+    projects,
+    backup: meta.backup ?? null,
     runs: (state?.runs ?? []).map((r) => ({
       run: r.run,
       started_at: r.at,
@@ -320,6 +412,11 @@ export function summaryRecord(r: Receipt): Record<string, unknown> {
     file: r.input.file,
     id_kind: r.input.id_kind,
     ...r.counts,
+    projects: r.projects.length,
+    projects_unreachable: r.projects.filter((p) => p.status === 'unreachable').map((p) => p.project),
+    unmatched_identifiers: r.identifiers?.unmatched ?? null,
+    verification: r.verification?.status ?? null,
+    events_verification: r.verification?.events?.status ?? null,
     chunks_failed: r.chunks.failed,
     not_reported: r.not_reported.map((n) => n.count),
     id_list_sha256: r.id_list_sha256,

@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { CancelledError, CliError, NotFoundError } from '../errors.js';
 import { getPerson } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
-import { RateBudget, sleep } from './rate.js';
+import { RateBudget } from './rate.js';
 import { isIntegerId, type IdList } from './validate.js';
 import { EMAIL_BATCH, identifierKey, matchEmails, type IdentifierPolicy } from './identifiers.js';
 
@@ -151,7 +151,7 @@ export async function resolveTargets(
   list: IdList,
   known: Map<string, string | null>,
   lookup: ((id: string) => Promise<string | null>) | undefined,
-  s: { perMinute: number; concurrency: number },
+  s: { reads: RateBudget; concurrency: number },
 ): Promise<Targets> {
   const newlyResolved = new Map<string, string | null>();
   if (list.kind === 'person_ids' && list.integerCount > 0) {
@@ -159,11 +159,10 @@ export async function resolveTargets(
     if (todo.length > 0 && lookup) {
       const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
       // Reads have their own, lower limit; staying under it spares a storm of 429s.
-      const perMinute = Math.min(s.perMinute, READ_PER_MINUTE);
+      const budget = s.reads;
       ctx.info(
-        `resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(perMinute)} requests/min…`,
+        `resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(60_000 / budget.intervalMs)} requests/min…`,
       );
-      const budget = new RateBudget(perMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
         concurrency: s.concurrency,

@@ -26,10 +26,13 @@ export interface RunSettings {
   /** The journal's first line, written when the journal is new. */
   header: Omit<JournalHeader, 'type' | 'journal_format' | 'hogctl'>;
   resume: boolean;
-  /** Integer ids resolved in this run, journaled so that a resume need not look them up again. */
-  newlyResolved: Map<string, string | null>;
-  /** With --emails: the persons each address matched in this run, journaled likewise. */
-  newlyMatched: Map<string, string[]>;
+  /** What was found in this run before anything is deleted (resolved integer ids, matched
+   * identifiers, selected persons, their distinct ids), journaled so that a resume need not
+   * look it up again. */
+  findings: JournalRecord[];
+  /** After the findings are journaled and before the first chunk: reads what the job must have
+   * before it deletes (snapshot.ts). */
+  beforeChunks?: (journal: JournalState, append: (record: JournalRecord) => Promise<void>) => Promise<void>;
   chunks: Chunk[];
   windows: RateWindow[];
   concurrency: number;
@@ -64,15 +67,12 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
   try {
     if (!journal.header) await append({ type: 'header', journal_format: JOURNAL_FORMAT, hogctl: VERSION, ...s.header });
     await append({ type: 'run', run, at: now(), resume: s.resume });
-    const fresh = [...s.newlyResolved];
-    for (let i = 0; i < fresh.length; i += 10_000) await append({ type: 'resolved', ids: Object.fromEntries(fresh.slice(i, i + 10_000)) });
-    const matched = [...s.newlyMatched];
-    for (let i = 0; i < matched.length; i += 10_000)
-      await append({ type: 'matched', ids: Object.fromEntries(matched.slice(i, i + 10_000)) });
+    for (const record of s.findings) await append(record);
+    await s.beforeChunks?.(journal, append);
 
     if (await checkLostAnswers(ctx, s.action, journal, append)) {
       const done = journal.answeredIds();
-      chunks = chunks.map((c) => ({ index: c.index, ids: c.ids.filter((id) => !done.has(id)) })).filter((c) => c.ids.length > 0);
+      chunks = chunks.map((c) => ({ ...c, ids: c.ids.filter((id) => !done.has(id)) })).filter((c) => c.ids.length > 0);
     }
 
     const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
@@ -105,7 +105,8 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
       random: ctx.deps.random ?? Math.random,
       signal: ctx.deps.signal,
       attempt: (c) => s.action.attempt(c),
-      beforeSend: (c) => append({ type: 'sending', chunk: c.index, run, at: now(), ids: c.ids }),
+      beforeSend: (c) =>
+        append({ type: 'sending', chunk: c.index, run, at: now(), ids: c.ids, ...(c.project ? { project: c.project } : {}) }),
       answered: async (c, r) => {
         await append({
           type: 'answered',
@@ -182,7 +183,7 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   );
   let gone = 0;
   for (const l of lost) {
-    const present = await check(l.ids);
+    const present = await check(l.ids, l.project);
     if (present === null) break;
     const chunkGone = l.ids.filter((id) => !present.has(id));
     gone += chunkGone.length;

@@ -27,6 +27,8 @@ import { RateBudget, type Clock } from './rate.js';
 export interface Chunk {
   index: number;
   ids: string[];
+  /** The project the ids belong to; absent: the job's only project. */
+  project?: string;
 }
 
 /** The outcome of one attempt, as send.ts classifies the answer. */
@@ -49,8 +51,8 @@ export interface RunnerOptions {
   patienceMs: number;
   /** The longest Retry-After the run waits out; a longer one stops the run. */
   maxWaitMs?: number;
-  /** Which of these ids still name a person (null: cannot tell); asked after a lost answer. */
-  check?(ids: string[]): Promise<Set<string> | null>;
+  /** Which of these ids (of the chunk's project) still need the action (null: cannot tell); asked after a lost answer. */
+  check?(ids: string[], project?: string): Promise<Set<string> | null>;
   /** Awaited after a check: `gone` are done; `done` when no id of the chunk is left to send. */
   checked?(chunk: Chunk, result: { gone: string[]; present: number; done: boolean }): Promise<void>;
   /** Aborted on a second Ctrl-C: stop waiting for requests in flight. */
@@ -136,7 +138,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       if (!o.check || stop) return false;
       let present: Set<string> | null;
       try {
-        present = await o.check(ids);
+        present = await o.check(ids, chunk.project);
       } catch (err) {
         if (stop) throw new Stop();
         throw err;
@@ -176,7 +178,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
           journaled = true;
         }
         attempts++;
-        result = await o.attempt(ids === chunk.ids ? chunk : { index: chunk.index, ids });
+        result = await o.attempt(ids === chunk.ids ? chunk : { ...chunk, ids });
       } finally {
         inFlight--;
         // The budget times later requests from this answer (or failure).

@@ -5,11 +5,12 @@
 // is missing. Where the server cannot say (an older server, or a key that may not read itself),
 // the job goes on and the server's own 403 stays the last word.
 import type { Context } from '../context.js';
-import { AuthError, CliError } from '../errors.js';
+import { AuthError, CliError, NotPostHogApiError, TlsError } from '../errors.js';
 import { getCurrentKey, grants } from '../api/personal-api-keys.js';
 import type { ApiClient } from '../http/client.js';
 
-export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: string, scope: string): Promise<void> {
+/** `projectId` undefined: a job over several projects, whose unreachable ones were found already. */
+export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: string | undefined, scope: string): Promise<void> {
   let found: Awaited<ReturnType<typeof getCurrentKey>>;
   try {
     found = await getCurrentKey(client);
@@ -17,6 +18,11 @@ export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: 
     // A refused key, an unreachable or foreign host: the job's first request meets the same
     // answer and reports it with its journal and receipt.
     if (!(err instanceof CliError)) throw err;
+    // What answered is not PostHog, or no TLS connection could be made: stop before anything is sent.
+    if (err instanceof NotPostHogApiError || err instanceof TlsError) {
+      err.message = `${err.message}; nothing was sent`;
+      throw err;
+    }
     ctx.debug(`scope check skipped: ${err.message}`);
     return;
   }
@@ -36,7 +42,7 @@ export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: 
       `give the key ${scope} in PostHog (Settings → Personal API keys), or use another key`,
     );
   }
-  if (key.scoped_teams.length && !key.scoped_teams.includes(Number(projectId))) {
+  if (projectId !== undefined && key.scoped_teams.length && !key.scoped_teams.includes(Number(projectId))) {
     throw new AuthError(
       `${name} is limited to project${key.scoped_teams.length === 1 ? '' : 's'} ${key.scoped_teams.join(', ')}, not project ${projectId}; nothing was sent`,
       'use a key that may access this project, or choose one of those projects with --project',

@@ -10,6 +10,7 @@ import type { IdKind } from './validate.js';
 
 export interface SendSettings {
   client: ApiClient;
+  /** The project of chunks that name none. */
   projectId: string;
   kind: IdKind;
   flags: DeleteFlags;
@@ -25,7 +26,9 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
   return async (chunk) => {
     let res;
     try {
-      res = await bulkDeletePersons(s.client, s.projectId, requestBody(s.kind, chunk.ids, s.flags), { timeoutMs: s.timeoutMs });
+      res = await bulkDeletePersons(s.client, chunk.project ?? s.projectId, requestBody(s.kind, chunk.ids, s.flags), {
+        timeoutMs: s.timeoutMs,
+      });
     } catch (err) {
       // Timeouts, refused or dropped connections, answers cut short: nothing says it was not
       // done, and doing it again is harmless.

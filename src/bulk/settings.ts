@@ -9,10 +9,14 @@ import { UsageError } from '../errors.js';
 import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
 import { DELETE_WINDOWS, type RateWindow } from './rate.js';
+import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
-import { newPolicy, type IdentifierPolicy } from './identifiers.js';
+import type { IdentifierPolicy } from './identifiers.js';
+import { journalProjects, type SelectionSpec } from './journal.js';
+import { hasSelection, selectionSha256 } from './selection.js';
 
 export interface BulkDeleteSettings {
+  /** The file of ids or identifiers; '' with a selection or a plan. */
   file: string;
   format?: IdsFormat;
   column?: string;
@@ -38,9 +42,23 @@ export interface BulkDeleteSettings {
   retries?: number;
   /** The longest Retry-After waited out (--max-wait); a longer one stops the run. */
   maxWaitMs?: number;
+  /** Reads a minute (--read-rate) for lookups, checks of lost answers and verification. */
+  readRate?: number;
   skipInvalid?: boolean;
   /** false with --no-verify: skip asking the server afterwards whether the persons are gone. */
   verify?: boolean;
+  /** --where, --cohort, --query: the persons are chosen by a selection, not listed. */
+  selection?: SelectionSpec;
+  /** --projects 1,2,3. */
+  projects?: string[];
+  /** --all-projects: every project the key can see. */
+  allProjects?: boolean;
+  /** --plan <file>: apply a reviewed plan. */
+  plan?: string;
+  /** --plan-out <file> (with --dry-run): write the plan for review. */
+  planOut?: string;
+  /** --backup <file>: the records of the persons, written before the first deletion. */
+  backup?: string;
 }
 
 /** The settings of this run, every one decided. */
@@ -50,7 +68,9 @@ export type RunSettings = BulkDeleteSettings & {
   retries: number;
   maxWaitMs: number;
   perMinute: number;
-  /** With --emails: how the addresses are named; the journal's, when there is one. */
+  /** Reads a minute. */
+  readPerMinute: number;
+  /** How identifiers were named in the journal being continued, if any. */
   identifiers?: IdentifierPolicy;
 };
 
@@ -69,8 +89,15 @@ export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettin
   if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
   if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
   parts.push(command);
-  if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
+  if (s.plan) parts.push('--plan', q(s.plan));
+  else if (hasSelection(s.selection)) {
+    for (const w of s.selection.where) parts.push('--where', q(w));
+    if (s.selection.cohort !== null) parts.push('--cohort', q(s.selection.cohort));
+    if (s.selection.query !== null) parts.push('--query', q(s.selection.query));
+  } else if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
   else parts.push(s.emails ? '--emails' : '--file', q(s.file));
+  if (s.allProjects) parts.push('--all-projects');
+  else if (s.projects) parts.push('--projects', q(s.projects.join(',')));
   if (s.file === '-' || s.inline || s.journal) parts.push('--journal', q(journal));
   parts.push('--resume');
   if (s.file === '-') parts.push('< <the same ids>');
@@ -78,10 +105,19 @@ export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettin
 }
 
 /** Where the journal of this input is, when that can be known before the input is read. */
-function knownJournalPath(ctx: Context, s: BulkDeleteSettings): string | undefined {
+async function knownJournalPath(ctx: Context, s: BulkDeleteSettings): Promise<string | undefined> {
   if (s.journal) return s.journal;
+  const dir = join(configDir(ctx.env), 'journals');
+  if (hasSelection(s.selection)) return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
+  if (s.plan) return defaultJournalPath(dir, { path: s.plan, idListSha256: '' });
   if (s.file === '-' || s.inline) return undefined;
-  return defaultJournalPath(join(configDir(ctx.env), 'journals'), { path: s.file, idListSha256: '' });
+  return defaultJournalPath(dir, { path: s.file, idListSha256: '' });
+}
+
+/** What a selection's journal is bound to: the selection and the projects it runs in. */
+export async function selectionKey(ctx: Context, s: BulkDeleteSettings): Promise<string> {
+  const where = s.allProjects ? 'all' : (s.projects?.join(',') ?? (await ctx.projectId()));
+  return selectionSha256(s.selection!, where);
 }
 
 /**
@@ -90,11 +126,18 @@ function knownJournalPath(ctx: Context, s: BulkDeleteSettings): string | undefin
  * concurrency and the retries. Flags given that differ from the journal's are refused later.
  */
 export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promise<RunSettings> {
-  const path = knownJournalPath(ctx, s);
+  const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
   const header = s.resume ? existing : undefined;
   const r = header?.settings;
   const merged: BulkDeleteSettings = { ...s };
+  // The projects of an erasure across projects are the journal's: --all-projects, resumed, must
+  // not pick up a project created meanwhile, nor need to be given again.
+  if (header && r?.projects_flag && !s.projects) {
+    merged.projects = journalProjects(header);
+    merged.allProjects = false;
+  }
+  if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
   if (header) {
     merged.distinctIds ||= header.id_kind === 'distinct_ids';
     merged.emails ||= header.id_kind === 'emails';
@@ -116,10 +159,11 @@ export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promi
     concurrency: merged.concurrency ?? r?.concurrency ?? DEFAULT_CONCURRENCY,
     retries: merged.retries ?? r?.retries ?? DEFAULT_RETRIES,
     maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
+    readPerMinute: merged.readRate ?? r?.read_rate ?? READ_PER_MINUTE,
     // The shortest window's pace, for the reads that resolve integer ids.
     perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
-    // The same case keeps its salt, so that its journal recognises the same addresses.
-    identifiers: merged.emails ? (existing?.identifiers ?? newPolicy(Boolean(merged.keepIdentifiers))) : undefined,
+    // The same case keeps its salt, so that its journal recognises the same identifiers.
+    identifiers: existing?.identifiers,
   };
 }
 

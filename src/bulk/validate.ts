@@ -2,15 +2,17 @@
 // lower case, so that case variants count as duplicates), integer person ids are kept to be
 // resolved to UUIDs (bulk_delete matches UUIDs only), e-mail addresses (--emails) are kept with
 // their ASCII letters lowered, as they are matched, and anything else is a bad value unless the
-// values are distinct ids. Duplicates are dropped and counted; the SHA-256 of the sorted
-// unique list is what a receipt and a journal are bound to.
+// values are distinct ids. In a mixed CSV each value is checked as its column's kind and kept as
+// `<kind>:<value>`. Duplicates are dropped and counted; the SHA-256 of the sorted unique list is
+// what a receipt and a journal are bound to.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import { showValue, type IdsFormat, type RawItem } from './read-ids.js';
+import { showValue, type IdentifierTag, type IdsFormat, type RawItem } from './read-ids.js';
 import { isUuid } from '../api/uuid.js';
 import { lowerAscii } from './identifiers.js';
 
-export type IdKind = 'person_ids' | 'distinct_ids' | 'emails';
+/** What the values of the input are; `selection` has none: --where, --cohort or --query chose the persons. */
+export type IdKind = 'person_ids' | 'distinct_ids' | 'emails' | 'mixed' | 'selection';
 
 /** An address: something@something, no white space; the server decides whether any person has it. */
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -45,8 +47,20 @@ export function isIntegerId(value: string): boolean {
   return INTEGER.test(value) && !isUuid(value);
 }
 
+const TAG_KIND: Record<IdentifierTag, IdKind> = { email: 'emails', distinct_id: 'distinct_ids', person_id: 'person_ids' };
+
+/** A mixed identifier, `email:lee@example.net`, taken apart. */
+export function splitTagged(id: string): { tag: IdentifierTag; value: string } {
+  const at = id.indexOf(':');
+  return { tag: id.slice(0, at) as IdentifierTag, value: id.slice(at + 1) };
+}
+
 /** The value to send (or resolve) for one entry, or why it cannot be a person id. */
-export function classify(value: string, kind: IdKind): { id: string } | { reason: string } {
+export function classify(value: string, kind: IdKind, tag?: IdentifierTag): { id: string } | { reason: string } {
+  if (tag) {
+    const verdict = classify(value, TAG_KIND[tag]);
+    return 'id' in verdict ? { id: `${tag}:${verdict.id}` } : { reason: `${verdict.reason} (column ${tag})` };
+  }
   if (kind === 'distinct_ids') {
     return value === '' ? { reason: 'empty' } : { id: value };
   }
@@ -79,6 +93,8 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
   let duplicates = 0;
   let invalidCount = 0;
   let integerCount = 0;
+  // A CSV read as mixed identifiers says so with the first value it yields.
+  let kind = options.kind;
   let format: IdsFormat = 'lines';
   for (;;) {
     const next = await items.next();
@@ -88,7 +104,8 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
     }
     for (const item of next.value) {
       requested++;
-      const verdict = 'value' in item ? classify(item.value, options.kind) : { reason: item.problem };
+      if ('tag' in item && item.tag) kind = 'mixed';
+      const verdict = 'value' in item ? classify(item.value, options.kind, 'tag' in item ? item.tag : undefined) : { reason: item.problem };
       if ('reason' in verdict) {
         invalidCount++;
         if (invalid.length < keep)
@@ -101,10 +118,11 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
       }
       seen.add(verdict.id);
       ids.push(verdict.id);
-      if (options.kind === 'person_ids' && isIntegerId(verdict.id)) integerCount++;
+      const personId = verdict.id.startsWith('person_id:') ? verdict.id.slice(10) : kind === 'person_ids' ? verdict.id : null;
+      if (personId !== null && isIntegerId(personId)) integerCount++;
     }
   }
-  return { kind: options.kind, format, ids, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(ids) };
+  return { kind, format, ids, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(ids) };
 }
 
 /** SHA-256 of the sorted ids, one per line: `LC_ALL=C sort -u ids.txt | sha256sum` for a clean file. */

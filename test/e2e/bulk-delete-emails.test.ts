@@ -194,9 +194,11 @@ describe('persons bulk-delete --emails', () => {
     const none = await world.run(['persons', 'bulk-delete', '-y']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('nothing to delete: give --file <path> (ids), --emails <path> or --email <address>');
-    const keep = await world.run(['persons', 'bulk-delete', '--keep-identifiers', '--file', file, '-y']);
+    const uuids = join(dir, 'uuids.txt');
+    writeFileSync(uuids, `${take(1)[0].uuid}\n`);
+    const keep = await world.run(['persons', 'bulk-delete', '--keep-identifiers', '--file', uuids, '-y']);
     expect(keep.code).toBe(2);
-    expect(keep.stderr).toContain('--keep-identifiers goes with --emails or --email');
+    expect(keep.stderr).toContain('--keep-identifiers goes with e-mail addresses or a mixed file of identifiers');
     expect(world.sandbox.requests.length).toBe(before);
   });
 });

@@ -49,6 +49,8 @@ const SKIPS: [RegExp, string][] = [
   [/^hogctl persons funnel-correlation/, 'the newest PostHog, like the sandbox, removed /persons/funnel/correlation/ (404)'],
   [/^hogctl users 2fa (backup-codes|disable)/, 'needs 2FA turned on first, with a code from an authenticator app'],
   [/^hogctl email cancel-change/, 'needs a pending e-mail change (email.test.ts covers it)'],
+  [/--plan plan\.json/, 'applies the plan that the --plan-out example writes, for the same sandbox (erasure-case.test.ts runs both)'],
+  [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (erasure-case.test.ts runs both)'],
 ];
 
 /** The example as SKIPS see it: without a trailing `# comment`. */

@@ -7,7 +7,8 @@ import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { underQueryLimit } from '../../io/countdown.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
-import { planKeyset, parseCursor, formatCursor, HIDDEN_COLUMNS } from '../../hogql/keyset.js';
+import { planKeyset, parseCursor, formatCursor } from '../../hogql/keyset.js';
+import { MAX_QUERY_ROWS, walkKeyset, type KeysetWalk } from '../../hogql/walk.js';
 import { runHogQL } from '../../api/query.js';
 import { rowShape, toRecords } from '../../hogql/rows.js';
 
@@ -21,9 +22,7 @@ export interface PersonsQueryOptions {
 }
 
 /** The newest servers' MAX_SELECT_RETURNED_ROWS; older servers stop at 10,000. */
-const MAX_PAGE_SIZE = 50_000;
-/** MAX_SELECT_RETURNED_ROWS of older servers. */
-const OLDER_SERVER_MAX_ROWS = 10_000;
+const MAX_PAGE_SIZE = MAX_QUERY_ROWS;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
  * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
@@ -154,48 +153,25 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     return;
   }
 
-  let after: { createdAt: unknown; id: unknown } | undefined = start;
-  let pages = 0;
-  for (;;) {
-    const page = plan.page(pageSize, after);
-    let res;
-    try {
-      res = await run(page.query, page.values);
-    } catch (error) {
-      // However it stops, say where to pick up: the rows printed so far are complete up to there.
-      if (!after) throw error;
-      const rerun = `hogctl persons query ${shellQuote(hogql)} --all --after ${formatCursor(after)}${options.pageSize ? ` --page-size ${pageSize}` : ''}`;
-      await writer?.end();
-      const where = `${(writer?.count ?? 0).toLocaleString('en-US')} rows printed; continue after the last one with:\n  ${rerun}`;
-      if (error instanceof CliError) {
-        error.message = `${error.message}${ctx.deps.signal?.aborted ? '' : ` (stopped after ${pages} ${pages === 1 ? 'query' : 'queries'})`}`;
-        error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
-        throw error;
-      }
-      if (ctx.deps.signal?.aborted) throw new CancelledError(`interrupted after ${pages} ${pages === 1 ? 'query' : 'queries'}`, where);
+  const walk: KeysetWalk = { after: start, pages: 0 };
+  try {
+    for await (const page of walkKeyset(plan, pageSize, walk, run)) await print(page.columns, page.types, page.rows);
+  } catch (error) {
+    // However it stops, say where to pick up: the rows printed so far are complete up to there.
+    const { after, pages } = walk;
+    if (!after) throw error;
+    const rerun = `hogctl persons query ${shellQuote(hogql)} --all --after ${formatCursor(after)}${options.pageSize ? ` --page-size ${pageSize}` : ''}`;
+    await writer?.end();
+    const where = `${(writer?.count ?? 0).toLocaleString('en-US')} rows printed; continue after the last one with:\n  ${rerun}`;
+    if (error instanceof CliError) {
+      error.message = `${error.message}${ctx.deps.signal?.aborted ? '' : ` (stopped after ${pages} ${pages === 1 ? 'query' : 'queries'})`}`;
+      error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
       throw error;
     }
-    pages++;
-    const visible = res.columns.slice(0, -HIDDEN_COLUMNS);
-    const visibleTypes = Array.isArray(res.types) ? res.types.slice(0, -HIDDEN_COLUMNS) : res.types;
-    await print(
-      visible,
-      visibleTypes,
-      res.results.map((row) => (Array.isArray(row) ? row.slice(0, -HIDDEN_COLUMNS) : row)),
-    );
-    // Older servers return at most 10,000 rows whatever the LIMIT, so a short page proves the
-    // end only below that; above it, an empty page does.
-    if (res.results.length === 0 || res.results.length < Math.min(pageSize, OLDER_SERVER_MAX_ROWS)) break;
-    const last = res.results[res.results.length - 1];
-    const next = { createdAt: last[last.length - 2], id: last[last.length - 1] };
-    if (after && next.createdAt === after.createdAt && next.id === after.id) {
-      throw new CliError(
-        '--all stopped: the server returned the same last row twice, so the keyset cursor does not advance',
-        'report this with the query you ran; meanwhile use LIMIT without --all',
-      );
-    }
-    after = next;
+    if (ctx.deps.signal?.aborted) throw new CancelledError(`interrupted after ${pages} ${pages === 1 ? 'query' : 'queries'}`, where);
+    throw error;
   }
+  const { pages } = walk;
   await writer!.end();
   ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
 }

@@ -109,7 +109,7 @@ describe('journal', () => {
   it('is bound to host, project, ids and flags', () => {
     const same = {
       host: header.host,
-      project: header.project,
+      projects: [header.project],
       id_kind: header.id_kind,
       flags,
       input: { file: 'ids.txt', ids: 3, id_list_sha256: 'a'.repeat(64) },
@@ -130,8 +130,11 @@ describe('journal', () => {
       'journal j was written with other flags (person ids); this run has person ids --delete-events',
     );
     expect(other({ id_kind: 'distinct_ids' })).toBe('journal j was written with other flags (person ids); this run has --distinct-ids');
-    expect(other({ project: '43' })).toBe(
+    expect(other({ projects: ['43'] })).toBe(
       'journal j belongs to project 42 on https://eu.posthog.com, not project 43 on https://eu.posthog.com',
+    );
+    expect(other({ projects: ['42', '43'] })).toBe(
+      'journal j belongs to project 42 on https://eu.posthog.com, not projects 42 and 43 on https://eu.posthog.com',
     );
   });
 

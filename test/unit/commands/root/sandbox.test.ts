@@ -88,6 +88,7 @@ describe('hogctl sandbox', () => {
       '--port',
       '--host',
       '--persons',
+      '--project-persons',
       '--seed',
       '--rate-limit',
       '--login-codes',

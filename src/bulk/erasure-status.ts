@@ -1,0 +1,163 @@
+// Whether an erasure is still complete, later: `persons erasure-status --receipt <file>` reads a
+// bulk-delete receipt and asks the server, project by project, what the receipt says should be
+// so. The persons are still gone (batch_by_uuids, or batch_by_distinct_ids for a run by distinct
+// id); their distinct ids still name no one (a deleted person's distinct ids are blocked until
+// reset_person_distinct_id, docs/server-contract.md §6.5; if one names a person again, data about
+// that person is being collected again); and the deletion of their events, which PostHog queues
+// and runs in a weekly batch, has run (deletion_status). Reads only, within the read rate.
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { fileError } from '../config/secret-file.js';
+import type { ApiClient } from '../http/client.js';
+import { presenceCheck } from './lost-answers.js';
+import { RateBudget, sleep } from './rate.js';
+import type { Receipt, ReceiptProject } from './receipt.js';
+import { READ_PER_MINUTE } from './resolve.js';
+import { eventDeletions } from './verify.js';
+
+/** Ids listed per project at most. */
+const LIST_CAP = 1000;
+
+export interface ErasureStatus {
+  project: string;
+  name: string | null;
+  /** complete, pending (events not deleted yet), reopened (a person or distinct id is back),
+   * unreachable (not searched by the erasure), or unknown (the server could not say). */
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'unknown';
+  persons_checked: number;
+  persons_present: number;
+  persons_present_ids: string[];
+  distinct_ids_checked: number;
+  /** Distinct ids that name a person now. */
+  distinct_ids_in_use: number;
+  distinct_ids_in_use_list: string[];
+  /** Distinct ids the receipt keeps by salted hash, which cannot be asked about. */
+  distinct_ids_unchecked: number;
+  /** Persons whose event deletion the erasure queued; null when it did not ask for one. */
+  events_queued: number | null;
+  events_pending: number;
+  events_completed: number;
+  /** Queued deletions deletion_status no longer (or never) listed. */
+  events_unseen: number;
+}
+
+export async function readReceipt(path: string): Promise<Receipt> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw fileError(err, path, 'read');
+  }
+  let receipt: Receipt;
+  try {
+    receipt = JSON.parse(text) as Receipt;
+  } catch {
+    throw new UsageError(`${path} is not a receipt: it is not JSON`, 'pass the receipt a `persons bulk-delete` run wrote');
+  }
+  if (receipt?.command !== 'persons bulk-delete' || receipt.receipt_format !== 1) {
+    throw new UsageError(
+      `${path} is not a receipt of \`hogctl persons bulk-delete\``,
+      'pass the receipt a `persons bulk-delete` run wrote',
+    );
+  }
+  if (!Array.isArray(receipt.projects)) {
+    throw new UsageError(
+      `${path} was written by an older hogctl and does not list the ids it sent`,
+      'run the erasure again with the same input and --resume: a finished run sends nothing and verifies again',
+    );
+  }
+  return receipt;
+}
+
+/** `readsPerMinute`: the read budget (PostHog allows 240 reads of persons a minute per key). */
+export async function erasureStatus(
+  ctx: Context,
+  client: ApiClient,
+  receipt: Receipt,
+  readsPerMinute = READ_PER_MINUTE,
+): Promise<ErasureStatus[]> {
+  const budget = new RateBudget(readsPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+  const unavailable: string[] = [];
+  const check = (kind: 'person_ids' | 'distinct_ids') =>
+    presenceCheck({ client, kind, budget, signal: ctx.deps.signal, unavailable: (why) => unavailable.push(why) });
+  const persons = check(receipt.sent_id_kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids');
+  const distinct = check('distinct_ids');
+  const since = Date.parse(receipt.started_at) - 60_000;
+  const out: ErasureStatus[] = [];
+  for (const p of receipt.projects) {
+    out.push(await projectStatus(ctx, client, p, receipt, { persons, distinct, since }));
+  }
+  for (const why of new Set(unavailable)) ctx.warn(`some checks could not be made: ${why}`);
+  return out;
+}
+
+async function projectStatus(
+  ctx: Context,
+  client: ApiClient,
+  p: ReceiptProject,
+  receipt: Receipt,
+  c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number },
+): Promise<ErasureStatus> {
+  const status: ErasureStatus = {
+    project: p.project,
+    name: p.name,
+    status: 'complete',
+    persons_checked: 0,
+    persons_present: 0,
+    persons_present_ids: [],
+    distinct_ids_checked: 0,
+    distinct_ids_in_use: 0,
+    distinct_ids_in_use_list: [],
+    distinct_ids_unchecked: 0,
+    events_queued: receipt.flags.delete_events ? (p.events_queued_for_deletion ?? 0) : null,
+    events_pending: 0,
+    events_completed: 0,
+    events_unseen: 0,
+  };
+  if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
+  let unknown = false;
+  // With --keep-person the persons stay: only their data was to go.
+  if (!receipt.flags.keep_person && p.ids_sent.length) {
+    const present = await c.persons(p.ids_sent, p.project);
+    if (present === null) unknown = true;
+    else {
+      status.persons_checked = p.ids_sent.length;
+      const back = p.ids_sent.filter((id) => present.has(id));
+      status.persons_present = back.length;
+      status.persons_present_ids = back.slice(0, LIST_CAP);
+    }
+  }
+  const clear = (p.distinct_ids ?? []).filter((d) => !d.startsWith('sha256:'));
+  status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
+  if (!receipt.flags.keep_person && clear.length) {
+    const inUse = await c.distinct(clear, p.project);
+    if (inUse === null) unknown = true;
+    else {
+      status.distinct_ids_checked = clear.length;
+      const again = clear.filter((d) => inUse.has(d));
+      status.distinct_ids_in_use = again.length;
+      status.distinct_ids_in_use_list = again.slice(0, LIST_CAP);
+    }
+  }
+  if (status.events_queued) {
+    const rows = await eventDeletions(ctx, client, p.project, p.ids_sent, c.since);
+    if (rows === null) unknown = true;
+    else {
+      for (const s of rows.values()) {
+        if (s === 'completed') status.events_completed++;
+        else status.events_pending++;
+      }
+      status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
+    }
+  }
+  status.status =
+    status.persons_present || status.distinct_ids_in_use
+      ? 'reopened'
+      : status.events_pending
+        ? 'pending'
+        : unknown || status.events_unseen
+          ? 'unknown'
+          : 'complete';
+  return status;
+}

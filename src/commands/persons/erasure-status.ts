@@ -1,0 +1,95 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { PartialFailureError, UsageError } from '../../errors.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { parseCount } from '../../cli/flags.js';
+import { RecordWriter } from '../../io/output.js';
+import { erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
+
+export interface PersonsErasureStatusOptions {
+  receipt: string;
+  readRate?: string;
+}
+
+const COLUMNS = ['project', 'status', 'persons_checked', 'persons_present', 'distinct_ids_in_use', 'events_pending', 'events_completed'];
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export function personsErasureStatusCommand(): Command {
+  return new Command('erasure-status')
+    .summary('check later that an erasure is still complete, from its receipt')
+    .description(
+      'Reads the receipt of a `persons bulk-delete` run and asks the server, project by project: are the persons still ' +
+        "gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless someone resets " +
+        'them), and has the deletion of their events run? PostHog queues event deletions and runs them in a weekly batch ' +
+        '(Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads only.\n\n' +
+        'Distinct ids that look like an e-mail address are kept in the receipt by their salted hash and cannot be checked ' +
+        '(--keep-identifiers keeps them in clear). Recording deletions cannot be read back from the API.\n\n' +
+        'Exit codes: 0 complete in every project, 8 something is pending or back (listed), 2 the receipt cannot be used.',
+    )
+    .requiredOption('--receipt <path>', 'the receipt a bulk-delete run wrote')
+    .option('--read-rate <n>', "reads a minute (default 240, PostHog Cloud's limit for reading persons with a personal key)")
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons erasure-status --receipt erasure.receipt.json',
+        'hogctl persons erasure-status --receipt erasure.receipt.json -o json',
+      ),
+    )
+    .action(withContext(personsErasureStatusRun));
+}
+
+export async function personsErasureStatusRun(ctx: Context, options: PersonsErasureStatusOptions): Promise<void> {
+  const readRate = options.readRate === undefined ? undefined : parseCount(options.readRate, '--read-rate');
+  const receipt = await readReceipt(options.receipt);
+  const output = await ctx.output();
+  const { baseUrl } = await ctx.settings();
+  if (baseUrl !== receipt.host) {
+    throw new UsageError(
+      `the receipt ${options.receipt} is of an erasure on ${receipt.host}, and the settings in effect point at ${baseUrl}`,
+      `run it with the profile (--profile) or base URL (--base-url) of ${receipt.host}`,
+    );
+  }
+  const statuses = await erasureStatus(ctx, await ctx.api(), receipt, readRate);
+  const writer = new RecordWriter(output, { columns: COLUMNS, fields: Object.keys(statuses[0] ?? {}) });
+  await writer.writePage(statuses as unknown as Record<string, unknown>[]);
+  await writer.end();
+  const open = statuses.filter((s) => s.status !== 'complete');
+  if (open.length === 0) {
+    const persons = statuses.reduce((k, s) => k + s.persons_checked, 0);
+    const events = statuses.reduce((k, s) => k + s.events_completed, 0);
+    ctx.info(
+      `✔ the erasure is complete: ${n(persons)} persons still gone${events ? `, the deletion of their events has run (${n(events)})` : ''}`,
+    );
+    return;
+  }
+  throw new PartialFailureError(`the erasure is not complete: ${open.map(describe).join('; ')}`, hintFor(open));
+}
+
+function describe(s: ErasureStatus): string {
+  const where = `project ${s.project}`;
+  switch (s.status) {
+    case 'unreachable':
+      return `${where} was not searched by the erasure (the receipt says why)`;
+    case 'reopened':
+      return `${where}: ${[
+        s.persons_present && `${n(s.persons_present)} persons exist again`,
+        s.distinct_ids_in_use &&
+          `${n(s.distinct_ids_in_use)} distinct ids name a person again (${s.distinct_ids_in_use_list.slice(0, 3).join(', ')})`,
+      ]
+        .filter(Boolean)
+        .join(', ')}`;
+    case 'pending':
+      return `${where}: the deletion of the events of ${n(s.events_pending)} persons is still pending`;
+    default:
+      return `${where}: the server could not say${s.events_unseen ? ` (${n(s.events_unseen)} queued event deletions are not listed)` : ''}`;
+  }
+}
+
+function hintFor(open: ErasureStatus[]): string {
+  if (open.some((s) => s.status === 'reopened'))
+    return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
+  if (open.every((s) => s.status === 'pending')) return 'PostHog runs event deletions weekly (Sundays, 05:00 UTC): check again after that';
+  return 'check again later; `hogctl persons deletion-status` lists the queued event deletions';
+}
