@@ -1,16 +1,19 @@
-// The bulk action of `persons bulk-delete`: POST bulk_delete with up to 1,000 ids a request
-// (docs/server-contract.md §6.6). Ids whose answers were lost are checked by asking which of
-// them still name a person; with --keep-person a kept person proves nothing, so they are sent
-// again unchecked.
+// The job of `persons bulk-delete`: POST bulk_delete with up to 1,000 ids a request
+// (docs/server-contract.md §6.6) within PostHog's two delete windows. Ids whose answers were lost
+// are checked by asking which of them still name a person; with --keep-person a kept person
+// proves nothing, so they are sent again unchecked. Afterwards every person is checked gone and,
+// with --delete-events, their event deletions checked queued (verify.ts).
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
-import type { BulkAction } from './action.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from './action.js';
+import { CHUNK_SIZE } from './chunk.js';
 import type { DeleteFlags } from './journal.js';
-import { presenceCheck } from './lost-answers.js';
+import { presenceCheck, type PresenceCheck } from './lost-answers.js';
 import { describeDeletion } from './plan.js';
-import type { RateBudget } from './rate.js';
+import { DELETE_WINDOWS, type RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
+import { describeVerification, eventDeletions, eventsVerification, totalVerification, verifyGone, type Verification } from './verify.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -19,12 +22,41 @@ export interface DeletePersonsSettings {
   client?: ApiClient;
   /** The projects of the job: one, or those of an erasure across projects. */
   projects: string[];
-  /** What the values of the input are; they are sent as persons' UUIDs unless distinct ids. */
+  /** What the values of the input are. */
   kind: IdKind;
+  /** Whether they go out as given (a plain file): distinct ids then stay distinct ids; looked
+   * up, every person is sent by UUID. */
+  asGiven: boolean;
   flags: DeleteFlags;
   timeoutMs: number;
   /** The read budget of the job: checks of lost answers and the verification. */
   reads: RateBudget;
+}
+
+/** The job of `persons bulk-delete`. */
+export function deleteKind(flags: DeleteFlags): JobKind {
+  return {
+    command: 'persons bulk-delete',
+    words: { job: 'erasure', request: 'deletion', done: 'deleted' },
+    flags,
+    sendsIdsAsGiven: true,
+    chunkSize: CHUNK_SIZE,
+    windows: DELETE_WINDOWS,
+    // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
+    snapshot: (lookUp) => lookUp,
+    typedConfirmation: (selection) => selection,
+    makeAction: async (ctx, env: ActionEnv) =>
+      deletePersons(ctx, {
+        client: env.client,
+        projects: env.projects,
+        kind: env.kind,
+        asGiven: env.asGiven,
+        flags,
+        timeoutMs: env.timeoutMs,
+        reads: env.reads,
+      }),
+    verify: (ctx, env) => verifyDeletion(ctx, env, flags),
+  };
 }
 
 const BY: Record<IdKind, string> = {
@@ -40,10 +72,16 @@ export function describeFlags(f: DeleteFlags): string {
   return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
 }
 
-export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkAction {
+/** A deletion, and how to tell whether its persons are gone. */
+export interface DeleteAction extends BulkAction {
+  /** Which of the ids still name a person; undefined when nothing can be checked (--keep-person, a dry run). */
+  gone?: PresenceCheck;
+}
+
+export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAction {
   const { client, projects, kind, flags } = s;
   // Identifiers that were looked up became the persons' UUIDs: those are what is sent and checked.
-  const sent = kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
+  const sent = s.asGiven && kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
   const attempt = client
     ? sender({ client, projectId: projects[0], kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now })
     : undefined;
@@ -61,7 +99,6 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
       : undefined;
   const by = BY[kind];
   return {
-    command: 'persons bulk-delete',
     title: `${flags.keep_person ? 'delete the data of' : 'delete'} persons ${by}`,
     request: `POST /api/projects/${projects.length === 1 ? projects[0] : '<project>'}/persons/bulk_delete/`,
     flags: describeFlags(flags),
@@ -74,7 +111,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
     presence: check(
       'cannot check the ids of requests whose answers were lost: {why}; they are sent again, and persons a lost request deleted are not counted (the receipt says so)',
     ),
-    verify: check('cannot verify that the persons are gone: {why}; the receipt says so'),
+    gone: check('cannot verify that the persons are gone: {why}; the receipt says so'),
     targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
     checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
     account: (receipt) => {
@@ -91,4 +128,46 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): BulkActio
         ? `found ${summary.persons_found ?? '?'}, deleted ${summary.persons_deleted ?? '?'}${summary.persons_queued_for_deletion !== undefined ? `, queued ${summary.persons_queued_for_deletion}` : ''}`
         : 'empty answer',
   };
+}
+
+/**
+ * Checks that what the run did is so on the server, project by project: the persons are gone
+ * and, with --delete-events, their event deletions are queued.
+ */
+async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags): Promise<JobVerification<Verification> | undefined> {
+  const { journal, targets } = env;
+  const action = env.action as DeleteAction;
+  const done = journal.answeredIds();
+  const chunksOf = (project: string) => [...journal.chunks.values()].filter((c) => c.project === project);
+  const sentTo = (project: string) => [...new Set(chunksOf(project).flatMap((c) => c.ids))].filter((id) => done.has(id));
+  const searched = targets.projects.filter((p) => !p.unreachable);
+  const count = searched.reduce((k, p) => k + sentTo(p.id).length, 0);
+  ctx.info(`verifying: asking the server whether the ${n(count)} ${action.targetNoun} are gone…`);
+  const perProject = new Map<string, Verification>();
+  for (const p of searched) {
+    const ids = sentTo(p.id);
+    const gone = action.gone ? await verifyGone(action.gone, ids, p.id, ctx.deps.now) : undefined;
+    // The persons the server found and whose events it said it queued.
+    const found = chunksOf(p.id)
+      .filter((c) => c.answer?.summary?.events_queued_for_deletion)
+      .reduce((k, c) => k + (c.answer!.summary!.persons_found ?? 0), 0);
+    const events =
+      flags.delete_events && found > 0
+        ? eventsVerification(await eventDeletions(ctx, env.client, p.id, ids, Date.parse(env.startedAt) - 60_000), found)
+        : undefined;
+    if (gone || events) {
+      const base: Verification = gone ?? {
+        status: 'unavailable',
+        at: new Date(ctx.deps.now()).toISOString(),
+        checked: 0,
+        still_present: 0,
+        still_present_ids: [],
+      };
+      perProject.set(p.id, { ...base, ...(events ? { events } : {}) });
+    }
+  }
+  const total = totalVerification([...perProject.values()]);
+  const said = total && describeVerification(total, action.targetNoun);
+  if (said) ctx.info(said);
+  return { total, perProject };
 }

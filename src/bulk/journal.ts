@@ -18,6 +18,7 @@ import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import type { BulkDeleteSummary } from '../api/bulk-delete.js';
+import { describeChanges, type Changes } from './changes.js';
 
 export type { BulkDeleteSummary };
 
@@ -41,7 +42,11 @@ export interface JournalHeader {
   /** Every project of the case, in order (absent in older journals: `[project]`). */
   projects?: string[];
   id_kind: IdKind;
+  /** The command of the job; absent: persons bulk-delete (journals of earlier versions). */
+  command?: string;
   flags: DeleteFlags;
+  /** What an update changes. */
+  changes?: Changes;
   input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
   /** With --where, --cohort or --query: what chose the persons. */
   selection?: SelectionSpec;
@@ -346,7 +351,7 @@ const KIND_FLAGS: Record<IdKind, string> = {
 };
 
 /** What a journal must match to be resumed by this run. */
-export type Binding = Pick<JournalHeader, 'host' | 'id_kind' | 'flags'> & {
+export type Binding = Pick<JournalHeader, 'host' | 'id_kind' | 'flags' | 'command' | 'changes'> & {
   projects: string[];
   input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'>;
 };
@@ -383,6 +388,15 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
     [KIND_FLAGS[kind], f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
       .filter(Boolean)
       .join(' ');
+  const commandThen = header.command ?? 'persons bulk-delete';
+  const commandNow = now.command ?? 'persons bulk-delete';
+  if (commandThen !== commandNow)
+    throw new UsageError(`journal ${path} is of \`hogctl ${commandThen}\`, not \`hogctl ${commandNow}\``, fresh);
+  if (JSON.stringify(header.changes ?? null) !== JSON.stringify(now.changes ?? null))
+    throw new UsageError(
+      `journal ${path} was written for other changes (${header.changes ? describeChanges(header.changes) : 'none'}); this run has ${now.changes ? describeChanges(now.changes) : 'none'}`,
+      fresh,
+    );
   const flagsThen = describe(header.id_kind, header.flags);
   const flagsNow = describe(now.id_kind, now.flags);
   if (flagsThen !== flagsNow)

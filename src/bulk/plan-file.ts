@@ -10,9 +10,18 @@
 // projects.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Context } from '../context.js';
+import { VERSION } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileError, writeSecretFile } from '../config/secret-file.js';
-import type { DeleteFlags, SelectionSpec } from './journal.js';
+import { findings } from './finish.js';
+import { identifierKey } from './identifiers.js';
+import { listedInput, type Input } from './input.js';
+import { JournalState, type DeleteFlags, type SelectionSpec } from './journal.js';
+import type { Prepared } from './prepare.js';
+import { hasSelection } from './selection.js';
+import { takeSnapshot } from './snapshot.js';
+import type { CaseTargets, ProjectTargets } from './targets.js';
 import type { IdKind } from './validate.js';
 
 export const PLAN_FORMAT = 1;
@@ -118,4 +127,93 @@ export function checkPlanPlace(path: string, plan: PlanFile, now: { profile: str
       'drop --projects (the plan names its own), or make a new plan for those projects',
     );
   }
+}
+
+/** A plan file as the job's input: its identifiers (by their keys), bound to the plan's hash. */
+export function planInput(path: string, plan: PlanFile): Input {
+  const keys = plan.input.identifier_keys;
+  return listedInput(path, { kind: plan.input.id_kind, sha256: plan.sha256, ids: keys, requested: keys.length }, { path });
+}
+
+/** The persons of a plan, as it names them: no lookup. */
+export function planTargets(plan: PlanFile): CaseTargets {
+  return {
+    projects: plan.projects.map((p): ProjectTargets => ({
+      id: p.project,
+      name: p.name,
+      ...(p.unreachable ? { unreachable: p.unreachable } : {}),
+      ids: p.person_uuids,
+      matches: new Map(),
+      newlyMatched: new Map(),
+      // Kept as the plan recorded them (e-mail-like ones by hash already).
+      distinctIds: new Map(Object.entries(p.distinct_ids)),
+      distinctIdsRecorded: true,
+      sample: [],
+    })),
+    identifiers: plan.identifiers
+      ? {
+          matched: plan.identifiers.matched,
+          several: plan.identifiers.matching_several,
+          inSeveralProjects: plan.identifiers.in_several_projects,
+          persons: plan.identifiers.persons,
+          unmatched: plan.identifiers.unmatched_keys,
+          unmatchedKeys: plan.identifiers.unmatched_keys,
+        }
+      : undefined,
+    unresolved: [],
+    resolvedDuplicates: 0,
+    newlyResolved: new Map(),
+    queries: 0,
+  };
+}
+
+/**
+ * --plan-out: the plan of a dry run, with the persons' distinct ids read now, so that applying it
+ * needs no read before it deletes.
+ */
+export async function writePlan(ctx: Context, p: Prepared, path: string): Promise<void> {
+  const collected = new JournalState();
+  for (const record of findings(p.targets, p.policy)) collected.apply(record);
+  await takeSnapshot(ctx, p.client!, p.targets.projects, collected, async (record) => collected.apply(record), {
+    policy: p.policy,
+    reads: p.reads,
+  });
+  const { list } = p.input;
+  const ids = p.targets.identifiers;
+  writePlanFile(path, {
+    plan_format: PLAN_FORMAT,
+    command: p.kind.command,
+    hogctl_version: VERSION,
+    created_at: p.startedAt,
+    profile: p.profile,
+    host: p.host,
+    projects: p.targets.projects.map((t) => ({
+      project: t.id,
+      name: t.name,
+      unreachable: t.unreachable ?? null,
+      person_uuids: t.ids,
+      distinct_ids: Object.fromEntries(t.ids.map((id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
+    })),
+    flags: p.kind.flags,
+    input: {
+      file: p.input.label,
+      id_kind: list.kind,
+      ids: list.ids.length,
+      id_list_sha256: list.sha256,
+      // The identifiers by their keys (salted unless --keep-identifiers): which ones the plan covers.
+      identifier_keys: list.ids.map((value) => identifierKey(value, p.policy)),
+      selection: hasSelection(p.s.selection) ? p.s.selection : null,
+    },
+    identifiers: ids
+      ? {
+          salt: p.policy.salt,
+          matched: ids.matched,
+          matching_several: ids.several,
+          in_several_projects: ids.inSeveralProjects,
+          persons: ids.persons,
+          unmatched_keys: ids.unmatchedKeys,
+        }
+      : null,
+  });
+  ctx.info(`plan written to ${path}: apply it with \`hogctl ${p.kind.command} --plan ${path}\``);
 }

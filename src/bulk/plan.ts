@@ -6,6 +6,8 @@ import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { DeleteFlags } from './journal.js';
 import type { IdKind, IdList } from './validate.js';
 import type { IdentifierTotals } from './targets.js';
+import type { Prepared } from './prepare.js';
+import { describeSelection, hasSelection } from './selection.js';
 
 /**
  * What one bulk_delete of 1000 ids is assumed to take, answer included, before any has been
@@ -92,6 +94,8 @@ export interface PlanFacts {
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
   requests: number;
+  /** Ids a request carries at most (default 1000). */
+  chunkSize?: number;
   /** "POST /api/projects/1/persons/bulk_delete/". */
   request: string;
   flags: string;
@@ -114,6 +118,38 @@ const KIND_WORDS: Record<string, [one: string, many: string]> = {
 
 /** "1 e-mail address names", "3 e-mail addresses name". */
 const naming = (k: number, [one, many]: [string, string]) => `${n(k)} ${k === 1 ? `${one} names` : `${many} name`}`;
+
+/** What the plan of a prepared job states. */
+export function planFacts(p: Prepared): PlanFacts {
+  const { s, targets, bound } = p;
+  return {
+    title: p.action.title,
+    dryRun: Boolean(s.dryRun),
+    profile: p.profile,
+    host: p.host,
+    projects: targets.projects.map((t) => ({ id: t.id, name: t.name, unreachable: t.unreachable, targets: t.ids.length })),
+    spans: p.spans,
+    input: p.input,
+    resolveLater: !p.client,
+    resolvedDuplicates: targets.resolvedDuplicates,
+    unresolved: targets.unresolved.length,
+    identifiers: targets.identifiers,
+    selection: hasSelection(s.selection) ? describeSelection(s.selection) : undefined,
+    sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
+    resume: bound.state && { answered: p.done.size, left: p.remaining },
+    requests: p.chunks.length,
+    chunkSize: p.kind.chunkSize,
+    request: p.action.request,
+    flags: p.action.flags,
+    windows: s.rate,
+    concurrency: s.concurrency,
+    backup: s.backup,
+    planOut: s.planOut,
+    planFile: s.plan,
+    journal: s.dryRun ? undefined : bound.path,
+    receipt: p.receiptPath,
+  };
+}
 
 export function planText(p: PlanFacts): string {
   const { list } = p.input;
@@ -166,7 +202,7 @@ export function planText(p: PlanFacts): string {
   p.sample.slice(0, 5).forEach((person, i) => lines.push(`  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`));
   if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
   lines.push(
-    `  requests  ${n(p.requests)} of at most ${n(CHUNK_SIZE)} ids (${p.request})`,
+    `  requests  ${n(p.requests)} of at most ${n(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : 'ids'} (${p.request})`,
     `  flags     ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );

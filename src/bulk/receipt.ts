@@ -11,10 +11,13 @@ import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
 import type { IdentifierTotals } from './targets.js';
 import type { Verification } from './verify.js';
+import type { Changes } from './changes.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
 export interface ReceiptMeta {
+  /** "persons bulk-delete", "persons bulk-update". */
+  command: string;
   status: ReceiptStatus;
   version: string;
   startedAt: string;
@@ -26,7 +29,11 @@ export interface ReceiptMeta {
   format: IdsFormat;
   column: string | null;
   kind: IdKind;
+  /** What went out: the values as given (a plain file), or the persons' UUIDs. */
+  sentIdKind: Receipt['sent_id_kind'];
   flags: DeleteFlags;
+  /** The changes of an update. */
+  changes?: Changes;
   skipInvalid: boolean;
   journal: string | null;
   receipt: string | null;
@@ -100,7 +107,8 @@ export interface FailedChunk {
 
 export interface Receipt {
   receipt_format: 1;
-  command: 'persons bulk-delete';
+  /** "persons bulk-delete" or "persons bulk-update". */
+  command: string;
   status: ReceiptStatus;
   hogctl_version: string;
   started_at: string;
@@ -306,7 +314,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const policy = meta.identifiers?.policy;
   const receipt: Receipt = {
     receipt_format: 1,
-    command: 'persons bulk-delete',
+    command: meta.command,
     status: meta.status,
     hogctl_version: meta.version,
     started_at: meta.startedAt,
@@ -315,7 +323,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     host: meta.host,
     project: projectMetas.map((p) => p.id).join(','),
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
-    sent_id_kind: meta.kind === 'distinct_ids' ? 'distinct_ids' : meta.kind === 'person_ids' ? 'person_ids' : 'person_uuids',
+    sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
     flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
     id_list_sha256: ids.sha256,

@@ -8,14 +8,15 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
-import { DELETE_WINDOWS, type RateWindow } from './rate.js';
+import type { RateWindow } from './rate.js';
+import type { JobKind } from './action.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdentifierPolicy } from './identifiers.js';
 import { journalProjects, type SelectionSpec } from './journal.js';
 import { hasSelection, selectionSha256 } from './selection.js';
 
-export interface BulkDeleteSettings {
+export interface BulkSettings {
   /** The file of ids or identifiers; '' with a selection or a plan. */
   file: string;
   format?: IdsFormat;
@@ -62,7 +63,7 @@ export interface BulkDeleteSettings {
 }
 
 /** The settings of this run, every one decided. */
-export type RunSettings = BulkDeleteSettings & {
+export type RunSettings = BulkSettings & {
   concurrency: number;
   rate: RateWindow[];
   retries: number;
@@ -82,7 +83,7 @@ const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
  * The shortest command line that continues this run: the journal remembers the rest, and is
  * found from the file's path unless it was named (standard input has no path to go by).
  */
-export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettings, journal: string): string {
+export function resumeCommand(ctx: Context, command: string, s: BulkSettings, journal: string): string {
   const q = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
   const parts = ['hogctl'];
   if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
@@ -105,7 +106,7 @@ export function resumeCommand(ctx: Context, command: string, s: BulkDeleteSettin
 }
 
 /** Where the journal of this input is, when that can be known before the input is read. */
-async function knownJournalPath(ctx: Context, s: BulkDeleteSettings): Promise<string | undefined> {
+async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string | undefined> {
   if (s.journal) return s.journal;
   const dir = join(configDir(ctx.env), 'journals');
   if (hasSelection(s.selection)) return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
@@ -115,7 +116,7 @@ async function knownJournalPath(ctx: Context, s: BulkDeleteSettings): Promise<st
 }
 
 /** What a selection's journal is bound to: the selection and the projects it runs in. */
-export async function selectionKey(ctx: Context, s: BulkDeleteSettings): Promise<string> {
+export async function selectionKey(ctx: Context, s: BulkSettings): Promise<string> {
   const where = s.allProjects ? 'all' : (s.projects?.join(',') ?? (await ctx.projectId()));
   return selectionSha256(s.selection!, where);
 }
@@ -125,12 +126,12 @@ export async function selectionKey(ctx: Context, s: BulkDeleteSettings): Promise
  * ids, the flags, how the file is read, the receipt path, the output format, the rate, the
  * concurrency and the retries. Flags given that differ from the journal's are refused later.
  */
-export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promise<RunSettings> {
+export async function decideSettings(ctx: Context, s: BulkSettings, kind: Pick<JobKind, 'windows'>): Promise<RunSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
   const header = s.resume ? existing : undefined;
   const r = header?.settings;
-  const merged: BulkDeleteSettings = { ...s };
+  const merged: BulkSettings = { ...s };
   // The projects of an erasure across projects are the journal's: --all-projects, resumed, must
   // not pick up a project created meanwhile, nor need to be given again.
   if (header && r?.projects_flag && !s.projects) {
@@ -152,7 +153,7 @@ export async function decideSettings(ctx: Context, s: BulkDeleteSettings): Promi
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
     if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
   }
-  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...DELETE_WINDOWS];
+  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kind.windows];
   return {
     ...merged,
     rate,

@@ -41,6 +41,8 @@ export interface ProjectTargets {
   newlySelected?: string[];
   /** Distinct ids of the persons, where the lookups read them whole. */
   distinctIds: Map<string, string[]>;
+  /** They are as the journal keeps them already (a plan's: e-mail-like ones by hash). */
+  distinctIdsRecorded?: boolean;
   /** The first persons found, for the plan. */
   sample: ListedPerson[];
 }

@@ -1,18 +1,19 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import type { BulkDeleteSettings } from '../../bulk/job.js';
+import type { BulkSettings } from '../../bulk/settings.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseCount, parseDuration } from '../../cli/flags.js';
 import { parseRateWindows } from '../../bulk/rate.js';
-import { bulkDelete } from '../../bulk/job.js';
+import { runBulkJob } from '../../bulk/job.js';
+import { deleteKind } from '../../bulk/delete-persons.js';
 import { parseProjectList } from '../../bulk/projects.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run.
  * A flag not given stays undefined: --resume then takes the value the journal remembers. */
 export type PersonsBulkDeleteOptions = Omit<
-  BulkDeleteSettings,
+  BulkSettings,
   'file' | 'emails' | 'inline' | 'concurrency' | 'rate' | 'retries' | 'maxWaitMs' | 'selection' | 'projects' | 'readRate'
 > & {
   readRate?: string;
@@ -224,17 +225,26 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
       'add --delete-events and/or --delete-recordings, or drop --keep-person',
     );
   }
-  await bulkDelete(ctx, {
-    ...others,
-    file: path ?? '',
-    emails: byEmail,
-    inline: email,
-    ...(selecting ? { selection } : {}),
-    projects,
-    concurrency,
-    retries,
-    rate,
-    maxWaitMs,
-    readRate,
-  });
+  await runBulkJob(
+    ctx,
+    {
+      ...others,
+      file: path ?? '',
+      emails: byEmail,
+      inline: email,
+      ...(selecting ? { selection } : {}),
+      projects,
+      concurrency,
+      retries,
+      rate,
+      maxWaitMs,
+      readRate,
+    },
+    (s) =>
+      deleteKind({
+        delete_events: Boolean(s.deleteEvents),
+        delete_recordings: Boolean(s.deleteRecordings),
+        keep_person: Boolean(s.keepPerson),
+      }),
+  );
 }

@@ -163,6 +163,8 @@ function list(ids: string[], extra: Partial<IdList> = {}): IdList {
 
 function meta(extra: Partial<ReceiptMeta> = {}): ReceiptMeta {
   return {
+    command: 'persons bulk-delete',
+    sentIdKind: 'person_ids',
     status: 'completed',
     version: '0.1.0',
     startedAt: 'a',

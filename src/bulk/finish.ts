@@ -1,0 +1,139 @@
+// What a bulk job writes down: the journal's first line (what the run is bound to, and the
+// settings --resume takes from it), the findings journaled before the first request, and at the
+// end the receipt (built from the journal: the server's answers) with its summary on stdout.
+import { resolve as resolvePath } from 'node:path';
+import type { Context } from '../context.js';
+import { VERSION } from '../context.js';
+import { writeRecord } from '../io/output.js';
+import type { JobVerification } from './action.js';
+import { recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
+import type { JournalHeader, JournalRecord, JournalState } from './journal.js';
+import type { Prepared } from './prepare.js';
+import { spansProjects } from './projects.js';
+import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { hasSelection } from './selection.js';
+import type { CaseTargets } from './targets.js';
+
+/** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
+export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 'type' | 'journal_format' | 'hogctl'> {
+  const { s, input, kind } = p;
+  return {
+    created_at: p.startedAt,
+    profile: p.profile,
+    host: p.host,
+    project: p.projects[0],
+    ...(p.projects.length > 1 || spansProjects(s) ? { projects: p.projects } : {}),
+    id_kind: input.list.kind,
+    ...(kind.command !== 'persons bulk-delete' ? { command: kind.command } : {}),
+    flags: kind.flags,
+    ...(kind.changes ? { changes: kind.changes } : {}),
+    input: {
+      file: input.label,
+      format: input.list.format,
+      column: s.column ?? null,
+      ids: input.list.ids.length,
+      id_list_sha256: input.list.sha256,
+    },
+    ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
+    settings: {
+      receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
+      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
+      rate: s.rate.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
+      concurrency: s.concurrency,
+      retries: s.retries,
+      max_wait_ms: s.maxWaitMs,
+      skip_invalid: Boolean(s.skipInvalid),
+      backup: s.backup ? resolvePath(s.backup) : null,
+      read_rate: s.readPerMinute,
+      projects_flag: s.allProjects ? 'all' : s.projects ? 'list' : null,
+    },
+    ...(p.policy.salt !== null || input.list.kind === 'emails' || input.list.kind === 'mixed'
+      ? { identifiers: { salt: p.policy.salt } }
+      : {}),
+  };
+}
+
+/** What the lookups found, as journal records, so that a resume need not look again. */
+export function findings(targets: CaseTargets, policy: IdentifierPolicy): JournalRecord[] {
+  const out: JournalRecord[] = [];
+  const slices = <T>(entries: T[], make: (part: T[]) => JournalRecord) => {
+    for (let i = 0; i < entries.length; i += 10_000) out.push(make(entries.slice(i, i + 10_000)));
+  };
+  slices([...targets.newlyResolved], (part) => ({ type: 'resolved', ids: Object.fromEntries(part) }));
+  for (const p of targets.projects) {
+    slices([...p.newlyMatched], (part) => ({ type: 'matched', project: p.id, ids: Object.fromEntries(part) }));
+    if (p.newlySelected) {
+      const ids = p.newlySelected;
+      for (let i = 0; i < ids.length || i === 0; i += 10_000)
+        out.push({
+          type: 'selected',
+          project: p.id,
+          ids: ids.slice(i, i + 10_000),
+          ...(i + 10_000 >= ids.length ? { complete: true } : {}),
+        });
+    }
+    const recorded = [...p.distinctIds].map(
+      ([uuid, ids]) => [uuid, p.distinctIdsRecorded ? ids : ids.map((d) => recordedDistinctId(d, policy))] as const,
+    );
+    slices(recorded, (part) => ({ type: 'recorded', project: p.id, persons: Object.fromEntries(part) }));
+  }
+  return out;
+}
+
+export interface Finish {
+  status: ReceiptStatus;
+  journal?: JournalState;
+  error?: string;
+  /** Print the summary on stdout (a dry run prints it only for scripts that asked for JSON). */
+  print: boolean;
+  verification?: JobVerification;
+}
+
+/** Writes the receipt and prints its summary. */
+export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Receipt> {
+  const { s, input, targets, kind } = p;
+  const receipt = buildReceipt(f.journal, input.list, {
+    command: kind.command,
+    status: f.status,
+    version: VERSION,
+    startedAt: f.journal?.header?.created_at ?? p.startedAt,
+    finishedAt: new Date(ctx.deps.now()).toISOString(),
+    profile: p.profile,
+    host: p.host,
+    project: targets.projects[0].id,
+    file: input.label,
+    format: input.list.format,
+    column: s.column ?? null,
+    kind: input.list.kind,
+    sentIdKind: !p.lookUp && !p.plan ? (input.list.kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids') : 'person_uuids',
+    flags: kind.flags,
+    changes: kind.changes,
+    skipInvalid: Boolean(s.skipInvalid),
+    journal: f.journal?.header ? p.bound.path : null,
+    receipt: p.receiptPath ?? null,
+    targets: targets.projects.reduce((k, t) => k + t.ids.length, 0),
+    // Identifiers are named by their keys; several naming one person are no duplicates.
+    unresolved: targets.identifiers ? targets.identifiers.unmatchedKeys : targets.unresolved,
+    resolvedDuplicates: targets.identifiers ? 0 : targets.resolvedDuplicates,
+    identifiers: targets.identifiers && { policy: p.policy, totals: targets.identifiers },
+    verification: f.verification?.total as never,
+    selection: hasSelection(s.selection) ? s.selection : undefined,
+    projects: targets.projects.map((t) => ({
+      id: t.id,
+      name: t.name,
+      unreachable: t.unreachable,
+      targets: t.ids.length,
+      verification: f.verification?.perProject.get(t.id) as never,
+    })),
+    backup: s.backup ? resolvePath(s.backup) : null,
+    error: f.error,
+  });
+  // Persons the server could not delete make the run partial, even if every request succeeded.
+  if (receipt.status === 'completed' && (receipt.counts.deletion_errors ?? 0) > 0) receipt.status = 'partial';
+  if (p.receiptPath) await writeReceipt(p.receiptPath, receipt);
+  if (!f.print) return receipt;
+  const record = summaryRecord(receipt);
+  record.receipt = p.receiptPath ?? null;
+  await writeRecord(p.output, record, { columns: Object.keys(record) });
+  return receipt;
+}

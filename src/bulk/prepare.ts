@@ -1,0 +1,179 @@
+// Everything a bulk job settles before it asks anyone anything: the input read whole and checked
+// (a file of identifiers, a selection, or a reviewed plan), the projects, the journal (a new one,
+// or the run to resume), the persons found in each project, the action, and the chunks still to
+// send. Reads only: nothing is changed on the server here.
+import { createHash } from 'node:crypto';
+import type { Context } from '../context.js';
+import { CancelledError, UsageError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import type { OutputSettings } from '../io/output.js';
+import type { BulkAction, JobKind } from './action.js';
+import { bindJournal, type BoundJournal } from './bind-journal.js';
+import { chunkIds } from './chunk.js';
+import { newPolicy, type IdentifierPolicy } from './identifiers.js';
+import { listedInput, readInput, type Input } from './input.js';
+import { checkPlanPlace, planInput, planTargets, readPlanFile, type PlanFile } from './plan-file.js';
+import { caseProjects, spansProjects, type CaseProject } from './projects.js';
+import { RateBudget, sleep } from './rate.js';
+import type { Chunk } from './runner.js';
+import { checkSelection, describeSelection, hasSelection } from './selection.js';
+import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
+import { checkBackup } from './snapshot.js';
+import { findTargets, type CaseTargets } from './targets.js';
+
+/** A request may take a while on a busy server (deleting 1000 persons); --timeout overrides it. */
+const BULK_TIMEOUT_MS = 120_000;
+
+export interface Prepared {
+  s: RunSettings;
+  kind: JobKind;
+  host: string;
+  profile: string | null;
+  startedAt: string;
+  output: OutputSettings;
+  /** --plan: the reviewed plan applied. */
+  plan?: PlanFile;
+  input: Input;
+  /** How identifiers are named in the journal and the receipt. */
+  policy: IdentifierPolicy;
+  /** Whether the persons were looked up (else a plain file goes out as it is). */
+  lookUp: boolean;
+  client?: ApiClient;
+  /** The read budget of the job: every lookup, check and verification shares it. */
+  reads: RateBudget;
+  projects: string[];
+  /** A job over several projects (named, or all). */
+  spans: boolean;
+  bound: BoundJournal;
+  targets: CaseTargets;
+  action: BulkAction;
+  /** Ids answered in earlier runs: never sent again. */
+  done: Set<string>;
+  chunks: Chunk[];
+  remaining: number;
+  timeoutMs: number;
+  receiptPath?: string;
+}
+
+export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunSettings) => JobKind): Promise<Prepared> {
+  const { baseUrl: host, profileName } = await ctx.settings();
+  const profile = profileName ?? null;
+  const startedAt = new Date(ctx.deps.now()).toISOString();
+  // Checked now: a bad -o must stop the run before anything is sent, not after.
+  const output = await ctx.output();
+
+  const plan = s.plan ? await readPlanFile(s.plan) : undefined;
+  if (plan) checkPlanPlace(s.plan!, plan, { profile, host, projects: s.projects });
+  // A plan does what it says: its flags, not the command line's.
+  const kind = kindFor(
+    plan
+      ? { ...s, deleteEvents: plan.flags.delete_events, deleteRecordings: plan.flags.delete_recordings, keepPerson: plan.flags.keep_person }
+      : s,
+  );
+  if (hasSelection(s.selection)) checkSelection(s.selection);
+  const input = plan
+    ? planInput(s.plan!, plan)
+    : hasSelection(s.selection)
+      ? listedInput(describeSelection(s.selection), { kind: 'selection', sha256: await selectionKey(ctx, s) }, { stem: 'selection' })
+      : await readInput(ctx, s, s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids');
+  const { list } = input;
+  if (s.keepIdentifiers && list.kind !== 'emails' && list.kind !== 'mixed' && !plan)
+    throw new UsageError(
+      `--keep-identifiers goes with e-mail addresses or a mixed file of identifiers, and ${input.label} holds ${list.kind === 'distinct_ids' ? 'distinct ids' : 'person ids'}`,
+      'drop --keep-identifiers: person ids and distinct ids are kept as they are',
+    );
+  // Identifiers that are personal data are named by a salted hash in the journal and the receipt.
+  const policy: IdentifierPolicy = plan?.identifiers
+    ? { salt: plan.identifiers.salt }
+    : (s.identifiers ?? (list.kind === 'emails' || list.kind === 'mixed' ? newPolicy(Boolean(s.keepIdentifiers)) : { salt: null }));
+  // Salted, the hash that binds the journal and the receipt to the identifiers cannot be checked
+  // against a guessed one.
+  if (policy.salt && !plan) list.sha256 = createHash('sha256').update(`${policy.salt}:${list.sha256}`).digest('hex');
+
+  const reads = new RateBudget(s.readPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+  // A plain file of ids for one project may go out as it is; everything else is looked up first,
+  // reads only, even in a dry run: the plan needs what they find.
+  const plainIds = list.kind === 'person_ids' || list.kind === 'distinct_ids';
+  const lookUp = !plan && (!plainIds || !kind.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
+  const client = s.dryRun && !lookUp ? undefined : await ctx.api();
+  const reached: CaseProject[] = plan
+    ? plan.projects.map((p) => ({ id: p.project, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) }))
+    : await caseProjects(ctx, client, s);
+  const projects = reached.map((p) => p.id);
+  const spans = spansProjects(s) || projects.length > 1;
+
+  const bound = await bindJournal(
+    ctx,
+    s,
+    {
+      host,
+      projects,
+      id_kind: list.kind,
+      ...(kind.command !== 'persons bulk-delete' ? { command: kind.command } : {}),
+      flags: kind.flags,
+      ...(kind.changes ? { changes: kind.changes } : {}),
+      input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
+    },
+    input,
+  );
+  if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
+  const targets = plan
+    ? planTargets(plan)
+    : await findTargets(ctx, client, reached, list, bound.state, {
+        lookUp,
+        policy,
+        selection: s.selection,
+        maxWaitMs: s.maxWaitMs,
+        reads,
+        concurrency: s.concurrency,
+      });
+  if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
+
+  const timeoutMs = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined ? ctx.timeoutMs() : BULK_TIMEOUT_MS;
+  const action = await kind.makeAction(ctx, {
+    client,
+    projects,
+    kind: list.kind,
+    timeoutMs,
+    reads,
+    targets,
+    asGiven: !lookUp && !plan,
+    journal: bound.state,
+    dryRun: Boolean(s.dryRun),
+  });
+  const done = bound.state?.answeredIds() ?? new Set<string>();
+  let next = (bound.state?.maxChunk ?? 0) + 1;
+  const chunks = targets.projects.flatMap((p) => {
+    const mine = chunkIds(done.size ? p.ids.filter((id) => !done.has(id)) : p.ids, next, kind.chunkSize, p.id);
+    next += mine.length;
+    return mine;
+  });
+  const receiptPath = s.receipt ?? (s.dryRun ? undefined : bound.path.replace(/\.ndjson$/, '') + '.receipt.json');
+  if (s.receipt) await checkWritableDir(s.receipt, '--receipt');
+  if (s.journal) await checkWritableDir(s.journal, '--journal');
+  if (s.planOut) await checkWritableDir(s.planOut, '--plan-out');
+  return {
+    s,
+    kind,
+    host,
+    profile,
+    startedAt,
+    output,
+    plan,
+    input,
+    policy,
+    lookUp,
+    client,
+    reads,
+    projects,
+    spans,
+    bound,
+    targets,
+    action,
+    done,
+    chunks,
+    remaining: chunks.reduce((k, c) => k + c.ids.length, 0),
+    timeoutMs,
+    receiptPath,
+  };
+}
