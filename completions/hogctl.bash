@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -31,6 +31,7 @@ _hogctl_children() {
     "persons delete-recordings") echo "" ;;
     "persons split") echo "" ;;
     "persons activity") echo "" ;;
+    "persons bulk-update") echo "" ;;
     "persons erasure-status") echo "" ;;
     "persons deletion-status") echo "" ;;
     "persons query") echo "" ;;
@@ -92,7 +93,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--allow-insecure-http --api-key-stdin --base-url --debug --fields --help --no-color --no-input --no-verify --output --profile --project --quiet --timeout --use --version --wide --yes -V -o -q -y" ;;
+      words_="--allow-insecure-http --api-key-stdin --base-url --capture-url --debug --fields --help --no-color --no-input --no-verify --output --profile --project --quiet --timeout --use --version --wide --yes -V -o -q -y" ;;
     "profile list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -169,7 +170,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id --base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -250,6 +251,16 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       words_="--all --base-url --debug --distinct-id --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+    "persons bulk-update")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
+        --via) COMPREPLY=( $(compgen -W "capture api" -- "$cur") ); return ;;
+        --emails|--file|--journal|--receipt|--values-from) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      words_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --resume --retries --set --set-once --skip-invalid --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
     "persons erasure-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

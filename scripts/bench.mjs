@@ -1,6 +1,6 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list export emails` (`bulk` includes `windows`).
+// be run alone: `node scripts/bench.mjs startup list export emails update` (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -468,9 +468,69 @@ async function benchEmails() {
   }
 }
 
+/**
+ * persons bulk-update: one property set and two unset on 100,000 persons chosen by --where, through
+ * capture, against the same change through the REST API (--via api), paced as PostHog paces a
+ * personal key (240 person requests a minute, three requests a person). The REST run is measured on
+ * 2,000 persons with the budget scaled up ten times on both sides, then scaled back: it is bound by
+ * the pacing, not by the requests' own time. Neither run reads the persons back (--no-verify): that
+ * read costs both the same.
+ */
+async function benchUpdate() {
+  const [{ mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-update-'));
+  const change = ['--where', 'plan=free', '--set', 'plan=starter', '--unset', 'country', '--unset', 'sessions', '-y', '--no-verify'];
+  const env = (sandbox, name) => ({
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: join(dir, name),
+  });
+  const capture = await startSandbox(['--persons', '190000']);
+  let viaCapture;
+  try {
+    const res = await run(process.execPath, [BIN, 'persons', 'bulk-update', ...change, '-o', 'json'], { env: env(capture, 'capture') });
+    if (res.code !== 0) throw new Error(`bulk-update exited ${res.code}: ${res.stderr.slice(-500)}`);
+    const persons = JSON.parse(res.stdout).sent;
+    const requests = (await sandboxRequests(capture)).filter((r) => r.path === '/batch/').length;
+    viaCapture = { persons, requests, ms: res.ms };
+  } finally {
+    capture.stop();
+  }
+  const scale = 10;
+  const rest = await startSandbox(['--persons', '3400', '--rate-limit', `read=${240 * scale}`]);
+  let viaApi;
+  try {
+    const res = await run(
+      process.execPath,
+      [BIN, 'persons', 'bulk-update', ...change, '--via', 'api', '--rate', `${(240 * scale) / 3}/min`, '-o', 'json'],
+      {
+        env: env(rest, 'api'),
+      },
+    );
+    if (res.code !== 0) throw new Error(`bulk-update --via api exited ${res.code}: ${res.stderr.slice(-500)}`);
+    const persons = JSON.parse(res.stdout).sent;
+    const throttled = (await sandboxRequests(rest)).filter((r) => r.status === 429).length;
+    viaApi = { persons, ms: res.ms, throttled };
+  } finally {
+    rest.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const apiFor100k = (viaApi.ms * scale * viaCapture.persons) / viaApi.persons;
+  console.log(`\n## persons bulk-update: one property set and two unset, --where plan=free`);
+  console.log(
+    `capture       ${viaCapture.persons.toLocaleString('en')} persons in ${fmt(viaCapture.ms / 1000, 1)} s, ${viaCapture.requests} /batch/ requests (${fmt((100 * viaCapture.requests) / viaCapture.persons, 2)}% of the persons; target ≤ 1%)`,
+  );
+  console.log(
+    `--via api     ${viaApi.persons.toLocaleString('en')} persons in ${fmt(viaApi.ms / 1000, 1)} s at ${scale}x PostHog's budget (${viaApi.throttled} answered 429); at the real budget, ${viaCapture.persons.toLocaleString('en')} persons would take ${fmt(apiFor100k / 3_600_000, 1)} h`,
+  );
+  console.log(`ratio         capture is ${fmt(apiFor100k / viaCapture.ms, 0)}x faster (target ≥ 100x)`);
+}
+
 if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
 if (want('bulk')) await benchBulk();
 if (want('bulk') || want('windows')) await benchWindows();
 if (want('export')) await benchExport();
 if (want('emails')) await benchEmails();
+if (want('update')) await benchUpdate();

@@ -40,6 +40,9 @@ export interface BulkAction {
   account(receipt: Receipt): string;
   /** The debug line's reading of a successful answer. */
   describeAnswer(attempt: Extract<Attempt, { kind: 'ok' }>): string;
+  /** Called when the run starts, once the journal holds everything found before it: what the
+   * action reads from there, and anything it needs only when it really sends (a key). */
+  prepare?(journal: JournalState): Promise<void>;
 }
 
 /** What an action is made from, once the persons are known. */
@@ -80,12 +83,15 @@ export interface JobVerification<V = unknown> {
 export interface JobKind {
   /** The command that runs it, as the resume command names it: "persons bulk-delete". */
   command: string;
-  /** Its words: "erasure", "deletion", "deleted" (a job, one request, what was done). */
-  words: { job: string; request: string; done: string };
+  /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a request carries). */
+  words: { job: string; request: string; done: string; unit: string };
   /** What the journal is bound to besides the input: the delete flags… */
   flags: DeleteFlags;
   /** …or the changes of an update. */
   changes?: Changes;
+  /** Whether identifiers that are personal data (addresses) are named by a salted hash in the
+   * journal and the receipt: an erasure must not keep new copies of them. */
+  hashesIdentifiers: boolean;
   /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
    * distinct ids); otherwise every person is looked up first. */
   sendsIdsAsGiven: boolean;

@@ -37,8 +37,9 @@ export interface DeletePersonsSettings {
 export function deleteKind(flags: DeleteFlags): JobKind {
   return {
     command: 'persons bulk-delete',
-    words: { job: 'erasure', request: 'deletion', done: 'deleted' },
+    words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
     flags,
+    hashesIdentifiers: true,
     sendsIdsAsGiven: true,
     chunkSize: CHUNK_SIZE,
     windows: DELETE_WINDOWS,
@@ -119,7 +120,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
       const goneNote = c.persons_gone_after_lost_answer
         ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer`
         : '';
-      return c.persons_deleted === null
+      return c.persons_deleted === null || c.persons_deleted === undefined
         ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)`
         : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
     },

@@ -25,7 +25,7 @@ const TYPED_CONFIRMATION_ABOVE = 100;
 
 /** `kindFor`: the job for these settings (with --resume they come from the journal, with --plan from the plan). */
 export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s: BulkSettings) => JobKind): Promise<void> {
-  const s = await decideSettings(ctx, given, kindFor(given));
+  const s = await decideSettings(ctx, given, kindFor);
   const p = await prepareJob(ctx, s, kindFor);
   const { kind } = p;
   ctx.info(planText(planFacts(p)));
@@ -76,6 +76,7 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     retries: s.retries,
     maxWaitMs: s.maxWaitMs,
     requestTimeoutMs: p.timeoutMs,
+    unit: kind.words.unit,
     resumeCommand: resume,
   });
 

@@ -64,6 +64,7 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
  */
 export function verificationOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warnings' | 'error'> {
   const v = receipt.verification;
+  if (receipt.update) return updateOutcome(receipt, resume);
   if (!v || v.status !== 'still_present') return { warnings: [] };
   const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
   if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
@@ -74,6 +75,32 @@ export function verificationOutcome(receipt: Receipt, resume: string): Pick<Outc
     error: new PartialFailureError(
       `${left}, though the server answered that it deleted them; the receipt lists them (verification.still_present_ids)`,
       `check again later with:\n  ${resume}\nif they are still there, delete them one by one with \`hogctl persons delete <uuid>\``,
+    ),
+  };
+}
+
+/**
+ * What reading an update back found: persons that did not show the changes in time (ingestion may
+ * still apply them) or that are gone are a failure to report (exit 8); running the same command
+ * with --resume reads them back again.
+ */
+function updateOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warnings' | 'error'> {
+  const u = receipt.update!;
+  if (!u.verified || (u.persons_pending === 0 && u.persons_failed === 0)) {
+    return {
+      warnings: u.verified ? [] : ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'],
+    };
+  }
+  const parts = [
+    u.persons_pending &&
+      `${n(u.persons_pending)} persons did not show the changes within --verify-timeout (ingestion may still be applying them)`,
+    u.persons_failed && `${n(u.persons_failed)} persons could not be changed (gone, or their request failed)`,
+  ].filter(Boolean);
+  return {
+    warnings: [],
+    error: new PartialFailureError(
+      `${parts.join('; ')}; ${n(u.persons_applied)} show them; the receipt lists each person`,
+      `read them back again with:\n  ${resume}`,
     ),
   };
 }

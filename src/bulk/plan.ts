@@ -94,8 +94,9 @@ export interface PlanFacts {
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
   requests: number;
-  /** Ids a request carries at most (default 1000). */
+  /** Ids a request carries at most (default 1000), and what they are ("ids", "persons"). */
   chunkSize?: number;
+  unit?: string;
   /** "POST /api/projects/1/persons/bulk_delete/". */
   request: string;
   flags: string;
@@ -139,6 +140,7 @@ export function planFacts(p: Prepared): PlanFacts {
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
     chunkSize: p.kind.chunkSize,
+    unit: p.kind.words.unit,
     request: p.action.request,
     flags: p.action.flags,
     windows: s.rate,
@@ -202,7 +204,7 @@ export function planText(p: PlanFacts): string {
   p.sample.slice(0, 5).forEach((person, i) => lines.push(`  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`));
   if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
   lines.push(
-    `  requests  ${n(p.requests)} of at most ${n(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : 'ids'} (${p.request})`,
+    `  requests  ${n(p.requests)} of at most ${n(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : (p.unit ?? 'ids')} (${p.request})`,
     `  flags     ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );

@@ -75,7 +75,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     ? planInput(s.plan!, plan)
     : hasSelection(s.selection)
       ? listedInput(describeSelection(s.selection), { kind: 'selection', sha256: await selectionKey(ctx, s) }, { stem: 'selection' })
-      : await readInput(ctx, s, s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids');
+      : (s.input ?? (await readInput(ctx, s, s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids')));
   const { list } = input;
   if (s.keepIdentifiers && list.kind !== 'emails' && list.kind !== 'mixed' && !plan)
     throw new UsageError(
@@ -85,7 +85,10 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
   // Identifiers that are personal data are named by a salted hash in the journal and the receipt.
   const policy: IdentifierPolicy = plan?.identifiers
     ? { salt: plan.identifiers.salt }
-    : (s.identifiers ?? (list.kind === 'emails' || list.kind === 'mixed' ? newPolicy(Boolean(s.keepIdentifiers)) : { salt: null }));
+    : (s.identifiers ??
+      (kind.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed')
+        ? newPolicy(Boolean(s.keepIdentifiers))
+        : { salt: null }));
   // Salted, the hash that binds the journal and the receipt to the identifiers cannot be checked
   // against a guessed one.
   if (policy.salt && !plan) list.sha256 = createHash('sha256').update(`${policy.salt}:${list.sha256}`).digest('hex');

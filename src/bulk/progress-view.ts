@@ -15,6 +15,8 @@ export interface ProgressViewSettings {
   action: BulkAction;
   /** Ids this run is to send, and in how many requests. */
   ids: number;
+  /** What the ids are, in the bar: "ids", "persons". */
+  unit?: string;
   requests: number;
   budget: RateBudget;
   concurrency: number;
@@ -37,7 +39,7 @@ export class ProgressView {
     if (ctx.globals.quiet || ctx.globals.debug) return;
     const progress = {
       total: s.ids,
-      unit: 'ids',
+      unit: s.unit ?? 'ids',
       now: ctx.deps.now,
       extra: () => {
         const minutes = (ctx.deps.now() - this.started) / 60_000;

@@ -11,6 +11,7 @@ import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
 import type { IdentifierTotals } from './targets.js';
 import type { Verification } from './verify.js';
+import type { UpdateVerification } from './update-verify.js';
 import type { Changes } from './changes.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
@@ -46,7 +47,7 @@ export interface ReceiptMeta {
   /** With identifiers looked up: how they are named, and what they matched. */
   identifiers?: { policy: IdentifierPolicy; totals: IdentifierTotals };
   /** What the server said afterwards; undefined when not verified. */
-  verification?: Verification;
+  verification?: Verification | UpdateVerification;
   /** With --where, --cohort or --query. */
   selection?: SelectionSpec;
   /** The projects of the job (absent: `project` alone, with `targets`). */
@@ -62,7 +63,7 @@ export interface ReceiptProjectMeta {
   unreachable?: string;
   /** The persons (or ids) to act on in it. */
   targets: number;
-  verification?: Verification;
+  verification?: Verification | UpdateVerification;
 }
 
 export interface ReceiptProject {
@@ -75,18 +76,18 @@ export interface ReceiptProject {
   sent: number;
   failed: number;
   not_sent: number;
-  persons_found: number | null;
-  persons_deleted: number | null;
-  persons_queued_for_deletion: number | null;
-  events_queued_for_deletion: number | null;
-  recordings_queued_for_deletion: number | null;
+  persons_found?: number | null;
+  persons_deleted?: number | null;
+  persons_queued_for_deletion?: number | null;
+  events_queued_for_deletion?: number | null;
+  recordings_queued_for_deletion?: number | null;
   /** Every id sent to this project and answered (or found gone after a lost answer): what
    * erasure-status checks. */
   ids_sent: string[];
   /** The distinct ids of those persons, read before they were deleted; an e-mail-like one by its
    * salted hash (`sha256:…`), which cannot be checked. Null when they were not read. */
   distinct_ids: string[] | null;
-  verification: Verification | null;
+  verification: Verification | UpdateVerification | null;
 }
 
 export interface NotReported {
@@ -132,15 +133,16 @@ export interface Receipt {
     sent: number;
     failed: number;
     not_sent: number;
-    persons_found: number | null;
-    persons_deleted: number | null;
-    persons_queued_for_deletion: number | null;
-    events_queued_for_deletion: number | null;
-    recordings_queued_for_deletion: number | null;
-    deletion_errors: number | null;
+    /** What bulk_delete answered (deletions only). */
+    persons_found?: number | null;
+    persons_deleted?: number | null;
+    persons_queued_for_deletion?: number | null;
+    events_queued_for_deletion?: number | null;
+    recordings_queued_for_deletion?: number | null;
+    deletion_errors?: number | null;
     /** Ids sent in a request whose answer was lost, and found gone when checked afterwards;
      * included in persons_found and persons_deleted. */
-    persons_gone_after_lost_answer: number;
+    persons_gone_after_lost_answer?: number;
     /** Ids sent in a request whose answer was lost and that no check has settled: persons
      * that request deleted are in no other count. */
     unconfirmed: number;
@@ -172,10 +174,19 @@ export interface Receipt {
   } | null;
   /** Every project of the job, searched or not. */
   projects: ReceiptProject[];
+  /** An update: what it changed, and how many persons showed the changes when read back
+   * (per person in each project's verification). Null for deletions. */
+  update: {
+    changes: Changes;
+    verified: boolean;
+    persons_applied: number;
+    persons_pending: number;
+    persons_failed: number;
+  } | null;
   backup: string | null;
   /** Whether the persons were gone when checked after the run; null when not checked (--no-verify,
    * --keep-person, a run that did not complete). */
-  verification: (Verification & { note: string }) | null;
+  verification: ((Verification | UpdateVerification) & { note: string }) | null;
   runs: { run: number; started_at: string; stopped_at: string | null; outcome: string | null }[];
   journal: string | null;
   error?: string;
@@ -184,10 +195,28 @@ export interface Receipt {
 const LIST_CAP = 10_000;
 const VERIFICATION_NOTE =
   'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
+const UPDATE_VERIFICATION_NOTE =
+  'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
-/** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects. */
-function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags) {
+/** The counts every job has, and those of bulk_delete's answers. */
+type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfirmed'> &
+  Partial<
+    Pick<
+      Receipt['counts'],
+      | 'persons_found'
+      | 'persons_deleted'
+      | 'persons_queued_for_deletion'
+      | 'events_queued_for_deletion'
+      | 'recordings_queued_for_deletion'
+      | 'deletion_errors'
+      | 'persons_gone_after_lost_answer'
+    >
+  >;
+
+/** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects.
+ * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
+function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean) {
   const answered = chunks.filter((c) => c.answer);
   const sentIds = new Set<string>();
   for (const c of answered) for (const id of c.ids) sentIds.add(id);
@@ -243,10 +272,15 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags) {
   };
   const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
     flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
-  const counts = {
+  const moved: Tallied = {
     sent: sentIds.size,
     failed: listed.size,
     not_sent: Math.max(0, targets - sentIds.size - listed.size - inDoubt.size),
+    unconfirmed: new Set([...unclearIds, ...inDoubt]).size,
+  };
+  if (!summaries) return { counts: moved, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
+  const counts: Tallied = {
+    ...moved,
     persons_found: count('persons_found', (s) => s.persons_found),
     persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
     // Only the newest servers queue persons (and say so); a summary without it queued none.
@@ -256,7 +290,6 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags) {
     recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s)),
     deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
     persons_gone_after_lost_answer: gone.size,
-    unconfirmed: new Set([...unclearIds, ...inDoubt]).size,
   };
   // Persons found gone after a lost answer were found and deleted by the request that lost it.
   if (gone.size > 0) {
@@ -268,7 +301,8 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags) {
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
-  const total = tally(chunks, meta.targets, meta.flags);
+  const deletes = meta.command === 'persons bulk-delete';
+  const total = tally(chunks, meta.targets, meta.flags, deletes);
   const { answered, gone, failedChunks, unanswered, unclear, unclearIds, notReported } = total;
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = {
@@ -288,7 +322,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   ];
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
-    const part = tally(mine, p.targets, meta.flags);
+    const part = tally(mine, p.targets, meta.flags, deletes);
     const recorded = state?.recorded.get(p.id);
     const sent = [...part.sentIds];
     return {
@@ -300,11 +334,15 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       sent: part.counts.sent,
       failed: part.counts.failed,
       not_sent: part.counts.not_sent,
-      persons_found: part.counts.persons_found,
-      persons_deleted: part.counts.persons_deleted,
-      persons_queued_for_deletion: part.counts.persons_queued_for_deletion,
-      events_queued_for_deletion: part.counts.events_queued_for_deletion,
-      recordings_queued_for_deletion: part.counts.recordings_queued_for_deletion,
+      ...(deletes
+        ? {
+            persons_found: part.counts.persons_found,
+            persons_deleted: part.counts.persons_deleted,
+            persons_queued_for_deletion: part.counts.persons_queued_for_deletion,
+            events_queued_for_deletion: part.counts.events_queued_for_deletion,
+            recordings_queued_for_deletion: part.counts.recordings_queued_for_deletion,
+          }
+        : {}),
       ids_sent: sent,
       distinct_ids: recorded ? [...new Set(sent.flatMap((id) => recorded.get(id) ?? []))] : sent.length ? null : [],
       verification: p.verification ? { ...p.verification } : null,
@@ -312,6 +350,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   });
 
   const policy = meta.identifiers?.policy;
+  const updated = meta.changes ? (meta.verification as UpdateVerification | undefined) : undefined;
   const receipt: Receipt = {
     receipt_format: 1,
     command: meta.command,
@@ -377,8 +416,17 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           unmatched: meta.identifiers.totals.unmatchedKeys.length,
         }
       : null,
-    verification: meta.verification ? { ...meta.verification, note: VERIFICATION_NOTE } : null,
+    verification: meta.verification ? { ...meta.verification, note: meta.changes ? UPDATE_VERIFICATION_NOTE : VERIFICATION_NOTE } : null,
     projects,
+    update: meta.changes
+      ? {
+          changes: meta.changes,
+          verified: Boolean(updated),
+          persons_applied: updated?.applied ?? 0,
+          persons_pending: updated?.pending ?? 0,
+          persons_failed: updated?.failed ?? 0,
+        }
+      : null,
     backup: meta.backup ?? null,
     runs: (state?.runs ?? []).map((r) => ({
       run: r.run,
@@ -424,7 +472,10 @@ export function summaryRecord(r: Receipt): Record<string, unknown> {
     projects_unreachable: r.projects.filter((p) => p.status === 'unreachable').map((p) => p.project),
     unmatched_identifiers: r.identifiers?.unmatched ?? null,
     verification: r.verification?.status ?? null,
-    events_verification: r.verification?.events?.status ?? null,
+    events_verification: (r.verification && 'events' in r.verification && r.verification.events?.status) || null,
+    ...(r.update
+      ? { persons_applied: r.update.persons_applied, persons_pending: r.update.persons_pending, persons_failed: r.update.persons_failed }
+      : {}),
     chunks_failed: r.chunks.failed,
     not_reported: r.not_reported.map((n) => n.count),
     id_list_sha256: r.id_list_sha256,

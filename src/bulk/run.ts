@@ -40,6 +40,8 @@ export interface RunSettings {
   retries: number;
   maxWaitMs: number;
   requestTimeoutMs: number;
+  /** What the ids are, in the progress bar ("ids", "persons"). */
+  unit?: string;
   /** The command line that continues the run, for when it stops early. */
   resumeCommand: string;
 }
@@ -69,6 +71,7 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
     await append({ type: 'run', run, at: now(), resume: s.resume });
     for (const record of s.findings) await append(record);
     await s.beforeChunks?.(journal, append);
+    await s.action.prepare?.(journal);
 
     if (await checkLostAnswers(ctx, s.action, journal, append)) {
       const done = journal.answeredIds();
@@ -81,6 +84,7 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
     const progress = new ProgressView(ctx, {
       action: s.action,
       ids: chunks.reduce((k, c) => k + c.ids.length, 0),
+      unit: s.unit,
       requests: chunks.length,
       budget,
       concurrency: s.concurrency,

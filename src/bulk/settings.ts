@@ -10,6 +10,8 @@ import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
+import type { Changes } from './changes.js';
+import type { Input } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdentifierPolicy } from './identifiers.js';
@@ -60,6 +62,12 @@ export interface BulkSettings {
   planOut?: string;
   /** --backup <file>: the records of the persons, written before the first deletion. */
   backup?: string;
+  /** The input, when the command read it already (--values-from: the file of per-person values). */
+  input?: Input;
+  /** `file` is a file of per-person values (--values-from). */
+  valuesFrom?: boolean;
+  /** The changes of an update (on --resume, the journal's when not given). */
+  changes?: Changes;
 }
 
 /** The settings of this run, every one decided. */
@@ -96,7 +104,7 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
     if (s.selection.cohort !== null) parts.push('--cohort', q(s.selection.cohort));
     if (s.selection.query !== null) parts.push('--query', q(s.selection.query));
   } else if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
-  else parts.push(s.emails ? '--emails' : '--file', q(s.file));
+  else parts.push(s.emails ? '--emails' : s.valuesFrom ? '--values-from' : '--file', q(s.file));
   if (s.allProjects) parts.push('--all-projects');
   else if (s.projects) parts.push('--projects', q(s.projects.join(',')));
   if (s.file === '-' || s.inline || s.journal) parts.push('--journal', q(journal));
@@ -126,7 +134,11 @@ export async function selectionKey(ctx: Context, s: BulkSettings): Promise<strin
  * ids, the flags, how the file is read, the receipt path, the output format, the rate, the
  * concurrency and the retries. Flags given that differ from the journal's are refused later.
  */
-export async function decideSettings(ctx: Context, s: BulkSettings, kind: Pick<JobKind, 'windows'>): Promise<RunSettings> {
+export async function decideSettings(
+  ctx: Context,
+  s: BulkSettings,
+  kindFor: (s: BulkSettings) => Pick<JobKind, 'windows'>,
+): Promise<RunSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
   const header = s.resume ? existing : undefined;
@@ -139,6 +151,7 @@ export async function decideSettings(ctx: Context, s: BulkSettings, kind: Pick<J
     merged.allProjects = false;
   }
   if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
+  if (header?.changes && !s.changes) merged.changes = header.changes;
   if (header) {
     merged.distinctIds ||= header.id_kind === 'distinct_ids';
     merged.emails ||= header.id_kind === 'emails';
@@ -153,7 +166,7 @@ export async function decideSettings(ctx: Context, s: BulkSettings, kind: Pick<J
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
     if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
   }
-  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kind.windows];
+  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged).windows];
   return {
     ...merged,
     rate,

@@ -16,6 +16,8 @@ export interface Profile {
   project_id?: string;
   /** Lets credentials travel over plain http:// to a host that is not loopback. */
   allow_insecure_http?: boolean;
+  /** Where capture requests (`persons bulk-update`) go, when not the host derived from base_url. */
+  capture_url?: string;
 }
 
 interface ConfigFile {

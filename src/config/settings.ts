@@ -24,6 +24,8 @@ export interface Settings {
   projectId?: string;
   apiKey?: string;
   allowInsecureHttp: boolean;
+  /** The ingestion host for capture requests, when set (HOGCTL_CAPTURE_URL, or the profile's). */
+  captureUrl?: string;
   sources: { baseUrl: Source; projectId?: Source; apiKey?: Source };
   /** The origin the profile's key belongs to (its base URL's), when a profile is in use. */
   profileOrigin?: string;
@@ -81,6 +83,8 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     apiKey,
     // The profile's permission is for its own host only.
     allowInsecureHttp: profile?.allow_insecure_http === true && profileOrigin === new URL(base.url).origin,
+    // The profile's capture host is for the profile's own site.
+    captureUrl: env.HOGCTL_CAPTURE_URL || (profileOrigin === new URL(base.url).origin ? profile?.capture_url : undefined),
     sources: { baseUrl: baseSource ?? 'default', projectId: projectSource, apiKey: envKey ? 'env' : storedKey ? 'profile' : undefined },
     ...(profile ? { profileOrigin: profileOrigin ?? `(invalid base URL ${JSON.stringify(profile.base_url)})` } : {}),
   };

@@ -18,6 +18,8 @@ export interface RequestOptions {
   query?: Query;
   /** Serialised as JSON. */
   body?: unknown;
+  /** Sent as it is instead (a gzip body); its content type and encoding go in `headers`. */
+  rawBody?: Buffer;
   /** Overrides the method's idempotency, e.g. for a POST that is safe to repeat. */
   idempotent?: boolean;
   /** Retry policy for this request; bulk deletes bring their own. */
@@ -274,8 +276,9 @@ export class ApiClient {
     // A `next` link pointing elsewhere must never receive the key or the session.
     if (sameOrigin && this.options.credentials) Object.assign(headers, await this.options.credentials.headers(method, url));
     else if (!sameOrigin) this.log(`${method} ${this.redact(url.href)}: other origin, sent without credentials`);
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    let body: string | Buffer | undefined;
+    if (req.rawBody !== undefined) body = req.rawBody;
+    else if (req.body !== undefined) {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }

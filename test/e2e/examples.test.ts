@@ -51,6 +51,7 @@ const SKIPS: [RegExp, string][] = [
   [/^hogctl email cancel-change/, 'needs a pending e-mail change (email.test.ts covers it)'],
   [/--plan plan\.json/, 'applies the plan that the --plan-out example writes, for the same sandbox (erasure-case.test.ts runs both)'],
   [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (erasure-case.test.ts runs both)'],
+  [/^hogctl persons bulk-update .*--resume/, 'continues an interrupted run (bulk-update-capture.test.ts kills one and resumes it)'],
 ];
 
 /** The example as SKIPS see it: without a trailing `# comment`. */

@@ -13,6 +13,7 @@ import { allProjects } from '../../api/projects.js';
 export interface ProfileAddOptions {
   apiKeyStdin?: boolean;
   allowInsecureHttp?: boolean;
+  captureUrl?: string;
   use?: boolean;
   yes?: boolean;
   /** false with --no-verify. */
@@ -32,6 +33,10 @@ export function profileAddCommand(): Command {
     .argument('<name>', 'profile name, e.g. prod')
     .option('--api-key-stdin', 'read the personal API key from standard input')
     .option('--allow-insecure-http', 'allow sending the key over plain http:// to a host that is not loopback')
+    .option(
+      '--capture-url <url>',
+      'where `persons bulk-update` sends capture requests, when not the site derived from the base URL (us.i.posthog.com for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted)',
+    )
     .option('--use', 'make it the current profile')
     .option('-y, --yes', 'replace an existing profile without asking')
     .option('--no-verify', 'do not check the key and project against the server (offline set-up)')
@@ -151,7 +156,16 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
 
   await store.save(
     name,
-    { base_url: base.url, project_id: projectId, ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}) },
+    {
+      base_url: base.url,
+      project_id: projectId,
+      ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}),
+      ...(options.captureUrl !== undefined
+        ? { capture_url: normalizeBaseUrl(options.captureUrl).url }
+        : existing?.capture_url && existing.base_url === base.url
+          ? { capture_url: existing.capture_url }
+          : {}),
+    },
     apiKey,
   );
   if (options.use) await store.use(name);

@@ -1,0 +1,228 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect, parseCount, parseDuration } from '../../cli/flags.js';
+import { parseAssignments } from '../../api/set-value.js';
+import { normalizeBaseUrl } from '../../config/settings.js';
+import type { Changes } from '../../bulk/changes.js';
+import { runBulkJob } from '../../bulk/job.js';
+import { parseRateWindows } from '../../bulk/rate.js';
+import type { BulkSettings } from '../../bulk/settings.js';
+import { updateKind } from '../../bulk/update-persons.js';
+import { readValues } from '../../bulk/values-from.js';
+
+export interface PersonsBulkUpdateOptions {
+  file?: string;
+  emails?: string;
+  email?: string[];
+  distinctIds?: boolean;
+  format?: 'lines' | 'csv' | 'json' | 'ndjson';
+  column?: string;
+  where?: string[];
+  cohort?: string;
+  query?: string;
+  valuesFrom?: string;
+  set?: string[];
+  setOnce?: string[];
+  unset?: string[];
+  via: 'capture' | 'api';
+  captureUrl?: string;
+  verifyTimeout?: string;
+  verify?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+  journal?: string;
+  resume?: boolean;
+  receipt?: string;
+  concurrency?: string;
+  rate?: string;
+  retries?: string;
+  maxWait?: string;
+  readRate?: string;
+  skipInvalid?: boolean;
+}
+
+const DEFAULT_VERIFY_TIMEOUT = '2m';
+
+export function personsBulkUpdateCommand(): Command {
+  return new Command('bulk-update')
+    .summary('set, set once or unset properties of many persons, through capture: resumable, verified, with a receipt')
+    .description(
+      'Change the properties of many persons at once: those listed in a file (UUIDs, distinct ids, e-mail addresses, or a ' +
+        'CSV with a column per kind), or those a selection chooses (--where, --cohort, --query). --set key=value sets a ' +
+        'property (typed as `persons update` types it: 30 is a number, true a boolean, JSON stays JSON; quote to keep text), ' +
+        '--set-once sets it only where the person has none, --unset removes it; or --values-from <file> gives each person ' +
+        'their own values (a CSV or NDJSON, one row per person: a person_id, distinct_id or email column and a column per ' +
+        'property).\n\n' +
+        'Through capture by default, the way PostHog itself changes persons: one $set event per person, addressed to a ' +
+        'distinct id the person has, in gzipped /batch/ requests of 500 persons. The project API key is read with your ' +
+        'personal key when the run starts and kept in memory only; the events go to the ingestion host (us.i.posthog.com ' +
+        'for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted; --capture-url, ' +
+        "HOGCTL_CAPTURE_URL or the profile's capture URL overrides it). Every person is looked up first, so none is ever " +
+        "created. --via api uses the REST endpoints instead (PATCH /persons/{id}/ and delete_property, within PostHog's " +
+        '240 a minute), for servers or policies without capture; it cannot set once.\n\n' +
+        'Capture applies changes within seconds, not at once: afterwards the persons are read back until every change ' +
+        'shows or --verify-timeout passes, and the receipt says, per person, applied, still pending or failed.\n\n' +
+        "To keep a person's analytics and drop their personal data, unset the properties that hold it (e.g. --unset " +
+        'email --unset name --unset phone). This changes the person only: properties already captured on past events ' +
+        'are not changed; `persons bulk-delete --keep-person --delete-events` deletes those events.\n\n' +
+        'Plan, confirmation (the count typed above 100 persons), dry run, journal, --resume (nothing but the input and ' +
+        '--resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`.\n\n' +
+        'Exit codes: 0 every change sent (and shown, when verified), 2 invalid input or flags (nothing sent), 4 ' +
+        'authentication or permission, 6 the server asked to wait longer than --max-wait, 8 some requests failed or ' +
+        'changes did not show in time (listed in the receipt), 130 interrupted.',
+    )
+    .option(
+      '--file <path|->',
+      'a file of ids (UUIDs or integer ids; --distinct-ids for distinct ids), or a CSV with email, distinct_id and person_id columns',
+    )
+    .option('--emails <path|->', 'a file of e-mail addresses instead: every person each one names is changed')
+    .option('--email <address>', 'an e-mail address, instead of a file (repeatable)', collect)
+    .option('--distinct-ids', 'the values of --file are distinct ids')
+    .addOption(
+      new Option('--format <format>', 'how to read --file (default: from the extension or the content)').choices([
+        'lines',
+        'csv',
+        'json',
+        'ndjson',
+      ]),
+    )
+    .option('--column <name>', 'the CSV column (or JSON field) that holds the ids; with --values-from, the one that names the persons')
+    .option(
+      '--where <key=value>',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match)',
+      collect,
+    )
+    .option('--cohort <id>', 'select the persons of this cohort')
+    .option('--query <hogql>', 'select the persons this HogQL query returns; its first column is the person id')
+    .option(
+      '--values-from <path>',
+      'a CSV or NDJSON of per-person values: it names the persons (its person_id, distinct_id or email column) and gives their values',
+    )
+    .option('--set <key=value>', 'set this property on every person (repeatable)', collect)
+    .option('--set-once <key=value>', 'set it only where the person has no value yet (repeatable; capture only)', collect)
+    .option('--unset <key>', 'remove this property (repeatable)', collect)
+    .addOption(new Option('--via <way>', 'how the changes are sent').choices(['capture', 'api']).default('capture'))
+    .option('--capture-url <url>', 'the ingestion host for capture requests (default: derived from the base URL)')
+    .option(
+      '--verify-timeout <duration>',
+      `how long to read the persons back until the changes show, e.g. 30s, 5m (default ${DEFAULT_VERIFY_TIMEOUT})`,
+    )
+    .option('--no-verify', 'do not read the persons back afterwards')
+    .option('--dry-run', 'look the persons up and print the plan; send nothing')
+    .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
+    .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
+    .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
+    .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
+    .option('--concurrency <n>', 'requests in flight at once (default 4)')
+    .option(
+      '--rate <windows>',
+      'requests at most per window, e.g. 600/min (default 600/min through capture, 240/min of REST requests with --via api)',
+    )
+    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
+    .option(
+      '--max-wait <duration>',
+      'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later (default 15m)',
+    )
+    .option(
+      '--read-rate <n>',
+      "reads a minute for looking persons up and reading them back (default 240, PostHog Cloud's limit for a personal key)",
+    )
+    .option('--skip-invalid', 'change the persons of the valid values and list the invalid ones in the receipt, instead of stopping')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons bulk-update --where plan=free --set plan=starter --dry-run',
+        'hogctl persons bulk-update --file users.csv --unset email --unset name -y',
+        'hogctl persons bulk-update --emails erasure-emails.txt --set-once source=import --set vip=true -y',
+        'hogctl persons bulk-update --values-from person-values.csv -y',
+        'hogctl persons bulk-update --where plan=enterprise --set tier=gold --via api -y',
+        'hogctl persons bulk-update --where plan=free --resume',
+      ),
+    )
+    .action(withContext(personsBulkUpdateRun));
+}
+
+export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOptions): Promise<void> {
+  const selecting = Boolean(o.where || o.cohort !== undefined || o.query !== undefined);
+  const given = [
+    o.file !== undefined && '--file',
+    o.emails !== undefined && '--emails',
+    o.email !== undefined && '--email',
+    o.valuesFrom !== undefined && '--values-from',
+    selecting && (o.query !== undefined ? '--query' : o.cohort !== undefined ? '--cohort' : '--where'),
+  ].filter(Boolean);
+  if (given.length === 0)
+    throw new UsageError(
+      'no persons to change: give --file, --emails or --email, a selection (--where, --cohort, --query), or --values-from',
+      'e.g. hogctl persons bulk-update --where plan=free --set plan=starter',
+    );
+  if (given.length > 1) throw new UsageError(`give one of ${given.join(' and ')}: the run reads one input`);
+  if (o.distinctIds && o.file === undefined)
+    throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
+
+  const set = parseAssignments(o.set ?? []);
+  const setOnce = parseAssignments(o.setOnce ?? [], '--set-once');
+  const unset = [...new Set(o.unset ?? [])];
+  const both = unset.find((key) => key in set || key in setOnce);
+  if (both !== undefined) throw new UsageError(`--unset ${both} and --set ${both}: a property is either set or unset`);
+  if (o.via === 'api' && Object.keys(setOnce).length)
+    throw new UsageError('--set-once needs capture: the REST API has no set-once', 'drop --via api, or use --set');
+  const values = o.valuesFrom === undefined ? undefined : await readValues(o.valuesFrom, { column: o.column, skipInvalid: o.skipInvalid });
+  const flagged = Object.keys(set).length || Object.keys(setOnce).length || unset.length;
+  if (!flagged && !values && !o.resume)
+    throw new UsageError(
+      'nothing to change: give --set key=value, --set-once key=value, --unset key or --values-from <file>',
+      'e.g. --set plan=team --unset phone',
+    );
+  // Resumed without changes on the command line, the journal says what to change.
+  const changes: Changes | undefined =
+    flagged || (values && !o.resume)
+      ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
+      : undefined;
+
+  const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl).url;
+  const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
+  const rate = o.rate === undefined ? undefined : parseRateWindows(o.rate);
+  if (o.rate !== undefined && rate === undefined)
+    throw new UsageError(`invalid --rate "${o.rate}": give requests per window, e.g. 600/min or 10/s`);
+  const settings: BulkSettings = {
+    file: o.valuesFrom ?? o.file ?? o.emails ?? '',
+    emails: o.emails !== undefined || o.email !== undefined,
+    inline: o.email,
+    distinctIds: o.distinctIds,
+    format: o.format,
+    column: o.valuesFrom === undefined ? o.column : undefined,
+    ...(selecting ? { selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null } } : {}),
+    ...(values ? { input: { list: values.list, label: o.valuesFrom!, path: o.valuesFrom }, valuesFrom: true } : {}),
+    changes,
+    dryRun: o.dryRun,
+    yes: o.yes,
+    journal: o.journal,
+    resume: o.resume,
+    receipt: o.receipt,
+    concurrency: o.concurrency === undefined ? undefined : parseCount(o.concurrency, '--concurrency'),
+    rate,
+    retries: o.retries === undefined ? undefined : parseCount(o.retries, '--retries', 0),
+    maxWaitMs: o.maxWait === undefined ? undefined : parseDuration(o.maxWait, '--max-wait'),
+    readRate: o.readRate === undefined ? undefined : parseCount(o.readRate, '--read-rate'),
+    skipInvalid: o.skipInvalid,
+    verify: o.verify,
+  };
+  await runBulkJob(ctx, settings, (s) => {
+    if (!s.changes)
+      throw new UsageError(
+        'nothing to change: there is no run to resume with its changes',
+        'give --set, --set-once, --unset or --values-from',
+      );
+    const expected = s.changes.values_from;
+    if (expected && (!values || values.sha256 !== expected.sha256))
+      throw new UsageError(
+        `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
+        `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
+      );
+    return updateKind({ changes: s.changes, values: values?.values, captureUrl, verifyTimeoutMs });
+  });
+}

@@ -1,0 +1,201 @@
+// `persons bulk-update`: properties set, set once or unset on many persons through capture (or the
+// REST API), every person looked up first so that none is created, read back afterwards.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Person } from '@hogctl/sandbox';
+import { startWorld, type World } from './harness.js';
+import { ingestionUrl } from '../../src/api/capture.js';
+
+let world: World;
+let dir: string;
+let cursor = 0;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 3000, seed: 71, applyDelayMs: 20 });
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-update-'));
+});
+afterAll(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const store = () => world.sandbox.store;
+/** Persons with an e-mail address and a user-<id> distinct id, not used by another test yet. */
+function take(n: number): Person[] {
+  const all = [...store()].filter((p) => typeof p.properties.email === 'string' && p.distinctIds.includes(`user-${p.id}`));
+  const out = all.slice(cursor, cursor + n);
+  cursor += n;
+  return out;
+}
+const props = (p: Person) => store().getById(p.id)!.properties;
+const batches = (from: number) => world.sandbox.requests.slice(from).filter((r) => r.path === '/batch/');
+
+describe('persons bulk-update', () => {
+  it('sets, sets once and unsets through capture, in batches, and reads the persons back', async () => {
+    const persons = take(120);
+    const file = join(dir, 'ids.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    store().setProperties(persons[0].id, { source: 'signup' });
+    const from = world.sandbox.requests.length;
+    const receipt = join(dir, 'capture.receipt.json');
+    const res = await world.run([
+      'persons',
+      'bulk-update',
+      '--file',
+      file,
+      '--set',
+      'tier=2',
+      '--set-once',
+      'source=import',
+      '--unset',
+      'country',
+      '-y',
+      '--receipt',
+      receipt,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(batches(from)).toHaveLength(1);
+    for (const p of persons) {
+      expect(props(p).tier).toBe(2);
+      expect(props(p).country).toBeUndefined();
+    }
+    expect(props(persons[0]).source).toBe('signup');
+    expect(props(persons[1]).source).toBe('import');
+    expect(res.stderr).toContain('✔ verified: all 120 persons show the changes');
+    expect(JSON.parse(readFileSync(receipt, 'utf8'))).toMatchObject({ update: { persons_applied: 120, persons_pending: 0 } });
+  });
+
+  it('creates no one: an identifier that names no person is listed, and nothing is sent for it', async () => {
+    const [person] = take(1);
+    const file = join(dir, 'mixed.csv');
+    writeFileSync(file, `email,distinct_id\n${person.properties.email},\n,device-that-never-was\nnobody@example.org,\n`);
+    const created = world.sandbox.capture.personsCreated;
+    const res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'checked=true', '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      '  missing   2 identifiers name no person (the receipt lists them): distinct_id:device-that-never-was, email:nobody@example.org',
+    );
+    expect(props(person).checked).toBe(true);
+    expect(store().getByDistinctId('device-that-never-was')).toBeUndefined();
+    expect(world.sandbox.capture.personsCreated).toBe(created);
+  });
+
+  it('--values-from gives each person their own values, typed as --set types them', async () => {
+    const [a, b] = take(2);
+    const csv = join(dir, 'values.csv');
+    writeFileSync(
+      csv,
+      `email,plan,seats,note\n${a.properties.email},enterprise,25,\n${String(b.properties.email).toUpperCase()},team,3,"hello, world"\n`,
+    );
+    const res = await world.run(['persons', 'bulk-update', '--values-from', csv, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(props(a)).toMatchObject({ plan: 'enterprise', seats: 25 });
+    expect(props(a).note).toBeUndefined();
+    expect(props(b)).toMatchObject({ plan: 'team', seats: 3, note: 'hello, world' });
+    const [c] = take(1);
+    const ndjson = join(dir, 'values.ndjson');
+    writeFileSync(ndjson, `${JSON.stringify({ person_id: c.uuid, flags: { beta: true }, score: '07' })}\n`);
+    expect((await world.run(['persons', 'bulk-update', '--values-from', ndjson, '-y'])).code).toBe(0);
+    expect(props(c)).toMatchObject({ flags: { beta: true }, score: '07' });
+  });
+
+  it('--via api uses the REST endpoints within their budget; set-once needs capture', async () => {
+    const persons = take(3);
+    const file = join(dir, 'api.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    const from = world.sandbox.requests.length;
+    const res = await world.run([
+      'persons',
+      'bulk-update',
+      '--file',
+      file,
+      '--set',
+      'via=rest',
+      '--unset',
+      'sessions',
+      '--via',
+      'api',
+      '-y',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const sent = world.sandbox.requests.slice(from).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, '<uuid>')}`);
+    expect(sent.filter((r) => r === 'PATCH /api/projects/1/persons/<uuid>/')).toHaveLength(3);
+    expect(sent.filter((r) => r === 'POST /api/projects/1/persons/<uuid>/delete_property/')).toHaveLength(3);
+    expect(batches(from)).toHaveLength(0);
+    for (const p of persons) expect(props(p)).toMatchObject({ via: 'rest' });
+    for (const p of persons) expect(props(p).sessions).toBeUndefined();
+    const once = await world.run(['persons', 'bulk-update', '--file', file, '--set-once', 'a=b', '--via', 'api', '-y']);
+    expect(once.code).toBe(2);
+    expect(once.stderr).toContain('--set-once needs capture: the REST API has no set-once');
+  });
+
+  it('changes that do not show in time are pending (exit 8), and --resume reads them back again', async () => {
+    const journal = join(dir, 'slow.ndjson');
+    const slow = await startWorld({ persons: 50, seed: 3, applyDelayMs: 3000 });
+    try {
+      const [p] = [...slow.sandbox.store].filter((x) => x.distinctIds.length > 0).slice(0, 1);
+      const one = join(dir, 'one.txt');
+      writeFileSync(one, `${p.uuid}\n`);
+      const res = await slow.run([
+        'persons',
+        'bulk-update',
+        '--file',
+        one,
+        '--set',
+        'late=true',
+        '--verify-timeout',
+        '1s',
+        '--journal',
+        journal,
+        '-y',
+      ]);
+      expect(res.code).toBe(8);
+      expect(res.stderr).toContain('1 persons did not show the changes within --verify-timeout (ingestion may still be applying them)');
+      await new Promise((r) => setTimeout(r, 3000));
+      const again = await slow.run(['persons', 'bulk-update', '--file', one, '--journal', journal, '--resume']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('this update already completed');
+      expect(again.stderr).toContain('✔ verified: all 1 persons show the changes');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses what it cannot do before sending anything', async () => {
+    const before = world.sandbox.requests.length;
+    const none = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '-y']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('nothing to change: give --set key=value');
+    const both = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '--set', 'a=1', '--unset', 'a', '-y']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--unset a and --set a: a property is either set or unset');
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+});
+
+describe('the ingestion host', () => {
+  it('is us.i or eu.i for PostHog Cloud, the site itself when self-hosted', () => {
+    expect(ingestionUrl('https://us.posthog.com')).toBe('https://us.i.posthog.com');
+    expect(ingestionUrl('https://app.posthog.com')).toBe('https://us.i.posthog.com');
+    expect(ingestionUrl('https://eu.posthog.com')).toBe('https://eu.i.posthog.com');
+    expect(ingestionUrl('https://posthog.example.com/')).toBe('https://posthog.example.com');
+  });
+
+  it('HOGCTL_CAPTURE_URL sends the events elsewhere (the personal key never goes there)', async () => {
+    const [p] = take(1);
+    const file = join(dir, 'elsewhere.txt');
+    writeFileSync(file, `${p.uuid}\n`);
+    const from = world.sandbox.requests.length;
+    const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
+    const res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'routed=true', '-y'], {
+      env: { HOGCTL_CAPTURE_URL: other },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const [batch] = batches(from);
+    expect(batch.headers.host).toBe(new URL(other).host);
+    expect(batch.headers.authorization).toBeUndefined();
+    expect(props(p).routed).toBe(true);
+  });
+});
