@@ -294,6 +294,30 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     }
   });
 
+  it('--max-wait caps each wait, not their sum: waits that add up to more than it are all waited out', async () => {
+    // Seven queries at two per 2 s: three waits of up to 2 s each, more than 3 s in all.
+    world.sandbox.setRateLimit('query=2/2s');
+    try {
+      const res = await world.run([
+        'persons',
+        'query',
+        'SELECT id FROM persons',
+        '--all',
+        '--page-size',
+        '5000',
+        '--max-wait',
+        '3s',
+        '-o',
+        'ndjson',
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr.match(/^rate-limited by the server \(HogQL queries per hour\): waiting/gm)?.length).toBeGreaterThanOrEqual(2);
+      expect(lines(res.stdout).map((l) => JSON.parse(l).id)).toEqual(inKeysetOrder().map((p) => p.uuid));
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+  });
+
   it('stopped by a wait past --max-wait, prints the cursor; --after continues there, and the two outputs hold every row once', async () => {
     world.sandbox.setRateLimit('query=3/1h');
     let first;
@@ -315,7 +339,7 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     }
     expect(first.code).toBe(6);
     expect(first.stderr).toMatch(
-      /^error: the server limits queries and asks to wait \S+, past --max-wait 10s \(stopped after 3 queries\)$/m,
+      /^error: the server limits queries and asks to wait \S+, longer than --max-wait 10s \(stopped after 3 queries\)$/m,
     );
     const rerun = /^\s+hogctl persons query 'SELECT id FROM persons' --all --after (\S+) --page-size 5000$/m.exec(first.stderr);
     expect(rerun, first.stderr).not.toBeNull();

@@ -26,7 +26,7 @@ const MAX_PAGE_SIZE = MAX_QUERY_ROWS;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
  * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
-/** The longest Retry-After waited out by default; the legacy limit's can approach an hour. */
+/** The longest single Retry-After waited out by default; the legacy limit's can approach an hour. */
 const DEFAULT_MAX_WAIT = '60m';
 const QUERY_NAME = 'hogctl-persons-query';
 
@@ -47,7 +47,7 @@ export function personsQueryCommand(): Command {
     .option('--after <cursor>', 'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>)')
     .option(
       '--max-wait <duration>',
-      `with --all: the longest wait the server may ask for before --all stops and prints its cursor, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
+      `with --all: the longest single wait the server may ask for (each wait, not their sum); a longer one stops --all, which prints how to continue, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
     )
     .option('--values <json>', 'values for {placeholders} in the query, as a JSON object')
     .option('--value <name=value>', 'one placeholder value; parsed as JSON when it parses, else a string (repeatable)', collect)
@@ -116,7 +116,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const budget = { waitedMs: 0, maxWaitMs, flag: '--max-wait' };
+  const cap = { maxWaitMs, flag: '--max-wait' };
   const send = (query: string, vals: Record<string, unknown>, retry?: { maxRetryAfterMs: number }) =>
     runHogQL(
       client,
@@ -127,7 +127,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   // With --all the server's query limit is waited out, with a countdown; a single query leaves
   // the waiting to the client.
   const run = (query: string, vals: Record<string, unknown>) =>
-    (plan ? underQueryLimit(ctx, budget, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
+    (plan ? underQueryLimit(ctx, cap, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
       throw explainQueryError(error);
     });
 

@@ -135,12 +135,12 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   const client = await ctx.api({ auth: 'key' });
   const source = actorsSource(kind, params);
   // Actors queries count against the query limit too (120 an hour on legacy teams): waited out.
-  const budget = { waitedMs: 0, maxWaitMs: 60 * 60_000 };
+  const cap = { maxWaitMs: 60 * 60_000, flag: '--max-wait' };
   const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
   let offset = 0;
   let more = false;
   for (;;) {
-    const page = await underQueryLimit(ctx, budget, (retry) =>
+    const page = await underQueryLimit(ctx, cap, (retry) =>
       actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal, retry }),
     );
     await writer.writePage(page.persons);
