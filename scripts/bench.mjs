@@ -395,7 +395,7 @@ async function benchExport() {
       `\n## persons query --all export of ${persons.toLocaleString('en')} persons under a scaled HogQL limit (sandbox query=4/40s), interrupted once and continued with --after`,
     );
     const first = await exportRun(['--max-wait', '5s']);
-    const cursor = /--all --after (\S+)/.exec(first.stderr)?.[1];
+    const cursor = /--after (\S+)$/m.exec(first.stderr)?.[1];
     if (first.code !== 6 || !cursor)
       throw new Error(`the first run should stop at the limit with a cursor: exit ${first.code}: ${first.stderr.slice(-500)}`);
     const firstRows = rows;

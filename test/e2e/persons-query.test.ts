@@ -1,6 +1,7 @@
 // End-to-end: `hogctl persons query` (the built binary) against the sandbox's HogQL endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv, startWorld, type RunResult, type World } from './harness.js';
 import type { RecordedRequest } from '@hogctl/sandbox';
 
 const PERSONS = 30_000;
@@ -30,6 +31,21 @@ function queriesSince(before: number): { request: RecordedRequest; body: QueryBo
 /** The sandbox's persons in the order --all pages them: created_at DESC, then the UUID DESC. */
 function inKeysetOrder() {
   return [...world.sandbox.store].sort((a, b) => b.createdAtUs - a.createdAtUs || (a.uuid < b.uuid ? 1 : a.uuid > b.uuid ? -1 : 0));
+}
+
+/** Runs a command line hogctl printed, through a shell, as a person would paste it. */
+function runPrinted(command: string): Promise<RunResult> {
+  expect(command.startsWith('hogctl ')).toBe(true);
+  const line = `'${process.execPath}' '${BIN}' ${command.slice('hogctl '.length)}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', line], { env: cleanEnv(world.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
 }
 
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);
@@ -318,21 +334,32 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     }
   });
 
-  it('stopped by a wait past --max-wait, prints the cursor; --after continues there, and the two outputs hold every row once', async () => {
+  it('stopped by a wait past --max-wait, prints the command with every flag given and the cursor; run as printed, it continues there', async () => {
+    const text = "SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != 'XX'";
     world.sandbox.setRateLimit('query=3/1h');
     let first;
     try {
       first = await world.run([
+        '--project',
+        '1',
+        '--base-url',
+        world.sandbox.url,
         'persons',
         'query',
-        'SELECT id FROM persons',
+        text,
+        '--values',
+        '{"plan": "free"}',
+        '--value',
+        'plan=team',
         '--all',
         '--page-size',
-        '5000',
+        '2000',
         '--max-wait',
         '10s',
         '-o',
         'ndjson',
+        '--fields',
+        'id',
       ]);
     } finally {
       world.sandbox.setRateLimit();
@@ -341,24 +368,42 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     expect(first.stderr).toMatch(
       /^error: the server limits queries and asks to wait \S+, longer than --max-wait 10s \(stopped after 3 queries\)$/m,
     );
-    const rerun = /^\s+hogctl persons query 'SELECT id FROM persons' --all --after (\S+) --page-size 5000$/m.exec(first.stderr);
-    expect(rerun, first.stderr).not.toBeNull();
-    expect(lines(first.stdout)).toHaveLength(15_000);
-    const rest = await world.run([
-      'persons',
-      'query',
-      'SELECT id FROM persons',
-      '--all',
-      '--after',
-      rerun![1],
-      '--page-size',
-      '5000',
-      '-o',
-      'ndjson',
-    ]);
-    expect(rest.code).toBe(0);
-    const ids = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l).id);
-    expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
+    expect(first.stderr).toContain('6,000 rows printed; continue after the last one with:');
+    const printed = /^\s+(hogctl .*)$/m.exec(first.stderr)?.[1] ?? '';
+    const cursor = /--after (\S+)$/.exec(printed)?.[1];
+    expect(cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z,[0-9a-f-]{36}$/);
+    expect(printed).toBe(
+      `hogctl --base-url ${world.sandbox.url} --project 1 --output ndjson --fields id persons query ` +
+        `'SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != '\\''XX'\\''' ` +
+        `--all --page-size 2000 --max-wait 10s --values '{"plan": "free"}' --value plan=team --after ${cursor}`,
+    );
+    expect(lines(first.stdout)).toHaveLength(6000);
+    const rest = await runPrinted(printed);
+    expect(rest.code, rest.stderr).toBe(0);
+    const rows = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l));
+    expect(Object.keys(rows[0])).toEqual(['id']);
+    expect(rows.map((r) => r.id)).toEqual(
+      inKeysetOrder()
+        .filter((p) => p.properties.plan === 'team' && p.properties.country !== 'XX')
+        .map((p) => p.uuid),
+    );
+  });
+
+  it('stopped on its first query, prints the command to run again, without --after', async () => {
+    world.sandbox.setRateLimit('query=1/1h');
+    let res;
+    try {
+      expect((await world.run(['persons', 'query', 'SELECT count() FROM persons'])).code).toBe(0);
+      res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--max-wait', '5s', '-o', 'ndjson']);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(res.code).toBe(6);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/\(stopped after 0 queries\)$/m);
+    expect(res.stderr).toContain(
+      "no rows printed; run it again with:\n  hogctl --output ndjson persons query 'SELECT id FROM persons' --all --max-wait 5s\n",
+    );
   });
 
   it('--after, --max-wait and --page-size need --all; a malformed --after is refused before anything is sent', async () => {

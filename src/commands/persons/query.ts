@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, CancelledError, CliError, UsageError } from '../../errors.js';
+import { ApiError, CancelledError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { rerunCommand } from '../../cli/rerun.js';
 import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { underQueryLimit } from '../../io/countdown.js';
@@ -39,7 +40,7 @@ export function personsQueryCommand(): Command {
         'With --all, a query of the form `SELECT <columns> FROM persons [WHERE <condition>]` is paged by keyset on created_at and id ' +
         '(personal API keys may not use OFFSET), newest first, and every matching row is printed, 50,000 rows a query. ' +
         'When the server limits queries (120 an hour on some teams), --all waits as long as it asks, up to --max-wait; ' +
-        'stopped for any reason, it prints the cursor to continue from: --after <cursor> picks up exactly there, so the two outputs appended together hold every row once.',
+        'stopped for any reason, it prints the command that continues: the one given, every flag kept, with --after <cursor>, which picks up exactly there, so the two outputs appended together hold every row once.',
     )
     .argument('<hogql>', 'the query, e.g. "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\'"')
     .option('--all', 'every matching row, paged by created_at and id')
@@ -157,27 +158,33 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   try {
     for await (const page of walkKeyset(plan, pageSize, walk, run)) await print(page.columns, page.types, page.rows);
   } catch (error) {
-    // However it stops, say where to pick up: the rows printed so far are complete up to there.
+    // However it stops, say how to go on: the rows printed so far are complete up to the cursor,
+    // and the command is the one typed (every flag, quoted for the shell) with --after moved there.
     const { after, pages } = walk;
-    if (!after) throw error;
-    const rerun = `hogctl persons query ${shellQuote(hogql)} --all --after ${formatCursor(after)}${options.pageSize ? ` --page-size ${pageSize}` : ''}`;
     await writer?.end();
-    const where = `${(writer?.count ?? 0).toLocaleString('en-US')} rows printed; continue after the last one with:\n  ${rerun}`;
+    const aborted = Boolean(ctx.deps.signal?.aborted);
+    const queries = `${pages} ${pages === 1 ? 'query' : 'queries'}`;
+    const rerun = rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null });
+    let where: string;
+    if (after) {
+      const count = writer?.count ?? 0;
+      where = `${count.toLocaleString('en-US')} rows printed; continue ${count > 0 ? 'after the last one ' : ''}with:\n  ${rerun}`;
+    }
+    // Stopped before any row: the same command again, unless the query itself was refused.
+    else if (aborted || !(error instanceof CliError) || (error.exitCode !== ExitCode.usage && error.exitCode !== ExitCode.rejected))
+      where = `no rows printed; run it again with:\n  ${rerun}`;
+    else throw error;
     if (error instanceof CliError) {
-      error.message = `${error.message}${ctx.deps.signal?.aborted ? '' : ` (stopped after ${pages} ${pages === 1 ? 'query' : 'queries'})`}`;
+      error.message = `${error.message}${aborted ? '' : ` (stopped after ${queries})`}`;
       error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
       throw error;
     }
-    if (ctx.deps.signal?.aborted) throw new CancelledError(`interrupted after ${pages} ${pages === 1 ? 'query' : 'queries'}`, where);
+    if (aborted) throw new CancelledError(`interrupted after ${queries}`, where);
     throw error;
   }
   const { pages } = walk;
   await writer!.end();
   ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Adds what to do about the errors a query typically meets. */
