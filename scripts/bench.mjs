@@ -359,9 +359,12 @@ async function benchExport() {
     HOGCTL_CONFIG_DIR: dir,
   };
   const query = 'SELECT id FROM persons';
-  // Collects ids only (the run helper keeps the first MB of stdout for error messages).
+  // Collects ids only (the run helper keeps the first MB of stdout for error messages). The CSV
+  // header comes once, from the first run: a continuation (--after) prints none, so the two
+  // outputs appended are one CSV.
   const ids = new Set();
   let rows = 0;
+  let header = true;
   const exportRun = (args) =>
     new Promise((resolve, reject) => {
       const started = process.hrtime.bigint();
@@ -370,7 +373,6 @@ async function benchExport() {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let rest = '';
-      let header = true;
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d) => {
         const lines = (rest + d).split('\n');
@@ -403,6 +405,7 @@ async function benchExport() {
     await new Promise((r) => setTimeout(r, 40_000));
     const second = await exportRun(['--after', cursor]);
     if (second.code !== 0) throw new Error(`the continuation exited ${second.code}: ${second.stderr.slice(-500)}`);
+    if (ids.has('id')) throw new Error('the continuation printed a second CSV header');
     const waits = (second.stderr.match(/^rate-limited by the server/gm) ?? []).length;
     const posts = (await sandboxRequests(sandbox)).filter((r) => r.path.endsWith('/query/'));
     const ran = posts.filter((r) => r.status === 200).length;

@@ -389,6 +389,33 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     );
   });
 
+  it('-o csv: the continuation (--after) prints no header, so the two outputs appended are one CSV', async () => {
+    world.sandbox.setRateLimit('query=2/1h');
+    let first;
+    try {
+      first = await world.run([
+        'persons',
+        'query',
+        'SELECT id FROM persons',
+        '--all',
+        '--page-size',
+        '5000',
+        '--max-wait',
+        '5s',
+        '-o',
+        'csv',
+      ]);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(first.code).toBe(6);
+    const printed = /^\s+(hogctl .*--after \S+)$/m.exec(first.stderr)?.[1] ?? '';
+    const rest = await runPrinted(printed);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(lines(rest.stdout)[0]).not.toBe('id');
+    expect(lines(first.stdout + rest.stdout)).toEqual(['id', ...inKeysetOrder().map((p) => p.uuid)]);
+  });
+
   it('stopped on its first query, prints the command to run again, without --after', async () => {
     world.sandbox.setRateLimit('query=1/1h');
     let res;

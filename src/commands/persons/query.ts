@@ -45,7 +45,10 @@ export function personsQueryCommand(): Command {
     .argument('<hogql>', 'the query, e.g. "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\'"')
     .option('--all', 'every matching row, paged by created_at and id')
     .option('--page-size <n>', `rows per request with --all (default and most: ${MAX_PAGE_SIZE})`)
-    .option('--after <cursor>', 'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>)')
+    .option(
+      '--after <cursor>',
+      'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>); -o csv then prints no header row, so the output appends to the first',
+    )
     .option(
       '--max-wait <duration>',
       `with --all: the longest single wait the server may ask for (each wait, not their sum); a longer one stops --all, which prints how to continue, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
@@ -137,7 +140,12 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const print = async (columns: string[], types: unknown, rows: unknown[][]) => {
     if (!shape) {
       shape = rowShape(columns, types);
-      writer = new RecordWriter(output, { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] });
+      // A continuation (--after) is appended to the first output: no second CSV header.
+      writer = new RecordWriter(
+        output,
+        { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] },
+        { csvHeader: start === undefined },
+      );
     }
     await writer!.writePage(toRecords(shape, rows));
   };
