@@ -1,7 +1,6 @@
 // End-to-end: `hogctl persons query` (the built binary) against the sandbox's HogQL endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, startWorld, type RunResult, type World } from './harness.js';
+import { runPrinted, startWorld, type World } from './harness.js';
 import type { RecordedRequest } from '@hogctl/sandbox';
 
 const PERSONS = 30_000;
@@ -31,21 +30,6 @@ function queriesSince(before: number): { request: RecordedRequest; body: QueryBo
 /** The sandbox's persons in the order --all pages them: created_at DESC, then the UUID DESC. */
 function inKeysetOrder() {
   return [...world.sandbox.store].sort((a, b) => b.createdAtUs - a.createdAtUs || (a.uuid < b.uuid ? 1 : a.uuid > b.uuid ? -1 : 0));
-}
-
-/** Runs a command line hogctl printed, through a shell, as a person would paste it. */
-function runPrinted(command: string): Promise<RunResult> {
-  expect(command.startsWith('hogctl ')).toBe(true);
-  const line = `'${process.execPath}' '${BIN}' ${command.slice('hogctl '.length)}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', line], { env: cleanEnv(world.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
 }
 
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);
@@ -378,7 +362,7 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
         `--all --page-size 2000 --max-wait 10s --values '{"plan": "free"}' --value plan=team --after ${cursor}`,
     );
     expect(lines(first.stdout)).toHaveLength(6000);
-    const rest = await runPrinted(printed);
+    const rest = await runPrinted(printed, world.env);
     expect(rest.code, rest.stderr).toBe(0);
     const rows = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l));
     expect(Object.keys(rows[0])).toEqual(['id']);
@@ -410,7 +394,7 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     }
     expect(first.code).toBe(6);
     const printed = /^\s+(hogctl .*--after \S+)$/m.exec(first.stderr)?.[1] ?? '';
-    const rest = await runPrinted(printed);
+    const rest = await runPrinted(printed, world.env);
     expect(rest.code, rest.stderr).toBe(0);
     expect(lines(rest.stdout)[0]).not.toBe('id');
     expect(lines(first.stdout + rest.stdout)).toEqual(['id', ...inKeysetOrder().map((p) => p.uuid)]);

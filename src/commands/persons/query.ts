@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, CancelledError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { rerunCommand } from '../../cli/rerun.js';
+import { stoppedError } from '../../cli/stopped.js';
 import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { underQueryLimit } from '../../io/countdown.js';
@@ -167,28 +168,17 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     for await (const page of walkKeyset(plan, pageSize, walk, run)) await print(page.columns, page.types, page.rows);
   } catch (error) {
     // However it stops, say how to go on: the rows printed so far are complete up to the cursor,
-    // and the command is the one typed (every flag, quoted for the shell) with --after moved there.
+    // and the command is the one typed with --after moved there.
     const { after, pages } = walk;
     await writer?.end();
-    const aborted = Boolean(ctx.deps.signal?.aborted);
-    const queries = `${pages} ${pages === 1 ? 'query' : 'queries'}`;
-    const rerun = rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null });
-    let where: string;
-    if (after) {
-      const count = writer?.count ?? 0;
-      where = `${count.toLocaleString('en-US')} rows printed; continue ${count > 0 ? 'after the last one ' : ''}with:\n  ${rerun}`;
-    }
-    // Stopped before any row: the same command again, unless the query itself was refused.
-    else if (aborted || !(error instanceof CliError) || (error.exitCode !== ExitCode.usage && error.exitCode !== ExitCode.rejected))
-      where = `no rows printed; run it again with:\n  ${rerun}`;
-    else throw error;
-    if (error instanceof CliError) {
-      error.message = `${error.message}${aborted ? '' : ` (stopped after ${queries})`}`;
-      error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
-      throw error;
-    }
-    if (aborted) throw new CancelledError(`interrupted after ${queries}`, where);
-    throw error;
+    throw stoppedError(ctx, error, {
+      printed: writer?.count ?? 0,
+      noun: ['row', 'rows'],
+      requests: pages,
+      requestNoun: ['query', 'queries'],
+      command: rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null }),
+      continues: after !== undefined,
+    });
   }
   const { pages } = walk;
   await writer!.end();
