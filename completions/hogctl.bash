@@ -177,7 +177,7 @@ _hogctl() {
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --distinct-id --email --fields --help --limit --no-color --no-input --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
+      words_="--after --all --base-url --debug --distinct-id --email --fields --help --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
     "persons get")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
