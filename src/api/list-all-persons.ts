@@ -92,15 +92,16 @@ export async function* listAllPersons(
       );
     }
     if (rows.some((r) => Number.isNaN(timeOf(r)))) plain = true;
-    const next = res.body?.next ? new URL(client.link(res.body.next)) : undefined;
-    const serverOffset = next?.searchParams.get('offset');
+    // The link is followed (client.link, which may refuse it) only once this page is printed.
+    const link = res.body?.next || undefined;
+    const serverOffset = link === undefined ? undefined : new URL(link, url).searchParams.get('offset');
     const nextAt = serverOffset !== undefined && serverOffset !== null && /^\d+$/.test(serverOffset) ? Number(serverOffset) : undefined;
     if (plain) {
       position.after = undefined;
       if (nextAt !== undefined) position.offset = nextAt;
       if (rows.length > 0) yield rows;
-      if (!next || rows.length === 0) return;
-      url = next;
+      if (!link || rows.length === 0) return;
+      url = new URL(client.link(link));
       continue;
     }
     const offset = Number(url.searchParams.get('offset') ?? 0);
@@ -124,7 +125,8 @@ export async function* listAllPersons(
     if (boundary) position.after = { createdAt: boundary.createdAt, ids: [...boundary.ids] };
     position.offset = nextOffset;
     if (fresh.length > 0) yield fresh;
-    if (!next || rows.length === 0) return;
+    if (!link || rows.length === 0) return;
+    const next = new URL(client.link(link));
     if (nextAt === undefined) {
       // Not an offset link: follow it as it is.
       url = next;
