@@ -125,7 +125,7 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(refused.stderr).toMatch(/query:read/);
   });
 
-  it('waits out the query limit between pages (actors queries count against it), saying until when', async () => {
+  it("waits out the query endpoint's limit between pages, saying until when", async () => {
     world.sandbox.setRateLimit('query=1/3s');
     try {
       const res = await world.run([
@@ -142,9 +142,7 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
         'ndjson',
       ]);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(
-        /^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m,
-      );
+      expect(res.stderr).toMatch(/^rate-limited by the server \(queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
       expect(ids(res.stdout)).toEqual(funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid));
     } finally {
       world.sandbox.setRateLimit();

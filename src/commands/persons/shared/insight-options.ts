@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { collect } from '../../../cli/flags.js';
 import { MAX_ACTORS_PAGE } from '../../../api/actors.js';
 
-/** The longest single wait for the query limit by default; the legacy limit's can approach an hour. */
+/** The longest single wait for the query endpoint's limit by default; an hourly limit's can approach an hour. */
 export const DEFAULT_ACTORS_MAX_WAIT = '60m';
 
 export interface InsightParamOptions {
@@ -48,7 +48,7 @@ export function addPeopleOptions(command: Command, post: boolean): Command {
 
 /** How the actors query pages, for the descriptions of the commands that use it. */
 export const ACTORS_PAGING =
-  `With a key, --all asks for ${MAX_ACTORS_PAGE.toLocaleString('en-US')} persons a query (actors queries count against the query limit, 120 an hour on some teams), ` +
+  `With a key, --all asks for ${MAX_ACTORS_PAGE.toLocaleString('en-US')} persons a query (the query endpoint is rate-limited, with hourly limits on PostHog Cloud), ` +
   'waits as long as the server asks, up to --max-wait, and when stopped for any reason prints the command that continues: ' +
   'the one given with --offset <n>, so the two outputs appended together hold every person once.';
 
@@ -65,6 +65,6 @@ export function addActorsOptions(command: Command): Command {
     )
     .option(
       '--max-wait <duration>',
-      `the longest single wait the server's query limit may ask for; a longer one stops, printing how to continue, e.g. 90s, 1h (default ${DEFAULT_ACTORS_MAX_WAIT})`,
+      `the longest single wait the query endpoint's rate limit may ask for; a longer one stops, printing how to continue, e.g. 90s, 1h (default ${DEFAULT_ACTORS_MAX_WAIT})`,
     );
 }

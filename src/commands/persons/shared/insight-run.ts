@@ -8,7 +8,7 @@ import type { InsightKind } from '../../../api/actors.js';
 import { RecordWriter } from '../../../io/output.js';
 import { DEFAULT_ACTORS_MAX_WAIT, type ActorsOptions, type InsightParamOptions, type PeopleOptions } from './insight-options.js';
 import { readFile } from 'node:fs/promises';
-import { underQueryLimit } from '../../../io/countdown.js';
+import { underRateLimit, type RateLimitName } from '../../../io/countdown.js';
 import { actorsPage, actorsSource, MAX_ACTORS_PAGE } from '../../../api/actors.js';
 import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { rerunCommand } from '../../../cli/rerun.js';
@@ -140,14 +140,22 @@ export async function printPeople(
   else if (!options.all && page?.next) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
 }
 
+/** How a wait for the query endpoint's limit reads when the query is not HogQL. */
+const ACTORS_LIMIT: RateLimitName = {
+  waiting: 'rate-limited by the server (queries per hour)',
+  limits: 'the server limits queries',
+};
+
 /** A page without --all: what a person reads at a terminal. */
 const FIRST_PAGE = 100;
 
 /**
- * The persons behind an insight from an actors query, page by page (offset and hasMore). Actors
- * queries count against the query limit (120 an hour on legacy teams): each wait is waited out
- * up to --max-wait, pages are as large as the server pages on, so an export needs the fewest
- * queries, and a stop prints the command that continues at the offset reached.
+ * The persons behind an insight from an actors query, page by page (offset and hasMore). The query
+ * endpoint is rate-limited by the hour (an actors query is not a HogQLQuery, so on teams with the
+ * legacy HogQL limit it counts against the ClickHouse limits, 240 a minute and 1,200 an hour;
+ * elsewhere against the API queries' 2,400 an hour: docs/server-contract.md §5): each wait is
+ * waited out up to --max-wait, pages are as large as the server pages on, so an export needs the
+ * fewest queries, and a stop prints the command that continues at the offset reached.
  */
 async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions & ActorsOptions): Promise<void> {
   if (options.pageSize !== undefined && !options.all) throw new UsageError('--page-size only applies with --all');
@@ -174,8 +182,12 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   let more = false;
   try {
     for (;;) {
-      const page = await underQueryLimit(ctx, cap, (retry) =>
-        actorsPage(client, projectId, source, { limit: options.all ? pageSize : FIRST_PAGE, offset, signal: ctx.deps.signal, retry }),
+      const page = await underRateLimit(
+        ctx,
+        cap,
+        (retry) =>
+          actorsPage(client, projectId, source, { limit: options.all ? pageSize : FIRST_PAGE, offset, signal: ctx.deps.signal, retry }),
+        ACTORS_LIMIT,
       );
       queries++;
       await writer.writePage(page.persons);
