@@ -178,7 +178,7 @@ _hogctl() {
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --debug --distinct-id --email --fields --help --limit --no-color --no-input --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
+      words_="--after --all --base-url --debug --distinct-id --email --fields --help --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
     "persons get")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -304,7 +304,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --legacy --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "persons funnel-correlation")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -318,14 +318,14 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --debug --events --fields --help --legacy --lifecycle-type --no-color --no-input --output --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --debug --events --fields --help --legacy --lifecycle-type --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
     "persons trends")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      words_="--all --base-url --date-from --date-to --day --debug --events --fields --help --legacy --no-color --no-input --output --param --params --profile --project --quiet --series --timeout --version --wide -V -o -q" ;;
+      words_="--all --base-url --date-from --date-to --day --debug --events --fields --help --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --timeout --version --wide -V -o -q" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

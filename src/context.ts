@@ -11,6 +11,7 @@ import { checkKeyDestination, fromEnv, resolveSettings, type Settings } from './
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
+import type { Invocation } from './cli/rerun.js';
 
 declare const HOGCTL_VERSION: string;
 export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSION : '0.0.0-dev';
@@ -58,6 +59,8 @@ export class Context {
   constructor(
     readonly deps: Deps,
     readonly globals: GlobalOptions,
+    /** The command line as typed, for a command that prints how to run it again. */
+    readonly invocation: Invocation = { path: [], args: [], flags: [] },
   ) {}
 
   get io(): Io {

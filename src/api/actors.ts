@@ -72,6 +72,17 @@ export function actorsSource(kind: InsightKind, params: Params): Record<string, 
   }
 }
 
+/**
+ * The largest actors page that can say more persons follow. PostHog's HogQLHasMorePaginator
+ * (posthog/hogql_queries/insights/paginators.py, used by ActorsQueryRunner in
+ * posthog/hogql_queries/actors_query_runner.py) clamps `limit` to get_max_limit_for_context,
+ * MAX_SELECT_RETURNED_ROWS = 50,000 on the query endpoint (posthog/hogql/constants.py), asks for
+ * limit + 1 rows and sets hasMore when more than `limit` come back. The HogQL printer clamps the
+ * top-level LIMIT to the same 50,000 (posthog/hogql/printer.py), so a page of 50,000 never has
+ * more: 49,999 is the largest page that pages on.
+ */
+export const MAX_ACTORS_PAGE = 49_999;
+
 export interface ActorsPage {
   persons: Record<string, unknown>[];
   hasMore: boolean;

@@ -8,7 +8,14 @@
 // at or above the last one printed are skipped: persons created meanwhile (new ones are at the top)
 // and rows printed already (the same created_at: told apart by the ids printed with that time).
 // Every person that existed throughout the listing is printed exactly once, in constant memory.
+//
+// The same two facts let a stopped listing continue (`ListPosition`): where the next page starts
+// (the server's `next` offset) and the last row printed (its created_at and the ids printed with
+// that time). A continuation starts a little before that offset and checks its place the same way,
+// so it skips what was printed, finds its place again if rows were deleted meanwhile, and leaves
+// out persons created since, which sort above.
 import type { ApiClient } from '../http/client.js';
+import type { RetryPolicy } from '../http/retry.js';
 import { NotPostHogApiError } from '../errors.js';
 import { listQuery, MAX_PERSONS_PAGE, personsPath, type ListedPerson, type PersonFilters } from './persons.js';
 
@@ -18,8 +25,18 @@ export const OVERLAP = 25;
 interface Boundary {
   /** created_at of the last row printed, in ms (the sort key as far as hogctl can compare it). */
   at: number;
+  /** That created_at as the server wrote it. */
+  createdAt: string;
   /** The ids printed with that created_at: rows of the same time are told apart by id. */
   ids: Set<string>;
+}
+
+/** Where a listing is: what a stopped one needs to continue. */
+export interface ListPosition {
+  /** Where the next page starts in the server's order (its `next` offset). */
+  offset: number;
+  /** The last row printed: its created_at as the server wrote it, and every id printed with it. */
+  after?: { createdAt: string; ids: string[] };
 }
 
 const timeOf = (p: ListedPerson) => Date.parse(p.created_at);
@@ -29,6 +46,10 @@ export interface ListAllOptions {
   signal?: AbortSignal;
   /** Told each time a page had to be asked for again from further back. */
   onShift?(rowsBack: number): void;
+  /** Where to start, as a stopped listing left it; kept up to date as pages are yielded. */
+  position?: ListPosition;
+  /** Sends each page request (a caller that waits out rate limits itself passes a retry policy). */
+  send?<T>(request: (retry?: Partial<RetryPolicy>) => Promise<T>): Promise<T>;
 }
 
 export async function* listAllPersons(
@@ -37,15 +58,32 @@ export async function* listAllPersons(
   filters: PersonFilters,
   o: ListAllOptions,
 ): AsyncGenerator<ListedPerson[]> {
-  let url = client.url(personsPath(projectId), listQuery(filters, o.pageSize));
-  let boundary: Boundary | undefined;
+  const position = o.position ?? { offset: 0 };
+  const send = o.send ?? ((request) => request());
+  const first = client.url(personsPath(projectId), listQuery(filters, o.pageSize));
+  let boundary: Boundary | undefined = position.after && {
+    at: Date.parse(position.after.createdAt),
+    createdAt: position.after.createdAt,
+    ids: new Set(position.after.ids),
+  };
   // Where the next page would start without overlap (the server's `next` offset).
-  let nextOffset = 0;
+  let nextOffset = position.offset;
   let back = OVERLAP;
+  // A continuation starts a little early and checks its place, as every next page does; without
+  // a last row to check against, exactly at the offset.
+  let url =
+    nextOffset === 0
+      ? first
+      : boundary
+        ? withWindow(first, Math.max(0, nextOffset - back), Math.min(MAX_PERSONS_PAGE, o.pageSize + back))
+        : withWindow(first, nextOffset, o.pageSize);
   // Rows without a created_at to compare (not a server hogctl knows): plain paging.
   let plain = false;
   for (;;) {
-    const res = await client.get<{ results?: ListedPerson[]; next?: string | null }>(url.href, undefined, { signal: o.signal });
+    const asked = url;
+    const res = await send((retry) =>
+      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry }),
+    );
     const rows = res.body?.results;
     if (!Array.isArray(rows)) {
       throw new NotPostHogApiError(
@@ -54,10 +92,16 @@ export async function* listAllPersons(
       );
     }
     if (rows.some((r) => Number.isNaN(timeOf(r)))) plain = true;
+    // The link is followed (client.link, which may refuse it) only once this page is printed.
+    const link = res.body?.next || undefined;
+    const serverOffset = link === undefined ? undefined : new URL(link, url).searchParams.get('offset');
+    const nextAt = serverOffset !== undefined && serverOffset !== null && /^\d+$/.test(serverOffset) ? Number(serverOffset) : undefined;
     if (plain) {
+      position.after = undefined;
+      if (nextAt !== undefined) position.offset = nextAt;
       if (rows.length > 0) yield rows;
-      if (!res.body?.next || rows.length === 0) return;
-      url = new URL(client.link(res.body.next));
+      if (!link || rows.length === 0) return;
+      url = new URL(client.link(link));
       continue;
     }
     const offset = Number(url.searchParams.get('offset') ?? 0);
@@ -74,19 +118,20 @@ export async function* listAllPersons(
       const at = timeOf(row);
       if (boundary && (at > boundary.at || (at === boundary.at && boundary.ids.has(row.id)))) continue;
       if (boundary && at === boundary.at) boundary.ids.add(row.id);
-      else boundary = { at, ids: new Set([row.id]) };
+      else boundary = { at, createdAt: row.created_at, ids: new Set([row.id]) };
       fresh.push(row);
     }
+    if (nextAt !== undefined) nextOffset = nextAt;
+    if (boundary) position.after = { createdAt: boundary.createdAt, ids: [...boundary.ids] };
+    position.offset = nextOffset;
     if (fresh.length > 0) yield fresh;
-    const next = res.body?.next ? new URL(client.link(res.body.next)) : undefined;
-    if (!next || rows.length === 0) return;
-    const serverOffset = next.searchParams.get('offset');
-    if (serverOffset === null || !/^\d+$/.test(serverOffset)) {
+    if (!link || rows.length === 0) return;
+    const next = new URL(client.link(link));
+    if (nextAt === undefined) {
       // Not an offset link: follow it as it is.
       url = next;
       continue;
     }
-    nextOffset = Number(serverOffset);
     back = OVERLAP;
     url = withWindow(next, Math.max(0, nextOffset - back), Math.min(MAX_PERSONS_PAGE, o.pageSize + back));
   }

@@ -50,7 +50,7 @@ export function recordedDistinctId(distinctId: string, policy: IdentifierPolicy)
 }
 
 export interface MatchOptions {
-  /** The longest the query limit may make the job wait in all. */
+  /** The longest single wait the query limit may ask for (--max-wait); a longer one stops the job. */
   maxWaitMs: number;
   onBatch?: (done: number, total: number) => void;
 }
@@ -64,11 +64,11 @@ export async function matchEmails(
   o: MatchOptions,
 ): Promise<{ matches: Map<string, string[]>; queries: number }> {
   const matches = new Map<string, string[]>();
-  const budget = { waitedMs: 0, maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
+  const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
   let queries = 0;
   for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
     const batch = emails.slice(i, i + EMAIL_BATCH);
-    const res = await underQueryLimit(ctx, budget, (retry) => {
+    const res = await underQueryLimit(ctx, cap, (retry) => {
       queries++;
       return runHogQL(
         client,

@@ -78,7 +78,7 @@ export function checkSelection(spec: SelectionSpec): { filters: PropertyFilter[]
 }
 
 export interface SelectOptions {
-  /** The longest the query limit may make --query wait in all. */
+  /** The longest single wait the query limit may ask of --query (--max-wait); a longer one stops it. */
   maxWaitMs: number;
 }
 
@@ -101,9 +101,9 @@ export async function selectPersons(
     return true;
   };
   if (plan) {
-    const budget = { waitedMs: 0, maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
+    const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
     const run = (query: string, values: Record<string, unknown>) =>
-      underQueryLimit(ctx, budget, (retry) =>
+      underQueryLimit(ctx, cap, (retry) =>
         runHogQL(
           client,
           project,

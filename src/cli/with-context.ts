@@ -2,6 +2,7 @@
 // merged global flags, runs the verb, and always releases its connections.
 import type { Command } from 'commander';
 import { Context, type Deps, type GlobalOptions } from '../context.js';
+import { invocationOf } from './rerun.js';
 
 /** The root command carries the deps main() was given, so that no module keeps global state. */
 export interface RootCommand extends Command {
@@ -23,7 +24,7 @@ export function withContext<O>(run: (ctx: Context, options: O, ...args: any[]) =
     const command = received[received.length - 1] as Command;
     const options = received[received.length - 2] as O;
     const args = received.slice(0, -2);
-    const ctx = new Context(root(command).deps, command.optsWithGlobals<GlobalOptions>());
+    const ctx = new Context(root(command).deps, command.optsWithGlobals<GlobalOptions>(), invocationOf(command, args));
     try {
       await run(ctx, options, ...args);
     } finally {

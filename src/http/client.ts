@@ -3,7 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
-import { RateLimitedError, TlsError, UnavailableError, UsageError, type CliError } from '../errors.js';
+import { NotPostHogApiError, RateLimitedError, TlsError, UnavailableError, UsageError, type CliError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
@@ -143,11 +143,19 @@ export class ApiClient {
    * IS_BEHIND_PROXY answers http:// links for its https:// site (docs/server-contract.md §0). When only the
    * scheme or port differs from the base URL, the same path and query on the base URL's origin is
    * the page meant: that is requested instead, with the credentials that belong there. A link to
-   * another host is left as it is (and gets no credentials).
+   * another host is refused before anything is sent: without credentials the request could only
+   * fail (after every retry, blaming the base URL), and its query (search terms, e-mail filters)
+   * would go to a host the user never named.
    */
   link(href: string): string {
     const url = new URL(href, this.base);
-    if (url.origin === this.origin || url.hostname !== this.base.hostname) return url.href;
+    if (url.origin === this.origin) return url.href;
+    if (url.hostname !== this.base.hostname) {
+      throw new NotPostHogApiError(
+        `the server's next page is at ${url.host}, not ${this.base.host}: the server handed out links to another host, so paging stops without sending anything there`,
+        `check the server's SITE_URL and proxy settings (behind a proxy PostHog builds its links from the Host it is given: IS_BEHIND_PROXY=true, with the proxy passing X-Forwarded-Host ${this.base.host})`,
+      );
+    }
     const rewritten = new URL(`${url.pathname}${url.search}`, this.origin).href;
     if (!this.linkNoted) {
       this.linkNoted = true;

@@ -38,16 +38,38 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
   }
 }
 
+/** What a rate limit is called: on the countdown line, and in the message when a wait is too long. */
+export interface RateLimitName {
+  /** The countdown's reason, e.g. "rate-limited by the server (HogQL queries per hour)". */
+  waiting: string;
+  /** The start of the message, e.g. "the server limits queries". */
+  limits: string;
+}
+
+export const QUERY_LIMIT: RateLimitName = {
+  waiting: 'rate-limited by the server (HogQL queries per hour)',
+  limits: 'the server limits queries',
+};
+
+/** The longest single wait a command sits out, and the flag that sets it. */
+export interface WaitCap {
+  maxWaitMs: number;
+  flag: string;
+}
+
 /**
- * Sends a request to the query endpoint, waiting out its rate limit: teams on the legacy limit
- * get 120 queries an hour, with a Retry-After of up to an hour (docs/server-contract.md §0). `send` gets
- * the retry policy that makes the client give up on a 429 at once, so that the wait happens
- * here, with a countdown. Past `maxWaitMs` in all, a RateLimitedError (exit 6) says so.
+ * Sends a request, waiting out the server's rate limit as long as it asks: the legacy HogQL
+ * limit (120 queries an hour) answers with a Retry-After of up to an hour
+ * (docs/server-contract.md §0). `send` gets the retry policy that makes the client give up on a
+ * 429 at once, so that the wait happens here, with a countdown. The cap is on each wait, not on
+ * their sum: a long export meets the limit every hour and must not be stopped for having waited
+ * before. A single wait longer than `cap.maxWaitMs` stops with a RateLimitedError (exit 6).
  */
-export async function underQueryLimit<T>(
+export async function underRateLimit<T>(
   ctx: Context,
-  budget: { waitedMs: number; maxWaitMs: number; flag?: string },
+  cap: WaitCap,
   send: (retry: { maxRetryAfterMs: number }) => Promise<T>,
+  name: RateLimitName,
 ): Promise<T> {
   for (;;) {
     try {
@@ -55,17 +77,18 @@ export async function underQueryLimit<T>(
     } catch (error) {
       const wait = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
       if (wait === undefined) throw error;
-      if (budget.waitedMs + wait > budget.maxWaitMs) {
-        const past = budget.flag
-          ? `past ${budget.flag} ${formatDuration(budget.maxWaitMs)}`
-          : `longer than hogctl waits (${formatDuration(budget.maxWaitMs)} in all)`;
+      if (wait > cap.maxWaitMs) {
         throw new RateLimitedError(
-          `the server limits queries and asks to wait ${formatDuration(wait)}, ${past}`,
-          budget.flag ? `continue later, or pass a longer ${budget.flag}` : 'run it again later',
+          `${name.limits} and asks to wait ${formatDuration(wait)}, longer than ${cap.flag} ${formatDuration(cap.maxWaitMs)}`,
+          `continue later, or pass a longer ${cap.flag}`,
         );
       }
-      budget.waitedMs += wait;
-      await waitWithCountdown(ctx, wait, 'rate-limited by the server (HogQL queries per hour)', ctx.deps.signal);
+      await waitWithCountdown(ctx, wait, name.waiting, ctx.deps.signal);
     }
   }
+}
+
+/** underRateLimit for the query endpoint. */
+export function underQueryLimit<T>(ctx: Context, cap: WaitCap, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
+  return underRateLimit(ctx, cap, send, QUERY_LIMIT);
 }

@@ -35,6 +35,13 @@ export interface OutputSettings {
 
 export type Row = Record<string, unknown>;
 
+/** How this output joins others. */
+export interface WriterOptions {
+  /** False when the output continues an earlier one (`>>`): csv then has no header row, so the
+   * two files appended are one CSV. */
+  csvHeader?: boolean;
+}
+
 export function parseFormat(value: string): Format {
   if ((FORMATS as readonly string[]).includes(value)) return value as Format;
   throw new UsageError(`unknown output format "${value}": use one of ${FORMATS.join(', ')}`);
@@ -164,6 +171,7 @@ export class RecordWriter {
   constructor(
     private readonly settings: OutputSettings,
     private readonly shape: RecordShape,
+    private readonly options: WriterOptions = {},
   ) {
     if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
     this.terminal = Boolean(settings.stdout.isTTY);
@@ -190,7 +198,7 @@ export class RecordWriter {
       // The CSV renderer loads only for the format that uses it, to keep json and ndjson
       // commands quick to start.
       const { stringify } = await import('csv-stringify/sync');
-      if (this.written === 0) text += stringify([columns]);
+      if (this.written === 0 && this.options.csvHeader !== false) text += stringify([columns]);
       text += stringify(records.map((r) => columns.map((c) => csvCell(getField(r, c)))));
     } else if (this.terminal) {
       text += await this.tableRows(records);

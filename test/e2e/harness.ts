@@ -49,6 +49,21 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
   });
 }
 
+/** Runs a command line hogctl printed (`hogctl ...`), through a shell, as a person would paste it. */
+export function runPrinted(command: string, env: Record<string, string | undefined>): Promise<RunResult> {
+  if (!command.startsWith('hogctl ')) throw new Error(`not a hogctl command line: ${command}`);
+  const line = `'${process.execPath}' '${BIN}' ${command.slice('hogctl '.length)}`;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('sh', ['-c', line], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+  });
+}
+
 /** Spawns the CLI and hands back the child, for the tests that kill or interrupt it. */
 export function spawnCli(args: string[], env: Record<string, string | undefined>) {
   const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });

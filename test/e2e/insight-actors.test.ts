@@ -2,7 +2,7 @@
 // lifecycle and trends ask the query endpoint for an actors query (docs/server-contract.md §0), paging
 // with limit/offset while hasMore; --legacy (or a session alone) keeps the old lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { runPrinted, startWorld, type World } from './harness.js';
 import { funnelPeople, lifecyclePeople } from '@hogctl/sandbox';
 
 let world: World;
@@ -44,9 +44,8 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(expected.length).toBeGreaterThan(1000);
     expect(ids(res.stdout)).toEqual(expected);
     const sent = queries(before);
-    expect(sent.map((q) => [q.limit, q.offset])).toEqual(
-      Array.from({ length: Math.ceil(expected.length / 1000) }, (_, i) => [1000, i * 1000]),
-    );
+    // The largest page the server says more follow after: one query for these.
+    expect(sent.map((q) => [q.limit, q.offset])).toEqual([[49_999, 0]]);
     expect(sent[0]).toMatchObject({
       kind: 'ActorsQuery',
       select: ['actor'],
@@ -126,7 +125,7 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(refused.stderr).toMatch(/query:read/);
   });
 
-  it('waits out the query limit between pages (actors queries count against it), saying until when', async () => {
+  it("waits out the query endpoint's limit between pages, saying until when", async () => {
     world.sandbox.setRateLimit('query=1/3s');
     try {
       const res = await world.run([
@@ -137,16 +136,102 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
         '--funnel-step',
         '1',
         '--all',
+        '--page-size',
+        '1500',
         '-o',
         'ndjson',
       ]);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(
-        /^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m,
-      );
+      expect(res.stderr).toMatch(/^rate-limited by the server \(queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
       expect(ids(res.stdout)).toEqual(funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid));
     } finally {
       world.sandbox.setRateLimit();
+    }
+  });
+
+  it('--page-size pages with limit and offset, up to the largest page the server pages on', async () => {
+    const before = world.sandbox.requests.length;
+    const res = await world.run([
+      'persons',
+      'funnel',
+      '--events',
+      '[{"id": "a"}, {"id": "b"}]',
+      '--all',
+      '--page-size',
+      '1000',
+      '-o',
+      'ndjson',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const expected = funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid);
+    expect(ids(res.stdout)).toEqual(expected);
+    expect(queries(before).map((q) => [q.limit, q.offset])).toEqual(
+      Array.from({ length: Math.ceil(expected.length / 1000) }, (_, i) => [1000, i * 1000]),
+    );
+    const tooBig = await world.run(['persons', 'funnel', '--events', '[{"id": "a"}, {"id": "b"}]', '--all', '--page-size', '50000']);
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toContain('invalid --page-size 50000: the server says whether more persons follow only on pages of up to 49,999');
+  });
+
+  it('stopped by a wait past --max-wait, prints the command that continues at --offset; run as printed, the outputs appended are one CSV with every person once', async () => {
+    const args = [
+      'persons',
+      'funnel',
+      '--events',
+      '[{"id": "a"}, {"id": "b"}]',
+      '--all',
+      '--page-size',
+      '1000',
+      '--max-wait',
+      '5s',
+      '-o',
+      'csv',
+      '--fields',
+      'id',
+    ];
+    world.sandbox.setRateLimit('query=2/1h');
+    let first;
+    try {
+      first = await world.run(args);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(first.code).toBe(6);
+    expect(first.stderr).toMatch(
+      /^error: the server limits queries and asks to wait \S+, longer than --max-wait 5s \(stopped after 2 queries\)$/m,
+    );
+    expect(first.stderr).toContain('2,000 persons printed; continue after the last one with:');
+    const printed = /^\s+(hogctl .*)$/m.exec(first.stderr)?.[1] ?? '';
+    expect(printed).toBe(
+      `hogctl --output csv --fields id persons funnel --events '[{"id": "a"}, {"id": "b"}]' --all --page-size 1000 --max-wait 5s --offset 2000`,
+    );
+    const rest = await runPrinted(printed, world.env);
+    expect(rest.code, rest.stderr).toBe(0);
+    const lines = (first.stdout + rest.stdout).trim().split('\n');
+    expect(lines).toEqual(['id', ...funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid)]);
+  });
+
+  it('stopped on its first query, prints the command to run again; --offset and --max-wait are refused with --legacy', async () => {
+    world.sandbox.setRateLimit('query=1/1h');
+    let res;
+    try {
+      expect((await world.run(['persons', 'query', 'SELECT count() FROM persons'])).code).toBe(0);
+      res = await world.run(['persons', 'trends', '--events', '[{"id": "a"}]', '--day', '2030-01-01', '--all', '--max-wait', '5s']);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(res.code).toBe(6);
+    expect(res.stderr).toContain(
+      'no persons printed; run it again with:\n  hogctl persons trends --day 2030-01-01 --events \'[{"id": "a"}]\' --all --max-wait 5s\n',
+    );
+    for (const flag of [
+      ['--offset', '10'],
+      ['--max-wait', '1m'],
+      ['--page-size', '10'],
+    ]) {
+      const legacy = await world.run(['persons', 'funnel', '--legacy', '--events', '[{"id": "a"}, {"id": "b"}]', '--all', ...flag]);
+      expect(legacy.code).toBe(2);
+      expect(legacy.stderr).toContain(`${flag[0]} applies to the query endpoint's actors query, not to the legacy list`);
     }
   });
 });

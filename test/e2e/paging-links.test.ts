@@ -29,3 +29,26 @@ describe('next links with another scheme or port', () => {
     expect(pages.length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('next links to another host', () => {
+  let elsewhere: World;
+  beforeAll(async () => {
+    // What a PostHog behind a proxy without IS_BEHIND_PROXY hands out: its upstream's name.
+    elsewhere = await startWorld({ persons: 250, seed: 3, linkOrigin: 'http://posthog-web:8000' });
+  });
+  afterAll(() => elsewhere.close());
+
+  it('persons list --all prints the first page, then stops at once naming the link host and what to check (exit 7)', async () => {
+    const res = await elsewhere.run(['persons', 'list', '--all', '--page-size', '100', '-o', 'ndjson']);
+    expect(res.code).toBe(7);
+    expect(res.stdout.trim().split('\n')).toHaveLength(100);
+    const host = new URL(elsewhere.sandbox.url).host;
+    expect(res.stderr).toContain(
+      `error: the server's next page is at posthog-web:8000, not ${host}: the server handed out links to another host, so paging stops without sending anything there`,
+    );
+    expect(res.stderr).toContain("check the server's SITE_URL and proxy settings");
+    expect(res.stderr).not.toContain('retrying');
+    // One page asked for, of the sandbox; nothing tried again.
+    expect(elsewhere.sandbox.requests.filter((r) => r.path === '/api/projects/1/persons/')).toHaveLength(1);
+  });
+});

@@ -1,6 +1,6 @@
 // End-to-end: `hogctl persons query` (the built binary) against the sandbox's HogQL endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { runPrinted, startWorld, type World } from './harness.js';
 import type { RecordedRequest } from '@hogctl/sandbox';
 
 const PERSONS = 30_000;
@@ -294,8 +294,87 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     }
   });
 
-  it('stopped by a wait past --max-wait, prints the cursor; --after continues there, and the two outputs hold every row once', async () => {
+  it('--max-wait caps each wait, not their sum: waits that add up to more than it are all waited out', async () => {
+    // Seven queries at two per 2 s: three waits of up to 2 s each, more than 3 s in all.
+    world.sandbox.setRateLimit('query=2/2s');
+    try {
+      const res = await world.run([
+        'persons',
+        'query',
+        'SELECT id FROM persons',
+        '--all',
+        '--page-size',
+        '5000',
+        '--max-wait',
+        '3s',
+        '-o',
+        'ndjson',
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr.match(/^rate-limited by the server \(HogQL queries per hour\): waiting/gm)?.length).toBeGreaterThanOrEqual(2);
+      expect(lines(res.stdout).map((l) => JSON.parse(l).id)).toEqual(inKeysetOrder().map((p) => p.uuid));
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+  });
+
+  it('stopped by a wait past --max-wait, prints the command with every flag given and the cursor; run as printed, it continues there', async () => {
+    const text = "SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != 'XX'";
     world.sandbox.setRateLimit('query=3/1h');
+    let first;
+    try {
+      first = await world.run([
+        '--project',
+        '1',
+        '--base-url',
+        world.sandbox.url,
+        'persons',
+        'query',
+        text,
+        '--values',
+        '{"plan": "free"}',
+        '--value',
+        'plan=team',
+        '--all',
+        '--page-size',
+        '2000',
+        '--max-wait',
+        '10s',
+        '-o',
+        'ndjson',
+        '--fields',
+        'id',
+      ]);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(first.code).toBe(6);
+    expect(first.stderr).toMatch(
+      /^error: the server limits queries and asks to wait \S+, longer than --max-wait 10s \(stopped after 3 queries\)$/m,
+    );
+    expect(first.stderr).toContain('6,000 rows printed; continue after the last one with:');
+    const printed = /^\s+(hogctl .*)$/m.exec(first.stderr)?.[1] ?? '';
+    const cursor = /--after (\S+)$/.exec(printed)?.[1];
+    expect(cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z,[0-9a-f-]{36}$/);
+    expect(printed).toBe(
+      `hogctl --base-url ${world.sandbox.url} --project 1 --output ndjson --fields id persons query ` +
+        `'SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != '\\''XX'\\''' ` +
+        `--all --page-size 2000 --max-wait 10s --values '{"plan": "free"}' --value plan=team --after ${cursor}`,
+    );
+    expect(lines(first.stdout)).toHaveLength(6000);
+    const rest = await runPrinted(printed, world.env);
+    expect(rest.code, rest.stderr).toBe(0);
+    const rows = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l));
+    expect(Object.keys(rows[0])).toEqual(['id']);
+    expect(rows.map((r) => r.id)).toEqual(
+      inKeysetOrder()
+        .filter((p) => p.properties.plan === 'team' && p.properties.country !== 'XX')
+        .map((p) => p.uuid),
+    );
+  });
+
+  it('-o csv: the continuation (--after) prints no header, so the two outputs appended are one CSV', async () => {
+    world.sandbox.setRateLimit('query=2/1h');
     let first;
     try {
       first = await world.run([
@@ -306,35 +385,36 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
         '--page-size',
         '5000',
         '--max-wait',
-        '10s',
+        '5s',
         '-o',
-        'ndjson',
+        'csv',
       ]);
     } finally {
       world.sandbox.setRateLimit();
     }
     expect(first.code).toBe(6);
-    expect(first.stderr).toMatch(
-      /^error: the server limits queries and asks to wait \S+, past --max-wait 10s \(stopped after 3 queries\)$/m,
+    const printed = /^\s+(hogctl .*--after \S+)$/m.exec(first.stderr)?.[1] ?? '';
+    const rest = await runPrinted(printed, world.env);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(lines(rest.stdout)[0]).not.toBe('id');
+    expect(lines(first.stdout + rest.stdout)).toEqual(['id', ...inKeysetOrder().map((p) => p.uuid)]);
+  });
+
+  it('stopped on its first query, prints the command to run again, without --after', async () => {
+    world.sandbox.setRateLimit('query=1/1h');
+    let res;
+    try {
+      expect((await world.run(['persons', 'query', 'SELECT count() FROM persons'])).code).toBe(0);
+      res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--max-wait', '5s', '-o', 'ndjson']);
+    } finally {
+      world.sandbox.setRateLimit();
+    }
+    expect(res.code).toBe(6);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/\(stopped after 0 queries\)$/m);
+    expect(res.stderr).toContain(
+      "no rows printed; run it again with:\n  hogctl --output ndjson persons query 'SELECT id FROM persons' --all --max-wait 5s\n",
     );
-    const rerun = /^\s+hogctl persons query 'SELECT id FROM persons' --all --after (\S+) --page-size 5000$/m.exec(first.stderr);
-    expect(rerun, first.stderr).not.toBeNull();
-    expect(lines(first.stdout)).toHaveLength(15_000);
-    const rest = await world.run([
-      'persons',
-      'query',
-      'SELECT id FROM persons',
-      '--all',
-      '--after',
-      rerun![1],
-      '--page-size',
-      '5000',
-      '-o',
-      'ndjson',
-    ]);
-    expect(rest.code).toBe(0);
-    const ids = [...lines(first.stdout), ...lines(rest.stdout)].map((l) => JSON.parse(l).id);
-    expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
   });
 
   it('--after, --max-wait and --page-size need --all; a malformed --after is refused before anything is sent', async () => {

@@ -11,8 +11,13 @@ import { serializeListItem } from './person-format.js';
 import type { Person } from './store.js';
 import { funnelPeople, lifecyclePeople } from './routes/legacy-persons.js';
 
+// Paging as PostHog's HogQLHasMorePaginator does it (posthog/hogql_queries/insights/paginators.py):
+// `limit` defaults to 100 and is clamped to MAX_SELECT_RETURNED_ROWS, 50,000 on the query endpoint
+// (posthog/hogql/constants.py); the query asks for limit + 1 rows, and hasMore says whether more
+// than `limit` came. The HogQL printer clamps the top-level LIMIT to 50,000 too
+// (posthog/hogql/printer.py), so a page of 50,000 never has more.
 const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 10_000;
+const MAX_LIMIT = 50_000;
 
 type Node = Record<string, unknown>;
 
@@ -71,13 +76,15 @@ function actorsOf(store: Iterable<Person>, source: Node): Person[] {
 
 export function runActorsQuery(query: Node, store: Iterable<Person>) {
   const source = node(query.source, 'source');
-  const limit = query.limit === undefined || query.limit === null ? DEFAULT_LIMIT : Number(query.limit);
-  const offset = query.offset === undefined || query.offset === null ? 0 : Number(query.offset);
-  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0)
-    throw validationError('limit and offset must be whole numbers');
+  const asked = query.limit === undefined || query.limit === null ? 0 : Number(query.limit);
+  const from = query.offset === undefined || query.offset === null ? 0 : Number(query.offset);
+  if (!Number.isInteger(asked) || !Number.isInteger(from)) throw validationError('limit and offset must be whole numbers');
+  const limit = Math.min(MAX_LIMIT, asked > 0 ? asked : DEFAULT_LIMIT);
+  const offset = from > 0 ? from : 0;
   const people = actorsOf(store, source);
-  const capped = Math.min(limit, MAX_LIMIT);
-  const page = people.slice(offset, offset + capped);
+  // LIMIT limit + 1, as the printer leaves it: at most MAX_LIMIT rows.
+  const fetched = people.slice(offset, offset + Math.min(limit + 1, MAX_LIMIT));
+  const page = fetched.slice(0, limit);
   const actor = (p: Person) => {
     const item = serializeListItem(p);
     return {
@@ -94,8 +101,8 @@ export function runActorsQuery(query: Node, store: Iterable<Person>) {
     columns: ['actor'],
     types: ["Tuple(UUID, String, Array(String), String, DateTime64(6, 'UTC'), Bool)"],
     hogql: 'SELECT actor FROM actors',
-    hasMore: offset + page.length < people.length,
-    limit: capped,
+    hasMore: fetched.length > limit,
+    limit,
     offset,
     missing_actors_count: 0,
     is_cached: false,

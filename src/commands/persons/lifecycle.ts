@@ -3,13 +3,12 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { ACTORS_PAGING, addActorsOptions, addPeopleOptions, type ActorsOptions, type PeopleOptions } from './shared/insight-options.js';
 import { buildParams, printPeople, readParamsFile } from './shared/insight-run.js';
 
-export interface PersonsLifecycleOptions extends PeopleOptions {
+export interface PersonsLifecycleOptions extends PeopleOptions, ActorsOptions {
   targetDate?: string;
   lifecycleType?: string;
-  legacy?: boolean;
 }
 
 export const LIFECYCLE_TYPES = ['new', 'returning', 'resurrecting', 'dormant'];
@@ -20,12 +19,13 @@ export function personsLifecycleCommand(): Command {
     .description(
       'List the persons a lifecycle insight counts as new, returning, resurrecting or dormant on a date. ' +
         'With a personal API key they come from the query endpoint (an InsightActorsQuery over a LifecycleQuery, which needs query:read); ' +
-        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/lifecycle/ list, which refuses keys.',
+        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/lifecycle/ list, which refuses keys.\n\n' +
+        ACTORS_PAGING,
     )
     .option('--target-date <date>', 'the date of the bucket, e.g. 2025-03-01 (required)')
     .option('--lifecycle-type <type>', `the bucket: ${LIFECYCLE_TYPES.join(', ')} (required)`)
     .option('--legacy', 'use the legacy /persons/lifecycle/ list (needs `hogctl auth login`)');
-  return addPeopleOptions(command, false)
+  return addActorsOptions(addPeopleOptions(command, false))
     .addHelpText(
       'after',
       examples(

@@ -4,10 +4,13 @@ import { UsageError } from '../../errors.js';
 import { writeAll } from '../../io/streams.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { parseCount, collect } from '../../cli/flags.js';
+import { parseCount, parseDuration, collect } from '../../cli/flags.js';
+import { rerunCommand } from '../../cli/rerun.js';
+import { stoppedError } from '../../cli/stopped.js';
+import { underRateLimit, type RateLimitName } from '../../io/countdown.js';
 import { RecordWriter } from '../../io/output.js';
 import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
-import { listAllPersons } from '../../api/list-all-persons.js';
+import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
 
 export interface PersonsListOptions {
@@ -20,7 +23,18 @@ export interface PersonsListOptions {
   all?: boolean;
   pageSize?: string;
   serverFormat?: 'csv' | 'json';
+  offset?: string;
+  after?: string;
+  maxWait?: string;
 }
+
+/** The longest single wait for the read limit by default, as for persons query. */
+const DEFAULT_MAX_WAIT = '60m';
+
+const READ_LIMIT: RateLimitName = {
+  waiting: 'rate-limited by the server (reading persons)',
+  limits: 'the server limits reads',
+};
 
 export const PERSON_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
 
@@ -29,7 +43,11 @@ export function personsListCommand(): Command {
     .alias('ls')
     .summary('list persons, with filters and paging')
     .description(
-      'List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.',
+      'List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.\n\n' +
+        'With --all, a wait the server asks for is waited out (a countdown on a terminal), up to --max-wait; stopped for any reason, --all prints the command that continues: ' +
+        'the one given, with --offset (where the next page starts) and --after (the last person printed: its created_at and id). ' +
+        'The list pages by offset, newest first, so a continuation starts a little before --offset and skips every person at or above --after: ' +
+        'the two outputs appended together hold every person once, even if persons were deleted meanwhile; persons created meanwhile are left out, as from any listing begun before them.',
     )
     .option('--email <email>', 'exact match on the email property')
     .option('--distinct-id <id>', 'persons having this distinct id')
@@ -39,6 +57,15 @@ export function personsListCommand(): Command {
     .option('--limit <n>', 'the most persons to print', '100')
     .option('--all', 'every matching person (ignores --limit)')
     .option('--page-size <n>', 'persons per request (default 100, or 1000 with --all)')
+    .option('--offset <n>', 'with --all: start at the n-th person, as a stopped --all printed it')
+    .option(
+      '--after <cursor>',
+      'with --all: leave out the persons up to this one, as a stopped --all printed it (<created_at>,<id>[,<id>...]); -o csv then prints no header row, so the output appends to the first',
+    )
+    .option(
+      '--max-wait <duration>',
+      `with --all: the longest single wait the server may ask for; a longer one stops --all, which prints how to continue, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
+    )
     .addOption(
       new Option('--server-format <format>', "the API's own format parameter; csv prints the server's CSV export as is").choices([
         'csv',
@@ -51,6 +78,7 @@ export function personsListCommand(): Command {
         'hogctl persons list --limit 20',
         'hogctl persons list --where plan=team --where email~@example.com -o csv',
         'hogctl persons list --all -o ndjson > persons.ndjson',
+        'hogctl persons list --all --offset 1000 --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001 -o ndjson >> persons.ndjson',
         'hogctl persons list --search lee --fields id,properties.email',
       ),
     )
@@ -58,6 +86,18 @@ export function personsListCommand(): Command {
 }
 
 export async function personsListRun(ctx: Context, options: PersonsListOptions): Promise<void> {
+  for (const [flag, given] of [
+    ['--offset', options.offset],
+    ['--after', options.after],
+    ['--max-wait', options.maxWait],
+  ] as const) {
+    if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
+  }
+  const position: ListPosition = {
+    offset: options.offset === undefined ? 0 : parseCount(options.offset, '--offset', 0),
+    after: options.after === undefined ? undefined : parseAfter(options.after),
+  };
+  const cap = { maxWaitMs: parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait'), flag: '--max-wait' };
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   // A limited list asks for one person more than it prints: that one says whether more exist,
   // without a request of its own (a full page always carries `next`, even the last one).
@@ -96,17 +136,44 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   }
 
   // Rows print page by page as they arrive, on a terminal too (column widths from the first page).
-  const writer = new RecordWriter(output, { columns: PERSON_COLUMNS, fields: api.PERSON_FIELDS, openObjects: ['properties'] });
+  // A continuation is appended to the first output: no second CSV header.
+  const writer = new RecordWriter(
+    output,
+    { columns: PERSON_COLUMNS, fields: api.PERSON_FIELDS, openObjects: ['properties'] },
+    { csvHeader: options.offset === undefined && options.after === undefined },
+  );
   let more = false;
   let shifted = 0;
+  let requests = 0;
+  // --all waits out the read limit here, with a countdown, as long as --max-wait allows.
+  const send = <T>(request: (retry?: { maxRetryAfterMs: number }) => Promise<T>) =>
+    underRateLimit(ctx, cap, (retry) => request(retry).then((res) => (requests++, res)), READ_LIMIT);
   const pages =
     limit === undefined
-      ? listAllPersons(client, projectId, filters, { pageSize, signal: ctx.deps.signal, onShift: () => shifted++ })
+      ? listAllPersons(client, projectId, filters, { pageSize, signal: ctx.deps.signal, onShift: () => shifted++, position, send })
       : api.listPersons(client, projectId, filters, { pageSize, limit: fetchLimit, signal: ctx.deps.signal });
-  for await (const page of pages) {
-    const room = limit === undefined ? page.length : limit - writer.count;
-    if (page.length > room) more = true;
-    await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
+  try {
+    for await (const page of pages) {
+      const room = limit === undefined ? page.length : limit - writer.count;
+      if (page.length > room) more = true;
+      await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
+    }
+  } catch (error) {
+    await writer.end();
+    if (limit !== undefined) throw error;
+    // However --all stops, say how to go on: where the next page starts, and the last person printed.
+    const { offset, after } = position;
+    throw stoppedError(ctx, error, {
+      printed: writer.count,
+      noun: ['person', 'persons'],
+      requests,
+      requestNoun: ['request', 'requests'],
+      command: rerunCommand(ctx.invocation, {
+        '--offset': offset > 0 ? String(offset) : null,
+        '--after': after ? [after.createdAt, ...after.ids].join(',') : null,
+      }),
+      continues: offset > 0 || after !== undefined,
+    });
   }
   await writer.end();
   if (shifted > 0)
@@ -117,4 +184,16 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
   else if (more && ctx.io.stderr.isTTY)
     ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
+}
+
+/** `--after <created_at>,<id>[,<id>...]`: the last person a stopped --all printed. */
+function parseAfter(raw: string): NonNullable<ListPosition['after']> {
+  const [createdAt = '', ...ids] = raw.split(',').map((part) => part.trim());
+  if (Number.isNaN(Date.parse(createdAt)) || ids.length === 0 || ids.some((id) => !/^[\w-]+$/.test(id))) {
+    throw new UsageError(
+      `invalid --after "${raw}": expected <created_at>,<id> as a stopped --all printed it`,
+      'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001',
+    );
+  }
+  return { createdAt, ids };
 }

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { ApiError, CancelledError, CliError, UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { rerunCommand } from '../../cli/rerun.js';
+import { stoppedError } from '../../cli/stopped.js';
 import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { underQueryLimit } from '../../io/countdown.js';
@@ -26,7 +28,7 @@ const MAX_PAGE_SIZE = MAX_QUERY_ROWS;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
  * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
-/** The longest Retry-After waited out by default; the legacy limit's can approach an hour. */
+/** The longest single Retry-After waited out by default; the legacy limit's can approach an hour. */
 const DEFAULT_MAX_WAIT = '60m';
 const QUERY_NAME = 'hogctl-persons-query';
 
@@ -39,15 +41,18 @@ export function personsQueryCommand(): Command {
         'With --all, a query of the form `SELECT <columns> FROM persons [WHERE <condition>]` is paged by keyset on created_at and id ' +
         '(personal API keys may not use OFFSET), newest first, and every matching row is printed, 50,000 rows a query. ' +
         'When the server limits queries (120 an hour on some teams), --all waits as long as it asks, up to --max-wait; ' +
-        'stopped for any reason, it prints the cursor to continue from: --after <cursor> picks up exactly there, so the two outputs appended together hold every row once.',
+        'stopped for any reason, it prints the command that continues: the one given, every flag kept, with --after <cursor>, which picks up exactly there, so the two outputs appended together hold every row once.',
     )
     .argument('<hogql>', 'the query, e.g. "SELECT id, properties.email FROM persons WHERE properties.plan = \'team\'"')
     .option('--all', 'every matching row, paged by created_at and id')
     .option('--page-size <n>', `rows per request with --all (default and most: ${MAX_PAGE_SIZE})`)
-    .option('--after <cursor>', 'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>)')
+    .option(
+      '--after <cursor>',
+      'with --all: continue after this row, as an interrupted --all printed it (<created_at>,<id>); -o csv then prints no header row, so the output appends to the first',
+    )
     .option(
       '--max-wait <duration>',
-      `with --all: the longest wait the server may ask for before --all stops and prints its cursor, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
+      `with --all: the longest single wait the server may ask for (each wait, not their sum); a longer one stops --all, which prints how to continue, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
     )
     .option('--values <json>', 'values for {placeholders} in the query, as a JSON object')
     .option('--value <name=value>', 'one placeholder value; parsed as JSON when it parses, else a string (repeatable)', collect)
@@ -116,7 +121,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
-  const budget = { waitedMs: 0, maxWaitMs, flag: '--max-wait' };
+  const cap = { maxWaitMs, flag: '--max-wait' };
   const send = (query: string, vals: Record<string, unknown>, retry?: { maxRetryAfterMs: number }) =>
     runHogQL(
       client,
@@ -127,7 +132,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   // With --all the server's query limit is waited out, with a countdown; a single query leaves
   // the waiting to the client.
   const run = (query: string, vals: Record<string, unknown>) =>
-    (plan ? underQueryLimit(ctx, budget, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
+    (plan ? underQueryLimit(ctx, cap, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
       throw explainQueryError(error);
     });
 
@@ -136,7 +141,12 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const print = async (columns: string[], types: unknown, rows: unknown[][]) => {
     if (!shape) {
       shape = rowShape(columns, types);
-      writer = new RecordWriter(output, { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] });
+      // A continuation (--after) is appended to the first output: no second CSV header.
+      writer = new RecordWriter(
+        output,
+        { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] },
+        { csvHeader: start === undefined },
+      );
     }
     await writer!.writePage(toRecords(shape, rows));
   };
@@ -157,27 +167,22 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   try {
     for await (const page of walkKeyset(plan, pageSize, walk, run)) await print(page.columns, page.types, page.rows);
   } catch (error) {
-    // However it stops, say where to pick up: the rows printed so far are complete up to there.
+    // However it stops, say how to go on: the rows printed so far are complete up to the cursor,
+    // and the command is the one typed with --after moved there.
     const { after, pages } = walk;
-    if (!after) throw error;
-    const rerun = `hogctl persons query ${shellQuote(hogql)} --all --after ${formatCursor(after)}${options.pageSize ? ` --page-size ${pageSize}` : ''}`;
     await writer?.end();
-    const where = `${(writer?.count ?? 0).toLocaleString('en-US')} rows printed; continue after the last one with:\n  ${rerun}`;
-    if (error instanceof CliError) {
-      error.message = `${error.message}${ctx.deps.signal?.aborted ? '' : ` (stopped after ${pages} ${pages === 1 ? 'query' : 'queries'})`}`;
-      error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;
-      throw error;
-    }
-    if (ctx.deps.signal?.aborted) throw new CancelledError(`interrupted after ${pages} ${pages === 1 ? 'query' : 'queries'}`, where);
-    throw error;
+    throw stoppedError(ctx, error, {
+      printed: writer?.count ?? 0,
+      noun: ['row', 'rows'],
+      requests: pages,
+      requestNoun: ['query', 'queries'],
+      command: rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null }),
+      continues: after !== undefined,
+    });
   }
   const { pages } = walk;
   await writer!.end();
   ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Adds what to do about the errors a query typically meets. */

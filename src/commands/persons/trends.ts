@@ -3,13 +3,12 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { addPeopleOptions, type PeopleOptions } from './shared/insight-options.js';
+import { ACTORS_PAGING, addActorsOptions, addPeopleOptions, type ActorsOptions, type PeopleOptions } from './shared/insight-options.js';
 import { buildParams, printPeople, readParamsFile } from './shared/insight-run.js';
 
-export interface PersonsTrendsOptions extends PeopleOptions {
+export interface PersonsTrendsOptions extends PeopleOptions, ActorsOptions {
   day?: string;
   series?: string;
-  legacy?: boolean;
 }
 
 export function personsTrendsCommand(): Command {
@@ -18,12 +17,13 @@ export function personsTrendsCommand(): Command {
     .description(
       'List the persons a trends insight counts on one day (--day) for one of its series (--series, from 0). ' +
         'With a personal API key they come from the query endpoint (an InsightActorsQuery over a TrendsQuery, which needs query:read); ' +
-        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/trends/ list, which refuses keys.',
+        'with only a signed-in session (`hogctl auth login`), or --legacy, from the legacy /persons/trends/ list, which refuses keys.\n\n' +
+        ACTORS_PAGING,
     )
     .option('--day <date>', 'the day of the point, e.g. 2025-03-01 (required)')
     .option('--series <n>', 'the series of the insight, counted from 0 (default 0)')
     .option('--legacy', 'use the legacy /persons/trends/ list (needs `hogctl auth login`)');
-  return addPeopleOptions(command, false)
+  return addActorsOptions(addPeopleOptions(command, false))
     .addHelpText(
       'after',
       examples(

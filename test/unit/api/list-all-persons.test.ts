@@ -2,7 +2,7 @@
 // paging, newest first, `next` built from the asked limit as PostHog does), with persons deleted
 // above the current page, and created at the top, between requests.
 import { afterEach, describe, expect, it } from 'vitest';
-import { listAllPersons, OVERLAP } from '../../../src/api/list-all-persons.js';
+import { listAllPersons, OVERLAP, type ListPosition } from '../../../src/api/list-all-persons.js';
 import { FakeApi, makeClient, ORIGIN } from '../helpers.js';
 
 let api: FakeApi;
@@ -89,5 +89,51 @@ describe('listAllPersons', () => {
     const listed = await all(50);
     expect(new Set(listed).size).toBe(listed.length);
     expect(persons(400, 100).every((p) => listed.includes(p.id))).toBe(true);
+  });
+
+  it('stopped after a page, continues from its position: each person once, across a created_at shared by the boundary', async () => {
+    api = new FakeApi();
+    const list = persons(400);
+    const asked = serve(list, () => {});
+    const { client } = makeClient(api);
+    const position: ListPosition = { offset: 0 };
+    const first: string[] = [];
+    for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize: 100, position })) {
+      first.push(...page.map((p) => p.id));
+      break;
+    }
+    // p99 shares its created_at with p100 and p101, which come on the next page.
+    expect(position).toEqual({ offset: 100, after: { createdAt: list[99].created_at, ids: ['p99'] } });
+    const rest: string[] = [];
+    for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize: 100, position: { ...position } })) {
+      rest.push(...page.map((p) => p.id));
+    }
+    expect([...first, ...rest]).toEqual(list.map((p) => p.id));
+    expect(asked[1]).toContain(`offset=${100 - OVERLAP}`);
+  });
+
+  it('a continuation finds its place again when persons above it were deleted meanwhile', async () => {
+    api = new FakeApi();
+    const list = persons(400);
+    const original = list.map((p) => p.id);
+    serve(list, () => {});
+    const { client } = makeClient(api);
+    const position: ListPosition = { offset: 200, after: { createdAt: list[199].created_at, ids: ['p198', 'p199'] } };
+    list.splice(20, 80);
+    const rest: string[] = [];
+    for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize: 100, position }))
+      rest.push(...page.map((p) => p.id));
+    expect(rest).toEqual(original.slice(200));
+  });
+
+  it('sends every request through the caller, which may wait out a rate limit with its own retry policy', async () => {
+    api = new FakeApi();
+    serve(persons(150), () => {});
+    const { client } = makeClient(api);
+    let sent = 0;
+    const send = <T>(request: (retry?: { maxRetryAfterMs: number }) => Promise<T>) => (sent++, request({ maxRetryAfterMs: 0 }));
+    for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize: 100, send }))
+      expect(page.length).toBeGreaterThan(0);
+    expect(sent).toBe(2);
   });
 });

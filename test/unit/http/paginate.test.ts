@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { paginate } from '../../../src/http/paginate.js';
-import { FakeApi, KEY, makeClient, ORIGIN } from '../helpers.js';
+import { FakeApi, KEY, makeClient, ORIGIN, rejection } from '../helpers.js';
+import { NotPostHogApiError } from '../../../src/errors.js';
 
 const PATH = '/api/projects/1/persons/';
 const OTHER = 'https://mirror.posthog.test';
@@ -80,42 +81,46 @@ describe('paginate', () => {
     expect(api.requests).toHaveLength(1);
   });
 
-  it('never sends the key to another origin named by next', async () => {
+  it('refuses a next link to another host after printing the page it came with: nothing is sent there, and the error names that host', async () => {
     api = new FakeApi()
       .on('GET', PATH, [{ status: 200, body: { results: people('a'), next: `${OTHER}${PATH}?offset=1` } }])
       .on('GET', `${PATH}?offset=1`, [{ status: 200, body: { results: people('b'), next: null } }], OTHER);
-    const { client, logs } = makeClient(api);
-    const pages = await collect(paginate<{ id: string }>(client, PATH, {}));
-    expect(pages).toEqual([people('a'), people('b')]);
-    const [first, second] = api.requests;
-    expect(first.origin).toBe(ORIGIN);
-    expect(first.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(second.origin).toBe(OTHER);
-    expect(second.headers.authorization).toBeUndefined();
-    expect(second.headers.cookie).toBeUndefined();
-    expect(Object.values(second.headers).join(' ')).not.toContain(KEY);
-    expect(logs.some((l) => l.includes('other origin'))).toBe(true);
+    const { client } = makeClient(api);
+    const pages: { id: string }[][] = [];
+    const error = await rejection(async () => {
+      for await (const page of paginate<{ id: string }>(client, PATH, {})) pages.push(page);
+    });
+    expect(pages).toEqual([people('a')]);
+    expect(api.requests.map((r) => r.origin)).toEqual([ORIGIN]);
+    expect(error).toBeInstanceOf(NotPostHogApiError);
+    expect(error.exitCode).toBe(7);
+    expect(error.message).toBe(
+      "the server's next page is at mirror.posthog.test, not app.posthog.test: the server handed out links to another host, so paging stops without sending anything there",
+    );
+    expect(error.hint).toMatch(/^check the server's SITE_URL and proxy settings/);
   });
 
-  it('hands only same-origin answers to the credentials (session cookies stay home)', async () => {
-    api = new FakeApi()
-      .on('GET', PATH, [{ status: 200, body: { results: people('a'), next: `${OTHER}${PATH}?offset=1` } }])
-      .on('GET', `${PATH}?offset=1`, [{ status: 200, body: { results: people('b'), next: null } }], OTHER);
+  it('an absolute URL on another origin gets no credentials, and its answer is not shown to them', async () => {
+    api = new FakeApi().on('GET', PATH, [{ status: 200, body: { results: people('b'), next: null } }], OTHER);
     const seenBy: string[] = [];
-    const { client } = makeClient(api, {
+    const { client, logs } = makeClient(api, {
       credentials: {
-        headers: () => ({ cookie: 'sessionid=s3cret', 'x-csrftoken': 'tok' }),
+        headers: () => ({ authorization: `Bearer ${KEY}`, cookie: 'sessionid=s3cret', 'x-csrftoken': 'tok' }),
         onResponse: (url) => {
           seenBy.push(url.origin);
         },
-        secrets: () => ['s3cret', 'tok'],
+        secrets: () => [KEY, 's3cret', 'tok'],
       },
     });
-    await collect(paginate(client, PATH, {}));
-    expect(api.requests[0].headers.cookie).toBe('sessionid=s3cret');
-    expect(api.requests[1].headers.cookie).toBeUndefined();
-    expect(api.requests[1].headers['x-csrftoken']).toBeUndefined();
-    expect(seenBy).toEqual([ORIGIN]);
+    await client.get(`${OTHER}${PATH}`);
+    const [request] = api.requests;
+    expect(request.origin).toBe(OTHER);
+    expect(request.headers.authorization).toBeUndefined();
+    expect(request.headers.cookie).toBeUndefined();
+    expect(request.headers['x-csrftoken']).toBeUndefined();
+    expect(Object.values(request.headers).join(' ')).not.toContain(KEY);
+    expect(seenBy).toEqual([]);
+    expect(logs.some((l) => l.includes('other origin'))).toBe(true);
   });
 
   it('follows a link with another scheme on the same host (a TLS proxy) on the configured origin, with its credentials', async () => {

@@ -35,6 +35,7 @@ async function render(
     columns?: number;
     wide?: boolean;
     notes?: string[];
+    csvHeader?: boolean;
   } = {},
 ): Promise<string> {
   const stdout = new Collector({ isTTY: options.tty });
@@ -42,6 +43,7 @@ async function render(
   const writer = new RecordWriter(
     { format, fields: options.fields, color: options.color ?? false, stdout, wide: options.wide, notice: (m) => options.notes?.push(m) },
     options.shape ?? SHAPE,
+    { csvHeader: options.csvHeader },
   );
   for (const page of pages) await writer.writePage(page);
   await writer.end();
@@ -127,6 +129,12 @@ describe('csv', () => {
   it('uses the default columns, one header for many pages', async () => {
     const text = await render('csv', [[RECORDS[0]], [RECORDS[1]]]);
     expect(text).toBe('id,name\nu1,Ada\nu2,Bob\n');
+  });
+
+  it('has no header when it continues an earlier output, so the two appended are one CSV', async () => {
+    const first = await render('csv', [[RECORDS[0]]]);
+    const rest = await render('csv', [[RECORDS[1]]], { csvHeader: false });
+    expect(first + rest).toBe('id,name\nu1,Ada\nu2,Bob\n');
   });
 
   it('keeps an object column whose first page holds only empty objects', async () => {

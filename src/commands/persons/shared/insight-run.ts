@@ -6,10 +6,13 @@ import { PERSON_FIELDS } from '../../../api/persons.js';
 import { peoplePage, type PeopleEndpoint, type Params } from '../../../api/person-insights.js';
 import type { InsightKind } from '../../../api/actors.js';
 import { RecordWriter } from '../../../io/output.js';
-import type { InsightParamOptions, PeopleOptions } from './insight-options.js';
+import { DEFAULT_ACTORS_MAX_WAIT, type ActorsOptions, type InsightParamOptions, type PeopleOptions } from './insight-options.js';
 import { readFile } from 'node:fs/promises';
-import { underQueryLimit } from '../../../io/countdown.js';
-import { actorsPage, actorsSource } from '../../../api/actors.js';
+import { underRateLimit, type RateLimitName } from '../../../io/countdown.js';
+import { actorsPage, actorsSource, MAX_ACTORS_PAGE } from '../../../api/actors.js';
+import { parseCount, parseDuration } from '../../../cli/flags.js';
+import { rerunCommand } from '../../../cli/rerun.js';
+import { stoppedError } from '../../../cli/stopped.js';
 
 const PEOPLE_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
 
@@ -91,12 +94,23 @@ export async function printPeople(
   ctx: Context,
   endpoint: PeopleEndpoint,
   params: Params,
-  options: PeopleOptions & { legacy?: boolean },
+  options: PeopleOptions & ActorsOptions,
   kind?: InsightKind,
 ): Promise<void> {
   // A key asks the query endpoint (the legacy lists refuse keys); a session alone, or --legacy,
   // the legacy list.
   if (kind && !options.legacy && (await ctx.settings()).apiKey) return printActors(ctx, kind, params, options);
+  for (const [flag, given] of [
+    ['--page-size', options.pageSize],
+    ['--offset', options.offset],
+    ['--max-wait', options.maxWait],
+  ] as const) {
+    if (given !== undefined)
+      throw new UsageError(
+        `${flag} applies to the query endpoint's actors query, not to the legacy list`,
+        'drop it, or use a personal API key without --legacy',
+      );
+  }
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api({ auth: 'prefer-session' });
@@ -126,29 +140,76 @@ export async function printPeople(
   else if (!options.all && page?.next) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
 }
 
-/** Actors pages of 1000: an export of a big bucket takes few queries (they are rate-limited). */
-const ACTORS_PAGE = 1000;
+/** How a wait for the query endpoint's limit reads when the query is not HogQL. */
+const ACTORS_LIMIT: RateLimitName = {
+  waiting: 'rate-limited by the server (queries per hour)',
+  limits: 'the server limits queries',
+};
 
-/** The persons behind an insight from an actors query, page by page (offset and hasMore). */
-async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions): Promise<void> {
+/** A page without --all: what a person reads at a terminal. */
+const FIRST_PAGE = 100;
+
+/**
+ * The persons behind an insight from an actors query, page by page (offset and hasMore). The query
+ * endpoint is rate-limited by the hour (an actors query is not a HogQLQuery, so on teams with the
+ * legacy HogQL limit it counts against the ClickHouse limits, 240 a minute and 1,200 an hour;
+ * elsewhere against the API queries' 2,400 an hour: docs/server-contract.md §5): each wait is
+ * waited out up to --max-wait, pages are as large as the server pages on, so an export needs the
+ * fewest queries, and a stop prints the command that continues at the offset reached.
+ */
+async function printActors(ctx: Context, kind: InsightKind, params: Params, options: PeopleOptions & ActorsOptions): Promise<void> {
+  if (options.pageSize !== undefined && !options.all) throw new UsageError('--page-size only applies with --all');
+  const pageSize = options.pageSize === undefined ? MAX_ACTORS_PAGE : parseCount(options.pageSize, '--page-size');
+  if (pageSize > MAX_ACTORS_PAGE) {
+    throw new UsageError(
+      `invalid --page-size ${pageSize}: the server says whether more persons follow only on pages of up to ${MAX_ACTORS_PAGE.toLocaleString('en-US')}`,
+      `use --page-size ${MAX_ACTORS_PAGE} or less`,
+    );
+  }
+  const start = options.offset === undefined ? 0 : parseCount(options.offset, '--offset', 0);
+  const cap = { maxWaitMs: parseDuration(options.maxWait ?? DEFAULT_ACTORS_MAX_WAIT, '--max-wait'), flag: '--max-wait' };
+  const source = actorsSource(kind, params);
   const [output, projectId] = await Promise.all([ctx.output(), ctx.projectId()]);
   const client = await ctx.api({ auth: 'key' });
-  const source = actorsSource(kind, params);
-  // Actors queries count against the query limit too (120 an hour on legacy teams): waited out.
-  const budget = { waitedMs: 0, maxWaitMs: 60 * 60_000 };
-  const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
-  let offset = 0;
+  // A continuation (--offset) is appended to the first output: no second CSV header.
+  const writer = new RecordWriter(
+    output,
+    { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] },
+    { csvHeader: options.offset === undefined },
+  );
+  let offset = start;
+  let queries = 0;
   let more = false;
-  for (;;) {
-    const page = await underQueryLimit(ctx, budget, (retry) =>
-      actorsPage(client, projectId, source, { limit: options.all ? ACTORS_PAGE : 100, offset, signal: ctx.deps.signal, retry }),
-    );
-    await writer.writePage(page.persons);
-    offset += page.persons.length;
-    more = page.hasMore;
-    if (!options.all || !more || page.persons.length === 0) break;
+  try {
+    for (;;) {
+      const page = await underRateLimit(
+        ctx,
+        cap,
+        (retry) =>
+          actorsPage(client, projectId, source, { limit: options.all ? pageSize : FIRST_PAGE, offset, signal: ctx.deps.signal, retry }),
+        ACTORS_LIMIT,
+      );
+      queries++;
+      await writer.writePage(page.persons);
+      offset += page.persons.length;
+      more = page.hasMore;
+      if (!options.all || !more || page.persons.length === 0) break;
+    }
+  } catch (error) {
+    await writer.end();
+    // --params @- was read from standard input, which the command printed cannot read again.
+    const fromStdin: Record<string, string> = options.params === '@-' ? { '--params': JSON.stringify(params) } : {};
+    throw stoppedError(ctx, error, {
+      printed: writer.count,
+      noun: ['person', 'persons'],
+      requests: queries,
+      requestNoun: ['query', 'queries'],
+      command: rerunCommand(ctx.invocation, { ...fromStdin, '--offset': offset > 0 ? String(offset) : null }),
+      continues: offset > 0,
+    });
   }
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
-  else if (!options.all && more) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
+  else if (!options.all && more)
+    ctx.info(`${writer.count} persons shown; there are more: add --all to print every page, or --offset ${offset} for the next ones`);
 }
