@@ -2,6 +2,7 @@
 // ids, at most 1000 per call, never both. Newest servers answer 202 with a summary (possibly with
 // persons_queued_for_deletion), older ones 202 or 200 with an empty body (§13).
 import type { ApiClient, ApiResponse, RequestOptions } from '../http/client.js';
+import { expectShape } from '../http/foreign-answer.js';
 import { personsPath } from './persons.js';
 
 export const BULK_DELETE_MAX_IDS = 1000;
@@ -38,6 +39,16 @@ export function bulkDeletePersons(
     retry: { maxRetries: 0 },
     acceptStatus: () => true,
   });
+}
+
+/**
+ * The summary of a 2xx answer: null for an older server's empty body; a body that is neither
+ * empty nor a summary (`{}`) is no answer of PostHog's.
+ */
+export function bulkDeleteSummaryOf(res: { status: number; url: string; body: unknown }): BulkDeleteSummary | null {
+  const summary = readBulkDeleteSummary(res.body);
+  expectShape(res, 'POST', 'a bulk_delete summary', (body) => body === null || summary !== null);
+  return summary;
 }
 
 /** The summary fields of a 2xx body; null when the body is empty or not a summary (older servers). */

@@ -5,7 +5,7 @@
 // endpoints are used only by a server without bulk_delete (404 or 405 there).
 import type { ApiClient } from '../http/client.js';
 import { UnavailableError } from '../errors.js';
-import { readBulkDeleteSummary, type BulkDeleteSummary } from './bulk-delete.js';
+import { bulkDeleteSummaryOf, type BulkDeleteSummary } from './bulk-delete.js';
 import { personNotFound } from './person-actions.js';
 import { getPerson, personsPath } from './persons.js';
 import { isUuid } from './uuid.js';
@@ -43,7 +43,7 @@ export async function deleteOnePerson(
     const old = await legacy();
     return { via: 'legacy', status: old.status, goneEarlier: Boolean(old.goneEarlier) };
   }
-  const summary = readBulkDeleteSummary(res.body);
+  const summary = bulkDeleteSummaryOf(res);
   const errors = summary?.deletion_errors ?? [];
   if (errors.length > 0) {
     const what = errors

@@ -6,6 +6,7 @@ import { ApiError, ExitCode, NotFoundError } from '../errors.js';
 import { checkPersonId, personsPath } from './persons.js';
 import { getPerson } from './persons.js';
 import { describeHttpError } from '../http/describe-error.js';
+import { EMPTY, expectShape, OBJECT_WITH, SUCCESS } from '../http/foreign-answer.js';
 
 export interface DeleteFlags {
   deleteEvents?: boolean;
@@ -70,9 +71,12 @@ export function personNotFound(projectId: string, id: string, body: unknown): No
   );
 }
 
-/** PATCH {"properties": ...}: 202 with an empty body, applied asynchronously. */
+/** PATCH {"properties": ...}: 202 with an empty body, applied asynchronously (older servers
+ * answered with the person). */
 export async function updatePerson(client: ApiClient, projectId: string, id: string, properties: Record<string, unknown>): Promise<number> {
-  return (await personRequest(client, projectId, id, '', { method: 'PATCH', body: { properties } })).status;
+  const res = await personRequest(client, projectId, id, '', { method: 'PATCH', body: { properties } });
+  expectShape(res, 'PATCH', 'a person', (body) => EMPTY(body) || OBJECT_WITH('uuid')(body));
+  return res.status;
 }
 
 /**
@@ -102,7 +106,9 @@ export async function deletePerson(
 
 /** update_property: `{key, value}` in the body (older OpenAPI wrongly says query). */
 export async function updateProperty(client: ApiClient, projectId: string, id: string, key: string, value: unknown): Promise<number> {
-  return (await personRequest(client, projectId, id, 'update_property', { method: 'POST', body: { key, value } })).status;
+  const res = await personRequest(client, projectId, id, 'update_property', { method: 'POST', body: { key, value } });
+  expectShape(res, 'POST', 'an empty answer', EMPTY);
+  return res.status;
 }
 
 /**
@@ -122,6 +128,7 @@ export async function deleteProperty(client: ApiClient, projectId: string, id: s
     await getPerson(client, projectId, id);
     throw describeHttpError('POST', res.url, res.status, res.body);
   }
+  if (!(res.body && typeof res.body === 'object' && res.body.success === false)) expectShape(res, 'POST', '{"success": true}', SUCCESS);
   if (res.body && typeof res.body === 'object' && res.body.success === false) {
     throw new ApiError(
       `POST ${new URL(res.url).pathname} failed: ${res.body.detail ?? 'the server did not delete the property'}`,
@@ -136,17 +143,23 @@ export async function deleteProperty(client: ApiClient, projectId: string, id: s
 
 /** split: 201 `{"success": true}`; the split itself runs asynchronously. */
 export async function splitPerson(client: ApiClient, projectId: string, id: string, body: SplitRequest): Promise<number> {
-  return (await personRequest(client, projectId, id, 'split', { method: 'POST', body })).status;
+  const res = await personRequest(client, projectId, id, 'split', { method: 'POST', body });
+  expectShape(res, 'POST', '{"success": true}', SUCCESS);
+  return res.status;
 }
 
 /** delete_events: 202, queued for the weekly batch. */
 export async function deleteEvents(client: ApiClient, projectId: string, id: string): Promise<number> {
-  return (await personRequest(client, projectId, id, 'delete_events', { method: 'POST' })).status;
+  const res = await personRequest(client, projectId, id, 'delete_events', { method: 'POST' });
+  expectShape(res, 'POST', 'an empty answer', EMPTY);
+  return res.status;
 }
 
 /** delete_recordings: 202, started asynchronously. */
 export async function deleteRecordings(client: ApiClient, projectId: string, id: string): Promise<number> {
-  return (await personRequest(client, projectId, id, 'delete_recordings', { method: 'POST' })).status;
+  const res = await personRequest(client, projectId, id, 'delete_recordings', { method: 'POST' });
+  expectShape(res, 'POST', 'an empty answer', EMPTY);
+  return res.status;
 }
 
 /** One person's activity, or the whole project's; paged by `page`, following `next`. */
@@ -186,7 +199,9 @@ export async function* personActivity(
 
 /** reset_person_distinct_id: unblocks a deleted person's distinct id; 202, empty. */
 export async function resetPersonDistinctId(client: ApiClient, projectId: string, distinctId: string): Promise<number> {
-  return (await client.post(personsPath(projectId, 'reset_person_distinct_id/'), { distinct_id: distinctId })).status;
+  const res = await client.post(personsPath(projectId, 'reset_person_distinct_id/'), { distinct_id: distinctId });
+  expectShape(res, 'POST', 'an empty answer', EMPTY);
+  return res.status;
 }
 
 export interface DeletionStatusFilter {

@@ -4,6 +4,7 @@
 // made with `auth: 'prefer-session'`.
 import type { ApiClient, Query } from '../http/client.js';
 import { personsPath } from './persons.js';
+import { expectShape } from '../http/foreign-answer.js';
 
 export interface PersonCohort {
   id: number;
@@ -47,7 +48,8 @@ export async function personCohorts(client: ApiClient, projectId: string, person
   const res = await client.get<{ results?: PersonCohort[] } | PersonCohort[]>(personsPath(projectId, 'cohorts/'), { person_id: personId });
   // Older servers returned full cohort objects; the fields we show are in both.
   const body = res.body;
-  return Array.isArray(body) ? body : Array.isArray(body?.results) ? body.results : [];
+  expectShape(res, 'GET', 'a list of cohorts', (b) => Array.isArray(b) || Array.isArray((b as { results?: unknown } | null)?.results));
+  return Array.isArray(body) ? body : body.results!;
 }
 
 export async function propertiesTimeline(

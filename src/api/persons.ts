@@ -1,6 +1,7 @@
 // Thin typed calls for /api/projects/{id}/persons/ (docs/server-contract.md §6).
 import type { ApiClient, Query } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
+import { expectShape, OBJECT_WITH } from '../http/foreign-answer.js';
 import { NotFoundError, NotPostHogApiError, UsageError } from '../errors.js';
 import type { PropertyFilter } from './person-filters.js';
 import { isUuid } from './uuid.js';
@@ -107,6 +108,7 @@ export async function getPerson(client: ApiClient, projectId: string, id: string
       'check the id with `hogctl persons list`, and the project with --project',
     );
   }
+  expectShape(res, 'GET', 'a person', OBJECT_WITH('uuid'));
   return res.body;
 }
 

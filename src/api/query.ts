@@ -3,7 +3,7 @@
 import type { ApiClient } from '../http/client.js';
 import { realSleep } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
-import { ApiError, CliError, ExitCode, UnavailableError } from '../errors.js';
+import { ApiError, CliError, ExitCode, NotPostHogApiError, UnavailableError } from '../errors.js';
 import { describeHttpError } from '../http/describe-error.js';
 
 export interface QueryStatus {
@@ -47,19 +47,19 @@ export function queryPath(projectId: string, suffix = ''): string {
   return `/api/projects/${encodeURIComponent(projectId)}/query/${suffix}`;
 }
 
+/** An answer to a query without its columns and results is not PostHog's (exit 7). */
 function unexpected(what: string): CliError {
-  const error = new CliError(
-    `the server's answer to the query is not what hogctl expects: ${what}`,
-    'run with --debug to see the answer; the server may be too old or too new for this hogctl',
+  return new NotPostHogApiError(
+    `the answer to the query is ${what}: this does not look like a PostHog API`,
+    'check --base-url; run with --debug to see the answer (the server may be too old or too new for this hogctl)',
   );
-  return error;
 }
 
 function checkResponse(body: unknown): HogQLResponse {
   if (body === null || typeof body !== 'object') throw unexpected('not a JSON object');
   const res = body as HogQLResponse;
-  if (!Array.isArray(res.columns)) throw unexpected('no "columns" list');
-  if (!Array.isArray(res.results)) throw unexpected('no "results" list');
+  if (!Array.isArray(res.columns)) throw unexpected('without a "columns" list');
+  if (!Array.isArray(res.results)) throw unexpected('without a "results" list');
   return res;
 }
 

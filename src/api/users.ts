@@ -4,6 +4,7 @@
 import type { ApiClient } from '../http/client.js';
 import { UsageError } from '../errors.js';
 import { isUuid } from './uuid.js';
+import { expectShape, OBJECT_WITH } from '../http/foreign-answer.js';
 
 /** UserSerializer's fields (§9); `team` and `organization` are objects. */
 export const USER_FIELDS = [
@@ -85,7 +86,9 @@ export function userPath(user: string, action?: string): string {
 }
 
 export async function getUser(client: ApiClient, user = '@me'): Promise<User> {
-  return (await client.get<User>(userPath(user))).body;
+  const res = await client.get<User>(userPath(user));
+  expectShape(res, 'GET', 'a user', OBJECT_WITH('uuid'));
+  return res.body;
 }
 
 export async function updateUser(client: ApiClient, user: string, body: Record<string, unknown>): Promise<User> {

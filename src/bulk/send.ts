@@ -1,5 +1,5 @@
 // One attempt at one chunk: the bulk_delete request, and what its answer means for the runner.
-import { bulkDeletePersons, readBulkDeleteSummary, type BulkDeleteRequest } from '../api/bulk-delete.js';
+import { bulkDeletePersons, bulkDeleteSummaryOf, type BulkDeleteRequest } from '../api/bulk-delete.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
 import { NotPostHogApiError, TlsError, UnavailableError } from '../errors.js';
@@ -39,7 +39,17 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
       throw err;
     }
     const { status } = res;
-    if (status >= 200 && status < 300) return { kind: 'ok', status, summary: readBulkDeleteSummary(res.body) };
+    if (status >= 200 && status < 300) {
+      let summary;
+      try {
+        summary = bulkDeleteSummaryOf(res);
+      } catch (err) {
+        // Not PostHog's answer: nothing can be claimed, and every other chunk would go the same way.
+        if (err instanceof NotPostHogApiError) return { kind: 'rejected', status, error: err };
+        throw err;
+      }
+      return { kind: 'ok', status, summary };
+    }
     const error = describeHttpError('POST', res.url, status, res.body);
     if (status === 429)
       return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };

@@ -2,7 +2,7 @@
 // wait longer than --max-wait, any error): what it printed, and the command that continues
 // exactly after that, so that the two outputs appended together hold every row once.
 import type { Context } from '../context.js';
-import { CancelledError, CliError, ExitCode } from '../errors.js';
+import { CancelledError, CliError, ExitCode, NotPostHogApiError, TlsError } from '../errors.js';
 
 export interface Stop {
   /** Rows printed before the stop, and what a row is: ['row', 'rows'] or ['person', 'persons']. */
@@ -27,6 +27,11 @@ const count = (n: number, [one, many]: [string, string]) => `${n.toLocaleString(
  */
 export function stoppedError(ctx: Context, error: unknown, stop: Stop): unknown {
   const aborted = Boolean(ctx.deps.signal?.aborted);
+  // Nothing printed, and what answered is not PostHog, or would not let the key in: running it
+  // again changes nothing until the settings do, which the error's own hint says.
+  const refusedAtOnce =
+    error instanceof NotPostHogApiError || error instanceof TlsError || (error instanceof CliError && error.exitCode === ExitCode.auth);
+  if (refusedAtOnce && stop.printed === 0 && !aborted) return error;
   let where: string;
   if (stop.continues) {
     where = `${count(stop.printed, stop.noun)} printed; continue ${stop.printed > 0 ? 'after the last one ' : ''}with:\n  ${stop.command}`;

@@ -32,7 +32,8 @@ export function checkSuccessAnswer(
   const type = contentTypeOf(res.headers);
   const where = `${method} ${url.pathname}`;
   if (res.body === null) {
-    if (EMPTY_OK.has(res.status)) return;
+    // A read always has something to say; an empty 202/204 is how an action is accepted.
+    if (EMPTY_OK.has(res.status) && method !== 'GET' && method !== 'HEAD') return;
     throw new NotPostHogApiError(
       `${url.host} answered ${where} with ${res.status} and an empty body: this does not look like a PostHog API`,
       baseUrlHint(origin),
@@ -68,4 +69,32 @@ export function redirectError(method: string, url: URL, origin: string, status: 
     return new NotPostHogApiError(message, `the API moved: use --base-url ${target.origin} if that is your PostHog`);
   }
   return new NotPostHogApiError(message, `a sign-in page or proxy answers instead of PostHog; ${baseUrlHint(origin)}`);
+}
+
+/** What PostHog answers where an action is accepted for later: an empty body (202 or 204). */
+export const EMPTY = (body: unknown) => body === null;
+/** A JSON object holding `key` as a string: a person (`uuid`), a user (`uuid`). */
+export const OBJECT_WITH = (key: string) => (body: unknown) =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as Record<string, unknown>)[key] === 'string';
+/** `{"success": true}`. */
+export const SUCCESS = (body: unknown) => body !== null && typeof body === 'object' && (body as { success?: unknown }).success === true;
+
+/**
+ * Throws when a successful answer is not in the shape its endpoint documents: JSON of another
+ * shape (`{}` from a mock, a proxy or another API) is no more a PostHog answer than an HTML page,
+ * and reading it as success would claim what did not happen.
+ */
+export function expectShape(
+  res: { status: number; url: string; body: unknown },
+  method: string,
+  what: string,
+  ok: (body: unknown) => boolean,
+): void {
+  if (ok(res.body)) return;
+  const url = new URL(res.url);
+  const got = res.body === null ? 'an empty body' : `JSON that is not ${what}`;
+  throw new NotPostHogApiError(
+    `${url.host} answered ${method} ${url.pathname} with ${res.status} and ${got}: this does not look like a PostHog API`,
+    baseUrlHint(url.origin),
+  );
 }

@@ -134,6 +134,46 @@ describe('a host answering 200 with an HTML page on every path', () => {
   });
 });
 
+describe('a host answering 200 with JSON of the wrong shape ({}) on every path', () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  afterAll(() => site.close());
+
+  // `hogctl api` prints whatever JSON comes back: it knows no shape to expect.
+  it.each(COMMANDS.filter((args) => args[0] !== 'api').map((args) => [args.join(' '), args]))(
+    '%s exits 7 and says it is not a PostHog API',
+    async (_name, args) => {
+      const res = await run(site, args as string[]);
+      expect(res.stderr).toMatch(/this does not look like a PostHog API/);
+      expect(res.stderr).not.toMatch(/✔|accepted|unexpected failure/);
+      expect(res.code).toBe(7);
+    },
+  );
+
+  it('bulk-delete claims no deletion', async () => {
+    const receipt = join(dir, 'receipt-json.json');
+    const res = await run(site, [
+      'persons',
+      'bulk-delete',
+      '--file',
+      ids,
+      '--yes',
+      '--receipt',
+      receipt,
+      '--journal',
+      join(dir, 'journal-json'),
+    ]);
+    expect(res.code).toBe(7);
+    expect(res.stderr).toMatch(/this does not look like a PostHog API/);
+    if (existsSync(receipt)) expect(JSON.parse(readFileSync(receipt, 'utf8')).counts.sent).toBe(0);
+  });
+});
+
 describe('other answers PostHog never gives', () => {
   it('200 with an empty body is not a success', async () => {
     const site = await startSite((_req, res) => {
