@@ -78,6 +78,8 @@ export class RateLimitedError extends CliError {
 /** Network failure, timeout or 5xx after every retry. */
 export class UnavailableError extends CliError {
   override readonly exitCode = ExitCode.unavailable;
+  /** The request never left: the connection was refused or the host name did not resolve. */
+  notSent = false;
 }
 
 /**

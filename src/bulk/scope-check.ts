@@ -5,7 +5,7 @@
 // is missing. Where the server cannot say (an older server, or a key that may not read itself),
 // the job goes on and the server's own 403 stays the last word.
 import type { Context } from '../context.js';
-import { AuthError, CliError, NotPostHogApiError, TlsError } from '../errors.js';
+import { AuthError, CliError, NotPostHogApiError, TlsError, UnavailableError } from '../errors.js';
 import { getCurrentKey, grants } from '../api/personal-api-keys.js';
 import type { ApiClient } from '../http/client.js';
 
@@ -18,8 +18,9 @@ export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: 
     // A refused key, an unreachable or foreign host: the job's first request meets the same
     // answer and reports it with its journal and receipt.
     if (!(err instanceof CliError)) throw err;
-    // What answered is not PostHog, or no TLS connection could be made: stop before anything is sent.
-    if (err instanceof NotPostHogApiError || err instanceof TlsError) {
+    // What answered is not PostHog, no TLS connection could be made, or nothing listens there:
+    // stop before anything is sent.
+    if (err instanceof NotPostHogApiError || err instanceof TlsError || (err instanceof UnavailableError && err.notSent)) {
       err.message = `${err.message}; nothing was sent`;
       throw err;
     }

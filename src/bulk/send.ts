@@ -35,7 +35,7 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
       // Whatever answered is not PostHog, or no TLS connection could be made: nothing was deleted,
       // and every other chunk would go the same way.
       if (err instanceof NotPostHogApiError || err instanceof TlsError) return { kind: 'rejected', status: 0, error: err };
-      if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message, unclear: true };
+      if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message, unclear: !err.notSent };
       throw err;
     }
     const { status } = res;

@@ -77,15 +77,17 @@ export interface ClientOptions {
 export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    // The listener goes when the wait ends: a long run's signal would otherwise collect one per
+    // retry wait (node warns past ten).
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 class TimeoutError extends Error {}
@@ -212,12 +214,15 @@ export class ApiClient {
           await this.wait(delay, req.signal, { attempt, of: retries, why: reason });
           continue;
         }
-        throw new UnavailableError(
+        const error = new UnavailableError(
           `${method} ${url.pathname} failed: ${reason}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`,
           failure instanceof TimeoutError
             ? 'the server is slow or unreachable; raise --timeout or try again later'
             : `check the base URL (${this.origin}) and your network; run with --debug to see each request`,
         );
+        // No attempt got as far as a connection: nothing was carried out.
+        error.notSent = isUnreachable(failure) && unclearAttempts === 0;
+        throw error;
       }
 
       this.reached = true;

@@ -45,6 +45,36 @@ describe('nothing listening', () => {
   });
 });
 
+describe('nothing listening, for a bulk job and a write', () => {
+  it('bulk-delete stops within seconds, says nothing was sent, and its receipt claims nothing in doubt', async () => {
+    const port = await closedPort();
+    const ids = join(dir, 'refused.txt');
+    writeFileSync(ids, '01900000-aaaa-7bbb-8ccc-000000000001\n01900000-aaaa-7bbb-8ccc-000000000002\n');
+    const receipt = join(dir, 'receipt-refused.json');
+    const started = Date.now();
+    const res = await runCli(
+      ['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'journal-refused'), '--receipt', receipt],
+      {
+        env: env(`http://127.0.0.1:${port}`),
+      },
+    );
+    expect(res.code).toBe(7);
+    expect(res.stderr).toMatch(/connection refused.*; nothing was sent/);
+    // Not a timing assertion on the machine's speed: the old code took 90 s of retries here.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(res.stderr).not.toMatch(/may have deleted|unclear|in doubt/);
+  });
+
+  it('a write to a host name that does not resolve says it failed, not that it may have been applied', async () => {
+    const res = await runCli(['persons', 'set-prop', '01900000-aaaa-7bbb-8ccc-000000000001', 'plan', 'team'], {
+      env: env('https://hogctl-no-such-host.invalid'),
+    });
+    expect(res.code).toBe(7);
+    expect(res.stderr).toMatch(/host not found/);
+    expect(res.stderr).not.toMatch(/may or may not have been applied/);
+  });
+});
+
 describe('retry waits over a second are announced', () => {
   let world: World;
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
+import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
 import * as api from '../../api/person-actions.js';
@@ -45,14 +46,13 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their events go.
-  const { status } = await deleteOnePerson(
-    client,
-    projectId,
-    id,
-    { deleteEvents: true, deleteRecordings: false, keepPerson: true },
-    async () => ({
-      status: await api.deleteEvents(client, projectId, id),
-    }),
+  const { status } = await unconfirmed(
+    `the deletion of person ${id}'s events`,
+    'run the command again to make sure (queueing it twice is harmless), and see the queue with `hogctl persons deletion-status`',
+    () =>
+      deleteOnePerson(client, projectId, id, { deleteEvents: true, deleteRecordings: false, keepPerson: true }, async () => ({
+        status: await api.deleteEvents(client, projectId, id),
+      })),
   );
   await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,

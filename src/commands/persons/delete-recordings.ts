@@ -4,6 +4,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
+import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
 import * as api from '../../api/person-actions.js';
@@ -42,14 +43,13 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their recordings go.
-  const { status } = await deleteOnePerson(
-    client,
-    projectId,
-    id,
-    { deleteEvents: false, deleteRecordings: true, keepPerson: true },
-    async () => ({
-      status: await api.deleteRecordings(client, projectId, id),
-    }),
+  const { status } = await unconfirmed(
+    `the deletion of person ${id}'s recordings`,
+    'run the command again to make sure (starting it twice is harmless)',
+    () =>
+      deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
+        status: await api.deleteRecordings(client, projectId, id),
+      })),
   );
   await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
     'It runs asynchronously; the recordings disappear once it has finished.',

@@ -525,3 +525,13 @@ describe('timeout', () => {
     expect(sleeps).toHaveLength(1);
   });
 });
+
+describe('realSleep', () => {
+  it('leaves no abort listener behind once a wait is over', async () => {
+    const { getEventListeners } = await import('node:events');
+    const { realSleep } = await import('../../../src/http/client.js');
+    const controller = new AbortController();
+    for (let i = 0; i < 12; i++) await realSleep(1, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});

@@ -18,7 +18,9 @@ export async function unconfirmed<T>(change: string, rerun: string, send: () => 
       !(error instanceof CliError) ||
       error.exitCode !== ExitCode.unavailable ||
       error instanceof NotPostHogApiError ||
-      error instanceof TlsError
+      error instanceof TlsError ||
+      // Nothing listened (or the name did not resolve): the request never left.
+      (error instanceof UnavailableError && error.notSent)
     )
       throw error;
     // What to do about the change comes first; the transport's own advice follows.
