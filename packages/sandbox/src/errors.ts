@@ -48,7 +48,7 @@ export function fieldError(attr: string, code: string, detail: string): ErrorRes
 }
 
 /**
- * person.py builds some 400s by hand with `code` and `detail` swapped (§4); copied on purpose so
+ * person.py builds some 400s by hand with `code` and `detail` swapped (docs/server-contract.md §4); copied on purpose so
  * the CLI is tested against the real quirk.
  */
 export function swappedRequiredError(attr: string): ErrorResponse {
