@@ -4,8 +4,6 @@
 import type { ApiClient, ApiResponse, RequestOptions } from '../http/client.js';
 import { personsPath } from './persons.js';
 
-export const BULK_DELETE_MAX_IDS = 1000;
-
 export interface BulkDeleteRequest {
   ids?: string[];
   distinct_ids?: string[];
