@@ -1,4 +1,4 @@
-// Stands in for src/http/undici.ts in the bundle (scripts/build.mjs): the same exports, from
+// Stands in for src/http/undici.ts in the bundle (../substitutions.mjs): the same exports, from
 // dist/undici.cjs compiled with its code cache. This module is bundled into dist/chunks/, so the
 // file is one directory up (the build checks that).
 import { fileURLToPath } from 'node:url';
