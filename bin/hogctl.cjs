@@ -25,6 +25,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function run() {
+  // node 22.1 and later can keep V8's compiled code of every module they load (in
+  // NODE_COMPILE_CACHE, else a folder of the system's temporary one, per user) and reuse it on the
+  // next run, so the bundle's chunks start without being compiled again. node 20 has no such
+  // cache; undici's shipped one serves there (scripts/bundle/README.md says when each is used).
+  // It never throws: a folder it cannot write just means no cache.
+  require('node:module').enableCompileCache?.();
   const { main } = await import('../dist/main.js');
 
   // `hogctl ... | head` closes stdout early; that is a normal end, not an error.

@@ -2,6 +2,9 @@
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
 // be run alone: `node scripts/bench.mjs startup list export emails update` (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/hogctl.cjs', import.meta.url));
@@ -101,6 +104,25 @@ async function benchStartup() {
       rounds,
     );
     console.log(`hogctl ${'persons get 1'.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
+    // What undici's shipped V8 code cache saves (scripts/bundle/README.md): the same command, run
+    // from a copy of the package without the cache.
+    const copy = mkdtempSync(join(tmpdir(), 'hogctl-bench-'));
+    try {
+      for (const part of ['bin', 'dist', 'package.json'])
+        cpSync(fileURLToPath(new URL(`../${part}`, import.meta.url)), join(copy, part), { recursive: true });
+      rmSync(join(copy, 'dist/undici.cjs.cache'));
+      const getPerson = (bin) => () => run(process.execPath, [bin, 'persons', 'get', '1', '-o', 'json'], { env });
+      const cache = await pairedRatio(
+        { name: 'without the code cache', run: getPerson(join(copy, 'bin/hogctl.cjs')) },
+        { name: 'with the code cache', run: getPerson(BIN) },
+        rounds,
+      );
+      console.log(
+        `hogctl ${'persons get 1'.padEnd(16)} ${fmt(cache.cli)} ms with undici's code cache, ${fmt(cache.base)} ms without   ratio ${fmt(cache.ratio, 2)}x`,
+      );
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   } finally {
     sandbox.stop();
   }
@@ -184,11 +206,6 @@ async function sandboxRequests(sandbox) {
 }
 
 async function benchBulk() {
-  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
-    import('node:fs'),
-    import('node:os'),
-    import('node:path'),
-  ]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-bulk-'));
   const count = 100_000;
   const single = 2_000;
@@ -436,11 +453,6 @@ async function benchExport() {
 
 async function benchEmails() {
   const persons = 20_000;
-  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }] = await Promise.all([
-    import('node:fs'),
-    import('node:os'),
-    import('node:path'),
-  ]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-emails-'));
   const sandbox = await startSandbox(['--persons', String(persons)]);
   const env = {

@@ -4,45 +4,16 @@
 //   writer, prompts) stays behind a lazy import();
 // - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
+// Everything that makes dist/ differ from src/ is in scripts/bundle/ (its README lists it).
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { lazyBuiltins, requireBanner, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
+import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
 
-const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-
-// Node built-ins that bundled dependencies load at start-up but hogctl rarely or never uses, each
-// replaced by a stand-in that loads the real module on first use (see scripts/bundle/shims/).
-const LAZY_BUILTINS = [
-  { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
-  { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
-];
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(build) {
-    for (const { module, importer, shim } of LAZY_BUILTINS) {
-      build.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
-        importer.test(args.importer) ? { path: fileURLToPath(new URL(`./bundle/shims/${shim}`, import.meta.url)) } : undefined,
-      );
-    }
-  },
-};
-
-// In the bundle, src/http/undici.ts is replaced by the loader of dist/undici.cjs.
-const undiciWithCodeCache = {
-  name: 'undici-with-code-cache',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) =>
-      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer)
-        ? { path: fileURLToPath(new URL('./bundle/undici/load.mjs', import.meta.url)) }
-        : undefined,
-    );
-  },
-};
 
 const common = {
   absWorkingDir: root,
@@ -66,30 +37,6 @@ async function buildUndici(outdir) {
   await writeCodeCache(`${outdir}/undici.cjs`);
 }
 
-/**
- * Writes `file`.cache: V8's code cache for the file, taken after one request through it (to a
- * throwaway loopback server), so that it holds the functions a request command runs as well as
- * the top level.
- */
-async function writeCodeCache(file) {
-  const { compileWithCodeCache } = require('./bundle/undici/code-cache.cjs');
-  const { exports: undici, script } = compileWithCodeCache(file);
-  const server = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"id":1}'));
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  // No proxy: the build's own environment must not route this request elsewhere.
-  const agent = new undici.EnvHttpProxyAgent({ httpProxy: '', httpsProxy: '', noProxy: '' });
-  try {
-    const res = await undici.undiciRequest.call(agent, { method: 'GET', origin: `http://127.0.0.1:${server.address().port}`, path: '/' });
-    await res.body.json();
-  } finally {
-    await agent.close();
-    server.close();
-  }
-  writeFileSync(`${file}.cache`, script.createCachedData());
-  // What the loader's --debug line names when V8 refuses the cache.
-  writeFileSync(`${file}.cache.json`, `${JSON.stringify({ node: process.version })}\n`);
-}
-
 async function buildMain(outdir) {
   const { metafile } = await build({
     ...common,
@@ -98,11 +45,8 @@ async function buildMain(outdir) {
     splitting: true,
     format: 'esm',
     chunkNames: 'chunks/[name]-[hash]',
-    define: { HOGCTL_VERSION: JSON.stringify(pkg.version) },
-    // Bundled CommonJS dependencies call require(); give the ESM bundle one.
-    banner: {
-      js: "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);",
-    },
+    define: versionDefine(pkg.version),
+    banner: { js: requireBanner },
     plugins: [lazyBuiltins, undiciWithCodeCache],
     metafile: true,
   });

@@ -1,11 +1,9 @@
 // POST /api/projects/{id}/persons/bulk_delete/ (docs/server-contract.md §6.6): person UUIDs or distinct
 // ids, at most 1000 per call, never both. Newest servers answer 202 with a summary (possibly with
-// persons_queued_for_deletion), older ones 202 or 200 with an empty body (§13).
+// persons_queued_for_deletion), older ones 202 or 200 with an empty body (docs/server-contract.md §13).
 import type { ApiClient, ApiResponse, RequestOptions } from '../http/client.js';
 import { expectShape } from '../http/foreign-answer.js';
 import { personsPath } from './persons.js';
-
-export const BULK_DELETE_MAX_IDS = 1000;
 
 export interface BulkDeleteRequest {
   ids?: string[];

@@ -1,6 +1,6 @@
 // The persons actions behind insights (docs/server-contract.md §6.7): cohorts of a person, the
 // properties timeline, and the legacy people lists of funnels, funnel correlation and lifecycle.
-// All but cohorts refuse personal API keys on current servers (§11.5): callers pass a client
+// All but cohorts refuse personal API keys on current servers (docs/server-contract.md §3.3): callers pass a client
 // made with `auth: 'prefer-session'`.
 import type { ApiClient, Query } from '../http/client.js';
 import { personsPath } from './persons.js';

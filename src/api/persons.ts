@@ -129,7 +129,7 @@ export const PERSON_BATCH_MAX = 200;
 
 /**
  * The persons these values (UUIDs, or distinct ids) name now, by value: POST
- * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, §0), at most
+ * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, docs/server-contract.md §0), at most
  * 200 values, answered with minimal records (at most 10 distinct ids each). A read, so it may
  * be retried. Returns null when the server does not have the endpoint (404, 405: an older PostHog).
  */

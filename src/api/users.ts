@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { isUuid } from './uuid.js';
 import { expectShape, OBJECT_WITH } from '../http/foreign-answer.js';
 
-/** UserSerializer's fields (§9); `team` and `organization` are objects. */
+/** UserSerializer's fields (docs/server-contract.md §9); `team` and `organization` are objects. */
 export const USER_FIELDS = [
   'date_joined',
   'uuid',
@@ -137,7 +137,7 @@ export async function twoFactorDisable(client: ApiClient, user: string): Promise
   await client.post(userPath(user, 'two_factor_disable'));
 }
 
-/** What authenticator apps read from a QR code (§11.4). */
+/** What authenticator apps read from a QR code (docs/server-contract.md §10). */
 export function otpauthUri(email: string, secret: string): string {
   return `otpauth://totp/PostHog:${encodeURIComponent(email).replace(/%40/g, '@')}?secret=${secret}&issuer=PostHog`;
 }

@@ -1,7 +1,9 @@
 // undici ships as dist/undici.cjs with a V8 code cache made by the build (scripts/bundle/undici/). On the
 // node that built it the cache is used; anywhere else V8 refuses it and compiles from source,
-// and requests work the same.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// and requests work the same. Where node has a compile cache of its own (22.8 and later, turned on
+// by the bin), a node other than the building one loads undici through that instead.
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +55,43 @@ describe('undici code cache', () => {
     const res = await getPerson(join(copy, 'bin/hogctl.cjs'));
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: missing');
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+});
+
+describe('undici on a node other than the one that built it', () => {
+  // node 20 has no compile cache: the shipped one stays in use there (V8 takes it, whatever the
+  // recorded version says). On node 22.8+ the bin turns node's own on, and undici goes through it.
+  const hasCompileCache = typeof (module as { getCompileCacheDir?: unknown }).getCompileCacheDir === 'function';
+  let other: string;
+
+  beforeAll(() => {
+    other = mkdtempSync(join(tmpdir(), 'hogctl-other-node-'));
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(part, join(other, part), { recursive: true });
+    writeFileSync(join(other, 'dist/undici.cjs.cache.json'), '{"node":"v0.0.0"}\n');
+  });
+
+  afterAll(() => {
+    rmSync(other, { recursive: true, force: true });
+  });
+
+  const getPerson = () => world.run(['persons', 'get', '1', '-o', 'json', '--debug'], { bin: join(other, 'bin/hogctl.cjs') });
+
+  it.skipIf(!hasCompileCache)("goes through node's compile cache, which the bin turns on and the run fills", async () => {
+    const res = await getPerson();
+    expect(res.code).toBe(0);
+    const status = /undici code cache: node's compile cache in (.+) \(the shipped one is for node v0\.0\.0, this is v[\d.]+\)/.exec(
+      res.stderr,
+    );
+    expect(status, res.stderr).not.toBeNull();
+    expect(readdirSync(status![1]).length).toBeGreaterThan(0);
+    expect(JSON.parse(res.stdout).id).toBe(1);
+  });
+
+  it.skipIf(hasCompileCache)('uses the shipped cache on a node without a compile cache', async () => {
+    const res = await getPerson();
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('undici code cache: used');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 });

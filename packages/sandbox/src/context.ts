@@ -74,7 +74,7 @@ export interface Services {
   siteUrl: () => string;
   /** Delay before accepted (202) writes become visible. */
   applyDelayMs: number;
-  /** Passwords, 2FA devices, sessions and the outbox (session sign-in, §11). */
+  /** Passwords, 2FA devices, sessions and the outbox (session sign-in, docs/server-contract.md §11). */
   identity: Identity;
   /** Schedules work after the response, tracked so close() can cancel it. */
   later: (ms: number, fn: () => void) => void;

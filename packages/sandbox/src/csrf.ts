@@ -17,15 +17,6 @@ export function newCsrfSecret(): string {
   return out;
 }
 
-/** `_mask_cipher_secret`: what a template's {% csrf_token %} would hold; both forms are accepted. */
-export function maskCsrfSecret(secret: string): string {
-  let mask = '';
-  for (let i = 0; i < CSRF_SECRET_LENGTH; i++) mask += CHARS[randomInt(CHARS.length)];
-  let cipher = '';
-  for (let i = 0; i < CSRF_SECRET_LENGTH; i++) cipher += CHARS[(CHARS.indexOf(secret[i]) + CHARS.indexOf(mask[i])) % CHARS.length];
-  return mask + cipher;
-}
-
 function unmask(token: string): string {
   const mask = token.slice(0, CSRF_SECRET_LENGTH);
   const cipher = token.slice(CSRF_SECRET_LENGTH);

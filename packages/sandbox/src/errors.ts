@@ -48,7 +48,7 @@ export function fieldError(attr: string, code: string, detail: string): ErrorRes
 }
 
 /**
- * person.py builds some 400s by hand with `code` and `detail` swapped (§4); copied on purpose so
+ * person.py builds some 400s by hand with `code` and `detail` swapped (docs/server-contract.md §4); copied on purpose so
  * the CLI is tested against the real quirk.
  */
 export function swappedRequiredError(attr: string): ErrorResponse {
@@ -93,11 +93,6 @@ export function invalidPersonalApiKey(source: KeySource, siteUrl: string): Error
   );
 }
 
-/** 401 with an arbitrary authentication_failed detail (later: sessions, 2FA). */
-export function authenticationFailed(detail: string, siteUrl: string, code = 'authentication_failed'): ErrorResponse {
-  return err(401, 'authentication_error', code, detail, null, wwwAuthenticate(siteUrl));
-}
-
 export function permissionDenied(detail = 'You do not have permission to perform this action.', code = 'permission_denied'): ErrorResponse {
   return err(403, 'authentication_error', code, detail);
 }
@@ -121,10 +116,6 @@ export function methodNotAllowed(method: string, detail?: string, allow?: string
 
 export function notAcceptable(): ErrorResponse {
   return err(406, 'invalid_request', 'not_acceptable', 'Could not satisfy the request Accept header.');
-}
-
-export function conflict(detail: string): ErrorResponse {
-  return err(409, 'invalid_request', 'conflict', detail);
 }
 
 export function unsupportedMediaType(contentType: string): ErrorResponse {

@@ -31,7 +31,7 @@ import { databaseUnavailable, proxyErrorPage, serverError, throttled, type Error
 import { hash32, mulberry32 } from './prng.js';
 import { CAPTURE_PATH } from './capture.js';
 
-export const FAULT_KINDS = [
+const FAULT_KINDS = [
   '429',
   '429-no-retry',
   '500',

@@ -11,7 +11,7 @@ export type { Person } from './store.js';
 export type { CaptureStats } from './capture.js';
 export type { SentMail } from './identity.js';
 export { totp, TOTP_STEP_SECONDS } from './totp.js';
-export { FaultInjector, parseFaultSpec, FAULT_KINDS, type FaultKind } from './faults.js';
+export { FaultInjector, parseFaultSpec, type FaultKind } from './faults.js';
 export { cohortsOf } from './cohorts.js';
 export { funnelPeople, lifecyclePeople } from './routes/legacy-persons.js';
 export { uuidFromDistinctId } from './routes/person-actions.js';

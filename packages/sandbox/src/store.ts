@@ -326,7 +326,7 @@ export class SandboxStore {
     return true;
   }
 
-  /** A deleted person's distinct ids stay blocked until reset_person_distinct_id (§6.5). */
+  /** A deleted person's distinct ids stay blocked until reset_person_distinct_id (docs/server-contract.md §6.5). */
   isDistinctIdBlocked(distinctId: string): boolean {
     return this.blockedDistinctIds.has(distinctId);
   }

@@ -15,7 +15,7 @@ afterAll(() => sb.close());
 const persons = '/api/projects/1/persons/';
 const wwwAuthenticate = () => `Bearer resource_metadata="${sb.url}/.well-known/oauth-protected-resource"`;
 
-describe('401s (§3.1, §3.2)', () => {
+describe('401s (docs/server-contract.md §3.1, §3.2)', () => {
   it('answers not_authenticated with WWW-Authenticate when no key is sent', async () => {
     const reply = await call(sb, persons, { key: null });
     expect(reply.status).toBe(401);
@@ -67,7 +67,7 @@ describe('401s (§3.1, §3.2)', () => {
   });
 });
 
-describe('scopes (§3.3)', () => {
+describe('scopes (docs/server-contract.md §3.3)', () => {
   it('lets person:read list but not write', async () => {
     expect((await call(sb, persons, { key: 'phx_readonly' })).status).toBe(200);
     const post = await call(sb, persons, {
@@ -120,7 +120,7 @@ describe('scopes (§3.3)', () => {
   });
 });
 
-describe('projects and scoped keys (§3.4)', () => {
+describe('projects and scoped keys (docs/server-contract.md §3.4)', () => {
   it('tells unknown projects (404) from forbidden ones (403)', async () => {
     const unknown = await call(sb, '/api/projects/99/persons/');
     expect(unknown.status).toBe(404);

@@ -1,4 +1,4 @@
-// The sandbox's POST /persons/bulk_delete/ against docs/server-contract.md §6.6 and the delete throttle of §5.
+// The sandbox's POST /persons/bulk_delete/ and the delete throttle against docs/server-contract.md §6.6 and §5.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
 import { call, errorBody, withSandbox } from './helpers.js';
@@ -25,7 +25,7 @@ function take(n: number, skip: number) {
   return sb.store.list({}, skip, n);
 }
 
-describe('POST /persons/bulk_delete/ (§6.6)', () => {
+describe('POST /persons/bulk_delete/ (docs/server-contract.md §6.6)', () => {
   it('deletes persons by UUID and answers 202 with the summary; unknown ids are ignored', async () => {
     const persons = take(3, 0);
     const unknown = '01900000-0000-7000-8000-000000000000';
@@ -136,7 +136,7 @@ describe('POST /persons/bulk_delete/ (§6.6)', () => {
   });
 });
 
-describe('the delete throttle (§5)', () => {
+describe('the delete throttle (docs/server-contract.md §5)', () => {
   it('counts bulk_delete in the per-key delete class, not the read class', async () => {
     const now = 1_000_000;
     const limited = await withSandbox({ persons: 10, rateLimit: 'delete=2,read=100', now: () => now });

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-describe('error bodies (§4)', () => {
+describe('error bodies (docs/server-contract.md §4)', () => {
   it('builds every row of the table', () => {
     const shape = (e: errors.ErrorResponse) => [e.status, e.body, e.headers];
     expect(shape(errors.fieldError('email', 'required', 'This field is required.'))).toEqual([
@@ -120,7 +120,7 @@ describe('error bodies (§4)', () => {
   });
 });
 
-describe('projects (§8)', () => {
+describe('projects (docs/server-contract.md §8)', () => {
   it('lists the projects of all the user’s organisations as a DRF page', async () => {
     const page = (await call(sb, '/api/projects/')).json();
     expect(page.count).toBe(2);
@@ -164,7 +164,7 @@ describe('projects (§8)', () => {
   });
 });
 
-describe('users (§9)', () => {
+describe('users (docs/server-contract.md §9)', () => {
   it('returns the caller with the documented fields', async () => {
     const me = (await call(sb, '/api/users/@me/')).json();
     for (const field of [
@@ -196,7 +196,7 @@ describe('users (§9)', () => {
   });
 });
 
-describe('/api/environments/ alias (§2.2)', () => {
+describe('/api/environments/ alias (docs/server-contract.md §1)', () => {
   it('serves persons on the called URL with the three deprecation headers', async () => {
     const reply = await call(sb, '/api/environments/1/persons/?limit=2&search=user');
     expect(reply.status).toBe(200);

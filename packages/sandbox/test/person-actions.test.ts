@@ -35,7 +35,7 @@ function post(path: string, body: unknown, key?: string | null) {
   return call(sb, path, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body), key });
 }
 
-describe('PATCH/PUT /persons/{id}/ (§6.4)', () => {
+describe('PATCH/PUT /persons/{id}/ (docs/server-contract.md §6.4)', () => {
   it('answers 202 with an empty body and $sets the properties after a delay', async () => {
     const person = personWith(1, 0);
     const before = { ...person.properties };
@@ -84,7 +84,7 @@ describe('PATCH/PUT /persons/{id}/ (§6.4)', () => {
   });
 });
 
-describe('DELETE /persons/{id}/ (§6.5)', () => {
+describe('DELETE /persons/{id}/ (docs/server-contract.md §6.5)', () => {
   it('deletes, blocks the distinct ids until reset, and logs it', async () => {
     const person = personWith(2, 0);
     const reply = await call(sb, `${base}${person.uuid}/`, { method: 'DELETE' });
@@ -132,7 +132,7 @@ describe('DELETE /persons/{id}/ (§6.5)', () => {
   });
 });
 
-describe('update_property and delete_property (§6.7)', () => {
+describe('update_property and delete_property (docs/server-contract.md §6.7)', () => {
   it('update_property $sets one key, null included; missing value or key is the swapped 400', async () => {
     const person = personWith(1, 10);
     expect((await post(`${base}${person.uuid}/update_property/`, { key: '$browser', value: { a: [1] } })).status).toBe(202);
@@ -170,7 +170,7 @@ describe('update_property and delete_property (§6.7)', () => {
   });
 });
 
-describe('split (§6.7)', () => {
+describe('split (docs/server-contract.md §6.7)', () => {
   it('validates distinct_ids_to_split with attr distinct_ids_to_split', async () => {
     const person = personWith(2, 3);
     const unknown = await post(`${base}${person.id}/split/`, { distinct_ids_to_split: ['nope', person.distinctIds[0]] });
@@ -263,7 +263,7 @@ describe('delete_events, delete_recordings and deletion_status', () => {
   });
 });
 
-describe('activity (§6.7)', () => {
+describe('activity (docs/server-contract.md §6.7)', () => {
   it('pages with page= links and total_count, newest first', async () => {
     const person = personWith(1, 50);
     for (let i = 0; i < 3; i++) await post(`${base}${person.uuid}/update_property/`, { key: 'n', value: i });
@@ -294,7 +294,7 @@ describe('activity (§6.7)', () => {
   });
 });
 
-describe('batch_by_uuids and batch_by_distinct_ids (§0, §6.7)', () => {
+describe('batch_by_uuids and batch_by_distinct_ids (docs/server-contract.md §0, §6.7)', () => {
   it('answer the persons that exist, keyed by the value asked for, from the first 200 values', async () => {
     const [a, b] = [personWith(1, 0), personWith(1, 1)];
     const missing = '01900000-0000-7000-8000-00000000dead';

@@ -11,7 +11,7 @@ afterAll(() => sb.close());
 
 const base = '/api/projects/1/persons/';
 
-describe('GET /persons/ paging (§6.1)', () => {
+describe('GET /persons/ paging (docs/server-contract.md §6.1)', () => {
   it('defaults to 100 per page in created_at DESC, id DESC order with an absolute next from Host', async () => {
     const reply = await call(sb, base);
     expect(reply.status).toBe(200);
@@ -70,7 +70,7 @@ describe('GET /persons/ paging (§6.1)', () => {
   });
 });
 
-describe('list items versus retrieve (§6.1, §6.3)', () => {
+describe('list items versus retrieve (docs/server-contract.md §6.1, §6.3)', () => {
   it('renders list items with the UUID as id and the documented fields', async () => {
     const item = (await call(sb, `${base}?limit=1`)).json().results[0];
     const person = sb.store.getByUuid(item.uuid)!;
@@ -266,7 +266,7 @@ describe('GET /persons/ filters', () => {
   });
 });
 
-describe('CSV (§6.2)', () => {
+describe('CSV (docs/server-contract.md §6.2)', () => {
   it('renders results only, with dotted columns and a sorted header, via ?format=csv', async () => {
     const p = [...sb.store].find((x) => x.distinctIds.length === 2 && x.properties.name)!;
     const reply = await call(sb, `${base}?format=csv&distinct_id=${encodeURIComponent(p.distinctIds[0])}`);

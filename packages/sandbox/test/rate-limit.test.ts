@@ -11,7 +11,7 @@ describe('parseRateLimitSpec', () => {
     expect(parseRateLimitSpec('off')).toBeNull();
   });
 
-  it('has the Cloud limits of §5', () => {
+  it('has the Cloud limits of docs/server-contract.md §5', () => {
     const cloud = parseRateLimitSpec('cloud')!;
     expect(cloud.get('delete')).toEqual([
       { scope: 'persons_delete_burst', limit: 480, windowMs: MIN },

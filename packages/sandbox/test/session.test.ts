@@ -56,7 +56,7 @@ function freshCode(secret: string): string {
   return totp(secret, clock);
 }
 
-describe('password step: POST /api/login/ (§11.1)', () => {
+describe('password step: POST /api/login/ (docs/server-contract.md §11.1)', () => {
   it('signs in without 2FA: sessionid (HttpOnly) and posthog_csrftoken, no Secure flag over plain HTTP', async () => {
     const b = new Browser();
     const reply = await b.login('SANDBOX@example.com', 'correct horse battery');
@@ -113,7 +113,7 @@ describe('password step: POST /api/login/ (§11.1)', () => {
   });
 });
 
-describe('second factor: POST /api/login/token/ (§11.2)', () => {
+describe('second factor: POST /api/login/token/ (docs/server-contract.md §11.2)', () => {
   const email = 'totp@example.com';
   let password: string;
   beforeAll(() => {
@@ -195,7 +195,7 @@ describe('second factor: POST /api/login/token/ (§11.2)', () => {
   });
 });
 
-describe('CSRF on unsafe session requests (§11.3)', () => {
+describe('CSRF on unsafe session requests (docs/server-contract.md §11.3)', () => {
   let b: Browser;
   beforeEach(async () => {
     b = new Browser(false);
@@ -240,7 +240,7 @@ describe('CSRF on unsafe session requests (§11.3)', () => {
   });
 });
 
-describe('2FA setup and management (§10)', () => {
+describe('2FA setup and management (docs/server-contract.md §10)', () => {
   let b: Browser;
   beforeAll(async () => {
     b = new Browser();
@@ -328,7 +328,7 @@ describe('2FA setup and management (§10)', () => {
   });
 });
 
-describe('e-mail verification and changes (§9, §10)', () => {
+describe('e-mail verification and changes (docs/server-contract.md §9, §10)', () => {
   let b: Browser;
   beforeAll(async () => {
     b = new Browser();
@@ -412,7 +412,7 @@ describe('e-mail verification and changes (§9, §10)', () => {
   });
 });
 
-describe('web throttles for sessions (§5)', () => {
+describe('web throttles for sessions (docs/server-contract.md §5)', () => {
   it('count a session against the persons web limits, per user', async () => {
     const b = new Browser();
     expect((await b.login('sandbox@example.com', 'correct horse battery')).status).toBe(200);

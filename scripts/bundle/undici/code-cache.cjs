@@ -24,16 +24,20 @@ function compileWithCodeCache(file) {
   return { exports: module.exports, script, status };
 }
 
-/** Why V8 may have refused the cache, from what the build recorded beside it (<file>.cache.json). */
-function rejection(file) {
-  let built = 'an unknown node';
+/** The version of the node that made the cache, as the build recorded it (<file>.cache.json). */
+function builtBy(file) {
   try {
-    built = `node ${JSON.parse(readFileSync(`${file}.cache.json`, 'utf8')).node}`;
+    return JSON.parse(readFileSync(`${file}.cache.json`, 'utf8')).node;
   } catch {
-    // Made by a build that recorded nothing.
+    return undefined; // made by a build that recorded nothing
   }
-  const options = process.env.NODE_OPTIONS ? '; NODE_OPTIONS is set' : '';
-  return `rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by ${built}, running ${process.version}${options}; compiled from source instead`;
 }
 
-module.exports = { compileWithCodeCache };
+/** Why V8 may have refused the cache. */
+function rejection(file) {
+  const built = builtBy(file);
+  const options = process.env.NODE_OPTIONS ? '; NODE_OPTIONS is set' : '';
+  return `rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by ${built ? `node ${built}` : 'an unknown node'}, running ${process.version}${options}; compiled from source instead`;
+}
+
+module.exports = { builtBy, compileWithCodeCache };

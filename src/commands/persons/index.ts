@@ -1,4 +1,4 @@
-// The verbs of `hogctl persons`, by name, each loaded only when needed (see ../lazy-verb.ts).
+// The verbs of `hogctl persons`, by name, each loaded only when needed (see src/cli/lazy-verb.ts).
 import type { LazyVerb } from '../../cli/lazy-verb.js';
 
 export const personsVerbs: LazyVerb[] = [

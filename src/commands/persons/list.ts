@@ -9,6 +9,7 @@ import { rerunCommand } from '../../cli/rerun.js';
 import { stoppedError } from '../../cli/stopped.js';
 import { underRateLimit, type RateLimitName } from '../../io/countdown.js';
 import { RecordWriter } from '../../io/output.js';
+import { countCsvRecords } from '../../io/csv-records.js';
 import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
@@ -125,8 +126,8 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
       throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields, or use -o csv instead");
     const body = await api.exportPersonsCsv(client, projectId, filters);
     await writeAll(ctx.io.stdout, body);
-    const { parse } = await import('csv-parse/sync');
-    const rows = Math.max(0, (parse(body, { relax_column_count: true }) as unknown[]).length - 1);
+    // Records less the header row.
+    const rows = Math.max(0, (await countCsvRecords(body)) - 1);
     if (rows >= api.MAX_PERSONS_PAGE) {
       ctx.warn(
         `the server's CSV export stops at ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,

@@ -7,7 +7,7 @@ import { checkProfileName } from '../../config/profiles.js';
 import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../../config/settings.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
-import { checkKey, checkProject } from './verify.js';
+import { checkKey, checkProject } from './shared/verify.js';
 import { allProjects } from '../../api/projects.js';
 
 export interface ProfileAddOptions {

@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
+import { startSandbox } from './shared/start-sandbox.js';
 
 export interface DemoOptions {
   persons?: string;
@@ -28,9 +29,9 @@ export function demoCommand(): Command {
 }
 
 export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
-  // Lazy: the sandbox is a heavy module, and main.js imports the command tree this verb is in
-  // (the one intended import cycle: the tour runs hogctl commands in this process).
-  const [{ startSandbox }, { main }] = await Promise.all([import('@hogctl/sandbox'), import('../../main.js')]);
+  // Lazy: main.js imports the command tree this verb is in (the one intended import cycle: the
+  // tour runs hogctl commands in this process).
+  const { main } = await import('../../main.js');
   const sandbox = await startSandbox({ persons: parseCount(options.persons ?? '1000', '--persons'), seed: 1, quiet: true });
   const configDir = mkdtempSync(join(tmpdir(), 'hogctl-demo-'));
   const { stdout, stderr } = ctx.io;

@@ -1,5 +1,6 @@
 // `hogctl sandbox`: runs the local PostHog-compatible server until Ctrl-C or SIGTERM. The server
-// (packages/sandbox) is imported only when the command runs, so `hogctl sandbox --help` stays fast.
+// (packages/sandbox) loads only when the command runs (shared/start-sandbox.ts), so
+// `hogctl sandbox --help` stays fast.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
@@ -9,6 +10,8 @@ import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { untilStdoutReaderGone } from '../../io/pipe-reader.js';
+import { startSandbox } from './shared/start-sandbox.js';
+import type { Sandbox } from '@hogctl/sandbox';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -156,8 +159,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const quiet = Boolean(ctx.globals.quiet);
   const { stderr, stdout } = ctx.io;
 
-  const { startSandbox } = await import('@hogctl/sandbox');
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let sandbox: Sandbox;
   try {
     sandbox = await startSandbox({
       port,

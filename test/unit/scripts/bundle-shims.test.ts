@@ -1,4 +1,4 @@
-// scripts/bundle/shims stand in for node built-ins inside bundled dependencies (see scripts/build.mjs).
+// scripts/bundle/shims stand in for node built-ins inside bundled dependencies (see scripts/bundle/substitutions.mjs).
 // They must behave as the real modules do wherever those dependencies use them.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

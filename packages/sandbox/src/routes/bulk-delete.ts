@@ -1,7 +1,7 @@
 // POST /persons/bulk_delete/ (docs/server-contract.md §6.6): PersonViewSet.bulk_delete, quirks included.
 // Person `ids` are matched as UUIDs only (an integer matches nothing), unknown ids are skipped
 // silently, the flags are Python-truthy (`"false"` is true), and the answer is a 202 with a
-// summary. The answer can also take the shapes the CLI must tolerate (§13): the empty 202 of
+// summary. The answer can also take the shapes the CLI must tolerate (docs/server-contract.md §13): the empty 202 of
 // older servers, or the newest deployments' `persons_queued_for_deletion` with the deletion
 // applied a little later.
 

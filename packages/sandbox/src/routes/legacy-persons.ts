@@ -1,4 +1,4 @@
-// The persons actions behind insights (docs/server-contract.md §6.7, §11.5): cohorts (person:read +
+// The persons actions behind insights (docs/server-contract.md §3.3, §6.7): cohorts (person:read +
 // cohort:read), and properties_timeline, funnel and lifecycle, which have no scope mapping: the
 // dispatcher refuses personal keys with 403 "This action does not support personal API key
 // access" before these handlers run, and a signed-in session reaches them.

@@ -242,7 +242,7 @@ export function registerLoginRoutes(router: Router): void {
       methods: { POST: { action: 'logout', handler: logout, requiredScopes: null } },
     });
   }
-  // AllowAny: no credentials needed; a live session still has to pass CSRF (§11.1).
+  // AllowAny: no credentials needed; a live session still has to pass CSRF (docs/server-contract.md §11.3).
   router.add({
     pattern: '/api/login',
     scopeObject: 'user',

@@ -1,5 +1,5 @@
-// The writing person endpoints and their read-backs (docs/server-contract.md §4, §6.4, §6.5, §6.6
-// deletion_status, §6.7): update, destroy, update_property, delete_property, split, delete_events,
+// The writing person endpoints and their read-backs (docs/server-contract.md §4 and §6.4–§6.7):
+// update, destroy, update_property, delete_property, split, delete_events,
 // delete_recordings, reset_person_distinct_id, activity and deletion_status. Writes that the real
 // server routes through ingestion (`$set`, `$delete_person_property`, the split task) answer at
 // once and change the store after `applyDelayMs`, so reads right after them are stale, as in
@@ -163,7 +163,7 @@ export const splitPerson: Handler = (ctx, app) => {
   return render(ctx, 201, { success: true });
 };
 
-/** DELETE /persons/{id}/ — flags count when present, whatever their value (§6.5). */
+/** DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5). */
 export const destroyPerson: Handler = (ctx, app) => {
   const person = getPersonOr404(ctx, app);
   deletePersons(

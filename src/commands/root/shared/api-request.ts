@@ -130,7 +130,7 @@ export async function printPages(
       await printBody(ctx, output, res, redact);
       return;
     }
-    // A full last page links to an empty one (§6.1); the empty one is not a page to print.
+    // A full last page links to an empty one (docs/server-contract.md §2); the empty one is not a page to print.
     if (!records || (records.length === 0 && pages > 0)) break;
     pages++;
     if (writer) await writer.writePage(records);

@@ -7,8 +7,8 @@
 // The project: `GET /api/projects/{id}/` (docs/server-contract.md §8): 404 when it does not exist or the
 // key's user cannot see it, 403 "does not have access to the requested project" when the key is
 // scoped to other projects.
-import type { ApiClient } from '../../http/client.js';
-import { AuthError, NotFoundError, UnavailableError, type CliError } from '../../errors.js';
+import type { ApiClient } from '../../../http/client.js';
+import { AuthError, NotFoundError, UnavailableError, type CliError } from '../../../errors.js';
 
 export type Problem = { kind: 'key' | 'project'; error: CliError } | { kind: 'unreachable'; error: CliError };
 

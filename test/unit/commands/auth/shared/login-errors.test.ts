@@ -1,9 +1,9 @@
 // What a refused sign-in step says. A 429 during the second factor or the e-mailed code step
-// (TwoFactorThrottle, 6 per 20 minutes; docs/server-contract.md §0) means "wait", never "wrong code".
+// (TwoFactorThrottle, 6 per 20 minutes; docs/server-contract.md §11.2) means "wait", never "wrong code".
 import { describe, expect, it } from 'vitest';
-import { explainLoginError } from '../../../../src/commands/auth/shared/login-errors.js';
-import { describeHttpError } from '../../../../src/http/describe-error.js';
-import { AuthError, RateLimitedError } from '../../../../src/errors.js';
+import { explainLoginError } from '../../../../../src/commands/auth/shared/login-errors.js';
+import { describeHttpError } from '../../../../../src/http/describe-error.js';
+import { AuthError, RateLimitedError } from '../../../../../src/errors.js';
 
 const throttled = (seconds: number) =>
   describeHttpError('POST', 'https://eu.posthog.com/api/login/token/', 429, {

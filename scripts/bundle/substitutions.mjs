@@ -1,0 +1,44 @@
+// What the build changes between src/ and dist/, each listed in this folder's README. The
+// esbuild options of scripts/build.mjs take every substitution from here, so that the list and
+// the code that does it are read together.
+import { fileURLToPath } from 'node:url';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+// Node built-ins that bundled dependencies load at start-up but hogctl rarely or never uses, each
+// replaced by a stand-in that loads the real module on first use (shims/).
+const LAZY_BUILTINS = [
+  { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
+  { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
+];
+
+/** esbuild plugin: the stand-ins of shims/ for the built-ins above, inside those dependencies only. */
+export const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    for (const { module, importer, shim } of LAZY_BUILTINS) {
+      build.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
+        importer.test(args.importer) ? { path: here(`./shims/${shim}`) } : undefined,
+      );
+    }
+  },
+};
+
+/** esbuild plugin: in the bundle, src/http/undici.ts is replaced by undici/load.mjs. */
+export const undiciWithCodeCache = {
+  name: 'undici-with-code-cache',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) =>
+      /[\\/]src[\\/]http[\\/]client\.ts$/.test(args.importer) ? { path: here('./undici/load.mjs') } : undefined,
+    );
+  },
+};
+
+/** The version `hogctl --version` and the User-Agent carry (src/context.ts reads HOGCTL_VERSION). */
+export function versionDefine(version) {
+  return { HOGCTL_VERSION: JSON.stringify(version) };
+}
+
+/** Bundled CommonJS dependencies call require(): the ES module bundle gets one at its top. */
+export const requireBanner =
+  "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);";

@@ -1,0 +1,37 @@
+// Unit tests mirror what they test: test/unit/<path>/<module>.test.ts (or .property.test.ts, for
+// fast-check properties) tests src/<path>/<module>.ts, so the test of a module is found by its
+// path. repository/ holds whole-tree checks and scripts/ the build's, which mirror no module.
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../../../packages/sandbox/test/module-imports.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+
+/** The module a unit test file names, or undefined for the folders that mirror none. */
+function moduleOf(test: string): string | undefined {
+  const m = /^test\/unit\/(.+?)(?:\.property)?\.test\.ts$/.exec(test);
+  if (!m || /^(repository|scripts)\//.test(m[1])) return undefined;
+  return `src/${m[1]}.ts`;
+}
+
+describe('unit tests', () => {
+  it('each names, by its path, the module it tests', () => {
+    const tests = sourceFiles(join(root, 'test/unit'))
+      .map((file) => relative(root, file))
+      .filter((file) => file.endsWith('.test.ts'));
+    expect(tests.length).toBeGreaterThan(40);
+    const astray = tests.filter((test) => {
+      const module = moduleOf(test);
+      return module !== undefined && !existsSync(join(root, module));
+    });
+    expect(astray).toEqual([]);
+  });
+
+  it('maps a test to its module by path; a test left at an old path maps to nothing', () => {
+    expect(moduleOf('test/unit/commands/auth/shared/login-errors.test.ts')).toBe('src/commands/auth/shared/login-errors.ts');
+    expect(moduleOf('test/unit/api/person-filters.property.test.ts')).toBe('src/api/person-filters.ts');
+    expect(moduleOf('test/unit/repository/citations.test.ts')).toBeUndefined();
+    expect(existsSync(join(root, moduleOf('test/unit/commands/auth/login-errors.test.ts')!))).toBe(false);
+  });
+});
