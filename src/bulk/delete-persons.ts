@@ -117,12 +117,17 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
     checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
     account: (receipt) => {
       const c = receipt.counts;
-      const goneNote = c.persons_gone_after_lost_answer
-        ? `, ${n(c.persons_gone_after_lost_answer)} of them found gone when checked after a lost answer`
-        : '';
+      const gone = c.persons_gone_after_lost_answer ?? 0;
+      // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
+      const lookedUp = receipt.sent_id_kind === 'person_uuids';
+      const goneNote = gone && lookedUp ? `, ${n(gone)} of them found gone when checked after a lost answer` : '';
+      const goneApart =
+        gone && !lookedUp
+          ? `; ${n(gone)} more ids were gone when checked after a lost answer (deleted by that request, or never a person)`
+          : '';
       return c.persons_deleted === null || c.persons_deleted === undefined
-        ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)`
-        : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent`;
+        ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
+        : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent${goneApart}`;
     },
     describeAnswer: ({ summary }) =>
       summary

@@ -4,8 +4,14 @@
 // temporary file, then hard-linked into place, which fails if the lock exists): pid, host and
 // start time of the run that holds it. A lock whose process is gone from this host (a SIGKILL,
 // a crash) is taken over; one held from another host cannot be checked and is refused.
+//
+// Taking over is the delicate part: two runs may find the same stale lock, and the slower one
+// must not remove the lock the faster one has just taken in its place. So a stale lock is not
+// removed by its path but moved aside under a name only this run uses, and removed only if what
+// was moved is the dead run's lock; a live lock moved by mistake is put back at once.
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { journalError } from './journal.js';
 
@@ -56,6 +62,22 @@ async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
   }
 }
 
+const same = (a: LockOwner | null, b: LockOwner) => a?.pid === b.pid && a.host === b.host && a.started_at === b.started_at;
+
+/** Removes the lock of the dead run `stale`, and nothing else. */
+async function removeStale(path: string, stale: LockOwner): Promise<void> {
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+  try {
+    await rename(path, aside);
+  } catch {
+    return; // gone already: another run took it over, or it was released
+  }
+  const moved = await readOwner(aside).catch(() => null);
+  // Not the dead run's lock: another run took it over meanwhile. Put it back.
+  if (!same(moved, stale)) await link(aside, path).catch(() => {});
+  await unlink(aside).catch(() => {});
+}
+
 /** Takes the lock of `journalPath`, or refuses (exit 2) naming the run that holds it. */
 export async function lockJournal(journalPath: string, now: () => number): Promise<JournalLock> {
   const path = `${journalPath}.lock`;
@@ -74,7 +96,7 @@ export async function lockJournal(journalPath: string, now: () => number): Promi
     if (holder === null) continue; // released meanwhile, or unreadable: try again
     if (holder.host === owner.host && !alive(holder.pid)) {
       // The run that held it is gone: its journal is consistent up to its last fsync.
-      await unlink(path).catch(() => {});
+      await removeStale(path, holder);
       continue;
     }
     const where = holder.host === owner.host ? `pid ${holder.pid}` : `pid ${holder.pid} on host ${holder.host}`;

@@ -140,8 +140,10 @@ export interface Receipt {
     events_queued_for_deletion?: number | null;
     recordings_queued_for_deletion?: number | null;
     deletion_errors?: number | null;
-    /** Ids sent in a request whose answer was lost, and found gone when checked afterwards;
-     * included in persons_found and persons_deleted. */
+    /** Ids sent in a request whose answer was lost, and found gone when checked afterwards:
+     * included in persons_found and persons_deleted when they were looked up first (so they
+     * existed); from a plain file, counted here alone (the lost request deleted them, or they
+     * never named anyone). */
     persons_gone_after_lost_answer?: number;
     /** Ids sent in a request whose answer was lost and that no check has settled: persons
      * that request deleted are in no other count. */
@@ -216,7 +218,7 @@ type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfi
 
 /** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects.
  * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
-function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean) {
+function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean) {
   const answered = chunks.filter((c) => c.answer);
   const sentIds = new Set<string>();
   for (const c of answered) for (const id of c.ids) sentIds.add(id);
@@ -291,8 +293,10 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
     persons_gone_after_lost_answer: gone.size,
   };
-  // Persons found gone after a lost answer were found and deleted by the request that lost it.
-  if (gone.size > 0) {
+  // Persons looked up just before (so they existed) and found gone after a lost answer were
+  // deleted by the request that lost it. Ids of a plain file may never have named anyone: they
+  // are counted apart (persons_gone_after_lost_answer), never as deleted.
+  if (gone.size > 0 && lookedUp) {
     counts.persons_found = (counts.persons_found ?? 0) + gone.size;
     if (!flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
   }
@@ -302,7 +306,8 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
   const deletes = meta.command === 'persons bulk-delete';
-  const total = tally(chunks, meta.targets, meta.flags, deletes);
+  const lookedUp = meta.sentIdKind === 'person_uuids';
+  const total = tally(chunks, meta.targets, meta.flags, deletes, lookedUp);
   const { answered, gone, failedChunks, unanswered, unclear, unclearIds, notReported } = total;
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = {
@@ -322,7 +327,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   ];
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
-    const part = tally(mine, p.targets, meta.flags, deletes);
+    const part = tally(mine, p.targets, meta.flags, deletes, lookedUp);
     const recorded = state?.recorded.get(p.id);
     const sent = [...part.sentIds];
     return {
@@ -395,7 +400,9 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     lost_answers: gone.size
       ? {
           gone: gone.size,
-          note: 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids/batch_by_distinct_ids: these ids no longer named a person, so that request deleted them (unless they never existed); counted in persons_found and persons_deleted, never sent again',
+          note: lookedUp
+            ? 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids: these persons, found just before the run, no longer existed, so that request deleted them; counted in persons_found and persons_deleted, never sent again'
+            : 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids/batch_by_distinct_ids: these ids no longer named a person, so that request deleted them or they never named anyone (a plain file of ids is not looked up first); not counted in persons_found or persons_deleted, never sent again',
         }
       : null,
     failed_chunks: failedChunks,

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { fileError } from '../config/secret-file.js';
 import { parseSetValue } from '../api/set-value.js';
+import { parseCsvRecords } from '../io/csv-records.js';
 import { InputError } from './read-ids.js';
 import { classify, idListSha256, listBadValues, type BadValue, type IdKind, type IdList } from './validate.js';
 
@@ -138,18 +139,17 @@ function readNdjson(text: string, path: string): Row[] {
 }
 
 async function readCsv(text: string, path: string): Promise<Row[]> {
-  const { parse } = await import('csv-parse/sync');
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: { record: string[]; line: number }[];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as typeof records;
+    records = await parseCsvRecords(text);
   } catch (err) {
     throw new InputError(path, (err as { lines?: number }).lines ?? 1, `not valid CSV (${(err as Error).message})`);
   }
   const [header, ...body] = records;
   if (!header) return [];
   const names = header.record.map((h) => h.trim());
-  return body.map(({ record, info }) => ({
-    line: info.lines,
+  return body.map(({ record, line }) => ({
+    line,
     values: Object.fromEntries(names.map((name, i) => [name, record[i] ?? ''])),
   }));
 }

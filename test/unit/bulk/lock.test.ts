@@ -1,5 +1,5 @@
 // One run per journal: the lock file is taken atomically, refused while a live run holds it, and
-// taken over from a run that is gone. The last test shows a race in that takeover.
+// taken over from a run that is gone, even when two runs find the same stale lock at once.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { lockJournal } from '../../../src/bulk/lock.js';
 
-// lock.ts removes a stale lock with unlink; a test may hold that call back to order two runs.
+// lock.ts moves a stale lock aside (rename) to remove it; a test may hold that call back to
+// order two runs.
 const unlinkGate = vi.hoisted(() => ({ hold: undefined as ((path: string) => Promise<void> | undefined) | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
@@ -17,6 +18,10 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     unlink: async (path: string) => {
       await unlinkGate.hold?.(path);
       return actual.unlink(path);
+    },
+    rename: async (from: string, to: string) => {
+      await unlinkGate.hold?.(from);
+      return actual.rename(from, to);
     },
   };
 });
@@ -91,11 +96,10 @@ describe('lockJournal', () => {
   });
 
   // A race in the takeover of a stale lock: a run reads the holder, finds it dead, and then
-  // removes the lock *by path*. If another run has meanwhile removed the stale lock and taken
-  // its own, the slow run removes that one, takes the lock too, and two runs share the journal.
-  // Here run B is held back right before its unlink until run A has taken the lock. The test
-  // states what should happen (B refused), and is marked as failing until lock.ts is fixed.
-  it.fails('two runs taking over the same stale lock: the slower one must not remove the lock the faster one took', async () => {
+  // removes the lock. If another run has meanwhile removed the stale lock and taken its own, the
+  // slow run must not remove that one (and take the lock too, two runs sharing the journal). Here
+  // run B is held back right before it removes the stale lock until run A has taken the lock.
+  it('two runs taking over the same stale lock: the slower one must not remove the lock the faster one took', async () => {
     writeHolder({ pid: deadPid(), host: hostname(), started_at: '2030-01-01T00:00:00.000Z' });
     let reachedUnlink!: () => void;
     const bAtUnlink = new Promise<void>((resolve) => (reachedUnlink = resolve));

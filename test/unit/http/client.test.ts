@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/http/client.js';
 import { isLoopback } from '../../../src/http/loopback.js';
@@ -528,7 +529,6 @@ describe('timeout', () => {
 
 describe('realSleep', () => {
   it('leaves no abort listener behind once a wait is over', async () => {
-    const { getEventListeners } = await import('node:events');
     const { realSleep } = await import('../../../src/http/client.js');
     const controller = new AbortController();
     for (let i = 0; i < 12; i++) await realSleep(1, controller.signal);
