@@ -1,4 +1,4 @@
-// Cuts the ids to send into bulk_delete requests of at most 1000 (the server's cap, §6.6),
+// Cuts the ids to send into requests of at most 1000 (bulk_delete's cap, docs/server-contract.md §6.6),
 // numbered on from the journal's last chunk so that numbers stay unique across resumed runs.
 import type { Chunk } from './runner.js';
 

@@ -29,7 +29,6 @@ export const DELETE_WINDOWS: readonly RateWindow[] = [
   { limit: 480, windowMs: 60_000 },
   { limit: 4800, windowMs: 3_600_000 },
 ];
-export const DEFAULT_RATE = '480/min,4800/h';
 
 /** setTimeout as a promise that an abort cuts short; it removes its abort listener either way,
  * because a long run sleeps thousands of times on the same signal. */

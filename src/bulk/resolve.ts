@@ -1,13 +1,13 @@
-// Step 3 of a bulk run: integer person ids become UUIDs before anything is deleted, because
-// bulk_delete matches UUIDs only (docs/server-contract.md §6.6). One GET per id, a few at a time
-// within the read rate; an id no person has is reported, not sent. Then every target once.
+// A plain file of ids for one project (targets.ts): integer person ids become UUIDs before
+// anything is deleted, because bulk_delete matches UUIDs only (docs/server-contract.md §6.6). One
+// GET per id, a few at a time within the read rate; an id no person has is reported, not sent.
+// Then every target once.
 import type { Context } from '../context.js';
 import { CancelledError, CliError, NotFoundError } from '../errors.js';
 import { getPerson } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
-import { RateBudget } from './rate.js';
+import type { RateBudget } from './rate.js';
 import { isIntegerId, type IdList } from './validate.js';
-import { EMAIL_BATCH, identifierKey, matchEmails, type IdentifierPolicy } from './identifiers.js';
 
 /** PostHog's limit for reading persons with a personal key (ClickHouse burst, docs/server-contract.md §5). */
 export const READ_PER_MINUTE = 240;
@@ -66,83 +66,6 @@ export interface Targets {
   unresolved: string[];
   resolvedDuplicates: number;
   newlyResolved: Map<string, string | null>;
-  /** With --emails. */
-  emails?: EmailMatches;
-}
-
-export interface EmailMatches {
-  /** Addresses that name at least one person. */
-  matched: number;
-  /** Addresses that name more than one person (all of them go). */
-  several: number;
-  /** Persons named, each once. */
-  persons: number;
-  /** The keys (identifiers.ts) of the addresses that name no one, for the receipt. */
-  unmatchedKeys: string[];
-  /** Matches found in this run, by key, to journal. */
-  newlyMatched: Map<string, string[]>;
-  /** HogQL queries this run sent to find them. */
-  queries: number;
-}
-
-/**
- * With --emails: the persons the addresses name, each once. Matches already journaled (a resume)
- * are taken from there; the others are found with batched HogQL reads.
- */
-export async function matchTargets(
-  ctx: Context,
-  list: IdList,
-  known: Map<string, string[]>,
-  client: ApiClient,
-  projectId: string,
-  policy: IdentifierPolicy,
-  maxWaitMs: number,
-): Promise<Targets> {
-  const keyOf = new Map(list.ids.map((email) => [email, identifierKey(email, policy)]));
-  const todo = list.ids.filter((email) => !known.has(keyOf.get(email)!));
-  const newlyMatched = new Map<string, string[]>();
-  let queries = 0;
-  if (todo.length > 0) {
-    const batches = Math.ceil(todo.length / EMAIL_BATCH);
-    ctx.info(
-      `finding the persons of ${n(todo.length)} e-mail ${todo.length === 1 ? 'address' : 'addresses'} (${n(batches)} HogQL ${batches === 1 ? 'query' : 'queries'})…`,
-    );
-    const found = await matchEmails(ctx, client, projectId, todo, { maxWaitMs });
-    queries = found.queries;
-    for (const email of todo) newlyMatched.set(keyOf.get(email)!, found.matches.get(email) ?? []);
-  }
-  const seen = new Set<string>();
-  const ids: string[] = [];
-  const unresolved: string[] = [];
-  const unmatchedKeys: string[] = [];
-  let matched = 0;
-  let several = 0;
-  let resolvedDuplicates = 0;
-  for (const email of list.ids) {
-    const key = keyOf.get(email)!;
-    const persons = newlyMatched.get(key) ?? known.get(key) ?? [];
-    if (persons.length === 0) {
-      unresolved.push(email);
-      unmatchedKeys.push(key);
-      continue;
-    }
-    matched++;
-    if (persons.length > 1) several++;
-    for (const uuid of persons) {
-      if (seen.has(uuid)) resolvedDuplicates++;
-      else {
-        seen.add(uuid);
-        ids.push(uuid);
-      }
-    }
-  }
-  return {
-    ids,
-    unresolved,
-    resolvedDuplicates,
-    newlyResolved: new Map(),
-    emails: { matched, several, persons: ids.length, unmatchedKeys, newlyMatched, queries },
-  };
 }
 
 /** The values to send: UUIDs as they are, integer ids through their UUID, each once. */
