@@ -50,36 +50,6 @@ const nextCode = (secret: string) => {
   return totp(secret, clock);
 };
 
-describe('auth login never sends a password to a site the user did not name', () => {
-  it('off a terminal, without --base-url or a profile: exit 2 before asking for anything', async () => {
-    const res = await world.run(['auth', 'login', '--email', 'sandbox@example.com', '--password-stdin'], {
-      stdin: 'not-sent-anywhere',
-      env: { HOGCTL_BASE_URL: undefined },
-    });
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^error: no PostHog site chosen: hogctl sends a password only to a site you name$/m);
-    expect(res.stderr).toContain('--base-url');
-  });
-
-  it('on a terminal it asks about the default site first; no means nothing is sent', async () => {
-    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], { ...world.env, HOGCTL_BASE_URL: undefined }, [
-      { when: 'Sign in to https://us.posthog.com (PostHog Cloud US)?', send: 'n\r' },
-    ]);
-    expect(res.code).toBe(130);
-    expect(res.output).toContain('not signed in: no password was sent');
-    expect(res.output).not.toContain('Password');
-  });
-
-  it('names the site before asking for the password', async () => {
-    const res = await runInTerminal(['auth', 'login', '--email', 'sandbox@example.com'], world.env, [
-      { when: 'Password (input hidden)', send: '\u0003' },
-    ]);
-    const shown = res.output;
-    expect(shown.indexOf(`Signing in to ${world.sandbox.url}`)).toBeGreaterThanOrEqual(0);
-    expect(shown.indexOf(`Signing in to ${world.sandbox.url}`)).toBeLessThan(shown.indexOf('Password (input hidden)'));
-  });
-});
-
 describe('auth login without 2FA', () => {
   it('signs in with the password from stdin, keeps the cookies in a 0600 file, and says who', async () => {
     const before = world.sandbox.requests.length;

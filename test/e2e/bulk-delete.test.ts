@@ -424,34 +424,6 @@ describe('safety', () => {
     expect(world.sandbox.requests.length).toBe(before);
   });
 
-  it('started again after it completed, says so and sends nothing (exit 0); an unfinished journal is refused without --resume', async () => {
-    const a = file('again-a.txt', take(5).join('\n'));
-    const journal = join(dir, 'again.ndjson');
-    expect((await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y'])).code).toBe(0);
-    const before = world.sandbox.requests.length;
-    for (const resume of [[], ['--resume']]) {
-      const again = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y', '-o', 'json', ...resume]);
-      expect(again.code).toBe(0);
-      expect(again.stderr).toMatch(
-        /this erasure already completed at \d{4}-\d\d-\d\dT[\d:.]+Z \(journal .*again\.ndjson\); no deletion was sent/,
-      );
-      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'completed', persons_deleted: 5 });
-    }
-    expect(world.sandbox.requests.slice(before).filter((r) => r.path.endsWith('/bulk_delete/'))).toEqual([]);
-    // A journal whose run did not complete still needs --resume.
-    const unfinished = join(dir, 'unfinished.ndjson');
-    writeFileSync(
-      unfinished,
-      readFileSync(journal, 'utf8')
-        .split('\n')
-        .filter((l) => !l.includes('"stopped"'))
-        .join('\n'),
-    );
-    const refused = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', unfinished, '-y']);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/a journal already exists at .*unfinished\.ndjson.*pass --resume/s);
-  });
-
   it('resumes a journal of an older hogctl (no remembered settings), and refuses one of a newer format with a clear message', async () => {
     const a = file('older.txt', take(6).join('\n'));
     const journal = join(dir, 'older.ndjson');

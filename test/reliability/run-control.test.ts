@@ -3,7 +3,8 @@
 //   consistent journal, a receipt and the resume command; SIGTERM behaves like the first Ctrl-C.
 // - A Retry-After longer than --max-wait stops the run at once (exit 6) instead of sending every
 //   other chunk into the same 429.
-// - --resume needs only --file: the journal remembers the flags, receipt, output and rate.
+// - --resume needs only --file: the journal remembers the flags, receipt, output and rate; a
+//   run that had completed says so when started again, and sends nothing.
 // - Ids whose answers were lost (a dropped answer, a killed run) are checked before they are
 //   sent again, so the receipt counts what the server deleted.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -338,5 +339,35 @@ describe('answers lost after the server did the work', () => {
     expect(done.counts.persons_deleted + done.counts.persons_gone_after_lost_answer).toBe(deleted);
     expect(done.unanswered_requests).toBeNull();
     expect(JSON.parse(resumed.out.stdout)).toMatchObject({ persons_deleted: done.counts.persons_deleted });
+  });
+});
+
+describe('a run started again after it completed', () => {
+  it('started again after it completed, says so and sends nothing (exit 0); an unfinished journal is refused without --resume', async () => {
+    const { path: a } = idsFile('again', 5);
+    const journal = join(dir, 'again.ndjson');
+    expect((await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y'])).code).toBe(0);
+    const before = world.sandbox.requests.length;
+    for (const resume of [[], ['--resume']]) {
+      const again = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y', '-o', 'json', ...resume]);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(
+        /this erasure already completed at \d{4}-\d\d-\d\dT[\d:.]+Z \(journal .*again\.ndjson\); no deletion was sent/,
+      );
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'completed', persons_deleted: 5 });
+    }
+    expect(world.sandbox.requests.slice(before).filter((r) => r.path.endsWith('/bulk_delete/'))).toEqual([]);
+    // A journal whose run did not complete still needs --resume.
+    const unfinished = join(dir, 'unfinished.ndjson');
+    writeFileSync(
+      unfinished,
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('"stopped"'))
+        .join('\n'),
+    );
+    const refused = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', unfinished, '-y']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/a journal already exists at .*unfinished\.ndjson.*pass --resume/s);
   });
 });
