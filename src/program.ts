@@ -20,7 +20,7 @@ import { personsVerbs } from './commands/persons/index.js';
 import { usersVerbs } from './commands/users/index.js';
 import { emailVerbs } from './commands/email/index.js';
 import { helpWidth } from './io/streams.js';
-import { formatHelp, subcommandTerm } from './docs/help-layout.js';
+import { MIN_WIDTH_TO_WRAP, formatHelp, subcommandTerm } from './docs/help-layout.js';
 
 interface GroupEntry {
   name: string;
@@ -131,7 +131,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--no-input', 'never prompt; fail instead when something is missing')
     .option('--debug', 'log every HTTP request to stderr (secrets redacted)')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm, minWidthToWrap: MIN_WIDTH_TO_WRAP })
     .configureOutput({
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
@@ -167,7 +167,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
       .configureOutput(program.configureOutput())
       .showSuggestionAfterError(true)
       .showHelpAfterError('(run the command with --help for usage and examples)')
-      .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm });
+      .configureHelp({ showGlobalOptions: true, sortSubcommands: false, formatHelp, subcommandTerm, minWidthToWrap: MIN_WIDTH_TO_WRAP });
     command.commands.forEach(configure);
   };
   configure(program);

@@ -13,6 +13,11 @@ export function globalsUsed(command: Command, flags: string[]): Command {
 }
 
 const isHelp = (o: Option) => o.long === '--help';
+/** Narrower than this, a description column beside its term is too thin (commander's own
+ * threshold, `minWidthToWrap`, under which it stops wrapping altogether). */
+const MIN_DESCRIPTION_WIDTH = 40;
+/** Text set under its term still wraps on a terminal this narrow. */
+export const MIN_WIDTH_TO_WRAP = 20;
 
 export function formatHelp(cmd: Command, helper: Help): string {
   const helpWidth = helper.helpWidth ?? 80;
@@ -35,7 +40,13 @@ export function formatHelp(cmd: Command, helper: Help): string {
     ...arguments_.map((a) => helper.displayWidth(helper.styleArgumentTerm(helper.argumentTerm(a)))),
     ...commands.map((c) => helper.displayWidth(helper.styleSubcommandTerm(helper.subcommandTerm(c)))),
   );
-  const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
+  // On a narrow terminal the description column would be too thin to wrap (commander then leaves
+  // it unwrapped, past the edge): each description goes under its term instead, wrapped.
+  const narrow = helpWidth - termWidth - 4 < MIN_DESCRIPTION_WIDTH;
+  const item = (term: string, description: string) =>
+    narrow
+      ? `  ${term}${description ? `\n${helper.boxWrap(description, helpWidth - 6).replace(/^/gm, '      ')}` : ''}`
+      : helper.formatItem(term, termWidth, description, helper);
   const options = (list: Option[]) => list.map((o) => item(optionTerm(o), helper.styleOptionDescription(helper.optionDescription(o))));
 
   let out = [`${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(cmd))}`, ''];

@@ -33,6 +33,20 @@ const screen = (columns: number, rows = 40): TerminalSize => ({ columns, rows })
 /** Lines as the terminal shows them: `script` turns \n into \r\n. */
 const lines = (output: string) => output.replace(/\r/g, '').replace(/\n$/, '').split('\n');
 
+describe('help fits the terminal', () => {
+  // Option descriptions wrap beside their terms, or under them when the column beside would be
+  // too thin. Example commands are left whole, to be copied.
+  for (const columns of [45, 60, 80]) {
+    it(`no line of persons bulk-delete --help but an example is wider than ${columns} columns`, async () => {
+      const res = await runInTerminal(['persons', 'bulk-delete', '--help'], world.env, [], 30_000, screen(columns, 200));
+      expect(res.code).toBe(0);
+      const shown = lines(res.output).filter((l) => !l.startsWith('  $ '));
+      for (const line of shown) expect(line.length, line).toBeLessThanOrEqual(columns);
+      expect(res.output).toContain('--all-projects');
+    });
+  }
+});
+
 describe('persons list fits the terminal', () => {
   for (const columns of [60, 80, 120]) {
     it(`no line is wider than ${columns} columns, and more rows are announced`, async () => {
