@@ -1,7 +1,7 @@
 // POST /api/projects/{id}/query/ with a HogQLQuery (docs/server-contract.md §7), and the polling of
 // GET /query/{query_id}/ when the server answers 202 with a query that is still running.
 import type { ApiClient } from '../http/client.js';
-import { realSleep } from '../http/client.js';
+import { sleep as realSleep } from '../sleep.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { ApiError, CliError, ExitCode, NotPostHogApiError, UnavailableError } from '../errors.js';
 import { describeHttpError } from '../http/describe-error.js';

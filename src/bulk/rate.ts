@@ -30,23 +30,6 @@ export const DELETE_WINDOWS: readonly RateWindow[] = [
   { limit: 4800, windowMs: 3_600_000 },
 ];
 
-/** setTimeout as a promise that an abort cuts short; it removes its abort listener either way,
- * because a long run sleeps thousands of times on the same signal. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Resolves with `promise`, or rejects when `signal` aborts first. */
 function untilOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
   if (!signal) return promise;

@@ -12,7 +12,8 @@ import type { BulkAction } from './action.js';
 import type { BoundJournal } from './bind-journal.js';
 import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeader, type JournalRecord } from './journal.js';
 import { ProgressView } from './progress-view.js';
-import { RateBudget, sleep, type RateWindow } from './rate.js';
+import { RateBudget, type RateWindow } from './rate.js';
+import { sleep } from '../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
 
 const n = (x: number) => x.toLocaleString('en-US');

@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { CancelledError, CliError } from '../errors.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { JobVerification, VerifyEnv } from './action.js';
+import { sleep as realSleep } from '../sleep.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 /** How long between two rounds of reading back what is still pending. */
@@ -58,13 +59,7 @@ export async function verifyUpdate(
   for (const c of journal.chunks.values()) if (c.failure && !c.answer) for (const id of c.ids) if (!done.has(id)) failedChunks.add(id);
   const perProject = new Map<string, UpdateVerification>();
   const deadline = ctx.deps.now() + timeoutMs;
-  const sleep =
-    ctx.deps.sleep ??
-    ((ms: number, signal?: AbortSignal) =>
-      new Promise<void>((r) => {
-        const t = setTimeout(r, ms);
-        signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-      }));
+  const sleep = ctx.deps.sleep ?? realSleep;
   for (const p of env.targets.projects.filter((t) => !t.unreachable)) {
     const sent = p.ids.filter((id) => done.has(id));
     const pending = new Set(sent);
@@ -109,7 +104,8 @@ export async function verifyUpdate(
         }
       }
       if (unavailable || pending.size === 0 || ctx.deps.now() + ROUND_MS > deadline) break;
-      await sleep(ROUND_MS, ctx.deps.signal);
+      // Ctrl-C ends the reading back, not the run: what is known so far goes in the receipt.
+      await sleep(ROUND_MS, ctx.deps.signal).catch(() => undefined);
       if (ctx.deps.signal?.aborted) break;
     }
     const failed = [...gone, ...p.ids.filter((id) => failedChunks.has(id))];

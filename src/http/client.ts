@@ -8,6 +8,7 @@ import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableSt
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
 import { isLoopback } from './loopback.js';
+import { sleep } from '../sleep.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | string[]>;
 
@@ -74,22 +75,6 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    // The listener goes when the wait ends: a long run's signal would otherwise collect one per
-    // retry wait (node warns past ten).
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 class TimeoutError extends Error {}
 
 export class ApiClient {
@@ -116,7 +101,7 @@ export class ApiClient {
     if (this.ownsDispatcher) setFlagsFromString('--liftoff-only');
     // EnvHttpProxyAgent keeps one keep-alive pool per origin and honours HTTPS_PROXY/NO_PROXY.
     this.dispatcher = options.dispatcher ?? new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? sleep;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
     if (this.ownsDispatcher) options.debug?.(`undici code cache: ${codeCacheStatus}`);

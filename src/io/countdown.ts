@@ -4,23 +4,11 @@
 import type { Context } from '../context.js';
 import { formatClock, formatDuration } from './progress.js';
 import { RateLimitedError } from '../errors.js';
+import { sleep as realSleep } from '../sleep.js';
 
 export async function waitWithCountdown(ctx: Context, ms: number, why: string, signal?: AbortSignal): Promise<void> {
   const until = ctx.deps.now() + ms;
-  const sleep =
-    ctx.deps.sleep ??
-    ((t: number, s?: AbortSignal) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, t);
-        s?.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            reject(s.reason);
-          },
-          { once: true },
-        );
-      }));
+  const sleep = ctx.deps.sleep ?? realSleep;
   const line = () => `${why}: waiting ${formatDuration(until - ctx.deps.now())}, until ${formatClock(until)} (Ctrl-C stops)`;
   const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
   if (!tty) {

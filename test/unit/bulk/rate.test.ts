@@ -9,7 +9,6 @@ import {
   parseRate,
   parseRateWindows,
   simulate,
-  sleep,
   windowName,
   type WindowWait,
 } from '../../../src/bulk/rate.js';
@@ -224,18 +223,5 @@ describe('RateBudget: pauses, answers and aborts', () => {
 
   it('needs at least one window', () => {
     expect(() => new RateBudget([], new FakeClock())).toThrow(RangeError);
-  });
-});
-
-describe('sleep', () => {
-  it('resolves, and rejects with the reason of an abort before or during it', async () => {
-    await expect(sleep(0)).resolves.toBeUndefined();
-    const before = new Error('before');
-    await expect(sleep(60_000, AbortSignal.abort(before))).rejects.toBe(before);
-    const controller = new AbortController();
-    const during = new Error('during');
-    const waiting = sleep(60_000, controller.signal);
-    controller.abort(during);
-    await expect(waiting).rejects.toBe(during);
   });
 });

@@ -1,7 +1,8 @@
 // Waiting out a rate limit: each wait the server asks for is capped by --max-wait, not their sum,
 // so an export that meets the hourly query limit several times is not stopped for having waited.
+import { getEventListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Context, type Deps } from '../../../src/context.js';
 import { RateLimitedError } from '../../../src/errors.js';
 import { underQueryLimit, underRateLimit, waitWithCountdown } from '../../../src/io/countdown.js';
@@ -87,5 +88,23 @@ describe('waitWithCountdown', () => {
     expect(slept).toEqual([1000, 1000, 1000]);
     expect(stderr.text).toContain('\r\u001b[2Kwaiting for the limit: waiting 3s, until');
     expect(stderr.text.endsWith('\r\u001b[2K')).toBe(true);
+  });
+
+  it('a wait of an hour on a terminal leaves no listener behind on the Ctrl-C signal per second', async () => {
+    // Node warns on stderr, over the countdown, past ten listeners on one signal.
+    vi.useFakeTimers();
+    try {
+      const stop = new AbortController();
+      const stderr = new Collector({ isTTY: true });
+      const ctx = new Context({ io: { stdout: new PassThrough(), stderr, stdin: new PassThrough() }, env: {}, now: () => Date.now() }, {});
+      const waiting = waitWithCountdown(ctx, 60 * MINUTE, 'waiting for the limit', stop.signal);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(getEventListeners(stop.signal, 'abort').length).toBeLessThanOrEqual(1);
+      stop.abort(new Error('stopped'));
+      await expect(waiting).rejects.toThrow('stopped');
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
