@@ -3,13 +3,15 @@
 // when, so a log shows why nothing happened. Ctrl-C (the signal) ends the wait at once.
 import type { Context } from '../context.js';
 import { formatClock, formatDuration } from './progress.js';
+import { displayWidth, truncate } from './columns.js';
 import { RateLimitedError } from '../errors.js';
 import { sleep as realSleep } from '../sleep.js';
 
 export async function waitWithCountdown(ctx: Context, ms: number, why: string, signal?: AbortSignal): Promise<void> {
   const until = ctx.deps.now() + ms;
   const sleep = ctx.deps.sleep ?? realSleep;
-  const line = () => `${why}: waiting ${formatDuration(until - ctx.deps.now())}, until ${formatClock(until)} (Ctrl-C stops)`;
+  const left = () => `waiting ${formatDuration(until - ctx.deps.now())}, until ${formatClock(until)}`;
+  const line = () => `${why}: ${left()} (Ctrl-C stops)`;
   const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
   if (!tty) {
     ctx.info(line());
@@ -18,7 +20,7 @@ export async function waitWithCountdown(ctx: Context, ms: number, why: string, s
   }
   try {
     while (ctx.deps.now() < until) {
-      ctx.io.stderr.write(`\r\u001b[2K${line()}`);
+      ctx.io.stderr.write(`\r\u001b[2K${fitted(why, left(), ctx.io.stderr.columns || 100)}`);
       await sleep(Math.min(1000, until - ctx.deps.now()), signal);
     }
   } finally {
@@ -79,4 +81,14 @@ export async function underRateLimit<T>(
 /** underRateLimit for the query endpoint. */
 export function underQueryLimit<T>(ctx: Context, cap: WaitCap, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
   return underRateLimit(ctx, cap, send, QUERY_LIMIT);
+}
+
+/** The countdown line within the terminal: a wrapped line is not cleared by the next second's
+ * redraw, so it would stay behind, a line a second. The time left stays; the rest gives way, the
+ * reason's parenthesis first ("rate-limited by the server (HogQL queries per hour)"). */
+function fitted(why: string, left: string, columns: number): string {
+  const room = columns - 1;
+  const short = why.replace(/\s*\([^)]*\)$/, '');
+  const candidates = [`${why}: ${left} (Ctrl-C stops)`, `${short}: ${left} (Ctrl-C stops)`, `${short}: ${left}`, left];
+  return candidates.find((c) => displayWidth(c) <= room) ?? truncate(left, room);
 }

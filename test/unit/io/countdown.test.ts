@@ -10,10 +10,10 @@ import { Collector, rejection } from '../helpers.js';
 
 const MINUTE = 60_000;
 
-function world(options: { tty?: boolean } = {}) {
+function world(options: { tty?: boolean; columns?: number } = {}) {
   let clock = Date.UTC(2026, 10, 22, 10, 0, 0);
   const slept: number[] = [];
-  const stderr = new Collector({ isTTY: options.tty });
+  const stderr = new Collector({ isTTY: options.tty, columns: options.columns });
   const deps: Deps = {
     io: { stdout: new PassThrough(), stderr, stdin: new PassThrough() },
     env: { TZ: 'UTC' },
@@ -88,6 +88,18 @@ describe('waitWithCountdown', () => {
     expect(slept).toEqual([1000, 1000, 1000]);
     expect(stderr.text).toContain('\r\u001b[2Kwaiting for the limit: waiting 3s, until');
     expect(stderr.text.endsWith('\r\u001b[2K')).toBe(true);
+  });
+
+  it('keeps its line within the terminal, or each second would leave a wrapped line behind', async () => {
+    for (const columns of [120, 80, 60, 40]) {
+      const { ctx, stderr } = world({ tty: true, columns });
+      await waitWithCountdown(ctx, 3_000, 'rate-limited by the server (HogQL queries per hour)');
+      const lines = stderr.text.split('\r\u001b[2K').filter(Boolean);
+      expect(lines).toHaveLength(3);
+      for (const line of lines) expect(line.length, line).toBeLessThan(columns);
+      // The time left is what the line is for: it stays while anything else may go.
+      expect(lines[0]).toMatch(/waiting 3s/);
+    }
   });
 
   it('a wait of an hour on a terminal leaves no listener behind on the Ctrl-C signal per second', async () => {
