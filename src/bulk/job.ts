@@ -12,6 +12,7 @@ import { findings, finish, journalHeader } from './finish.js';
 import { describeProjects } from './journal.js';
 import { outcome, unreachableOutcome, verificationOutcome } from './outcome.js';
 import { planFacts, planText } from './plan.js';
+import { wrapHanging } from '../io/columns.js';
 import { writePlan } from './plan-file.js';
 import { prepareJob, type Prepared } from './prepare.js';
 import { runJob } from './run.js';
@@ -28,7 +29,10 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
   const s = await decideSettings(ctx, given, kindFor);
   const p = await prepareJob(ctx, s, kindFor);
   const { kind } = p;
-  ctx.info(planText(planFacts(p)));
+  // On a terminal the plan is wrapped at spaces, its continuations under their values; the
+  // terminal itself would break its longer lines (identifiers, samples, paths) mid-word.
+  const plan = planText(planFacts(p));
+  ctx.info(ctx.io.stderr.isTTY && ctx.io.stderr.columns ? wrapHanging(plan, ctx.io.stderr.columns) : plan);
   const resume = resumeCommand(ctx, kind.command, s, p.bound.path);
   if (s.dryRun) {
     if (s.planOut) await writePlan(ctx, p, s.planOut);

@@ -77,3 +77,54 @@ export function fitColumns(headers: number[], natural: number[], freeText: boole
   }
   return [];
 }
+
+/**
+ * `text` with each line longer than `width` cells wrapped at spaces, for a terminal that would
+ * otherwise break it mid-word at its edge. A continuation starts two cells in from the line's
+ * value (after its label and the spaces that follow, `  input     …`, or after its indent), so it
+ * reads apart from the next value; a line without indent (prose) stays flush. A word longer than
+ * the room is cut.
+ */
+export function wrapHanging(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => (displayWidth(line) <= width ? line : wrapLine(line, width)))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number): string {
+  const m = /^( *)(\S+ {2,})?/.exec(line)!;
+  const indent = ' '.repeat(m[1].length + (m[2]?.length ?? 0) + (m[1].length ? 2 : 0));
+  const limit = Math.max(width, indent.length + 1);
+  const out: string[] = [];
+  let current = m[0];
+  let empty = true;
+  for (let word of line.slice(m[0].length).split(' ').filter(Boolean)) {
+    if (!empty && displayWidth(current) + 1 + displayWidth(word) > limit) {
+      out.push(current);
+      [current, empty] = [indent, true];
+    }
+    // A word longer than a whole line is cut at the edge.
+    while (empty && displayWidth(current) + displayWidth(word) > limit) {
+      const head = cutAt(word, limit - displayWidth(current));
+      out.push(current + head);
+      [current, word] = [indent, word.slice(head.length)];
+    }
+    current += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  out.push(current);
+  return out.map((l) => l.trimEnd()).join('\n');
+}
+
+/** The longest start of `word` that fits in `cells` (at least one character). */
+function cutAt(word: string, cells: number): string {
+  let out = '';
+  let used = 0;
+  for (const ch of word) {
+    if (out && used + charWidth(ch) > cells) break;
+    out += ch;
+    used += charWidth(ch);
+  }
+  return out;
+}

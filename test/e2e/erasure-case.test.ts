@@ -288,10 +288,18 @@ describe('selections', () => {
   it('on a terminal, a selection of more than 100 persons is confirmed by typing the count', async () => {
     const free = [...store(2)].filter((p) => p.properties.plan === 'free');
     expect(free.length).toBeGreaterThan(100);
-    const declined = await runInTerminal(['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2'], world.env, [
-      { when: `Type ${free.length} to confirm`, send: '100\r' },
-    ]);
+    const declined = await runInTerminal(
+      ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2'],
+      world.env,
+      [{ when: `Type ${free.length} to confirm`, send: '100\r' }],
+      30_000,
+      { columns: 60, rows: 24 },
+    );
     expect(declined.code).toBe(130);
+    // The plan fits the terminal: its long lines (the sample, the journal's path) wrap at spaces.
+    const plan = declined.output.slice(declined.output.indexOf('Plan:'), declined.output.indexOf('This deletes')).split(/\r?\n/);
+    expect(plan.length).toBeGreaterThan(8);
+    for (const line of plan) expect(line.length, line).toBeLessThanOrEqual(60);
     expect(declined.output).toContain(`This deletes ${free.length} persons (their events and recordings stay) in project 2`);
     expect(store(2).getByUuid(free[0].uuid)).toBeDefined();
     const typed = await runInTerminal(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitColumns, pad, truncate, visible } from '../../../src/io/columns.js';
+import { displayWidth, fitColumns, pad, truncate, visible, wrapHanging } from '../../../src/io/columns.js';
 
 describe('terminal text measures', () => {
   it('counts wide characters as two cells and combining marks as none', () => {
@@ -38,5 +38,36 @@ describe('fitColumns', () => {
     expect(fitColumns([2, 4, 4, 10], [36, 40, 30, 27], [false, true, true, false], 60)).toEqual([36, 10, 10]);
     expect(fitColumns([2, 4], [36, 40], [false, true], 40)).toEqual([36]);
     expect(fitColumns([2], [36], [false], 20)).toEqual([20]);
+  });
+});
+
+describe('wrapHanging', () => {
+  it('wraps a labelled line at spaces, its continuations two cells in from the value', () => {
+    const line = '  input     emails.txt (lines): 7 values, 7 unique e-mail addresses, 0 duplicates dropped, 0 invalid';
+    expect(wrapHanging(line, 60).split('\n')).toEqual([
+      '  input     emails.txt (lines): 7 values, 7 unique e-mail',
+      '              addresses, 0 duplicates dropped, 0 invalid',
+    ]);
+  });
+
+  it('keeps lines that fit, indents a line without a label by two more, and leaves prose flush', () => {
+    expect(wrapHanging('Plan: delete\n  flags     a · b', 40)).toBe('Plan: delete\n  flags     a · b');
+    expect(wrapHanging('  ✗ project 2 cannot be searched (403): nothing in it', 30).split('\n')).toEqual([
+      '  ✗ project 2 cannot be',
+      '    searched (403): nothing in',
+      '    it',
+    ]);
+    expect(wrapHanging('This deletes 7 persons in projects 1 and 2', 20).split('\n')).toEqual([
+      'This deletes 7',
+      'persons in projects',
+      '1 and 2',
+    ]);
+  });
+
+  it('cuts a word longer than the room (a path) rather than overflow', () => {
+    const out = wrapHanging('  journal   /tmp/a-very-long-directory-name/and-a-longer-file-name.ndjson', 40).split('\n');
+    for (const line of out) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(out[0]).toMatch(/^ {2}journal {3}\/tmp\//);
+    expect(out.map((l) => l.trim()).join('')).toBe('journal   /tmp/a-very-long-directory-name/and-a-longer-file-name.ndjson');
   });
 });
