@@ -41,7 +41,7 @@ export interface InputSettings {
 }
 
 export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): Promise<Input> {
-  const input = s.inline ? inlineInput(s.inline) : await openInput(ctx, s.file);
+  const input = s.inline ? inlineInput(s.inline) : await openInput(ctx, s.file, kind === 'emails' ? '--emails' : '--file');
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
   const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : kind === 'emails' ? ['email'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
@@ -74,12 +74,12 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
   return { list, label: input.label, path: input.path, stem: input.stem };
 }
 
-async function openInput(ctx: Context, file: string): Promise<Opened> {
+async function openInput(ctx: Context, file: string, flag: string): Promise<Opened> {
   if (file === '-') {
     if (ctx.io.stdin.isTTY) {
       throw new UsageError(
-        '--file - reads the ids from standard input, which is a terminal',
-        'pipe the ids in, e.g. `hogctl persons bulk-delete --file - < ids.txt`, or pass the file path',
+        `${flag} - reads the ${flag === '--emails' ? 'addresses' : 'ids'} from standard input, which is a terminal`,
+        `pipe them in (\`${flag} - < ${flag === '--emails' ? 'emails' : 'ids'}.txt\`), or pass the file's path`,
       );
     }
     return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin', stem: 'stdin' };
@@ -95,7 +95,7 @@ async function openInput(ctx: Context, file: string): Promise<Opened> {
     const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
     throw new UsageError(
       code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`,
-      'check the path given to --file and its permissions; nothing was sent',
+      `check the path given to ${flag} and its permissions; nothing was sent`,
     );
   }
   return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };

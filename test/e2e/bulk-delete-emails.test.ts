@@ -199,6 +199,10 @@ describe('persons bulk-delete --emails', () => {
     const keep = await world.run(['persons', 'bulk-delete', '--keep-identifiers', '--file', uuids, '-y']);
     expect(keep.code).toBe(2);
     expect(keep.stderr).toContain('--keep-identifiers goes with e-mail addresses or a mixed file of identifiers');
+    // A missing file is named with the flag that gave it.
+    const missing = await world.run(['persons', 'bulk-delete', '--emails', join(dir, 'nope.txt'), '-y']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('check the path given to --emails and its permissions; nothing was sent');
     expect(world.sandbox.requests.length).toBe(before);
   });
 });
