@@ -173,7 +173,7 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
     store(4).addPerson({ uuid: '01999999-0000-7000-8000-000000000004', createdAtUs: Date.now() * 1000, distinctIds: [distinctId] });
     const res = await world.run(['persons', 'erasure-status', '--receipt', join(dir, 'case.receipt.json'), '--read-rate', '6000']);
     expect(res.code).toBe(8);
-    expect(res.stderr).toContain(`project 4: 1 distinct ids name a person again (${distinctId})`);
+    expect(res.stderr).toContain(`project 4: 1 distinct id names a person again (${distinctId})`);
   });
 });
 

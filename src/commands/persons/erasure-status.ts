@@ -67,6 +67,9 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   throw new PartialFailureError(`the erasure is not complete: ${open.map(describe).join('; ')}`, hintFor(open));
 }
 
+/** "1 person", "2 persons": a count with the words that agree with it. */
+const of = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
+
 function describe(s: ErasureStatus): string {
   const where = `project ${s.project}`;
   switch (s.status) {
@@ -74,14 +77,14 @@ function describe(s: ErasureStatus): string {
       return `${where} was not searched by the erasure (the receipt says why)`;
     case 'reopened':
       return `${where}: ${[
-        s.persons_present && `${n(s.persons_present)} persons exist again`,
+        s.persons_present && `${of(s.persons_present, 'person exists', 'persons exist')} again`,
         s.distinct_ids_in_use &&
-          `${n(s.distinct_ids_in_use)} distinct ids name a person again (${s.distinct_ids_in_use_list.slice(0, 3).join(', ')})`,
+          `${of(s.distinct_ids_in_use, 'distinct id names', 'distinct ids name')} a person again (${s.distinct_ids_in_use_list.slice(0, 3).join(', ')})`,
       ]
         .filter(Boolean)
         .join(', ')}`;
     case 'pending':
-      return `${where}: the deletion of the events of ${n(s.events_pending)} persons is still pending`;
+      return `${where}: the deletion of the events of ${of(s.events_pending, 'person', 'persons')} is still pending`;
     default:
       return `${where}: the server could not say${s.events_unseen ? ` (${n(s.events_unseen)} queued event deletions are not listed)` : ''}`;
   }
