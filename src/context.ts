@@ -107,6 +107,7 @@ export class Context {
   async projectId(): Promise<string> {
     const settings = await this.settings();
     if (settings.projectId) return settings.projectId;
+    await this.refuseIfNotSetUp(settings);
     throw new UsageError(
       'no project chosen',
       'pass --project <id>, set HOGCTL_PROJECT_ID, or save one in a profile with `hogctl profile add`; `hogctl projects list` shows the ids',
@@ -141,6 +142,7 @@ export class Context {
         const profile = settings.profileName;
         const orSession = options.auth === 'prefer-session' ? '`hogctl auth login`, ' : '';
         // A variable set to nothing (HOGCTL_API_KEY=$UNSET_SECRET in CI) is not "no key" to its author.
+        if (this.env.HOGCTL_API_KEY === undefined) await this.refuseIfNotSetUp(settings);
         if (this.env.HOGCTL_API_KEY !== undefined) {
           throw new AuthError(
             `HOGCTL_API_KEY is empty${profile ? `, and profile "${profile}" has no API key` : ', and no profile is set'}`,
@@ -158,6 +160,19 @@ export class Context {
       credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
     }
     return this.client(settings, credentials);
+  }
+
+  /**
+   * On the first run (no profile saved, no key in the environment) the one thing to do first is to
+   * set hogctl up: say that, rather than the first of several missing settings.
+   */
+  private async refuseIfNotSetUp(settings: Settings): Promise<void> {
+    if (settings.profileName || settings.apiKey || this.env.HOGCTL_API_KEY !== undefined) return;
+    if ((await this.store()).names().length > 0) return;
+    throw new AuthError(
+      'hogctl is not set up yet: run `hogctl profile add <name>` first',
+      'it asks for the PostHog site, the project and a personal API key; in CI, set HOGCTL_BASE_URL, HOGCTL_PROJECT_ID and HOGCTL_API_KEY instead. To try hogctl offline: `hogctl demo`',
+    );
   }
 
   /** The session jar of the resolved profile and site (`hogctl auth login` fills it). */
