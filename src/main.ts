@@ -45,7 +45,8 @@ function report(err: unknown, deps: Deps, argv: string[]): number {
   if (err instanceof CliError) {
     stderr.write(`${red('error:')} ${err.message}\n`);
     if (err.hint) stderr.write(`  ${err.hint}\n`);
-    if (debug && err.stack) stderr.write(`${err.stack}\n`);
+    // An expected error is not a bug: its stack says nothing to the person (--debug's request log
+    // says what was sent); a stack is printed for bugs only, below.
     return err.exitCode;
   }
   if (deps.signal?.aborted) {
