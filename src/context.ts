@@ -4,6 +4,7 @@
 import type { Dispatcher } from 'undici';
 import { AuthError, UsageError } from './errors.js';
 import { colorEnabled, type Io } from './io/streams.js';
+import { fitToTerminal } from './io/columns.js';
 import type { ApiClient, Credentials } from './http/client.js';
 import { ProfileStore } from './config/profiles.js';
 import { configDir } from './config/paths.js';
@@ -82,11 +83,12 @@ export class Context {
 
   /** Progress and notes go to stderr and are silenced by --quiet; data never goes here. */
   info(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${message}\n`);
+    if (!this.globals.quiet) this.io.stderr.write(`${fitToTerminal(this.io.stderr, message)}\n`);
   }
 
   warn(message: string): void {
-    this.io.stderr.write(`${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}\n`);
+    const line = `${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}`;
+    this.io.stderr.write(`${fitToTerminal(this.io.stderr, line)}\n`);
   }
 
   debug(line: string): void {
@@ -262,6 +264,7 @@ export class Context {
     return {
       format,
       fields: parseFields(this.globals.fields),
+      chosen: this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),
