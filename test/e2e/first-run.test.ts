@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './harness.js';
+import { runInTerminal } from './terminal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-first-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +25,16 @@ describe('with no profile and no HOGCTL_* variables', () => {
       expect(res.stdout).toBe('');
     },
   );
+
+  it('on an 80-column terminal the message wraps at spaces, never mid-word', async () => {
+    const res = await runInTerminal(['persons', 'list'], fresh, [], 30_000, { columns: 80, rows: 24 });
+    expect(res.code).toBe(4);
+    const lines = res.output.replace(/\r/g, '').split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    // Every word of the hint is whole on some line.
+    for (const word of ['HOGCTL_BASE_URL,', 'HOGCTL_PROJECT_ID', 'HOGCTL_API_KEY', '`hogctl demo`']) expect(res.output).toContain(word);
+  });
 
   it('a key in the environment is a setup: then the missing project is named', async () => {
     const res = await runCli(['persons', 'list'], { env: { ...fresh, HOGCTL_API_KEY: 'phx_test', HOGCTL_BASE_URL: 'http://127.0.0.1:9' } });
