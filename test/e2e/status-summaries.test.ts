@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
+import { totp } from '@hogctl/sandbox';
 
 let world: World;
 beforeAll(async () => {
@@ -66,5 +67,30 @@ describe('profile show', () => {
     expect(lines[1]).toBe(`  site:     ${world.sandbox.url} (from HOGCTL_BASE_URL)`);
     expect(lines[2]).toBe('  project:  1 (from HOGCTL_PROJECT_ID)');
     expect(lines[3]).toMatch(/^ {2}API key: {2}phx_\S+ \(from HOGCTL_API_KEY\)/);
+  });
+});
+
+describe('auth login as another account', () => {
+  it('says whose session it replaced', async () => {
+    const other = world.sandbox.twoFactorUser;
+    const res = await world.run(
+      ['auth', 'login', '--email', other.email, '--password-stdin', '--code', totp(other.totpSecret, Date.now())],
+      {
+        stdin: other.password,
+      },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      `as ${other.email} (with 2FA); the session is saved for 127.0.0.1:${world.sandbox.port}, replacing the session of sandbox@example.com`,
+    );
+    // Signing in again as the same account replaces nothing worth a word.
+    const again = await world.run(
+      ['auth', 'login', '--email', other.email, '--password-stdin', '--code', totp(other.totpSecret, Date.now() + 30_000)],
+      {
+        stdin: other.password,
+      },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('replacing');
   });
 });
