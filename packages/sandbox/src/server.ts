@@ -14,7 +14,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue } from './auth.js';
+import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue, keyValueForSeed } from './auth.js';
 import { parseRequestData, type ParserSet } from './body.js';
 import { empty, json, type RequestContext, type SandboxResponse, type Services } from './context.js';
 import { dispatch } from './dispatch.js';
@@ -63,6 +63,9 @@ export interface SandboxOptions {
   faults?: string;
   /** Extra keys: 'phx_name:scope1,scope2' or 'phx_x:person:read@42'. See auth.ts parseKeySpec. */
   keys?: string[];
+  /** The all-scopes key is derived from the seed (the same on every start), so a saved profile
+   * keeps working across restarts; default false: a random key each start. */
+  keyFromSeed?: boolean;
   /** Request log lines are written (to `log`, else stderr) only when quiet is explicitly false. */
   quiet?: boolean;
   /** Where log lines go when not quiet; default process.stderr. */
@@ -211,7 +214,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   seedDocumentedPerson(stores.get(1)!);
 
   const keys = new KeyRing();
-  const defaultKey = randomKeyValue();
+  const defaultKey = opts.keyFromSeed ? keyValueForSeed(seed) : randomKeyValue();
   keys.add(defaultKey, ['*'], world.user.id);
   for (const spec of opts.keys ?? []) {
     const key = parseKeySpec(spec);
