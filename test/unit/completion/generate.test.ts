@@ -50,7 +50,7 @@ describe.skipIf(!hasBash)('bash completion', () => {
     expect(complete(`hogctl profile ${verb} st`)).toEqual(['staging']);
   });
 
-  it('offers a group\'s verbs alone, and flags once a dash is typed', () => {
+  it("offers a group's verbs alone, and flags once a dash is typed", () => {
     const verbs = complete('hogctl persons ');
     expect(verbs).toContain('bulk-delete');
     expect(verbs.filter((w) => w.startsWith('-'))).toEqual([]);
