@@ -103,7 +103,7 @@ export function updateKind(u: UpdateSettings): JobKind {
     // A new journal gets the nonce and the time of its events (see the top of this file).
     journalHeader: (startedAt) => (viaApi ? {} : { capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt } }),
     makeAction: async (ctx, env) => {
-      await refusePersonless(ctx, env, { readable: !viaApi });
+      await refusePersonless(ctx, env, { warnUnreadable: viaApi });
       return viaApi ? apiAction(ctx, env, u) : captureAction(ctx, env, u);
     },
     verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
@@ -114,16 +114,19 @@ export function updateKind(u: UpdateSettings): JobKind {
  * Refuses projects that do not process person profiles: nothing sent to them would change anyone
  * (posthog/api/team.py serves the team's `person_processing_opt_out`; ingestion then makes every
  * event personless: nodejs/src/worker/ingestion/event-pipeline/processPersonlessStep.ts). A key
- * that may not read the project (--via api needs person:write only) leaves the setting unknown.
+ * that may not read the project leaves the setting unknown: through capture the run reads the
+ * project again for its key (and stops there, after the scope check says why); --via api needs
+ * person:write only, so the run goes on with a warning.
  */
-async function refusePersonless(ctx: Context, env: ActionEnv, o: { readable: boolean }): Promise<void> {
+async function refusePersonless(ctx: Context, env: ActionEnv, o: { warnUnreadable: boolean }): Promise<void> {
   if (!env.client) return;
   for (const id of env.projects) {
     let project;
     try {
       project = await getProject(env.client, id, { signal: ctx.deps.signal });
     } catch (err) {
-      if (o.readable || !(err instanceof AuthError)) throw err;
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+      if (!o.warnUnreadable) continue;
       ctx.warn(
         `cannot read the settings of project ${id} with this key (${err.message}): if it does not process person profiles, the changes will not show`,
       );

@@ -318,6 +318,13 @@ describe('what capture answers is read, not assumed', () => {
       .slice(from)
       .filter((r) => r.path === '/batch/' || r.method === 'PATCH' || r.path.endsWith('/delete_property/'));
     expect(writes).toHaveLength(0);
+    // --via api needs no project:read: a key without it goes on, warned that the setting is unknown.
+    const key = world.sandbox.addKey(['person:read', 'person:write']);
+    const api = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'unread=1', '--via', 'api', '-y'], {
+      env: { HOGCTL_API_KEY: key },
+    });
+    expect(api.code, api.stderr).toBe(0);
+    expect(api.stderr).toContain('cannot read the settings of project 1 with this key');
   });
 });
 
@@ -369,6 +376,34 @@ describe('event uuids', () => {
     expect(retried).toHaveLength(2);
     expect(JSON.parse(retried[1].body).batch.map(stamp)).toEqual(tried);
     expect(eventsSent(middle).map(stamp)).toEqual(tried);
+  });
+  it('a journal of an earlier version, without a nonce, still resumes: its own time and input name the events', async () => {
+    const [person] = take(1);
+    const file = join(dir, 'older.txt');
+    writeFileSync(file, `${person.uuid}\n`);
+    const journal = join(dir, 'older.ndjson');
+    world.sandbox.setFaults('500=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'older=1', '--retries', '0', '--journal', journal, '-y']);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(8);
+    // As an earlier version wrote it: no capture_events in the header.
+    const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const header = JSON.parse(first);
+    delete header.capture_events;
+    writeFileSync(journal, [JSON.stringify(header), ...rest].join('\n'));
+    const from = world.sandbox.requests.length;
+    for (let i = 0; i < 2; i++) {
+      const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
+      expect(again.code, again.stderr).toBe(0);
+    }
+    const events = eventsSent(from);
+    expect(events).toHaveLength(1);
+    expect(events[0].timestamp).toBe(header.created_at);
+    expect(props(person).older).toBe(1);
   });
 });
 
