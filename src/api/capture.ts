@@ -43,7 +43,7 @@ export function readCaptureAnswer(status: number, body: unknown): CaptureAnswer 
     const known = (code === 'Ok' || code === 1) && error === undefined;
     if (known && Array.isArray(limited) && limited.length > 0 && limited.every((x) => typeof x === 'string'))
       return { accepted: false, quotaLimited: limited as string[] };
-    if (known && (limited === undefined || limited === null)) return { accepted: true };
+    if (known && (limited === undefined || limited === null || (Array.isArray(limited) && limited.length === 0))) return { accepted: true };
   }
   const text = body === null ? 'no body' : typeof body === 'string' ? body : JSON.stringify(body);
   return { accepted: false, unknown: `${status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };

@@ -7,6 +7,7 @@ describe('readCaptureAnswer', () => {
     expect(readCaptureAnswer(200, { status: 'Ok' })).toEqual({ accepted: true });
     expect(readCaptureAnswer(200, { status: 1 })).toEqual({ accepted: true });
     expect(readCaptureAnswer(204, null)).toEqual({ accepted: true });
+    expect(readCaptureAnswer(200, { status: 'Ok', quota_limited: [] })).toEqual({ accepted: true });
   });
 
   it('reads quota_limited as a refusal that names the quotas', () => {
