@@ -4,7 +4,9 @@
 // CSV cells are typed as `--set` types a value (30 is a number, true a boolean, null null, JSON
 // stays JSON, anything else text); an empty cell sets nothing. NDJSON values are taken as they
 // are. The file is the job's input too: its identifier column chooses the persons, read and
-// checked whole before anything is sent, like any other input.
+// checked whole before anything is sent, like any other input. Several rows may name one person
+// and add properties to each other; two that give one property two values are an input error
+// naming both lines (which one is meant cannot be guessed).
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
