@@ -35,6 +35,7 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
       id_list_sha256: input.list.sha256,
     },
     ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
+    ...kind.journalHeader?.(p.startedAt),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
       output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,

@@ -54,6 +54,9 @@ export interface JournalHeader {
   settings?: RememberedSettings;
   /** With --emails: the salt that names each address (null: kept in clear, --keep-identifiers). */
   identifiers?: { salt: string | null };
+  /** An update through capture: the nonce its event uuids are derived from and the time its events
+   * carry, the same for every request of the job (absent in older journals). */
+  capture_events?: { nonce: string; timestamp: string };
 }
 
 /** A selection of persons, as the journal and the receipt name it. */
