@@ -70,7 +70,10 @@ const GROUPS: GroupEntry[] = [
   {
     name: 'evidence',
     summary: 'move the evidence key that signs bulk plans and names erased addresses',
-    examples: ['hogctl evidence export-key | gh secret set HOGCTL_EVIDENCE_KEY', 'hogctl evidence import-key < key.txt'],
+    examples: [
+      'hogctl evidence export-key > evidence-key.txt',
+      'hogctl evidence export-key | HOGCTL_CONFIG_DIR=./ci-config hogctl evidence import-key',
+    ],
     verbs: evidenceVerbs,
   },
 ];

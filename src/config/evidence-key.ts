@@ -18,8 +18,8 @@ import { createSecretFile, readSecretFile } from './secret-file.js';
 export const EVIDENCE_KEY_ENV = 'HOGCTL_EVIDENCE_KEY';
 
 /** The labels of the sub-keys: HMAC-SHA256(key, label). */
-export const PLAN_LABEL = 'hogctl plan signature';
-export const IDENTIFIER_LABEL = 'hogctl identifier hash';
+const PLAN_LABEL = 'hogctl plan signature';
+const IDENTIFIER_LABEL = 'hogctl identifier hash';
 const ID_LABEL = 'hogctl key id';
 
 export interface EvidenceKey {
@@ -85,7 +85,7 @@ export function evidenceKey(env: NodeJS.ProcessEnv): EvidenceKey {
 }
 
 /** How to get a key onto this machine: what a message about a missing or other key ends with. */
-export function keyHint(env: NodeJS.ProcessEnv): string {
+function keyHint(env: NodeJS.ProcessEnv): string {
   return (
     `on the machine that holds it, run \`hogctl evidence export-key\`, and here either pipe that into ` +
     `\`hogctl evidence import-key\` (it goes to ${evidenceKeyPath(env)}) or set ${EVIDENCE_KEY_ENV} to it`

@@ -19,8 +19,8 @@ export function evidenceExportKeyCommand(): Command {
     .addHelpText(
       'after',
       examples(
-        'hogctl evidence export-key | ssh ci-host hogctl evidence import-key',
-        'hogctl evidence export-key | gh secret set HOGCTL_EVIDENCE_KEY',
+        'hogctl evidence export-key > evidence-key.txt   # then store it as the CI secret HOGCTL_EVIDENCE_KEY',
+        'hogctl evidence export-key | HOGCTL_CONFIG_DIR=./ci-config hogctl evidence import-key',
       ),
     )
     .action(withContext(evidenceExportKeyRun));

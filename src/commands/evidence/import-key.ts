@@ -18,7 +18,7 @@ export function evidenceImportKeyCommand(): Command {
         `longer be checked; move its file away first if you mean to replace it. ${EVIDENCE_KEY_ENV} gives a key without ` +
         'storing it, and wins over the file.',
     )
-    .addHelpText('after', examples('hogctl evidence import-key < key.txt', 'printf %s "$EVIDENCE_KEY" | hogctl evidence import-key'))
+    .addHelpText('after', examples('hogctl evidence export-key | HOGCTL_CONFIG_DIR=./ci-config hogctl evidence import-key'))
     .action(withContext(evidenceImportKeyRun));
 }
 
