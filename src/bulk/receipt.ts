@@ -173,8 +173,8 @@ export interface Receipt {
     key_id: string | null;
     /** A run that continued a journal of an earlier version: its salt, stored beside its hashes. */
     salt?: string;
-    /** Every identifier of the request, by its name here, sorted: what `--check-email` looks in
-     * (absent in receipts of earlier versions). */
+    /** With addresses: every identifier of the request, by its name here, sorted, which is what
+     * `--check-email` looks in (absent in receipts of earlier versions). */
     keys?: string[];
     matched: number;
     matching_several: number;
@@ -433,7 +433,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           named_by: NAMED_BY[policy!.by],
           key_id: policy!.by === 'key' ? policy!.keyId : null,
           ...(policy!.by === 'salt' ? { salt: policy!.salt } : {}),
-          keys: [...meta.identifiers.totals.keys].sort(),
+          // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
+          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { keys: [...meta.identifiers.totals.keys].sort() } : {}),
           matched: meta.identifiers.totals.matched,
           matching_several: meta.identifiers.totals.several,
           in_several_projects: meta.identifiers.totals.inSeveralProjects,

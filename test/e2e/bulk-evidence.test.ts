@@ -191,6 +191,38 @@ describe('a reviewed plan', () => {
   });
 });
 
+describe('a plan of every kind of input', () => {
+  it('agrees with itself as hogctl writes it, and applies', async () => {
+    const [a, b, c, d, e, f] = take(6);
+    const inputs: [string, string[], string][] = [
+      ['uuids.txt', ['--file'], `${a.uuid}\n`],
+      // Integer ids are numbered per project: one project.
+      ['integers.txt', ['--project', '1', '--file'], `${b.id}\n`],
+      ['distinct.txt', ['--distinct-ids', '--file'], `${c.distinctIds[0]}\n`],
+      ['mixed.csv', ['--file'], `email,distinct_id,person_id\n${email(d)},,\n,no-such-device,\n`],
+      ['clear.txt', ['--keep-identifiers', '--emails'], `${email(e)}\nnobody@example.net\n`],
+    ];
+    for (const [name, flags, content] of inputs) {
+      const file = join(dir, `kinds-${name}`);
+      writeFileSync(file, content);
+      const planPath = join(dir, `kinds-${name}.plan.json`);
+      const where = flags.includes('--project') ? [] : ['--projects', '1,2'];
+      const made = await world.run(['persons', 'bulk-delete', ...flags, file, ...where, '--dry-run', '--plan-out', planPath]);
+      expect(made.code, made.stderr).toBe(0);
+      const applied = await world.run(['persons', 'bulk-delete', '--plan', planPath, '-y']);
+      expect(applied.code, `${name}: ${applied.stderr}`).toBe(0);
+    }
+    for (const p of [a, b, c, d, e]) expect(store(1).getByUuid(p.uuid)).toBeUndefined();
+    const where = join(dir, 'kinds-where.plan.json');
+    store(1).setProperties(f.id, { plan: 'evidence-test' });
+    const made = await world.run(['persons', 'bulk-delete', '--where', 'plan=evidence-test', '--dry-run', '--plan-out', where]);
+    expect(made.code, made.stderr).toBe(0);
+    const applied = await world.run(['persons', 'bulk-delete', '--plan', where, '-y']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(store(1).getByUuid(f.uuid)).toBeUndefined();
+  });
+});
+
 describe('the identifiers in the evidence', () => {
   it('cannot be recovered by hashing guesses with anything the receipt, journal or plan holds; the key holder can check an address', async () => {
     const erased = take(4);
