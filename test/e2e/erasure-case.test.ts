@@ -291,7 +291,11 @@ describe('selections', () => {
     const declined = await runInTerminal(
       ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2'],
       world.env,
-      [{ when: `Type ${free.length} to confirm`, send: '100\r' }],
+      [
+        { when: `Type ${free.length} to confirm`, send: '100\r' },
+        // A typo is asked again; an empty answer cancels.
+        { when: `that is not ${free.length}: type ${free.length} exactly, or nothing to cancel`, send: '\x15\r' },
+      ],
       30_000,
       { columns: 60, rows: 24 },
     );

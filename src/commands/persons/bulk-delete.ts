@@ -100,7 +100,7 @@ export function personsBulkDeleteCommand(): Command {
     .option('--email <address>', 'an e-mail address to erase, instead of a file (repeatable)', collect)
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match)',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort (with --where: those of the cohort that match)')

@@ -95,7 +95,7 @@ export function personsBulkUpdateCommand(): Command {
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids; with --values-from, the one that names the persons')
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match)',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort')

@@ -217,7 +217,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
         `  API key:    ${sandbox.defaultKey}  (all scopes)${extra}\n` +
         `  sign-in:    ${sandbox.login.email}, password ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
         `  2FA user:   ${sandbox.twoFactorUser.email}, password ${sandbox.twoFactorUser.password}, TOTP secret ${sandbox.twoFactorUser.totpSecret}\n` +
-        `  mail:       verification links are printed here and kept at ${sandbox.url}/_sandbox/outbox\n` +
+        `  mail:       verification and sign-in codes are printed here and kept at ${sandbox.url}/_sandbox/outbox\n` +
         `  persons:    ${sandbox.store.size} (seed ${seed})${otherProjects(sandbox.stores)}\n` +
         `  rate limit: ${options.rateLimit ?? 'off'}    faults: ${options.faults ?? 'none'}\n\n` +
         `Try it from another terminal:\n` +
