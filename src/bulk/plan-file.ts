@@ -140,6 +140,7 @@ function planTotals(plan: PlanBody): IdentifierTotals {
 
 /** What in a plan contradicts the rest of it, or undefined: its counts are checked against its lists. */
 function disagreementOf(plan: PlanBody): string | undefined {
+  if (!Array.isArray(plan.projects) || !plan.input || typeof plan.flags !== 'object') return 'it lacks its projects, input or flags';
   const keys = plan.input.identifier_keys;
   if (!Array.isArray(keys) || new Set(keys).size !== keys.length) return 'its identifier keys are not a list of distinct values';
   if (plan.input.ids !== keys.length) return `it counts ${plan.input.ids} identifiers and lists ${keys.length}`;
@@ -159,6 +160,7 @@ function disagreementOf(plan: PlanBody): string | undefined {
       const named = new Set<string>();
       for (const [key, found] of Object.entries(p.matches)) {
         if (!known.has(key)) return `${where}, persons are named by an identifier the plan does not list`;
+        if (!Array.isArray(found)) return `${where}, the persons an identifier names are not a list`;
         for (const uuid of found) named.add(uuid);
       }
       if (!sameSet(uuids, named)) return `${where}, ${uuids.length} persons are listed and its identifiers name ${named.size}`;
