@@ -6,7 +6,7 @@ _hogctl_profiles() {
 }
 _hogctl_children() {
   case "$1" in
-    "") echo "profile auth projects persons users email api sandbox demo completion help" ;;
+    "") echo "profile auth projects persons users email evidence api sandbox demo completion help" ;;
     "profile") echo "add list use show remove" ;;
     "profile add") echo "" ;;
     "profile list") echo "" ;;
@@ -56,6 +56,9 @@ _hogctl_children() {
     "email verify") echo "" ;;
     "email request-verification") echo "" ;;
     "email cancel-change") echo "" ;;
+    "evidence") echo "export-key import-key" ;;
+    "evidence export-key") echo "" ;;
+    "evidence import-key") echo "" ;;
     "api") echo "" ;;
     "sandbox") echo "" ;;
     "demo") echo "" ;;
@@ -79,7 +82,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="profile auth projects persons users email api sandbox demo completion help"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons users email evidence api sandbox demo completion help"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -268,7 +271,7 @@ _hogctl() {
         --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --check-email --debug --fields --help --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -425,6 +428,27 @@ _hogctl() {
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --uuid --version --wide -V -o -q" ;;
     "email cancel-change")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+    "evidence")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_="export-key import-key"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+    "evidence export-key")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+    "evidence import-key")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -89,7 +89,7 @@ export interface JobKind {
   flags: DeleteFlags;
   /** …or the changes of an update. */
   changes?: Changes;
-  /** Whether identifiers that are personal data (addresses) are named by a salted hash in the
+  /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
    * journal and the receipt: an erasure must not keep new copies of them. */
   hashesIdentifiers: boolean;
   /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and

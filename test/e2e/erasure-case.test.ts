@@ -209,7 +209,7 @@ describe('plan, review, apply', () => {
       const before = world.sandbox.requests.length;
       const refused = await world.run(['persons', 'bulk-delete', '--plan', edited, '-y']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`the plan ${edited} was changed after it was written`);
+      expect(refused.stderr).toContain(`the plan ${edited} was changed after it was signed`);
       expect(world.sandbox.requests.length).toBe(before);
     }
     const elsewhere = await world.run(['persons', 'bulk-delete', '--plan', planPath, '-y'], {
