@@ -90,6 +90,7 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     account: p.action.account(receipt),
     resume,
     requests,
+    retries: s.retries,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
     now: ctx.deps.now(),

@@ -5,7 +5,15 @@
 // erasure later: the ids sent to each project and the distinct ids their persons had.
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import type { BulkDeleteSummary, ChunkRecord, DeleteFlags, JournalState, SelectionSpec, StopReason } from './journal.js';
+import {
+  openDeletionErrors,
+  type BulkDeleteSummary,
+  type ChunkRecord,
+  type DeleteFlags,
+  type JournalState,
+  type SelectionSpec,
+  type StopReason,
+} from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
@@ -253,13 +261,14 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
   // lack it, the sum covers the others and not_reported says which.
-  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined): number | null => {
+  // Persons sent again after a deletion error were found (and counted) the first time.
+  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined, resends = true): number | null => {
     let total = 0;
     let reported = 0;
     const missing: typeof answered = [];
     for (const c of answered) {
       const s = c.answer!.summary;
-      const v = s ? pick(s) : undefined;
+      const v = s ? (c.resend && !resends ? 0 : pick(s)) : undefined;
       if (v === undefined) missing.push(c);
       else {
         total += v;
@@ -272,6 +281,7 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     }
     return reported === 0 && missing.length > 0 ? null : total;
   };
+  const openErrors = openDeletionErrors(chunks);
   const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
     flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
   const moved: Tallied = {
@@ -283,14 +293,20 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   if (!summaries) return { counts: moved, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
   const counts: Tallied = {
     ...moved,
-    persons_found: count('persons_found', (s) => s.persons_found),
+    persons_found: count('persons_found', (s) => s.persons_found, false),
     persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
     // Only the newest servers queue persons (and say so); a summary without it queued none.
     persons_queued_for_deletion: count('persons_queued_for_deletion', (s) => s.persons_queued_for_deletion ?? 0),
     // Persons whose events (recordings) the server queued for deletion.
-    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s)),
-    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s)),
-    deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
+    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s), false),
+    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s), false),
+    // Persons the server could not delete that no later answer deleted (sent again meanwhile).
+    // Persons the server could not delete and no later answer deleted (they are sent again), and
+    // entries that name no person_uuid, which cannot be sent again.
+    deletion_errors: unlessUnreported(
+      count('deletion_errors', (s) => s.deletion_errors?.filter((e) => typeof e.person_uuid !== 'string').length),
+      (unnamed) => openErrors.size + unnamed,
+    ),
     persons_gone_after_lost_answer: gone.size,
   };
   // Persons looked up just before (so they existed) and found gone after a lost answer were
@@ -302,6 +318,8 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   }
   return { counts, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
 }
+
+const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
@@ -318,9 +336,16 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     unresolved: meta.unresolved.length,
     ...total.counts,
   };
+  // The last report of each person the server could not delete and that is still not deleted.
+  const open = openDeletionErrors(chunks);
   const deletionErrors: Record<string, unknown>[] = [];
-  for (const c of answered)
-    for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
+  for (const c of [...answered].reverse())
+    for (const e of c.answer!.summary?.deletion_errors ?? []) {
+      const uuid = typeof e.person_uuid === 'string' ? e.person_uuid.toLowerCase() : undefined;
+      if (deletionErrors.length >= LIST_CAP || (uuid && !open.has(uuid))) continue;
+      deletionErrors.push(e);
+      if (uuid) open.delete(uuid);
+    }
 
   const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
     { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
