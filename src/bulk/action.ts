@@ -97,6 +97,8 @@ export interface JobKind {
   sendsIdsAsGiven: boolean;
   /** Ids a request carries at most. */
   chunkSize: number;
+  /** Whether the verification reads back, 200 a read, what the run deleted (the plan counts it). */
+  readsBack?: boolean;
   /** The request budget when --rate is not given. */
   windows: readonly RateWindow[];
   /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */

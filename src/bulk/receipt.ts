@@ -204,7 +204,7 @@ export interface Receipt {
 
 const LIST_CAP = 10_000;
 const VERIFICATION_NOTE =
-  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
+  'the ids of every request whose answer found persons (or gave no count), and those a lost answer left uncertain, were checked with batch_by_uuids or batch_by_distinct_ids after the run; not_read_back: ids of requests the server answered with no person found, which deleted no one; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
 const UPDATE_VERIFICATION_NOTE =
   'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';

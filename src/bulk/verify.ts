@@ -32,6 +32,8 @@ export interface Verification {
   status: 'gone' | 'still_present' | 'unavailable';
   at: string;
   checked: number;
+  /** Ids of requests the server answered with no person found: nothing to read back. */
+  not_read_back?: number;
   still_present: number;
   still_present_ids: string[];
   /** With --delete-events: their deletion as the server has it queued. */
@@ -39,15 +41,23 @@ export interface Verification {
 }
 
 /** Which persons are gone: `ids` of one project. */
-export async function verifyGone(check: PresenceCheck, ids: string[], project: string, now: () => number): Promise<Verification> {
+export async function verifyGone(
+  check: PresenceCheck,
+  ids: string[],
+  project: string,
+  now: () => number,
+  notFound = 0,
+): Promise<Verification> {
   const present = ids.length ? await check(ids, project) : new Set<string>();
   const at = new Date(now()).toISOString();
-  if (present === null) return { status: 'unavailable', at, checked: 0, still_present: 0, still_present_ids: [] };
+  const skipped = notFound ? { not_read_back: notFound } : {};
+  if (present === null) return { status: 'unavailable', at, checked: 0, ...skipped, still_present: 0, still_present_ids: [] };
   const left = ids.filter((id) => present.has(id));
   return {
     status: left.length ? 'still_present' : 'gone',
     at,
     checked: ids.length,
+    ...skipped,
     still_present: left.length,
     still_present_ids: left.slice(0, LIST_CAP),
   };
@@ -117,6 +127,7 @@ export function totalVerification(parts: Verification[]): Verification | undefin
     status: parts.some((v) => v.status === 'unavailable') ? 'unavailable' : still ? 'still_present' : 'gone',
     at: parts.map((v) => v.at).sort()[parts.length - 1],
     checked: sum((v) => v.checked),
+    ...(sum((v) => v.not_read_back ?? 0) ? { not_read_back: sum((v) => v.not_read_back ?? 0) } : {}),
     still_present: still,
     still_present_ids: parts.flatMap((v) => v.still_present_ids).slice(0, LIST_CAP),
     ...(events.length
