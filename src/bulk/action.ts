@@ -6,7 +6,7 @@
 // persons (delete-persons.ts) and changing their properties (update-persons.ts).
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
-import type { DeleteFlags, JournalState } from './journal.js';
+import type { DeleteFlags, JournalRecord, JournalState } from './journal.js';
 import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt } from './receipt.js';
@@ -72,6 +72,8 @@ export interface VerifyEnv {
   reads: RateBudget;
   /** When the first run of the job started (ISO). */
   startedAt: string;
+  /** Journals the verification's progress (absent: not journaled). */
+  record?: (record: JournalRecord) => Promise<void>;
 }
 
 /** What the verification found: in all, and per project. */

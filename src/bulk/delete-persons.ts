@@ -173,10 +173,19 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
   ctx.info(
     `verifying: asking the server whether the ${n(count)} ${action.targetNoun} are gone…${skipped ? ` (${n(skipped)} ids the server did not find are not read back)` : ''}`,
   );
+  // An interrupted verification goes on where it stopped; any other starts afresh.
+  const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
+  if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.deps.now()).toISOString(), stage: 'started' });
   const perProject = new Map<string, Verification>();
   for (const p of searched) {
-    const { ids, notFound } = toRead.get(p.id)!;
-    const gone = action.gone ? await verifyGone(action.gone, ids, p.id, ctx.deps.now, notFound) : undefined;
+    const { ids: all, notFound } = toRead.get(p.id)!;
+    const ids = going ? all.filter((id) => !going.has(id)) : all;
+    const checkedGone = async (gone: string[]) => {
+      if (gone.length) await env.record?.({ type: 'verified', project: p.id, at: new Date(ctx.deps.now()).toISOString(), gone });
+    };
+    const gone = action.gone
+      ? await verifyGone(action.gone, ids, p.id, ctx.deps.now, { notFound, alreadyGone: all.length - ids.length, checkedGone })
+      : undefined;
     // The persons the server found and whose events it said it queued.
     const found = chunksOf(p.id)
       .filter((c) => c.answer?.summary?.events_queued_for_deletion)
@@ -196,6 +205,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
       perProject.set(p.id, { ...base, ...(events ? { events } : {}) });
     }
   }
+  await env.record?.({ type: 'verification', at: new Date(ctx.deps.now()).toISOString(), stage: 'finished' });
   const total = totalVerification([...perProject.values()]);
   const said = total && describeVerification(total, action.targetNoun);
   if (said) ctx.info(said);

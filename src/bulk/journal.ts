@@ -103,7 +103,11 @@ export type JournalRecord =
   // After an attempt whose answer was lost, these ids of the chunk no longer named a person
   // (lost-answers.ts); the chunk's later attempts carry only the others.
   | { type: 'checked'; chunk: number; at: string; gone: string[]; present: number }
-  | { type: 'stopped'; run: number; at: string; reason: StopReason };
+  | { type: 'stopped'; run: number; at: string; reason: StopReason }
+  // The verification after a run: when it started and finished, and the ids it found gone as it
+  // went, so that one interrupted (Ctrl-C) goes on with --resume where it stopped.
+  | { type: 'verification'; at: string; stage: 'started' | 'finished' }
+  | { type: 'verified'; project: string; at: string; gone: string[] };
 
 export interface ChunkRecord {
   chunk: number;
@@ -142,6 +146,8 @@ export class JournalState {
   readonly backedUp = new Set<string>();
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
+  /** The last verification: the ids it found gone, and whether it finished. */
+  verification?: { gone: Set<string>; finished: boolean };
 
   apply(record: JournalRecord): void {
     switch (record.type) {
@@ -223,6 +229,13 @@ export class JournalState {
         if (run) run.stopped = { at: record.at, reason: record.reason };
         break;
       }
+      case 'verification':
+        if (record.stage === 'started') this.verification = { gone: new Set(), finished: false };
+        else if (this.verification) this.verification.finished = true;
+        break;
+      case 'verified':
+        for (const id of record.gone) this.verification?.gone.add(id);
+        break;
     }
   }
 
