@@ -97,6 +97,8 @@ export interface JobKind {
   /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
    * distinct ids); otherwise every person is looked up first. */
   sendsIdsAsGiven: boolean;
+  /** Whether distinct ids are looked up even so, and the persons sent by UUID. */
+  looksUpDistinctIds?: boolean;
   /** Ids a request carries at most. */
   chunkSize: number;
   /** Whether the verification reads back, 200 a read, what the run deleted (the plan counts it). */

@@ -41,6 +41,10 @@ export function deleteKind(flags: DeleteFlags): JobKind {
     flags,
     hashesIdentifiers: true,
     sendsIdsAsGiven: true,
+    // Distinct ids are looked up (batch_by_distinct_ids) and the persons deleted by UUID: the
+    // receipt then names them by UUID, which deletion_status needs for erasure-status to follow
+    // their event deletions.
+    looksUpDistinctIds: true,
     chunkSize: CHUNK_SIZE,
     readsBack: true,
     windows: DELETE_WINDOWS,
