@@ -148,7 +148,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
  * there are (2,000,000 unknown ids would otherwise take 42 minutes of reads at 240 a minute).
  * Persons the server could not delete (deletion_errors, still open) are known to be there.
  */
-export function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: string[]; notFound: number } {
+function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: string[]; notFound: number } {
   const done = journal.answeredIds();
   const read = new Set<string>();
   const skipped = new Set<string>();

@@ -46,7 +46,7 @@ export interface VerifyReads {
 }
 
 /** How long `reads` reads of the verification take at the read budget. */
-export function readsMs(reads: number, perMinute: number): number {
+function readsMs(reads: number, perMinute: number): number {
   return reads ? simulate(reads, [{ limit: perMinute, windowMs: 60_000 }], 1, ASSUMED_READ_MS) : 0;
 }
 
