@@ -87,3 +87,46 @@ describe('deletion_errors: persons the server could not delete', () => {
     expect(after.counts).toMatchObject({ persons_deleted: 1200, deletion_errors: 0 });
   });
 });
+
+describe('persons delete, of a person the server could not delete', () => {
+  it('sends the deletion again (the server asks for it), and succeeds when the server does', async () => {
+    const [uuid] = uuids.slice(cursor, (cursor += 1));
+    world.sandbox.failDeletions([uuid]);
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'delete', uuid, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(bodies(before)).toHaveLength(2);
+    expect(alive([uuid])).toEqual([]);
+  });
+
+  it('still failing after three tries: exit 7, saying the server asks for it to be sent again', async () => {
+    const [uuid] = uuids.slice(cursor, (cursor += 1));
+    world.sandbox.failDeletions([uuid], 100);
+    const res = await world.run(['persons', 'delete', uuid, '-y']);
+    expect(res.code).toBe(7);
+    expect(res.stderr).toMatch(/the server found person \S+ but could not delete it, 3 times/);
+    expect(res.stderr).toMatch(/run the command again later/);
+    expect(alive([uuid])).toEqual([uuid]);
+    world.sandbox.failDeletions([uuid], 0);
+  });
+
+  it('a server without bulk_delete: the single DELETE answers 503 person_deletion_failed, which is sent again', async () => {
+    const [first, second] = uuids.slice(cursor, (cursor += 2));
+    world.sandbox.setBulkDeleteResponse('absent');
+    try {
+      world.sandbox.failDeletions([first]);
+      const ok = await world.run(['persons', 'delete', first, '-y']);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(alive([first])).toEqual([]);
+      world.sandbox.failDeletions([second], 100);
+      const failed = await world.run(['persons', 'delete', second, '-y', '--timeout', '5']);
+      expect(failed.code).toBe(7);
+      expect(failed.stderr).toMatch(/the server found person \S+ but could not delete it .*it asks for the deletion to be sent again/);
+      expect(failed.stderr).not.toMatch(/may or may not/);
+      expect(alive([second])).toEqual([second]);
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+      world.sandbox.failDeletions([second], 0);
+    }
+  });
+});
