@@ -317,6 +317,40 @@ describe('bad input: exit 2, the file and line named, nothing sent', () => {
   }
 });
 
+describe('an empty --where value: exit 2 and nothing sent, where it would have chosen almost everyone', () => {
+  // DOMAIN=""; hogctl persons bulk-delete --where "email~$DOMAIN" -y once deleted every person with an address.
+  for (const [verb, extra] of [
+    ['bulk-delete', []],
+    ['bulk-update', ['--set', 'plan=x']],
+    ['list', []],
+  ] as const) {
+    for (const where of ['email~', 'plan!=', 'plan=', 'email!~', 'age>', 'age<']) {
+      it(`persons ${verb} --where ${where}`, async () => {
+        const before = world.sandbox.requests.length;
+        const count = world.sandbox.store.count();
+        const res = await world.run(['persons', verb, '--where', where, ...extra, ...(verb === 'list' ? [] : ['-y'])]);
+        expect(res.code).toBe(2);
+        expect(res.stderr).toContain(`invalid --where "${where}": the value after`);
+        expect(res.stderr).toContain('has:');
+        expect(res.stdout).toBe('');
+        expect(world.sandbox.requests.length).toBe(before);
+        expect(world.sandbox.store.count()).toBe(count);
+      });
+    }
+  }
+
+  it('has:<key> and lacks:<key> choose by whether the property is set', async () => {
+    const has = await world.run(['persons', 'list', '--where', 'has:email', '--limit', '5', '-o', 'json']);
+    expect(has.code).toBe(0);
+    const withEmail = JSON.parse(has.stdout);
+    expect(withEmail.length).toBeGreaterThan(0);
+    expect(withEmail.every((p: { properties: Record<string, unknown> }) => typeof p.properties.email === 'string')).toBe(true);
+    const lacks = await world.run(['persons', 'list', '--where', 'lacks:email', '--limit', '5', '-o', 'json']);
+    expect(lacks.code).toBe(0);
+    expect(JSON.parse(lacks.stdout).every((p: { properties: Record<string, unknown> }) => p.properties.email === undefined)).toBe(true);
+  });
+});
+
 describe('safety', () => {
   it('--dry-run prints the plan and sends nothing', async () => {
     const ids = take(2500);
