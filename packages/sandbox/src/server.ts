@@ -41,6 +41,7 @@ import { seedDocumentedPerson } from './documented.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
+import { DeletionFaults } from './deletion-faults.js';
 import { createWorld, type World } from './world.js';
 import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
 
@@ -132,6 +133,10 @@ export interface Sandbox {
   setRateLimit(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
+  /** The next `times` (default 1) attempts at deleting each of these persons fail as on PostHog:
+   * bulk_delete lists them in `deletion_errors`, the single DELETE answers 503
+   * `person_deletion_failed` (deletion-faults.ts). */
+  failDeletions(uuids: Iterable<string>, times?: number): void;
   /** Signing in as the sandbox user (`hogctl auth login`); the password is random per start. */
   login: { email: string; password: string };
   /** A second user with 2FA already on: its TOTP secret and its five backup codes at start. */
@@ -270,6 +275,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     activity: new ActivityLog(now),
     deletions: new DeletionQueue(now),
+    deletionFaults: new DeletionFaults(),
   };
 
   const capture = new Capture(services);
@@ -546,6 +552,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setBulkDeleteResponse(mode) {
       bulkDeleteResponse = checkBulkDeleteResponse(mode);
+    },
+    failDeletions(uuids, times = 1) {
+      services.deletionFaults.fail(uuids, times);
     },
     setRateLimit(spec) {
       limiter.configure(parseRateLimitSpec(spec));
