@@ -9,6 +9,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
 import type { SandboxStore } from './store.js';
+import type { EventStore } from './events.js';
 import type { Project, World } from './world.js';
 
 export interface SandboxResponse {
@@ -82,6 +83,8 @@ export interface Services {
   activity: ActivityLog;
   /** Queued event (AsyncDeletion) and recording deletions of every project. */
   deletions: DeletionQueue;
+  /** Events per project id. */
+  events: Map<number, EventStore>;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;
