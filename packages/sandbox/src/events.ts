@@ -5,6 +5,8 @@
 // uuid (four 32-bit words), the timestamp and the ingestion time (microseconds), and indexes into
 // interned tables for the event name, the distinct id, the stored person_id and `$session_id`;
 // properties stay the JSON text they arrived as and are parsed only when a query reads them.
+// Seeded events share their properties: each keeps the index of a shared JSON text that ends
+// before `$session_id`, and the text is completed with the event's session id when read.
 //
 // `person_id` is stored as ingestion wrote it and never rewritten; a merge writes an override
 // (distinct id → person UUID), which HogQL's `person_id` reads through, as PostHog's
@@ -35,7 +37,8 @@ export class Interned {
 }
 
 export interface NewEvent {
-  uuid: string;
+  /** A canonical UUID, or its four 32-bit words (seeding makes them without the text). */
+  uuid: string | readonly [number, number, number, number];
   event: string;
   distinctId: string;
   personId: string;
@@ -43,8 +46,9 @@ export interface NewEvent {
   timestampUs: number;
   /** Ingestion time, microseconds since the epoch. */
   createdAtUs: number;
-  /** The properties as JSON text. */
-  properties: string;
+  /** The properties as JSON text; or, for seeded events, a shared text that `{"$session_id":…}`
+   * completes (see `shared`). */
+  properties: string | { shared: string };
   sessionId: string | null;
 }
 
@@ -66,7 +70,10 @@ export class EventStore {
   private personIndex = new Int32Array(0);
   private sessionIndex = new Int32Array(0);
   private deleted = new Uint8Array(0);
-  private properties: string[] = [];
+  private properties: (string | undefined)[] = [];
+  /** Per row: the index of its shared properties text, or -1. */
+  private sharedIndex = new Int32Array(0);
+  private readonly sharedProperties = new Interned();
   readonly eventNames = new Interned();
   readonly distinctIds = new Interned();
   readonly personIds = new Interned();
@@ -113,6 +120,7 @@ export class EventStore {
     this.distinctIdIndex = grow(this.distinctIdIndex, (n) => new Int32Array(n));
     this.personIndex = grow(this.personIndex, (n) => new Int32Array(n));
     this.sessionIndex = grow(this.sessionIndex, (n) => new Int32Array(n));
+    this.sharedIndex = grow(this.sharedIndex, (n) => new Int32Array(n));
     this.deleted = grow(this.deleted, (n) => new Uint8Array(n));
     this.capacity = capacity;
   }
@@ -124,18 +132,23 @@ export class EventStore {
 
   /** Appends without running the seed (the seed itself appends through here). */
   append(event: NewEvent): number {
-    if (!UUID_HEX.test(event.uuid)) throw new Error(`sandbox: event uuid ${event.uuid} is not a canonical UUID`);
     this.reserve(1);
     const row = this.count++;
-    const hex = event.uuid.replace(/-/g, '');
-    for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16);
+    if (typeof event.uuid === 'string') {
+      if (!UUID_HEX.test(event.uuid)) throw new Error(`sandbox: event uuid ${event.uuid} is not a canonical UUID`);
+      const hex = event.uuid.replace(/-/g, '');
+      for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16);
+    } else for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = event.uuid[w];
     this.timestampUs[row] = event.timestampUs;
     this.createdAtUs[row] = event.createdAtUs;
     this.eventIndex[row] = this.eventNames.of(event.event);
     this.distinctIdIndex[row] = this.distinctIds.of(event.distinctId);
     this.personIndex[row] = this.personIds.of(event.personId);
     this.sessionIndex[row] = event.sessionId === null ? -1 : this.sessionIds.of(event.sessionId);
-    this.properties[row] = event.properties;
+    if (typeof event.properties === 'string') {
+      this.properties[row] = event.properties;
+      this.sharedIndex[row] = -1;
+    } else this.sharedIndex[row] = this.sharedProperties.of(event.properties.shared);
     this.liveCount++;
     this.version++;
     return row;
@@ -163,7 +176,7 @@ export class EventStore {
     for (let row = 0; row < this.count; row++) {
       if (!this.deleted[row] && wanted.has(this.personIndex[row])) {
         this.deleted[row] = 1;
-        this.properties[row] = '';
+        this.properties[row] = undefined;
         gone++;
       }
     }
@@ -214,7 +227,11 @@ export class EventStore {
   }
 
   propertiesText(row: number): string {
-    return this.properties[row];
+    const shared = this.sharedIndex[row];
+    if (shared < 0) return this.properties[row] ?? '{}';
+    const session = this.sessionId(row);
+    const text = this.sharedProperties.values[shared];
+    return session === null ? `${text}}` : `${text},"$session_id":"${session}"}`;
   }
 
   sessionId(row: number): string | null {

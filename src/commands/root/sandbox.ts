@@ -17,7 +17,7 @@ export interface SandboxCommandOptions {
   port: string;
   host: string;
   persons: string;
-  eventsPerPerson: string;
+  eventsPerPerson?: string;
   projectPersons?: string;
   seed: string;
   rateLimit?: string;
