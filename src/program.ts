@@ -19,6 +19,7 @@ import { projectsVerbs } from './commands/projects/index.js';
 import { personsVerbs } from './commands/persons/index.js';
 import { usersVerbs } from './commands/users/index.js';
 import { emailVerbs } from './commands/email/index.js';
+import { evidenceVerbs } from './commands/evidence/index.js';
 import { helpWidth } from './io/streams.js';
 import { MIN_WIDTH_TO_WRAP, formatHelp, subcommandTerm } from './docs/help-layout.js';
 
@@ -65,6 +66,15 @@ const GROUPS: GroupEntry[] = [
     summary: 'verify your e-mail address and manage a pending change',
     examples: ['hogctl email verify "<link from the e-mail>"', 'hogctl email request-verification'],
     verbs: emailVerbs,
+  },
+  {
+    name: 'evidence',
+    summary: 'move the evidence key that signs bulk plans and names erased addresses',
+    examples: [
+      'hogctl evidence export-key > evidence-key.txt',
+      'hogctl evidence export-key | HOGCTL_CONFIG_DIR=./ci-config hogctl evidence import-key',
+    ],
+    verbs: evidenceVerbs,
   },
 ];
 

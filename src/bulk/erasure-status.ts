@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileError } from '../config/secret-file.js';
+import { requireEvidenceKey } from '../config/evidence-key.js';
+import { CLEAR, identifierKey, keyedPolicy, lowerAscii } from './identifiers.js';
 import type { ApiClient } from '../http/client.js';
 import { presenceCheck } from './lost-answers.js';
 import { RateBudget } from './rate.js';
@@ -33,7 +35,7 @@ export interface ErasureStatus {
   /** Distinct ids that name a person now. */
   distinct_ids_in_use: number;
   distinct_ids_in_use_list: string[];
-  /** Distinct ids the receipt keeps by salted hash, which cannot be asked about. */
+  /** Distinct ids the receipt keeps by a hash, which cannot be asked about. */
   distinct_ids_unchecked: number;
   /** Persons whose event deletion the erasure queued; null when it did not ask for one. */
   events_queued: number | null;
@@ -129,7 +131,7 @@ async function projectStatus(
       status.persons_present_ids = back.slice(0, LIST_CAP);
     }
   }
-  const clear = (p.distinct_ids ?? []).filter((d) => !d.startsWith('sha256:'));
+  const clear = (p.distinct_ids ?? []).filter((d) => !/^(hmac|sha256):[0-9a-f]{64}$/.test(d));
   status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
   if (!receipt.flags.keep_person && clear.length) {
     const inUse = await c.distinct(clear, p.project);
@@ -161,4 +163,42 @@ async function projectStatus(
           ? 'unknown'
           : 'complete';
   return status;
+}
+
+/** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */
+export interface AddressCheck {
+  asked: boolean;
+  /** Some person had it, in a project the erasure searched; null when the receipt cannot say (it
+   * lists the first 10,000 addresses that named no one). */
+  matched: boolean | null;
+}
+
+/**
+ * Looks an address up in a receipt by its name there: the keyed hash (with the evidence key the
+ * receipt names, refused without it), or the address itself in a receipt that keeps them in clear.
+ */
+export function checkAddress(path: string, receipt: Receipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
+  const ids = receipt.identifiers;
+  if (!ids || (ids.kind !== 'emails' && ids.kind !== 'mixed')) {
+    throw new UsageError(
+      `${path} is the receipt of an erasure by ${receipt.input.id_kind.replace('_', ' ')}, not by e-mail address`,
+      'pass the receipt of an erasure run with --emails, --email or a mixed file',
+    );
+  }
+  if (!ids.keys) {
+    throw new UsageError(
+      `${path} was written by an earlier hogctl, which did not list the addresses it was asked to erase`,
+      'its `unresolved` list names those that named no one, by SHA-256 of its salt, ":" and the address',
+    );
+  }
+  const policy = ids.key_id ? keyedPolicy(requireEvidenceKey(env, ids.key_id, `the receipt ${path} names its addresses`)) : CLEAR;
+  const lowered = lowerAscii(address.trim());
+  // In a mixed file, an address is named with its column.
+  const names = [lowered, `email:${lowered}`].map((value) => identifierKey(value, policy));
+  const keys = new Set(ids.keys);
+  const asked = names.some((k) => keys.has(k));
+  const unmatched = new Set(receipt.unresolved);
+  if (!asked) return { asked, matched: false };
+  if (names.some((k) => unmatched.has(k))) return { asked, matched: false };
+  return { asked, matched: receipt.unresolved.length < receipt.counts.unresolved ? null : true };
 }

@@ -52,8 +52,18 @@ export interface JournalHeader {
   selection?: SelectionSpec;
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
   settings?: RememberedSettings;
-  /** With --emails: the salt that names each address (null: kept in clear, --keep-identifiers). */
-  identifiers?: { salt: string | null };
+  /** With --emails: how each address is named (identifiers.ts). */
+  identifiers?: IdentifierNaming;
+  /** An update through capture: the nonce its event uuids are derived from and the time its events
+   * carry, the same for every request of the job (absent in older journals). */
+  capture_events?: { nonce: string; timestamp: string };
+}
+
+/** By the evidence key `key_id`; by SHA-256 with `salt` (journals of earlier versions); else in
+ * clear (--keep-identifiers). */
+export interface IdentifierNaming {
+  key_id?: string;
+  salt?: string | null;
 }
 
 /** A selection of persons, as the journal and the receipt name it. */
@@ -91,7 +101,7 @@ export type JournalRecord =
   // The persons a selection chose in a project, in slices; `complete` on the last one.
   | { type: 'selected'; project: string; ids: string[]; complete?: boolean }
   // The distinct ids of persons about to be deleted, for erasure-status to check later (those
-  // that look like an e-mail address by their salted hash).
+  // that look like an e-mail address by their keyed hash).
   // `backed_up`: the records were written to the --backup file first.
   | { type: 'recorded'; project: string; persons: Record<string, string[]>; backed_up?: boolean }
   | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string }

@@ -84,8 +84,9 @@ export interface ReceiptProject {
   /** Every id sent to this project and answered (or found gone after a lost answer): what
    * erasure-status checks. */
   ids_sent: string[];
-  /** The distinct ids of those persons, read before they were deleted; an e-mail-like one by its
-   * salted hash (`sha256:…`), which cannot be checked. Null when they were not read. */
+  /** The distinct ids of those persons, read before they were deleted, in clear: erasure-status
+   * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
+   * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
   distinct_ids: string[] | null;
   verification: Verification | UpdateVerification | null;
 }
@@ -167,7 +168,14 @@ export interface Receipt {
   identifiers: {
     kind: IdKind;
     named_by: string;
-    salt: string | null;
+    /** The public id of the evidence key that names them; null in clear (or in receipts of
+     * earlier versions, which have `salt`). */
+    key_id: string | null;
+    /** A run that continued a journal of an earlier version: its salt, stored beside its hashes. */
+    salt?: string;
+    /** With addresses: every identifier of the request, by its name here, sorted, which is what
+     * `--check-email` looks in (absent in receipts of earlier versions). */
+    keys?: string[];
     matched: number;
     matching_several: number;
     in_several_projects: number;
@@ -199,6 +207,11 @@ const VERIFICATION_NOTE =
   'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
 const UPDATE_VERIFICATION_NOTE =
   'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
+const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
+  key: 'HMAC-SHA256 (hex) of the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>") under the identifier sub-key of the evidence key key_id, which this receipt does not hold: `hogctl persons erasure-status --check-email` tells whether an address is among them; --keep-identifiers names them in clear',
+  salt: 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"): a run that continued a journal of an earlier hogctl',
+  clear: 'the identifier as given (an address with its ASCII letters lowered)',
+};
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
 /** The counts every job has, and those of bulk_delete's answers. */
@@ -371,11 +384,14 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     selection: meta.selection ?? null,
     flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
     id_list_sha256: ids.sha256,
-    id_list_hash: policy?.salt
-      ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-      : meta.selection
-        ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
-        : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+    id_list_hash:
+      policy?.by === 'key'
+        ? 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
+        : policy?.by === 'salt'
+          ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
+          : meta.selection
+            ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
+            : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
     counts,
     chunks: {
       answered: answered.length,
@@ -407,15 +423,18 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       : null,
     failed_chunks: failedChunks,
     deletion_errors: deletionErrors,
-    invalid: ids.invalid.slice(0, LIST_CAP).map((b) => (policy?.salt ? { ...b, value: identifierKey(b.value, policy) } : b)),
+    invalid: ids.invalid
+      .slice(0, LIST_CAP)
+      .map((b) => (policy && policy.by !== 'clear' ? { ...b, value: identifierKey(b.value, policy) } : b)),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
     identifiers: meta.identifiers
       ? {
           kind: meta.kind,
-          named_by: policy!.salt
-            ? 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"); --keep-identifiers names them in clear'
-            : 'the identifier as given (an address with its ASCII letters lowered)',
-          salt: policy!.salt,
+          named_by: NAMED_BY[policy!.by],
+          key_id: policy!.by === 'key' ? policy!.keyId : null,
+          ...(policy!.by === 'salt' ? { salt: policy!.salt } : {}),
+          // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
+          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { keys: [...meta.identifiers.totals.keys].sort() } : {}),
           matched: meta.identifiers.totals.matched,
           matching_several: meta.identifiers.totals.several,
           in_several_projects: meta.identifiers.totals.inSeveralProjects,

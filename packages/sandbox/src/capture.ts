@@ -34,6 +34,11 @@
 //   kept (a non-UUID string is refused), else a UUIDv7 is made; the timestamp is corrected by the
 //   request's `sent_at` (`now + (timestamp - sent_at)`) unless `$ignore_sent_at`; `$performance_event`
 //   events are dropped.
+// - Success is `200 {"status":"Ok"}` (api.rs `CaptureResponse { status: CaptureResponseCode::Ok,
+//   quota_limited: None }`: the enum has no serde_repr, so it is written as its variant's name, and
+//   `quota_limited` is left out when None). A project over its billing quota is answered
+//   `{"status": "Ok", "quota_limited": ["events"]}` with its events dropped: the sandbox gives that
+//   answer through the `quota-limited` fault (faults.ts).
 
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
@@ -62,6 +67,8 @@ export interface CaptureStats {
   droppedUnknownKey: number;
   /** Persons ingestion created from the accepted events, in every project. */
   personsCreated: number;
+  /** Events of a project that does not process persons (person_processing_opt_out): nothing changed. */
+  personless: number;
 }
 
 /** What capture hands to ingestion: one request's events of one project key. */
@@ -359,14 +366,15 @@ export interface CaptureDeps {
   now: () => number;
   later: (ms: number, fn: () => void) => void;
   applyDelayMs: number;
-  /** Ingests one request's events; returns how many persons that created. */
-  ingest: (batch: CapturedBatch) => number;
+  /** Ingests one request's events; says how many persons that created and how many events of an
+   * opted-out project it ingested personless. */
+  ingest: (batch: CapturedBatch) => { personsCreated: number; optedOut: number };
   /** Whether the key names a project (counted, never answered differently). */
   knows: (token: string) => boolean;
 }
 
 export class Capture {
-  readonly stats: CaptureStats = { requests: 0, events: 0, droppedUnknownKey: 0, personsCreated: 0 };
+  readonly stats: CaptureStats = { requests: 0, events: 0, droppedUnknownKey: 0, personsCreated: 0, personless: 0 };
 
   constructor(private readonly deps: CaptureDeps) {}
 
@@ -387,7 +395,9 @@ export class Capture {
     if (this.deps.knows(batch.token)) this.stats.events += batch.events.length;
     else this.stats.droppedUnknownKey += batch.events.length;
     this.deps.later(this.deps.applyDelayMs, () => {
-      this.stats.personsCreated += this.deps.ingest(batch);
+      const done = this.deps.ingest(batch);
+      this.stats.personsCreated += done.personsCreated;
+      this.stats.personless += done.optedOut;
     });
     return json(200, CAPTURE_OK, cors);
   }

@@ -14,10 +14,12 @@
 // - `$process_person_profile: false`: no person is made; the event carries the UUIDv5 of its
 //   distinct id (or the existing person's UUID); more than a minute after that person was created
 //   it is processed in full (`force_upgrade`).
+// - A project with `person_processing_opt_out` gets personless events only.
 // - A distinct id of a deleted person gets a new person that ClickHouse hides until
 //   reset_person_distinct_id (posthog/models/person/deletion.py).
 // - Each event is stored with the person_id it was ingested with; merges write overrides.
 
+import { valuesAsJsonb } from './jsonb.js';
 import { uuidFromDistinctId } from './routes/person-actions.js';
 import type { EventStore } from './events.js';
 import type { Person, SandboxStore } from './store.js';
@@ -47,7 +49,10 @@ export interface IngestionWarning {
 
 export interface IngestionStats {
   events: number;
+  /** Events ingested personless: `$process_person_profile: false`, or the project opted out. */
   personless: number;
+  /** Of those, the events of a project with `person_processing_opt_out`. */
+  optedOut: number;
   personsCreated: number;
   merges: number;
 }
@@ -159,9 +164,10 @@ function normalize(event: IngestEvent): Json {
 
 function updatesOf(properties: Json): PersonUpdates {
   const rawUnset = properties.$unset;
+  // A person's properties are jsonb: object values come back with their keys reordered.
   return {
-    set: isObject(properties.$set) ? properties.$set : {},
-    setOnce: isObject(properties.$set_once) ? properties.$set_once : {},
+    set: isObject(properties.$set) ? valuesAsJsonb(properties.$set) : {},
+    setOnce: isObject(properties.$set_once) ? valuesAsJsonb(properties.$set_once) : {},
     unset: Array.isArray(rawUnset) ? rawUnset.map(String) : isObject(rawUnset) ? Object.keys(rawUnset) : [],
   };
 }
@@ -180,12 +186,14 @@ export class ProjectIngestion {
   /** posthog_personlessdistinctid: distinct ids seen in personless mode. */
   private readonly personless = new Set<string>();
   readonly warnings: IngestionWarning[] = [];
-  readonly stats: IngestionStats = { events: 0, personless: 0, personsCreated: 0, merges: 0 };
+  readonly stats: IngestionStats = { events: 0, personless: 0, optedOut: 0, personsCreated: 0, merges: 0 };
 
   constructor(
     private readonly teamId: number,
     private readonly store: SandboxStore,
     private readonly events: EventStore,
+    /** The project's `person_processing_opt_out`: all its events are personless. */
+    private readonly optedOut: () => boolean = () => false,
   ) {}
 
   ingest(raw: IngestEvent): void {
@@ -193,13 +201,15 @@ export class ProjectIngestion {
     const event = { ...raw, properties };
     let person: Person | undefined;
     let personUuid: string | undefined;
-    if (properties.$process_person_profile === false) {
+    const optedOut = this.optedOut();
+    if (properties.$process_person_profile === false || optedOut) {
       const existing = this.store.getByDistinctId(event.distinctId);
       if (!existing) {
         this.personless.add(event.distinctId);
         personUuid = uuidFromDistinctId(this.teamId, event.distinctId);
-      } else if (event.timestampUs - existing.createdAtUs <= FORCE_UPGRADE_AFTER_US) personUuid = existing.uuid;
+      } else if (optedOut || event.timestampUs - existing.createdAtUs <= FORCE_UPGRADE_AFTER_US) personUuid = existing.uuid;
       if (personUuid !== undefined) this.stats.personless++;
+      if (optedOut) this.stats.optedOut++;
     }
     if (personUuid === undefined) {
       person = this.processPerson(event);

@@ -13,8 +13,9 @@
 // errors.ts. Session authentication plugs in with services.authentication.addAuthenticator.
 
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue } from './auth.js';
+import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue, keyValueForSeed } from './auth.js';
 import { parseRequestData, type ParserSet } from './body.js';
 import { empty, json, type RequestContext, type SandboxResponse, type Services } from './context.js';
 import { dispatch } from './dispatch.js';
@@ -70,6 +71,9 @@ export interface SandboxOptions {
   faults?: string;
   /** Extra keys: 'phx_name:scope1,scope2' or 'phx_x:person:read@42'. See auth.ts parseKeySpec. */
   keys?: string[];
+  /** The all-scopes key is derived from the seed (the same on every start), so a saved profile
+   * keeps working across restarts; default false: a random key each start. */
+  keyFromSeed?: boolean;
   /** Request log lines are written (to `log`, else stderr) only when quiet is explicitly false. */
   quiet?: boolean;
   /** Where log lines go when not quiet; default process.stderr. */
@@ -170,6 +174,15 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
+function readableCapture(body: Buffer): string {
+  if (body.length < 2 || body[0] !== 0x1f || body[1] !== 0x8b) return body.toString('utf8');
+  try {
+    return gunzipSync(body, { maxOutputLength: MAX_CAPTURE_BYTES }).toString('utf8');
+  } catch {
+    return body.toString('utf8');
+  }
+}
+
 function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of params) {
@@ -225,11 +238,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     [...stores].map(([id, store]) => [id, new EventStore((into) => seedHistory(store, into, eventsPerPerson, hash32(seed, id)))]),
   );
   const ingestion = new Map<number, ProjectIngestion>(
-    [...stores].map(([id, store]) => [id, new ProjectIngestion(id, store, events.get(id)!)]),
+    [...stores].map(([id, store]) => [
+      id,
+      new ProjectIngestion(id, store, events.get(id)!, () => world.projects.find((p) => p.id === id)?.personProcessingOptOut ?? false),
+    ]),
   );
 
   const keys = new KeyRing();
-  const defaultKey = randomKeyValue();
+  const defaultKey = opts.keyFromSeed ? keyValueForSeed(seed) : randomKeyValue();
   keys.add(defaultKey, ['*'], world.user.id);
   for (const spec of opts.keys ?? []) {
     const key = parseKeySpec(spec);
@@ -287,10 +303,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ingest: (batch) => {
       const project = world.projects.find((p) => p.apiToken === batch.token);
       const target = project && ingestion.get(project.id);
-      if (!target) return 0;
-      const before = target.stats.personsCreated;
+      if (!target) return { personsCreated: 0, optedOut: 0 };
+      const { personsCreated, optedOut } = target.stats;
       for (const event of batch.events) target.ingest(event);
-      return target.stats.personsCreated - before;
+      return { personsCreated: target.stats.personsCreated - personsCreated, optedOut: target.stats.optedOut - optedOut };
     },
   });
 
@@ -341,6 +357,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (method === 'POST' && run) return json(200, { completed: services.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
     const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
     if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
+    // A project's person_processing_opt_out, as its settings page turns it on and off.
+    const optOut = /^\/_sandbox\/projects\/(\d+)\/person-processing-opt-out\/(on|off)$/.exec(p);
+    const project = optOut ? world.projects.find((x) => x.id === Number(optOut[1])) : undefined;
+    if (method === 'POST' && project) {
+      project.personProcessingOptOut = optOut![2] === 'on';
+      return json(200, { project: project.id, person_processing_opt_out: project.personProcessingOptOut });
+    }
     const error = notFound();
     return json(error.status, error.body);
   }
@@ -399,7 +422,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       path,
       query: queryRecord(new URLSearchParams(rawQuery)),
       headers: { ...req.headers },
-      body: body === 'too-large' ? '' : body.toString('utf8'),
+      // A gzipped capture body is kept decoded, so that tests can read the events sent.
+      body: body === 'too-large' ? '' : CAPTURE_PATH.test(path) ? readableCapture(body) : body.toString('utf8'),
       status: 0,
       at,
     };

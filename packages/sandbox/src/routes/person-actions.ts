@@ -11,6 +11,7 @@ import { empty, lastParam } from '../context.js';
 import { fieldError, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
 import { serializeEntry } from '../activity-log.js';
 import { deletePersons } from '../person-deletion.js';
+import { valuesAsJsonb } from '../jsonb.js';
 import { drfLimitOffsetPage, formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { render } from '../render.js';
 import type { RouteSpec, Router } from '../router.js';
@@ -38,9 +39,12 @@ function actorOf(ctx: RequestContext) {
 function captureSet(ctx: RequestContext, app: Services, person: Person, set: unknown): void {
   const store = storeFor(ctx, app);
   const distinctId = person.distinctIds[0];
+  // The event goes through ingestion like any other: personless when the project opted out of
+  // person processing, and stored as jsonb keeps values (capture.ts).
+  const personless = ctx.project!.personProcessingOptOut;
   app.later(app.applyDelayMs, () => {
     const target = store.getByDistinctId(distinctId);
-    if (target && isObject(set)) store.setProperties(target.id, set);
+    if (target && isObject(set) && !personless) store.setProperties(target.id, valuesAsJsonb(set));
   });
   app.activity.log({
     teamId: teamOf(ctx),
@@ -84,9 +88,10 @@ export const deleteProperty: Handler = (ctx, app) => {
   const key = data.$unset;
   if (typeof key !== 'string') throw rawError(400, { success: false, detail: 'Unable to delete property' });
   const distinctId = person.distinctIds[0];
+  const personless = ctx.project!.personProcessingOptOut;
   app.later(app.applyDelayMs, () => {
     const target = store.getByDistinctId(distinctId);
-    if (target) store.unsetProperties(target.id, [key]);
+    if (target && !personless) store.unsetProperties(target.id, [key]);
   });
   app.activity.log({
     teamId: teamOf(ctx),
