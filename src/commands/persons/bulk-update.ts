@@ -76,9 +76,7 @@ export function personsBulkUpdateCommand(): Command {
         '--resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`. An update is ' +
         'not an erasure: its journal and receipt keep in clear what it was given (addresses, distinct ids, person ids) and ' +
         'the changes; keep them as private as the persons they name. There is no --plan file for updates, and so no ' +
-        'signature.
-
-' +
+        'signature.\n\n' +
         'Exit codes: 0 every change accepted (and shown, when verified), 2 invalid input or flags, or a project that ' +
         'does not process person profiles (nothing sent), 4 authentication or permission, 5 the project is over its ' +
         'billing quota, 6 the server asked to wait longer than --max-wait, 7 the server failed after retries or ' +
