@@ -42,7 +42,7 @@ import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
 import { createWorld, type World } from './world.js';
-import { Capture, CAPTURE_PATH, type CaptureStats } from './capture.js';
+import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
 import { EventStore } from './events.js';
 import { seedHistory } from './event-history.js';
 import { ProjectIngestion } from './ingestion.js';
