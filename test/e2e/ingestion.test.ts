@@ -1,7 +1,7 @@
 // End-to-end: PostHog's own Node SDK (posthog-node, pinned) sends to the sandbox's capture, and
 // hogctl (the built binary) reads back what ingestion made of it: persons merged or not as
 // PostHog merges them (docs/server-contract.md §14.3), personless events, the events table, and
-// event deletion by stored person_id (§14.5).
+// event deletion by stored person_id (docs/server-contract.md §14.5).
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';

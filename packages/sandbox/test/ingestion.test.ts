@@ -190,10 +190,12 @@ describe('person processing', () => {
   it('$identify with $anon_distinct_id makes one identified person, the identified id its survivor', async () => {
     const anon = fresh('anon');
     const user = fresh('user');
-    await send(event(anon, { event: '$pageview', properties: { $set: { seen: 'anon', both: 'anon' } } }));
-    await until(() => sb.store.getByDistinctId(anon), 'the anonymous person');
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await send(event(anon, { event: '$pageview', timestamp: anHourAgo, properties: { $set: { seen: 'anon', both: 'anon' } } }));
+    const anonPerson = await until(() => sb.store.getByDistinctId(anon), 'the anonymous person');
     await send(event(user, { event: 'login', properties: { $set: { email: `${user}@example.com`, both: 'user' } } }));
     const userPerson = await until(() => sb.store.getByDistinctId(user), 'the user person');
+    const [anonCreatedUs, userCreatedUs] = [anonPerson.createdAtUs, userPerson.createdAtUs];
     await send(event(user, { event: '$identify', properties: { $anon_distinct_id: anon, $set: { plan: 'team' } } }));
     const merged = await until(() => {
       const p = sb.store.getByDistinctId(anon);
@@ -201,6 +203,12 @@ describe('person processing', () => {
     }, 'the merge');
     expect(merged.uuid).toBe(uuidFromDistinctId(1, user));
     expect(merged.isIdentified).toBe(true);
+    // The earlier created_at of the two, and the survivor found by its UUID and in listings.
+    expect(anonCreatedUs).toBeLessThan(userCreatedUs);
+    expect(merged.createdAtUs).toBe(anonCreatedUs);
+    expect(sb.store.getByUuid(merged.uuid)?.id).toBe(merged.id);
+    expect(sb.store.list({ distinctId: anon }).map((p) => p.id)).toEqual([merged.id]);
+    expect(sb.store.getByUuid(anonPerson.uuid)).toBeUndefined();
     expect(merged.properties).toMatchObject({ seen: 'anon', both: 'user', plan: 'team', email: `${user}@example.com` });
     expect([...merged.distinctIds].sort()).toEqual([anon, user].sort());
     // The anonymous events keep their stored person_id; HogQL reads them through the override.
