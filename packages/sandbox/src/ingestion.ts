@@ -75,8 +75,8 @@ export function isDistinctIdIllegal(id: string): boolean {
   return id.trim() === '' || ILLEGAL_CASE_INSENSITIVE.has(id.toLowerCase()) || ILLEGAL_CASE_SENSITIVE.has(id);
 }
 
-// person-property-utils.ts eventToPersonProperties: copied into `$set`, and as `$initial_<key>`
-// into `$set_once` (not for $snapshot and $performance_event; the client's own keys win).
+// person-property-utils.ts eventToPersonProperties: the event properties that describe the person
+// (see liftPersonProperties; not for $snapshot and $performance_event).
 const EVENT_TO_PERSON_PROPERTIES = [
   '$app_build',
   '$app_name',
@@ -134,7 +134,7 @@ interface PersonUpdates {
 }
 
 /** utils/event.ts normalizeEvent: top-level `$set`/`$set_once` merged into the properties' (the
- * top-level keys win), then the automatic person properties under the client's own. */
+ * top-level keys win), then the automatic person properties (`liftPersonProperties`). */
 function normalize(event: IngestEvent): Json {
   const properties: Json = { ...event.properties };
   for (const [key, top] of [
@@ -144,22 +144,34 @@ function normalize(event: IngestEvent): Json {
     if (top !== undefined || isObject(properties[key])) properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...top };
   }
   if (event.sentAt !== undefined) properties.$sent_at = event.sentAt;
-  if (event.event !== '$snapshot' && event.event !== '$performance_event') {
-    const auto: Json = {};
-    const initial: Json = {};
-    const os = properties.$os ?? properties.$os_name;
-    for (const key of EVENT_TO_PERSON_PROPERTIES) {
-      const value = key === '$os' ? os : properties[key];
-      if (value === undefined) continue;
-      auto[key] = value;
-      initial[`$initial_${key.replace(/^\$/, '')}`] = value;
-    }
-    if (Object.keys(auto).length > 0) {
-      properties.$set = { ...auto, ...(isObject(properties.$set) ? properties.$set : {}) };
-      properties.$set_once = { ...initial, ...(isObject(properties.$set_once) ? properties.$set_once : {}) };
-    }
-  }
+  if (event.event !== '$snapshot' && event.event !== '$performance_event') liftPersonProperties(properties);
   return properties;
+}
+
+/**
+ * utils/db/utils.ts personInitialAndUTMProperties (newest): each event property that describes the
+ * person goes into `$set` and, when not null, as `$initial_<key>` into `$set_once`, unless the
+ * client set that key itself. Server-side SDKs (`$is_server: true`, as posthog-node sends) do not
+ * lift their host's `$os` / `$os_version`; `$os_name` stands in for a missing `$os`.
+ */
+function liftPersonProperties(properties: Json): void {
+  const server = properties.$is_server === true;
+  const os = properties.$os ?? properties.$os_name;
+  let set: Json | undefined;
+  let setOnce: Json | undefined;
+  for (const key of EVENT_TO_PERSON_PROPERTIES) {
+    const value = key === '$os' ? os : properties[key];
+    if (value === undefined || (server && (key === '$os' || key === '$os_version'))) continue;
+    set ??= isObject(properties.$set) ? { ...properties.$set } : {};
+    setOnce ??= isObject(properties.$set_once) ? { ...properties.$set_once } : {};
+    if (!(key in set)) set[key] = value;
+    const initial = `$initial_${key.replace('$', '')}`;
+    // A null never goes into $set_once: it would block the real first value for good.
+    if (value !== null && !(initial in setOnce)) setOnce[initial] = value;
+  }
+  if (set === undefined) return;
+  properties.$set = set;
+  properties.$set_once = setOnce;
 }
 
 function updatesOf(properties: Json): PersonUpdates {

@@ -187,6 +187,30 @@ describe('person processing', () => {
     expect(person.properties).not.toHaveProperty('b');
   });
 
+  it("lifts the properties that describe the person into $set and $initial_*, the client's own keys first", async () => {
+    const web = fresh('web');
+    const server = fresh('server');
+    const props = { $browser: 'Firefox', $os: 'Linux', utm_source: 'news', gclid: null, $set: { utm_source: 'mine' } };
+    await send(event(web, { properties: props }), event(server, { properties: { ...props, $is_server: true } }));
+    const person = await until(() => sb.store.getByDistinctId(web), 'the web person');
+    expect(person.properties).toMatchObject({
+      $browser: 'Firefox',
+      $os: 'Linux',
+      utm_source: 'mine',
+      gclid: null,
+      $initial_browser: 'Firefox',
+      $initial_os: 'Linux',
+      $initial_utm_source: 'news',
+    });
+    // A null never becomes a first-touch value.
+    expect(person.properties).not.toHaveProperty('$initial_gclid');
+    // A server-side SDK's host OS is not the person's.
+    const fromServer = await until(() => sb.store.getByDistinctId(server), 'the server person');
+    expect(fromServer.properties).toMatchObject({ $browser: 'Firefox', $initial_browser: 'Firefox' });
+    expect(fromServer.properties).not.toHaveProperty('$os');
+    expect(fromServer.properties).not.toHaveProperty('$initial_os');
+  });
+
   it('$identify with $anon_distinct_id makes one identified person, the identified id its survivor', async () => {
     const anon = fresh('anon');
     const user = fresh('user');
