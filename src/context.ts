@@ -9,6 +9,7 @@ import type { ApiClient, Credentials } from './http/client.js';
 import { ProfileStore } from './config/profiles.js';
 import { configDir } from './config/paths.js';
 import { checkKeyDestination, fromEnv, resolveSettings, type Settings } from './config/settings.js';
+import { isProjectId, projectByName } from './config/project-name.js';
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
@@ -54,6 +55,7 @@ export interface GlobalOptions {
 export class Context {
   private profileStore?: ProfileStore;
   private settingsPromise?: Promise<Settings>;
+  private projectIdByName?: Promise<string>;
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
 
@@ -108,7 +110,17 @@ export class Context {
   /** The project id to put in `/api/projects/{id}/`, or a usage error saying how to set one. */
   async projectId(): Promise<string> {
     const settings = await this.settings();
-    if (settings.projectId) return settings.projectId;
+    if (settings.projectId) {
+      if (isProjectId(settings.projectId)) return settings.projectId;
+      this.projectIdByName ??= Promise.all([this.api(), import('./api/projects.js')]).then(async ([client, { allProjects }]) =>
+        projectByName(
+          settings.projectId!,
+          await allProjects(client),
+          settings.sources.projectId === 'env' ? ' (from HOGCTL_PROJECT_ID)' : '',
+        ),
+      );
+      return this.projectIdByName;
+    }
     await this.refuseIfNotSetUp(settings);
     throw new UsageError(
       'no project chosen',

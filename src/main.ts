@@ -4,7 +4,7 @@ import { CancelledError, CliError, ExitCode } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
 import { fitToTerminal } from './io/columns.js';
 import { buildProgram, commandWords, helpForBareGroup } from './program.js';
-import { habitError } from './docs/suggest.js';
+import { habitError } from './cli/suggest.js';
 import type { Deps } from './context.js';
 
 export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {

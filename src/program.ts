@@ -132,7 +132,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'use this profile (env HOGCTL_PROFILE)')
     .option('--base-url <url>', 'PostHog site URL, e.g. https://eu.posthog.com (env HOGCTL_BASE_URL)')
-    .option('--project <id>', 'project id (env HOGCTL_PROJECT_ID)')
+    .option('--project <id|name>', 'project id, or its name as PostHog shows it (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
     .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
     .option('--wide', 'on a terminal, show every column in full instead of fitting the width')

@@ -6,7 +6,7 @@
 // persons (delete-persons.ts) and changing their properties (update-persons.ts).
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
-import type { DeleteFlags, JournalHeader, JournalState } from './journal.js';
+import type { DeleteFlags, JournalHeader, JournalRecord, JournalState } from './journal.js';
 import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt } from './receipt.js';
@@ -72,6 +72,8 @@ export interface VerifyEnv {
   reads: RateBudget;
   /** When the first run of the job started (ISO). */
   startedAt: string;
+  /** Journals the verification's progress (absent: not journaled). */
+  record?: (record: JournalRecord) => Promise<void>;
 }
 
 /** What the verification found: in all, and per project. */
@@ -95,8 +97,12 @@ export interface JobKind {
   /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
    * distinct ids); otherwise every person is looked up first. */
   sendsIdsAsGiven: boolean;
+  /** Whether distinct ids are looked up even so, and the persons sent by UUID. */
+  looksUpDistinctIds?: boolean;
   /** Ids a request carries at most. */
   chunkSize: number;
+  /** Whether the verification reads back, 200 a read, what the run deleted (the plan counts it). */
+  readsBack?: boolean;
   /** The request budget when --rate is not given. */
   windows: readonly RateWindow[];
   /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */

@@ -26,8 +26,10 @@ export interface ErasureStatus {
   project: string;
   name: string | null;
   /** complete, pending (events not deleted yet), reopened (a person or distinct id is back),
-   * unreachable (not searched by the erasure), or unknown (the server could not say). */
-  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'unknown';
+   * unreachable (not searched by the erasure), events_unchecked (the persons are gone, but a
+   * receipt that names them by distinct id cannot follow their event deletions, which
+   * deletion_status lists by person UUID), or unknown (the server could not say). */
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'unknown';
   persons_checked: number;
   persons_present: number;
   persons_present_ids: string[];
@@ -43,6 +45,8 @@ export interface ErasureStatus {
   events_completed: number;
   /** Queued deletions deletion_status no longer (or never) listed. */
   events_unseen: number;
+  /** Queued deletions this receipt cannot follow: it names the persons by distinct id. */
+  events_unchecked: number;
 }
 
 export async function readReceipt(path: string): Promise<Receipt> {
@@ -117,6 +121,7 @@ async function projectStatus(
     events_pending: 0,
     events_completed: 0,
     events_unseen: 0,
+    events_unchecked: 0,
   };
   if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
   let unknown = false;
@@ -143,7 +148,10 @@ async function projectStatus(
       status.distinct_ids_in_use_list = again.slice(0, LIST_CAP);
     }
   }
-  if (status.events_queued) {
+  // A run of an older hogctl sent the distinct ids as they were: deletion_status, which knows
+  // persons by UUID only (it answers 400 to a distinct id), cannot be asked about them.
+  if (status.events_queued && receipt.sent_id_kind === 'distinct_ids') status.events_unchecked = status.events_queued;
+  else if (status.events_queued) {
     const rows = await eventDeletions(ctx, client, p.project, p.ids_sent, c.since);
     if (rows === null) unknown = true;
     else {
@@ -161,7 +169,9 @@ async function projectStatus(
         ? 'pending'
         : unknown || status.events_unseen
           ? 'unknown'
-          : 'complete';
+          : status.events_unchecked
+            ? 'events_unchecked'
+            : 'complete';
   return status;
 }
 

@@ -104,7 +104,8 @@ export type JournalRecord =
   // that look like an e-mail address by their keyed hash).
   // `backed_up`: the records were written to the --backup file first.
   | { type: 'recorded'; project: string; persons: Record<string, string[]>; backed_up?: boolean }
-  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string }
+  // `resend`: persons an earlier answer listed in deletion_errors, sent again.
+  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string; resend?: boolean }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
   // (absent in journals of older versions, and when there were none).
   | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
@@ -112,7 +113,11 @@ export type JournalRecord =
   // After an attempt whose answer was lost, these ids of the chunk no longer named a person
   // (lost-answers.ts); the chunk's later attempts carry only the others.
   | { type: 'checked'; chunk: number; at: string; gone: string[]; present: number }
-  | { type: 'stopped'; run: number; at: string; reason: StopReason };
+  | { type: 'stopped'; run: number; at: string; reason: StopReason }
+  // The verification after a run: when it started and finished, and the ids it found gone as it
+  // went, so that one interrupted (Ctrl-C) goes on with --resume where it stopped.
+  | { type: 'verification'; at: string; stage: 'started' | 'finished' }
+  | { type: 'verified'; project: string; at: string; gone: string[] };
 
 export interface ChunkRecord {
   chunk: number;
@@ -125,6 +130,8 @@ export interface ChunkRecord {
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
   /** Ids found gone when checked after a lost answer: done, never sent again. */
   gone?: string[];
+  /** Persons an earlier answer listed in deletion_errors, sent again: found once already. */
+  resend?: boolean;
 }
 
 export interface RunRecord {
@@ -149,6 +156,8 @@ export class JournalState {
   readonly backedUp = new Set<string>();
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
+  /** The last verification: the ids it found gone, and whether it finished. */
+  verification?: { gone: Set<string>; finished: boolean };
 
   apply(record: JournalRecord): void {
     switch (record.type) {
@@ -188,6 +197,7 @@ export class JournalState {
           project: record.project ?? this.header?.project ?? '',
           ids: record.ids,
           sentAt: record.at,
+          ...(record.resend ? { resend: true } : {}),
         });
         this.maxChunk = Math.max(this.maxChunk, record.chunk);
         break;
@@ -229,6 +239,13 @@ export class JournalState {
         if (run) run.stopped = { at: record.at, reason: record.reason };
         break;
       }
+      case 'verification':
+        if (record.stage === 'started') this.verification = { gone: new Set(), finished: false };
+        else if (this.verification) this.verification.finished = true;
+        break;
+      case 'verified':
+        for (const id of record.gone) this.verification?.gone.add(id);
+        break;
     }
   }
 
@@ -244,7 +261,17 @@ export class JournalState {
       if (chunk.answer) for (const id of chunk.ids) done.add(id);
       for (const id of chunk.gone ?? []) done.add(id);
     }
+    // Persons the server could not delete were not done: they go again (deletionErrors()).
+    for (const uuid of this.deletionErrors().keys()) done.delete(uuid);
     return done;
+  }
+
+  /**
+   * Persons an answer listed in `deletion_errors` ("not deleted, retry these", PostHog/posthog#103144)
+   * that no later answer deleted, with their project. They are sent again, by UUID.
+   */
+  deletionErrors(): Map<string, string> {
+    return openDeletionErrors(this.chunks.values());
   }
 
   /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
@@ -261,6 +288,21 @@ export class JournalState {
     }
     return out;
   }
+}
+
+/** The persons of these chunks an answer listed in deletion_errors and no later answer deleted. */
+export function openDeletionErrors(chunks: Iterable<ChunkRecord>): Map<string, string> {
+  const open = new Map<string, string>();
+  const all = [...chunks];
+  if (!all.some((c) => c.answer?.summary?.deletion_errors?.length)) return open;
+  for (const c of all.sort((a, b) => a.chunk - b.chunk)) {
+    if (!c.answer) continue;
+    const failed = new Set<string>();
+    for (const e of c.answer.summary?.deletion_errors ?? []) if (typeof e.person_uuid === 'string') failed.add(e.person_uuid.toLowerCase());
+    if (open.size) for (const id of c.ids) if (!failed.has(id)) open.delete(id);
+    for (const uuid of failed) open.set(uuid, c.project);
+  }
+  return open;
 }
 
 function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {

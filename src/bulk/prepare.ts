@@ -99,7 +99,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
   const reads = new RateBudget(s.readPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
   // A plain file of ids for one project may go out as it is; everything else is looked up first,
   // reads only, even in a dry run: the plan needs what they find.
-  const plainIds = list.kind === 'person_ids' || list.kind === 'distinct_ids';
+  const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.looksUpDistinctIds);
   const lookUp = !plan && (!plainIds || !kind.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
   const client = s.dryRun && !lookUp ? undefined : await ctx.api();
   const reached: CaseProject[] = plan

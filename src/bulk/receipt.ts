@@ -5,7 +5,15 @@
 // erasure later: the ids sent to each project and the distinct ids their persons had.
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import type { BulkDeleteSummary, ChunkRecord, DeleteFlags, JournalState, SelectionSpec, StopReason } from './journal.js';
+import {
+  openDeletionErrors,
+  type BulkDeleteSummary,
+  type ChunkRecord,
+  type DeleteFlags,
+  type JournalState,
+  type SelectionSpec,
+  type StopReason,
+} from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
@@ -204,7 +212,7 @@ export interface Receipt {
 
 const LIST_CAP = 10_000;
 const VERIFICATION_NOTE =
-  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
+  'the ids of every request whose answer found persons (or gave no count), and those a lost answer left uncertain, were checked with batch_by_uuids or batch_by_distinct_ids after the run; not_read_back: ids of requests the server answered with no person found, which deleted no one; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
 const UPDATE_VERIFICATION_NOTE =
   'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
 const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
@@ -266,13 +274,14 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
   // lack it, the sum covers the others and not_reported says which.
-  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined): number | null => {
+  // Persons sent again after a deletion error were found (and counted) the first time.
+  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined, resends = true): number | null => {
     let total = 0;
     let reported = 0;
     const missing: typeof answered = [];
     for (const c of answered) {
       const s = c.answer!.summary;
-      const v = s ? pick(s) : undefined;
+      const v = s ? (c.resend && !resends ? 0 : pick(s)) : undefined;
       if (v === undefined) missing.push(c);
       else {
         total += v;
@@ -285,6 +294,7 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     }
     return reported === 0 && missing.length > 0 ? null : total;
   };
+  const openErrors = openDeletionErrors(chunks);
   const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
     flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
   const moved: Tallied = {
@@ -296,14 +306,20 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   if (!summaries) return { counts: moved, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
   const counts: Tallied = {
     ...moved,
-    persons_found: count('persons_found', (s) => s.persons_found),
+    persons_found: count('persons_found', (s) => s.persons_found, false),
     persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
     // Only the newest servers queue persons (and say so); a summary without it queued none.
     persons_queued_for_deletion: count('persons_queued_for_deletion', (s) => s.persons_queued_for_deletion ?? 0),
     // Persons whose events (recordings) the server queued for deletion.
-    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s)),
-    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s)),
-    deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
+    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s), false),
+    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s), false),
+    // Persons the server could not delete that no later answer deleted (sent again meanwhile).
+    // Persons the server could not delete and no later answer deleted (they are sent again), and
+    // entries that name no person_uuid, which cannot be sent again.
+    deletion_errors: unlessUnreported(
+      count('deletion_errors', (s) => s.deletion_errors?.filter((e) => typeof e.person_uuid !== 'string').length),
+      (unnamed) => openErrors.size + unnamed,
+    ),
     persons_gone_after_lost_answer: gone.size,
   };
   // Persons looked up just before (so they existed) and found gone after a lost answer were
@@ -315,6 +331,8 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   }
   return { counts, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
 }
+
+const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
@@ -331,9 +349,16 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     unresolved: meta.unresolved.length,
     ...total.counts,
   };
+  // The last report of each person the server could not delete and that is still not deleted.
+  const open = openDeletionErrors(chunks);
   const deletionErrors: Record<string, unknown>[] = [];
-  for (const c of answered)
-    for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
+  for (const c of [...answered].reverse())
+    for (const e of c.answer!.summary?.deletion_errors ?? []) {
+      const uuid = typeof e.person_uuid === 'string' ? e.person_uuid.toLowerCase() : undefined;
+      if (deletionErrors.length >= LIST_CAP || (uuid && !open.has(uuid))) continue;
+      deletionErrors.push(e);
+      if (uuid) open.delete(uuid);
+    }
 
   const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
     { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },

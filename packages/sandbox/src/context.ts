@@ -8,6 +8,7 @@ import type { Identity } from './identity.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
+import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
 import type { EventStore } from './events.js';
 import type { Project, World } from './world.js';
@@ -85,6 +86,8 @@ export interface Services {
   deletions: DeletionQueue;
   /** Events per project id. */
   events: Map<number, EventStore>;
+  /** Persons whose deletion a test made fail. */
+  deletionFaults: DeletionFaults;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

@@ -41,6 +41,7 @@ import { seedDocumentedPerson } from './documented.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
+import { DeletionFaults } from './deletion-faults.js';
 import { createWorld, type World } from './world.js';
 import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
 import { EventStore } from './events.js';
@@ -143,6 +144,10 @@ export interface Sandbox {
   setRateLimit(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
+  /** The next `times` (default 1) attempts at deleting each of these persons fail as on PostHog:
+   * bulk_delete lists them in `deletion_errors`, the single DELETE answers 503
+   * `person_deletion_failed` (deletion-faults.ts). */
+  failDeletions(uuids: Iterable<string>, times?: number): void;
   /** Signing in as the sandbox user (`hogctl auth login`); the password is random per start. */
   login: { email: string; password: string };
   /** A second user with 2FA already on: its TOTP secret and its five backup codes at start. */
@@ -293,6 +298,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     // PostHog's event deletion job removes events by their stored person_id.
     deletions: new DeletionQueue(now, (row) => events.get(row.teamId)?.deleteByStoredPersonIds([row.key])),
     events,
+    deletionFaults: new DeletionFaults(),
   };
 
   const capture = new Capture({
@@ -585,6 +591,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setBulkDeleteResponse(mode) {
       bulkDeleteResponse = checkBulkDeleteResponse(mode);
+    },
+    failDeletions(uuids, times = 1) {
+      services.deletionFaults.fail(uuids, times);
     },
     setRateLimit(spec) {
       limiter.configure(parseRateLimitSpec(spec));

@@ -47,7 +47,7 @@ export function personsBulkDeleteCommand(): Command {
         'objects with --column); "-" reads standard input. The format follows the file extension or the content; --format ' +
         'overrides it. A CSV whose header has two or more of the columns email, distinct_id and person_id (or uuid, or id) ' +
         'is read as mixed identifiers: every non-empty cell is looked up as its column says.\n\n' +
-        'A plain file of person ids (or --distinct-ids) for one project is sent as it is. Everything else is looked up first, ' +
+        'A plain file of person ids for one project is sent as it is. Everything else, distinct ids too, is looked up first, ' +
         'with reads only (batched HogQL queries for addresses, batch_by_uuids and batch_by_distinct_ids for ids, 200 a ' +
         'request): the plan then says how many persons each project holds and lists the identifiers that name no one, and one ' +
         'identifier that names several persons deletes them all. A selection of more than 100 persons is confirmed by typing ' +
@@ -84,15 +84,20 @@ export function personsBulkDeleteCommand(): Command {
         'the journal keep in clear: the UUIDs of the persons and their other distinct ids (such as user-1971), which ' +
         '`persons erasure-status` needs to ask whether they name someone again; they name a person as well as an address ' +
         'does, so keep these files as private as the data they record.\n\n' +
-        'After the run, every person deleted is checked gone with the server (200 a request, within the read rate of 240 a ' +
-        'minute; --no-verify skips it), with --delete-events the deletion of their events is checked queued, and the receipt ' +
-        'says what was found. PostHog deletes events in a weekly batch: `hogctl persons erasure-status --receipt <file>` ' +
+        'Persons the server found but could not delete (deletion_errors in its answer) are sent again, at most --retries ' +
+        'times; what is left, --resume sends.\n\n' +
+        'After the run, every person the server reported deleted is checked gone with the server (200 a request, within the ' +
+        'read rate of 240 a minute; ids of a request that found no one are not read back; --no-verify skips it), with ' +
+        "--delete-events the deletion of their events is checked queued, and the receipt says what was found. The plan's " +
+        'estimate counts these reads. PostHog deletes events in a weekly batch: `hogctl persons erasure-status --receipt <file>` ' +
         'checks later. Running a finished erasure again sends no deletion and checks again.\n\n' +
         'Ctrl-C (or SIGTERM) stops sending and waits for the requests in flight; a second one quits at once. Either way the ' +
-        'journal and the receipt say what is known, and the resume command is printed.\n\n' +
+        'journal and the receipt say what is known, and the resume command is printed. Ctrl-C while verifying does the same ' +
+        '(verification: interrupted); --resume then verifies what is left.\n\n' +
         'Exit codes: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission ' +
         '(nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after ' +
-        'retries (listed in the receipt; --resume retries them), persons were still there when verified, or a project could ' +
+        'retries (listed in the receipt; --resume retries them), persons could not be deleted (deletion_errors) or were still ' +
+        'there when verified, or a project could ' +
         'not be searched, 130 interrupted.',
     )
     .option('--file <path|->', 'the file of ids, or - for standard input')

@@ -99,6 +99,8 @@ function describe(s: ErasureStatus): string {
         .join(', ')}`;
     case 'pending':
       return `${where}: the deletion of the events of ${of(s.events_pending, 'person', 'persons')} is still pending`;
+    case 'events_unchecked':
+      return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:
       return `${where}: the server could not say${s.events_unseen ? ` (${n(s.events_unseen)} queued event deletions are not listed)` : ''}`;
   }
@@ -108,6 +110,8 @@ function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'reopened'))
     return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
   if (open.every((s) => s.status === 'pending')) return 'PostHog runs event deletions weekly (Sundays, 05:00 UTC): check again after that';
+  if (open.some((s) => s.status === 'events_unchecked'))
+    return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Sundays 05:00 UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
   return 'check again later; `hogctl persons deletion-status` lists the queued event deletions';
 }
 

@@ -8,6 +8,7 @@ import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
 import { checkKey, checkProject, type Problem } from './shared/verify.js';
+import { isProjectId, projectByName } from '../../config/project-name.js';
 import { allProjects } from '../../api/projects.js';
 
 export interface ProfileAddOptions {
@@ -157,6 +158,11 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   projectId ??= existing?.project_id;
   if (!projectId) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
   checkProjectId(projectId);
+  // A profile keeps the id, which stays the same when the project is renamed.
+  if (!isProjectId(projectId)) {
+    if (!verify) throw new UsageError(`--project "${projectId}" is a name, and --no-verify cannot look it up`, 'give the id');
+    projectId = projectByName(projectId, await allProjects(await client()));
+  }
   if (verify) {
     for (let attempt = 1; ; attempt++) {
       const problem = await checkProject(await client(), base.url, projectId);

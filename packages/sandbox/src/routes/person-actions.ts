@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { empty, lastParam } from '../context.js';
-import { fieldError, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
+import { fieldError, personDeletionFailed, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
 import { serializeEntry } from '../activity-log.js';
 import { deletePersons } from '../person-deletion.js';
 import { valuesAsJsonb } from '../jsonb.js';
@@ -168,10 +168,13 @@ export const splitPerson: Handler = (ctx, app) => {
   return render(ctx, 201, { success: true });
 };
 
-/** DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5). */
+/**
+ * DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5).
+ * A person that could not be deleted is a 503 `person_deletion_failed` (PostHog/posthog#103144).
+ */
 export const destroyPerson: Handler = (ctx, app) => {
   const person = getPersonOr404(ctx, app);
-  deletePersons(
+  const summary = deletePersons(
     app,
     teamOf(ctx),
     storeFor(ctx, app),
@@ -183,6 +186,7 @@ export const destroyPerson: Handler = (ctx, app) => {
     },
     actorOf(ctx),
   );
+  if (summary.deletion_errors.length) throw personDeletionFailed('delete_postgres');
   return empty(202);
 };
 
