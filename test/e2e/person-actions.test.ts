@@ -263,11 +263,23 @@ describe('persons delete', () => {
 });
 
 describe('persons reset-distinct-id', () => {
-  it("POSTs the distinct id and a deleted person's id is no longer blocked", async () => {
+  it("POSTs the distinct id: a deleted person's id used again shows its new person (posthog/models/person/deletion.py)", async () => {
     const person = fresh();
     await world.run(['persons', 'delete', String(person.id), '-y']);
     const [distinctId] = person.distinctIds;
     expect(world.sandbox.store.isDistinctIdBlocked(distinctId)).toBe(true);
+    // The app sends an event for the id again: ingestion makes a new person, hidden until reset.
+    const capture = await fetch(`${world.sandbox.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: world.sandbox.world.projects[0].apiToken, batch: [{ event: 'came_back', distinct_id: distinctId }] }),
+    });
+    expect(capture.status).toBe(200);
+    await until(() => world.sandbox.store.getByDistinctId(distinctId) !== undefined, 'the new person');
+    // Not one for the other tests to pick: it is the newest person once it shows.
+    used.add(world.sandbox.store.getByDistinctId(distinctId)!.id);
+    const listed = async () => JSON.parse((await world.run(['persons', 'list', '--distinct-id', distinctId, '-o', 'json'])).stdout);
+    expect(await listed()).toEqual([]);
     const sent = mark();
     const res = await world.run(['persons', 'reset-distinct-id', distinctId]);
     expect(res.code).toBe(0);
@@ -276,6 +288,7 @@ describe('persons reset-distinct-id', () => {
     expect([req.method, req.path]).toEqual(['POST', `${base}reset_person_distinct_id/`]);
     expect(JSON.parse(req.body)).toEqual({ distinct_id: distinctId });
     expect(world.sandbox.store.isDistinctIdBlocked(distinctId)).toBe(false);
+    expect((await listed()).map((p: { uuid: string }) => p.uuid)).toEqual([world.sandbox.store.getByDistinctId(distinctId)!.uuid]);
   });
 
   it('exits 4 with a read-only key and 2 for an empty id, sending nothing then', async () => {
