@@ -117,7 +117,7 @@ describe('limits and errors, as for persons', () => {
     expect(failure(() => run('SELECT nope FROM events'))).toBe('Unable to resolve field: nope');
     expect(failure(() => run('SELECT person.properties.email FROM events'))).toBe('Unable to resolve field: person.properties.email');
     expect(failure(() => run('SELECT id FROM sessions'))).toMatch(
-      /^Unknown table `sessions`. The hogctl sandbox knows the persons and events tables only/,
+      /^Unknown table `sessions`. The hogctl sandbox knows the persons, person_distinct_ids and events tables only/,
     );
   });
 

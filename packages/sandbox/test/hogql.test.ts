@@ -211,3 +211,18 @@ describe('runSelect', () => {
     expect(failure(() => run("SELECT id FROM persons WHERE created_at < 'soon'"))).toMatch(/Cannot parse 'soon'/);
   });
 });
+
+describe('person_distinct_ids', () => {
+  it('maps each distinct id of a person to its id, and reads lower() of the distinct id', () => {
+    const person = persons.find((p) => p.distinctIds.length > 0)!;
+    const [first] = person.distinctIds;
+    const res = run('SELECT distinct_id, person_id, team_id FROM person_distinct_ids WHERE lower(distinct_id) IN {ids}', {
+      ids: [first.toLowerCase()],
+    });
+    expect(res.columns).toEqual(['distinct_id', 'person_id', 'team_id']);
+    expect(res.results).toContainEqual([first, person.uuid, 1]);
+    const all = run('SELECT count() FROM person_distinct_ids');
+    expect(all.results[0][0]).toBe(persons.reduce((k, p) => k + p.distinctIds.length, 0));
+    expect(failure(() => run('SELECT distinct_id.x FROM person_distinct_ids'))).toMatch(/distinct_id/);
+  });
+});

@@ -292,6 +292,18 @@ describe('person processing', () => {
     const listed = await call(sb, `/api/projects/1/persons/?distinct_id=${id}`);
     expect(listed.json().results).toEqual([]);
     expect((await call(sb, `/api/projects/1/persons/${revived.uuid}/`)).status).toBe(200);
+    // HogQL's person_distinct_ids does not show it either (ClickHouse keeps the deleted rows).
+    const mapped = async () =>
+      (
+        await call(sb, '/api/projects/1/query/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query: { kind: 'HogQLQuery', query: 'SELECT person_id FROM person_distinct_ids WHERE distinct_id = {id}', values: { id } },
+          }),
+        })
+      ).json().results;
+    expect(await mapped()).toEqual([]);
     const reset = await call(sb, '/api/projects/1/persons/reset_person_distinct_id/', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -301,6 +313,7 @@ describe('person processing', () => {
     expect((await call(sb, `/api/projects/1/persons/?distinct_id=${id}`)).json().results.map((p: { uuid: string }) => p.uuid)).toEqual([
       revived.uuid,
     ]);
+    expect(await mapped()).toEqual([[revived.uuid]]);
   });
 });
 

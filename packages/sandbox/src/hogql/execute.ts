@@ -50,8 +50,13 @@ export interface RunInput {
   teamId: number;
 }
 
-/** A row of either table: a person, or an event's row index. */
-type Row = Person | number;
+/** A row of a table: a person, an event's row index, or one distinct id of a person. */
+type Row = Person | number | DistinctIdRow;
+
+interface DistinctIdRow {
+  distinctId: string;
+  person: Person;
+}
 
 /** What a query needs from a table: its columns, their types and values, and its rows. */
 interface Table {
@@ -100,6 +105,41 @@ function personsTable(store: SandboxStore, teamId: number): Table {
       }
     },
     document: (row) => (row as Person).properties,
+  };
+}
+
+/** posthog/hogql/database/schema/person_distinct_ids.py PersonDistinctIdsTable: the current
+ * distinct id → person mapping of ClickHouse's person_distinct_id2 (the argMax row by version,
+ * kept when not is_deleted). A person revived after a deletion (ingestion.ts) is not in it: its
+ * rows lose to the deleted ones until reset_person_distinct_id, as for `persons`. */
+const PERSON_DISTINCT_ID_FIELDS: Record<string, string> = {
+  team_id: 'Int64',
+  distinct_id: 'String',
+  person_id: 'UUID',
+};
+
+function personDistinctIdsTable(store: SandboxStore, teamId: number): Table {
+  return {
+    name: 'person_distinct_ids',
+    fields: PERSON_DISTINCT_ID_FIELDS,
+    star: ['team_id', 'distinct_id', 'person_id'],
+    // No JSON column: `x.y` is refused as an unknown field.
+    json: '',
+    scan(visit) {
+      for (const person of store) for (const distinctId of person.distinctIds) if (!visit({ distinctId, person })) return;
+    },
+    value(row, field) {
+      const r = row as DistinctIdRow;
+      switch (field) {
+        case 'team_id':
+          return teamId;
+        case 'distinct_id':
+          return r.distinctId;
+        default:
+          return r.person.uuid;
+      }
+    },
+    document: () => ({}),
   };
 }
 
@@ -561,9 +601,10 @@ function countArg(value: Expr, input: RunInput): number {
 
 function tableFor(input: RunInput, name: string): Table {
   if (name === 'persons') return personsTable(input.store, input.teamId);
+  if (name === 'person_distinct_ids') return personDistinctIdsTable(input.store, input.teamId);
   if (name === 'events' && input.events) return eventsTable(input.events, input.teamId);
   throw new HogQLError(
-    `Unknown table \`${name}\`. The hogctl sandbox knows the ${input.events ? 'persons and events tables' : 'persons table'} only`,
+    `Unknown table \`${name}\`. The hogctl sandbox knows the ${input.events ? 'persons, person_distinct_ids and events tables' : 'persons and person_distinct_ids tables'} only`,
   );
 }
 
