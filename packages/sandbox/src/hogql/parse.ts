@@ -1,5 +1,5 @@
 // The sandbox's HogQL subset (docs/server-contract.md §7, §14.5): enough of the grammar for
-// `SELECT <columns> FROM persons|events [WHERE ...] [GROUP BY ...] [HAVING ...] [ORDER BY ...]
+// `SELECT <columns> FROM persons|person_distinct_ids|events [WHERE ...] [GROUP BY ...] [HAVING ...] [ORDER BY ...]
 // [LIMIT n] [OFFSET m]`, with `x IN (SELECT ...)` subqueries.
 //
 // It is written apart from the CLI's own query rewriter on purpose: the CLI's pager is tested
