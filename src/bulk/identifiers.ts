@@ -1,9 +1,11 @@
 // E-mail addresses as the identifiers of an erasure. A request arrives as "delete everything
-// about lee@example.net", so the job finds the persons whose `email` property is that address:
-// batched HogQL reads, EMAIL_BATCH addresses a query through one list placeholder
-// (`lower(properties.email) IN {emails}`; PostHog passes lists to IN the same way in its own
-// HogQL tests), never one list request per address. Matching is exact and case-insensitive for
-// ASCII letters, as HogQL's lower() (ClickHouse's) is: the addresses are lowered the same way.
+// about lee@example.net", so the job finds the persons that address names: as their `email`
+// property, and as one of their distinct ids (matchEmails says how, and why both HogQL and the
+// REST lookup are asked). Batched reads, EMAIL_BATCH addresses a query through one list
+// placeholder (`lower(properties.email) IN {emails}`; PostHog passes lists to IN the same way in
+// its own HogQL tests), never one list request per address. Matching is exact and
+// case-insensitive for ASCII letters, as HogQL's lower() (ClickHouse's) is: the addresses are
+// lowered the same way.
 //
 // The evidence must not become new personal data: the journal, the receipt and the plan name each
 // address by HMAC-SHA256 under the evidence key (src/config/evidence-key.ts), unless
@@ -18,6 +20,7 @@ import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
+import { PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import { underQueryLimit } from '../io/countdown.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
 
@@ -25,6 +28,8 @@ import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
 export const EMAIL_BATCH = 500;
 
 const EMAIL_QUERY = 'SELECT id, lower(properties.email) FROM persons WHERE lower(properties.email) IN {emails} LIMIT 50000';
+const DISTINCT_ID_QUERY =
+  'SELECT person_id, lower(distinct_id) FROM person_distinct_ids WHERE lower(distinct_id) IN {emails} LIMIT 50000';
 
 /** ClickHouse's lower(): ASCII letters only. */
 export function lowerAscii(text: string): string {
@@ -94,28 +99,66 @@ export function recordedDistinctId(distinctId: string, policy: IdentifierPolicy)
 export interface MatchOptions {
   /** The longest single wait the query limit may ask for (--max-wait); a longer one stops the job. */
   maxWaitMs: number;
+  /** batch_by_distinct_ids within the read rate (at most PERSON_BATCH_MAX a call): the persons
+   * these distinct ids name, as the person store knows them; null on a server without it. */
+  byDistinctIds: (ids: string[]) => Promise<Map<string, ListedPerson> | null>;
   onBatch?: (done: number, total: number) => void;
 }
 
-/** The persons (UUIDs) each address names; an address that names no one is absent. */
-export async function matchEmails(
-  ctx: Context,
-  client: ApiClient,
-  projectId: string,
-  emails: string[],
-  o: MatchOptions,
-): Promise<{ matches: Map<string, string[]>; queries: number }> {
-  const matches = new Map<string, string[]>();
+/** Where the addresses were found: each address (lowered) at most once in each set. */
+export interface EmailFinds {
+  /** The persons (UUIDs) each address names; an address that names no one is absent. */
+  matches: Map<string, string[]>;
+  /** Addresses that are the `email` property of a person. */
+  byProperty: Set<string>;
+  /** Addresses that are a distinct id of a person. */
+  byDistinctId: Set<string>;
+  /** ...of a person HogQL does not show: revived after an earlier deletion (or not yet in
+   * ClickHouse), found through the person store only. */
+  revived: Set<string>;
+  queries: number;
+  /** The server has no batch_by_distinct_ids (an older PostHog): revived persons were not sought. */
+  noRestLookup: boolean;
+}
+
+/**
+ * The persons each address names, found three ways, 500 addresses at a time:
+ *
+ * - the `email` property, case-insensitively: `lower(properties.email) IN {emails}` over `persons`;
+ * - a distinct id equal to the address, case-insensitively as well: HogQL's `person_distinct_ids`
+ *   table (posthog/hogql/database/schema/person_distinct_ids.py), because `persons` does not
+ *   carry distinct ids and a person identified by their address (posthog.identify('lee@…'))
+ *   often has no `email` property at all;
+ * - the address as a distinct id in the person store: POST batch_by_distinct_ids (200 a call,
+ *   docs/server-contract.md §0), because HogQL reads ClickHouse, where a person revived after a
+ *   deletion stays hidden until its distinct id is reset (its rows lose to the deleted ones,
+ *   docs/server-contract.md §14.4), while the REST lookup reads PostgreSQL, where it exists.
+ *   That lookup is exact, so it finds a revived person whose distinct id is the address as it was
+ *   written in the request (with its letters lowered); one written in other letter case is found
+ *   by HogQL only once it is visible there.
+ */
+export async function matchEmails(ctx: Context, client: ApiClient, projectId: string, emails: string[], o: MatchOptions): Promise<EmailFinds> {
+  const finds: EmailFinds = {
+    matches: new Map(),
+    byProperty: new Set(),
+    byDistinctId: new Set(),
+    revived: new Set(),
+    queries: 0,
+    noRestLookup: false,
+  };
+  const add = (email: string, uuid: string) => {
+    const list = finds.matches.get(email) ?? [];
+    if (!list.includes(uuid)) list.push(uuid);
+    finds.matches.set(email, list);
+  };
   const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
-  let queries = 0;
-  for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
-    const batch = emails.slice(i, i + EMAIL_BATCH);
+  const query = async (hogql: string, batch: string[], name: string) => {
     const res = await underQueryLimit(ctx, cap, (retry) => {
-      queries++;
+      finds.queries++;
       return runHogQL(
         client,
         projectId,
-        { query: EMAIL_QUERY, values: { emails: batch }, name: 'hogctl erasure: persons by e-mail' },
+        { query: hogql, values: { emails: batch }, name },
         { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
       );
     });
@@ -125,14 +168,40 @@ export async function matchEmails(
         'split the input into smaller files, or check that the email property holds what you expect',
       );
     }
-    for (const row of res.results as unknown[][]) {
-      const [id, email] = row;
-      if (typeof id !== 'string' || typeof email !== 'string') continue;
-      const list = matches.get(email) ?? [];
-      list.push(id.toLowerCase());
-      matches.set(email, list);
+    const rows: [string, string][] = [];
+    for (const [id, email] of res.results as unknown[][]) if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email]);
+    return rows;
+  };
+  for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
+    const batch = emails.slice(i, i + EMAIL_BATCH);
+    const shown = new Set<string>();
+    for (const [uuid, email] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
+      add(email, uuid);
+      finds.byProperty.add(email);
+      shown.add(uuid);
+    }
+    for (const [uuid, email] of await query(DISTINCT_ID_QUERY, batch, 'hogctl erasure: persons by an address as distinct id')) {
+      add(email, uuid);
+      finds.byDistinctId.add(email);
+      shown.add(uuid);
+    }
+    for (let j = 0; j < batch.length && !finds.noRestLookup; j += PERSON_BATCH_MAX) {
+      const some = batch.slice(j, j + PERSON_BATCH_MAX);
+      const found = await o.byDistinctIds(some);
+      if (found === null) {
+        finds.noRestLookup = true;
+        break;
+      }
+      for (const email of some) {
+        const person = found.get(email);
+        if (!person) continue;
+        const uuid = person.uuid.toLowerCase();
+        add(email, uuid);
+        finds.byDistinctId.add(email);
+        if (!shown.has(uuid)) finds.revived.add(email);
+      }
     }
     o.onBatch?.(Math.min(i + EMAIL_BATCH, emails.length), emails.length);
   }
-  return { matches, queries };
+  return finds;
 }

@@ -5,7 +5,7 @@ import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { DeleteFlags } from './journal.js';
 import type { IdKind, IdList } from './validate.js';
-import type { IdentifierTotals } from './targets.js';
+import type { FoundBy, IdentifierTotals } from './targets.js';
 import type { Prepared } from './prepare.js';
 import { describeSelection, hasSelection } from './selection.js';
 
@@ -238,6 +238,11 @@ export function planText(p: PlanFacts): string {
       : '';
     const across = e.inSeveralProjects ? `; ${n(e.inSeveralProjects)} name persons in more than one project` : '';
     lines.push(`  matched   ${naming(e.matched, words)} ${n(e.persons)} ${e.persons === 1 ? 'person' : 'persons'}${across}${several}`);
+    if (e.foundBy) lines.push(`  found     ${foundWhere(e.foundBy)}`);
+    if (e.noRestLookup)
+      lines.push(
+        '  warning   this server has no batch_by_distinct_ids (an older PostHog): persons revived after an earlier deletion, which HogQL does not show, were not sought',
+      );
     if (e.unmatched.length) {
       const shown = e.unmatched.slice(0, 20).join(', ');
       const more = e.unmatched.length > 20 ? `, … and ${n(e.unmatched.length - 20)} more` : '';
@@ -261,4 +266,13 @@ export function planText(p: PlanFacts): string {
   if (p.journal) lines.push(`  journal   ${p.journal}`);
   if (p.receipt) lines.push(`  receipt   ${p.receipt}`);
   return lines.join('\n');
+}
+
+/** Where the addresses of an erasure were found, in words: "2 as the email property, 1 as a
+ * distinct id (1 of a person revived after an earlier deletion, which HogQL does not show)". */
+function foundWhere(f: FoundBy<number>): string {
+  const revived = f.revived
+    ? ` (${n(f.revived)} of ${f.revived === 1 ? 'a person' : 'persons'} revived after an earlier deletion, which HogQL does not show)`
+    : '';
+  return `${n(f.emailProperty)} ${f.emailProperty === 1 ? 'address' : 'addresses'} as the email property, ${n(f.distinctId)} as a distinct id${revived}`;
 }

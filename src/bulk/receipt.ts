@@ -189,6 +189,10 @@ export interface Receipt {
     in_several_projects: number;
     persons: number;
     unmatched: number;
+    /** Addresses found as the `email` property, as a distinct id, and as the distinct id of a
+     * person revived after an earlier deletion (which HogQL does not show); null when some were
+     * found in the journal of an earlier run, and absent in receipts of earlier versions. */
+    found_by?: { email_property: number; distinct_id: number; revived: number } | null;
   } | null;
   /** Every project of the job, searched or not. */
   projects: ReceiptProject[];
@@ -465,6 +469,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           in_several_projects: meta.identifiers.totals.inSeveralProjects,
           persons: meta.identifiers.totals.persons,
           unmatched: meta.identifiers.totals.unmatchedKeys.length,
+          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { found_by: foundByOf(meta.identifiers.totals) } : {}),
         }
       : null,
     verification: meta.verification ? { ...meta.verification, note: meta.changes ? UPDATE_VERIFICATION_NOTE : VERIFICATION_NOTE } : null,
@@ -535,4 +540,8 @@ export function summaryRecord(r: Receipt): Record<string, unknown> {
     receipt: null as string | null,
     journal: r.journal,
   };
+}
+
+function foundByOf(t: IdentifierTotals): { email_property: number; distinct_id: number; revived: number } | null {
+  return t.foundBy ? { email_property: t.foundBy.emailProperty, distinct_id: t.foundBy.distinctId, revived: t.foundBy.revived } : null;
 }

@@ -45,6 +45,16 @@ export interface ProjectTargets {
   distinctIdsRecorded?: boolean;
   /** The first persons found, for the plan. */
   sample: ListedPerson[];
+  /** Where the addresses were found, by key, when every one was looked up in this run. */
+  foundBy?: FoundBy<Set<string>>;
+}
+
+/** Where e-mail addresses were found: as the `email` property, as a distinct id, and of those,
+ * as the distinct id of a person HogQL does not show (revived after an earlier deletion). */
+export interface FoundBy<T> {
+  emailProperty: T;
+  distinctId: T;
+  revived: T;
 }
 
 export interface IdentifierTotals {
@@ -61,6 +71,11 @@ export interface IdentifierTotals {
   unmatchedKeys: string[];
   /** Every identifier of the input, by key: what `erasure-status --check-email` looks in. */
   keys: string[];
+  /** How many addresses were found where, over every project; absent when some were not looked
+   * up in this run (a resumed one finds them in its journal). */
+  foundBy?: FoundBy<number>;
+  /** The server could not look addresses up as distinct ids in the person store. */
+  noRestLookup?: boolean;
 }
 
 export interface CaseTargets {
@@ -110,6 +125,7 @@ export async function findTargets(
   const spans = projects.length > 1;
   const out: ProjectTargets[] = [];
   let queries = 0;
+  let noRestLookup = false;
   for (const project of projects) {
     const targets: ProjectTargets = {
       ...project,
@@ -141,6 +157,7 @@ export async function findTargets(
         const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
         const found = await matchInProject(ctx, client, project.id, list, known, { ...s, budget, spans });
         queries += found.queries;
+        noRestLookup ||= found.noRestLookup;
         Object.assign(targets, found.targets);
       }
     } catch (err) {
@@ -158,7 +175,7 @@ export async function findTargets(
   }
   return {
     projects: out,
-    identifiers: hasSelection(s.selection) ? undefined : totals(list, out, s.policy),
+    identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, out, s.policy), ...(noRestLookup ? { noRestLookup } : {}) },
     unresolved: [],
     resolvedDuplicates: 0,
     newlyResolved: new Map(),
@@ -179,7 +196,11 @@ async function matchInProject(
   list: IdList,
   known: Map<string, string[]>,
   s: MatchSettings,
-): Promise<{ targets: Pick<ProjectTargets, 'ids' | 'matches' | 'newlyMatched' | 'distinctIds' | 'sample'>; queries: number }> {
+): Promise<{
+  targets: Pick<ProjectTargets, 'ids' | 'matches' | 'newlyMatched' | 'distinctIds' | 'sample' | 'foundBy'>;
+  queries: number;
+  noRestLookup: boolean;
+}> {
   const keyOf = (value: string) => identifierKey(value, s.policy);
   const byKind = { email: [] as string[], person_id: [] as string[], distinct_id: [] as string[] };
   for (const value of list.ids) {
@@ -210,12 +231,20 @@ async function matchInProject(
     }
   };
   let queries = 0;
+  let foundBy: FoundBy<Set<string>> | undefined;
+  let noRestLookup = false;
   const todo = byKind.email.length + byKind.person_id.length + byKind.distinct_id.length;
   if (todo > 0) {
     ctx.info(`${s.spans ? '  ' : ''}looking up ${n(todo)} ${todo === 1 ? 'identifier' : 'identifiers'}…`);
     if (byKind.email.length) {
-      const found = await matchEmails(ctx, client, project, byKind.email.map(bare), { maxWaitMs: s.maxWaitMs });
+      const found = await matchEmails(ctx, client, project, byKind.email.map(bare), {
+        maxWaitMs: s.maxWaitMs,
+        byDistinctIds: (ids) => read(ctx, s.budget, () => batchPersons(client, project, 'distinct_ids', ids, { signal: ctx.deps.signal })),
+      });
       queries += found.queries;
+      noRestLookup = found.noRestLookup;
+      const keys = (of: Set<string>) => new Set(byKind.email.filter((v) => of.has(bare(v))).map(keyOf));
+      if (known.size === 0) foundBy = { emailProperty: keys(found.byProperty), distinctId: keys(found.byDistinctId), revived: keys(found.revived) };
       for (const value of byKind.email) {
         const uuids = found.matches.get(bare(value)) ?? [];
         newlyMatched.set(keyOf(value), uuids);
@@ -269,7 +298,7 @@ async function matchInProject(
     }
   }
   ctx.info(`${s.spans ? '  ' : ''}found ${n(ids.length)} ${ids.length === 1 ? 'person' : 'persons'}`);
-  return { targets: { ids, matches, newlyMatched, distinctIds, sample }, queries };
+  return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy }, queries, noRestLookup };
 }
 
 /** One read within the read rate; Ctrl-C stops it before anything was deleted. */
@@ -289,10 +318,16 @@ async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>)
 
 /** How the identifiers fared over every project. */
 function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPolicy): IdentifierTotals {
-  return tallyIdentifiers(
+  const t = tallyIdentifiers(
     list.ids.map((value) => ({ value, key: identifierKey(value, policy) })),
     projects.map((p) => p.matches),
   );
+  const searched = projects.filter((p) => !p.unreachable);
+  if (searched.length && searched.every((p) => p.foundBy)) {
+    const count = (of: (f: FoundBy<Set<string>>) => Set<string>) => new Set(searched.flatMap((p) => [...of(p.foundBy!)])).size;
+    t.foundBy = { emailProperty: count((f) => f.emailProperty), distinctId: count((f) => f.distinctId), revived: count((f) => f.revived) };
+  }
+  return t;
 }
 
 /** How identifiers (as given, and by key) fared over projects, from what each key matched in each. */
