@@ -28,8 +28,7 @@ import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
 export const EMAIL_BATCH = 500;
 
 const EMAIL_QUERY = 'SELECT id, lower(properties.email) FROM persons WHERE lower(properties.email) IN {emails} LIMIT 50000';
-const DISTINCT_ID_QUERY =
-  'SELECT person_id, lower(distinct_id) FROM person_distinct_ids WHERE lower(distinct_id) IN {emails} LIMIT 50000';
+const DISTINCT_ID_QUERY = 'SELECT person_id, lower(distinct_id) FROM person_distinct_ids WHERE lower(distinct_id) IN {emails} LIMIT 50000';
 
 /** ClickHouse's lower(): ASCII letters only. */
 export function lowerAscii(text: string): string {
@@ -137,7 +136,13 @@ export interface EmailFinds {
  *   written in the request (with its letters lowered); one written in other letter case is found
  *   by HogQL only once it is visible there.
  */
-export async function matchEmails(ctx: Context, client: ApiClient, projectId: string, emails: string[], o: MatchOptions): Promise<EmailFinds> {
+export async function matchEmails(
+  ctx: Context,
+  client: ApiClient,
+  projectId: string,
+  emails: string[],
+  o: MatchOptions,
+): Promise<EmailFinds> {
   const finds: EmailFinds = {
     matches: new Map(),
     byProperty: new Set(),
@@ -169,12 +174,14 @@ export async function matchEmails(ctx: Context, client: ApiClient, projectId: st
       );
     }
     const rows: [string, string][] = [];
-    for (const [id, email] of res.results as unknown[][]) if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email]);
+    for (const [id, email] of res.results as unknown[][])
+      if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email]);
     return rows;
   };
+  // The persons HogQL shows: one found by the REST lookup alone is hidden from it.
+  const shown = new Set<string>();
   for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
     const batch = emails.slice(i, i + EMAIL_BATCH);
-    const shown = new Set<string>();
     for (const [uuid, email] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
       add(email, uuid);
       finds.byProperty.add(email);
@@ -185,23 +192,23 @@ export async function matchEmails(ctx: Context, client: ApiClient, projectId: st
       finds.byDistinctId.add(email);
       shown.add(uuid);
     }
-    for (let j = 0; j < batch.length && !finds.noRestLookup; j += PERSON_BATCH_MAX) {
-      const some = batch.slice(j, j + PERSON_BATCH_MAX);
-      const found = await o.byDistinctIds(some);
-      if (found === null) {
-        finds.noRestLookup = true;
-        break;
-      }
-      for (const email of some) {
-        const person = found.get(email);
-        if (!person) continue;
-        const uuid = person.uuid.toLowerCase();
-        add(email, uuid);
-        finds.byDistinctId.add(email);
-        if (!shown.has(uuid)) finds.revived.add(email);
-      }
-    }
     o.onBatch?.(Math.min(i + EMAIL_BATCH, emails.length), emails.length);
+  }
+  for (let i = 0; i < emails.length; i += PERSON_BATCH_MAX) {
+    const some = emails.slice(i, i + PERSON_BATCH_MAX);
+    const found = await o.byDistinctIds(some);
+    if (found === null) {
+      finds.noRestLookup = true;
+      break;
+    }
+    for (const email of some) {
+      const person = found.get(email);
+      if (!person) continue;
+      const uuid = person.uuid.toLowerCase();
+      add(email, uuid);
+      finds.byDistinctId.add(email);
+      if (!shown.has(uuid)) finds.revived.add(email);
+    }
   }
   return finds;
 }

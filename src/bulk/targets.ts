@@ -244,7 +244,8 @@ async function matchInProject(
       queries += found.queries;
       noRestLookup = found.noRestLookup;
       const keys = (of: Set<string>) => new Set(byKind.email.filter((v) => of.has(bare(v))).map(keyOf));
-      if (known.size === 0) foundBy = { emailProperty: keys(found.byProperty), distinctId: keys(found.byDistinctId), revived: keys(found.revived) };
+      if (known.size === 0)
+        foundBy = { emailProperty: keys(found.byProperty), distinctId: keys(found.byDistinctId), revived: keys(found.revived) };
       for (const value of byKind.email) {
         const uuids = found.matches.get(bare(value)) ?? [];
         newlyMatched.set(keyOf(value), uuids);
