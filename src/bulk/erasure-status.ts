@@ -5,6 +5,12 @@
 // reset_person_distinct_id, docs/server-contract.md §6.5; if one names a person again, data about
 // that person is being collected again); and the deletion of their events, which PostHog queues
 // and runs in a weekly batch, has run (deletion_status). Reads only, within the read rate.
+//
+// Once that deletion has run, it also counts the events that still carry one of the erased
+// distinct ids: PostHog deletes events by their stored person_id only
+// (posthog/models/async_deletion/delete_events.py, docs/server-contract.md §14.5), so personless
+// events and events from before a merge, stored with another person id, survive it, and an
+// erasure that stopped at "the deletion has run" would claim more than is so.
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -17,10 +23,20 @@ import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
 import type { Receipt, ReceiptProject } from './receipt.js';
 import { READ_PER_MINUTE } from './resolve.js';
+import { runHogQL } from '../api/query.js';
+import { underQueryLimit } from '../io/countdown.js';
 import { eventDeletions } from './verify.js';
+
+/** The longest single wait for the query limit (--max-wait). */
+export const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
 
 /** Ids listed per project at most. */
 const LIST_CAP = 1000;
+
+/** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
+ * below the query's size limits, and the answer has a row per distinct id at most. */
+const EVENT_COUNT_BATCH = 1000;
+const EVENTS_LEFT_QUERY = 'SELECT distinct_id, count() FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT 50000';
 
 export interface ErasureStatus {
   project: string;
@@ -29,7 +45,7 @@ export interface ErasureStatus {
    * unreachable (not searched by the erasure), events_unchecked (the persons are gone, but a
    * receipt that names them by distinct id cannot follow their event deletions, which
    * deletion_status lists by person UUID), or unknown (the server could not say). */
-  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'unknown';
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'unknown';
   persons_checked: number;
   persons_present: number;
   persons_present_ids: string[];
@@ -47,6 +63,13 @@ export interface ErasureStatus {
   events_unseen: number;
   /** Queued deletions this receipt cannot follow: it names the persons by distinct id. */
   events_unchecked: number;
+  /** Once every queued event deletion has run: the events that still carry one of the erased
+   * distinct ids (those the receipt keeps in clear): personless, or from before a merge, stored
+   * with another person id, which PostHog's deletion leaves. Null when not counted (no event
+   * deletion asked for, or not run yet). */
+  events_remaining: number | null;
+  /** The distinct ids those events carry (the first 1,000). */
+  events_remaining_distinct_ids: string[];
 }
 
 export async function readReceipt(path: string): Promise<Receipt> {
@@ -83,6 +106,7 @@ export async function erasureStatus(
   client: ApiClient,
   receipt: Receipt,
   readsPerMinute = READ_PER_MINUTE,
+  maxWaitMs = DEFAULT_MAX_WAIT_MS,
 ): Promise<ErasureStatus[]> {
   const budget = new RateBudget(readsPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
   const unavailable: string[] = [];
@@ -93,7 +117,7 @@ export async function erasureStatus(
   const since = Date.parse(receipt.started_at) - 60_000;
   const out: ErasureStatus[] = [];
   for (const p of receipt.projects) {
-    out.push(await projectStatus(ctx, client, p, receipt, { persons, distinct, since }));
+    out.push(await projectStatus(ctx, client, p, receipt, { persons, distinct, since, maxWaitMs }));
   }
   for (const why of new Set(unavailable)) ctx.warn(`some checks could not be made: ${why}`);
   return out;
@@ -104,7 +128,7 @@ async function projectStatus(
   client: ApiClient,
   p: ReceiptProject,
   receipt: Receipt,
-  c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number },
+  c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number; maxWaitMs: number },
 ): Promise<ErasureStatus> {
   const status: ErasureStatus = {
     project: p.project,
@@ -122,6 +146,8 @@ async function projectStatus(
     events_completed: 0,
     events_unseen: 0,
     events_unchecked: 0,
+    events_remaining: null,
+    events_remaining_distinct_ids: [],
   };
   if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
   let unknown = false;
@@ -162,6 +188,11 @@ async function projectStatus(
       status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
     }
   }
+  if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
+    const left = await eventsLeft(ctx, client, p.project, clear, c.maxWaitMs);
+    status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
+    status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
+  }
   status.status =
     status.persons_present || status.distinct_ids_in_use
       ? 'reopened'
@@ -171,8 +202,38 @@ async function projectStatus(
           ? 'unknown'
           : status.events_unchecked
             ? 'events_unchecked'
-            : 'complete';
+            : status.events_remaining
+              ? 'events_remain'
+              : 'complete';
   return status;
+}
+
+/** How many events each of these distinct ids still carries (those with none are absent). */
+async function eventsLeft(
+  ctx: Context,
+  client: ApiClient,
+  project: string,
+  distinctIds: string[],
+  maxWaitMs: number,
+): Promise<Map<string, number>> {
+  const left = new Map<string, number>();
+  const cap = { maxWaitMs, flag: '--max-wait' };
+  for (let i = 0; i < distinctIds.length; i += EVENT_COUNT_BATCH) {
+    const ids = distinctIds.slice(i, i + EVENT_COUNT_BATCH);
+    const res = await underQueryLimit(ctx, cap, (retry) =>
+      runHogQL(
+        client,
+        project,
+        { query: EVENTS_LEFT_QUERY, values: { ids }, name: 'hogctl erasure-status: events left' },
+        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+      ),
+    );
+    for (const [id, count] of res.results as unknown[][]) {
+      const k = Number(count);
+      if (typeof id === 'string' && k > 0) left.set(id, (left.get(id) ?? 0) + k);
+    }
+  }
+  return left;
 }
 
 /** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */

@@ -107,6 +107,7 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
     expect(after.stderr).toMatch(/2 events still carry 2 of the erased distinct ids/);
     expect(after.stderr).toMatch(/personless or from before a merge/);
     expect(after.stderr).toMatch(/by person id only/);
+    expect(after.stderr).toMatch(/no PostHog API deletes events by distinct id/);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { parseCount } from '../../cli/flags.js';
+import { parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
@@ -11,10 +11,20 @@ import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '..
 export interface PersonsErasureStatusOptions {
   receipt: string;
   readRate?: string;
+  maxWait?: string;
   checkEmail?: string;
 }
 
-const COLUMNS = ['project', 'status', 'persons_checked', 'persons_present', 'distinct_ids_in_use', 'events_pending', 'events_completed'];
+const COLUMNS = [
+  'project',
+  'status',
+  'persons_checked',
+  'persons_present',
+  'distinct_ids_in_use',
+  'events_pending',
+  'events_completed',
+  'events_remaining',
+];
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -26,6 +36,10 @@ export function personsErasureStatusCommand(): Command {
         "gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless someone resets " +
         'them), and has the deletion of their events run? PostHog queues event deletions and runs them in a weekly batch ' +
         '(Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads only.\n\n' +
+        'Once that deletion has run, it counts the events that still carry one of the erased distinct ids (a HogQL ' +
+        'query, 1,000 distinct ids a query). PostHog deletes events by person id only, so events sent personless, and ' +
+        'events from before a merge, which carry another person id, stay: the status is then events_remain, with the ' +
+        'count and the distinct ids. No PostHog API deletes events by distinct id.\n\n' +
         'What the receipt holds in clear: the UUIDs of the persons, and their distinct ids (such as user-1971), because ' +
         'this check asks the server whether each still names no one, and it cannot ask by a hash. They name a person as ' +
         'well as an address does: keep the receipt as private as the data it records. The e-mail addresses of the ' +
@@ -42,6 +56,10 @@ export function personsErasureStatusCommand(): Command {
     .requiredOption('--receipt <path>', 'the receipt a bulk-delete run wrote')
     .option('--check-email <address>', 'tell whether the erasure was asked to erase this address (- reads it from standard input)')
     .option('--read-rate <n>', "reads a minute (default 240, PostHog Cloud's limit for reading persons with a personal key)")
+    .option(
+      '--max-wait <duration>',
+      'the longest wait the HogQL query limit may ask for before the check stops, e.g. 90s, 1h (default 15m)',
+    )
     .addHelpText(
       'after',
       examples(
@@ -55,6 +73,7 @@ export function personsErasureStatusCommand(): Command {
 
 export async function personsErasureStatusRun(ctx: Context, options: PersonsErasureStatusOptions): Promise<void> {
   const readRate = options.readRate === undefined ? undefined : parseCount(options.readRate, '--read-rate');
+  const maxWaitMs = options.maxWait === undefined ? undefined : parseDuration(options.maxWait, '--max-wait');
   const receipt = await readReceipt(options.receipt);
   const output = await ctx.output();
   if (options.checkEmail !== undefined) return checkEmailRun(ctx, options, receipt, output);
@@ -65,7 +84,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
       `run it with the profile (--profile) or base URL (--base-url) of ${receipt.host}`,
     );
   }
-  const statuses = await erasureStatus(ctx, await ctx.api(), receipt, readRate);
+  const statuses = await erasureStatus(ctx, await ctx.api(), receipt, readRate, maxWaitMs);
   const writer = new RecordWriter(output, { columns: COLUMNS, fields: Object.keys(statuses[0] ?? {}) });
   await writer.writePage(statuses as unknown as Record<string, unknown>[]);
   await writer.end();
@@ -99,6 +118,8 @@ function describe(s: ErasureStatus): string {
         .join(', ')}`;
     case 'pending':
       return `${where}: the deletion of the events of ${of(s.events_pending, 'person', 'persons')} is still pending`;
+    case 'events_remain':
+      return `${where}: ${of(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${of(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only, so its deletion has left them`;
     case 'events_unchecked':
       return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:
@@ -109,6 +130,8 @@ function describe(s: ErasureStatus): string {
 function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'reopened'))
     return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
+  if (open.some((s) => s.status === 'events_remain'))
+    return 'no PostHog API deletes events by distinct id (delete_events and bulk_delete go by person): on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids (-o json lists them); on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id';
   if (open.every((s) => s.status === 'pending')) return 'PostHog runs event deletions weekly (Sundays, 05:00 UTC): check again after that';
   if (open.some((s) => s.status === 'events_unchecked'))
     return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Sundays 05:00 UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
