@@ -271,7 +271,7 @@ _hogctl() {
         --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --check-email --debug --fields --help --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --check-email --debug --fields --help --max-wait --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

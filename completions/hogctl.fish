@@ -512,6 +512,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l che
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l debug
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l fields
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l help
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l max-wait
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l no-input
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l output -x -a 'table json ndjson csv'

@@ -73,8 +73,11 @@ export function personsBulkDeleteCommand(): Command {
         '--resume needs only --file (and --journal if one was given): the journal remembers the flags, the receipt path, ' +
         'the output format, the rate, the concurrency and the retries of the run.\n\n' +
         'With --emails <file> (or --email <address>, repeated) the values are e-mail addresses, as an erasure request names people: each address is matched ' +
-        '(exactly, ignoring the case of ASCII letters) against the email property, in HogQL reads of 500 addresses at a time, ' +
-        'and every person it names is deleted; the plan lists the addresses that name no one. The journal, the receipt and ' +
+        '(exactly, ignoring the case of ASCII letters) against the email property and against the distinct ids, in HogQL reads ' +
+        'of 500 addresses at a time, and looked up as a distinct id with batch_by_distinct_ids (200 a request), which also ' +
+        'finds a person revived after an earlier deletion (HogQL does not show one until its distinct id is reset); every ' +
+        'person it names is deleted, and the plan and the receipt say how many addresses were found where and list those ' +
+        'that name no one. The journal, the receipt and ' +
         'the plan name each address (and each distinct id that looks like one) by HMAC-SHA256 under the evidence key, which ' +
         'none of them holds, so that the evidence holds no new personal data: without the key, no one can tell which ' +
         'addresses they name, even by hashing guesses (the same key signs plans: one secret to keep, and sub-keys derived ' +
