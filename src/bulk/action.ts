@@ -72,6 +72,8 @@ export interface VerifyEnv {
   reads: RateBudget;
   /** When the first run of the job started (ISO). */
   startedAt: string;
+  /** The longest single wait for the HogQL query limit (--max-wait). */
+  maxWaitMs: number;
   /** Journals the verification's progress (absent: not journaled). */
   record?: (record: JournalRecord) => Promise<void>;
 }

@@ -6,6 +6,7 @@
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from './action.js';
+import { describeEventsLeft, eventsLeft, isHashedDistinctId } from './events-left.js';
 import { CHUNK_SIZE } from './chunk.js';
 import type { ChunkRecord, DeleteFlags, JournalState } from './journal.js';
 import { presenceCheck, type PresenceCheck } from './lost-answers.js';
@@ -181,6 +182,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
   if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.deps.now()).toISOString(), stage: 'started' });
   const perProject = new Map<string, Verification>();
+  const eventsLeftIn: string[] = [];
   for (const p of searched) {
     const { ids: all, notFound } = toRead.get(p.id)!;
     const ids = going ? all.filter((id) => !going.has(id)) : all;
@@ -198,6 +200,14 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
       flags.delete_events && found > 0
         ? eventsVerification(await eventDeletions(ctx, env.client, p.id, ids, Date.parse(env.startedAt) - 60_000), found)
         : undefined;
+    if (events?.status === 'queued' && !events.pending && events.completed) {
+      // The deletion has run already (a run continued after the weekly job): count what it left.
+      const erased = [...(journal.recorded.get(p.id)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
+      const left = erased.length
+        ? await eventsLeft(ctx, env.client, p.id, erased, { maxWaitMs: env.maxWaitMs, flag: '--max-wait' })
+        : new Map();
+      if (left.size) eventsLeftIn.push(`project ${p.id}: ${describeEventsLeft(left)}`);
+    }
     if (gone || events) {
       const base: Verification = gone ?? {
         status: 'unavailable',
@@ -213,7 +223,11 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
   const total = totalVerification([...perProject.values()]);
   const said = total && describeVerification(total, action.targetNoun);
   if (said) ctx.info(said);
-  if (flags.delete_events && total?.events) {
+  if (eventsLeftIn.length) {
+    ctx.warn(
+      `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only. No PostHog API deletes events by distinct id: on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
+    );
+  } else if (flags.delete_events && total?.events) {
     // PostHog's job deletes events by their stored person_id (posthog/models/async_deletion/
     // delete_events.py), docs/server-contract.md §14.5: say what it leaves, and how to count it.
     ctx.info(

@@ -23,8 +23,7 @@ import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
 import type { Receipt, ReceiptProject } from './receipt.js';
 import { READ_PER_MINUTE } from './resolve.js';
-import { runHogQL } from '../api/query.js';
-import { underQueryLimit } from '../io/countdown.js';
+import { eventsLeft, isHashedDistinctId } from './events-left.js';
 import { eventDeletions } from './verify.js';
 
 /** The longest single wait for the query limit (--max-wait). */
@@ -32,11 +31,6 @@ export const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
 
 /** Ids listed per project at most. */
 const LIST_CAP = 1000;
-
-/** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
- * below the query's size limits, and the answer has a row per distinct id at most. */
-const EVENT_COUNT_BATCH = 1000;
-const EVENTS_LEFT_QUERY = 'SELECT distinct_id, count() FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT 50000';
 
 export interface ErasureStatus {
   project: string;
@@ -162,7 +156,7 @@ async function projectStatus(
       status.persons_present_ids = back.slice(0, LIST_CAP);
     }
   }
-  const clear = (p.distinct_ids ?? []).filter((d) => !/^(hmac|sha256):[0-9a-f]{64}$/.test(d));
+  const clear = (p.distinct_ids ?? []).filter((d) => !isHashedDistinctId(d));
   status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
   if (!receipt.flags.keep_person && clear.length) {
     const inUse = await c.distinct(clear, p.project);
@@ -189,7 +183,7 @@ async function projectStatus(
     }
   }
   if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
-    const left = await eventsLeft(ctx, client, p.project, clear, c.maxWaitMs);
+    const left = await eventsLeft(ctx, client, p.project, clear, { maxWaitMs: c.maxWaitMs, flag: '--max-wait' });
     status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
     status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
   }
@@ -206,34 +200,6 @@ async function projectStatus(
               ? 'events_remain'
               : 'complete';
   return status;
-}
-
-/** How many events each of these distinct ids still carries (those with none are absent). */
-async function eventsLeft(
-  ctx: Context,
-  client: ApiClient,
-  project: string,
-  distinctIds: string[],
-  maxWaitMs: number,
-): Promise<Map<string, number>> {
-  const left = new Map<string, number>();
-  const cap = { maxWaitMs, flag: '--max-wait' };
-  for (let i = 0; i < distinctIds.length; i += EVENT_COUNT_BATCH) {
-    const ids = distinctIds.slice(i, i + EVENT_COUNT_BATCH);
-    const res = await underQueryLimit(ctx, cap, (retry) =>
-      runHogQL(
-        client,
-        project,
-        { query: EVENTS_LEFT_QUERY, values: { ids }, name: 'hogctl erasure-status: events left' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
-      ),
-    );
-    for (const [id, count] of res.results as unknown[][]) {
-      const k = Number(count);
-      if (typeof id === 'string' && k > 0) left.set(id, (left.get(id) ?? 0) + k);
-    }
-  }
-  return left;
 }
 
 /** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */

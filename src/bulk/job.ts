@@ -142,7 +142,16 @@ async function verifyJob(
     journal.apply(r);
   };
   try {
-    const env = { client: p.client!, action: p.action, journal, targets: p.targets, reads: p.reads, startedAt: p.startedAt, record };
+    const env = {
+      client: p.client!,
+      action: p.action,
+      journal,
+      targets: p.targets,
+      reads: p.reads,
+      startedAt: p.startedAt,
+      maxWaitMs: p.s.maxWaitMs,
+      record,
+    };
     return { verification: await p.kind.verify(ctx, env), interrupted: false };
   } catch (err) {
     if (!ctx.deps.signal?.aborted) throw err;

@@ -108,6 +108,21 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
     expect(after.stderr).toMatch(/personless or from before a merge/);
     expect(after.stderr).toMatch(/by person id only/);
     expect(after.stderr).toMatch(/no PostHog API deletes events by distinct id/);
+
+    // The run continued after the job verifies again, and counts them too.
+    const again = await world.run([
+      'persons',
+      'bulk-delete',
+      '--email',
+      email,
+      '--journal',
+      join(dir, 'delete-events.receipt.json.journal'),
+      '--resume',
+      '-y',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/the deletion of their events has run, and project 1: 2 events still carry 2 of the erased distinct ids/);
+    expect(again.stderr).toMatch(/No PostHog API deletes events by distinct id/);
   });
 });
 
