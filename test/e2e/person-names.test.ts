@@ -159,5 +159,11 @@ describe('item 5: persons get --email, and how the e-mail filters match', () => 
     const other = await world.run(['persons', 'list', '--email', 'lee.park@example.net', '-o', 'json']);
     expect(JSON.parse(other.stdout)).toEqual([]);
     expect(other.stderr).toContain('persons get --email');
+    const where = async (value: string) =>
+      JSON.parse((await world.run(['persons', 'list', '--where', `email=${value}`, '-o', 'json'])).stdout).map(
+        (p: { uuid: string }) => p.uuid,
+      );
+    expect(await where('Lee.Park@Example.net')).toEqual([LEE]);
+    expect(await where('lee.park@example.net')).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ export function personsGetCommand(): Command {
       examples(
         'hogctl persons get 01900000-aaaa-7bbb-8ccc-000000000001',
         'hogctl persons get --distinct-id user-881 -o json',
-        'hogctl persons get --email lee@example.net',
+        'hogctl persons get --email user42@example.com',
       ),
     )
     .action(withContext(personsGetRun));
