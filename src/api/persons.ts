@@ -120,7 +120,9 @@ export async function findByDistinctId(client: ApiClient, projectId: string, dis
   if (!person) {
     throw new NotFoundError(
       `no person with distinct id "${distinctId}" in project ${projectId}`,
-      'check the value with `hogctl persons list --search <part of it>`',
+      distinctId.includes('@')
+        ? `for a person whose email property is the address: \`hogctl persons get --email ${distinctId}\``
+        : 'check the value with `hogctl persons list --search <part of it>`',
     );
   }
   return person;

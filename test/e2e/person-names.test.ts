@@ -133,6 +133,12 @@ describe('item 5: persons get --email, and how the e-mail filters match', () => 
     expect(world.sandbox.requests.length).toBe(before);
   });
 
+  it('an address given as a distinct id that names no one points to --email', async () => {
+    const res = await world.run(['persons', 'get', '--distinct-id', 'lee.park@example.net']);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('hogctl persons get --email lee.park@example.net');
+  });
+
   it('--email with an id, or an empty --email, is a usage error', async () => {
     const both = await world.run(['persons', 'get', LEE, '--email', 'x@example.com']);
     expect(both.code).toBe(2);
