@@ -25,12 +25,15 @@ export function personsGetCommand(): Command {
     .description(
       'Show one person by integer id or UUID, or look one up by distinct id or e-mail address.\n\n' +
         'The record names the UUID `uuid` and the integer key `id`, as the server does. ' +
-        'An address is matched as an erasure (`persons bulk-delete --emails`) matches it: the whole address, ignoring the case of ASCII letters; ' +
+        'An address is matched as an erasure (`persons bulk-delete --emails`) matches it: the whole address, ignoring the case of ASCII letters, as the email property or as a distinct id; ' +
         'when several persons have it, they are listed (an array with -o json) and counted.',
     )
     .argument('[id]', 'the integer id or the UUID of the person')
     .addOption(distinctIdOption())
-    .option('--email <address>', 'find the person whose email property is this address instead (ignoring the case of ASCII letters)')
+    .option(
+      '--email <address>',
+      'find the person this address names instead, as the email property or a distinct id (ignoring the case of ASCII letters)',
+    )
     .option(
       '--max-wait <duration>',
       `with --email: the longest single wait the query limit may ask for, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`,
@@ -67,8 +70,8 @@ async function printRecord(output: OutputSettings, person: api.PersonRecord): Pr
 }
 
 /**
- * `--email`: the persons whose email property is the address, found by the HogQL lookup the
- * erasure uses (src/bulk/identifiers.ts), so both agree on who has an address. One person prints
+ * `--email`: the persons the address names (as their email property, or as a distinct id), found
+ * by the lookup the erasure uses (src/bulk/identifiers.ts), so both agree on who has an address. One person prints
  * as the record; several as a list, newest first, with their number on stderr.
  */
 async function getByEmail(ctx: Context, options: PersonsGetOptions, id: string | undefined): Promise<void> {
@@ -79,7 +82,10 @@ async function getByEmail(ctx: Context, options: PersonsGetOptions, id: string |
   const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
   const [output, projectId, client] = await Promise.all([ctx.output(), ctx.projectId(), ctx.api()]);
   const wanted = lowerAscii(address);
-  const { matches } = await matchEmails(ctx, client, projectId, [wanted], { maxWaitMs });
+  const { matches } = await matchEmails(ctx, client, projectId, [wanted], {
+    maxWaitMs,
+    byDistinctIds: (ids) => api.batchPersons(client, projectId, 'distinct_ids', ids, { signal: ctx.deps.signal }),
+  });
   const uuids = matches.get(wanted) ?? [];
   const persons: api.PersonRecord[] = [];
   for (const uuid of uuids) {
