@@ -27,7 +27,7 @@ import { eventsLeft, isHashedDistinctId } from './events-left.js';
 import { eventDeletions } from './verify.js';
 
 /** The longest single wait for the query limit (--max-wait). */
-export const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
+const DEFAULT_MAX_WAIT_MS = 15 * 60_000;
 
 /** Ids listed per project at most. */
 const LIST_CAP = 1000;
@@ -38,7 +38,8 @@ export interface ErasureStatus {
   /** complete, pending (events not deleted yet), reopened (a person or distinct id is back),
    * unreachable (not searched by the erasure), events_unchecked (the persons are gone, but a
    * receipt that names them by distinct id cannot follow their event deletions, which
-   * deletion_status lists by person UUID), or unknown (the server could not say). */
+   * deletion_status lists by person UUID), events_remain (the deletion has run, and events still
+   * carry erased distinct ids: `events_remaining`), or unknown (the server could not say). */
   status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'unknown';
   persons_checked: number;
   persons_present: number;
