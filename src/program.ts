@@ -88,7 +88,7 @@ export const ROOT_COMMANDS: LazyVerb[] = [
 ];
 
 /** Global flags that take a value, so that the value is not mistaken for a command name. */
-const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--timeout']);
+const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--jq', '--template', '--timeout']);
 
 /** The words of argv that may name commands, skipping global flags and their values. */
 export function commandWords(argv: string[]): string[] {
@@ -135,6 +135,8 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--project <id|name>', 'project id, or its name as PostHog shows it (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
     .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
+    .option('--jq <expression>', "filter the JSON output with a jq expression, e.g. '.[].uuid'")
+    .option('--template <string>', "format the JSON output with a Handlebars template, e.g. '{{#each this}}{{uuid}}{{/each}}'")
     .option('--wide', 'on a terminal, show every column in full instead of fitting the width')
     .option('-q, --quiet', 'print nothing but data and errors')
     .option('--no-color', 'never colour the output (also NO_COLOR)')

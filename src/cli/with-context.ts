@@ -26,6 +26,7 @@ export function withContext<O>(run: (ctx: Context, options: O, ...args: any[]) =
     const args = received.slice(0, -2);
     const ctx = new Context(root(command).deps, command.optsWithGlobals<GlobalOptions>(), invocationOf(command, args));
     try {
+      await ctx.checkOutputFilter();
       await run(ctx, options, ...args);
     } finally {
       await ctx.close();
