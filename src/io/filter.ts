@@ -3,6 +3,7 @@
 // compiled to WebAssembly), and templates are Handlebars (`{{field}}`, `{{#each this}}`), the
 // JavaScript engine closest to gh's Go templates. Both load only when a flag asks for them.
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import type { Jq } from 'jq-wasm';
 import { UsageError } from '../errors.js';
 
@@ -36,7 +37,11 @@ let jqPromise: Promise<Jq> | undefined;
  * that holds this code (scripts/bundle/README.md); from source jq-wasm finds its own copy.
  */
 function loadJqOnce(): Promise<Jq> {
+  // As for undici's parser (src/http/client.ts): V8's quick compile runs jq's WebAssembly well
+  // enough for one expression, and the optimising one would cost more than it saves (the first
+  // expression took ~140 ms without this, ~60 ms with it).
   jqPromise ??= import('jq-wasm').then(({ loadJq }) => {
+    setFlagsFromString('--liftoff-only');
     let wasmBinary: Uint8Array | undefined;
     try {
       wasmBinary = readFileSync(new URL('../jq.wasm', import.meta.url));
