@@ -156,6 +156,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
         'hogctl demo',
         'hogctl profile add prod',
         'hogctl persons list --where plan=team -o csv',
+        "hogctl persons list --all --jq '.[].properties.email'",
         'HOGCTL_API_KEY=... hogctl persons get --distinct-id user-881 -o json',
       ) + '\nMore: hogctl help exit-codes, hogctl help environment\n',
     );
