@@ -61,6 +61,7 @@ export class Context {
   private projectIdByName?: Promise<string>;
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
+  private outputAsked = false;
 
   constructor(
     readonly deps: Deps,
@@ -297,7 +298,16 @@ export class Context {
     if (filter) await checkFilter(filter);
   }
 
+  /**
+   * --jq or --template given to a command that never asked for its output settings, and so
+   * prints no data (`profile use`, `sandbox`): said on stderr, not silently ignored.
+   */
+  unusedOutputFilter(): OutputFilter | undefined {
+    return this.outputAsked ? undefined : this.outputFilter();
+  }
+
   async output(): Promise<OutputSettings> {
+    this.outputAsked = true;
     const filter = this.outputFilter();
     const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined && !filter;
     const format: Format = filter

@@ -28,6 +28,8 @@ export function withContext<O>(run: (ctx: Context, options: O, ...args: any[]) =
     try {
       await ctx.checkOutputFilter();
       await run(ctx, options, ...args);
+      const unused = ctx.unusedOutputFilter();
+      if (unused) ctx.warn(`--${unused.kind} was not used: \`hogctl ${ctx.invocation.path.join(' ')}\` prints no JSON data`);
     } finally {
       await ctx.close();
     }

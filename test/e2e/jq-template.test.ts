@@ -102,6 +102,19 @@ describe('--jq', () => {
   });
 });
 
+describe('a command that prints no JSON', () => {
+  it('says on stderr that --jq was not used, rather than dropping it silently', async () => {
+    const res = await world.run(
+      ['profile', 'add', 'jq-test', '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin', '--jq', '.'],
+      {
+        stdin: world.env.HOGCTL_API_KEY,
+      },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('warning: --jq was not used: `hogctl profile add` prints no JSON data');
+  });
+});
+
 describe('--template', () => {
   it('formats a listing with a Handlebars template over the array', async () => {
     const res = await world.run([
