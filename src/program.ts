@@ -134,7 +134,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--base-url <url>', 'PostHog site URL, e.g. https://eu.posthog.com (env HOGCTL_BASE_URL)')
     .option('--project <id|name>', 'project id, or its name as PostHog shows it (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
-    .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
+    .option('--fields <list>', 'comma-separated fields to print, e.g. uuid,properties.email')
     .option('--jq <expression>', "filter the JSON output with a jq expression, e.g. '.[].uuid'")
     .option('--template <string>', "format the JSON output with a Handlebars template, e.g. '{{#each this}}{{uuid}}{{/each}}'")
     .option('--wide', 'on a terminal, show every column in full instead of fitting the width')
