@@ -129,8 +129,8 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   const client = await ctx.api();
 
   if (options.serverFormat === 'csv') {
-    if (ctx.globals.output || ctx.globals.fields)
-      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields, or use -o csv instead");
+    if (ctx.globals.output || ctx.globals.fields || output.filter)
+      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields/--jq/--template, or use -o csv instead");
     const body = await api.exportPersonsCsv(client, projectId, filters);
     await writeAll(ctx.io.stdout, body);
     // Records less the header row.
