@@ -10,6 +10,7 @@ import type { OutputSettings } from '../io/output.js';
 import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { chunkIds } from './chunk.js';
+import { IdSet } from './id-set.js';
 import { newPolicy, type IdentifierPolicy } from './identifiers.js';
 import { listedInput, readInput, type Input } from './input.js';
 import { checkPlanPlace, planInput, planTargets, readPlanFile, type PlanFile } from './plan-file.js';
@@ -49,7 +50,7 @@ export interface Prepared {
   targets: CaseTargets;
   action: BulkAction;
   /** Ids answered in earlier runs: never sent again. */
-  done: Set<string>;
+  done: IdSet;
   chunks: Chunk[];
   remaining: number;
   timeoutMs: number;
@@ -145,7 +146,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     journal: bound.state,
     dryRun: Boolean(s.dryRun),
   });
-  const done = bound.state?.answeredIds() ?? new Set<string>();
+  const done = bound.state?.answeredIds() ?? new IdSet();
   let next = (bound.state?.maxChunk ?? 0) + 1;
   const chunks = targets.projects.flatMap((p) => {
     const mine = chunkIds(done.size ? p.ids.filter((id) => !done.has(id)) : p.ids, next, kind.chunkSize, p.id);
