@@ -482,7 +482,7 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
   }
 }
 
-/** Arrays longer than this are written an element at a time; anything smaller at once. */
+/** Arrays of plain values longer than this are written an element at a time; shorter ones at once. */
 const STREAMED_ARRAY = 256;
 
 /** Text gathered into writes of about a megabyte. */
@@ -522,7 +522,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * long arrays element by element. */
 async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
   const inner = `${indent}  `;
-  if (Array.isArray(value) && value.length > STREAMED_ARRAY) {
+  // An array of objects is written element by element however short: a receipt's one project
+  // holds its ids.
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    (value.length > STREAMED_ARRAY || value.some((v) => v !== null && typeof v === 'object'))
+  ) {
     await out.write('[');
     for (let i = 0; i < value.length; i++) {
       out.add(`${i ? ',' : ''}\n${inner}`);
