@@ -121,6 +121,9 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     },
     input,
   );
+  // The input's index served to read the journal into the input's own strings (validate.ts):
+  // let its hundreds of megabytes (at ten million ids) go.
+  list.index = undefined;
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)

@@ -334,7 +334,9 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   ];
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
-    const part = tally(mine, p.targets, meta.flags, deletes, lookedUp);
+    // A job of one project is its project: the same tally, not a second one over as many ids.
+    const part =
+      mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, meta.flags, deletes, lookedUp);
     const recorded = state?.recorded.get(p.id);
     const sent = part.sentList;
     return {
