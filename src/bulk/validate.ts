@@ -126,7 +126,7 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
       if (personId !== null && isIntegerId(personId)) integerCount++;
     }
   }
-  return { kind, format, ids, index: seen, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(ids) };
+  return { kind, format, ids, index: seen, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(seen) };
 }
 
 /** The string `ids` holds for this id, if it holds it: so that an id read again (from a journal)
@@ -139,11 +139,20 @@ export function sameString(list: Pick<IdList, 'ids' | 'index'>): (id: string) =>
 }
 
 /** SHA-256 of the sorted ids, one per line: `LC_ALL=C sort -u ids.txt | sha256sum` for a clean file. */
-export function idListSha256(ids: readonly string[]): string {
-  const sorted = [...ids].sort();
+export function idListSha256(ids: readonly string[] | IdSet): string {
+  // An IdSet gives its ids sorted one at a time; an array is sorted in a copy.
+  const sorted = ids instanceof IdSet ? ids.sorted() : [...ids].sort();
   const hash = createHash('sha256');
   // Hash in slices so that no single multi-megabyte string is built.
-  for (let i = 0; i < sorted.length; i += 4096) hash.update(`${sorted.slice(i, i + 4096).join('\n')}\n`);
+  let slice: string[] = [];
+  for (const id of sorted) {
+    slice.push(id);
+    if (slice.length === 4096) {
+      hash.update(`${slice.join('\n')}\n`);
+      slice = [];
+    }
+  }
+  if (slice.length) hash.update(`${slice.join('\n')}\n`);
   return hash.digest('hex');
 }
 
