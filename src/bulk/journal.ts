@@ -141,10 +141,6 @@ export class JournalState {
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
 
-  /** `sameString`: the string the input already holds for an id (validate.ts), so that a resumed
-   * run keeps each id of its chunks once, not once from the input and again from the journal. */
-  constructor(private readonly sameString?: (id: string) => string) {}
-
   apply(record: JournalRecord): void {
     switch (record.type) {
       case 'header':
@@ -181,7 +177,7 @@ export class JournalState {
           chunk: record.chunk,
           run: record.run,
           project: record.project ?? this.header?.project ?? '',
-          ids: this.sameString ? record.ids.map(this.sameString) : record.ids,
+          ids: record.ids,
           sentAt: record.at,
         });
         this.maxChunk = Math.max(this.maxChunk, record.chunk);
@@ -281,9 +277,11 @@ export function journalExists(path: string): boolean {
 /**
  * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
  * not answered); a broken line anywhere else means the file was edited or damaged.
+ * `sameString`: the string the input already holds for an id (validate.ts), so that a resumed run
+ * keeps each id of its chunks once, not once from the input and again from the journal.
  */
 export async function readJournal(path: string, sameString?: (id: string) => string): Promise<JournalState> {
-  const state = new JournalState(sameString);
+  const state = new JournalState();
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
   let number = 0;
@@ -304,6 +302,7 @@ export async function readJournal(path: string, sameString?: (id: string) => str
         `${path} is not a hogctl bulk-delete journal (no header line)`,
         'pass the journal a previous run wrote, or another --journal',
       );
+    if (sameString && record.type === 'sending') record.ids = record.ids.map(sameString);
     state.apply(record);
   };
   try {
