@@ -1,7 +1,7 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list export emails update memory` (`bulk` includes
-// `windows`).
+// be run alone: `node scripts/bench.mjs startup list verify export emails update memory` (`bulk`
+// includes `windows`).
 import { spawn } from 'node:child_process';
 import { closeSync, cpSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -372,6 +372,98 @@ async function benchWindows() {
 }
 
 /**
+ * The verification of 2,000,000 ids that name no one (a plain file of UUIDs), against a sandbox
+ * whose delete windows and read limit are PostHog's (480/minute + 4800/hour, 240 reads/minute)
+ * sped up 18 times (the sustained delete rate: 4,800/h = 1.33/s → 24/s). bulk_delete answers
+ * every request with persons_found 0, so nothing needs reading back; before, each id was read
+ * back (10,000 reads of 200: 42 minutes at 240/minute). Prints the plan's estimate of the whole
+ * run (its verification included) against the measured time, and the verification's own time
+ * and reads.
+ */
+async function benchVerify() {
+  const [{ mkdtempSync, writeFileSync, rmSync }, { tmpdir }, { join }, { randomUUID }] = await Promise.all([
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+    import('node:crypto'),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-verify-'));
+  const scale = 18;
+  const ids = 2_000_000;
+  const deleteSpec = `${(480 * scale) / 60}/1s,${(4800 * scale) / 60}/60s`;
+  const readsPerMinute = 240 * scale;
+  const sandbox = await startSandbox(['--persons', '10', '--rate-limit', `delete=${deleteSpec},read=${readsPerMinute}`]);
+  try {
+    const file = join(dir, 'unknown.txt');
+    writeFileSync(file, Array.from({ length: ids }, () => randomUUID()).join('\n'));
+    const env = {
+      HOGCTL_BASE_URL: sandbox.url,
+      HOGCTL_PROJECT_ID: String(sandbox.project_id),
+      HOGCTL_API_KEY: sandbox.api_key,
+      HOGCTL_CONFIG_DIR: dir,
+    };
+    console.log(
+      `\n## persons bulk-delete of 2,000,000 unknown ids, verification included (sandbox delete=${deleteSpec}, read=${readsPerMinute}/min: PostHog's limits ${scale}x faster)`,
+    );
+    // Each stderr line with the time it came: the plan, the verification's start and its end.
+    const at = {};
+    const startedAt = Date.now();
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'persons',
+        'bulk-delete',
+        '--file',
+        file,
+        '--rate',
+        deleteSpec,
+        '--read-rate',
+        String(readsPerMinute),
+        '--concurrency',
+        '16',
+        '-y',
+        '-o',
+        'json',
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const now = Date.now();
+      if (!at.plan && stderr.includes('\n  receipt ')) at.plan = now;
+      if (!at.verifying && stderr.includes('verifying: ')) at.verifying = now;
+      if (!at.verified && /✔ verified|cannot verify/.test(stderr)) at.verified = now;
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const endedAt = Date.now();
+    if (code !== 0) throw new Error(`bulk-delete exited ${code}: ${stderr.slice(-500)}`);
+    const requests = await sandboxRequests(sandbox);
+    const deletes = requests.filter((r) => r.path.endsWith('/bulk_delete/')).length;
+    const reads = requests.filter((r) => r.path.endsWith('/batch_by_uuids/') && r.at > startedAt).length;
+    const verifyMs = at.verified - at.verifying;
+    const runMs = endedAt - at.plan;
+    const total = /estimated time in all about (\S+)/.exec(stderr)?.[1];
+    const sending = /estimated time about (\S+)/.exec(stderr)?.[1];
+    const verifyLine = /\n  verify\s+(.*)/.exec(stderr)?.[1] ?? '';
+    const estimateMs = parseDuration(total ?? '');
+    const error = (estimateMs - runMs) / runMs;
+    const oldReads = Math.ceil(ids / 200);
+    console.log(`plan: sending about ${sending}; verify: ${verifyLine}`);
+    console.log(
+      `${deletes} bulk_delete requests, then the verification: ${reads} reads in ${fmt(verifyMs / 1000, 1)} s (reading every id back would be ${oldReads.toLocaleString('en')} reads: ${fmt((oldReads / readsPerMinute) * 60, 0)} s at this scale, ${fmt(oldReads / 240, 0)} min at PostHog's 240/min)`,
+    );
+    console.log(
+      `the verification time of 2 M unknown ids: plan's estimate of the run, verification included, ${total} vs measured ${fmt(runMs / 1000, 1)} s from the plan to the end (reading the 2 M ids before the plan took ${fmt((at.plan - startedAt) / 1000, 1)} s): error ${fmt(error * 100, 1)}% (target within 10%)`,
+    );
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * An export of 1,000,000 persons with `persons query --all` from a sandbox whose HogQL limit is
  * scaled down (4 queries per 40 s for the legacy 120 an hour): the first run stops at a wait past
  * --max-wait and prints its cursor; after the window, --after continues there, waiting out the
@@ -647,6 +739,7 @@ if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
 if (want('bulk')) await benchBulk();
 if (want('bulk') || want('windows')) await benchWindows();
+if (want('verify')) await benchVerify();
 if (want('export')) await benchExport();
 if (want('emails')) await benchEmails();
 if (want('update')) await benchUpdate();

@@ -4,10 +4,12 @@
 import type { Dispatcher } from 'undici';
 import { AuthError, UsageError } from './errors.js';
 import { colorEnabled, type Io } from './io/streams.js';
+import { fitToTerminal } from './io/columns.js';
 import type { ApiClient, Credentials } from './http/client.js';
 import { ProfileStore } from './config/profiles.js';
 import { configDir } from './config/paths.js';
 import { checkKeyDestination, fromEnv, resolveSettings, type Settings } from './config/settings.js';
+import { isProjectId, projectByName } from './config/project-name.js';
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
@@ -53,6 +55,7 @@ export interface GlobalOptions {
 export class Context {
   private profileStore?: ProfileStore;
   private settingsPromise?: Promise<Settings>;
+  private projectIdByName?: Promise<string>;
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
 
@@ -82,11 +85,12 @@ export class Context {
 
   /** Progress and notes go to stderr and are silenced by --quiet; data never goes here. */
   info(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${message}\n`);
+    if (!this.globals.quiet) this.io.stderr.write(`${fitToTerminal(this.io.stderr, message)}\n`);
   }
 
   warn(message: string): void {
-    this.io.stderr.write(`${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}\n`);
+    const line = `${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}`;
+    this.io.stderr.write(`${fitToTerminal(this.io.stderr, line)}\n`);
   }
 
   debug(line: string): void {
@@ -106,7 +110,18 @@ export class Context {
   /** The project id to put in `/api/projects/{id}/`, or a usage error saying how to set one. */
   async projectId(): Promise<string> {
     const settings = await this.settings();
-    if (settings.projectId) return settings.projectId;
+    if (settings.projectId) {
+      if (isProjectId(settings.projectId)) return settings.projectId;
+      this.projectIdByName ??= Promise.all([this.api(), import('./api/projects.js')]).then(async ([client, { allProjects }]) =>
+        projectByName(
+          settings.projectId!,
+          await allProjects(client),
+          settings.sources.projectId === 'env' ? ' (from HOGCTL_PROJECT_ID)' : '',
+        ),
+      );
+      return this.projectIdByName;
+    }
+    await this.refuseIfNotSetUp(settings);
     throw new UsageError(
       'no project chosen',
       'pass --project <id>, set HOGCTL_PROJECT_ID, or save one in a profile with `hogctl profile add`; `hogctl projects list` shows the ids',
@@ -141,6 +156,7 @@ export class Context {
         const profile = settings.profileName;
         const orSession = options.auth === 'prefer-session' ? '`hogctl auth login`, ' : '';
         // A variable set to nothing (HOGCTL_API_KEY=$UNSET_SECRET in CI) is not "no key" to its author.
+        if (this.env.HOGCTL_API_KEY === undefined) await this.refuseIfNotSetUp(settings);
         if (this.env.HOGCTL_API_KEY !== undefined) {
           throw new AuthError(
             `HOGCTL_API_KEY is empty${profile ? `, and profile "${profile}" has no API key` : ', and no profile is set'}`,
@@ -158,6 +174,19 @@ export class Context {
       credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
     }
     return this.client(settings, credentials);
+  }
+
+  /**
+   * On the first run (no profile saved, no key in the environment) the one thing to do first is to
+   * set hogctl up: say that, rather than the first of several missing settings.
+   */
+  private async refuseIfNotSetUp(settings: Settings): Promise<void> {
+    if (settings.profileName || settings.apiKey || this.env.HOGCTL_API_KEY !== undefined) return;
+    if ((await this.store()).names().length > 0) return;
+    throw new AuthError(
+      'hogctl is not set up yet: run `hogctl profile add <name>` first',
+      'it asks for the PostHog site, the project and a personal API key; in CI, set HOGCTL_BASE_URL, HOGCTL_PROJECT_ID and HOGCTL_API_KEY instead. To try hogctl offline: `hogctl demo`',
+    );
   }
 
   /** The session jar of the resolved profile and site (`hogctl auth login` fills it). */
@@ -247,6 +276,7 @@ export class Context {
     return {
       format,
       fields: parseFields(this.globals.fields),
+      chosen: this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),

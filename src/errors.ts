@@ -80,6 +80,8 @@ export class UnavailableError extends CliError {
   override readonly exitCode = ExitCode.unavailable;
   /** The request never left: the connection was refused or the host name did not resolve. */
   notSent = false;
+  /** The server answered that it did not do it (a deletion it reported failed): no doubt. */
+  notDone = false;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { CancelledError, CliError, ExitCode } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
+import { fitToTerminal } from './io/columns.js';
 import { buildProgram, commandWords, helpForBareGroup } from './program.js';
 import { habitError } from './docs/suggest.js';
 import type { Deps } from './context.js';
@@ -36,16 +37,18 @@ function report(err: unknown, deps: Deps, argv: string[]): number {
   // The same rule as every other coloured word: --no-color, NO_COLOR, FORCE_COLOR, a terminal.
   const noColorFlag = argv.includes('--no-color') ? false : undefined;
   const red = (s: string) => (colorEnabled(stderr, deps.env, noColorFlag) ? `\u001b[31m${s}\u001b[39m` : s);
+  const write = (text: string) => stderr.write(`${fitToTerminal(stderr, text)}\n`);
   if (err instanceof CancelledError) {
     // A declined confirmation is the person's choice, not a failure: no red `error:`.
-    stderr.write(`${err.message}\n`);
-    if (err.hint) stderr.write(`  ${err.hint}\n`);
+    write(err.message);
+    if (err.hint) write(`  ${err.hint}`);
     return err.exitCode;
   }
   if (err instanceof CliError) {
-    stderr.write(`${red('error:')} ${err.message}\n`);
-    if (err.hint) stderr.write(`  ${err.hint}\n`);
-    if (debug && err.stack) stderr.write(`${err.stack}\n`);
+    write(`${red('error:')} ${err.message}`);
+    if (err.hint) write(`  ${err.hint}`);
+    // An expected error is not a bug: its stack says nothing to the person (--debug's request log
+    // says what was sent); a stack is printed for bugs only, below.
     return err.exitCode;
   }
   if (deps.signal?.aborted) {

@@ -19,6 +19,7 @@ import { projectsVerbs } from './commands/projects/index.js';
 import { personsVerbs } from './commands/persons/index.js';
 import { usersVerbs } from './commands/users/index.js';
 import { emailVerbs } from './commands/email/index.js';
+import { evidenceVerbs } from './commands/evidence/index.js';
 import { helpWidth } from './io/streams.js';
 import { MIN_WIDTH_TO_WRAP, formatHelp, subcommandTerm } from './docs/help-layout.js';
 
@@ -65,6 +66,15 @@ const GROUPS: GroupEntry[] = [
     summary: 'verify your e-mail address and manage a pending change',
     examples: ['hogctl email verify "<link from the e-mail>"', 'hogctl email request-verification'],
     verbs: emailVerbs,
+  },
+  {
+    name: 'evidence',
+    summary: 'move the evidence key that signs bulk plans and names erased addresses',
+    examples: [
+      'hogctl evidence export-key > evidence-key.txt',
+      'hogctl evidence export-key | HOGCTL_CONFIG_DIR=./ci-config hogctl evidence import-key',
+    ],
+    verbs: evidenceVerbs,
   },
 ];
 
@@ -122,7 +132,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'use this profile (env HOGCTL_PROFILE)')
     .option('--base-url <url>', 'PostHog site URL, e.g. https://eu.posthog.com (env HOGCTL_BASE_URL)')
-    .option('--project <id>', 'project id (env HOGCTL_PROJECT_ID)')
+    .option('--project <id|name>', 'project id, or its name as PostHog shows it (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
     .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
     .option('--wide', 'on a terminal, show every column in full instead of fitting the width')

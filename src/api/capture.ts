@@ -2,8 +2,12 @@
 // of a person's distinct ids carries `$set`, `$set_once` and `$unset` in its properties; ingestion
 // applies them to the person behind that distinct id, asynchronously (usually within seconds).
 // Capture authenticates with the project API key in the body (`api_key`), never with a personal
-// key, and lives on its own host on PostHog Cloud. It answers `200 {"status": 1}` for a batch it
-// accepted and says nothing per event; errors are plain text (PostHog/posthog rust/capture/src/api.rs).
+// key, and lives on its own host on PostHog Cloud. It answers a batch it accepted with `200
+// {"status": "Ok"}` (older servers `{"status": 1}`), or 204 with no body, and says nothing per
+// event; a project over its billing quota gets `"quota_limited": ["events"]` beside the status, and
+// its events are dropped. Errors are plain text (PostHog/posthog rust/capture/src/api.rs,
+// CaptureResponse, CaptureResponseCode). Only these shapes are taken as acceptance: any other 2xx
+// (a proxy's, or another service's `{"status": 0, "error": …}`) says nothing was ingested.
 import { gzipSync } from 'node:zlib';
 import type { ApiClient, ApiResponse } from '../http/client.js';
 
@@ -23,8 +27,26 @@ export interface CaptureEvent {
   distinct_id: string;
   properties: { $set?: Record<string, unknown>; $set_once?: Record<string, unknown>; $unset?: string[] };
   timestamp: string;
-  /** Lets ingestion drop a copy of an event sent twice after a lost answer. */
+  /** With the same timestamp and distinct id, lets the events table keep one row of an event sent
+   * twice (its ReplacingMergeTree collapses such rows when it merges; until then both show). */
   uuid: string;
+}
+
+/** What a 2xx answer of capture says: accepted, refused for a quota, or not capture's answer. */
+export type CaptureAnswer = { accepted: true } | { accepted: false; quotaLimited: string[] } | { accepted: false; unknown: string };
+
+export function readCaptureAnswer(status: number, body: unknown): CaptureAnswer {
+  if (status === 204 && body === null) return { accepted: true };
+  if (status === 200 && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const { status: code, quota_limited: limited, error } = body as Record<string, unknown>;
+    // A field added later is no reason to doubt an acceptance; an error beside it is.
+    const known = (code === 'Ok' || code === 1) && error === undefined;
+    if (known && Array.isArray(limited) && limited.length > 0 && limited.every((x) => typeof x === 'string'))
+      return { accepted: false, quotaLimited: limited as string[] };
+    if (known && (limited === undefined || limited === null || (Array.isArray(limited) && limited.length === 0))) return { accepted: true };
+  }
+  const text = body === null ? 'no body' : typeof body === 'string' ? body : JSON.stringify(body);
+  return { accepted: false, unknown: `${status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
 }
 
 /** The body of POST /batch/, gzipped (capture reads `Content-Encoding: gzip`). */

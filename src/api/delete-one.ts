@@ -10,6 +10,9 @@ import { personNotFound } from './person-actions.js';
 import { getPerson, personsPath } from './persons.js';
 import { isUuid } from './uuid.js';
 
+/** Tries of a deletion the server answers with the person in deletion_errors. */
+const DELETION_ERROR_TRIES = 3;
+
 export interface OneDeleteFlags {
   deleteEvents: boolean;
   deleteRecordings: boolean;
@@ -33,27 +36,37 @@ export async function deleteOnePerson(
   // bulk_delete matches UUIDs only (an integer id matches nothing): resolve it first.
   const uuid = isUuid(id) ? id.toLowerCase() : (await getPerson(client, projectId, id)).uuid;
   const body = { ids: [uuid], delete_events: flags.deleteEvents, delete_recordings: flags.deleteRecordings, keep_person: flags.keepPerson };
-  const res = await client.post<unknown>(personsPath(projectId, 'bulk_delete/'), body, {
-    // Sending it again is harmless: a person already deleted is simply not found.
-    idempotent: true,
-    acceptStatus: (s) => s === 404 || s === 405,
-  });
-  if (res.status === 404 || res.status === 405) {
-    if ((res.body as { detail?: unknown } | null)?.detail === 'Project not found.') throw personNotFound(projectId, id, res.body);
-    const old = await legacy();
-    return { via: 'legacy', status: old.status, goneEarlier: Boolean(old.goneEarlier) };
-  }
-  const summary = bulkDeleteSummaryOf(res);
-  const errors = summary?.deletion_errors ?? [];
-  if (errors.length > 0) {
-    const what = errors
-      .map((e) => [e.step, e.error].filter((x) => typeof x === 'string').join(': '))
-      .filter(Boolean)
-      .join('; ');
-    throw new UnavailableError(
-      `the server found person ${id} but reported an error deleting it${what ? ` (${what})` : ''}`,
-      `check with \`hogctl persons get ${id}\`, then run the command again`,
-    );
+  let res: Awaited<ReturnType<typeof client.post<unknown>>>;
+  let summary: BulkDeleteSummary | null;
+  let errors: Record<string, unknown>[] = [];
+  // A person in deletion_errors was found and not deleted, and the server asks for it to be sent
+  // again (PostHog/posthog#103144): a few tries before giving up.
+  for (let tries = 1; ; tries++) {
+    res = await client.post<unknown>(personsPath(projectId, 'bulk_delete/'), body, {
+      // Sending it again is harmless: a person already deleted is simply not found.
+      idempotent: true,
+      acceptStatus: (s) => s === 404 || s === 405,
+    });
+    if (res.status === 404 || res.status === 405) {
+      if ((res.body as { detail?: unknown } | null)?.detail === 'Project not found.') throw personNotFound(projectId, id, res.body);
+      const old = await legacy();
+      return { via: 'legacy', status: old.status, goneEarlier: Boolean(old.goneEarlier) };
+    }
+    summary = bulkDeleteSummaryOf(res);
+    errors = summary?.deletion_errors ?? [];
+    if (errors.length === 0) break;
+    if (tries === DELETION_ERROR_TRIES) {
+      const what = errors
+        .map((e) => [e.step, e.error].filter((x) => typeof x === 'string').join(': '))
+        .filter(Boolean)
+        .join('; ');
+      const error = new UnavailableError(
+        `the server found person ${id} but could not delete it, ${tries} times${what ? ` (${what})` : ''}; it asks for the deletion to be sent again`,
+        'run the command again later',
+      );
+      error.notDone = true;
+      throw error;
+    }
   }
   if (summary?.persons_found === 0) {
     // An attempt whose answer was lost (a 502/504, a dropped connection) and a retry that finds

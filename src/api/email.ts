@@ -1,5 +1,6 @@
-// Thin typed calls for the e-mail actions of /api/users/ (docs/server-contract.md §10), and the parser for
-// the link in a verification e-mail: `{SITE_URL}/verify_email/{uuid}/{token}[?next=...]`.
+// Thin typed calls for the e-mail actions of /api/users/ (docs/server-contract.md §10): verify_email
+// with the 6-digit code current servers mail, or the token in the link older servers mail
+// (`{SITE_URL}/verify_email/{uuid}/{token}[?next=...]`), and the checks of both before sending.
 import type { ApiClient } from '../http/client.js';
 import { UsageError } from '../errors.js';
 import type { User } from './users.js';
@@ -46,8 +47,36 @@ export function parseVerificationLink(link: string): VerificationLink {
   return { origin: url.origin, uuid, token, ...(next ? { next } : {}) };
 }
 
-export async function verifyEmail(client: ApiClient, uuid: string, token: string): Promise<void> {
-  await client.post('/api/users/verify_email/', { uuid, token });
+/**
+ * The code as PostHog reads it (normalize_verification_code in posthog/helpers/two_factor_session.py):
+ * spaces, invisible characters and grouping hyphens dropped, other scripts' digits folded to ASCII,
+ * then exactly six digits. Anything else is refused here, before it is sent.
+ */
+export function checkVerificationCode(raw: string): string {
+  const code = raw.normalize('NFKC').replace(/[\s\u200b-\u200d\u2060\ufeff\u00ad\u2010-\u2015\u2212-]/gu, '');
+  if (/^\d{6}$/.test(code)) return code;
+  throw new UsageError(
+    `invalid verification code "${raw.trim()}": expected the 6 digits from the e-mail`,
+    'PostHog mails a 6-digit code; older servers mail a link instead, which `hogctl email verify` takes too',
+  );
+}
+
+/** What verify_email answers on success: a session for the browser, or what it still needs. */
+export interface VerifyEmailAnswer {
+  success?: boolean;
+  requires_2fa?: boolean;
+  requires_sso?: boolean;
+  requires_login?: boolean;
+}
+
+/** Current servers: the code mailed for the user's pending (or unverified) address. */
+export async function verifyEmailCode(client: ApiClient, uuid: string, code: string): Promise<VerifyEmailAnswer> {
+  return (await client.post<VerifyEmailAnswer>('/api/users/verify_email/', { uuid, code })).body ?? {};
+}
+
+/** Older servers: the token from the mailed link. */
+export async function verifyEmailToken(client: ApiClient, uuid: string, token: string): Promise<VerifyEmailAnswer> {
+  return (await client.post<VerifyEmailAnswer>('/api/users/verify_email/', { uuid, token })).body ?? {};
 }
 
 /** Always `success` (unknown uuids too), so the answer says nothing about who exists. */

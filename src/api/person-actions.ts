@@ -2,7 +2,7 @@
 // (docs/server-contract.md §6.4–§6.7).
 import type { ApiClient, ApiResponse, Query, RequestOptions } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
-import { ApiError, ExitCode, NotFoundError } from '../errors.js';
+import { ApiError, ExitCode, NotFoundError, UnavailableError } from '../errors.js';
 import { checkPersonId, personsPath } from './persons.js';
 import { getPerson } from './persons.js';
 import { describeHttpError } from '../http/describe-error.js';
@@ -97,7 +97,22 @@ export async function deletePerson(
     keep_person: flags.keepPerson || undefined,
   };
   const path = personsPath(projectId, `${encodeURIComponent(checkPersonId(id))}/`);
-  const res = await client.request({ method: 'DELETE', path, query, acceptStatus: (s) => s === 404 });
+  let res;
+  try {
+    res = await client.request({ method: 'DELETE', path, query, acceptStatus: (s) => s === 404 });
+  } catch (err) {
+    // 503 person_deletion_failed: the server found the person and could not delete it; sent again
+    // (the client's retries) it still could not (PostHog/posthog#103144). Not done, no doubt.
+    if (err instanceof ApiError && err.status === 503 && err.server?.code === 'person_deletion_failed') {
+      const failed = new UnavailableError(
+        `the server found person ${id} but could not delete it (${err.server.detail ?? 'person_deletion_failed'}); it asks for the deletion to be sent again`,
+        'run the command again later',
+      );
+      failed.notDone = true;
+      throw failed;
+    }
+    throw err;
+  }
   if (res.status !== 404) return { status: res.status, goneEarlier: false };
   const isPersonGone = (res.body as { detail?: unknown } | null)?.detail !== 'Project not found.';
   if ((res.unclearAttempts ?? 0) > 0 && isPersonGone) return { status: res.status, goneEarlier: true };

@@ -23,31 +23,55 @@ const OPERATORS: [string, string][] = [
 
 /**
  * Reads one `--where` expression: `plan=team`, `plan!=free`, `email~example.com` (contains),
- * `email!~test`, `age>=30`, `age<40`. A comma-separated value after `=` or `!=` matches any of
- * them; numbers compare as numbers.
+ * `email!~test`, `age>=30`, `age<40`, and `has:email` / `lacks:email` for a property that is set
+ * or not set at all. A comma-separated value after `=` or `!=` matches any of them; numbers
+ * compare as numbers. An empty value is refused: `email~` contains the empty text, so an unset
+ * shell variable (`--where "email~$DOMAIN"`) would select every person with an address.
  */
 export function parseWhere(expression: string): PropertyFilter {
+  const presence = /^(has|lacks):(.*)$/.exec(expression.trim());
   let best: { at: number; op: string; operator: string } | undefined;
   for (const [op, operator] of OPERATORS) {
     const at = expression.indexOf(op);
     // An operator at 0 counts too: `>=30` has an empty key, not the key ">".
     if (at !== -1 && (!best || at < best.at || (at === best.at && op.length > best.op.length))) best = { at, op, operator };
   }
+  if (!best && presence) {
+    const key = presence[2]!.trim();
+    if (!key)
+      throw new UsageError(
+        `invalid --where "${expression}": the property name is empty`,
+        `write it as ${presence[1]}:<key>, e.g. --where ${presence[1]}:email`,
+      );
+    return {
+      key,
+      value: presence[1] === 'has' ? 'is_set' : 'is_not_set',
+      operator: presence[1] === 'has' ? 'is_set' : 'is_not_set',
+      type: 'person',
+    };
+  }
   if (!best) {
     throw new UsageError(
       `invalid --where "${expression}": expected key=value`,
-      'operators: = != ~ (contains) !~ > >= < <=, e.g. --where plan=team --where email~@example.com',
+      'operators: = != ~ (contains) !~ > >= < <=, and has:<key> / lacks:<key>, e.g. --where plan=team --where email~@example.com',
     );
   }
   const key = expression.slice(0, best.at).trim();
   const raw = expression.slice(best.at + best.op.length);
   if (!key)
     throw new UsageError(`invalid --where "${expression}": the property name is empty`, 'write it as key=value, e.g. --where plan=team');
+  const values = (best.operator === 'exact' || best.operator === 'is_not') && raw.includes(',') ? raw.split(',') : [raw];
+  if (values.includes('')) {
+    throw new UsageError(
+      `invalid --where "${expression}": the value after ${best.op} is empty${values.length > 1 ? ' in the list' : ''}`,
+      `give a value, e.g. --where ${key}${best.op}team; to choose persons by whether the property exists, use --where has:${key} or --where lacks:${key}`,
+    );
+  }
   let value: unknown = raw;
   if (best.operator === 'gt' || best.operator === 'gte' || best.operator === 'lt' || best.operator === 'lte') {
     value = raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-  } else if ((best.operator === 'exact' || best.operator === 'is_not') && raw.includes(',')) {
-    value = raw.split(',');
+  } else if (values.length > 1) {
+    value = values;
   }
   return { key, value, operator: best.operator, type: 'person' };
 }

@@ -68,3 +68,12 @@ export async function describeCurrentKey(client: ApiClient, note: (line: string)
     return none;
   }
 }
+
+/** ', label "ci", scopes person:read, person:write; projects 1, 2': what describeCurrentKey found, in words. */
+export function keyInWords(described: Record<string, unknown>): string {
+  const scopes = described.api_key_scopes as string[] | null | undefined;
+  if (!scopes) return '';
+  const projects = described.api_key_scoped_projects as number[] | null | undefined;
+  const label = typeof described.api_key_label === 'string' && described.api_key_label ? `, label "${described.api_key_label}"` : '';
+  return `${label}, scopes ${scopes.includes('*') ? 'all' : scopes.join(', ')}${projects?.length ? `; projects ${projects.join(', ')}` : ''}`;
+}

@@ -8,6 +8,9 @@ export interface Project {
   name: string;
   organization?: string;
   timezone?: string;
+  /** The project's detail only (posthog/api/team.py): its events are personless when true; null
+   * on teams that never set it. */
+  person_processing_opt_out?: boolean | null;
   [key: string]: unknown;
 }
 

@@ -6,7 +6,7 @@
 // persons (delete-persons.ts) and changing their properties (update-persons.ts).
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
-import type { DeleteFlags, JournalState } from './journal.js';
+import type { DeleteFlags, JournalHeader, JournalRecord, JournalState } from './journal.js';
 import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt } from './receipt.js';
@@ -72,6 +72,8 @@ export interface VerifyEnv {
   reads: RateBudget;
   /** When the first run of the job started (ISO). */
   startedAt: string;
+  /** Journals the verification's progress (absent: not journaled). */
+  record?: (record: JournalRecord) => Promise<void>;
 }
 
 /** What the verification found: in all, and per project. */
@@ -89,20 +91,26 @@ export interface JobKind {
   flags: DeleteFlags;
   /** …or the changes of an update. */
   changes?: Changes;
-  /** Whether identifiers that are personal data (addresses) are named by a salted hash in the
+  /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
    * journal and the receipt: an erasure must not keep new copies of them. */
   hashesIdentifiers: boolean;
   /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
    * distinct ids); otherwise every person is looked up first. */
   sendsIdsAsGiven: boolean;
+  /** Whether distinct ids are looked up even so, and the persons sent by UUID. */
+  looksUpDistinctIds?: boolean;
   /** Ids a request carries at most. */
   chunkSize: number;
+  /** Whether the verification reads back, 200 a read, what the run deleted (the plan counts it). */
+  readsBack?: boolean;
   /** The request budget when --rate is not given. */
   windows: readonly RateWindow[];
   /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */
   snapshot(lookUp: boolean): boolean;
   /** Whether a confirmation above 100 persons is made by typing the count. */
   typedConfirmation(selection: boolean): boolean;
+  /** What the kind adds to the header of a new journal (an update's event nonce). */
+  journalHeader?(startedAt: string): Partial<JournalHeader>;
   makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;
   /** Asks the server what the run achieved; undefined when there is nothing to ask. */
   verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;

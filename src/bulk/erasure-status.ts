@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileError } from '../config/secret-file.js';
+import { requireEvidenceKey } from '../config/evidence-key.js';
+import { CLEAR, identifierKey, keyedPolicy, lowerAscii } from './identifiers.js';
 import type { ApiClient } from '../http/client.js';
 import { presenceCheck } from './lost-answers.js';
 import { RateBudget } from './rate.js';
@@ -24,8 +26,10 @@ export interface ErasureStatus {
   project: string;
   name: string | null;
   /** complete, pending (events not deleted yet), reopened (a person or distinct id is back),
-   * unreachable (not searched by the erasure), or unknown (the server could not say). */
-  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'unknown';
+   * unreachable (not searched by the erasure), events_unchecked (the persons are gone, but a
+   * receipt that names them by distinct id cannot follow their event deletions, which
+   * deletion_status lists by person UUID), or unknown (the server could not say). */
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'unknown';
   persons_checked: number;
   persons_present: number;
   persons_present_ids: string[];
@@ -33,7 +37,7 @@ export interface ErasureStatus {
   /** Distinct ids that name a person now. */
   distinct_ids_in_use: number;
   distinct_ids_in_use_list: string[];
-  /** Distinct ids the receipt keeps by salted hash, which cannot be asked about. */
+  /** Distinct ids the receipt keeps by a hash, which cannot be asked about. */
   distinct_ids_unchecked: number;
   /** Persons whose event deletion the erasure queued; null when it did not ask for one. */
   events_queued: number | null;
@@ -41,6 +45,8 @@ export interface ErasureStatus {
   events_completed: number;
   /** Queued deletions deletion_status no longer (or never) listed. */
   events_unseen: number;
+  /** Queued deletions this receipt cannot follow: it names the persons by distinct id. */
+  events_unchecked: number;
 }
 
 export async function readReceipt(path: string): Promise<Receipt> {
@@ -115,6 +121,7 @@ async function projectStatus(
     events_pending: 0,
     events_completed: 0,
     events_unseen: 0,
+    events_unchecked: 0,
   };
   if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
   let unknown = false;
@@ -129,7 +136,7 @@ async function projectStatus(
       status.persons_present_ids = back.slice(0, LIST_CAP);
     }
   }
-  const clear = (p.distinct_ids ?? []).filter((d) => !d.startsWith('sha256:'));
+  const clear = (p.distinct_ids ?? []).filter((d) => !/^(hmac|sha256):[0-9a-f]{64}$/.test(d));
   status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
   if (!receipt.flags.keep_person && clear.length) {
     const inUse = await c.distinct(clear, p.project);
@@ -141,7 +148,10 @@ async function projectStatus(
       status.distinct_ids_in_use_list = again.slice(0, LIST_CAP);
     }
   }
-  if (status.events_queued) {
+  // A run of an older hogctl sent the distinct ids as they were: deletion_status, which knows
+  // persons by UUID only (it answers 400 to a distinct id), cannot be asked about them.
+  if (status.events_queued && receipt.sent_id_kind === 'distinct_ids') status.events_unchecked = status.events_queued;
+  else if (status.events_queued) {
     const rows = await eventDeletions(ctx, client, p.project, p.ids_sent, c.since);
     if (rows === null) unknown = true;
     else {
@@ -159,6 +169,46 @@ async function projectStatus(
         ? 'pending'
         : unknown || status.events_unseen
           ? 'unknown'
-          : 'complete';
+          : status.events_unchecked
+            ? 'events_unchecked'
+            : 'complete';
   return status;
+}
+
+/** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */
+export interface AddressCheck {
+  asked: boolean;
+  /** Some person had it, in a project the erasure searched; null when the receipt cannot say (it
+   * lists the first 10,000 addresses that named no one). */
+  matched: boolean | null;
+}
+
+/**
+ * Looks an address up in a receipt by its name there: the keyed hash (with the evidence key the
+ * receipt names, refused without it), or the address itself in a receipt that keeps them in clear.
+ */
+export function checkAddress(path: string, receipt: Receipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
+  const ids = receipt.identifiers;
+  if (!ids || (ids.kind !== 'emails' && ids.kind !== 'mixed')) {
+    throw new UsageError(
+      `${path} is the receipt of an erasure by ${receipt.input.id_kind.replace('_', ' ')}, not by e-mail address`,
+      'pass the receipt of an erasure run with --emails, --email or a mixed file',
+    );
+  }
+  if (!ids.keys) {
+    throw new UsageError(
+      `${path} was written by an earlier hogctl, which did not list the addresses it was asked to erase`,
+      'its `unresolved` list names those that named no one, by SHA-256 of its salt, ":" and the address',
+    );
+  }
+  const policy = ids.key_id ? keyedPolicy(requireEvidenceKey(env, ids.key_id, `the receipt ${path} names its addresses`)) : CLEAR;
+  const lowered = lowerAscii(address.trim());
+  // In a mixed file, an address is named with its column.
+  const names = [lowered, `email:${lowered}`].map((value) => identifierKey(value, policy));
+  const keys = new Set(ids.keys);
+  const asked = names.some((k) => keys.has(k));
+  const unmatched = new Set(receipt.unresolved);
+  if (!asked) return { asked, matched: false };
+  if (names.some((k) => unmatched.has(k))) return { asked, matched: false };
+  return { asked, matched: receipt.unresolved.length < receipt.counts.unresolved ? null : true };
 }

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
 import { writeRecord } from '../io/output.js';
 import type { JobVerification } from './action.js';
-import { recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
+import { namingOf, recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
 import type { JournalHeader, JournalRecord, JournalState } from './journal.js';
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
@@ -35,6 +35,7 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
       id_list_sha256: input.list.sha256,
     },
     ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
+    ...kind.journalHeader?.(p.startedAt),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
       output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
@@ -47,9 +48,7 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
       read_rate: s.readPerMinute,
       projects_flag: s.allProjects ? 'all' : s.projects ? 'list' : null,
     },
-    ...(p.policy.salt !== null || input.list.kind === 'emails' || input.list.kind === 'mixed'
-      ? { identifiers: { salt: p.policy.salt } }
-      : {}),
+    ...(p.policy.by !== 'clear' || input.list.kind === 'emails' || input.list.kind === 'mixed' ? { identifiers: namingOf(p.policy) } : {}),
   };
 }
 

@@ -5,9 +5,15 @@
 // HogQL tests), never one list request per address. Matching is exact and case-insensitive for
 // ASCII letters, as HogQL's lower() (ClickHouse's) is: the addresses are lowered the same way.
 //
-// The evidence must not become new personal data: the journal and the receipt name each address
-// by SHA-256 of a per-case salt and the address, unless --keep-identifiers.
-import { createHash, randomBytes } from 'node:crypto';
+// The evidence must not become new personal data: the journal, the receipt and the plan name each
+// address by HMAC-SHA256 under the evidence key (src/config/evidence-key.ts), unless
+// --keep-identifiers. The key is not in those files, so they cannot be checked against guessed
+// addresses by anyone who lacks it; `persons erasure-status --check-email` does it with the key.
+// Journals of earlier versions named them by SHA-256 of a salt stored beside them: a run of such
+// a journal is continued under its salt, as it began.
+import { createHash } from 'node:crypto';
+import { keyedHash, requireEvidenceKey, type EvidenceKey } from '../config/evidence-key.js';
+import type { IdentifierNaming } from './journal.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -25,28 +31,64 @@ export function lowerAscii(text: string): string {
   return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
-/** How a case names its identifiers in its journal and receipt. */
-export interface IdentifierPolicy {
-  /** Hex; null when the identifiers are kept in clear. */
-  salt: string | null;
+/** How a case names its identifiers in its journal, receipt and plan. */
+export type IdentifierPolicy =
+  | { by: 'clear' }
+  /** HMAC-SHA256 under the identifier sub-key of the evidence key `keyId`. */
+  | { by: 'key'; key: Buffer; keyId: string }
+  /** SHA-256 of a salt and the identifier: journals of earlier versions, continued. */
+  | { by: 'salt'; salt: string };
+
+export const CLEAR: IdentifierPolicy = { by: 'clear' };
+
+export function keyedPolicy(key: EvidenceKey): IdentifierPolicy {
+  return { by: 'key', key: key.identifiers, keyId: key.id };
 }
 
-export function newPolicy(keepIdentifiers: boolean): IdentifierPolicy {
-  return { salt: keepIdentifiers ? null : randomBytes(16).toString('hex') };
+/** How the journal's header says a policy. */
+export function namingOf(policy: IdentifierPolicy): IdentifierNaming {
+  return policy.by === 'key' ? { key_id: policy.keyId } : { salt: policy.by === 'salt' ? policy.salt : null };
 }
 
-/** The name of an identifier in the journal and the receipt. */
+/** The policy of a journal being continued: the same key (refused without it) or salt. */
+export function policyOfJournal(naming: IdentifierNaming, env: NodeJS.ProcessEnv, journal: string): IdentifierPolicy {
+  if (naming.key_id) return keyedPolicy(requireEvidenceKey(env, naming.key_id, `the journal ${journal} names its identifiers`));
+  return naming.salt ? { by: 'salt', salt: naming.salt } : CLEAR;
+}
+
+/** The name of an identifier in the journal, the receipt and the plan. */
 export function identifierKey(value: string, policy: IdentifierPolicy): string {
-  return policy.salt === null ? value : createHash('sha256').update(`${policy.salt}:${value}`).digest('hex');
+  switch (policy.by) {
+    case 'clear':
+      return value;
+    case 'key':
+      return keyedHash(policy.key, value);
+    case 'salt':
+      return createHash('sha256').update(`${policy.salt}:${value}`).digest('hex');
+  }
+}
+
+/** What binds a journal and a receipt to the list of identifiers (its SHA-256): keyed, so that
+ * it cannot be checked against a guessed list either. */
+export function listBinding(sha256: string, policy: IdentifierPolicy): string {
+  switch (policy.by) {
+    case 'clear':
+      return sha256;
+    case 'key':
+      return keyedHash(policy.key, `id list:${sha256}`);
+    case 'salt':
+      return createHash('sha256').update(`${policy.salt}:${sha256}`).digest('hex');
+  }
 }
 
 /**
  * A distinct id as the journal and the receipt keep it: as it is, so that erasure-status can ask
  * whether it names a person again, unless it looks like an e-mail address and the case names
- * its identifiers by salted hash.
+ * its identifiers by a hash (`hmac:…`, or `sha256:…` in journals of earlier versions).
  */
 export function recordedDistinctId(distinctId: string, policy: IdentifierPolicy): string {
-  return policy.salt !== null && distinctId.includes('@') ? `sha256:${identifierKey(distinctId, policy)}` : distinctId;
+  if (policy.by === 'clear' || !distinctId.includes('@')) return distinctId;
+  return `${policy.by === 'key' ? 'hmac' : 'sha256'}:${identifierKey(distinctId, policy)}`;
 }
 
 export interface MatchOptions {

@@ -7,9 +7,10 @@
 import type { Context } from '../context.js';
 import { CancelledError } from '../errors.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
-import type { JobKind } from './action.js';
+import type { JobKind, JobVerification } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
-import { describeProjects } from './journal.js';
+import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
+import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome, verificationOutcome } from './outcome.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../io/columns.js';
@@ -20,6 +21,8 @@ import { checkKeyScope } from './scope-check.js';
 import { hasSelection } from './selection.js';
 import { decideSettings, resumeCommand, type BulkSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
 
 /** Above this many persons, a confirmation is made by typing the count. */
 const TYPED_CONFIRMATION_ABOVE = 100;
@@ -48,8 +51,10 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
       );
     else ctx.info(p.bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
     // Started again, a finished job is checked again: what the server holds now.
-    const verification = s.verify !== false && p.bound.state && p.client ? await kind.verify(ctx, verifyEnv(p, p.bound.state)) : undefined;
+    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state) : undefined;
+    const verification = checked?.verification;
     const receipt = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
+    if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
     const end = verificationOutcome(receipt, resume);
     for (const line of end.warnings) ctx.warn(line);
     if (end.error) throw end.error;
@@ -84,12 +89,15 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     resumeCommand: resume,
   });
 
-  const verification = result.reason === 'completed' && s.verify !== false ? await kind.verify(ctx, verifyEnv(p, journal)) : undefined;
+  const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal) : undefined;
+  const verification = checked?.verification;
   const receipt = await finish(ctx, p, { status: result.reason, journal, error: result.error?.message, print: true, verification });
+  if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
   const end = outcome(result, receipt, {
     account: p.action.account(receipt),
     resume,
     requests,
+    retries: s.retries,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
     now: ctx.deps.now(),
@@ -117,6 +125,40 @@ async function confirm(ctx: Context, p: Prepared): Promise<void> {
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was sent');
 }
 
-function verifyEnv(p: Prepared, journal: NonNullable<Prepared['bound']['state']>) {
-  return { client: p.client!, action: p.action, journal, targets: p.targets, reads: p.reads, startedAt: p.startedAt };
+type Journal = NonNullable<Prepared['bound']['state']>;
+
+/**
+ * The verification, journaled as it goes. Ctrl-C stops it; every deletion was answered by
+ * then, so the run still writes its receipt (verification: interrupted) and says how to go on.
+ */
+async function verifyJob(
+  ctx: Context,
+  p: Prepared,
+  journal: Journal,
+): Promise<{ verification?: JobVerification; interrupted: boolean } | undefined> {
+  const writer = await JournalWriter.open(p.bound.path, 'append');
+  const record = async (r: JournalRecord) => {
+    await writer.append(r);
+    journal.apply(r);
+  };
+  try {
+    const env = { client: p.client!, action: p.action, journal, targets: p.targets, reads: p.reads, startedAt: p.startedAt, record };
+    return { verification: await p.kind.verify(ctx, env), interrupted: false };
+  } catch (err) {
+    if (!ctx.deps.signal?.aborted) throw err;
+    const gone = journal.verification?.gone.size ?? 0;
+    const at = new Date(ctx.deps.now()).toISOString();
+    const total = { status: 'interrupted', at, checked: gone, still_present: 0, still_present_ids: [] };
+    return { verification: { total, perProject: new Map() }, interrupted: true };
+  } finally {
+    await writer.close();
+  }
+}
+
+function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
+  const checked = receipt.verification?.checked ?? 0;
+  return new CancelledError(
+    `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
+    `continue the verification with:\n  ${resume}`,
+  );
 }

@@ -53,8 +53,18 @@ export interface JournalHeader {
   selection?: SelectionSpec;
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
   settings?: RememberedSettings;
-  /** With --emails: the salt that names each address (null: kept in clear, --keep-identifiers). */
-  identifiers?: { salt: string | null };
+  /** With --emails: how each address is named (identifiers.ts). */
+  identifiers?: IdentifierNaming;
+  /** An update through capture: the nonce its event uuids are derived from and the time its events
+   * carry, the same for every request of the job (absent in older journals). */
+  capture_events?: { nonce: string; timestamp: string };
+}
+
+/** By the evidence key `key_id`; by SHA-256 with `salt` (journals of earlier versions); else in
+ * clear (--keep-identifiers). */
+export interface IdentifierNaming {
+  key_id?: string;
+  salt?: string | null;
 }
 
 /** A selection of persons, as the journal and the receipt name it. */
@@ -92,10 +102,11 @@ export type JournalRecord =
   // The persons a selection chose in a project, in slices; `complete` on the last one.
   | { type: 'selected'; project: string; ids: string[]; complete?: boolean }
   // The distinct ids of persons about to be deleted, for erasure-status to check later (those
-  // that look like an e-mail address by their salted hash).
+  // that look like an e-mail address by their keyed hash).
   // `backed_up`: the records were written to the --backup file first.
   | { type: 'recorded'; project: string; persons: Record<string, string[]>; backed_up?: boolean }
-  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string }
+  // `resend`: persons an earlier answer listed in deletion_errors, sent again.
+  | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string; resend?: boolean }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
   // (absent in journals of older versions, and when there were none).
   | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
@@ -103,7 +114,11 @@ export type JournalRecord =
   // After an attempt whose answer was lost, these ids of the chunk no longer named a person
   // (lost-answers.ts); the chunk's later attempts carry only the others.
   | { type: 'checked'; chunk: number; at: string; gone: string[]; present: number }
-  | { type: 'stopped'; run: number; at: string; reason: StopReason };
+  | { type: 'stopped'; run: number; at: string; reason: StopReason }
+  // The verification after a run: when it started and finished, and the ids it found gone as it
+  // went, so that one interrupted (Ctrl-C) goes on with --resume where it stopped.
+  | { type: 'verification'; at: string; stage: 'started' | 'finished' }
+  | { type: 'verified'; project: string; at: string; gone: string[] };
 
 export interface ChunkRecord {
   chunk: number;
@@ -116,6 +131,8 @@ export interface ChunkRecord {
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
   /** Ids found gone when checked after a lost answer: done, never sent again. */
   gone?: string[];
+  /** Persons an earlier answer listed in deletion_errors, sent again: found once already. */
+  resend?: boolean;
 }
 
 export interface RunRecord {
@@ -140,6 +157,8 @@ export class JournalState {
   readonly backedUp = new Set<string>();
   readonly chunks = new Map<number, ChunkRecord>();
   maxChunk = 0;
+  /** The last verification: the ids it found gone, and whether it finished. */
+  verification?: { gone: Set<string>; finished: boolean };
 
   apply(record: JournalRecord): void {
     switch (record.type) {
@@ -179,6 +198,7 @@ export class JournalState {
           project: record.project ?? this.header?.project ?? '',
           ids: record.ids,
           sentAt: record.at,
+          ...(record.resend ? { resend: true } : {}),
         });
         this.maxChunk = Math.max(this.maxChunk, record.chunk);
         break;
@@ -220,6 +240,13 @@ export class JournalState {
         if (run) run.stopped = { at: record.at, reason: record.reason };
         break;
       }
+      case 'verification':
+        if (record.stage === 'started') this.verification = { gone: new Set(), finished: false };
+        else if (this.verification) this.verification.finished = true;
+        break;
+      case 'verified':
+        for (const id of record.gone) this.verification?.gone.add(id);
+        break;
     }
   }
 
@@ -230,12 +257,22 @@ export class JournalState {
   /** Ids of every chunk the server answered with success, and ids found gone after a lost
    * answer: these are never sent again. */
   answeredIds(): IdSet {
+    // Persons the server could not delete were not done: they go again (deletionErrors()).
+    const failed = this.deletionErrors();
     const done = new IdSet();
     for (const chunk of this.chunks.values()) {
-      if (chunk.answer) for (const id of chunk.ids) done.add(id);
-      for (const id of chunk.gone ?? []) done.add(id);
+      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) done.add(id);
+      for (const id of chunk.gone ?? []) if (!failed.has(id)) done.add(id);
     }
     return done;
+  }
+
+  /**
+   * Persons an answer listed in `deletion_errors` ("not deleted, retry these", PostHog/posthog#103144)
+   * that no later answer deleted, with their project. They are sent again, by UUID.
+   */
+  deletionErrors(): Map<string, string> {
+    return openDeletionErrors(this.chunks.values());
   }
 
   /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
@@ -252,6 +289,21 @@ export class JournalState {
     }
     return out;
   }
+}
+
+/** The persons of these chunks an answer listed in deletion_errors and no later answer deleted. */
+export function openDeletionErrors(chunks: Iterable<ChunkRecord>): Map<string, string> {
+  const open = new Map<string, string>();
+  const all = [...chunks];
+  if (!all.some((c) => c.answer?.summary?.deletion_errors?.length)) return open;
+  for (const c of all.sort((a, b) => a.chunk - b.chunk)) {
+    if (!c.answer) continue;
+    const failed = new Set<string>();
+    for (const e of c.answer.summary?.deletion_errors ?? []) if (typeof e.person_uuid === 'string') failed.add(e.person_uuid.toLowerCase());
+    if (open.size) for (const id of c.ids) if (!failed.has(id)) open.delete(id);
+    for (const uuid of failed) open.set(uuid, c.project);
+  }
+  return open;
 }
 
 function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {

@@ -27,6 +27,8 @@ export interface OutcomeFacts {
   resume: string;
   /** Requests this run was to send. */
   requests: number;
+  /** --retries: the rounds in which persons the server could not delete were sent again. */
+  retries: number;
   receiptPath: string;
   maxWaitMs: number;
   now: number;
@@ -168,8 +170,8 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if ((c.deletion_errors ?? 0) > 0) {
     return {
       error: new PartialFailureError(
-        `the server reported ${n(c.deletion_errors!)} deletion errors: ${o.account}; the receipt ${o.receiptPath} lists them`,
-        'check those persons with `hogctl persons get <uuid>`; their other data may need deleting one by one',
+        `${n(c.deletion_errors!)} ${c.deletion_errors === 1 ? 'person' : 'persons'} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most: ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `the server asks for them to be sent again: do so later with\n  ${o.resume}`,
       ),
     };
   }

@@ -1,30 +1,35 @@
 // Plan, review, apply: `bulk-delete --dry-run --plan-out plan.json` writes what a run would do,
-// fully resolved (the host, the projects, the person UUIDs of each, the flags, the identifiers by
-// their salted hash), and `--plan plan.json` does exactly that and nothing else, with no lookup
-// of its own. In between, a second person can review the file, and a CI pipeline can require
-// their approval.
+// fully resolved (the host, the projects, the person UUIDs of each, the persons each identifier
+// names, the flags, the identifiers by their keyed hash), and `--plan plan.json` does exactly
+// that and nothing else, with no lookup of its own. In between, a second person can review the
+// file, and a CI pipeline can require their approval.
 //
-// The file ends with the SHA-256 of everything before it, as written. Applying it refuses a file
-// that differs by one byte from what hogctl wrote (its text is checked against how hogctl writes
-// that content, and the hash against the content), and one meant for another profile, host or
-// projects.
-import { createHash } from 'node:crypto';
+// The file ends with an HMAC-SHA256 of everything before it, as written, under the plan sub-key
+// of the evidence key (src/config/evidence-key.ts), which the file names by its public id and
+// never holds. Applying it refuses a file changed by anyone who does not hold that key: an
+// unkeyed digest would be recomputed by whoever edits the file. It does not protect against a
+// holder of the key, who can sign what they like. A signed plan must also agree with itself (its
+// counts with its lists), and what is shown before it is applied is counted from the lists that
+// are sent, never taken from its counts. It is refused for another profile, host or projects.
+import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fileError, writeSecretFile } from '../config/secret-file.js';
+import { evidenceKey, keyedHash, requireEvidenceKey } from '../config/evidence-key.js';
 import { findings } from './finish.js';
-import { identifierKey } from './identifiers.js';
+import { CLEAR, identifierKey, keyedPolicy, type IdentifierPolicy } from './identifiers.js';
 import { listedInput, type Input } from './input.js';
 import { JournalState, type DeleteFlags, type SelectionSpec } from './journal.js';
 import type { Prepared } from './prepare.js';
 import { hasSelection } from './selection.js';
 import { takeSnapshot } from './snapshot.js';
-import type { CaseTargets, ProjectTargets } from './targets.js';
+import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from './targets.js';
 import type { IdKind } from './validate.js';
 
-export const PLAN_FORMAT = 1;
+/** 2: signed with the evidence key. Plans of format 1 carried an unkeyed SHA-256. */
+export const PLAN_FORMAT = 2;
 
 export interface PlanProject {
   project: string;
@@ -32,8 +37,10 @@ export interface PlanProject {
   /** Why it could not be searched when the plan was made; such a project gets nothing. */
   unreachable: string | null;
   person_uuids: string[];
-  /** Per person, the distinct ids read when the plan was made (e-mail-like ones by salted hash). */
+  /** Per person, the distinct ids read when the plan was made (e-mail-like ones by keyed hash). */
   distinct_ids: Record<string, string[]>;
+  /** With identifiers: the persons each one (by its key) names here. Null for a selection. */
+  matches: Record<string, string[]> | null;
 }
 
 export interface PlanBody {
@@ -43,6 +50,8 @@ export interface PlanBody {
   created_at: string;
   profile: string | null;
   host: string;
+  /** The public id of the evidence key that signs the plan (and names its identifiers). */
+  key_id: string;
   projects: PlanProject[];
   flags: DeleteFlags;
   input: {
@@ -54,7 +63,8 @@ export interface PlanBody {
     selection: SelectionSpec | null;
   };
   identifiers: {
-    salt: string | null;
+    /** key: HMAC-SHA256 under the evidence key; clear: as given (--keep-identifiers). */
+    named_by: 'key' | 'clear';
     matched: number;
     matching_several: number;
     in_several_projects: number;
@@ -64,78 +74,152 @@ export interface PlanBody {
 }
 
 export interface PlanFile extends PlanBody {
-  sha256: string;
+  hmac_sha256: string;
 }
 
 const bodyText = (body: PlanBody) => JSON.stringify(body, null, 2);
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The file's text: the body as hogctl writes it, then the SHA-256 of that text. */
-export function planFileText(body: PlanBody): string {
+/** The file's text: the body as hogctl writes it, then its signature. */
+export function planFileText(body: PlanBody, planKey: Buffer): string {
   const text = bodyText(body);
-  return `${text.slice(0, -2)},\n  "sha256": "${sha256(text)}"\n}\n`;
+  return `${text.slice(0, -2)},\n  "hmac_sha256": "${keyedHash(planKey, text)}"\n}\n`;
 }
 
-export function writePlanFile(path: string, body: PlanBody): void {
-  writeSecretFile(path, planFileText(body));
-}
+const redo = 'make a new plan with --dry-run --plan-out, and have it reviewed';
 
-/** Reads a plan, refusing one that was changed after hogctl wrote it. */
-export async function readPlanFile(path: string): Promise<PlanFile> {
+/** Reads a plan, refusing one that was changed by anyone without its key, or disagrees with itself. */
+export async function readPlanFile(path: string, env: NodeJS.ProcessEnv): Promise<PlanFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw fileError(err, path, 'read');
   }
-  const changed = (why: string) =>
-    new UsageError(
-      `the plan ${path} was changed after it was written (${why}); nothing was sent`,
-      'make a new plan with --dry-run --plan-out',
-    );
+  const changed = (why: string) => new UsageError(`the plan ${path} was changed after it was signed (${why}); nothing was sent`, redo);
   let parsed: PlanFile;
   try {
     parsed = JSON.parse(text) as PlanFile;
   } catch {
     throw changed('it is not JSON');
   }
-  if (parsed === null || typeof parsed !== 'object' || typeof parsed.sha256 !== 'string') throw changed('it has no sha256');
+  if (parsed === null || typeof parsed !== 'object') throw changed('it is not a plan');
+  if (parsed.plan_format === 1) {
+    throw new UsageError(
+      `the plan ${path} is not signed: an earlier hogctl made it, with a digest anyone who edits the file can recompute; nothing was sent`,
+      `${redo} again`,
+    );
+  }
   if (parsed.plan_format !== PLAN_FORMAT) {
     throw new UsageError(
       `${path} is a plan of format ${String(parsed.plan_format)}, which this hogctl does not read`,
       'make a new plan with this hogctl',
     );
   }
-  const { sha256: stated, ...body } = parsed;
-  if (sha256(bodyText(body)) !== stated) throw changed('its content does not match its sha256');
-  if (planFileText(body) !== text) throw changed('its text is not as hogctl wrote it');
+  const { hmac_sha256: stated, ...body } = parsed;
+  if (typeof stated !== 'string' || typeof body.key_id !== 'string') throw changed('it has no signature');
+  const key = requireEvidenceKey(env, body.key_id, `the plan ${path} was signed`);
+  const expected = Buffer.from(keyedHash(key.plan, bodyText(body)), 'hex');
+  const given = Buffer.from(stated, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw changed('its signature does not match its content');
+  if (planFileText(body, key.plan) !== text) throw changed('its text is not as hogctl wrote it');
+  const disagreement = disagreementOf(parsed);
+  if (disagreement) throw new UsageError(`the plan ${path} disagrees with itself: ${disagreement}; nothing was sent`, redo);
   return parsed;
 }
 
-/** Refuses to apply a plan somewhere else than where it was made. */
-export function checkPlanPlace(path: string, plan: PlanFile, now: { profile: string | null; host: string; projects?: string[] }): void {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const sameSet = (a: string[], b: Set<string>) => a.length === b.size && a.every((x) => b.has(x));
+
+/** The identifiers' totals, counted from the persons each key names in each project. */
+function planTotals(plan: PlanBody): IdentifierTotals {
+  return tallyIdentifiers(
+    plan.input.identifier_keys.map((key) => ({ value: key, key })),
+    plan.projects.map((p) => new Map(Object.entries(p.matches ?? {}))),
+  );
+}
+
+/** What in a plan contradicts the rest of it, or undefined: its counts are checked against its lists. */
+function disagreementOf(plan: PlanBody): string | undefined {
+  if (!Array.isArray(plan.projects) || !plan.input || typeof plan.flags !== 'object') return 'it lacks its projects, input or flags';
+  const keys = plan.input.identifier_keys;
+  if (!Array.isArray(keys) || new Set(keys).size !== keys.length) return 'its identifier keys are not a list of distinct values';
+  if (plan.input.ids !== keys.length) return `it counts ${plan.input.ids} identifiers and lists ${keys.length}`;
+  const known = new Set(keys);
+  for (const p of plan.projects) {
+    const where = `in project ${p.project}`;
+    const uuids = p.person_uuids;
+    if (!Array.isArray(uuids) || !uuids.every((u) => typeof u === 'string' && UUID.test(u)))
+      return `${where}, a person is not a UUID in lower case`;
+    const persons = new Set(uuids);
+    if (persons.size !== uuids.length) return `${where}, a person is listed twice`;
+    if (p.unreachable && uuids.length) return `${where}, which could not be searched, persons are listed`;
+    if (!sameSet(Object.keys(p.distinct_ids ?? {}), persons)) return `${where}, the distinct ids are not those of the persons listed`;
+    if ((p.matches === null) !== (plan.identifiers === null))
+      return `${where}, the persons each identifier names are ${p.matches === null ? 'missing' : 'listed without identifiers'}`;
+    if (p.matches) {
+      const named = new Set<string>();
+      for (const [key, found] of Object.entries(p.matches)) {
+        if (!known.has(key)) return `${where}, persons are named by an identifier the plan does not list`;
+        if (!Array.isArray(found)) return `${where}, the persons an identifier names are not a list`;
+        for (const uuid of found) named.add(uuid);
+      }
+      if (!sameSet(uuids, named)) return `${where}, ${uuids.length} persons are listed and its identifiers name ${named.size}`;
+    }
+  }
+  const stored = plan.identifiers;
+  if (stored) {
+    const t = planTotals(plan);
+    const counts: [string, number, number][] = [
+      ['identifiers that name a person', stored.matched, t.matched],
+      ['identifiers that name several persons in a project', stored.matching_several, t.several],
+      ['identifiers that name persons in several projects', stored.in_several_projects, t.inSeveralProjects],
+      ['persons', stored.persons, t.persons],
+    ];
+    for (const [what, says, counted] of counts) if (says !== counted) return `it says ${says} ${what}, and its lists make ${counted}`;
+    if (!sameSet(stored.unmatched_keys, new Set(t.unmatchedKeys))) return 'its identifiers that name no one are not those its lists leave';
+  }
+  return undefined;
+}
+
+/** How a plan names its identifiers: by the key that signs it, or in clear. */
+export function planPolicy(plan: PlanFile, env: NodeJS.ProcessEnv): IdentifierPolicy {
+  return plan.identifiers?.named_by === 'key' ? keyedPolicy(requireEvidenceKey(env, plan.key_id, 'the plan was signed')) : CLEAR;
+}
+
+/** Refuses to apply a plan somewhere else than where it was made. `project`: --project, if given. */
+export function checkPlanPlace(
+  path: string,
+  plan: PlanFile,
+  now: { profile: string | null; host: string; projects?: string[]; project?: string },
+): void {
   const redo = 'apply it with the profile and host it was made for, or make a new plan here with --dry-run --plan-out';
   if (plan.host !== now.host) throw new UsageError(`the plan ${path} was made for ${plan.host}, not ${now.host}; nothing was sent`, redo);
   if (plan.profile !== now.profile) {
     const name = (p: string | null) => (p === null ? 'no profile' : `profile ${p}`);
     throw new UsageError(`the plan ${path} was made with ${name(plan.profile)}, not ${name(now.profile)}; nothing was sent`, redo);
   }
-  const planned = plan.projects.map((p) => p.project).join(',');
-  if (now.projects && now.projects.join(',') !== planned) {
-    throw new UsageError(
-      `the plan ${path} is for projects ${planned}, not ${now.projects.join(',')}; nothing was sent`,
-      'drop --projects (the plan names its own), or make a new plan for those projects',
-    );
+  const planned = plan.projects.map((p) => p.project);
+  const named = plan.projects.length === 1 ? `project ${planned[0]}` : `projects ${planned.join(',')}`;
+  for (const [flag, given] of [
+    ['--projects', now.projects],
+    ['--project', now.project === undefined ? undefined : [now.project]],
+  ] as const) {
+    if (given && given.join(',') !== planned.join(',')) {
+      throw new UsageError(
+        `the plan ${path} is for ${named}, not ${given.join(',')}; nothing was sent`,
+        `drop ${flag} (the plan names its own), or make a new plan for ${given.length === 1 ? 'that project' : 'those projects'}`,
+      );
+    }
   }
 }
 
-/** A plan file as the job's input: its identifiers (by their keys), bound to the plan's hash. */
+/** A plan file as the job's input: its identifiers (by their keys), bound to the plan's signature. */
 export function planInput(path: string, plan: PlanFile): Input {
   const keys = plan.input.identifier_keys;
-  return listedInput(path, { kind: plan.input.id_kind, sha256: plan.sha256, ids: keys, requested: keys.length }, { path });
+  return listedInput(path, { kind: plan.input.id_kind, sha256: plan.hmac_sha256, ids: keys, requested: keys.length }, { path });
 }
 
-/** The persons of a plan, as it names them: no lookup. */
+/** The persons of a plan, as it names them: no lookup. Its totals are counted from its lists. */
 export function planTargets(plan: PlanFile): CaseTargets {
   return {
     projects: plan.projects.map((p): ProjectTargets => ({
@@ -150,16 +234,7 @@ export function planTargets(plan: PlanFile): CaseTargets {
       distinctIdsRecorded: true,
       sample: [],
     })),
-    identifiers: plan.identifiers
-      ? {
-          matched: plan.identifiers.matched,
-          several: plan.identifiers.matching_several,
-          inSeveralProjects: plan.identifiers.in_several_projects,
-          persons: plan.identifiers.persons,
-          unmatched: plan.identifiers.unmatched_keys,
-          unmatchedKeys: plan.identifiers.unmatched_keys,
-        }
-      : undefined,
+    identifiers: plan.identifiers ? planTotals(plan) : undefined,
     unresolved: [],
     resolvedDuplicates: 0,
     newlyResolved: new Map(),
@@ -180,19 +255,26 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
   });
   const { list } = p.input;
   const ids = p.targets.identifiers;
-  writePlanFile(path, {
+  const key = evidenceKey(ctx.env);
+  // The identifiers are named under the same key that signs the plan.
+  if (p.policy.by === 'salt' || (p.policy.by === 'key' && p.policy.keyId !== key.id)) {
+    throw new UsageError('a plan cannot be made from a journal of an earlier case', 'make the plan with a new --journal');
+  }
+  const body: PlanBody = {
     plan_format: PLAN_FORMAT,
     command: p.kind.command,
     hogctl_version: VERSION,
     created_at: p.startedAt,
     profile: p.profile,
     host: p.host,
+    key_id: key.id,
     projects: p.targets.projects.map((t) => ({
       project: t.id,
       name: t.name,
       unreachable: t.unreachable ?? null,
       person_uuids: t.ids,
       distinct_ids: Object.fromEntries(t.ids.map((id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
+      matches: ids ? Object.fromEntries(t.matches) : null,
     })),
     flags: p.kind.flags,
     input: {
@@ -200,13 +282,13 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       id_kind: list.kind,
       ids: list.ids.length,
       id_list_sha256: list.sha256,
-      // The identifiers by their keys (salted unless --keep-identifiers): which ones the plan covers.
+      // The identifiers by their keys (keyed unless --keep-identifiers): which ones the plan covers.
       identifier_keys: list.ids.map((value) => identifierKey(value, p.policy)),
       selection: hasSelection(p.s.selection) ? p.s.selection : null,
     },
     identifiers: ids
       ? {
-          salt: p.policy.salt,
+          named_by: p.policy.by === 'key' ? 'key' : 'clear',
           matched: ids.matched,
           matching_several: ids.several,
           in_several_projects: ids.inSeveralProjects,
@@ -214,6 +296,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
           unmatched_keys: ids.unmatchedKeys,
         }
       : null,
-  });
+  };
+  writeSecretFile(path, planFileText(body, key.plan));
   ctx.info(`plan written to ${path}: apply it with \`hogctl ${p.kind.command} --plan ${path}\``);
 }

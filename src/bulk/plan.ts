@@ -28,6 +28,43 @@ export function estimateMs(requests: number, windows: readonly RateWindow[], con
   return simulate(requests, windows, concurrency, requestMs);
 }
 
+/**
+ * What one read of the verification (batch_by_uuids of 200 ids) is assumed to take [an
+ * assumption, like ASSUMED_REQUEST_MS].
+ */
+const ASSUMED_READ_MS = 150;
+/** Ids a read of the verification asks about (batch_by_uuids, docs/server-contract.md §6.7). */
+const READ_BATCH = 200;
+
+/** The verification's reads: of persons known to exist (looked up), or of ids that may not. */
+export interface VerifyReads {
+  /** Persons looked up before the run: each is read back. */
+  known: number;
+  /** Ids sent as given (a plain file): read back only if the server reports finding them. */
+  unknown: number;
+  readsPerMinute: number;
+}
+
+/** How long `reads` reads of the verification take at the read budget. */
+function readsMs(reads: number, perMinute: number): number {
+  return reads ? simulate(reads, [{ limit: perMinute, windowMs: 60_000 }], 1, ASSUMED_READ_MS) : 0;
+}
+
+const readsOf = (ids: number) => Math.ceil(ids / READ_BATCH);
+
+/** The plan's verify line: the reads after the run, and the time of the whole run with them. */
+function describeVerify(v: VerifyReads, sendMs: number): string {
+  const rate = `${n(v.readsPerMinute)}/min`;
+  const reads = (k: number) => `${n(k)} ${k === 1 ? 'read' : 'reads'}`;
+  const known = readsOf(v.known);
+  const knownMs = readsMs(known, v.readsPerMinute);
+  if (!v.unknown)
+    return `${reads(known)} of the ${n(v.known)} ${v.known === 1 ? 'person' : 'persons'} at ${rate}, about ${formatDuration(knownMs)}; estimated time in all about ${formatDuration(sendMs + knownMs)}`;
+  const most = readsOf(v.known + v.unknown);
+  const mostMs = readsMs(most, v.readsPerMinute);
+  return `only ids the server reports deleted are read back (none for ids it does not find): at most ${reads(most)} at ${rate} (about ${formatDuration(mostMs)}); estimated time in all about ${formatDuration(sendMs + knownMs)} (up to ${formatDuration(sendMs + mostMs)} if every id names a person)`;
+}
+
 /** The plan's estimate line: "about 2h01m (…)". */
 export function describeEstimate(
   requests: number,
@@ -102,6 +139,8 @@ export interface PlanFacts {
   flags: string;
   windows: readonly RateWindow[];
   concurrency: number;
+  /** The reads of the verification after the run (none with --no-verify or --keep-person). */
+  verify?: VerifyReads;
   backup?: string;
   journal?: string;
   receipt?: string;
@@ -145,12 +184,20 @@ export function planFacts(p: Prepared): PlanFacts {
     flags: p.action.flags,
     windows: s.rate,
     concurrency: s.concurrency,
+    verify: verifyReads(p),
     backup: s.backup,
     planOut: s.planOut,
     planFile: s.plan,
     journal: s.dryRun ? undefined : bound.path,
     receipt: p.receiptPath,
   };
+}
+
+/** The reads the verification will make, as far as the plan can know them. */
+function verifyReads(p: Prepared): VerifyReads | undefined {
+  if (!p.kind.readsBack || p.s.verify === false || p.kind.flags.keep_person) return undefined;
+  const lookedUp = p.lookUp || Boolean(p.plan);
+  return { known: lookedUp ? p.remaining : 0, unknown: lookedUp ? 0 : p.remaining, readsPerMinute: p.s.readPerMinute };
 }
 
 export function planText(p: PlanFacts): string {
@@ -208,6 +255,7 @@ export function planText(p: PlanFacts): string {
     `  flags     ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
+  if (p.verify && p.requests) lines.push(`  verify    ${describeVerify(p.verify, estimateMs(p.requests, p.windows, p.concurrency))}`);
   if (p.backup) lines.push(`  backup    ${p.backup} (the records of every person, written before the first deletion)`);
   if (p.planOut) lines.push(`  plan out  ${p.planOut} (apply it with --plan ${p.planOut})`);
   if (p.journal) lines.push(`  journal   ${p.journal}`);

@@ -2,7 +2,6 @@
 // (a file of identifiers, a selection, or a reviewed plan), the projects, the journal (a new one,
 // or the run to resume), the persons found in each project, the action, and the chunks still to
 // send. Reads only: nothing is changed on the server here.
-import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -11,9 +10,10 @@ import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { chunkIds } from './chunk.js';
 import { IdSet } from './id-set.js';
-import { newPolicy, type IdentifierPolicy } from './identifiers.js';
+import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from './identifiers.js';
+import { evidenceKey } from '../config/evidence-key.js';
 import { listedInput, readInput, type Input } from './input.js';
-import { checkPlanPlace, planInput, planTargets, readPlanFile, type PlanFile } from './plan-file.js';
+import { checkPlanPlace, planInput, planPolicy, planTargets, readPlanFile, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
@@ -64,8 +64,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
   // Checked now: a bad -o must stop the run before anything is sent, not after.
   const output = await ctx.output();
 
-  const plan = s.plan ? await readPlanFile(s.plan) : undefined;
-  if (plan) checkPlanPlace(s.plan!, plan, { profile, host, projects: s.projects });
+  const plan = s.plan ? await readPlanFile(s.plan, ctx.env) : undefined;
+  if (plan) checkPlanPlace(s.plan!, plan, { profile, host, projects: s.projects, project: ctx.globals.project });
   // A plan does what it says: its flags, not the command line's.
   const kind = kindFor(
     plan
@@ -84,21 +84,23 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
       `--keep-identifiers goes with e-mail addresses or a mixed file of identifiers, and ${input.label} holds ${list.kind === 'distinct_ids' ? 'distinct ids' : 'person ids'}`,
       'drop --keep-identifiers: person ids and distinct ids are kept as they are',
     );
-  // Identifiers that are personal data are named by a salted hash in the journal and the receipt.
-  const policy: IdentifierPolicy = plan?.identifiers
-    ? { salt: plan.identifiers.salt }
-    : (s.identifiers ??
-      (kind.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed')
-        ? newPolicy(Boolean(s.keepIdentifiers))
-        : { salt: null }));
-  // Salted, the hash that binds the journal and the receipt to the identifiers cannot be checked
-  // against a guessed one.
-  if (policy.salt && !plan) list.sha256 = createHash('sha256').update(`${policy.salt}:${list.sha256}`).digest('hex');
+  // Identifiers that are personal data are named by a keyed hash in the journal, the receipt and
+  // the plan (the evidence key, created here on first need); a journal continued keeps its own.
+  const policy: IdentifierPolicy = plan
+    ? planPolicy(plan, ctx.env)
+    : s.identifiers
+      ? policyOfJournal(s.identifiers, ctx.env, s.journal ?? 'being continued')
+      : kind.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed') && !s.keepIdentifiers
+        ? keyedPolicy(evidenceKey(ctx.env))
+        : CLEAR;
+  // Keyed, the hash that binds the journal and the receipt to the identifiers cannot be checked
+  // against a guessed list either.
+  if (!plan) list.sha256 = listBinding(list.sha256, policy);
 
   const reads = new RateBudget(s.readPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
   // A plain file of ids for one project may go out as it is; everything else is looked up first,
   // reads only, even in a dry run: the plan needs what they find.
-  const plainIds = list.kind === 'person_ids' || list.kind === 'distinct_ids';
+  const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.looksUpDistinctIds);
   const lookUp = !plan && (!plainIds || !kind.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
   const client = s.dryRun && !lookUp ? undefined : await ctx.api();
   const reached: CaseProject[] = plan

@@ -5,7 +5,15 @@
 // erasure later: the ids sent to each project and the distinct ids their persons had.
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import type { BulkDeleteSummary, ChunkRecord, DeleteFlags, JournalState, SelectionSpec, StopReason } from './journal.js';
+import {
+  openDeletionErrors,
+  type BulkDeleteSummary,
+  type ChunkRecord,
+  type DeleteFlags,
+  type JournalState,
+  type SelectionSpec,
+  type StopReason,
+} from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
@@ -85,8 +93,9 @@ export interface ReceiptProject {
   /** Every id sent to this project and answered (or found gone after a lost answer): what
    * erasure-status checks. */
   ids_sent: string[];
-  /** The distinct ids of those persons, read before they were deleted; an e-mail-like one by its
-   * salted hash (`sha256:…`), which cannot be checked. Null when they were not read. */
+  /** The distinct ids of those persons, read before they were deleted, in clear: erasure-status
+   * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
+   * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
   distinct_ids: string[] | null;
   verification: Verification | UpdateVerification | null;
 }
@@ -168,7 +177,14 @@ export interface Receipt {
   identifiers: {
     kind: IdKind;
     named_by: string;
-    salt: string | null;
+    /** The public id of the evidence key that names them; null in clear (or in receipts of
+     * earlier versions, which have `salt`). */
+    key_id: string | null;
+    /** A run that continued a journal of an earlier version: its salt, stored beside its hashes. */
+    salt?: string;
+    /** With addresses: every identifier of the request, by its name here, sorted, which is what
+     * `--check-email` looks in (absent in receipts of earlier versions). */
+    keys?: string[];
     matched: number;
     matching_several: number;
     in_several_projects: number;
@@ -197,9 +213,14 @@ export interface Receipt {
 
 const LIST_CAP = 10_000;
 const VERIFICATION_NOTE =
-  'every id answered was checked with batch_by_uuids or batch_by_distinct_ids after the run; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
+  'the ids of every request whose answer found persons (or gave no count), and those a lost answer left uncertain, were checked with batch_by_uuids or batch_by_distinct_ids after the run; not_read_back: ids of requests the server answered with no person found, which deleted no one; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
 const UPDATE_VERIFICATION_NOTE =
   'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
+const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
+  key: 'HMAC-SHA256 (hex) of the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>") under the identifier sub-key of the evidence key key_id, which this receipt does not hold: `hogctl persons erasure-status --check-email` tells whether an address is among them; --keep-identifiers names them in clear',
+  salt: 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"): a run that continued a journal of an earlier hogctl',
+  clear: 'the identifier as given (an address with its ASCII letters lowered)',
+};
 const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
 /** The counts every job has, and those of bulk_delete's answers. */
@@ -260,13 +281,14 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
   // lack it, the sum covers the others and not_reported says which.
-  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined): number | null => {
+  // Persons sent again after a deletion error were found (and counted) the first time.
+  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined, resends = true): number | null => {
     let total = 0;
     let reported = 0;
     const missing: typeof answered = [];
     for (const c of answered) {
       const s = c.answer!.summary;
-      const v = s ? pick(s) : undefined;
+      const v = s ? (c.resend && !resends ? 0 : pick(s)) : undefined;
       if (v === undefined) missing.push(c);
       else {
         total += v;
@@ -279,6 +301,7 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     }
     return reported === 0 && missing.length > 0 ? null : total;
   };
+  const openErrors = openDeletionErrors(chunks);
   const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
     flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
   const moved: Tallied = {
@@ -290,14 +313,20 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   if (!summaries) return { counts: moved, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
   const counts: Tallied = {
     ...moved,
-    persons_found: count('persons_found', (s) => s.persons_found),
+    persons_found: count('persons_found', (s) => s.persons_found, false),
     persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
     // Only the newest servers queue persons (and say so); a summary without it queued none.
     persons_queued_for_deletion: count('persons_queued_for_deletion', (s) => s.persons_queued_for_deletion ?? 0),
     // Persons whose events (recordings) the server queued for deletion.
-    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s)),
-    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s)),
-    deletion_errors: count('deletion_errors', (s) => s.deletion_errors?.length),
+    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s), false),
+    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s), false),
+    // Persons the server could not delete that no later answer deleted (sent again meanwhile).
+    // Persons the server could not delete and no later answer deleted (they are sent again), and
+    // entries that name no person_uuid, which cannot be sent again.
+    deletion_errors: unlessUnreported(
+      count('deletion_errors', (s) => s.deletion_errors?.filter((e) => typeof e.person_uuid !== 'string').length),
+      (unnamed) => openErrors.size + unnamed,
+    ),
     persons_gone_after_lost_answer: gone.size,
   };
   // Persons looked up just before (so they existed) and found gone after a lost answer were
@@ -309,6 +338,8 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   }
   return { counts, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
 }
+
+const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
@@ -325,9 +356,16 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     unresolved: meta.unresolved.length,
     ...total.counts,
   };
+  // The last report of each person the server could not delete and that is still not deleted.
+  const open = openDeletionErrors(chunks);
   const deletionErrors: Record<string, unknown>[] = [];
-  for (const c of answered)
-    for (const e of c.answer!.summary?.deletion_errors ?? []) if (deletionErrors.length < LIST_CAP) deletionErrors.push(e);
+  for (const c of [...answered].reverse())
+    for (const e of c.answer!.summary?.deletion_errors ?? []) {
+      const uuid = typeof e.person_uuid === 'string' ? e.person_uuid.toLowerCase() : undefined;
+      if (deletionErrors.length >= LIST_CAP || (uuid && !open.has(uuid))) continue;
+      deletionErrors.push(e);
+      if (uuid) open.delete(uuid);
+    }
 
   const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
     { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
@@ -380,11 +418,14 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     selection: meta.selection ?? null,
     flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
     id_list_sha256: ids.sha256,
-    id_list_hash: policy?.salt
-      ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-      : meta.selection
-        ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
-        : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+    id_list_hash:
+      policy?.by === 'key'
+        ? 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
+        : policy?.by === 'salt'
+          ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
+          : meta.selection
+            ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
+            : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
     counts,
     chunks: {
       answered: answered.length,
@@ -416,15 +457,18 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       : null,
     failed_chunks: failedChunks,
     deletion_errors: deletionErrors,
-    invalid: ids.invalid.slice(0, LIST_CAP).map((b) => (policy?.salt ? { ...b, value: identifierKey(b.value, policy) } : b)),
+    invalid: ids.invalid
+      .slice(0, LIST_CAP)
+      .map((b) => (policy && policy.by !== 'clear' ? { ...b, value: identifierKey(b.value, policy) } : b)),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
     identifiers: meta.identifiers
       ? {
           kind: meta.kind,
-          named_by: policy!.salt
-            ? 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"); --keep-identifiers names them in clear'
-            : 'the identifier as given (an address with its ASCII letters lowered)',
-          salt: policy!.salt,
+          named_by: NAMED_BY[policy!.by],
+          key_id: policy!.by === 'key' ? policy!.keyId : null,
+          ...(policy!.by === 'salt' ? { salt: policy!.salt } : {}),
+          // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
+          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { keys: [...meta.identifiers.totals.keys].sort() } : {}),
           matched: meta.identifiers.totals.matched,
           matching_several: meta.identifiers.totals.several,
           in_several_projects: meta.identifiers.totals.inSeveralProjects,

@@ -15,6 +15,7 @@ import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
 import { sleep } from '../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
+import { chunkIds, CHUNK_SIZE } from './chunk.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -111,7 +112,15 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
       signal: ctx.deps.signal,
       attempt: (c) => s.action.attempt(c),
       beforeSend: (c) =>
-        append({ type: 'sending', chunk: c.index, run, at: now(), ids: c.ids, ...(c.project ? { project: c.project } : {}) }),
+        append({
+          type: 'sending',
+          chunk: c.index,
+          run,
+          at: now(),
+          ids: c.ids,
+          ...(c.project ? { project: c.project } : {}),
+          ...(c.resend ? { resend: true } : {}),
+        }),
       answered: async (c, r) => {
         await append({
           type: 'answered',
@@ -145,6 +154,15 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
     if (ctx.deps.quit) ctx.deps.handlesQuit?.();
     try {
       result = await runChunks(chunks, options);
+      // Persons the server found but could not delete ("retry these", deletion_errors) go again
+      // at once, under the same budget: at most --retries rounds; what is left then, --resume sends.
+      for (let round = 0; round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
+        const again = resendChunks(journal);
+        if (again.length === 0) break;
+        const count = again.reduce((k, c) => k + c.ids.length, 0);
+        progress.note(`sending ${n(count)} ${count === 1 ? 'person' : 'persons'} again that the server could not delete (deletion_errors)`);
+        result = mergeResults(result, await runChunks(again, options));
+      }
     } finally {
       ctx.deps.signal?.removeEventListener('abort', onInterrupt);
     }
@@ -202,6 +220,29 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   }
   ctx.info(action.checkedLost(gone));
   return true;
+}
+
+/** Requests carrying the persons an answer listed in deletion_errors, by UUID, project by project. */
+function resendChunks(journal: JournalState): Chunk[] {
+  const byProject = new Map<string, string[]>();
+  for (const [uuid, project] of journal.deletionErrors()) byProject.set(project, [...(byProject.get(project) ?? []), uuid]);
+  let next = journal.maxChunk + 1;
+  return [...byProject].flatMap(([project, uuids]) => {
+    const mine = chunkIds(uuids, next, CHUNK_SIZE, project).map((c) => ({ ...c, resend: true }));
+    next += mine.length;
+    return mine;
+  });
+}
+
+/** A run followed by a round of resends, as one. */
+function mergeResults(first: RunResult, then: RunResult): RunResult {
+  return {
+    ...then,
+    reason: then.reason === 'completed' ? first.reason : then.reason,
+    answered: first.answered + then.answered,
+    failed: first.failed + then.failed,
+    unsent: [...first.unsent, ...then.unsent],
+  };
 }
 
 /** Requests of earlier runs the server still counts in its windows: one per attempt, at its answer. */

@@ -29,6 +29,8 @@ export interface Chunk {
   ids: string[];
   /** The project the ids belong to; absent: the job's only project. */
   project?: string;
+  /** Persons an earlier answer listed in deletion_errors, sent again. */
+  resend?: boolean;
 }
 
 /** The outcome of one attempt, as send.ts classifies the answer. */

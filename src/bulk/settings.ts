@@ -14,8 +14,7 @@ import type { Changes } from './changes.js';
 import type { Input } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
-import type { IdentifierPolicy } from './identifiers.js';
-import { journalProjects, type SelectionSpec } from './journal.js';
+import { journalProjects, type IdentifierNaming, type SelectionSpec } from './journal.js';
 import { hasSelection, selectionSha256 } from './selection.js';
 
 export interface BulkSettings {
@@ -28,7 +27,7 @@ export interface BulkSettings {
   emails?: boolean;
   /** Addresses given with --email, instead of a file. */
   inline?: string[];
-  /** With --emails: name the addresses in the journal and receipt in clear, not by a salted hash. */
+  /** With --emails: name the addresses in the journal and receipt in clear, not by a keyed hash. */
   keepIdentifiers?: boolean;
   deleteEvents?: boolean;
   deleteRecordings?: boolean;
@@ -80,7 +79,7 @@ export type RunSettings = BulkSettings & {
   /** Reads a minute. */
   readPerMinute: number;
   /** How identifiers were named in the journal being continued, if any. */
-  identifiers?: IdentifierPolicy;
+  identifiers?: IdentifierNaming;
 };
 
 const DEFAULT_CONCURRENCY = 4;
@@ -176,7 +175,7 @@ export async function decideSettings(
     readPerMinute: merged.readRate ?? r?.read_rate ?? READ_PER_MINUTE,
     // The shortest window's pace, for the reads that resolve integer ids.
     perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
-    // The same case keeps its salt, so that its journal recognises the same identifiers.
+    // The same case keeps its key (or salt), so that its journal recognises the same identifiers.
     identifiers: existing?.identifiers,
   };
 }

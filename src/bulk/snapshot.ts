@@ -1,7 +1,7 @@
 // Before the first deletion: what the persons were. Their distinct ids go into the journal (and
 // from there into the receipt), so that `persons erasure-status` can later check that none of
 // them names a person again; a distinct id that looks like an e-mail address is kept by its
-// salted hash like the addresses of the request. With --backup, the records themselves go to a
+// keyed hash like the addresses of the request. With --backup, the records themselves go to a
 // file (NDJSON, one person a line with its project), for clean-ups that may need undoing; an
 // erasure should keep none, since the point is that the data is gone.
 //

@@ -59,6 +59,8 @@ export interface IdentifierTotals {
   /** Identifiers that name no one in any project searched: as given (for the terminal) and by key. */
   unmatched: string[];
   unmatchedKeys: string[];
+  /** Every identifier of the input, by key: what `erasure-status --check-email` looks in. */
+  keys: string[];
 }
 
 export interface CaseTargets {
@@ -287,14 +289,22 @@ async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>)
 
 /** How the identifiers fared over every project. */
 function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPolicy): IdentifierTotals {
-  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatched: [], unmatchedKeys: [] };
+  return tallyIdentifiers(
+    list.ids.map((value) => ({ value, key: identifierKey(value, policy) })),
+    projects.map((p) => p.matches),
+  );
+}
+
+/** How identifiers (as given, and by key) fared over projects, from what each key matched in each. */
+export function tallyIdentifiers(identifiers: { value: string; key: string }[], matches: Map<string, string[]>[]): IdentifierTotals {
+  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatched: [], unmatchedKeys: [], keys: [] };
   const persons = new Set<string>();
-  for (const value of list.ids) {
-    const key = identifierKey(value, policy);
+  for (const { value, key } of identifiers) {
+    t.keys.push(key);
     let where = 0;
     let several = false;
-    for (const p of projects) {
-      const found = p.matches.get(key) ?? [];
+    for (const project of matches) {
+      const found = project.get(key) ?? [];
       if (found.length) where++;
       if (found.length > 1) several = true;
       for (const uuid of found) persons.add(uuid);

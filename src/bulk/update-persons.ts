@@ -7,17 +7,30 @@
 // /api/projects/{id}/ when the run starts, kept in memory only, and sent to the ingestion host
 // alone. Every person was looked up before (a capture for a distinct id with no person would
 // create one), and a batch sent again after a lost answer sets the same values again, which is
-// harmless. Ingestion applies the changes asynchronously, so afterwards the persons are read
-// back until every change shows (update-verify.ts).
+// harmless. Only capture's own acceptance counts (api/capture.ts): a quota answer or a 200 that is
+// not capture's stops the run, and the persons of that request are sent again by --resume.
+// Ingestion applies the changes asynchronously, so afterwards the persons are read back until
+// every change shows (update-verify.ts).
+//
+// Each event's uuid is derived from a nonce kept in the journal's header and the person, and its
+// timestamp is the one the header keeps: a request sent again (a retry, or a resumed run) carries
+// the very same events, which the events table can collapse into one row (ClickHouse merges rows
+// with the same day, event, distinct id and uuid), while another run (another journal) gets other
+// uuids and never collapses with this one.
+//
+// A project that does not process person profiles (`person_processing_opt_out`) makes every event
+// personless: ingestion drops `$set`, `$set_once` and `$unset`, also of the events the REST
+// endpoints capture. Such a project is refused before anything is sent.
 //
 // --via api: PATCH /persons/{id}/ with the properties to set and delete_property for each one to
 // unset, one person at a time within the REST budget (PostHog allows a personal key 240 of these
 // a minute), for servers or policies without capture.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import {
   ApiError,
   AuthError,
+  ExitCode,
   NotFoundError,
   NotPostHogApiError,
   RateLimitedError,
@@ -26,15 +39,15 @@ import {
   UsageError,
   type CliError,
 } from '../errors.js';
-import { batchBody, ingestionUrl, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
 import { deleteProperty, updatePerson } from '../api/person-actions.js';
-import { getProject } from '../api/projects.js';
+import { getProject, type Project } from '../api/projects.js';
 import type { ApiClient } from '../http/client.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
 import type { ActionEnv, BulkAction, JobKind } from './action.js';
 import { describeChanges, type Changes } from './changes.js';
-import type { JournalState } from './journal.js';
+import type { JournalHeader, JournalState } from './journal.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 import { verifyUpdate, type ExpectedChanges } from './update-verify.js';
@@ -87,9 +100,48 @@ export function updateKind(u: UpdateSettings): JobKind {
       : [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => !viaApi,
     typedConfirmation: () => true,
-    makeAction: async (ctx, env) => (viaApi ? apiAction(ctx, env, u) : captureAction(ctx, env, u)),
+    // A new journal gets the nonce and the time of its events (see the top of this file).
+    journalHeader: (startedAt) => (viaApi ? {} : { capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt } }),
+    makeAction: async (ctx, env) => {
+      await refusePersonless(ctx, env, { warnUnreadable: viaApi });
+      return viaApi ? apiAction(ctx, env, u) : captureAction(ctx, env, u);
+    },
     verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
   };
+}
+
+/**
+ * Refuses projects that do not process person profiles: nothing sent to them would change anyone
+ * (posthog/api/team.py serves the team's `person_processing_opt_out`; ingestion then makes every
+ * event personless: nodejs/src/worker/ingestion/event-pipeline/processPersonlessStep.ts). A key
+ * that may not read the project leaves the setting unknown: through capture the run reads the
+ * project again for its key (and stops there, after the scope check says why); --via api needs
+ * person:write only, so the run goes on with a warning.
+ */
+async function refusePersonless(ctx: Context, env: ActionEnv, o: { warnUnreadable: boolean }): Promise<void> {
+  if (!env.client) return;
+  for (const id of env.projects) {
+    let project;
+    try {
+      project = await getProject(env.client, id, { signal: ctx.deps.signal });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+      if (!o.warnUnreadable) continue;
+      ctx.warn(
+        `cannot read the settings of project ${id} with this key (${err.message}): if it does not process person profiles, the changes will not show`,
+      );
+      continue;
+    }
+    checkPersonProcessing(id, project);
+  }
+}
+
+function checkPersonProcessing(id: string, project: Project): void {
+  if (project.person_processing_opt_out !== true) return;
+  throw new UsageError(
+    `project ${id} does not process person profiles (person_processing_opt_out): ingestion drops $set, $set_once and $unset from its events, so no person would change; nothing was sent`,
+    "turn person profiles on in the project's settings (Product analytics → Person profiles), then run the command again",
+  );
 }
 
 /** What every person should look like afterwards. */
@@ -137,7 +189,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     checkedLost: () => '',
     account: (receipt) => {
       const v = receipt.update;
-      const checked = v
+      const checked = v?.verified
         ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
         : '';
       return `${n(receipt.counts.sent)} persons sent their changes in ${n(receipt.chunks.answered)} requests${checked}`;
@@ -149,6 +201,7 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
   const settings = await ctx.settings();
   const host = u.captureUrl ?? ingestionUrl(settings.baseUrl);
   let capture: { client: ApiClient; key: string } | undefined;
+  let stamp: EventStamp | undefined;
   let distinctIdOf = new Map<string, string>();
   let own = new Map<string, Map<string, Record<string, unknown>>>();
   const set = (uuid: string, project: string) => ({ ...u.changes.set, ...own.get(project)?.get(uuid) });
@@ -159,8 +212,11 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
       for (const [, persons] of journal.recorded)
         for (const [uuid, ids] of persons) if (ids[0] !== undefined) distinctIdOf.set(uuid, ids[0]);
       own = ownValues(u, env.targets.projects, journal);
+      stamp = eventStamp(journal.header!);
       if (capture || !env.client) return;
       const project = await getProject(env.client, env.projects[0], { signal: ctx.deps.signal });
+      // The setting may have changed since the plan was made.
+      checkPersonProcessing(env.projects[0], project);
       const key = typeof project.api_token === 'string' ? project.api_token : '';
       if (!key)
         throw new AuthError(
@@ -172,9 +228,8 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
       capture = { client, key };
     },
     attempt: async (chunk) => {
-      if (!capture) throw new Error('a dry run sends nothing');
+      if (!capture || !stamp) throw new Error('a dry run sends nothing');
       const project = chunk.project ?? env.projects[0];
-      const at = new Date(ctx.deps.now()).toISOString();
       const events: CaptureEvent[] = [];
       for (const uuid of chunk.ids) {
         const distinctId = distinctIdOf.get(uuid);
@@ -188,14 +243,15 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
             ...(Object.keys(u.changes.set_once).length ? { $set_once: u.changes.set_once } : {}),
             ...(u.changes.unset.length ? { $unset: u.changes.unset } : {}),
           },
-          timestamp: at,
-          uuid: eventUuid(`${chunk.index}:${uuid}`),
+          timestamp: stamp.timestamp,
+          uuid: eventUuid(stamp.nonce, project, uuid),
         });
       }
       if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
       return classify(
         () => sendBatch(capture!.client, batchBody(capture!.key, events), { timeoutMs: env.timeoutMs, signal: ctx.deps.signal }),
         ctx.deps.now,
+        { host, project },
       );
     },
     describeAnswer: ({ status }) => `accepted (${status})`,
@@ -233,6 +289,7 @@ async function apiAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promi
 async function classify(
   send: () => Promise<{ status: number; url: string; body: unknown; headers: Record<string, string | string[] | undefined> }>,
   now: () => number,
+  to: { host: string; project: string },
 ): Promise<Attempt> {
   let res;
   try {
@@ -241,7 +298,31 @@ async function classify(
     return attemptOf(err, now);
   }
   const { status } = res;
-  if (status >= 200 && status < 300) return { kind: 'ok', status, summary: null };
+  if (status >= 200 && status < 300) {
+    const answer = readCaptureAnswer(status, res.body);
+    if (answer.accepted) return { kind: 'ok', status, summary: null };
+    // Every other request of the run would be answered the same way: stop; --resume sends these again.
+    if ('quotaLimited' in answer)
+      return {
+        kind: 'rejected',
+        status,
+        error: new ApiError(
+          `project ${to.project} is over its billing quota for ${answer.quotaLimited.join(', ')} (capture answered quota_limited: ${JSON.stringify(answer.quotaLimited)}): the events were dropped and no person of that request was changed`,
+          status,
+          { code: 'quota_limited' },
+          "raise the project's billing limit in PostHog (or wait for the next billing period)",
+          ExitCode.rejected,
+        ),
+      };
+    return {
+      kind: 'rejected',
+      status,
+      error: new NotPostHogApiError(
+        `${new URL(to.host).host} answered POST /batch/ with ${answer.unknown}, which is not an acceptance PostHog's capture gives ({"status": "Ok"}, {"status": 1} or an empty 204): no person of that request is counted as changed`,
+        `check the ingestion host (now ${to.host}; --capture-url or HOGCTL_CAPTURE_URL change it)`,
+      ),
+    };
+  }
   const error = describeHttpError('POST', res.url, status, res.body);
   if (status === 429)
     return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], now()), error: error.message };
@@ -266,8 +347,25 @@ function attemptOf(err: unknown, now: () => number): Attempt {
   throw err;
 }
 
-/** A UUID for an event, the same each time its batch is sent. */
-function eventUuid(seed: string): string {
-  const h = createHash('sha256').update(seed).digest('hex');
+/** What every event of a run carries, the same in each request that sends it again. */
+interface EventStamp {
+  nonce: string;
+  timestamp: string;
+}
+
+/**
+ * The journal's nonce and event time. A journal of an earlier version has none: its own creation
+ * time and input name them, the same on every resume of it (the events it sent before got other
+ * uuids, so those may each show twice in the events table).
+ */
+export function eventStamp(header: JournalHeader): EventStamp {
+  if (header.capture_events) return header.capture_events;
+  const nonce = createHash('sha256').update(`${header.created_at}\n${header.input.id_list_sha256}`).digest('hex').slice(0, 32);
+  return { nonce, timestamp: header.created_at };
+}
+
+/** The uuid of the event that changes a person in a run: the same each time it is sent, another in another run. */
+export function eventUuid(nonce: string, project: string, person: string): string {
+  const h = createHash('sha256').update(`${nonce}:${project}:${person}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -39,11 +39,29 @@ export interface UpdateVerification {
 
 /** Whether a person's properties show the changes. */
 export function shows(properties: Record<string, unknown>, expected: ExpectedChanges, own: Record<string, unknown> | undefined): boolean {
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  for (const [key, value] of Object.entries({ ...expected.set, ...own })) if (!same(properties[key], value)) return false;
+  for (const [key, value] of Object.entries({ ...expected.set, ...own })) if (!sameValue(properties[key], value)) return false;
   for (const key of expected.setOnce) if (properties[key] === undefined) return false;
   for (const key of expected.unset) if (key in properties) return false;
   return true;
+}
+
+/**
+ * Whether two JSON values are the same value: objects with the same keys and values in any order
+ * (PostgreSQL's jsonb gives an object's keys back in an order of its own: shorter keys first),
+ * arrays with the same items in the same order.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameValue(item, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((key) => Object.hasOwn(y, key) && sameValue(x[key], y[key]));
 }
 
 export async function verifyUpdate(

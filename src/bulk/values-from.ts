@@ -4,7 +4,9 @@
 // CSV cells are typed as `--set` types a value (30 is a number, true a boolean, null null, JSON
 // stays JSON, anything else text); an empty cell sets nothing. NDJSON values are taken as they
 // are. The file is the job's input too: its identifier column chooses the persons, read and
-// checked whole before anything is sent, like any other input.
+// checked whole before anything is sent, like any other input. Several rows may name one person
+// and add properties to each other; two that give one property two values are an input error
+// naming both lines (which one is meant cannot be guessed).
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
@@ -12,6 +14,7 @@ import { fileError } from '../config/secret-file.js';
 import { parseSetValue } from '../api/set-value.js';
 import { parseCsvRecords } from '../io/csv-records.js';
 import { InputError } from './read-ids.js';
+import { sameValue } from './update-verify.js';
 import { classify, idListSha256, listBadValues, type BadValue, type IdKind, type IdList } from './validate.js';
 
 /** The identifier columns, first found wins, and what their values are. */
@@ -28,7 +31,8 @@ export interface PerPersonValues {
   list: IdList;
   /** The identifier column. */
   column: string;
-  /** The properties of each identifier (as the list names it); a later row adds to an earlier one. */
+  /** The properties of each identifier (as the list names it); a later row may add properties to
+   * an earlier one, never give one of them another value. */
   values: Map<string, Record<string, unknown>>;
   /** The property columns. */
   properties: string[];
@@ -67,6 +71,8 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
     throw new InputError(path, 1, `no column besides "${column}": no value to set`, 'add a column per property; nothing was sent');
 
   const values = new Map<string, Record<string, unknown>>();
+  /** Where each person's value of each property was given: the line. */
+  const givenAt = new Map<string, Map<string, number>>();
   const invalid: BadValue[] = [];
   let invalidCount = 0;
   let duplicates = 0;
@@ -86,9 +92,23 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
       if (ndjson) own[key] = value;
       else if (value !== '') own[key] = parseSetValue(String(value));
     }
-    if (values.has(verdict.id)) duplicates++;
+    const earlier = values.get(verdict.id);
+    const lines = givenAt.get(verdict.id) ?? new Map<string, number>();
+    for (const [key, value] of Object.entries(own)) {
+      // Two rows that give one person two values: which one is meant cannot be guessed.
+      if (earlier && key in earlier && !sameValue(earlier[key], value))
+        throw new InputError(
+          path,
+          row.line,
+          `lines ${lines.get(key)} and ${row.line} give ${verdict.id} different values of ${key} (${JSON.stringify(earlier[key])} and ${JSON.stringify(value)})`,
+          'keep one value of each property per person; nothing was sent',
+        );
+      if (!lines.has(key)) lines.set(key, row.line);
+    }
+    givenAt.set(verdict.id, lines);
+    if (earlier) duplicates++;
     else if (kind === 'person_ids' && /^\d+$/.test(verdict.id)) integerCount++;
-    values.set(verdict.id, { ...values.get(verdict.id), ...own });
+    values.set(verdict.id, { ...earlier, ...own });
   }
   const ids = [...values.keys()];
   const list: IdList = {

@@ -6,6 +6,7 @@
 // done; then a person may still exist for a while. `persons erasure-status` asks the same later.
 import type { Context } from '../context.js';
 import { deletionStatus, type DeletionStatusEntry } from '../api/person-actions.js';
+import { PERSON_BATCH_MAX } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
 import type { PresenceCheck } from './lost-answers.js';
 
@@ -28,10 +29,13 @@ export interface EventsVerification {
 }
 
 export interface Verification {
-  /** gone: none is left; still_present: some are; unavailable: the server could not say. */
-  status: 'gone' | 'still_present' | 'unavailable';
+  /** gone: none is left; still_present: some are; unavailable: the server could not say;
+   * interrupted: Ctrl-C stopped it (`checked`: found gone until then; --resume goes on). */
+  status: 'gone' | 'still_present' | 'unavailable' | 'interrupted';
   at: string;
   checked: number;
+  /** Ids of requests the server answered with no person found: nothing to read back. */
+  not_read_back?: number;
   still_present: number;
   still_present_ids: string[];
   /** With --delete-events: their deletion as the server has it queued. */
@@ -39,15 +43,40 @@ export interface Verification {
 }
 
 /** Which persons are gone: `ids` of one project. */
-export async function verifyGone(check: PresenceCheck, ids: string[], project: string, now: () => number): Promise<Verification> {
-  const present = ids.length ? await check(ids, project) : new Set<string>();
-  const at = new Date(now()).toISOString();
-  if (present === null) return { status: 'unavailable', at, checked: 0, still_present: 0, still_present_ids: [] };
-  const left = ids.filter((id) => present.has(id));
+export interface GoneSettings {
+  /** Ids of requests that found no one, not read back. */
+  notFound?: number;
+  /** Ids an interrupted verification already found gone, not read again. */
+  alreadyGone?: number;
+  /** Told the ids found gone, slice by slice, as the check goes (to journal them). */
+  checkedGone?: (gone: string[]) => Promise<void>;
+}
+
+/** Ids checked between two journal lines of the verification: one read (batch_by_uuids takes 200). */
+const SLICE = PERSON_BATCH_MAX;
+
+export async function verifyGone(
+  check: PresenceCheck,
+  ids: string[],
+  project: string,
+  now: () => number,
+  o: GoneSettings = {},
+): Promise<Verification> {
+  const skipped = o.notFound ? { not_read_back: o.notFound } : {};
+  const left: string[] = [];
+  for (let i = 0; i < ids.length; i += SLICE) {
+    const slice = ids.slice(i, i + SLICE);
+    const present = await check(slice, project);
+    if (present === null)
+      return { status: 'unavailable', at: new Date(now()).toISOString(), checked: 0, ...skipped, still_present: 0, still_present_ids: [] };
+    left.push(...slice.filter((id) => present.has(id)));
+    await o.checkedGone?.(slice.filter((id) => !present.has(id)));
+  }
   return {
     status: left.length ? 'still_present' : 'gone',
-    at,
-    checked: ids.length,
+    at: new Date(now()).toISOString(),
+    checked: ids.length + (o.alreadyGone ?? 0),
+    ...skipped,
     still_present: left.length,
     still_present_ids: left.slice(0, LIST_CAP),
   };
@@ -117,6 +146,7 @@ export function totalVerification(parts: Verification[]): Verification | undefin
     status: parts.some((v) => v.status === 'unavailable') ? 'unavailable' : still ? 'still_present' : 'gone',
     at: parts.map((v) => v.at).sort()[parts.length - 1],
     checked: sum((v) => v.checked),
+    ...(sum((v) => v.not_read_back ?? 0) ? { not_read_back: sum((v) => v.not_read_back ?? 0) } : {}),
     still_present: still,
     still_present_ids: parts.flatMap((v) => v.still_present_ids).slice(0, LIST_CAP),
     ...(events.length

@@ -24,9 +24,15 @@ export async function confirmOrRefuse(ctx: Context, c: Confirmation): Promise<vo
   }
   ctx.io.stderr.write(`${c.summary}\n`);
   if (c.typeToConfirm !== undefined) {
-    const typed = await prompter.input(`${c.question} Type ${c.typeToConfirm} to confirm:`);
-    if (typed.trim().toLowerCase() !== c.typeToConfirm.toLowerCase())
-      throw new CancelledError(`cancelled: "${typed.trim()}" is not ${c.typeToConfirm}; nothing was changed`);
+    const expected = c.typeToConfirm;
+    const matches = (value: string) => value.trim().toLowerCase() === expected.toLowerCase();
+    // A typo is asked again rather than taken as a "no" (or worse, shown as an accepted answer);
+    // an empty answer, Ctrl-C or Ctrl-D cancel.
+    const typed = await prompter.input(`${c.question} Type ${expected} to confirm (empty to cancel):`, {
+      validate: (value) =>
+        value.trim() === '' || matches(value) || `that is not ${expected}: type ${expected} exactly, or nothing to cancel`,
+    });
+    if (!matches(typed)) throw new CancelledError('cancelled; nothing was changed');
     return;
   }
   if (!(await prompter.confirm(c.question, { default: false }))) throw new CancelledError('cancelled; nothing was changed');

@@ -68,7 +68,7 @@ export function bashScript(program: Command): string {
           : []),
         '        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;',
         '      esac',
-        `      words_="${[...n.commands, ...n.flags].join(' ')}${n.profileArgument ? ' $(_hogctl_profiles)' : ''}" ;;`,
+        `      cmds_="${n.commands.join(' ')}${n.profileArgument ? ' $(_hogctl_profiles)' : ''}"; flags_="${n.flags.join(' ')}" ;;`,
       ].join('\n');
     })
     .join('\n');
@@ -81,7 +81,7 @@ ${nodes.map((n) => `    "${n.path.join(' ')}") echo "${n.commands.join(' ')}" ;;
   esac
 }
 _hogctl() {
-  local cur prev path_ words_ i w
+  local cur prev path_ cmds_ flags_ i w
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   path_=""
@@ -91,9 +91,14 @@ _hogctl() {
   done
   case "$path_" in
 ${cases}
-    *) words_="" ;;
+    *) cmds_=""; flags_="" ;;
   esac
-  COMPREPLY=( $(compgen -W "$words_" -- "$cur") )
+  # Flags only once a dash is typed, as gh and kubectl do: \`hogctl persons <Tab><Tab>\` lists the
+  # verbs, not fifteen global flags among them.
+  case "$cur" in
+    -*) COMPREPLY=( $(compgen -W "$flags_" -- "$cur") ) ;;
+    *) COMPREPLY=( $(compgen -W "$cmds_" -- "$cur") ) ;;
+  esac
 }
 complete -F _hogctl hogctl
 `;

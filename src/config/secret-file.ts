@@ -14,6 +14,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  linkSync,
   lstatSync,
   openSync,
   readFileSync,
@@ -157,5 +158,42 @@ function isSymlink(path: string): boolean {
     return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
+  }
+}
+
+/**
+ * Creates `path` with `text`, mode 0600, only if nothing is there yet (true when it did). The text
+ * is written to a temporary file first and linked into place, so that no reader ever sees a
+ * half-written file and a file that appeared meanwhile is never replaced.
+ */
+export function createSecretFile(path: string, text: string): boolean {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    const bytes = Buffer.from(text, 'utf8');
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    try {
+      linkSync(temp, path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        if (isSymlink(path)) throw symlinkRefused(path);
+        return false;
+      }
+      throw err;
+    }
+  } catch (err) {
+    throw fileError(err, path, 'create');
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // never created
+    }
   }
 }

@@ -144,9 +144,10 @@ export function fromEnv<T>(name: string | undefined, value: string, parse: (valu
   }
 }
 
+/** A project id, `@current`, or a project's name (looked up when a command first needs the id). */
 export function checkProjectId(id: string): string {
-  if (!/^(\d+|@current)$/.test(id)) {
-    throw new UsageError(`invalid project id "${id}": use the number shown by \`hogctl projects list\``);
+  if (id.trim() === '') {
+    throw new UsageError('the project is empty: give its id or name', '`hogctl projects list` shows them');
   }
   return id;
 }

@@ -14,7 +14,8 @@ function charWidth(ch: string): number {
 
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const ch of text) width += charWidth(ch);
+  // Colour codes take no cells.
+  for (const ch of text.replace(/\u001b\[[0-9;]*m/g, '')) width += charWidth(ch);
   return width;
 }
 
@@ -90,6 +91,14 @@ export function wrapHanging(text: string, width: number): string {
     .split('\n')
     .map((line) => (displayWidth(line) <= width ? line : wrapLine(line, width)))
     .join('\n');
+}
+
+/**
+ * What hogctl writes itself (notes, warnings, errors, summaries), fitted to the terminal it goes
+ * to: wrapped at spaces to its width (wrapHanging). Off a terminal, lines stay whole for grep.
+ */
+export function fitToTerminal(stream: { isTTY?: boolean; columns?: number }, text: string): string {
+  return stream.isTTY && stream.columns ? wrapHanging(text, stream.columns) : text;
 }
 
 function wrapLine(line: string, width: number): string {

@@ -27,6 +27,8 @@ export interface OutputSettings {
   fields?: string[];
   color: boolean;
   stdout: OutStream;
+  /** The format was asked for (-o, HOGCTL_OUTPUT), not the default: a record, not a summary. */
+  chosen?: boolean;
   /** --wide: a terminal table shows every column in full, however wide. */
   wide?: boolean;
   /** Where a note about the output goes (columns hidden to fit), stderr in real use. */

@@ -33,7 +33,7 @@ export class InquirerPrompter implements Prompter {
     return this.ask(confirm({ message, default: options.default ?? false }, this.streams));
   }
 
-  select<T>(message: string, choices: Choice<T>[]): Promise<T> {
-    return this.ask(select({ message, choices }, this.streams));
+  select<T>(message: string, choices: Choice<T>[], options: { default?: T } = {}): Promise<T> {
+    return this.ask(select({ message, choices, default: options.default }, this.streams));
   }
 }

@@ -13,5 +13,5 @@ export interface Prompter {
   /** Hidden entry: nothing is echoed. */
   password(message: string): Promise<string>;
   confirm(message: string, options?: { default?: boolean }): Promise<boolean>;
-  select<T>(message: string, choices: Choice<T>[]): Promise<T>;
+  select<T>(message: string, choices: Choice<T>[], options?: { default?: T }): Promise<T>;
 }

@@ -2,6 +2,7 @@
 // request, within the read rate) and the receipt says what it found: the server's state now,
 // not only its answers. A server that queues deletions may not be done yet: that is a warning
 // with the command to check again, which re-checks a finished erasure.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,5 +90,37 @@ describe('verification after a bulk-delete', () => {
     } finally {
       await slow.close();
     }
+  });
+  it('reads back only what the server reported deleted: ids of a request that found no one are not checked', async () => {
+    const known = uuids.slice(cursor, (cursor += 1000));
+    const unknown = Array.from({ length: 2000 }, () => randomUUID());
+    const path = join(dir, 'unknown.txt');
+    writeFileSync(path, `${[...known, ...unknown].join('\n')}\n`);
+    const receiptPath = join(dir, 'unknown.receipt.json');
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--receipt', receiptPath, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    // The plan counts the reads of the verification: at most one per 200 ids, none for ids the server does not find.
+    expect(res.stderr).toMatch(/\n  verify\s+only ids the server reports deleted are read back .*at most 15 reads at 240\/min/);
+    expect(res.stderr).toMatch(/estimated time in all about \S+ \(up to \S+ if every id names a person\)/);
+    expect(checks(world, before)).toHaveLength(5);
+    expect(res.stderr).toContain(
+      'verifying: asking the server whether the 1,000 persons are gone… (2,000 ids the server did not find are not read back)',
+    );
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.verification).toMatchObject({ status: 'gone', checked: 1000, not_read_back: 2000 });
+  });
+
+  it('a looked-up run: the estimate counts the reads of the verification', async () => {
+    const emails = world.sandbox.store
+      .list({}, 0, 5000)
+      .map((p) => p.properties.email)
+      .filter((e): e is string => typeof e === 'string')
+      .slice(-400);
+    const path = join(dir, 'emails.txt');
+    writeFileSync(path, `${emails.join('\n')}\n`);
+    const res = await world.run(['persons', 'bulk-delete', '--emails', path, '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/\n  verify\s+2 reads of the 400 persons at 240\/min, about \S+; estimated time in all about \S+\n/);
   });
 });

@@ -199,3 +199,240 @@ describe('the ingestion host', () => {
     expect(props(p).routed).toBe(true);
   });
 });
+
+/** The events of the /batch/ requests since `from` (the sandbox keeps capture bodies decoded). */
+function eventsSent(from: number): { uuid: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }[] {
+  return batches(from).flatMap((r) => JSON.parse(r.body).batch);
+}
+
+describe('what capture answers is read, not assumed', () => {
+  it('a 200 that is no acceptance stops the run (exit 7), and --resume sends those persons again', async () => {
+    const persons = take(4);
+    const file = join(dir, 'odd.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    const journal = join(dir, 'odd.ndjson');
+    const receipt = join(dir, 'odd.receipt.json');
+    world.sandbox.setFaults('odd-200=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run([
+        'persons',
+        'bulk-update',
+        '--file',
+        file,
+        '--set',
+        'odd=1',
+        '--no-verify',
+        '--journal',
+        journal,
+        '--receipt',
+        receipt,
+        '-y',
+      ]);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(7);
+    expect(res.stderr).toContain('{"status":0,"error":"ingestion is paused for this project"}');
+    expect(res.stderr).toContain('not an acceptance');
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).status).not.toBe('completed');
+    for (const p of persons) expect(props(p).odd).toBeUndefined();
+
+    const from = world.sandbox.requests.length;
+    const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '--no-verify', '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(batches(from)).toHaveLength(1);
+    // Nothing was read back: the closing line does not claim a count of persons read back.
+    expect(again.stderr).toContain('✔ 4 persons sent their changes in 1 requests; receipt:');
+    expect(again.stderr).not.toMatch(/read back: \d/);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const p of persons) expect(props(p).odd).toBe(1);
+  });
+
+  it('quota_limited is a failure that names the quota (exit 5), and --resume sends those persons again', async () => {
+    const persons = take(3);
+    const file = join(dir, 'quota.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    const journal = join(dir, 'quota.ndjson');
+    world.sandbox.setFaults('quota-limited=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run([
+        'persons',
+        'bulk-update',
+        '--file',
+        file,
+        '--set',
+        'quota=1',
+        '--verify-timeout',
+        '2s',
+        '--journal',
+        journal,
+        '-y',
+      ]);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(5);
+    expect(res.stderr).toMatch(/over its billing quota for events/);
+    expect(res.stderr).not.toContain('ingestion may still be applying them');
+    for (const p of persons) expect(props(p).quota).toBeUndefined();
+
+    const from = world.sandbox.requests.length;
+    const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(eventsSent(from)).toHaveLength(3);
+    expect(again.stderr).toContain('✔ verified: all 3 persons show the changes');
+    for (const p of persons) expect(props(p).quota).toBe(1);
+  });
+
+  it('refuses a project that does not process person profiles, before sending anything', async () => {
+    const [person] = take(1);
+    const file = join(dir, 'personless.txt');
+    writeFileSync(file, `${person.uuid}\n`);
+    const project = world.sandbox.world.projects.find((p) => p.id === 1)!;
+    project.personProcessingOptOut = true;
+    const from = world.sandbox.requests.length;
+    try {
+      for (const via of ['capture', 'api']) {
+        const res = await world.run([
+          'persons',
+          'bulk-update',
+          '--file',
+          file,
+          '--set',
+          'personless=1',
+          '--via',
+          via,
+          '--verify-timeout',
+          '2s',
+          '-y',
+        ]);
+        expect(res.code, res.stderr).toBe(2);
+        expect(res.stderr).toContain('project 1 does not process person profiles (person_processing_opt_out)');
+      }
+    } finally {
+      project.personProcessingOptOut = false;
+    }
+    const writes = world.sandbox.requests
+      .slice(from)
+      .filter((r) => r.path === '/batch/' || r.method === 'PATCH' || r.path.endsWith('/delete_property/'));
+    expect(writes).toHaveLength(0);
+    // --via api needs no project:read: a key without it goes on, warned that the setting is unknown.
+    const key = world.sandbox.addKey(['person:read', 'person:write']);
+    const api = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'unread=1', '--via', 'api', '-y'], {
+      env: { HOGCTL_API_KEY: key },
+    });
+    expect(api.code, api.stderr).toBe(0);
+    expect(api.stderr).toContain('cannot read the settings of project 1 with this key');
+  });
+});
+
+describe('event uuids', () => {
+  it('differ between two runs that change the same person', async () => {
+    const [person] = take(1);
+    const file = join(dir, 'twice.txt');
+    writeFileSync(file, `${person.uuid}\n`);
+    const from = world.sandbox.requests.length;
+    for (const value of ['one', 'two']) {
+      const res = await world.run([
+        'persons',
+        'bulk-update',
+        '--file',
+        file,
+        '--set',
+        `round=${value}`,
+        '--journal',
+        join(dir, `twice-${value}.ndjson`),
+        '-y',
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+    }
+    const [first, second] = eventsSent(from);
+    expect(first.distinct_id).toBe(second.distinct_id);
+    expect(first.uuid).not.toBe(second.uuid);
+  });
+
+  it('and timestamps stay the same when a resumed run sends a change again', async () => {
+    const persons = take(2);
+    const file = join(dir, 'resent.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    const journal = join(dir, 'resent.ndjson');
+    const from = world.sandbox.requests.length;
+    world.sandbox.setFaults('500=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'resent=1', '--retries', '1', '--journal', journal, '-y']);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(8);
+    const middle = world.sandbox.requests.length;
+    const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    const stamp = (e: { uuid: string; distinct_id: string; timestamp: string }) => `${e.distinct_id} ${e.uuid} ${e.timestamp}`;
+    const tried = eventsSent(from).slice(0, 2).map(stamp);
+    const retried = world.sandbox.requests.slice(from, middle).filter((r) => r.path === '/batch/');
+    expect(retried).toHaveLength(2);
+    expect(JSON.parse(retried[1].body).batch.map(stamp)).toEqual(tried);
+    expect(eventsSent(middle).map(stamp)).toEqual(tried);
+  });
+  it('a journal of an earlier version, without a nonce, still resumes: its own time and input name the events', async () => {
+    const [person] = take(1);
+    const file = join(dir, 'older.txt');
+    writeFileSync(file, `${person.uuid}\n`);
+    const journal = join(dir, 'older.ndjson');
+    world.sandbox.setFaults('500=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'older=1', '--retries', '0', '--journal', journal, '-y']);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(8);
+    // As an earlier version wrote it: no capture_events in the header.
+    const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const header = JSON.parse(first);
+    delete header.capture_events;
+    writeFileSync(journal, [JSON.stringify(header), ...rest].join('\n'));
+    const from = world.sandbox.requests.length;
+    for (let i = 0; i < 2; i++) {
+      const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
+      expect(again.code, again.stderr).toBe(0);
+    }
+    const events = eventsSent(from);
+    expect(events).toHaveLength(1);
+    expect(events[0].timestamp).toBe(header.created_at);
+    expect(props(person).older).toBe(1);
+  });
+});
+
+describe('reading back', () => {
+  it('compares values as values: an object whose keys the database reorders is applied', async () => {
+    const [person] = take(1);
+    const ndjson = join(dir, 'object.ndjson');
+    writeFileSync(ndjson, `${JSON.stringify({ person_id: person.uuid, meta: { zeta: 1, alpha: { yy: 2, x: 3 } } })}\n`);
+    const res = await world.run(['persons', 'bulk-update', '--values-from', ndjson, '--verify-timeout', '3s', '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('✔ verified: all 1 persons show the changes');
+    expect(JSON.stringify(props(person).meta)).toBe('{"zeta":1,"alpha":{"x":3,"yy":2}}');
+  });
+
+  it('--values-from refuses two rows that give one person different values, naming both lines', async () => {
+    const [a, b] = take(2);
+    const csv = join(dir, 'conflict.csv');
+    writeFileSync(
+      csv,
+      `email,plan\n${a.properties.email},team\n${b.properties.email},free\n${String(a.properties.email).toUpperCase()},enterprise\n`,
+    );
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-update', '--values-from', csv, '-y']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`${csv}:4: lines 2 and 4 give ${a.properties.email} different values of plan ("team" and "enterprise")`);
+    expect(world.sandbox.requests.length).toBe(before);
+    // The same values twice are a duplicate, not a conflict.
+    writeFileSync(csv, `email,plan\n${a.properties.email},team\n${a.properties.email},team\n`);
+    const same = await world.run(['persons', 'bulk-update', '--values-from', csv, '-y']);
+    expect(same.code, same.stderr).toBe(0);
+  });
+});

@@ -209,7 +209,7 @@ describe('plan, review, apply', () => {
       const before = world.sandbox.requests.length;
       const refused = await world.run(['persons', 'bulk-delete', '--plan', edited, '-y']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`the plan ${edited} was changed after it was written`);
+      expect(refused.stderr).toContain(`the plan ${edited} was changed after it was signed`);
       expect(world.sandbox.requests.length).toBe(before);
     }
     const elsewhere = await world.run(['persons', 'bulk-delete', '--plan', planPath, '-y'], {
@@ -291,7 +291,11 @@ describe('selections', () => {
     const declined = await runInTerminal(
       ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2'],
       world.env,
-      [{ when: `Type ${free.length} to confirm`, send: '100\r' }],
+      [
+        { when: `Type ${free.length} to confirm`, send: '100\r' },
+        // A typo is asked again; an empty answer cancels.
+        { when: `that is not ${free.length}: type ${free.length} exactly, or nothing to cancel`, send: '\x15\r' },
+      ],
       30_000,
       { columns: 60, rows: 24 },
     );

@@ -281,7 +281,10 @@ describe('the README quickstart', () => {
 describe('on a terminal', () => {
   it('a declined confirmation exits 130 and changes nothing', async () => {
     const env = { HOGCTL_CONFIG_DIR: world.configDir };
-    await runCli(['profile', 'add', 'keepme', '--base-url', world.sandbox.url, '--project', '1'], { env });
+    await runCli(['profile', 'add', 'keepme', '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin'], {
+      env,
+      stdin: world.sandbox.defaultKey,
+    });
     const res = await runInTerminal(['profile', 'remove', 'keepme'], env, [{ when: 'Delete profile "keepme"?', send: 'n\r' }]);
     expect(res.code).toBe(130);
     expect(res.output).toContain('will be deleted');

@@ -49,7 +49,7 @@ describe('errors caused by environment variables name them', () => {
   it.each([
     [{ HOGCTL_OUTPUT: 'yaml' }, 'unknown output format "yaml" (from HOGCTL_OUTPUT)', 2],
     [{ HOGCTL_TIMEOUT: 'soon', HOGCTL_API_KEY: 'phx_x' }, 'invalid timeout "soon" (from HOGCTL_TIMEOUT)', 2],
-    [{ HOGCTL_PROJECT_ID: 'abc' }, 'invalid project id "abc" (from HOGCTL_PROJECT_ID)', 2],
+    [{ HOGCTL_PROJECT_ID: ' ' }, 'the project is empty: give its id or name (from HOGCTL_PROJECT_ID)', 2],
     [{ HOGCTL_BASE_URL: 'ftp://x' }, 'invalid base URL "ftp://x" (from HOGCTL_BASE_URL)', 2],
     [{ HOGCTL_PROFILE: 'nope' }, 'no profile named "nope" (from HOGCTL_PROFILE)', 2],
     [{ HOGCTL_API_KEY: '' }, 'HOGCTL_API_KEY is empty, and no profile is set', 4],

@@ -62,7 +62,7 @@ describe('profile add checks the key and the project', () => {
     expect(await show('offline')).toMatchObject({ project_id: '424242' });
   });
 
-  it('saves unchecked, with a warning, when the server cannot be reached', async () => {
+  it('saves nothing when the server cannot be reached, and says how to save it unchecked (exit 7)', async () => {
     freshConfig();
     // A port that was free a moment ago: nothing listens there.
     const port = await new Promise<number>((resolve) => {
@@ -72,16 +72,36 @@ describe('profile add checks the key and the project', () => {
       });
     });
     const res = await add(['far', '--base-url', `http://127.0.0.1:${port}`, '--project', '1', '--api-key-stdin'], world.sandbox.defaultKey);
-    expect(res.code).toBe(0);
-    expect(res.stderr).toContain(`warning: could not reach http://127.0.0.1:${port} to check the key`);
-    expect(await show('far')).toMatchObject({ project_id: '1' });
+    expect(res.code).toBe(7);
+    expect(res.stderr).toContain(`could not reach http://127.0.0.1:${port} to check the key and project`);
+    expect(res.stderr).toContain('nothing was saved');
+    expect(res.stderr).toContain('--no-verify');
+    expect(await show('far')).toBeNull();
+  });
+
+  it('off a terminal, names every missing flag at once and saves no profile without a key', async () => {
+    freshConfig();
+    const none = await add(['ci2']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('profile add ci2: missing --base-url <url>, --project <id>, --api-key-stdin');
+    const keyless = await add(['ci2', '--base-url', world.sandbox.url, '--project', '1']);
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain('missing --api-key-stdin');
+    // A key in the environment is the environment's, not the profile's.
+    const fromEnv = await runCli(['profile', 'add', 'ci2', '--base-url', world.sandbox.url, '--project', '1'], {
+      env: { ...env(), HOGCTL_API_KEY: world.sandbox.defaultKey },
+    });
+    expect(fromEnv.code).toBe(2);
+    expect(await show('ci2')).toBeNull();
   });
 });
 
 describe('profile add on an existing profile', () => {
   it('off a terminal, refuses to replace it without --yes (exit 2)', async () => {
     freshConfig();
-    expect((await add(['prod', '--base-url', world.sandbox.url, '--project', '1', '--no-verify'])).code).toBe(0);
+    expect((await add(['prod', '--base-url', world.sandbox.url, '--project', '1', '--no-verify', '--api-key-stdin'], WRONG_KEY)).code).toBe(
+      0,
+    );
     const res = await add(['prod', '--base-url', world.sandbox.url, '--project', '2', '--no-verify']);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('profile "prod" exists');
@@ -92,19 +112,23 @@ describe('profile add on an existing profile', () => {
     expect(await show('prod')).toMatchObject({ project_id: '2' });
   });
 
-  it('on a terminal, asks first, takes a new key hidden, and asks again after a wrong one', async () => {
+  it('on a terminal, asks first, asks every field again with its saved value as the default, takes a new key hidden, and asks again after a wrong one', async () => {
     freshConfig();
     const first = await add(['prod', '--base-url', world.sandbox.url, '--project', '1', '--api-key-stdin'], world.sandbox.defaultKey);
     expect(first.code).toBe(0);
     const other = world.sandbox.addKey(['*']);
     const res = await runInTerminal(['profile', 'add', 'prod'], env(), [
       { when: 'Replace profile "prod"?', send: 'y\r' },
+      { when: 'PostHog base URL', send: '\r' },
       { when: `Enter keeps phx_…${world.sandbox.defaultKey.slice(-4)}`, send: `${WRONG_KEY}\r` },
       { when: 'does not accept this API key', send: '' },
       { when: 'Personal API key (input hidden):', send: `${other}\r` },
+      // The saved project is the one offered first.
+      { when: 'Project:', send: '\r' },
     ]);
     expect(res.code).toBe(0);
     expect(res.output).toContain('will be replaced');
+    expect(res.output).toContain(`(${world.sandbox.url})`);
     expect(res.output).not.toContain(WRONG_KEY);
     expect(res.output).not.toContain(other);
     expect(res.output).toContain(`updated profile "prod": ${world.sandbox.url}, project 1, key phx_…${other.slice(-4)}`);

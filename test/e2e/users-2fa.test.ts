@@ -176,10 +176,17 @@ describe('backup codes', () => {
 });
 
 describe('disable', () => {
-  it('on a terminal, wants the e-mail typed; anything else cancels with 130', async () => {
-    const wrong = await terminal(['users', '2fa', 'disable'], [{ when: 'to confirm', send: 'someone@example.com\r' }]);
+  it('on a terminal, wants the e-mail typed; a typo is asked again, and an empty answer cancels with 130', async () => {
+    const wrong = await terminal(
+      ['users', '2fa', 'disable'],
+      [
+        { when: 'to confirm', send: 'someone@example.com\r' },
+        { when: 'that is not sandbox@example.com', send: '\x15\r' },
+      ],
+    );
     expect(wrong.output).toContain('2FA will be turned off for sandbox@example.com');
-    expect(wrong.output).toContain('cancelled: "someone@example.com" is not sandbox@example.com; nothing was changed');
+    expect(wrong.output).toContain('cancelled; nothing was changed');
+    expect(wrong.output).not.toContain('✔ 2FA is off');
     expect(wrong.code).toBe(130);
     expect(account().totp).not.toBeNull();
 

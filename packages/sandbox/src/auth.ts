@@ -59,6 +59,18 @@ export function randomKeyValue(): string {
   return out;
 }
 
+/**
+ * The same `phx_` key for the same seed: a throwaway local key that survives a restart, so a
+ * profile saved for `hogctl sandbox --port 8010` keeps working. Anyone who knows the seed knows
+ * the key, which is why it is opt-in and the CLI uses it only on a loopback address.
+ */
+export function keyValueForSeed(seed: number): string {
+  const bytes = createHash('sha512').update(`hogctl sandbox key, seed ${seed}`).digest();
+  let out = 'phx_';
+  for (let i = 0; i < 43; i++) out += BASE62[bytes[i]! % 62];
+  return out;
+}
+
 export interface KeySpec {
   value: string;
   scopes: string[];

@@ -13,7 +13,11 @@
 // - Errors are plain text (axum's `(StatusCode, String)`), not the REST API's JSON bodies:
 //   400 for an undecodable or unparsable body, an empty batch, an event without a name or a
 //   distinct id, or a timestamp that does not parse; 413 for a payload over the size limit.
-// - Success is `200 {"status": 1}`; nothing is returned per event.
+// - Success is `200 {"status": "Ok"}` (api.rs: `CaptureResponse { status: CaptureResponseCode::Ok,
+//   quota_limited: None }`; the enum has no serde_repr, so it is written as its variant's name, and
+//   `quota_limited` is left out when None); nothing is returned per event. A project over its
+//   billing quota is answered `{"status": "Ok", "quota_limited": ["events"]}` with its events
+//   dropped: the sandbox gives that answer through the `quota-limited` fault (faults.ts).
 // - A gzip body is recognised by `Content-Encoding: gzip`, `?compression=gzip(-js)` or its magic
 //   bytes.
 // The size limit of the real service is configured per deployment; 20 MB (decompressed) is what
@@ -21,14 +25,18 @@
 //
 // Ingestion: a person created for a distinct id that has none gets the UUIDv5 of team and distinct
 // id (uuidFromDistinctId, as split does); a distinct id of a deleted person stays blocked until reset_person_distinct_id, so its events
-// change and create nobody.
+// change and create nobody. A project that opted out of person processing
+// (`person_processing_opt_out`) gets personless events: nobody is changed or created
+// (nodejs/src/worker/ingestion/event-pipeline/processPersonlessStep.ts). Values are stored as
+// jsonb keeps them (jsonb.ts): the keys of an object value come back reordered.
 
 import { gunzipSync } from 'node:zlib';
 import type { SandboxResponse } from './context.js';
 import { json } from './context.js';
+import { valuesAsJsonb } from './jsonb.js';
 import { uuidFromDistinctId } from './routes/person-actions.js';
 import type { SandboxStore } from './store.js';
-import type { World } from './world.js';
+import type { Project, World } from './world.js';
 
 export const CAPTURE_PATH = /^\/(?:batch|i\/v0\/e|e|capture|track)\/?$/;
 export const MAX_CAPTURE_BYTES = 20 * 1024 * 1024;
@@ -42,6 +50,8 @@ export interface CaptureStats {
   droppedUnknownKey: number;
   /** Events for a deleted person's (blocked) distinct id: nothing changed. */
   droppedBlocked: number;
+  /** Events of a project that does not process persons (person_processing_opt_out): nothing changed. */
+  personless: number;
   /** Persons created because an event's distinct id had none. */
   personsCreated: number;
   /** Events applied to an existing person. */
@@ -179,7 +189,15 @@ function personChanges(event: Json): { set: Json; setOnce: Json; unset: string[]
 }
 
 export class Capture {
-  readonly stats: CaptureStats = { requests: 0, events: 0, droppedUnknownKey: 0, droppedBlocked: 0, personsCreated: 0, personsChanged: 0 };
+  readonly stats: CaptureStats = {
+    requests: 0,
+    events: 0,
+    droppedUnknownKey: 0,
+    droppedBlocked: 0,
+    personless: 0,
+    personsCreated: 0,
+    personsChanged: 0,
+  };
 
   constructor(private readonly deps: CaptureDeps) {}
 
@@ -200,15 +218,22 @@ export class Capture {
     } else {
       this.stats.events += parsed.events.length;
       this.deps.later(this.deps.applyDelayMs, () => {
-        for (const event of parsed.events) this.apply(project.id, store, event);
+        for (const event of parsed.events) this.apply(project, store, event);
       });
     }
-    return json(200, { status: 1 });
+    return json(200, { status: 'Ok' });
   }
 
-  private apply(projectId: number, store: SandboxStore, event: Json): void {
+  private apply(project: Project, store: SandboxStore, event: Json): void {
+    if (project.personProcessingOptOut) {
+      this.stats.personless++;
+      return;
+    }
     const distinctId = distinctIdOf(event)!;
-    const { set, setOnce, unset } = personChanges(event);
+    const changes = personChanges(event);
+    const set = valuesAsJsonb(changes.set);
+    const setOnce = valuesAsJsonb(changes.setOnce);
+    const { unset } = changes;
     const person = store.getByDistinctId(distinctId);
     if (person) {
       store.mutate(person.id, (p) => {
@@ -227,7 +252,7 @@ export class Capture {
     for (const key of unset) delete properties[key];
     const at = event.timestamp ? Date.parse(String(event.timestamp)) : this.deps.now();
     store.addPerson({
-      uuid: uuidFromDistinctId(projectId, distinctId),
+      uuid: uuidFromDistinctId(project.id, distinctId),
       createdAtUs: Math.round(at * 1000),
       distinctIds: [distinctId],
       properties,

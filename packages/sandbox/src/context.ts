@@ -8,6 +8,7 @@ import type { Identity } from './identity.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
+import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
 import type { Project, World } from './world.js';
 
@@ -82,6 +83,8 @@ export interface Services {
   activity: ActivityLog;
   /** Queued event (AsyncDeletion) and recording deletions of every project. */
   deletions: DeletionQueue;
+  /** Persons whose deletion a test made fail. */
+  deletionFaults: DeletionFaults;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

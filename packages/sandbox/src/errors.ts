@@ -148,6 +148,15 @@ export function databaseUnavailable(): ErrorResponse {
   });
 }
 
+/**
+ * The single DELETE of a person the server could not delete (PostHog/posthog#103144): 503, code
+ * `person_deletion_failed`, a detail that names the failed step. The exact wording of the detail
+ * is not in the sources read [an assumption]; clients match the code.
+ */
+export function personDeletionFailed(step: string): ErrorResponse {
+  return err(503, 'server_error', 'person_deletion_failed', `The person could not be deleted (step: ${step}). Please try again.`);
+}
+
 /** The HTML page a load balancer answers with when the app behind it is down (502/504). */
 export function proxyErrorPage(status: 502 | 503 | 504): string {
   const title = status === 502 ? '502 Bad Gateway' : status === 503 ? '503 Service Temporarily Unavailable' : '504 Gateway Time-out';

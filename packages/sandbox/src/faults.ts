@@ -9,7 +9,12 @@
 // Kinds: 429 (Retry-After: 1), 429-no-retry (no Retry-After, like the concurrency limit), 500,
 // 502 and 504 (a proxy's HTML page), 503 (database_unavailable, Retry-After: 1), drop (socket
 // destroyed, no answer), slow, truncate (200 whose JSON body is cut in the middle), html (a CDN's
-// HTML error page with status 502), drop-after and 504-after (see below).
+// HTML error page with status 502), drop-after and 504-after (see below), and two 200 answers of
+// capture: quota-limited (`{"status": "Ok", "quota_limited": ["events"]}`, what capture answers a
+// project over its billing quota, whose events it drops: PostHog/posthog rust/capture/src/api.rs,
+// CaptureResponse) and odd-200 (`{"status": 0, "error": …}`, a 200 that is no acceptance capture
+// gives, as from a proxy or a foreign service). Both answer before routing: nothing is ingested.
+// They are meant for capture paths (`path=/batch/`); elsewhere they give the same body.
 //
 // Only /api/, /logout and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
 // request is compared with the cumulative shares, so the same seed yields the same sequence.
@@ -44,6 +49,8 @@ const FAULT_KINDS = [
   'html',
   'drop-after',
   '504-after',
+  'quota-limited',
+  'odd-200',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -170,6 +177,10 @@ export function faultResponse(kind: Exclude<FaultKind, 'drop' | 'slow' | 'trunca
       return fromError(databaseUnavailable());
     case 'html':
       return html(502, CDN_ERROR_PAGE);
+    case 'quota-limited':
+      return json(200, { status: 'Ok', quota_limited: ['events'] });
+    case 'odd-200':
+      return json(200, { status: 0, error: 'ingestion is paused for this project' });
   }
 }
 

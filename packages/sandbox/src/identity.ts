@@ -38,6 +38,11 @@ export interface Account {
   codeVerification: boolean;
   /** Bound into remember cookies of accounts without a TOTP device (code-verified sign-ins). */
   rememberId: string;
+  /** The pending e-mail verification code: when it was issued and the address it proves ('' for
+   * the account's own address). One slot, so a new code replaces the previous one. */
+  emailCode: { issuedAt: number; target: string } | null;
+  /** Tries at an e-mail verification code, counted from the first one (not reset by a new code). */
+  emailCodeAttempts: { count: number; since: number } | null;
 }
 
 export interface SentMail {
@@ -46,7 +51,7 @@ export interface SentMail {
   text: string;
   /** What the mail is for, e.g. `email_verification`, `2fa_enabled`. */
   kind: string;
-  /** For a sign-in code mail: the code. */
+  /** For a sign-in or verification code mail: the code. */
   code?: string;
   /** For verification mail: the link and its parts. */
   link?: string;
@@ -69,6 +74,14 @@ export interface IdentityOptions {
 
 /** AXES_COOLOFF_TIME */
 export const LOCKOUT_MS = 15 * 60 * 1000;
+/**
+ * How long an e-mail verification code lives, and the window of its attempt count: 30 minutes
+ * (PostHog/posthog#90177 [I: the value; the stored posthog/helpers/two_factor_session.py still
+ * has CODE_TTL_SECONDS = 600]).
+ */
+export const EMAIL_CODE_TTL_MS = 30 * 60 * 1000;
+/** CODE_MAX_ATTEMPTS (posthog/helpers/two_factor_session.py): the 6th try in a window is refused. */
+export const EMAIL_CODE_MAX_ATTEMPTS = 5;
 /** PASSWORD_RESET_TIMEOUT, which bounds e-mail verification tokens: three days. */
 export const EMAIL_TOKEN_TIMEOUT_S = 3 * 24 * 3600;
 /** Django's PasswordResetTokenGenerator counts seconds from 2001-01-01. */
@@ -100,6 +113,9 @@ export class Identity {
   readonly password: string;
   /** Answer the 2-hour re-auth refusal as older servers did: `permission_denied`, no own code. */
   olderReauth = false;
+  /** Verify e-mail addresses with a mailed link and token, as servers before PostHog/posthog#86493
+   * did, instead of a 6-digit code. */
+  linkVerification = false;
 
   constructor(
     world: World,
@@ -149,6 +165,8 @@ export class Identity {
       extra: {},
       codeVerification: this.options.loginCodes ?? false,
       rememberId: randomUUID(),
+      emailCode: null,
+      emailCodeAttempts: null,
     };
     this.accounts.set(user.id, account);
     return account;
@@ -214,12 +232,82 @@ export class Identity {
   send(mail: Omit<SentMail, 'at'>): SentMail {
     const sent = { ...mail, at: new Date(this.options.now()).toISOString() };
     this.outbox.push(sent);
-    this.options.log(`sandbox: mail to ${mail.to}: ${mail.subject}${mail.link ? ` ${mail.link}` : ''}`);
+    this.options.log(`sandbox: mail to ${mail.to}: ${mail.subject}${mail.link ? ` ${mail.link}` : ''}${mail.code ? ` ${mail.code}` : ''}`);
     return sent;
   }
 
-  /** `send_email_verification`: to the pending address when there is one. */
-  sendVerification(account: Account): SentMail {
+  /**
+   * What PostHog mails to verify an address: a 6-digit code on current servers
+   * (EmailVerificationCodeVerifier.send_code), a link on older ones. `target` is the staged
+   * address of an e-mail change; without it, a verified account's pending address, else the
+   * account's own address.
+   */
+  sendVerification(account: Account, target?: string): SentMail {
+    return this.linkVerification ? this.sendVerificationLink(account) : this.sendVerificationCode(account, target);
+  }
+
+  /**
+   * `send_code`: a fresh code in the account's one slot, bound to the address it is mailed to. The
+   * attempt count stays: the request endpoint is public, and a reset there would let a caller
+   * alternate new codes and guesses.
+   */
+  private sendVerificationCode(account: Account, targetEmail?: string): SentMail {
+    const target = targetEmail ?? (account.emailVerified !== false ? (account.pendingEmail ?? '') : '');
+    const issuedAt = Math.floor(this.options.now() / 1000);
+    account.emailCode = { issuedAt, target };
+    const code = this.verificationCode(account, issuedAt, target);
+    return this.send({
+      to: target || account.user.email,
+      subject: 'Verify your email address',
+      text: `Enter this code to verify your email address: ${code}. This code expires in ${EMAIL_CODE_TTL_MS / 60_000} minutes.`,
+      kind: 'email_verification_code',
+      code,
+      uuid: account.user.uuid,
+    });
+  }
+
+  /**
+   * code_based_verification_token_generator.make_code: six digits of an HMAC over the user's
+   * state, the issue time and the target, so signing in, a new password or another address
+   * kills the code.
+   */
+  private verificationCode(account: Account, issuedAt: number, target: string): string {
+    const u = account.user;
+    const value = `${u.id}${u.email}${account.passwordHash.toString('hex')}${u.isActive ? 'True' : 'False'}${account.lastLoginAt === null ? '' : Math.floor(account.lastLoginAt / 1000)}${issuedAt}${target}`;
+    const digest = createHmac('sha256', this.tokenSecret).update(value).digest();
+    return String(digest.readUInt32BE(0) % 1_000_000).padStart(6, '0');
+  }
+
+  /** `check_code`: the code of the slot, for the address the account now expects, within 30 minutes. */
+  checkVerificationCode(account: Account, code: string): boolean {
+    const state = account.emailCode;
+    if (!state || this.options.now() - state.issuedAt * 1000 > EMAIL_CODE_TTL_MS) return false;
+    // A code proves only the address it was issued for: the staged one for a (legacy or) verified
+    // account's change, the account's own otherwise.
+    const expected = account.emailVerified !== false ? (account.pendingEmail ?? '') : '';
+    if (state.target !== expected) return false;
+    const wanted = Buffer.from(this.verificationCode(account, state.issuedAt, state.target));
+    const given = Buffer.from(code);
+    return wanted.length === given.length && timingSafeEqual(wanted, given);
+  }
+
+  /** `reserve_attempt`: counts a try and returns the count; the first try starts the window. */
+  reserveVerificationAttempt(account: Account): number {
+    const now = this.options.now();
+    const current = account.emailCodeAttempts;
+    if (!current || now - current.since >= EMAIL_CODE_TTL_MS) account.emailCodeAttempts = { count: 1, since: now };
+    else current.count++;
+    return account.emailCodeAttempts!.count;
+  }
+
+  /** `invalidate`: the code and the attempt count go (after success, or a cancelled change). */
+  invalidateVerificationCode(account: Account): void {
+    account.emailCode = null;
+    account.emailCodeAttempts = null;
+  }
+
+  /** `send_email_verification` (older servers): a link to the pending address when there is one. */
+  private sendVerificationLink(account: Account): SentMail {
     const token = this.emailToken(account);
     const link = `${this.options.siteUrl()}/verify_email/${account.user.uuid}/${token}`;
     return this.send({

@@ -37,7 +37,8 @@ export function deletePersons(
   const errors: { person_uuid: string }[] = [];
   if (!flags.keepPerson) {
     for (const person of persons) {
-      if (store.delete(person.id)) {
+      // A person whose deletion raises stays, and is reported (deletion-faults.ts).
+      if (!app.deletionFaults.failsNow(person.uuid) && store.delete(person.id)) {
         deleted++;
         app.activity.log({ teamId, itemId: person.id, activity: 'deleted', user: actor, detail: { name: person.uuid } });
       } else {

@@ -13,8 +13,9 @@
 // errors.ts. Session authentication plugs in with services.authentication.addAuthenticator.
 
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue } from './auth.js';
+import { Authentication, KeyRing, parseKeySpec, personalApiKeyAuthenticator, randomKeyValue, keyValueForSeed } from './auth.js';
 import { parseRequestData, type ParserSet } from './body.js';
 import { empty, json, type RequestContext, type SandboxResponse, type Services } from './context.js';
 import { dispatch } from './dispatch.js';
@@ -40,6 +41,7 @@ import { seedDocumentedPerson } from './documented.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
+import { DeletionFaults } from './deletion-faults.js';
 import { createWorld, type World } from './world.js';
 import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
 
@@ -63,6 +65,9 @@ export interface SandboxOptions {
   faults?: string;
   /** Extra keys: 'phx_name:scope1,scope2' or 'phx_x:person:read@42'. See auth.ts parseKeySpec. */
   keys?: string[];
+  /** The all-scopes key is derived from the seed (the same on every start), so a saved profile
+   * keeps working across restarts; default false: a random key each start. */
+  keyFromSeed?: boolean;
   /** Request log lines are written (to `log`, else stderr) only when quiet is explicitly false. */
   quiet?: boolean;
   /** Where log lines go when not quiet; default process.stderr. */
@@ -128,6 +133,10 @@ export interface Sandbox {
   setRateLimit(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
+  /** The next `times` (default 1) attempts at deleting each of these persons fail as on PostHog:
+   * bulk_delete lists them in `deletion_errors`, the single DELETE answers 503
+   * `person_deletion_failed` (deletion-faults.ts). */
+  failDeletions(uuids: Iterable<string>, times?: number): void;
   /** Signing in as the sandbox user (`hogctl auth login`); the password is random per start. */
   login: { email: string; password: string };
   /** A second user with 2FA already on: its TOTP secret and its five backup codes at start. */
@@ -157,6 +166,15 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
     req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+function readableCapture(body: Buffer): string {
+  if (body.length < 2 || body[0] !== 0x1f || body[1] !== 0x8b) return body.toString('utf8');
+  try {
+    return gunzipSync(body, { maxOutputLength: MAX_CAPTURE_BYTES }).toString('utf8');
+  } catch {
+    return body.toString('utf8');
+  }
 }
 
 function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
@@ -211,7 +229,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   seedDocumentedPerson(stores.get(1)!);
 
   const keys = new KeyRing();
-  const defaultKey = randomKeyValue();
+  const defaultKey = opts.keyFromSeed ? keyValueForSeed(seed) : randomKeyValue();
   keys.add(defaultKey, ['*'], world.user.id);
   for (const spec of opts.keys ?? []) {
     const key = parseKeySpec(spec);
@@ -257,6 +275,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     activity: new ActivityLog(now),
     deletions: new DeletionQueue(now),
+    deletionFaults: new DeletionFaults(),
   };
 
   const capture = new Capture(services);
@@ -308,6 +327,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (method === 'POST' && run) return json(200, { completed: services.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
     const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
     if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
+    // A project's person_processing_opt_out, as its settings page turns it on and off.
+    const optOut = /^\/_sandbox\/projects\/(\d+)\/person-processing-opt-out\/(on|off)$/.exec(p);
+    const project = optOut ? world.projects.find((x) => x.id === Number(optOut[1])) : undefined;
+    if (method === 'POST' && project) {
+      project.personProcessingOptOut = optOut![2] === 'on';
+      return json(200, { project: project.id, person_processing_opt_out: project.personProcessingOptOut });
+    }
     const error = notFound();
     return json(error.status, error.body);
   }
@@ -366,7 +392,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       path,
       query: queryRecord(new URLSearchParams(rawQuery)),
       headers: { ...req.headers },
-      body: body === 'too-large' ? '' : body.toString('utf8'),
+      // A gzipped capture body is kept decoded, so that tests can read the events sent.
+      body: body === 'too-large' ? '' : CAPTURE_PATH.test(path) ? readableCapture(body) : body.toString('utf8'),
       status: 0,
       at,
     };
@@ -407,7 +434,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     // Capture is a service of its own: no REST routing, authentication or throttles.
     if (isCapture) {
       if (fault?.kind === 'truncate')
-        finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": 1}') });
+        finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": "Ok"}') });
       else finish(capture.handle(method, body, req.headers, new URLSearchParams(rawQuery)));
       return;
     }
@@ -525,6 +552,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setBulkDeleteResponse(mode) {
       bulkDeleteResponse = checkBulkDeleteResponse(mode);
+    },
+    failDeletions(uuids, times = 1) {
+      services.deletionFaults.fail(uuids, times);
     },
     setRateLimit(spec) {
       limiter.configure(parseRateLimitSpec(spec));

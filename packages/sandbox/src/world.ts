@@ -20,6 +20,11 @@ export interface Project {
   name: string;
   timezone: string;
   createdAt: string;
+  /** The team's `person_processing_opt_out` (false unless a test or `/_sandbox/` turns it on):
+   * ingestion then makes every event personless, so `$set`, `$set_once` and `$unset` change no
+   * one (PostHog/posthog nodejs/src/worker/ingestion/event-pipeline/processPersonlessStep.ts,
+   * `team.person_processing_opt_out`). */
+  personProcessingOptOut: boolean;
 }
 
 export interface SandboxUser {
@@ -67,6 +72,7 @@ export function createWorld(seed: number, extraProjects: number[] = []): World {
     name,
     timezone: 'UTC',
     createdAt: '2024-09-01T09:00:00.000000Z',
+    personProcessingOptOut: false,
   });
   const projects = [project(1, home, 'Default project'), project(2, home, 'Staging'), project(3, other, 'Someone else’s project')];
   for (const id of extraProjects) projects.push(project(id, home, `Project ${id}`));

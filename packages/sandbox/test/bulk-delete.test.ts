@@ -136,6 +136,38 @@ describe('POST /persons/bulk_delete/ (docs/server-contract.md §6.6)', () => {
   });
 });
 
+describe('persons whose deletion fails (deletion-faults.ts, PostHog/posthog#103144)', () => {
+  it('bulk_delete answers 202 listing them in deletion_errors, leaves them, and a retry deletes them', async () => {
+    const [a, b] = take(2, 1600);
+    sb.failDeletions([a.uuid]);
+    const reply = await post({ ids: [a.uuid, b.uuid], delete_events: true });
+    expect(reply.status).toBe(202);
+    expect(reply.json()).toEqual({
+      persons_found: 2,
+      persons_deleted: 1,
+      events_queued_for_deletion: true,
+      recordings_queued_for_deletion: false,
+      deletion_errors: [{ person_uuid: a.uuid }],
+    });
+    expect(sb.store.getById(a.id)).toBeDefined();
+    expect(sb.store.getById(b.id)).toBeUndefined();
+    const again = await post({ ids: [a.uuid] });
+    expect(again.json()).toMatchObject({ persons_found: 1, persons_deleted: 1, deletion_errors: [] });
+    expect(sb.store.getById(a.id)).toBeUndefined();
+  });
+
+  it('the single DELETE answers 503 person_deletion_failed, and succeeds when tried again', async () => {
+    const [person] = take(1, 1700);
+    sb.failDeletions([person.uuid]);
+    const reply = await call(sb, `/api/projects/1/persons/${person.uuid}/`, { method: 'DELETE' });
+    expect(reply.status).toBe(503);
+    expect(reply.json()).toMatchObject({ type: 'server_error', code: 'person_deletion_failed', attr: null });
+    expect(sb.store.getById(person.id)).toBeDefined();
+    expect((await call(sb, `/api/projects/1/persons/${person.uuid}/`, { method: 'DELETE' })).status).toBe(202);
+    expect(sb.store.getById(person.id)).toBeUndefined();
+  });
+});
+
 describe('the delete throttle (docs/server-contract.md §5)', () => {
   it('counts bulk_delete in the per-key delete class, not the read class', async () => {
     const now = 1_000_000;

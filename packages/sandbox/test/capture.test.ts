@@ -35,7 +35,7 @@ function person(n: number) {
 }
 
 describe('POST /batch/', () => {
-  it('answers 200 {"status": 1} and applies $set, $set_once and $unset after the apply delay', async () => {
+  it('answers 200 {"status": "Ok"} and applies $set, $set_once and $unset after the apply delay', async () => {
     const target = person(0);
     const existingKey = Object.keys(target.properties)[0];
     const res = await capture('/batch/', {
@@ -51,7 +51,7 @@ describe('POST /batch/', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ status: 1 });
+    expect(res.json()).toEqual({ status: 'Ok' });
     await until(() => sb.store.getById(target.id)!.properties.plan === 'team', 'the $set to apply');
     const after = sb.store.getById(target.id)!.properties;
     expect(after.first_seen_via).toBe('cli');
@@ -120,7 +120,7 @@ describe('POST /batch/', () => {
       batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { nope: true } } }],
     });
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ status: 1 });
+    expect(res.json()).toEqual({ status: 'Ok' });
     expect(sb.capture.droppedUnknownKey).toBeGreaterThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 40));
     expect(sb.store.getById(target.id)!.properties.nope).toBeUndefined();
@@ -205,5 +205,67 @@ describe('faults reach capture too', () => {
     } finally {
       sb.setFaults(undefined);
     }
+  });
+});
+
+describe('what capture answers, and what ingestion keeps', () => {
+  it('answers quota-limited and odd 200s when a fault says so, and ingests nothing then', async () => {
+    const target = person(5);
+    for (const [kind, body] of [
+      ['quota-limited', { status: 'Ok', quota_limited: ['events'] }],
+      ['odd-200', { status: 0, error: 'ingestion is paused for this project' }],
+    ] as const) {
+      sb.setFaults(`${kind}=1,path=/batch`);
+      try {
+        const res = await capture('/batch/', {
+          api_key: token,
+          batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { [kind]: true } } }],
+        });
+        expect(res.status).toBe(200);
+        expect(res.json()).toEqual(body);
+      } finally {
+        sb.setFaults(undefined);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sb.store.getById(target.id)!.properties).toEqual(target.properties);
+  });
+
+  it('changes nobody in a project that opted out of person processing, and says so on the project', async () => {
+    const target = person(6);
+    const project = await call(sb, '/api/projects/1/');
+    expect(project.json()).toMatchObject({ person_processing_opt_out: false });
+    expect((await call(sb, '/_sandbox/projects/1/person-processing-opt-out/on', { method: 'POST', key: null })).status).toBe(200);
+    try {
+      expect((await call(sb, '/api/projects/1/')).json()).toMatchObject({ person_processing_opt_out: true });
+      const before = sb.capture.personless;
+      const res = await capture('/batch/', {
+        api_key: token,
+        batch: [{ event: '$set', distinct_id: target.distinctId, properties: { $set: { personless: true } } }],
+      });
+      expect(res.status).toBe(200);
+      await until(() => sb.capture.personless === before + 1, 'the event to be made personless');
+      expect(sb.store.getById(target.id)!.properties.personless).toBeUndefined();
+    } finally {
+      await call(sb, '/_sandbox/projects/1/person-processing-opt-out/off', { method: 'POST', key: null });
+    }
+  });
+
+  it('keeps an object value as jsonb does: shorter keys first, then by their bytes', async () => {
+    const target = person(7);
+    const res = await capture('/batch/', {
+      api_key: token,
+      batch: [
+        {
+          event: '$set',
+          distinct_id: target.distinctId,
+          properties: { $set: { meta: { zeta: 1, b: { yy: 1, x: 2 }, aa: [{ c: 1, bb: 2 }] } } },
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    await until(() => sb.store.getById(target.id)!.properties.meta !== undefined, 'the $set');
+    const meta = sb.store.getById(target.id)!.properties.meta as Record<string, unknown>;
+    expect(JSON.stringify(meta)).toBe('{"b":{"x":2,"yy":1},"aa":[{"c":1,"bb":2}],"zeta":1}');
   });
 });

@@ -93,7 +93,7 @@ describe('password step: POST /api/login/ (docs/server-contract.md §11.1)', () 
     expect((await b.login(email, sb.twoFactorUser.password)).status).toBe(401);
   });
 
-  it('answers not_verified for an unverified account and mails a new link', async () => {
+  it('answers not_verified for an unverified account and mails a new code', async () => {
     const account = sb.identity.byEmail('sandbox@example.com')!;
     account.emailVerified = false;
     try {
@@ -106,7 +106,7 @@ describe('password step: POST /api/login/ (docs/server-contract.md §11.1)', () 
           'Your account is awaiting verification. Please check your email for a verification link.',
         ),
       );
-      expect(sb.outbox.slice(before).map((m) => m.kind)).toEqual(['email_verification']);
+      expect(sb.outbox.slice(before).map((m) => [m.kind, m.to])).toEqual([['email_verification_code', 'sandbox@example.com']]);
     } finally {
       account.emailVerified = true;
     }
@@ -335,22 +335,40 @@ describe('e-mail verification and changes (docs/server-contract.md §9, §10)', 
     expect((await b.login('sandbox@example.com', 'correct horse battery')).status).toBe(200);
   });
 
-  it('keeps a new e-mail pending, mails a link, and verify_email swaps it in and signs in', async () => {
+  const verify = (body: unknown) =>
+    call(sb, '/api/users/verify_email/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const requestCode = (uuid: string) =>
+    call(sb, '/api/users/request_email_verification/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ uuid }),
+    });
+  const lastCode = () => sb.outbox.at(-1)!.code!;
+  const wrong = () => (lastCode() === '000000' ? '111111' : '000000');
+  const invalidCode = errorBody('validation_error', 'invalid_code', 'This code is invalid or has expired.', 'code');
+  const tooMany = errorBody('validation_error', 'too_many_attempts', 'Too many incorrect attempts. Try again later.', 'code');
+
+  it('keeps a new e-mail pending, mails it a code, and verify_email swaps it in and signs in', async () => {
     const patched = await b.send('/api/users/@me/', 'PATCH', { email: 'sandy@example.org', first_name: 'Sandra' });
     expect(patched.status).toBe(200);
     expect(patched.json()).toMatchObject({ email: 'sandbox@example.com', pending_email: 'sandy@example.org', first_name: 'Sandra' });
     const mail = sb.outbox.at(-1)!;
-    expect(mail).toMatchObject({ kind: 'email_verification', to: 'sandy@example.org' });
-    expect(mail.link).toBe(`${sb.url}/verify_email/${mail.uuid}/${mail.token}`);
-    expect((await call(sb, '/_sandbox/outbox', { key: null })).json().at(-1).link).toBe(mail.link);
+    expect(mail).toMatchObject({ kind: 'email_verification_code', to: 'sandy@example.org' });
+    expect(mail.code).toMatch(/^\d{6}$/);
+    expect(mail.link).toBeUndefined();
+    const uuid = mail.uuid!;
 
-    const verified = await call(sb, '/api/users/verify_email/', {
-      method: 'POST',
-      key: null,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uuid: mail.uuid, token: mail.token }),
-    });
-    expect(verified.json()).toEqual({ success: true, token: mail.token });
+    expect((await verify({ uuid, code: wrong() })).json()).toEqual(invalidCode);
+    // normalize_verification_code: spaces and grouping hyphens go, other digits fold to ASCII.
+    const spaced = `${mail.code!.slice(0, 3)} - ${[...mail.code!.slice(3)].map((d) => String.fromCharCode(0xff10 + Number(d))).join('')}`;
+    const verified = await verify({ uuid, code: spaced });
+    expect(verified.json()).toEqual({ success: true });
     expect(setCookies(verified).some((c) => c.startsWith('sessionid='))).toBe(true);
     expect((await b.send('/api/users/@me/')).json()).toMatchObject({
       email: 'sandy@example.org',
@@ -358,42 +376,98 @@ describe('e-mail verification and changes (docs/server-contract.md §9, §10)', 
       is_email_verified: true,
     });
 
-    const again = await call(sb, '/api/users/verify_email/', {
-      method: 'POST',
-      key: null,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uuid: mail.uuid, token: mail.token }),
-    });
-    expect(again.json()).toEqual(
-      errorBody('validation_error', 'invalid_token', 'This verification token is invalid or has expired.', 'token'),
-    );
+    // A repeat with nothing left to verify is a success without a session, whatever the code.
+    const again = await verify({ uuid, code: wrong() });
+    expect(again.json()).toEqual({ success: true, requires_login: true });
+    expect(setCookies(again)).toEqual([]);
     // Put the address back for the other tests.
     sb.identity.byEmail('sandy@example.org')!.user.email = 'sandbox@example.com';
   });
 
-  it('wants a token, and says success for unknown uuids on request_email_verification', async () => {
-    const noToken = await call(sb, '/api/users/verify_email/', {
-      method: 'POST',
-      key: null,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uuid: sb.twoFactorUser.uuid }),
-    });
-    expect(noToken.json()).toEqual(errorBody('validation_error', 'required', 'This field is required.', 'token'));
+  it('wants uuid and a 6-digit code; malformed codes are refused before they count', async () => {
+    expect((await verify({ code: '123456' })).json()).toEqual(errorBody('validation_error', 'required', 'This field is required.', 'uuid'));
+    expect((await verify({ uuid: sb.twoFactorUser.uuid, token: 'abc-123' })).json()).toEqual(
+      errorBody('validation_error', 'required', 'This field is required.', 'code'),
+    );
+    expect((await verify({ uuid: sb.twoFactorUser.uuid, code: '12345' })).json()).toEqual(
+      errorBody('validation_error', 'invalid_input', 'Enter the 6-digit code from your email.', 'code'),
+    );
+    expect((await verify({ uuid: '00000000-0000-4000-8000-000000000000', code: '123456' })).json()).toEqual(invalidCode);
+    expect(sb.identity.byUuid(sb.twoFactorUser.uuid)!.emailCodeAttempts).toBeNull();
+  });
+
+  it('counts tries: past 5 even the right code is refused, a new code does not reset it, the window ends', async () => {
+    tick(21 * 60); // past the per-uuid throttle of the tests above
+    await b.send('/api/users/@me/', 'PATCH', { email: 'max@example.org' });
+    const uuid = sb.outbox.at(-1)!.uuid!;
+    for (let i = 0; i < 5; i++) expect((await verify({ uuid, code: wrong() })).json()).toEqual(invalidCode);
+    expect((await verify({ uuid, code: lastCode() })).json()).toEqual(tooMany);
+    tick(21 * 60);
+    expect((await requestCode(uuid)).json()).toEqual({ success: true });
+    expect((await verify({ uuid, code: lastCode() })).json()).toEqual(tooMany);
+    tick(10 * 60); // 31 minutes after the first try: the count is gone, the 10-minute-old code is not
+    expect((await verify({ uuid, code: lastCode() })).json()).toEqual({ success: true });
+    sb.identity.byEmail('max@example.org')!.user.email = 'sandbox@example.com';
+  });
+
+  it('a code expires after 30 minutes, proves only its own address, and dies when replaced', async () => {
+    tick(21 * 60);
+    await b.send('/api/users/@me/', 'PATCH', { email: 'one@example.org' });
+    const uuid = sb.outbox.at(-1)!.uuid!;
+    const first = lastCode();
+    tick(30 * 60 + 1);
+    expect((await verify({ uuid, code: first })).json()).toEqual(invalidCode);
+
+    expect((await requestCode(uuid)).json()).toEqual({ success: true });
+    const forOne = lastCode();
+    // Another change staged since: the code for one@ does not prove two@.
+    tick(1);
+    await b.send('/api/users/@me/', 'PATCH', { email: 'two@example.org' });
+    const forTwo = lastCode();
+    if (forOne !== forTwo) expect((await verify({ uuid, code: forOne })).json()).toEqual(invalidCode);
+    expect((await verify({ uuid, code: forTwo })).json()).toEqual({ success: true });
+    expect(sb.identity.byUuid(uuid)!.user.email).toBe('two@example.org');
+    sb.identity.byUuid(uuid)!.user.email = 'sandbox@example.com';
+  });
+
+  it('request_email_verification: success for unknown uuids, already_verified with nothing to verify, 6 a day', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const before = sb.outbox.length;
-    const send = () =>
-      call(sb, '/api/users/request_email_verification/', {
-        method: 'POST',
-        key: null,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ uuid: unknown }),
-      });
-    expect((await send()).json()).toEqual({ success: true });
+    expect((await requestCode(unknown)).json()).toEqual({ success: true });
     expect(sb.outbox.length).toBe(before);
-    for (let i = 0; i < 5; i++) expect((await send()).status).toBe(200);
-    const limited = await send();
+    expect((await requestCode(sb.twoFactorUser.uuid)).json()).toEqual(
+      errorBody('validation_error', 'already_verified', 'Email is already verified.'),
+    );
+    expect(sb.outbox.length).toBe(before);
+    for (let i = 0; i < 5; i++) expect((await requestCode(unknown)).status).toBe(200);
+    const limited = await requestCode(unknown);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe(String(24 * 3600));
+  });
+
+  it('older servers: mail a link, and verify_email takes its token once', async () => {
+    sb.identity.linkVerification = true;
+    try {
+      tick(21 * 60);
+      // Two hours have passed since the sign-in of beforeAll: changing the e-mail needs a fresh one.
+      expect((await b.login('sandbox@example.com', 'correct horse battery')).status).toBe(200);
+      await b.send('/api/users/@me/', 'PATCH', { email: 'sandy@example.net' });
+      const mail = sb.outbox.at(-1)!;
+      expect(mail).toMatchObject({ kind: 'email_verification', to: 'sandy@example.net' });
+      expect(mail.link).toBe(`${sb.url}/verify_email/${mail.uuid}/${mail.token}`);
+      expect((await call(sb, '/_sandbox/outbox', { key: null })).json().at(-1).link).toBe(mail.link);
+      expect((await verify({ uuid: mail.uuid, code: '123456' })).json()).toEqual(
+        errorBody('validation_error', 'required', 'This field is required.', 'token'),
+      );
+      const verified = await verify({ uuid: mail.uuid, token: mail.token });
+      expect(verified.json()).toEqual({ success: true, token: mail.token });
+      expect((await verify({ uuid: mail.uuid, token: mail.token })).json()).toEqual(
+        errorBody('validation_error', 'invalid_token', 'This verification token is invalid or has expired.', 'token'),
+      );
+      sb.identity.byEmail('sandy@example.net')!.user.email = 'sandbox@example.com';
+    } finally {
+      sb.identity.linkVerification = false;
+    }
   });
 
   it('cancels a pending change, and says when there is none', async () => {

@@ -84,6 +84,8 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
   // A new sign-in starts without the old session; remember cookies stay, so a device that passed
   // 2FA or an e-mailed code recently is not asked again. Nothing is written until a step succeeds.
   const jar = await ctx.sessionJar();
+  // Signing in as someone else ends the session of whoever was signed in: said once it happened.
+  const replaced = jar.state === 'active' && jar.user && jar.user.email.toLowerCase() !== email.toLowerCase() ? jar.user.email : undefined;
   jar.forgetSession();
   const label = ctx.sessionLabel(settings);
   const client = await ctx.client(settings, sessionCredentials(jar, { autosave: false, label }));
@@ -125,7 +127,7 @@ export async function authLoginRun(ctx: Context, options: AuthLoginOptions): Pro
   } catch (err) {
     throw explainLoginError(err);
   }
-  await completeSignIn(ctx, client, jar, label, how);
+  await completeSignIn(ctx, client, jar, label, how, replaced);
 }
 
 /**
@@ -222,7 +224,14 @@ async function finishWithEmailedCode(ctx: Context, options: AuthLoginOptions): P
 }
 
 /** The session is real only once the server set it and names the user: then it is saved. */
-async function completeSignIn(ctx: Context, client: ApiClient, jar: SessionJar, label: string, how: string): Promise<void> {
+async function completeSignIn(
+  ctx: Context,
+  client: ApiClient,
+  jar: SessionJar,
+  label: string,
+  how: string,
+  replaced?: string,
+): Promise<void> {
   if (jar.state !== 'active' && jar.state !== 'awaiting_code') {
     throw new AuthError(
       'the server accepted the sign-in but set no session cookie',
@@ -232,5 +241,7 @@ async function completeSignIn(ctx: Context, client: ApiClient, jar: SessionJar, 
   const me = await getUser(client, '@me');
   jar.setUser({ email: me.email, uuid: me.uuid });
   jar.save();
-  ctx.info(`✔ signed in to ${jar.origin} as ${me.email}${how}; the session is saved for ${label}`);
+  ctx.info(
+    `✔ signed in to ${jar.origin} as ${me.email}${how}; the session is saved for ${label}${replaced ? `, replacing the session of ${replaced}` : ''}`,
+  );
 }

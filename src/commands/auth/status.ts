@@ -3,9 +3,9 @@ import type { Context } from '../../context.js';
 import { ApiError, AuthError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { writeRecord } from '../../io/output.js';
+import { mark, writeSummary } from '../../io/summary.js';
 import { maskKey } from '../../config/settings.js';
-import { describeCurrentKey } from '../../api/personal-api-keys.js';
+import { describeCurrentKey, keyInWords } from '../../api/personal-api-keys.js';
 import { getUser } from '../../api/users.js';
 
 export function authStatusCommand(): Command {
@@ -57,7 +57,33 @@ export async function authStatusRun(ctx: Context): Promise<void> {
     api_key_source: settings.apiKey ? (settings.sources.apiKey ?? null) : null,
     ...(settings.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
   };
-  await writeRecord(output, record, { columns: Object.keys(record), fields: Object.keys(record) });
+  const where = `${new URL(jar.origin).host}${settings.profileName ? ` (profile "${settings.profileName}")` : ''}`;
+  const summary = [
+    where,
+    `  ${
+      active
+        ? mark(
+            output,
+            true,
+            `Signed in as ${user}${record.signed_in_at ? ` since ${String(record.signed_in_at).slice(0, 16).replace('T', ' ')}` : ''}, and the server accepts the session`,
+          )
+        : mark(
+            output,
+            false,
+            `Not signed in${session === 'none' ? '' : ` (session ${session.replace('_', ' ')}${note ? `: ${note}` : ''})`}`,
+          )
+    }`,
+    `  ${
+      settings.apiKey
+        ? mark(
+            output,
+            true,
+            `API key ${record.api_key} (from ${record.api_key_source === 'env' ? 'HOGCTL_API_KEY' : 'the profile'})${keyInWords(record)}`,
+          )
+        : mark(output, false, 'No API key: `hogctl profile add` saves one')
+    }`,
+  ];
+  await writeSummary(output, summary, record, { columns: Object.keys(record), fields: Object.keys(record) });
   if (!active) {
     const label = ctx.sessionLabel(settings);
     throw new AuthError(

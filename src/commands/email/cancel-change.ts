@@ -11,7 +11,7 @@ export function emailCancelChangeCommand(): Command {
   return new Command('cancel-change')
     .summary('cancel a pending change of your e-mail address')
     .description(
-      'Drop the pending e-mail address (set by `hogctl users update --field email=...`): the current address stays and the link sent to the new one stops working. Needs a signed-in session (`hogctl auth login`).',
+      'Drop the pending e-mail address (set by `hogctl users update --field email=...`): the current address stays and the code (older servers: the link) sent to the new one stops working. Needs a signed-in session (`hogctl auth login`).',
     )
     .addHelpText('after', examples('hogctl email cancel-change'))
     .action(withContext(emailCancelChangeRun));

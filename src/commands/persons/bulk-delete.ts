@@ -47,14 +47,23 @@ export function personsBulkDeleteCommand(): Command {
         'objects with --column); "-" reads standard input. The format follows the file extension or the content; --format ' +
         'overrides it. A CSV whose header has two or more of the columns email, distinct_id and person_id (or uuid, or id) ' +
         'is read as mixed identifiers: every non-empty cell is looked up as its column says.\n\n' +
-        'A plain file of person ids (or --distinct-ids) for one project is sent as it is. Everything else is looked up first, ' +
+        'A plain file of person ids for one project is sent as it is. Everything else, distinct ids too, is looked up first, ' +
         'with reads only (batched HogQL queries for addresses, batch_by_uuids and batch_by_distinct_ids for ids, 200 a ' +
         'request): the plan then says how many persons each project holds and lists the identifiers that name no one, and one ' +
         'identifier that names several persons deletes them all. A selection of more than 100 persons is confirmed by typing ' +
         'the count.\n\n' +
-        'Plan, review, apply: --dry-run --plan-out plan.json writes the resolved plan (host, projects, person UUIDs, flags, ' +
-        'SHA-256); --plan plan.json applies exactly that plan with no lookup, and refuses a file changed by one byte or meant ' +
-        'for another profile, host or projects.\n\n' +
+        'Plan, review, apply: --dry-run --plan-out plan.json writes the resolved plan (host, projects, person UUIDs, the ' +
+        'persons each identifier names, flags), signed with an HMAC-SHA256 under the evidence key of the config directory ' +
+        '(a 0600 file, created on first need; the plan names it by a public id and never holds it). --plan plan.json applies ' +
+        'exactly that plan with no lookup. What the signature protects against: an edit of the plan, by one byte, by anyone ' +
+        'who does not hold the key, even one who read this code and recomputes every digest it could; not an edit by ' +
+        'someone who holds the key, who can sign what they like (give it only to those you would let approve a plan). A ' +
+        'plan is also refused when it disagrees with itself (its counts against its lists), when it is unsigned (made by an ' +
+        'earlier hogctl: make a new one), and when it is meant for another profile, host or projects (--project or ' +
+        '--projects naming others). What the plan shows before it is applied (persons, projects, flags, counts) is counted ' +
+        'from the lists that will be sent. To apply it on another machine (CI), give that machine the key: ' +
+        '`hogctl evidence export-key` there into `hogctl evidence import-key`, or into the HOGCTL_EVIDENCE_KEY secret of ' +
+        'the pipeline; never as a flag.\n\n' +
         '--backup <file> writes the records of every person (NDJSON) before the first deletion, for clean-ups that may need ' +
         'undoing. An erasure should not keep one: the point of an erasure is that the data is gone, and a backup is a new copy ' +
         'of it to account for.\n\n' +
@@ -65,18 +74,30 @@ export function personsBulkDeleteCommand(): Command {
         'the output format, the rate, the concurrency and the retries of the run.\n\n' +
         'With --emails <file> (or --email <address>, repeated) the values are e-mail addresses, as an erasure request names people: each address is matched ' +
         '(exactly, ignoring the case of ASCII letters) against the email property, in HogQL reads of 500 addresses at a time, ' +
-        'and every person it names is deleted; the plan lists the addresses that name no one. The journal and the receipt ' +
-        'name each address by a salted SHA-256, so that the evidence holds no new personal data; --keep-identifiers names them ' +
-        'in clear where your policy wants that.\n\n' +
-        'After the run, every person deleted is checked gone with the server (200 a request, within the read rate of 240 a ' +
-        'minute; --no-verify skips it), with --delete-events the deletion of their events is checked queued, and the receipt ' +
-        'says what was found. PostHog deletes events in a weekly batch: `hogctl persons erasure-status --receipt <file>` ' +
+        'and every person it names is deleted; the plan lists the addresses that name no one. The journal, the receipt and ' +
+        'the plan name each address (and each distinct id that looks like one) by HMAC-SHA256 under the evidence key, which ' +
+        'none of them holds, so that the evidence holds no new personal data: without the key, no one can tell which ' +
+        'addresses they name, even by hashing guesses (the same key signs plans: one secret to keep, and sub-keys derived ' +
+        'apart so that neither use can stand for the other). With the key, `hogctl persons erasure-status --receipt <file> ' +
+        '--check-email <address>` tells whether an erasure was asked to erase an address; `hogctl evidence export-key` ' +
+        'gives the key to a DPO. --keep-identifiers names them in clear where your policy wants that. What the receipt and ' +
+        'the journal keep in clear: the UUIDs of the persons and their other distinct ids (such as user-1971), which ' +
+        '`persons erasure-status` needs to ask whether they name someone again; they name a person as well as an address ' +
+        'does, so keep these files as private as the data they record.\n\n' +
+        'Persons the server found but could not delete (deletion_errors in its answer) are sent again, at most --retries ' +
+        'times; what is left, --resume sends.\n\n' +
+        'After the run, every person the server reported deleted is checked gone with the server (200 a request, within the ' +
+        'read rate of 240 a minute; ids of a request that found no one are not read back; --no-verify skips it), with ' +
+        "--delete-events the deletion of their events is checked queued, and the receipt says what was found. The plan's " +
+        'estimate counts these reads. PostHog deletes events in a weekly batch: `hogctl persons erasure-status --receipt <file>` ' +
         'checks later. Running a finished erasure again sends no deletion and checks again.\n\n' +
         'Ctrl-C (or SIGTERM) stops sending and waits for the requests in flight; a second one quits at once. Either way the ' +
-        'journal and the receipt say what is known, and the resume command is printed.\n\n' +
+        'journal and the receipt say what is known, and the resume command is printed. Ctrl-C while verifying does the same ' +
+        '(verification: interrupted); --resume then verifies what is left.\n\n' +
         'Exit codes: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission ' +
         '(nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after ' +
-        'retries (listed in the receipt; --resume retries them), persons were still there when verified, or a project could ' +
+        'retries (listed in the receipt; --resume retries them), persons could not be deleted (deletion_errors) or were still ' +
+        'there when verified, or a project could ' +
         'not be searched, 130 interrupted.',
     )
     .option('--file <path|->', 'the file of ids, or - for standard input')
@@ -84,7 +105,7 @@ export function personsBulkDeleteCommand(): Command {
     .option('--email <address>', 'an e-mail address to erase, instead of a file (repeatable)', collect)
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match)',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort (with --where: those of the cohort that match)')
@@ -109,7 +130,7 @@ export function personsBulkDeleteCommand(): Command {
     .option('--distinct-ids', 'the values are distinct ids, not person ids')
     .option(
       '--keep-identifiers',
-      'with e-mail addresses or a mixed file: name the identifiers in clear in the journal, receipt and plan, not by a salted hash',
+      'with e-mail addresses or a mixed file: name the identifiers in clear in the journal, receipt and plan, not by a keyed hash',
     )
     .option('--delete-events', "also queue the deletion of the persons' events")
     .option('--delete-recordings', "also delete the persons' session recordings")

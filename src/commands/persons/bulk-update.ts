@@ -62,17 +62,26 @@ export function personsBulkUpdateCommand(): Command {
         'for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted; --capture-url, ' +
         "HOGCTL_CAPTURE_URL or the profile's capture URL overrides it). Every person is looked up first, so none is ever " +
         "created. --via api uses the REST endpoints instead (PATCH /persons/{id}/ and delete_property, within PostHog's " +
-        '240 a minute), for servers or policies without capture; it cannot set once.\n\n' +
+        '240 a minute), for servers or policies without capture; it cannot set once. A project that does not process ' +
+        'person profiles (person_processing_opt_out) is refused: PostHog would drop every change.\n\n' +
+        'A request counts only when capture accepts it ({"status": "Ok"}): a quota_limited answer (the project is ' +
+        'over its billing quota, the events were dropped) or any other answer stops the run, and --resume sends those ' +
+        'persons again, with the same event uuids and timestamps.\n\n' +
         'Capture applies changes within seconds, not at once: afterwards the persons are read back until every change ' +
         'shows or --verify-timeout passes, and the receipt says, per person, applied, still pending or failed.\n\n' +
         "To keep a person's analytics and drop their personal data, unset the properties that hold it (e.g. --unset " +
         'email --unset name --unset phone). This changes the person only: properties already captured on past events ' +
         'are not changed; `persons bulk-delete --keep-person --delete-events` deletes those events.\n\n' +
         'Plan, confirmation (the count typed above 100 persons), dry run, journal, --resume (nothing but the input and ' +
-        '--resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`.\n\n' +
-        'Exit codes: 0 every change sent (and shown, when verified), 2 invalid input or flags (nothing sent), 4 ' +
-        'authentication or permission, 6 the server asked to wait longer than --max-wait, 8 some requests failed or ' +
-        'changes did not show in time (listed in the receipt), 130 interrupted.',
+        '--resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`. An update is ' +
+        'not an erasure: its journal and receipt keep in clear what it was given (addresses, distinct ids, person ids) and ' +
+        'the changes; keep them as private as the persons they name. There is no --plan file for updates, and so no ' +
+        'signature.\n\n' +
+        'Exit codes: 0 every change accepted (and shown, when verified), 2 invalid input or flags, or a project that ' +
+        'does not process person profiles (nothing sent), 4 authentication or permission, 5 the project is over its ' +
+        'billing quota, 6 the server asked to wait longer than --max-wait, 7 the server failed after retries or ' +
+        "answered in a way that is not capture's acceptance, 8 some requests failed or changes did not show in time " +
+        '(listed in the receipt), 130 interrupted.',
     )
     .option(
       '--file <path|->',
@@ -92,7 +101,7 @@ export function personsBulkUpdateCommand(): Command {
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids; with --values-from, the one that names the persons')
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match)',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort')

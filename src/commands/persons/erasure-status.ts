@@ -1,15 +1,17 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { PartialFailureError, UsageError } from '../../errors.js';
+import { NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
-import { erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
+import { readSecretFromStdin } from '../../io/read-secret.js';
+import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
 
 export interface PersonsErasureStatusOptions {
   receipt: string;
   readRate?: string;
+  checkEmail?: string;
 }
 
 const COLUMNS = ['project', 'status', 'persons_checked', 'persons_present', 'distinct_ids_in_use', 'events_pending', 'events_completed'];
@@ -24,17 +26,28 @@ export function personsErasureStatusCommand(): Command {
         "gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless someone resets " +
         'them), and has the deletion of their events run? PostHog queues event deletions and runs them in a weekly batch ' +
         '(Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads only.\n\n' +
-        'Distinct ids that look like an e-mail address are kept in the receipt by their salted hash and cannot be checked ' +
-        '(--keep-identifiers keeps them in clear). Recording deletions cannot be read back from the API.\n\n' +
+        'What the receipt holds in clear: the UUIDs of the persons, and their distinct ids (such as user-1971), because ' +
+        'this check asks the server whether each still names no one, and it cannot ask by a hash. They name a person as ' +
+        'well as an address does: keep the receipt as private as the data it records. The e-mail addresses of the ' +
+        'request, and distinct ids that look like one, are kept by HMAC-SHA256 under the evidence key of the config ' +
+        'directory (`hogctl evidence export-key`), which the receipt does not hold: without the key, no one can tell from ' +
+        'the receipt, its journal or its plan which addresses they name, even by hashing guesses. Those distinct ids ' +
+        'cannot be checked here (--keep-identifiers keeps them in clear). Recording deletions cannot be read back from the ' +
+        'API.\n\n' +
+        '--check-email <address> (or - to read it from standard input) asks the receipt alone, with the evidence key and ' +
+        'without the server, whether this erasure was asked to erase that address: exit 0 yes (and whether it named ' +
+        'a person), 3 no, 2 the receipt or the key cannot answer (a receipt of an earlier hogctl, another key).\n\n' +
         'Exit codes: 0 complete in every project, 8 something is pending or back (listed), 2 the receipt cannot be used.',
     )
     .requiredOption('--receipt <path>', 'the receipt a bulk-delete run wrote')
+    .option('--check-email <address>', 'tell whether the erasure was asked to erase this address (- reads it from standard input)')
     .option('--read-rate <n>', "reads a minute (default 240, PostHog Cloud's limit for reading persons with a personal key)")
     .addHelpText(
       'after',
       examples(
         'hogctl persons erasure-status --receipt erasure.receipt.json',
         'hogctl persons erasure-status --receipt erasure.receipt.json -o json',
+        'echo lee@example.net | hogctl persons erasure-status --receipt erasure.receipt.json --check-email -',
       ),
     )
     .action(withContext(personsErasureStatusRun));
@@ -44,6 +57,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   const readRate = options.readRate === undefined ? undefined : parseCount(options.readRate, '--read-rate');
   const receipt = await readReceipt(options.receipt);
   const output = await ctx.output();
+  if (options.checkEmail !== undefined) return checkEmailRun(ctx, options, receipt, output);
   const { baseUrl } = await ctx.settings();
   if (baseUrl !== receipt.host) {
     throw new UsageError(
@@ -85,6 +99,8 @@ function describe(s: ErasureStatus): string {
         .join(', ')}`;
     case 'pending':
       return `${where}: the deletion of the events of ${of(s.events_pending, 'person', 'persons')} is still pending`;
+    case 'events_unchecked':
+      return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:
       return `${where}: the server could not say${s.events_unseen ? ` (${n(s.events_unseen)} queued event deletions are not listed)` : ''}`;
   }
@@ -94,5 +110,45 @@ function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'reopened'))
     return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
   if (open.every((s) => s.status === 'pending')) return 'PostHog runs event deletions weekly (Sundays, 05:00 UTC): check again after that';
+  if (open.some((s) => s.status === 'events_unchecked'))
+    return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Sundays 05:00 UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
   return 'check again later; `hogctl persons deletion-status` lists the queued event deletions';
+}
+
+/** --check-email: the receipt and the evidence key alone answer; nothing is sent. */
+async function checkEmailRun(
+  ctx: Context,
+  options: PersonsErasureStatusOptions,
+  receipt: Awaited<ReturnType<typeof readReceipt>>,
+  output: Awaited<ReturnType<Context['output']>>,
+): Promise<void> {
+  const address =
+    options.checkEmail === '-' ? await readSecretFromStdin(ctx.io.stdin, 'e-mail address', '--check-email -') : options.checkEmail!.trim();
+  if (!address.includes('@')) {
+    throw new UsageError(
+      `--check-email: "${address}" is not an e-mail address`,
+      'give the address the request named, or - to read it from standard input',
+    );
+  }
+  const { asked, matched } = checkAddress(options.receipt, receipt, address, ctx.env);
+  const writer = new RecordWriter(output, {
+    columns: ['email', 'asked', 'matched', 'status'],
+    fields: ['email', 'asked', 'matched', 'status'],
+  });
+  await writer.writePage([{ email: address, asked, matched, status: receipt.status }]);
+  await writer.end();
+  if (!asked) {
+    throw new NotFoundError(
+      `${address} is not among the addresses this erasure was asked to erase`,
+      'another receipt may name it: check each one, or erase it now with `hogctl persons bulk-delete --email`',
+    );
+  }
+  const run = receipt.status === 'completed' ? '' : ` (the run's status is ${receipt.status}: the receipt says what was not done)`;
+  ctx.info(
+    matched === false
+      ? `✔ this erasure was asked to erase ${address}, and no person had it in the projects it searched${run}`
+      : matched
+        ? `✔ this erasure was asked to erase ${address}, and persons had it, whom the erasure covered${run}`
+        : `✔ this erasure was asked to erase ${address}${run}`,
+  );
 }

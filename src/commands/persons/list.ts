@@ -53,7 +53,11 @@ export function personsListCommand(): Command {
     .option('--email <email>', 'exact match on the email property')
     .option('--distinct-id <id>', 'persons having this distinct id')
     .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
-    .option('--where <key=value>', 'property filter; also != ~ (contains) !~ > >= < <= (repeatable)', collect)
+    .option(
+      '--where <key=value>',
+      'property filter; also != ~ (contains) !~ > >= < <=, has:<key> and lacks:<key> (set or not); an empty value is refused (repeatable)',
+      collect,
+    )
     .option('--properties <json>', 'raw PostHog property filters as a JSON array')
     .option('--limit <n>', 'the most persons to print', '100')
     .option('--all', 'every matching person (ignores --limit)')

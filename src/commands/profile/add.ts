@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, type CliError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { checkProfileName } from '../../config/profiles.js';
 import { normalizeBaseUrl, checkProjectId, DEFAULT_BASE_URL, maskKey } from '../../config/settings.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
-import { checkKey, checkProject } from './shared/verify.js';
+import { checkKey, checkProject, type Problem } from './shared/verify.js';
+import { isProjectId, projectByName } from '../../config/project-name.js';
 import { allProjects } from '../../api/projects.js';
 
 export interface ProfileAddOptions {
@@ -28,7 +29,7 @@ export function profileAddCommand(): Command {
     .summary('create or update a profile (base URL, project, API key)')
     .description(
       'Save a profile. On a terminal, hogctl asks for what is missing: the base URL, the API key (hidden) and the project, picked from the projects the key can see. Off a terminal, give --base-url and --project, and pipe the key with --api-key-stdin. The key is stored in a private file (0600), never taken as a flag value. ' +
-        'The key and the project are checked against the server first when it can be reached (--no-verify to skip, for offline set-up). Replacing an existing profile asks first (--yes off a terminal).',
+        'The key and the project are checked against the server first; a site that cannot be reached is not saved (--no-verify saves unchecked, for an offline set-up). Replacing an existing profile asks first and asks every field again, its saved value the default (off a terminal: --yes, and the flags given replace the saved values).',
     )
     .argument('<name>', 'profile name, e.g. prod')
     .option('--api-key-stdin', 'read the personal API key from standard input')
@@ -54,20 +55,36 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   checkProfileName(name);
   const store = await ctx.store();
   const existing = store.get(name);
+  const stored = store.apiKey(name);
   const prompter = await ctx.prompter();
   const ask = prompter.interactive;
+  const given = ctx.globals.baseUrl === undefined ? undefined : normalizeBaseUrl(ctx.globals.baseUrl);
+  if (!ask) {
+    // Nothing can be asked: every flag that is missing is named at once, and a profile without a
+    // site, a project or a key is never saved (a default site would point a typo at PostHog Cloud).
+    const missing = [
+      ...(given || existing ? [] : ['--base-url <url>']),
+      ...(ctx.globals.project || given?.projectId || existing?.project_id ? [] : ['--project <id>']),
+      ...(options.apiKeyStdin || stored ? [] : ['--api-key-stdin (with the key on standard input)']),
+    ];
+    if (missing.length)
+      throw new UsageError(
+        `profile add ${name}: missing ${missing.join(', ')}`,
+        'off a terminal nothing is asked, e.g. `printf %s "$POSTHOG_KEY" | hogctl profile add ci --base-url https://eu.posthog.com --project 42 --api-key-stdin`',
+      );
+  }
   if (existing) {
     await confirmOrRefuse(ctx, {
       yes: options.yes,
-      summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(store.apiKey(name))}) and will be replaced.`,
+      summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(stored)}) and will be replaced${ask ? '; each answer defaults to its saved value' : ''}.`,
       question: `Replace profile "${name}"?`,
     });
   }
 
-  let baseUrl = ctx.globals.baseUrl ?? existing?.base_url;
+  let baseUrl = ctx.globals.baseUrl;
   if (!baseUrl && ask) {
     baseUrl = await prompter.input('PostHog base URL (https://us.posthog.com, https://eu.posthog.com or your own):', {
-      default: DEFAULT_BASE_URL,
+      default: existing?.base_url ?? DEFAULT_BASE_URL,
       validate: (v) => {
         try {
           normalizeBaseUrl(v);
@@ -78,9 +95,8 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
       },
     });
   }
-  const base = normalizeBaseUrl(baseUrl ?? DEFAULT_BASE_URL);
+  const base = normalizeBaseUrl(baseUrl ?? existing?.base_url ?? DEFAULT_BASE_URL);
 
-  const stored = store.apiKey(name);
   const askKey = async () =>
     (
       await prompter.password(
@@ -90,7 +106,12 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   let apiKey: string | undefined;
   if (options.apiKeyStdin) apiKey = await readSecretFromStdin(ctx.io.stdin, 'API key', '--api-key-stdin');
   else if (ask) apiKey = await askKey();
-  let key = apiKey ?? stored ?? ctx.env.HOGCTL_API_KEY;
+  let key = apiKey ?? stored;
+  if (!key)
+    throw new UsageError(
+      `no API key given: a profile without one is not saved`,
+      'paste a personal API key (phx_...) when asked, or pipe it with --api-key-stdin',
+    );
   const verify = options.verify !== false;
   const client = async () => {
     const k = key as string;
@@ -99,9 +120,9 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
       { headers: () => ({ authorization: `Bearer ${k}` }), secrets: () => [k] },
     );
   };
-  let reachable = true;
   /** Says what is wrong, and on a terminal asks again; off a terminal, or after ATTEMPTS, fails. */
-  const retry = (problem: { error: Error & { hint?: string } }, attempt: number) => {
+  const retry = (problem: Problem, attempt: number) => {
+    if (problem.kind === 'unreachable') throw unreachable(base.url, problem.error);
     if (!ask || attempt >= ATTEMPTS) {
       if (problem.error.hint && !/--no-verify/.test(problem.error.hint))
         (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
@@ -109,44 +130,42 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     }
     ctx.io.stderr.write(`${problem.error.message}\n${problem.error.hint ? `  ${problem.error.hint}\n` : ''}`);
   };
-  if (verify && key) {
+  if (verify) {
     for (let attempt = 1; ; attempt++) {
       const problem = await checkKey(await client(), base.url);
-      if (problem?.kind === 'unreachable') {
-        reachable = false;
-        ctx.warn(`could not reach ${base.url} to check the key (${problem.error.message}); saving it unchecked`);
-        break;
-      }
       if (!problem) break;
       retry(problem, attempt);
       apiKey = (await prompter.password('Personal API key (input hidden):')).trim() || undefined;
-      key = apiKey ?? stored ?? ctx.env.HOGCTL_API_KEY;
-      if (!key) break;
+      key = apiKey ?? stored;
+      if (!key) throw new UsageError('no API key given: a profile without one is not saved');
     }
   }
 
-  let projectId = ctx.globals.project ?? base.projectId ?? existing?.project_id;
-  if (!projectId) {
-    if (!ask) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
-    if (!key) throw new UsageError('cannot list projects without an API key', 'give the key when asked, or pass --project <id>');
+  let projectId = ctx.globals.project ?? base.projectId;
+  if (!projectId && ask) {
     const projects = await allProjects(await client());
     if (projects.length === 0)
       throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
+    const saved = projects.find((p) => String(p.id) === existing?.project_id)?.id;
     projectId = String(
       await prompter.select(
         'Project:',
         projects.map((p) => ({ name: `${p.name} (${p.id})`, value: p.id })),
+        { default: saved },
       ),
     );
   }
+  projectId ??= existing?.project_id;
+  if (!projectId) throw new UsageError('no project given', 'pass --project <id>; `hogctl projects list` shows the ids your key can see');
   checkProjectId(projectId);
-  if (verify && key && reachable) {
+  // A profile keeps the id, which stays the same when the project is renamed.
+  if (!isProjectId(projectId)) {
+    if (!verify) throw new UsageError(`--project "${projectId}" is a name, and --no-verify cannot look it up`, 'give the id');
+    projectId = projectByName(projectId, await allProjects(await client()));
+  }
+  if (verify) {
     for (let attempt = 1; ; attempt++) {
       const problem = await checkProject(await client(), base.url, projectId);
-      if (problem?.kind === 'unreachable') {
-        ctx.warn(`could not reach ${base.url} to check project ${projectId}; saving it unchecked`);
-        break;
-      }
       if (!problem) break;
       retry(problem, attempt);
       projectId = (await prompter.input('Project id (`hogctl projects list` shows them):')).trim();
@@ -170,7 +189,13 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   );
   if (options.use) await store.use(name);
   ctx.info(
-    `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}`,
+    `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}${verify ? '' : ' (not checked against the server)'}`,
   );
-  if (!store.apiKey(name)) ctx.info('  no API key stored: set HOGCTL_API_KEY, or run `hogctl profile add` again with --api-key-stdin');
+}
+
+/** A site that cannot be reached is not saved as if it were checked: say so, and how to save it anyway. */
+function unreachable(baseUrl: string, error: CliError): CliError {
+  error.message = `could not reach ${baseUrl} to check the key and project (${error.message}); nothing was saved`;
+  error.hint = 'check the URL and the network, or save it unchecked with --no-verify (for an offline set-up)';
+  return error;
 }

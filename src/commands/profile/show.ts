@@ -3,9 +3,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { writeRecord } from '../../io/output.js';
+import { writeSummary } from '../../io/summary.js';
 import { maskKey } from '../../config/settings.js';
-import { describeCurrentKey } from '../../api/personal-api-keys.js';
+import { describeCurrentKey, keyInWords } from '../../api/personal-api-keys.js';
 
 export function profileShowCommand(): Command {
   return new Command('show')
@@ -21,6 +21,7 @@ export function profileShowCommand(): Command {
 export async function profileShowRun(ctx: Context, _options: unknown, name?: string): Promise<void> {
   const store = await ctx.store();
   let record: Record<string, unknown>;
+  let summary: string[];
   if (name) {
     const p = store.require(name);
     record = {
@@ -32,6 +33,13 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
       allow_insecure_http: Boolean(p.allow_insecure_http),
       config_file: store.configPath,
     };
+    summary = [
+      `Profile "${name}"${record.current ? ' (the current one)' : ''}`,
+      `  site:     ${p.base_url}${p.allow_insecure_http ? ' (plain http allowed)' : ''}`,
+      `  project:  ${p.project_id ?? 'none saved: give --project'}`,
+      `  API key:  ${record.api_key ?? 'none saved'}`,
+      `  saved in: ${store.configPath}`,
+    ];
   } else {
     const s = await ctx.settings();
     if (!s.profileName && !s.sources.projectId && !s.apiKey) {
@@ -50,6 +58,15 @@ export async function profileShowRun(ctx: Context, _options: unknown, name?: str
       ...(s.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
       config_file: store.configPath,
     };
+    const from = (source: string | null | undefined, variable: string) =>
+      source === 'flag' ? 'from a flag' : source === 'env' ? `from ${variable}` : source === 'profile' ? 'from the profile' : 'the default';
+    summary = [
+      s.profileName ? `Settings in effect (profile "${s.profileName}")` : 'Settings in effect (no profile)',
+      `  site:     ${s.baseUrl} (${from(s.sources.baseUrl, 'HOGCTL_BASE_URL')})`,
+      `  project:  ${s.projectId ? `${s.projectId} (${from(s.sources.projectId, 'HOGCTL_PROJECT_ID')})` : 'none: give --project'}`,
+      `  API key:  ${s.apiKey ? `${record.api_key} (${from(s.sources.apiKey, 'HOGCTL_API_KEY')})${keyInWords(record)}` : 'none'}`,
+      `  saved in: ${store.configPath}`,
+    ];
   }
-  await writeRecord(await ctx.output(), record, { columns: Object.keys(record), fields: Object.keys(record) });
+  await writeSummary(await ctx.output(), summary, record, { columns: Object.keys(record), fields: Object.keys(record) });
 }

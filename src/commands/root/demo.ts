@@ -9,6 +9,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { startSandbox } from './shared/start-sandbox.js';
+import { hogctlCommand } from './shared/hogctl-command.js';
 
 export interface DemoOptions {
   persons?: string;
@@ -76,7 +77,7 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
     await run('one person, by distinct id, as JSON', ['persons', 'get', '--distinct-id', 'user-1', '-o', 'json']);
     await run('a mistake gets a clear error and a documented exit code', ['persons', 'get', 'not-an-id']);
     stdout.write(
-      `\n${bold('# try it yourself')} (the sandbox stops when this demo ends):\n  hogctl sandbox --persons 10000    # then follow the lines it prints\n`,
+      `\n${bold('# try it yourself')} (the sandbox stops when this demo ends):\n  ${hogctlCommand(ctx.env)} sandbox --persons 10000    # then follow the lines it prints\n`,
     );
   } finally {
     await sandbox.close();

@@ -11,6 +11,8 @@ import { collect } from '../../cli/flags.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { untilStdoutReaderGone } from '../../io/pipe-reader.js';
 import { startSandbox } from './shared/start-sandbox.js';
+import { hogctlCommand } from './shared/hogctl-command.js';
+import { fitToTerminal } from '../../io/columns.js';
 import type { Sandbox } from '@hogctl/sandbox';
 
 export interface SandboxCommandOptions {
@@ -44,7 +46,7 @@ export function sandboxCommand(): Command {
       '--project-persons <id=n,...>',
       'persons of other projects (default 2=20,3=5); an id above 3 adds a project to the organisation, e.g. 2=400,4=100',
     )
-    .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons', '1')
+    .option('--seed <n>', 'seed for the generated data; the same seed gives the same persons and, on a loopback address, the same key', '1')
     .option(
       '--rate-limit <spec>',
       "throttle like PostHog: 'cloud', a per-minute number like 600, or per class with windows of any length, e.g. delete=8/1s,80/10s,read=1200,query=120/hour (default off)",
@@ -119,10 +121,19 @@ function parseProjectPersons(raw: string): Record<number, number> {
   return out;
 }
 
-/** "; other projects: 2 (20), 3 (5)": persons per project. */
-function otherProjects(stores: Map<number, { size: number }>): string {
-  const others = [...stores].filter(([id]) => id !== 1).map(([id, store]) => `${id} (${store.size})`);
-  return others.length ? `; other projects: ${others.join(', ')}` : '';
+/**
+ * Each project and its persons, one a line. Project 3 is in an organisation the sandbox's user is
+ * not a member of: it is there so that a key meeting a project it cannot see (403) can be tried.
+ */
+function projectLines(stores: Map<number, { size: number }>, seed: number): string {
+  return [...stores]
+    .map(([id, store]) => {
+      const persons = `${id}: ${store.size.toLocaleString('en-US')} persons`;
+      if (id === 1) return `${persons} (seed ${seed})`;
+      if (id === 3) return `${persons} in another organisation (the key gets 403 there)`;
+      return persons;
+    })
+    .join('\n              ');
 }
 
 function count(raw: string, flag: string, min: number): number {
@@ -156,6 +167,8 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
   const seed = count(options.seed, '--seed', 0);
   const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
+  // A key that survives a restart keeps a saved profile working; only where nobody else can reach.
+  const stableKey = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host);
   const quiet = Boolean(ctx.globals.quiet);
   const { stderr, stdout } = ctx.io;
 
@@ -170,6 +183,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       rateLimit: options.rateLimit,
       faults: options.faults,
       keys: options.key,
+      keyFromSeed: stableKey,
       applyDelayMs,
       bulkDeleteResponse: options.bulkDeleteResponse as 'summary' | undefined,
       loginCodes: Boolean(options.loginCodes),
@@ -209,21 +223,26 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
     `{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`,
   );
   if (!quiet) {
-    const extra = options.key?.length ? `\n  extra keys: ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
-    stderr.write(
+    const extra = options.key?.length ? `\n  more keys:  ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
+    const fixedPort = port === 0 ? ` --port ${sandbox.port}` : '';
+    const banner =
       `hogctl sandbox: a local PostHog-compatible server (throwaway data and keys)\n` +
-        `  URL:        ${sandbox.url}\n` +
-        `  project id: ${sandbox.projectId}\n` +
-        `  API key:    ${sandbox.defaultKey}  (all scopes)${extra}\n` +
-        `  sign-in:    ${sandbox.login.email}, password ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
-        `  2FA user:   ${sandbox.twoFactorUser.email}, password ${sandbox.twoFactorUser.password}, TOTP secret ${sandbox.twoFactorUser.totpSecret}\n` +
-        `  mail:       verification links are printed here and kept at ${sandbox.url}/_sandbox/outbox\n` +
-        `  persons:    ${sandbox.store.size} (seed ${seed})${otherProjects(sandbox.stores)}\n` +
-        `  rate limit: ${options.rateLimit ?? 'off'}    faults: ${options.faults ?? 'none'}\n\n` +
-        `Try it from another terminal:\n` +
-        `  HOGCTL_BASE_URL=${sandbox.url} HOGCTL_PROJECT_ID=${sandbox.projectId} HOGCTL_API_KEY=${sandbox.defaultKey} hogctl persons list\n\n` +
-        `Press Ctrl-C to stop.\n`,
-    );
+      `  URL:        ${sandbox.url}\n` +
+      `  key:        ${sandbox.defaultKey}  (all scopes)${extra}\n` +
+      `  projects:   ${projectLines(sandbox.stores, seed)}\n` +
+      `  sign-in:    ${sandbox.login.email} / ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
+      `  2fa-user:   ${sandbox.twoFactorUser.email} / ${sandbox.twoFactorUser.password}\n` +
+      `  totp:       ${sandbox.twoFactorUser.totpSecret}  (the 2fa-user's secret)\n` +
+      `  mail:       printed here, and kept at ${sandbox.url}/_sandbox/outbox\n` +
+      `  limits:     rate ${options.rateLimit ?? 'off'}, faults ${options.faults ?? 'none'}\n\n` +
+      (stableKey
+        ? `Save it as a profile (the key stays the same on every start with --seed ${seed}${fixedPort ? `; keep the port with${fixedPort}` : ''}):\n`
+        : `Save it as a profile (the key is new on every start when not on a loopback address):\n`) +
+      `  printf %s ${sandbox.defaultKey} |\n` +
+      `    ${hogctlCommand(ctx.env)} profile add sandbox --base-url ${sandbox.url} \\\n` +
+      `      --project ${sandbox.projectId} --api-key-stdin\n\n` +
+      `Press Ctrl-C to stop.`;
+    stderr.write(`${fitToTerminal(stderr, banner)}\n`);
   }
 
   // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.

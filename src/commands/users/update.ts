@@ -17,8 +17,8 @@ export function usersUpdateCommand(): Command {
   return new Command('update')
     .summary('change fields of a user: names, e-mail, settings')
     .description(
-      'Change fields of the user record with PATCH /api/users/<uuid>/. A new e-mail does not apply at once: it waits in pending_email, and PostHog mails a link to the new address ' +
-        '(`hogctl email verify <link>` completes it, `hogctl email cancel-change` drops it). Uses the signed-in session when there is one, else the API key (user:write scope). ' +
+      'Change fields of the user record with PATCH /api/users/<uuid>/. A new e-mail does not apply at once: it waits in pending_email, and PostHog e-mails a 6-digit code (older servers: a link) to the new address ' +
+        '(`hogctl email verify <code>` completes it, `hogctl email cancel-change` drops it). Uses the signed-in session when there is one, else the API key (user:write scope). ' +
         'Passwords cannot be changed here: they would have to be flag values.',
     )
     .option('--user <uuid>', 'the user to change (default: @me, yourself; others need staff rights)', '@me')
@@ -47,7 +47,7 @@ export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions):
   await writeUser(ctx, updated);
   if (typeof body.email === 'string' && updated.pending_email) {
     ctx.info(
-      `✔ updated; ${updated.pending_email} is pending: PostHog mailed it a link, and the address changes once it is opened (\`hogctl email verify <link>\`; \`hogctl email cancel-change\` drops it)`,
+      `✔ updated; ${updated.pending_email} is pending: PostHog e-mailed it a 6-digit verification code, and the address changes once the code is given (\`hogctl email verify <code>\`; \`hogctl email cancel-change\` drops it)`,
     );
   } else {
     ctx.info(`✔ updated ${Object.keys(body).join(', ')} of ${updated.email}`);

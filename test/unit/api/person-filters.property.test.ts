@@ -41,12 +41,27 @@ describe('parseWhere', () => {
       fc.property(plainKey, operator, text(), fc.constantFrom('', ' '), (key, op, raw, space) => {
         // `age>` followed by `=5` is `age>=5`: the longer operator wins, as documented.
         fc.pre(!((op === '>' || op === '<') && raw.startsWith('=')));
+        const itemsOperator = OPERATORS[op];
+        const items = (itemsOperator === 'exact' || itemsOperator === 'is_not') && raw.includes(',') ? raw.split(',') : [raw];
+        // An empty value (or list item) is refused: the test below says so.
+        fc.pre(!items.includes(''));
         const filter = parseWhere(`${key}${space}${op}${raw}`);
-        const operatorName = OPERATORS[op];
+        const operatorName = itemsOperator;
         let value: unknown = raw;
         if (['gt', 'gte', 'lt', 'lte'].includes(operatorName) && raw.trim() !== '' && Number.isFinite(Number(raw))) value = Number(raw);
         else if ((operatorName === 'exact' || operatorName === 'is_not') && raw.includes(',')) value = raw.split(',');
         expect(filter).toEqual({ key, operator: operatorName, value, type: 'person' });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('refuses an empty value, or an empty item of a list, after any operator', () => {
+    fc.assert(
+      fc.property(plainKey, operator, fc.constantFrom('', ',', 'a,', ',b', 'a,,b'), (key, op, raw) => {
+        const listy = op === '=' || op === '!=';
+        fc.pre(raw === '' || listy);
+        expect(() => parseWhere(`${key}${op}${raw}`)).toThrow(/the value after .* is empty/);
       }),
       { numRuns: RUNS },
     );

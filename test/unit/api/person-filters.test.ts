@@ -25,7 +25,6 @@ describe('parseWhere', () => {
 
   it('keeps a non-numeric comparison value as text', () => {
     expect(parseWhere('signup>2024-01-01').value).toBe('2024-01-01');
-    expect(parseWhere('age>').value).toBe('');
     expect(parseWhere('age>-3').value).toBe(-3);
   });
 
@@ -41,6 +40,24 @@ describe('parseWhere', () => {
       expect(err).toBeInstanceOf(UsageError);
       expect(err.exitCode).toBe(2);
     }
+  });
+
+  it('refuses an empty value after every operator, as an unset shell variable leaves it', () => {
+    for (const bad of ['email~', 'email!~', 'plan!=', 'plan=', 'age>', 'age<', 'age>=', 'age<=', 'plan=team,', 'plan!=,free']) {
+      const err = thrown(() => parseWhere(bad));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.exitCode).toBe(2);
+      expect(err.message).toMatch(/^invalid --where ".*": the value after \S+ is empty/);
+      expect((err as UsageError).hint).toContain('has:');
+    }
+  });
+
+  it('reads has:<key> and lacks:<key> as the is_set and is_not_set operators', () => {
+    expect(parseWhere('has:email')).toEqual({ key: 'email', value: 'is_set', operator: 'is_set', type: 'person' });
+    expect(parseWhere(' lacks: phone ')).toEqual({ key: 'phone', value: 'is_not_set', operator: 'is_not_set', type: 'person' });
+    // With an operator in it, it is a property whose name starts with has:.
+    expect(parseWhere('has:x=1')).toMatchObject({ key: 'has:x', value: '1', operator: 'exact' });
+    expect(thrown(() => parseWhere('has:')).message).toBe('invalid --where "has:": the property name is empty');
   });
 
   it('does not read an operator at the start as the key', () => {

@@ -11,6 +11,7 @@ const facts: OutcomeFacts = {
   account: '2,000 persons deleted (2,000 found) from 2,000 ids sent',
   resume: 'hogctl persons bulk-delete --file ids.txt --resume',
   requests: 4,
+  retries: 3,
   receiptPath: '/tmp/ids.receipt.json',
   maxWaitMs: 15 * 60_000,
   now: Date.UTC(2026, 10, 22, 10, 0, 0),
@@ -110,7 +111,8 @@ describe('the end of a bulk run', () => {
     );
     const errors = outcome(result('completed'), receipt({ deletion_errors: 3 }), facts).error!;
     expect(errors).toBeInstanceOf(PartialFailureError);
-    expect(errors.message).toMatch(/^the server reported 3 deletion errors/);
+    expect(errors.message).toMatch(/^3 persons could not be deleted: the server reported an error deleting them/);
+    expect(errors.hint).toBe(`the server asks for them to be sent again: do so later with\n  ${facts.resume}`);
   });
 
   it("turns the receipt's caveats into warnings", () => {

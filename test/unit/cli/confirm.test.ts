@@ -15,7 +15,16 @@ function person(answers: (string | boolean)[]): Prompter & { asked: string[] } {
   return {
     interactive: true,
     asked,
-    input: async (message) => (asked.push(message), String(next())),
+    // As inquirer does: an answer the validation refuses is shown its message and asked again.
+    input: async (message, options) => {
+      asked.push(message);
+      for (;;) {
+        const answer = String(next());
+        const verdict = options?.validate?.(answer) ?? true;
+        if (verdict === true) return answer;
+        asked.push(verdict);
+      }
+    },
     password: async () => String(next()),
     confirm: async (message, options) => (asked.push(`${message} [default ${options?.default}]`), Boolean(next())),
     select: async () => next() as never,
@@ -58,13 +67,16 @@ describe('confirmOrRefuse', () => {
     await expect(confirmOrRefuse(context(person([false])).ctx, deletion)).rejects.toThrow(CancelledError);
   });
 
-  it('asked to type a word, accepts it in any case and around spaces, and cancels on anything else', async () => {
+  it('asked to type a word, accepts it in any case and around spaces, asks again after a typo, and cancels on an empty answer', async () => {
     const typed = { ...deletion, typeToConfirm: 'ada@example.com' };
     const prompter = person([' ADA@example.com ']);
     await confirmOrRefuse(context(prompter).ctx, typed);
-    expect(prompter.asked).toEqual(['Delete? Type ada@example.com to confirm:']);
-    const wrong = await confirmOrRefuse(context(person(['ada'])).ctx, typed).catch((err: unknown) => err);
+    expect(prompter.asked).toEqual(['Delete? Type ada@example.com to confirm (empty to cancel):']);
+    const again = person(['ada', ' ada@example.com']);
+    await confirmOrRefuse(context(again).ctx, typed);
+    expect(again.asked[1]).toBe('that is not ada@example.com: type ada@example.com exactly, or nothing to cancel');
+    const wrong = await confirmOrRefuse(context(person(['ada', ''])).ctx, typed).catch((err: unknown) => err);
     expect(wrong).toBeInstanceOf(CancelledError);
-    expect((wrong as CancelledError).message).toBe('cancelled: "ada" is not ada@example.com; nothing was changed');
+    expect((wrong as CancelledError).message).toBe('cancelled; nothing was changed');
   });
 });

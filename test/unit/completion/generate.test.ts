@@ -50,6 +50,15 @@ describe.skipIf(!hasBash)('bash completion', () => {
     expect(complete(`hogctl profile ${verb} st`)).toEqual(['staging']);
   });
 
+  it("offers a group's verbs alone, and flags once a dash is typed", () => {
+    const verbs = complete('hogctl persons ');
+    expect(verbs).toContain('bulk-delete');
+    expect(verbs.filter((w) => w.startsWith('-'))).toEqual([]);
+    expect(complete('hogctl ').filter((w) => w.startsWith('-'))).toEqual([]);
+    expect(complete('hogctl persons --')).toEqual(expect.arrayContaining(['--profile', '--output', '--help']));
+    expect(complete('hogctl persons list --w')).toEqual(['--where', '--wide']);
+  });
+
   it('profile add does not offer existing names, and other verbs do not offer files', () => {
     expect(complete('hogctl profile add ')).not.toContain('prod');
     expect(complete('hogctl persons list e')).toEqual([]);

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { empty, lastParam } from '../context.js';
-import { fieldError, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
+import { fieldError, personDeletionFailed, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
 import { serializeEntry } from '../activity-log.js';
 import { deletePersons } from '../person-deletion.js';
+import { valuesAsJsonb } from '../jsonb.js';
 import { drfLimitOffsetPage, formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { render } from '../render.js';
 import type { RouteSpec, Router } from '../router.js';
@@ -38,9 +39,12 @@ function actorOf(ctx: RequestContext) {
 function captureSet(ctx: RequestContext, app: Services, person: Person, set: unknown): void {
   const store = storeFor(ctx, app);
   const distinctId = person.distinctIds[0];
+  // The event goes through ingestion like any other: personless when the project opted out of
+  // person processing, and stored as jsonb keeps values (capture.ts).
+  const personless = ctx.project!.personProcessingOptOut;
   app.later(app.applyDelayMs, () => {
     const target = store.getByDistinctId(distinctId);
-    if (target && isObject(set)) store.setProperties(target.id, set);
+    if (target && isObject(set) && !personless) store.setProperties(target.id, valuesAsJsonb(set));
   });
   app.activity.log({
     teamId: teamOf(ctx),
@@ -84,9 +88,10 @@ export const deleteProperty: Handler = (ctx, app) => {
   const key = data.$unset;
   if (typeof key !== 'string') throw rawError(400, { success: false, detail: 'Unable to delete property' });
   const distinctId = person.distinctIds[0];
+  const personless = ctx.project!.personProcessingOptOut;
   app.later(app.applyDelayMs, () => {
     const target = store.getByDistinctId(distinctId);
-    if (target) store.unsetProperties(target.id, [key]);
+    if (target && !personless) store.unsetProperties(target.id, [key]);
   });
   app.activity.log({
     teamId: teamOf(ctx),
@@ -163,10 +168,13 @@ export const splitPerson: Handler = (ctx, app) => {
   return render(ctx, 201, { success: true });
 };
 
-/** DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5). */
+/**
+ * DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5).
+ * A person that could not be deleted is a 503 `person_deletion_failed` (PostHog/posthog#103144).
+ */
 export const destroyPerson: Handler = (ctx, app) => {
   const person = getPersonOr404(ctx, app);
-  deletePersons(
+  const summary = deletePersons(
     app,
     teamOf(ctx),
     storeFor(ctx, app),
@@ -178,6 +186,7 @@ export const destroyPerson: Handler = (ctx, app) => {
     },
     actorOf(ctx),
   );
+  if (summary.deletion_errors.length) throw personDeletionFailed('delete_postgres');
   return empty(202);
 };
 

@@ -32,6 +32,8 @@ function serializeProjectDetail(project: Project) {
     effective_membership_level: 8,
     person_display_name_properties: null,
     product_description: null,
+    // TeamSerializer (posthog/api/team.py) serves the team's setting; null on teams that never set it.
+    person_processing_opt_out: project.personProcessingOptOut,
   };
 }
 

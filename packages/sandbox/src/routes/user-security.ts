@@ -1,6 +1,7 @@
 // The session-only user actions (docs/server-contract.md §10): 2FA setup, validation, status, backup
 // codes and disabling, and the e-mail actions: verify_email and request_email_verification
-// (AllowAny) and cancel_email_change_request. None has a scope mapping, so personal API keys get
+// (AllowAny; the e-mailed code of posthog/api/email_verification.py, or the link of older servers)
+// and cancel_email_change_request. None has a scope mapping, so personal API keys get
 // 403 from the permission layer; unsafe methods of a session need a sign-in within 2 hours.
 
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import { ErrorResponse, fieldError, serverError, validationError } from '../erro
 import { requireRecentLogin, targetAccount } from '../user-access.js';
 import type { Router } from '../router.js';
 import { newBackupCodes, newTotpSecret, verifyTotp } from '../totp.js';
+import { EMAIL_CODE_MAX_ATTEMPTS } from '../identity.js';
 import { signIn } from './login.js';
 import { serializeUser } from './users.js';
 
@@ -86,8 +88,69 @@ const disable: Handler = (ctx, app) => {
   return json(200, { success: true });
 };
 
+/** A required serializer string field: DRF's `required`, `null` and `blank` errors. */
+function requiredText(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (value === undefined) throw fieldError(field, 'required', 'This field is required.');
+  if (value === null) throw fieldError(field, 'null', 'This field may not be null.');
+  const text = String(value).trim();
+  if (text === '') throw fieldError(field, 'blank', 'This field may not be blank.');
+  return text;
+}
+
+/**
+ * normalize_verification_code: spaces, invisible characters and grouping hyphens go, and other
+ * scripts' digits fold to ASCII, before the code must be exactly six digits.
+ */
+function normalizeCode(raw: string): string {
+  return raw.normalize('NFKC').replace(/[\s\u200b-\u200d\u2060\ufeff\u00ad\u2010-\u2015\u2212-]/gu, '');
+}
+
+/**
+ * verify_email on current servers (posthog/api/user.py, PostHog/posthog#86493 and #90177): `{uuid,
+ * code}` with the 6-digit code mailed by EmailVerificationCodeVerifier. Unknown users answer like
+ * a wrong code; an account with nothing to verify answers success (a repeated submit), without a
+ * session. Every try counts against the attempt window, and past it even the right code is
+ * refused, but the code stays alive so that a stranger with the uuid cannot destroy it.
+ */
 const verifyEmail: Handler = (ctx, app) => {
+  const id = app.identity;
   const body = data(ctx);
+  if (id.linkVerification) return verifyEmailWithToken(ctx, app, body);
+  // The throttles run before the view: UserVerifyEmailThrottle counts per uuid.
+  id.throttleVerification('verify', String(body.uuid ?? ''));
+  const uuid = requiredText(body, 'uuid');
+  const code = normalizeCode(requiredText(body, 'code'));
+  if (!/^\d{6}$/.test(code)) throw fieldError('code', 'invalid_input', 'Enter the 6-digit code from your email.');
+  const account = id.byUuid(uuid);
+  const live = account && account.user.isActive ? account : undefined;
+  if (live && live.emailVerified === true && !live.pendingEmail) return json(200, { success: true, requires_login: true });
+  const invalid = () => fieldError('code', 'invalid_code', 'This code is invalid or has expired.');
+  if (!live) throw invalid();
+  if (id.reserveVerificationAttempt(live) > EMAIL_CODE_MAX_ATTEMPTS)
+    throw fieldError('code', 'too_many_attempts', 'Too many incorrect attempts. Try again later.');
+  if (!id.checkVerificationCode(live, code)) throw invalid();
+  id.invalidateVerificationCode(live);
+  // An unverified account's code proves its own address; its staged change stays pending.
+  if (live.pendingEmail && live.emailVerified !== false) {
+    const owner = id.byEmail(live.pendingEmail);
+    if (owner && owner !== live)
+      throw fieldError(
+        'email',
+        'email_taken',
+        'Another account now uses this email address. Start the change again with a different address.',
+      );
+    live.user.email = live.pendingEmail;
+    live.pendingEmail = null;
+  }
+  live.emailVerified = true;
+  if (live.totp) return json(200, { success: true, requires_2fa: true });
+  const cookies = signIn(ctx, app, live);
+  return { ...json(200, { success: true }), headers: { 'Content-Type': 'application/json', 'Set-Cookie': cookies } };
+};
+
+/** verify_email on servers before PostHog/posthog#86493: `{uuid, token}` from the mailed link. */
+function verifyEmailWithToken(ctx: RequestContext, app: Services, body: Record<string, unknown>) {
   if (body.token === undefined || body.token === null || body.token === '')
     throw fieldError('token', 'required', 'This field is required.');
   // request.data["uuid"] without a default: a KeyError, so a 500.
@@ -106,8 +169,12 @@ const verifyEmail: Handler = (ctx, app) => {
   account.emailVerified = true;
   const cookies = signIn(ctx, app, account);
   return { ...json(200, { success: true, token }), headers: { 'Content-Type': 'application/json', 'Set-Cookie': cookies } };
-};
+}
 
+/**
+ * request_email_verification: a new code (older servers: a link) for the uuid, and the same answer
+ * for unknown uuids. Current servers refuse an account with nothing to verify.
+ */
 const requestEmailVerification: Handler = (ctx, app) => {
   const body = data(ctx);
   if (body.uuid === undefined || body.uuid === null) throw serverError();
@@ -115,7 +182,11 @@ const requestEmailVerification: Handler = (ctx, app) => {
   app.identity.throttleVerification('request', uuid);
   // Unknown uuids get the same answer, so the endpoint tells nobody which accounts exist.
   const account = app.identity.byUuid(uuid);
-  if (account) app.identity.sendVerification(account);
+  if (account) {
+    if (!app.identity.linkVerification && account.emailVerified === true && !account.pendingEmail)
+      throw validationError('Email is already verified.', 'already_verified');
+    app.identity.sendVerification(account);
+  }
   return json(200, { success: true });
 };
 
@@ -130,6 +201,8 @@ const cancelEmailChange: Handler = (ctx, app) => {
       attr: null,
     });
   account.pendingEmail = null;
+  // The code for the dropped address can no longer match; its state goes too.
+  app.identity.invalidateVerificationCode(account);
   return json(200, serializeUser(account.user, app, ctx));
 };
 

@@ -157,7 +157,8 @@ const updateUser: Handler = (ctx, app) => {
     }
   }
   for (const change of changes) change();
-  if (verification) app.identity.sendVerification(account);
+  // The code is bound to the new address (UserSerializer.update: send_code(target_email=...)).
+  if (verification) app.identity.sendVerification(account, account.pendingEmail!);
   return render(ctx, 200, serializeUser(user, app, ctx));
 };
 

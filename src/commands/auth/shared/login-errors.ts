@@ -12,7 +12,7 @@ const REASONS: Record<string, (detail: string) => [string, string]> = {
   ],
   not_verified: () => [
     'the account is waiting for its e-mail address to be verified',
-    'open the link in the e-mail PostHog just sent (or `hogctl email verify <link>`), then sign in again',
+    'PostHog just e-mailed a 6-digit code (older servers: a link): give it with `hogctl email verify <code> --uuid <uuid>` (the uuid is in the address of the verification page), then sign in again',
   ],
   sso_enforced: (detail) => [
     `this account must sign in with SSO: ${detail}`,

@@ -20,7 +20,7 @@ export async function unconfirmed<T>(change: string, rerun: string, send: () => 
       error instanceof NotPostHogApiError ||
       error instanceof TlsError ||
       // Nothing listened (or the name did not resolve): the request never left.
-      (error instanceof UnavailableError && error.notSent)
+      (error instanceof UnavailableError && (error.notSent || error.notDone))
     )
       throw error;
     // What to do about the change comes first; the transport's own advice follows.

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
-import { writeRecord } from '../../../io/output.js';
+import { mark, writeSummary } from '../../../io/summary.js';
 import { checkUserId, twoFactorStatus } from '../../../api/users.js';
 import { writeBackupCodes } from './shared/show-codes.js';
 
@@ -44,5 +44,15 @@ export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusO
       );
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }
-  await writeRecord(await ctx.output(), record, { columns: Object.keys(record), fields: [...Object.keys(record), 'backup_codes'] });
+  const output = await ctx.output();
+  const who = user === '@me' ? 'you' : `user ${user}`;
+  const codes = status.backup_codes.length;
+  const summary = status.is_enabled
+    ? mark(
+        output,
+        true,
+        `Two-factor authentication is on for ${who} (${status.method ?? 'TOTP'}), ${codes} unused backup code${codes === 1 ? '' : 's'}`,
+      )
+    : mark(output, false, `Two-factor authentication is off for ${who}: turn it on with \`hogctl users 2fa enable\``);
+  await writeSummary(output, [summary], record, { columns: Object.keys(record), fields: [...Object.keys(record), 'backup_codes'] });
 }

@@ -36,7 +36,8 @@ describe('hogctl sandbox', () => {
     expect(line.api_key).toMatch(/^phx_/);
     expect(out()).toMatch(/^\{"url": "http:\/\/127\.0\.0\.1:\d+", "project_id": 1, "api_key": "phx_\w+"\}\n$/);
     expect(err()).toContain(line.url);
-    expect(err()).toContain(`HOGCTL_BASE_URL=${line.url} HOGCTL_PROJECT_ID=1 HOGCTL_API_KEY=${line.api_key} hogctl persons list`);
+    expect(err()).toContain(`  printf %s ${line.api_key} |\n`);
+    expect(err()).toContain(`profile add sandbox --base-url ${line.url} \\\n      --project 1 --api-key-stdin\n`);
 
     const res = await request(`${line.url}/api/projects/1/persons/?include_total`, { headers: { authorization: 'Bearer phx_ro' } });
     expect(res.statusCode).toBe(200);

@@ -1,0 +1,132 @@
+// Persons bulk_delete found but could not delete come back in its 202 as `deletion_errors`,
+// which PostHog means as "not deleted, retry these" (PostHog/posthog#103144): bulk-delete sends
+// them again within the run (at most --retries rounds, under the same rate budget), and what is
+// still left after that goes out again with --resume.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+
+let world: World;
+let dir: string;
+let uuids: string[];
+let cursor = 0;
+
+beforeAll(async () => {
+  world = await startWorld({ persons: 3000, seed: 47 });
+  uuids = world.sandbox.store.list({}, 0, 3000).map((p) => p.uuid);
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-deletion-errors-'));
+});
+afterAll(async () => {
+  await world.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function idsFile(name: string, count: number): { path: string; ids: string[] } {
+  const ids = uuids.slice(cursor, (cursor += count));
+  const path = join(dir, `${name}.txt`);
+  writeFileSync(path, `${ids.join('\n')}\n`);
+  return { path, ids };
+}
+
+const alive = (ids: string[]) => ids.filter((id) => world.sandbox.store.getByUuid(id) !== undefined);
+const bodies = (since: number) =>
+  world.sandbox.requests
+    .slice(since)
+    .filter((r) => r.path.endsWith('/bulk_delete/'))
+    .map((r) => JSON.parse(r.body) as { ids: string[] });
+
+describe('deletion_errors: persons the server could not delete', () => {
+  it('are sent again in the same run, and the run ends with every person deleted (exit 0)', async () => {
+    const { path, ids } = idsFile('retried', 1500);
+    const failing = [ids[3], ids[700], ids[1200]];
+    world.sandbox.failDeletions(failing);
+    const receiptPath = join(dir, 'retried.receipt.json');
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--receipt', receiptPath, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(alive(ids)).toEqual([]);
+    const sent = bodies(before);
+    // Two requests of the file, then one with exactly the three persons.
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent[2].ids)).toEqual(new Set(failing));
+    expect(res.stderr).toMatch(/sending 3 persons again that the server could not delete/);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.status).toBe('completed');
+    expect(receipt.counts).toMatchObject({ persons_found: 1500, persons_deleted: 1500, deletion_errors: 0 });
+    expect(receipt.deletion_errors).toEqual([]);
+  });
+
+  it('still failing after --retries rounds: exit 8 with the resume command, which sends only them again', async () => {
+    const { path, ids } = idsFile('left', 1200);
+    const failing = [ids[10], ids[1100]];
+    world.sandbox.failDeletions(failing, 100);
+    const receiptPath = join(dir, 'left.receipt.json');
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--receipt', receiptPath, '--retries', '2', '-y']);
+    expect(res.code, res.stderr).toBe(8);
+    expect(res.stderr).toMatch(/2 persons could not be deleted: the server reported an error deleting them .*each time it was asked/);
+    expect(res.stderr).toMatch(/--resume/);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.status).toBe('partial');
+    expect(receipt.counts.deletion_errors).toBe(2);
+    expect(receipt.deletion_errors.map((e: { person_uuid: string }) => e.person_uuid).sort()).toEqual([...failing].sort());
+    expect(alive(ids).sort()).toEqual([...failing].sort());
+
+    // The server recovers; the resume sends those two and nothing else.
+    world.sandbox.failDeletions(failing, 0);
+    const before = world.sandbox.requests.length;
+    const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--resume', '-y']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sent = bodies(before);
+    expect(sent).toHaveLength(1);
+    expect(new Set(sent[0].ids)).toEqual(new Set(failing));
+    expect(alive(ids)).toEqual([]);
+    const after = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(after.status).toBe('completed');
+    expect(after.counts).toMatchObject({ persons_deleted: 1200, deletion_errors: 0 });
+  });
+});
+
+describe('persons delete, of a person the server could not delete', () => {
+  it('sends the deletion again (the server asks for it), and succeeds when the server does', async () => {
+    const [uuid] = uuids.slice(cursor, (cursor += 1));
+    world.sandbox.failDeletions([uuid]);
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'delete', uuid, '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(bodies(before)).toHaveLength(2);
+    expect(alive([uuid])).toEqual([]);
+  });
+
+  it('still failing after three tries: exit 7, saying the server asks for it to be sent again', async () => {
+    const [uuid] = uuids.slice(cursor, (cursor += 1));
+    world.sandbox.failDeletions([uuid], 100);
+    const res = await world.run(['persons', 'delete', uuid, '-y']);
+    expect(res.code).toBe(7);
+    expect(res.stderr).toMatch(/the server found person \S+ but could not delete it, 3 times/);
+    expect(res.stderr).toMatch(/run the command again later/);
+    expect(alive([uuid])).toEqual([uuid]);
+    world.sandbox.failDeletions([uuid], 0);
+  });
+
+  it('a server without bulk_delete: the single DELETE answers 503 person_deletion_failed, which is sent again', async () => {
+    const [first, second] = uuids.slice(cursor, (cursor += 2));
+    world.sandbox.setBulkDeleteResponse('absent');
+    try {
+      world.sandbox.failDeletions([first]);
+      const ok = await world.run(['persons', 'delete', first, '-y']);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(alive([first])).toEqual([]);
+      world.sandbox.failDeletions([second], 100);
+      const failed = await world.run(['persons', 'delete', second, '-y', '--timeout', '5']);
+      expect(failed.code).toBe(7);
+      expect(failed.stderr).toMatch(/the server found person \S+ but could not delete it .*it asks for the deletion to be sent again/);
+      expect(failed.stderr).not.toMatch(/may or may not/);
+      expect(alive([second])).toEqual([second]);
+    } finally {
+      world.sandbox.setBulkDeleteResponse('summary');
+      world.sandbox.failDeletions([second], 0);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+// End-to-end, on a real 80-column terminal: `auth status`, `users 2fa status` and `profile show`
+// give a person a few sentences, and the fields only when asked for (-o, --fields) or piped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from './harness.js';
+import { runInTerminal } from './terminal.js';
+import { totp } from '@hogctl/sandbox';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ persons: 5 });
+  const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+    stdin: world.sandbox.login.password,
+  });
+  expect(login.code).toBe(0);
+});
+afterAll(() => world.close());
+
+const screen = async (args: string[], env: Record<string, string | undefined> = {}, fits = true) => {
+  const res = await runInTerminal(args, { ...world.env, ...env }, [], 30_000, { columns: 80, rows: 24 });
+  const lines = res.output.replace(/\r/g, '').split('\n').filter(Boolean);
+  // The record view keeps a long path whole (to copy it); hogctl's own sentences fit.
+  if (fits) for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  return { code: res.code, lines };
+};
+const host = () => `127.0.0.1:${world.sandbox.port}`;
+
+describe('auth status', () => {
+  it('says who is signed in where, and which key is in effect, in three lines', async () => {
+    const { code, lines } = await screen(['auth', 'status']);
+    expect(code).toBe(0);
+    expect(lines[0]).toBe(host());
+    expect(lines[1]).toMatch(/^ {2}✔ Signed in as sandbox@example\.com since \d{4}-\d\d-\d\d \d\d:\d\d, and the server/);
+    expect(lines.join('\n')).toMatch(/✔ API key phx_\S+ \(from HOGCTL_API_KEY\), label "[^"]*", scopes all/);
+    expect(lines.join('\n')).not.toContain('session_file');
+  });
+
+  it('says plainly when no session is signed in, and still exits 4', async () => {
+    const { code, lines } = await screen(['auth', 'status'], { HOGCTL_CONFIG_DIR: `${world.configDir}/elsewhere` });
+    expect(code).toBe(4);
+    expect(lines[1]).toBe('  ✗ Not signed in');
+    expect(lines.join('\n')).toContain('error: not signed in to');
+  });
+
+  it('keeps every field for -o table, --fields and a pipe', async () => {
+    const { lines } = await screen(['auth', 'status', '-o', 'table'], {}, false);
+    expect(lines.join('\n')).toMatch(/^session_file:/m);
+    const piped = await world.run(['auth', 'status']);
+    expect(piped.stdout).toMatch(/^user\tsandbox@example\.com$/m);
+  });
+});
+
+describe('users 2fa status', () => {
+  it('says whether 2FA is on, in one sentence', async () => {
+    const { code, lines } = await screen(['users', '2fa', 'status'], { HOGCTL_API_KEY: undefined });
+    expect(code).toBe(0);
+    expect(lines).toEqual(
+      ['✗ Two-factor authentication is off for you: turn it on with `hogctl users 2fa', 'enable`'].slice(0, lines.length),
+    );
+  });
+});
+
+describe('profile show', () => {
+  it('names each setting in effect and where it comes from', async () => {
+    const { code, lines } = await screen(['profile', 'show']);
+    expect(code).toBe(0);
+    expect(lines[0]).toBe('Settings in effect (no profile)');
+    expect(lines[1]).toBe(`  site:     ${world.sandbox.url} (from HOGCTL_BASE_URL)`);
+    expect(lines[2]).toBe('  project:  1 (from HOGCTL_PROJECT_ID)');
+    expect(lines[3]).toMatch(/^ {2}API key: {2}phx_\S+ \(from HOGCTL_API_KEY\)/);
+  });
+});
+
+describe('auth login as another account', () => {
+  it('says whose session it replaced', async () => {
+    const other = world.sandbox.twoFactorUser;
+    const res = await world.run(
+      ['auth', 'login', '--email', other.email, '--password-stdin', '--code', totp(other.totpSecret, Date.now())],
+      {
+        stdin: other.password,
+      },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      `as ${other.email} (with 2FA); the session is saved for 127.0.0.1:${world.sandbox.port}, replacing the session of sandbox@example.com`,
+    );
+    // Signing in again as the same account replaces nothing worth a word.
+    const again = await world.run(
+      ['auth', 'login', '--email', other.email, '--password-stdin', '--code', totp(other.totpSecret, Date.now() + 30_000)],
+      {
+        stdin: other.password,
+      },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('replacing');
+  });
+});
