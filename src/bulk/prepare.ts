@@ -49,8 +49,8 @@ export interface Prepared {
   bound: BoundJournal;
   targets: CaseTargets;
   action: BulkAction;
-  /** Ids answered in earlier runs: never sent again. */
-  done: IdSet;
+  /** How many ids earlier runs had answered: never sent again. */
+  done: { size: number };
   chunks: Chunk[];
   remaining: number;
   timeoutMs: number;
@@ -180,7 +180,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     bound,
     targets,
     action,
-    done,
+    // Their count only: the set itself (hundreds of megabytes at ten million ids) goes now.
+    done: { size: done.size },
     chunks,
     remaining: chunks.reduce((k, c) => k + c.ids.length, 0),
     timeoutMs,
