@@ -279,11 +279,12 @@ export class JournalState {
    * chunk that failed after an unclear attempt), and not settled since. Checking them again
    * is harmless: ids a check found gone, or a later chunk answered, are left out. */
   lostAnswerIds(): { chunk: number; project: string; ids: string[] }[] {
+    const lost = [...this.chunks.values()].filter((c) => (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0));
+    // Most runs lost no answer: then no set of every id answered is built for nothing.
+    if (lost.length === 0) return [];
     const done = this.answeredIds();
     const out: { chunk: number; project: string; ids: string[] }[] = [];
-    for (const c of this.chunks.values()) {
-      const lost = (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0);
-      if (!lost) continue;
+    for (const c of lost) {
       const ids = c.ids.filter((id) => !done.has(id));
       if (ids.length) out.push({ chunk: c.chunk, project: c.project, ids });
     }
