@@ -533,8 +533,10 @@ const STREAMED_ARRAY = 256;
 
 /** Text gathered into writes of about a megabyte. */
 class BufferedText {
-  private parts: string[] = [];
-  private length = 0;
+  private readonly buffer = Buffer.alloc(1 << 20);
+  private used = 0;
+  /** Text that did not fit behind what the buffer holds, in order, for the next flush. */
+  private pending: Buffer[] = [];
 
   constructor(private readonly file: FileHandle) {}
 
@@ -544,19 +546,34 @@ class BufferedText {
 
   /** Adds text without waiting; true when it is time to flush. */
   add(text: string): boolean {
-    this.parts.push(text);
-    this.length += text.length;
-    return this.length >= 1 << 20;
+    // A UTF-16 code unit is at most 3 bytes of UTF-8.
+    if (this.pending.length > 0 || this.used + text.length * 3 > this.buffer.length) {
+      this.pending.push(Buffer.from(text, 'utf8'));
+      return true;
+    }
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    return this.used >= this.buffer.length - 4096;
+  }
+
+  /** A string as JSON: written straight into the buffer when it needs no escape (an id), so that
+   * ten million ids make no ten million quoted copies. */
+  addString(value: string): boolean {
+    if (NEEDS_ESCAPE.test(value)) return this.add(JSON.stringify(value));
+    const open = this.add('"');
+    const text = this.add(value);
+    return this.add('"') || open || text;
   }
 
   async flush(): Promise<void> {
-    if (this.parts.length === 0) return;
-    const text = this.parts.join('');
-    this.parts = [];
-    this.length = 0;
-    await this.file.write(text);
+    if (this.used > 0) await this.file.write(this.buffer.subarray(0, this.used));
+    this.used = 0;
+    for (const piece of this.pending.splice(0)) await this.file.write(piece);
   }
 }
+
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and lone
+ * surrogates (a surrogate pair is tested as two halves, and then escaped in JSON.stringify's way). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -583,7 +600,7 @@ async function writeJson(out: BufferedText, value: unknown, indent: string): Pro
       if (v === undefined || typeof v === 'function') await out.write('null');
       else if (typeof v === 'string') {
         // Most elements are ids: no promise each.
-        if (out.add(JSON.stringify(v))) await out.flush();
+        if (out.addString(v)) await out.flush();
       } else await writeJson(out, v, inner);
     }
     await out.write(`\n${indent}]`);

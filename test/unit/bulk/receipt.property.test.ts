@@ -46,4 +46,15 @@ describe('writeReceipt (properties)', () => {
     );
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
+
+  it('keeps the order of text larger than its buffer, and of many ids past it', async () => {
+    const value = {
+      error: 'é'.repeat(700_000),
+      projects: [{ ids_sent: Array.from({ length: 60_000 }, (_, i) => (i % 7 === 0 ? `"quoted\\${i}\u2028` : `id-${i}-\ud83d\ude00`)) }],
+      note: 'x'.repeat(2_000_000),
+    };
+    const path = join(dir, 'big.json');
+    await writeReceipt(path, value as unknown as Receipt);
+    expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(value, null, 2)}\n`);
+  });
 });
