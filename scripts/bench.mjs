@@ -1,7 +1,7 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list verify export emails update memory` (`bulk`
-// includes `windows`).
+// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory`
+// (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
 import { closeSync, cpSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -735,6 +735,112 @@ async function benchMemory() {
   }
 }
 
+/** `hogctl sandbox` with its peak memory reported when it stops (`stop()` resolves to MiB). */
+async function startMeasuredSandbox(args) {
+  const child = spawn(process.execPath, ['--import', RSS, BIN, 'sandbox', '--port', '0', '--quiet', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const line = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl));
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${stderr.slice(-500)}`)));
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      child.on('close', () => {
+        const rss = /max-rss-kib=(\d+)/.exec(stderr);
+        resolve(rss ? Number(rss[1]) / 1024 : NaN);
+      });
+      child.kill('SIGTERM');
+    });
+  return { ...JSON.parse(line), stop };
+}
+
+async function sandboxState(sandbox) {
+  const { request } = await import('undici');
+  return (await request(`${sandbox.url}/_sandbox/state`)).body.json();
+}
+
+async function benchIngest() {
+  const { PostHog } = await import('posthog-node');
+  const events = 100_000;
+  const users = 10_000;
+  console.log(
+    `\n## sandbox ingestion: ${events.toLocaleString('en')} events sent with posthog-node (4 clients), then a HogQL count over 1,000,000 events`,
+  );
+  const ingest = await startMeasuredSandbox(['--persons', '1000', '--events-per-person', '0', '--apply-delay', '0']);
+  try {
+    const { request } = await import('undici');
+    const project = await request(`${ingest.url}/api/projects/${ingest.project_id}/`, {
+      headers: { authorization: `Bearer ${ingest.api_key}` },
+    });
+    const token = (await project.body.json()).api_token;
+    // Four clients, as four app servers would send: one alone waits on each request in turn.
+    // Each has its own users, so the events of one distinct id stay in order.
+    const clients = Array.from(
+      { length: 4 },
+      () => new PostHog(token, { host: ingest.url, flushAt: 100, flushInterval: 0, maxQueueSize: events + 1 }),
+    );
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < events; i++) {
+      const user = i % users;
+      const client = clients[user % clients.length];
+      const distinctId = `bench-user-${user}`;
+      if (i % 10 === 0) client.identify({ distinctId, properties: { email: `${distinctId}@example.com`, plan: i % 3 ? 'free' : 'team' } });
+      else
+        client.capture({
+          distinctId,
+          event: i % 4 ? '$pageview' : 'feature_used',
+          properties: { $current_url: `https://example.com/${i % 50}`, n: i },
+        });
+    }
+    await Promise.all(clients.map((c) => c.shutdown()));
+    const sent = Number(process.hrtime.bigint() - started) / 1e6;
+    let state = await sandboxState(ingest);
+    while (state.projects['1'].events < events) {
+      await new Promise((r) => setTimeout(r, 20));
+      state = await sandboxState(ingest);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    console.log(
+      `ingested     ${events.toLocaleString('en')} events (${state.projects['1'].personsCreated.toLocaleString('en')} persons created) in ${fmt(ms / 1000, 1)} s: ${Math.round(events / (ms / 1000)).toLocaleString('en')} events/s (the clients finished sending at ${fmt(sent / 1000, 1)} s; ${state.capture.requests} /batch/ requests)`,
+    );
+  } finally {
+    console.log(`peak memory  ${fmt(await ingest.stop())} MiB (the sandbox, ${events.toLocaleString('en')} events)`);
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-ingest-'));
+  const counted = await startMeasuredSandbox(['--persons', '100000', '--events-per-person', '10']);
+  const env = {
+    HOGCTL_BASE_URL: counted.url,
+    HOGCTL_PROJECT_ID: String(counted.project_id),
+    HOGCTL_API_KEY: counted.api_key,
+    HOGCTL_CONFIG_DIR: dir,
+  };
+  try {
+    for (const [label, hogql] of [
+      ['count() (first use: lays down the seeded history)', 'SELECT count() FROM events'],
+      ['count() again', 'SELECT count() FROM events'],
+      ["count() WHERE event = '$pageview'", "SELECT count() FROM events WHERE event = '$pageview'"],
+      ["count() WHERE properties.$browser = 'Safari'", "SELECT count() FROM events WHERE properties.$browser = 'Safari'"],
+      ['event, count() GROUP BY event', 'SELECT event, count() FROM events GROUP BY event'],
+    ]) {
+      const res = await run(process.execPath, [BIN, 'persons', 'query', hogql, '-o', 'json'], { env });
+      if (res.code !== 0) throw new Error(`${hogql} exited ${res.code}: ${res.stderr.slice(-500)}`);
+      console.log(`${label.padEnd(48)} ${fmt(res.ms)} ms  ${res.stdout.trim().slice(0, 120)}`);
+    }
+  } finally {
+    console.log(`peak memory  ${fmt(await counted.stop())} MiB (the sandbox, 100,000 persons and 1,000,000 events; target < 1024 MiB)`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
 if (want('bulk')) await benchBulk();
@@ -743,4 +849,5 @@ if (want('verify')) await benchVerify();
 if (want('export')) await benchExport();
 if (want('emails')) await benchEmails();
 if (want('update')) await benchUpdate();
+if (want('ingest')) await benchIngest();
 if (want('memory')) await benchMemory();

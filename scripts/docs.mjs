@@ -11,7 +11,7 @@ mkdirSync(dir, { recursive: true });
 const outfile = join(dir, 'write-generated.mjs');
 try {
   await build({
-    entryPoints: ['src/docs/write-generated.ts'],
+    entryPoints: ['scripts/write-generated.ts'],
     outfile,
     bundle: true,
     format: 'esm',

@@ -1,10 +1,11 @@
 // main(argv, deps) -> exit code. The only place where errors become exit codes and reports.
+import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { CancelledError, CliError, ExitCode } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
 import { fitToTerminal } from './io/columns.js';
 import { buildProgram, commandWords, helpForBareGroup } from './program.js';
-import { habitError } from './docs/suggest.js';
+import { habitError } from './cli/suggest.js';
 import type { Deps } from './context.js';
 
 export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {
@@ -14,6 +15,10 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
     now: given.now ?? Date.now,
     ...given,
   } as Deps;
+  // Each request in flight (up to --concurrency, at most 64) and each wait listens on the Ctrl-C
+  // signals for as long as it lasts: many listeners at once, not a leak, so node's warning past
+  // ten would only alarm the person reading stderr.
+  for (const signal of [deps.signal, deps.quit]) if (signal) setMaxListeners(256, signal);
   try {
     const habit = habitError(argv, commandWords(argv));
     if (habit) throw habit;

@@ -19,6 +19,7 @@
 // wire finish and are journaled, because their answer is the only way to know what was deleted.
 // A second one (`quit`) stops waiting for them: their chunks are left unanswered in the journal,
 // and the next run checks their ids.
+import { setMaxListeners } from 'node:events';
 import type { CliError } from '../errors.js';
 import { backoffDelay, type RetryPolicy } from '../http/retry.js';
 import type { BulkDeleteSummary, StopReason } from './journal.js';
@@ -112,6 +113,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   let lastProgress = o.clock.now();
   // Aborted on Ctrl-C or when the run must stop, to cut every wait short.
   const halt = new AbortController();
+  // Every worker (up to --concurrency) waits on it at once: many listeners, not a leak.
+  setMaxListeners(256, halt.signal);
   const onAbort = () => {
     stop ??= { reason: 'interrupted' };
     halt.abort();

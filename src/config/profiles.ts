@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ensurePrivateDir, openDirWarning } from './paths.js';
 import { fileError, readSecretFile, writeSecretFile } from './secret-file.js';
 import { UsageError } from '../errors.js';
-import { suggest } from '../docs/suggest.js';
+import { suggest } from '../cli/suggest.js';
 
 export interface Profile {
   base_url: string;

@@ -3,7 +3,7 @@
 // docs/server-contract.md §8), ignoring case; a name that fits none, or several, is refused with
 // the candidates, never guessed.
 import { NotFoundError, UsageError } from '../errors.js';
-import { suggest } from '../docs/suggest.js';
+import { suggest } from '../cli/suggest.js';
 
 export interface NamedProject {
   id: number | string;

@@ -1,6 +1,7 @@
 // The layout of every --help, as `gh` and `kubectl` users expect it: usage, the description
 // paragraph, then what is particular to the command (arguments, its commands, its options), and
-// the global flags last under "Global flags". A command that uses only some of the global flags
+// the global flags last: described under "Global flags" in `hogctl --help`, named only under
+// "Inherited flags" in a subcommand's. A command that uses only some of the global flags
 // (sandbox, demo, completion, help) lists only those.
 import type { Command, Help, Option } from 'commander';
 
@@ -36,7 +37,8 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const optionTerm = (o: Option) => helper.styleOptionTerm(helper.optionTerm(o));
   const termWidth = Math.max(
     0,
-    ...[...own, ...globals].map((o) => helper.displayWidth(optionTerm(o))),
+    // A subcommand names its global flags apart (inheritedFlags), so they take no column here.
+    ...[...own, ...(cmd.parent ? [] : globals)].map((o) => helper.displayWidth(optionTerm(o))),
     ...arguments_.map((a) => helper.displayWidth(helper.styleArgumentTerm(helper.argumentTerm(a)))),
     ...commands.map((c) => helper.displayWidth(helper.styleSubcommandTerm(helper.subcommandTerm(c)))),
   );
@@ -68,9 +70,30 @@ export function formatHelp(cmd: Command, helper: Help): string {
       helper,
     ),
     helper.formatItemList('Options:', options(own), helper),
-    helper.formatItemList('Global flags:', options(globals), helper),
+    cmd.parent ? inheritedFlags(globals, helper, helpWidth) : helper.formatItemList('Global flags:', options(globals), helper),
   );
   return out.join('\n');
+}
+
+/**
+ * A subcommand's global flags as gh shows them: their terms only, a few to a line, since
+ * `hogctl --help` describes each. Sixteen described lines repeated under every verb pushed its
+ * own options off the screen.
+ */
+function inheritedFlags(globals: Option[], helper: Help, helpWidth: number): string[] {
+  const terms = globals.filter((o) => o.long !== '--version').map((o) => helper.optionTerm(o).replace(/^-(\w), /, '-$1/'));
+  if (terms.length === 0) return [];
+  const lines: string[] = [];
+  let line = '';
+  for (const term of terms) {
+    if (line && 2 + line.length + 2 + term.length > helpWidth) {
+      lines.push(`  ${line}`);
+      line = '';
+    }
+    line += line ? `  ${term}` : term;
+  }
+  lines.push(`  ${line}`);
+  return [helper.styleTitle('Inherited flags (see hogctl --help):'), ...lines, ''];
 }
 
 /**

@@ -2,7 +2,7 @@
 // no network (everything is bundled, so it has no runtime dependencies) and runs every command.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv } from './harness.js';
@@ -37,8 +37,13 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'hogctl-pack-'));
-  const manifestBefore = readFileSync('package.json', 'utf8');
-  const name = npm(['pack', '--pack-destination', work, '--silent'], process.cwd()).trim().split('\n').pop()!;
+  // npm pack rebuilds dist/ (prepack): in a copy of the checkout, so that the other test files,
+  // which run this checkout's dist/ meanwhile, never meet a half-written bundle.
+  const checkout = join(work, 'checkout');
+  cpSync(process.cwd(), checkout, { recursive: true, filter: (path) => !/[\\/](node_modules|\.git|dist)$/.test(path) });
+  symlinkSync(join(process.cwd(), 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  const manifestBefore = readFileSync(join(checkout, 'package.json'), 'utf8');
+  const name = npm(['pack', '--pack-destination', work, '--silent'], checkout).trim().split('\n').pop()!;
   tarball = join(work, name);
   const install = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', tarball], {
     cwd: work,
@@ -47,7 +52,8 @@ beforeAll(async () => {
   });
   if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
   installStderr = install.stderr;
-  manifestRestored = readFileSync('package.json', 'utf8') === manifestBefore && !existsSync('package.json.prepack');
+  manifestRestored =
+    readFileSync(join(checkout, 'package.json'), 'utf8') === manifestBefore && !existsSync(join(checkout, 'package.json.prepack'));
   hogctl = join(work, 'prefix', 'bin', 'hogctl');
   sandbox = await startSandbox({ persons: 50, quiet: true });
 }, 180_000);

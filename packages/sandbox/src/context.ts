@@ -10,6 +10,7 @@ import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
 import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
+import type { EventStore } from './events.js';
 import type { Project, World } from './world.js';
 
 export interface SandboxResponse {
@@ -83,6 +84,8 @@ export interface Services {
   activity: ActivityLog;
   /** Queued event (AsyncDeletion) and recording deletions of every project. */
   deletions: DeletionQueue;
+  /** Events per project id. */
+  events: Map<number, EventStore>;
   /** Persons whose deletion a test made fail. */
   deletionFaults: DeletionFaults;
 }

@@ -26,7 +26,11 @@ export class DeletionQueue {
   private readonly events = new Map<string, AsyncDeletion>();
   readonly recordings: RecordingDeletion[] = [];
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    /** What the job does with each deletion it completes (the sandbox removes the events). */
+    private readonly onComplete: (row: AsyncDeletion) => void = () => {},
+  ) {}
 
   /** queue_person_event_deletion; an existing row for the person is kept as it is. */
   queueEvents(teamId: number, personUuid: string, actor?: SandboxUser | null): AsyncDeletion {
@@ -52,11 +56,13 @@ export class DeletionQueue {
       .sort((a, b) => b.createdAtMs - a.createdAtMs);
   }
 
-  /** What the Sunday batch does: marks pending event deletions verified. Returns how many. */
+  /** What the Sunday batch does: deletes the events of every pending deletion (by stored
+   * person_id, `onComplete`) and marks it verified. Returns how many. */
   runBatch(teamId?: number): number {
     let done = 0;
     for (const row of this.events.values()) {
       if (row.deleteVerifiedAtMs === null && (teamId === undefined || row.teamId === teamId)) {
+        this.onComplete(row);
         row.deleteVerifiedAtMs = this.now();
         done++;
       }

@@ -44,6 +44,10 @@ import { DeletionQueue } from './deletions.js';
 import { DeletionFaults } from './deletion-faults.js';
 import { createWorld, type World } from './world.js';
 import { Capture, CAPTURE_PATH, MAX_CAPTURE_BYTES, type CaptureStats } from './capture.js';
+import { EventStore } from './events.js';
+import { seedHistory } from './event-history.js';
+import { ProjectIngestion } from './ingestion.js';
+import { hash32 } from './prng.js';
 
 export interface SandboxOptions {
   /** Default 0: an ephemeral port. */
@@ -57,6 +61,9 @@ export interface SandboxOptions {
    * two projects share their e-mail address (user<id>@example.com) and their `user-<id>`
    * distinct id, as the same people tracked by two projects do. */
   projectPersons?: Record<number, number>;
+  /** Events of each seeded person's history, laid down when the project's events are first used;
+   * default 3. */
+  eventsPerPerson?: number;
   /** Default 1; the same seed gives identical persons (ids, uuids, emails, created_at). */
   seed?: number;
   /** undefined/'off': no throttling; 'cloud'; '600'; 'delete=600,read=1200,query=240'. See rate-limit.ts. */
@@ -124,8 +131,12 @@ export interface Sandbox {
   deletions: DeletionQueue;
   /** Every /api/ (and other non-/_sandbox/) request received, oldest first, capped. */
   requests: RecordedRequest[];
-  /** What the capture endpoints (`/batch/`, `/i/v0/e/`) accepted, dropped and applied. */
+  /** What the capture endpoints (`/batch/`, `/i/v0/e/`) accepted and dropped. */
   capture: CaptureStats;
+  /** Events per project id (HogQL's `events` table). */
+  events: Map<number, EventStore>;
+  /** Person processing per project id: its counts and ingestion warnings. */
+  ingestion: Map<number, ProjectIngestion>;
   addKey(scopes: string[], opts?: { scopedTeams?: number[] }): string;
   /** Replace the fault plan at run time (undefined: none). */
   setFaults(spec?: string): void;
@@ -227,6 +238,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     [...perProject].map(([id, count]) => [id, new SandboxStore({ persons: count, seed, salt: id })]),
   );
   seedDocumentedPerson(stores.get(1)!);
+  const eventsPerPerson = nonNegativeInt(opts.eventsPerPerson, 'eventsPerPerson', 3);
+  const events = new Map<number, EventStore>(
+    [...stores].map(([id, store]) => [id, new EventStore((into) => seedHistory(store, into, eventsPerPerson, hash32(seed, id)))]),
+  );
+  const ingestion = new Map<number, ProjectIngestion>(
+    [...stores].map(([id, store]) => [
+      id,
+      new ProjectIngestion(id, store, events.get(id)!, () => world.projects.find((p) => p.id === id)?.personProcessingOptOut ?? false),
+    ]),
+  );
 
   const keys = new KeyRing();
   const defaultKey = opts.keyFromSeed ? keyValueForSeed(seed) : randomKeyValue();
@@ -274,11 +295,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       timers.add(timer);
     },
     activity: new ActivityLog(now),
-    deletions: new DeletionQueue(now),
+    // PostHog's event deletion job removes events by their stored person_id.
+    deletions: new DeletionQueue(now, (row) => events.get(row.teamId)?.deleteByStoredPersonIds([row.key])),
+    events,
     deletionFaults: new DeletionFaults(),
   };
 
-  const capture = new Capture(services);
+  const capture = new Capture({
+    now,
+    later: services.later,
+    applyDelayMs: services.applyDelayMs,
+    knows: (token) => world.projects.some((p) => p.apiToken === token),
+    ingest: (batch) => {
+      const project = world.projects.find((p) => p.apiToken === batch.token);
+      const target = project && ingestion.get(project.id);
+      if (!target) return { personsCreated: 0, optedOut: 0 };
+      const { personsCreated, optedOut } = target.stats;
+      for (const event of batch.events) target.ingest(event);
+      return { personsCreated: target.stats.personsCreated - personsCreated, optedOut: target.stats.optedOut - optedOut };
+    },
+  });
 
   const router = new Router();
   registerProjectRoutes(router);
@@ -304,7 +340,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   function state() {
     const projects: Record<string, { persons: number; deleted: number }> = {};
-    for (const [id, store] of stores) projects[id] = { persons: store.size, deleted: store.deletedCount };
+    for (const [id, store] of stores) projects[id] = { persons: store.size, deleted: store.deletedCount, ...ingestion.get(id)!.stats };
     const main = stores.get(1)!;
     return {
       persons: main.size,
@@ -406,10 +442,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
     const isCapture = CAPTURE_PATH.test(path);
     if (body === 'too-large' && isCapture) {
+      // axum's DefaultBodyLimit (rust/capture/src/router.rs).
       finish({
         status: 413,
         headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-        body: `maximum event size exceeded: Uncompressed payload size limit ${MAX_CAPTURE_BYTES} exceeded`,
+        body: 'Failed to buffer the request body: length limit exceeded',
       });
       return;
     }
@@ -434,8 +471,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     // Capture is a service of its own: no REST routing, authentication or throttles.
     if (isCapture) {
       if (fault?.kind === 'truncate')
-        finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status": "Ok"}') });
-      else finish(capture.handle(method, body, req.headers, new URLSearchParams(rawQuery)));
+        finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status":"Ok"}') });
+      else finish(capture.handle(method, path, body, req.headers, new URLSearchParams(rawQuery)));
       return;
     }
 
@@ -542,6 +579,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     deletions: services.deletions,
     requests,
     capture: capture.stats,
+    events,
+    ingestion,
     addKey(scopes, addOpts = {}) {
       const value = randomKeyValue();
       keys.add(value, scopes, world.user.id, { scopedTeams: addOpts.scopedTeams ?? null });

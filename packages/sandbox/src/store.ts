@@ -174,6 +174,15 @@ export class SandboxStore {
   private readonly addedUuids = new Map<string, number>();
   /** Distinct ids that changed person after start-up: distinct id → person id. */
   private readonly distinctIdOwners = new Map<string, number>();
+  /**
+   * Persons that exist in Postgres but lose to a deleted person's rows in ClickHouse: created by
+   * an event for a deleted person's distinct id (docs/server-contract.md §14.4). The person
+   * endpoints that read Postgres find them; listings and HogQL, which read ClickHouse, do not,
+   * until reset_person_distinct_id.
+   */
+  private readonly hidden = new Set<number>();
+  /** created_at of generated persons whose created_at a merge changed, as generated. */
+  private readonly generatedAtUs = new Map<number, number>();
 
   constructor(opts: StoreOptions) {
     const n = Math.max(0, Math.floor(opts.persons));
@@ -237,7 +246,12 @@ export class SandboxStore {
   }
 
   get deletedCount(): number {
-    return this.lastId - this.liveCount;
+    return this.lastId - this.liveCount - this.hidden.size;
+  }
+
+  /** Whether a person is in Postgres but hidden from listings and HogQL (see `hidden`). */
+  isHidden(id: number): boolean {
+    return this.hidden.has(id);
   }
 
   /** By integer id; undefined when unknown or deleted. */
@@ -320,7 +334,7 @@ export class SandboxStore {
     for (const distinctId of this.materialize(id).distinctIds) this.blockedDistinctIds.add(distinctId);
     this.deleted[id] = 1;
     this.overrides.delete(id);
-    this.liveCount--;
+    if (!this.hidden.delete(id)) this.liveCount--;
     this.live = null;
     this.version++;
     return true;
@@ -331,9 +345,34 @@ export class SandboxStore {
     return this.blockedDistinctIds.has(distinctId);
   }
 
-  /** reset_person_distinct_id; true when the id was blocked. */
+  /**
+   * reset_person_distinct_id; true when the id was blocked. A person created for the id since its
+   * deletion becomes visible (posthog/models/person/deletion.py rewrites its ClickHouse rows at a
+   * version above the deleted ones).
+   */
   unblockDistinctId(distinctId: string): boolean {
+    const owner = this.getByDistinctId(distinctId);
+    if (owner && this.hidden.delete(owner.id)) {
+      // Inserted before it is counted: a rebuilt live order holds liveCount persons.
+      this.insertLive(owner.id);
+      this.liveCount++;
+      this.version++;
+    }
     return this.blockedDistinctIds.delete(distinctId);
+  }
+
+  /**
+   * Removes a person merged into another (its distinct ids moved first): no tombstone for its
+   * distinct ids, which live on with the surviving person.
+   */
+  removeMerged(id: number): boolean {
+    if (!Number.isInteger(id) || id < 1 || id > this.lastId || this.deleted[id]) return false;
+    this.deleted[id] = 1;
+    this.overrides.delete(id);
+    if (!this.hidden.delete(id)) this.liveCount--;
+    this.live = null;
+    this.version++;
+    return true;
   }
 
   isDeleted(id: number): boolean {
@@ -376,6 +415,8 @@ export class SandboxStore {
     distinctIds: string[];
     properties?: Record<string, unknown>;
     isIdentified?: boolean;
+    /** Created for a deleted person's distinct id: hidden from listings and HogQL (`hidden`). */
+    hidden?: boolean;
   }): Person {
     const id = this.lastId + 1;
     if (id >= this.createdAtUs.length) {
@@ -386,7 +427,6 @@ export class SandboxStore {
       deleted.set(this.deleted);
       this.deleted = deleted;
     }
-    const live = this.liveIds();
     this.added++;
     this.createdAtUs[id] = input.createdAtUs;
     const person: Person = {
@@ -402,13 +442,26 @@ export class SandboxStore {
     this.overrides.set(id, person);
     this.addedUuids.set(input.uuid, id);
     for (const distinctId of input.distinctIds) this.distinctIdOwners.set(distinctId, id);
-    // First position whose person sorts after the new one (created_at DESC, id DESC).
+    if (input.hidden) this.hidden.add(id);
+    else {
+      this.insertLive(id);
+      this.liveCount++;
+    }
+    this.version++;
+    return person;
+  }
+
+  /** Puts a person into the live order by created_at (created_at DESC, id DESC). */
+  private insertLive(id: number): void {
+    const live = this.liveIds();
+    const createdAtUs = this.createdAtUs[id];
+    // First position whose person sorts after the new one.
     let lo = 0;
     let hi = live.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       const t = this.createdAtUs[live[mid]];
-      if (t > input.createdAtUs || (t === input.createdAtUs && live[mid] > id)) lo = mid + 1;
+      if (t > createdAtUs || (t === createdAtUs && live[mid] > id)) lo = mid + 1;
       else hi = mid;
     }
     const next = new Int32Array(live.length + 1);
@@ -417,9 +470,6 @@ export class SandboxStore {
     next.set(live.subarray(lo), lo + 1);
     this.live = next;
     this.lastLive = next;
-    this.liveCount++;
-    this.version++;
-    return person;
   }
 
   /**
@@ -431,6 +481,35 @@ export class SandboxStore {
     if (!canonical || this.idOfUuid(canonical) !== undefined || !this.mutate(id, (p) => void (p.uuid = canonical))) return false;
     this.addedUuids.set(canonical, id);
     return true;
+  }
+
+  /**
+   * A merge keeps the earlier created_at of the two persons: the person moves in the live order.
+   * A generated person's UUID embeds its created_at, so it is registered to be found by UUID.
+   */
+  changeCreatedAt(id: number, createdAtUs: number): boolean {
+    const person = this.getById(id);
+    if (!person) return false;
+    this.mutate(id, (p) => {
+      p.createdAtUs = createdAtUs;
+      p.createdAt = formatTimestampUs(createdAtUs);
+    });
+    this.addedUuids.set(person.uuid, id);
+    if (id <= this.generated && !this.generatedAtUs.has(id)) this.generatedAtUs.set(id, this.createdAtUs[id]);
+    const visible = !this.hidden.has(id);
+    if (visible) {
+      const live = this.liveIds().filter((other) => other !== id);
+      this.live = live;
+      this.lastLive = live;
+    }
+    this.createdAtUs[id] = createdAtUs;
+    if (visible) this.insertLive(id);
+    return true;
+  }
+
+  /** A generated person as start-up made it, whatever happened to it since (seeded history). */
+  original(id: number): Person | undefined {
+    return Number.isInteger(id) && id >= 1 && id <= this.generated ? this.generate(id) : undefined;
   }
 
   /** Moves a distinct id to another live person (split). False when that person is unknown. */
@@ -463,7 +542,7 @@ export class SandboxStore {
     let k = 0;
     for (let i = 0; i < source.length; i++) {
       const id = source[i];
-      if (!this.deleted[id]) live[k++] = id;
+      if (!this.deleted[id] && !this.hidden.has(id)) live[k++] = id;
     }
     this.live = live;
     this.lastLive = live;
@@ -474,7 +553,7 @@ export class SandboxStore {
     const hasScan = filter.email !== undefined || (filter.search !== undefined && filter.search !== '') || filter.match !== undefined;
     if (filter.distinctId !== undefined) {
       const person = this.getByDistinctId(filter.distinctId);
-      if (!person || (hasScan && !this.matches(person, filter))) return new Int32Array(0);
+      if (!person || this.hidden.has(person.id) || (hasScan && !this.matches(person, filter))) return new Int32Array(0);
       return Int32Array.of(person.id);
     }
     if (!hasScan) return this.liveIds();
@@ -522,15 +601,20 @@ export class SandboxStore {
     return `${hex(hi, 8)}-${hex(lo, 4)}-7${hex(randA, 3)}-${hex(variant, 4)}-${hex(rand16, 4)}${hex(tail32, 8)}`;
   }
 
+  /** created_at as generated. */
+  private bornAtUs(id: number): number {
+    return this.generatedAtUs.get(id) ?? this.createdAtUs[id];
+  }
+
   /** The uuid is the first thing drawn from a person's stream, so it can be computed alone. */
   private uuidOf(id: number): string {
-    return this.uuidV7(Math.floor(this.createdAtUs[id] / 1000), scramble32(id, this.uuidKey), mulberry32(hash32(this.personSeed, id)));
+    return this.uuidV7(Math.floor(this.bornAtUs(id) / 1000), scramble32(id, this.uuidKey), mulberry32(hash32(this.personSeed, id)));
   }
 
   /** Everything about person `id` except created_at, drawn from its own PRNG stream. */
   private generate(id: number): Person {
     const rand = mulberry32(hash32(this.personSeed, id));
-    const createdAtUs = this.createdAtUs[id];
+    const createdAtUs = this.bornAtUs(id);
     const createdMs = Math.floor(createdAtUs / 1000);
     const uuid = this.uuidV7(createdMs, scramble32(id, this.uuidKey), rand);
     const kind = rand();

@@ -93,24 +93,28 @@ describe('POST /batch/', () => {
     await until(() => sb.store.size === before + 1, 'the new person');
     const created = sb.store.getByDistinctId('capture-new-1')!;
     expect(created.uuid).toBe(uuidFromDistinctId(1, 'capture-new-1'));
-    expect(created.properties).toEqual({ email: 'new@example.com' });
+    expect(created.properties).toEqual({ email: 'new@example.com', $creator_event_uuid: expect.any(String) });
   });
 
-  it("changes nobody for a deleted person's blocked distinct id", async () => {
+  it("a deleted person's distinct id gets a new person, hidden from listings until reset_person_distinct_id", async () => {
     const gone = person(3);
     sb.store.delete(gone.id);
     const size = sb.store.size;
-    const dropped = sb.capture.droppedBlocked;
-    expect(
-      (
-        await capture('/batch/', {
-          api_key: token,
-          batch: [{ event: '$set', distinct_id: gone.distinctId, properties: { $set: { x: 1 } } }],
-        })
-      ).status,
-    ).toBe(200);
-    await until(() => sb.capture.droppedBlocked === dropped + 1, 'the event to be dropped');
+    const res = await capture('/batch/', {
+      api_key: token,
+      batch: [{ event: '$set', distinct_id: gone.distinctId, properties: { $set: { x: 1 } } }],
+    });
+    expect(res.status).toBe(200);
+    await until(() => sb.store.getByDistinctId(gone.distinctId) !== undefined, 'the revived person');
+    const revived = sb.store.getByDistinctId(gone.distinctId)!;
+    expect(revived.uuid).toBe(uuidFromDistinctId(1, gone.distinctId));
+    expect(sb.store.isHidden(revived.id)).toBe(true);
     expect(sb.store.size).toBe(size);
+    expect(sb.store.list({ distinctId: gone.distinctId })).toEqual([]);
+    sb.store.unblockDistinctId(gone.distinctId);
+    expect(sb.store.isHidden(revived.id)).toBe(false);
+    expect(sb.store.size).toBe(size + 1);
+    expect(sb.store.list({ distinctId: gone.distinctId }).map((p) => p.id)).toEqual([revived.id]);
   });
 
   it('accepts a well-formed key of no project and drops its events (capture does not look keys up)', async () => {
@@ -132,6 +136,7 @@ describe('capture errors are plain text with the service status', () => {
 
   it.each([
     ['no key', { batch: [event()] }, 401, 'event submitted without an api_key'],
+    ['an empty key', { api_key: ' ', batch: [event()] }, 401, 'API key is not valid: empty'],
     ['a personal key', { api_key: 'phx_abc', batch: [event()] }, 401, 'API key is not valid: personal_api_key'],
     ['a key over 64 characters', { api_key: `phc_${'x'.repeat(61)}`, batch: [event()] }, 401, 'API key is not valid: too_long'],
     [

@@ -102,9 +102,17 @@ describe('DELETE /persons/{id}/ (docs/server-contract.md §6.5)', () => {
     });
     expect(sb.deletions.eventDeletions(1).some((d) => d.key === person.uuid)).toBe(false);
 
-    const reset = await post(`${base}reset_person_distinct_id/`, { distinct_id: person.distinctIds[0] });
+    // deletion.py: a reset before the id is used again changes nothing ("hasn't been re-used yet
+    // and can cause problems in the future"); once a new person holds it, the reset shows it.
+    const [distinctId] = person.distinctIds;
+    const early = await post(`${base}reset_person_distinct_id/`, { distinct_id: distinctId });
+    expect(early.status).toBe(202);
+    expect(sb.store.isDistinctIdBlocked(distinctId)).toBe(true);
+    const revived = sb.store.addPerson({ uuid: person.uuid, createdAtUs: Date.now() * 1000, distinctIds: [distinctId], hidden: true });
+    const reset = await post(`${base}reset_person_distinct_id/`, { distinct_id: distinctId });
     expect(reset.status).toBe(202);
-    expect(sb.store.isDistinctIdBlocked(person.distinctIds[0])).toBe(false);
+    expect(sb.store.isDistinctIdBlocked(distinctId)).toBe(false);
+    expect(sb.store.isHidden(revived.id)).toBe(false);
     const bad = await post(`${base}reset_person_distinct_id/`, {});
     expect(bad.json()).toEqual(errorBody('validation_error', 'invalid_input', 'distinct_id is required'));
   });

@@ -54,7 +54,7 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
         status: await api.deleteEvents(client, projectId, id),
       })),
   );
-  await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events (${status})`, [
+  await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
   ]);
 }

@@ -51,7 +51,7 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
         status: await api.deleteRecordings(client, projectId, id),
       })),
   );
-  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings (${status})`, [
+  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);
 }

@@ -125,10 +125,10 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
       status,
     },
     options.keepPerson || unknown
-      ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted (${status})`
+      ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted`
       : queued
-        ? `queued the deletion of person ${id} (${status})`
-        : `deleted person ${id} (${status})`,
+        ? `queued the deletion of person ${id}`
+        : `deleted person ${id}`,
     notes,
   );
 }

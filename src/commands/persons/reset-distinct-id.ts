@@ -25,5 +25,5 @@ export async function personsResetDistinctIdRun(ctx: Context, _options: PersonsR
   const report = await prepareReport(ctx, ['distinct_id', 'status']);
   const projectId = await ctx.projectId();
   const status = await api.resetPersonDistinctId(await ctx.api(), projectId, distinctId);
-  await report({ distinct_id: distinctId, status }, `distinct id ${distinctId} may be used again (${status})`);
+  await report({ distinct_id: distinctId, status }, `distinct id ${distinctId} may be used again`);
 }

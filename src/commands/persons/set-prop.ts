@@ -57,7 +57,7 @@ export async function personsSetPropRun(
     `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`,
     () => api.updateProperty(client, projectId, id, key, value),
   );
-  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted (${status})`, [
+  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
   ]);
 }

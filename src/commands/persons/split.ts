@@ -100,7 +100,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
     `${checkPerson(id)}: the distinct ids it still lists were not moved; run the command again only for those`,
     () => api.splitPerson(client, projectId, id, body),
   );
-  await report({ person: id, ...body, status }, `split of person ${id} accepted (${status})`, [
+  await report({ person: id, ...body, status }, `split of person ${id} accepted`, [
     'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
   ]);
 }

@@ -45,7 +45,7 @@ export async function personsUnsetPropRun(
     `${checkPerson(id)}, or run the command again: removing it twice is harmless`,
     () => api.deleteProperty(client, projectId, id, key),
   );
-  await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted (${status})`, [
+  await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',
   ]);
 }

@@ -58,7 +58,7 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
     `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`,
     () => api.updatePerson(client, projectId, id, properties),
   );
-  await report({ person: id, properties, status }, `update of person ${id} accepted (${status})`, [
+  await report({ person: id, properties, status }, `update of person ${id} accepted`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
   ]);
 }

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { TOPICS, topicText } from '../../docs/topics.js';
-import { suggest } from '../../docs/suggest.js';
+import { suggest } from '../../cli/suggest.js';
 
 export function helpCommand(): Command {
   const command = new Command('help')

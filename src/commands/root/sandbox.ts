@@ -19,6 +19,7 @@ export interface SandboxCommandOptions {
   port: string;
   host: string;
   persons: string;
+  eventsPerPerson?: string;
   projectPersons?: string;
   seed: string;
   rateLimit?: string;
@@ -42,6 +43,7 @@ export function sandboxCommand(): Command {
     .option('--port <n>', 'port to listen on; 0 picks a free one', '0')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
+    .option('--events-per-person <n>', "events in each seeded person's history (HogQL's events table); 0 for none", '3')
     .option(
       '--project-persons <id=n,...>',
       'persons of other projects (default 2=20,3=5); an id above 3 adds a project to the organisation, e.g. 2=400,4=100',
@@ -164,6 +166,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const port = count(options.port, '--port', 0);
   if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
   const persons = count(options.persons, '--persons', 0);
+  const eventsPerPerson = count(options.eventsPerPerson ?? '3', '--events-per-person', 0);
   const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
   const seed = count(options.seed, '--seed', 0);
   const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
@@ -178,6 +181,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       port,
       host: options.host,
       persons,
+      eventsPerPerson,
       projectPersons,
       seed,
       rateLimit: options.rateLimit,

@@ -9,16 +9,22 @@ export class FakeClock {
   sleep = (ms: number, signal?: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer = { at: this.t + ms, seq: this.seq++, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          reject(signal.reason);
+      // As src/sleep.ts does: the abort listener goes when the sleep ends, so a long test leaves
+      // none behind on its signal (node warns past ten).
+      const onAbort = () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(signal!.reason);
+      };
+      const timer = {
+        at: this.t + ms,
+        seq: this.seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
 
   /**

@@ -1,14 +1,20 @@
-// Runs a parsed query of the sandbox's HogQL subset over the persons of one project, and answers
-// with what HogQLQueryRunner returns (docs/server-contract.md §7): `columns`, `types` pairs, rows as
-// arrays, and the LIMIT 101 / hasMore paginator when the query has no LIMIT of its own.
+// Runs a parsed query of the sandbox's HogQL subset over the persons or the events of one
+// project, and answers with what HogQLQueryRunner returns (docs/server-contract.md §7, §14.5):
+// `columns`, `types` pairs, rows as arrays, and the LIMIT 101 / hasMore paginator when the query has
+// no LIMIT of its own. Both tables have the same limits: 100 rows by default, LIMIT clamped to
+// 50,000 (posthog/hogql/constants.py).
 //
-// Values follow the server's conventions: `id` is the person's UUID, `properties` selected whole
-// is a JSON string, and `properties.x` is a string (numbers and booleans come back as their JSON
-// text), or null when the person lacks it. Comparisons follow ClickHouse where it matters for
-// paging: a string compared with `created_at` is read as a timestamp (microseconds kept), and
-// NULL sorts last in both directions.
+// Values follow the server's conventions: a person's `id` and an event's `uuid` and `person_id`
+// are UUID strings, `properties` selected whole is a JSON string, and `properties.x` is a string
+// (numbers and booleans come back as their JSON text), or null when absent. Comparisons follow
+// ClickHouse where it matters for paging: a string compared with a DateTime64 is read as a
+// timestamp (microseconds kept), and NULL sorts last in both directions.
+//
+// An event's `person_id` reads through the merge overrides (events.ts), as PostHog's
+// person_id_override_properties_on_events mode does (posthog/hogql/database/database.py).
 
 import { formatTimestampUs, type Person, type SandboxStore } from '../store.js';
+import type { EventStore } from '../events.js';
 import { columnName, expressions, HogQLError, printExpr, type Expr, type Literal, type SelectColumn, type SelectQuery } from './parse.js';
 
 /** HogQLHasMorePaginator: 100 rows by default, one more fetched to know whether there are more. */
@@ -39,19 +45,153 @@ export interface RunInput {
   query: SelectQuery;
   values: Record<string, unknown>;
   store: SandboxStore;
+  /** The project's events; without them the `events` table is unknown. */
+  events?: EventStore;
   teamId: number;
 }
 
-const TABLE_FIELDS: Record<string, string> = {
+/** A row of either table: a person, or an event's row index. */
+type Row = Person | number;
+
+/** What a query needs from a table: its columns, their types and values, and its rows. */
+interface Table {
+  name: string;
+  fields: Record<string, string>;
+  /** What `SELECT *` expands to. */
+  star: string[];
+  /** The one column whose keys may be read as `properties.x`. */
+  json: string;
+  scan(visit: (row: Row) => boolean): void;
+  value(row: Row, field: string): Value;
+  /** The parsed JSON column of a row. */
+  document(row: Row): unknown;
+}
+
+const PERSON_FIELDS: Record<string, string> = {
   id: 'UUID',
   created_at: "DateTime64(6, 'UTC')",
   team_id: 'Int64',
   properties: 'String',
   is_identified: 'Bool',
 };
-/** What `SELECT *` expands to. */
-const STAR_FIELDS = ['id', 'created_at', 'team_id', 'properties', 'is_identified'];
-const AGGREGATES = new Set(['count']);
+
+function personsTable(store: SandboxStore, teamId: number): Table {
+  return {
+    name: 'persons',
+    fields: PERSON_FIELDS,
+    star: ['id', 'created_at', 'team_id', 'properties', 'is_identified'],
+    json: 'properties',
+    scan(visit) {
+      for (const person of store) if (!visit(person)) return;
+    },
+    value(row, field) {
+      const person = row as Person;
+      switch (field) {
+        case 'id':
+          return person.uuid;
+        case 'created_at':
+          return new Timestamp(person.createdAtUs, person.createdAt);
+        case 'team_id':
+          return teamId;
+        case 'is_identified':
+          return person.isIdentified;
+        default:
+          return JSON.stringify(person.properties);
+      }
+    },
+    document: (row) => (row as Person).properties,
+  };
+}
+
+/** posthog/hogql/database/schema/events.py EventsTable, the columns the sandbox keeps. */
+const EVENT_FIELDS: Record<string, string> = {
+  uuid: 'UUID',
+  event: 'String',
+  properties: 'String',
+  timestamp: "DateTime64(6, 'UTC')",
+  team_id: 'Int64',
+  distinct_id: 'String',
+  elements_chain: 'String',
+  created_at: "DateTime64(6, 'UTC')",
+  $session_id: 'Nullable(String)',
+  $window_id: 'Nullable(String)',
+  person_id: 'UUID',
+};
+
+function eventsTable(events: EventStore, teamId: number): Table {
+  // The last row whose properties were parsed: a row's keys are usually read together.
+  let parsedRow = -1;
+  let parsed: unknown = null;
+  const document = (row: Row): unknown => {
+    if (row !== parsedRow) {
+      parsed = JSON.parse(events.propertiesText(row as number));
+      parsedRow = row as number;
+    }
+    return parsed;
+  };
+  return {
+    name: 'events',
+    fields: EVENT_FIELDS,
+    // `*` leaves out the lazy person fields (events.py avoid_asterisk_fields).
+    star: [
+      'uuid',
+      'event',
+      'properties',
+      'timestamp',
+      'team_id',
+      'distinct_id',
+      'elements_chain',
+      'created_at',
+      '$session_id',
+      '$window_id',
+    ],
+    json: 'properties',
+    scan(visit) {
+      let going = true;
+      events.forEachRow((row) => {
+        if (going) going = visit(row);
+      });
+    },
+    value(row, field) {
+      const i = row as number;
+      switch (field) {
+        case 'uuid':
+          return events.uuid(i);
+        case 'event':
+          return events.event(i);
+        case 'timestamp':
+          return new Timestamp(events.timestamp(i), formatTimestampUs(events.timestamp(i)));
+        case 'created_at':
+          return new Timestamp(events.createdAt(i), formatTimestampUs(events.createdAt(i)));
+        case 'team_id':
+          return teamId;
+        case 'distinct_id':
+          return events.distinctId(i);
+        case 'elements_chain':
+          return '';
+        case '$session_id':
+          return events.sessionId(i);
+        case '$window_id':
+          return jsonText((document(i) as Record<string, unknown>).$window_id);
+        case 'person_id':
+          return events.personId(i);
+        default:
+          return events.propertiesText(i);
+      }
+    },
+    document,
+  };
+}
+
+/** Aggregate functions: ClickHouse's, as HogQL passes them through. */
+const AGGREGATES: Record<string, { min: number; max: number }> = {
+  count: { min: 0, max: 1 },
+  uniq: { min: 1, max: 1 },
+  min: { min: 1, max: 1 },
+  max: { min: 1, max: 1 },
+  sum: { min: 1, max: 1 },
+  avg: { min: 1, max: 1 },
+};
 /**
  * Date conversions, with HogQL's argument counts (posthog/hogql/functions/clickhouse/conversions.py):
  * toDateTime(String[, ...]) is parseDateTime64BestEffortOrNull (NULL when unreadable), and
@@ -60,11 +200,12 @@ const AGGREGATES = new Set(['count']);
 const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTime: { min: 1, max: 2 }, toDateTime64: { min: 1, max: 3 } };
 /**
  * String functions. HogQL's lower() is ClickHouse's lower(), which changes ASCII letters only
- * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'.
+ * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'. toString() of a
+ * UUID or a string is the text, of a DateTime64 the server's rendering.
  */
-const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = { lower: { min: 1, max: 1 } };
+const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = { lower: { min: 1, max: 1 }, toString: { min: 1, max: 1 } };
 const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
-const KNOWN_FUNCTIONS = 'count(), lower(), toDateTime() and toDateTime64()';
+const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), toString(), toDateTime() and toDateTime64()';
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -80,19 +221,6 @@ export function parseTimestampUs(text: string): number | null {
   }
   const micros = Number(frac.padEnd(6, '0').slice(0, 6));
   return (ms - offsetMinutes * 60_000) * 1000 + micros;
-}
-
-function isAggregate(e: Expr): boolean {
-  return e.kind === 'call' && AGGREGATES.has(e.name.toLowerCase());
-}
-
-function containsAggregate(e: Expr): boolean {
-  if (isAggregate(e)) return true;
-  if (e.kind === 'compare') return containsAggregate(e.left) || containsAggregate(e.right);
-  if (e.kind === 'and' || e.kind === 'or' || e.kind === 'tuple') return e.exprs.some(containsAggregate);
-  if (e.kind === 'not' || e.kind === 'isNull') return containsAggregate(e.expr);
-  if (e.kind === 'call') return e.args.some(containsAggregate);
-  return false;
 }
 
 function placeholderValue(values: Record<string, unknown>, name: string): Value {
@@ -115,26 +243,53 @@ function jsonText(value: unknown): string | null {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+function isAggregate(e: Expr): boolean {
+  return e.kind === 'call' && Object.hasOwn(AGGREGATES, e.name);
+}
+
+function containsAggregate(e: Expr): boolean {
+  if (isAggregate(e)) return true;
+  if (e.kind === 'compare') return containsAggregate(e.left) || containsAggregate(e.right);
+  if (e.kind === 'and' || e.kind === 'or' || e.kind === 'tuple') return e.exprs.some(containsAggregate);
+  if (e.kind === 'not' || e.kind === 'isNull') return containsAggregate(e.expr);
+  if (e.kind === 'call') return e.args.some(containsAggregate);
+  return false;
+}
+
+function unknownFunction(name: string): HogQLError {
+  return new HogQLError(`Unknown function: ${name}. The hogctl sandbox's HogQL subset knows ${KNOWN_FUNCTIONS} only`);
+}
+
+/** A row, and the rows of its group when the query aggregates. */
+interface Scope {
+  row: Row | undefined;
+  group?: Row[];
+}
+
 class Evaluator {
   private readonly fieldCache = new Map<Expr, string[]>();
   /** Aliases being expanded: inside its own expression (`id AS id`) a name means the column. */
   private readonly expanding = new Set<string>();
+  /** Results of `IN (SELECT ...)` subqueries, run once per query. */
+  private readonly subqueries = new Map<Expr, Set<string>>();
 
   constructor(
     private readonly input: RunInput,
+    private readonly query: SelectQuery,
+    private readonly table: Table,
     private readonly aliases: Map<string, Expr>,
   ) {}
 
-  /** The field path inside the persons table, without a table qualifier. */
+  /** The field path inside the table, without a table qualifier. */
   fieldPath(e: Expr & { kind: 'field' }): string[] {
     const cached = this.fieldCache.get(e);
     if (cached) return cached;
     let chain = e.chain;
-    const { query } = this.input;
+    const { query, table } = this;
     if (chain.length > 1 && (chain[0] === query.tableAlias || (query.tableAlias === undefined && chain[0] === query.table)))
       chain = chain.slice(1);
     const [head, ...rest] = chain;
-    if (!(head in TABLE_FIELDS) || (rest.length > 0 && head !== 'properties')) {
+    if (!Object.hasOwn(table.fields, head) || (rest.length > 0 && head !== table.json)) {
       throw new HogQLError(`Unable to resolve field: ${e.chain.join('.')}`);
     }
     this.fieldCache.set(e, chain);
@@ -147,7 +302,7 @@ class Evaluator {
         const alias = this.alias(e);
         if (alias) return this.within(alias, () => this.typeOf(this.aliases.get(alias)!));
         const path = this.fieldPath(e);
-        return path.length > 1 ? 'Nullable(String)' : TABLE_FIELDS[path[0]];
+        return path.length > 1 ? 'Nullable(String)' : this.table.fields[path[0]];
       }
       case 'constant':
       case 'placeholder': {
@@ -160,7 +315,11 @@ class Evaluator {
       }
       case 'call':
         if (STRING_FUNCTIONS[e.name]) return 'Nullable(String)';
-        return DATE_FUNCTIONS[e.name] ? "DateTime64(6, 'UTC')" : 'UInt64';
+        if (DATE_FUNCTIONS[e.name]) return "DateTime64(6, 'UTC')";
+        if (e.name === 'min' || e.name === 'max') return this.typeOf(e.args[0]);
+        if (e.name === 'avg') return 'Float64';
+        if (e.name === 'sum') return 'Float64';
+        return 'UInt64';
       case 'star':
       case 'tuple':
         return 'Tuple';
@@ -169,7 +328,7 @@ class Evaluator {
     }
   }
 
-  eval(e: Expr, person: Person): Value {
+  eval(e: Expr, scope: Scope): Value {
     switch (e.kind) {
       case 'constant':
         return e.value;
@@ -178,19 +337,22 @@ class Evaluator {
       case 'field': {
         // A select alias shadows a column of the same name, as in ClickHouse.
         const alias = this.alias(e);
-        if (alias) return this.within(alias, () => this.eval(this.aliases.get(alias)!, person));
-        return this.field(this.fieldPath(e), person);
+        if (alias) return this.within(alias, () => this.eval(this.aliases.get(alias)!, scope));
+        if (scope.row === undefined) return null;
+        return this.field(this.fieldPath(e), scope.row);
       }
       case 'tuple':
-        return e.exprs.map((x) => this.eval(x, person));
+        return e.exprs.map((x) => this.eval(x, scope));
+      case 'subquery':
+        throw new HogQLError('A subquery is only supported on the right of IN');
       case 'not': {
-        const v = truthy(this.eval(e.expr, person));
+        const v = truthy(this.eval(e.expr, scope));
         return v === null ? null : v ? 0 : 1;
       }
       case 'and': {
         let sawNull = false;
         for (const x of e.exprs) {
-          const v = truthy(this.eval(x, person));
+          const v = truthy(this.eval(x, scope));
           if (v === false) return 0;
           if (v === null) sawNull = true;
         }
@@ -199,24 +361,32 @@ class Evaluator {
       case 'or': {
         let sawNull = false;
         for (const x of e.exprs) {
-          const v = truthy(this.eval(x, person));
+          const v = truthy(this.eval(x, scope));
           if (v === true) return 1;
           if (v === null) sawNull = true;
         }
         return sawNull ? null : 0;
       }
       case 'isNull': {
-        const isNull = this.eval(e.expr, person) === null;
+        const isNull = this.eval(e.expr, scope) === null;
         return isNull !== e.negated ? 1 : 0;
       }
       case 'compare':
-        return compareOp(e.op, this.eval(e.left, person), this.eval(e.right, person));
+        if ((e.op === 'in' || e.op === 'not in') && e.right.kind === 'subquery') {
+          const left = this.eval(e.left, scope);
+          if (left === null) return null;
+          const found = this.subquery(e.right).has(String(output(left)));
+          return found !== (e.op === 'not in') ? 1 : 0;
+        }
+        return compareOp(e.op, this.eval(e.left, scope), this.eval(e.right, scope));
       case 'call': {
-        if (!FUNCTIONS[e.name])
-          throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows ${KNOWN_FUNCTIONS} only`);
-        const v = this.eval(e.args[0], person);
+        if (isAggregate(e)) return this.aggregate(e as Expr & { kind: 'call' }, scope);
+        if (!FUNCTIONS[e.name]) throw unknownFunction(e.name);
+        const v = this.eval(e.args[0], scope);
         if (e.name === 'lower')
           return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
+        if (e.name === 'toString')
+          return v === null ? null : v instanceof Timestamp ? v.text : typeof v === 'object' ? JSON.stringify(output(v)) : String(v);
         if (v === null || v instanceof Timestamp) return v;
         const us = typeof v === 'string' ? parseTimestampUs(v) : typeof v === 'number' ? v * 1e6 : null;
         if (us === null) {
@@ -228,6 +398,43 @@ class Evaluator {
       case 'star':
         throw new HogQLError('* can only be used as a whole column');
     }
+  }
+
+  /** count(), count(x), count(DISTINCT x), uniq, min, max, sum, avg over the scope's group. */
+  private aggregate(e: Expr & { kind: 'call' }, scope: Scope): Value {
+    const group = scope.group;
+    if (group === undefined) throw new HogQLError(`Aggregate function ${e.name}() is not allowed here`);
+    const arg = e.args[0];
+    if (e.name === 'count' && (arg === undefined || arg.kind === 'star')) return group.length;
+    if (containsAggregate(arg)) throw new HogQLError(`Aggregate function ${e.name}() cannot take another aggregate`);
+    const values: Value[] = [];
+    for (const row of group) {
+      const v = this.eval(arg, { row });
+      if (v !== null) values.push(v);
+    }
+    if (e.name === 'count' && !e.distinct) return values.length;
+    if (e.name === 'count' || e.name === 'uniq') return new Set(values.map((v) => String(output(v)))).size;
+    if (e.name === 'min' || e.name === 'max') {
+      let best: Value = null;
+      for (const v of values) if (best === null || compareValues(v, best) * (e.name === 'min' ? -1 : 1) > 0) best = v;
+      return best;
+    }
+    const numbers = values.map((v) => (typeof v === 'number' ? v : Number(v)));
+    if (numbers.some((n) => Number.isNaN(n))) throw new HogQLError(`Function ${e.name}() takes numbers`);
+    const total = numbers.reduce((a, b) => a + b, 0);
+    if (e.name === 'sum') return total;
+    return numbers.length === 0 ? null : total / numbers.length;
+  }
+
+  /** The first column of an `IN (SELECT ...)`, as text, over its own table. */
+  private subquery(e: Expr & { kind: 'subquery' }): Set<string> {
+    let result = this.subqueries.get(e);
+    if (!result) {
+      const rows = execute({ ...this.input, query: e.query }, false).rows;
+      result = new Set(rows.map((r) => String(r[0])));
+      this.subqueries.set(e, result);
+    }
+    return result;
   }
 
   private alias(e: Expr & { kind: 'field' }): string | undefined {
@@ -244,27 +451,15 @@ class Evaluator {
     }
   }
 
-  private field(path: string[], person: Person): Value {
+  private field(path: string[], row: Row): Value {
     const [head, ...rest] = path;
-    switch (head) {
-      case 'id':
-        return person.uuid;
-      case 'created_at':
-        return new Timestamp(person.createdAtUs, person.createdAt);
-      case 'team_id':
-        return this.input.teamId;
-      case 'is_identified':
-        return person.isIdentified;
-      default: {
-        if (rest.length === 0) return JSON.stringify(person.properties);
-        let value: unknown = person.properties;
-        for (const key of rest) {
-          if (value === null || typeof value !== 'object') return null;
-          value = Array.isArray(value) ? value[Number(key) - 1] : (value as Record<string, unknown>)[key];
-        }
-        return jsonText(value);
-      }
+    if (rest.length === 0) return this.table.value(row, head);
+    let value: unknown = this.table.document(row);
+    for (const key of rest) {
+      if (value === null || typeof value !== 'object') return null;
+      value = Array.isArray(value) ? value[Number(key) - 1] : (value as Record<string, unknown>)[key];
     }
+    return jsonText(value);
   }
 }
 
@@ -364,101 +559,158 @@ function countArg(value: Expr, input: RunInput): number {
   return n;
 }
 
+function tableFor(input: RunInput, name: string): Table {
+  if (name === 'persons') return personsTable(input.store, input.teamId);
+  if (name === 'events' && input.events) return eventsTable(input.events, input.teamId);
+  throw new HogQLError(
+    `Unknown table \`${name}\`. The hogctl sandbox knows the ${input.events ? 'persons and events tables' : 'persons table'} only`,
+  );
+}
+
+/** Whether an expression can be computed from the GROUP BY keys alone (or is constant). */
+function groupedOnly(e: Expr, keys: Set<string>, aliases: Map<string, Expr>): boolean {
+  if (keys.has(printExpr(e)) || isAggregate(e)) return true;
+  switch (e.kind) {
+    case 'constant':
+    case 'placeholder':
+    case 'subquery':
+      return true;
+    case 'field':
+      if (e.chain.length === 1 && aliases.has(e.chain[0]) && keys.has(e.chain[0])) return true;
+      return false;
+    case 'compare':
+      return groupedOnly(e.left, keys, aliases) && groupedOnly(e.right, keys, aliases);
+    case 'and':
+    case 'or':
+    case 'tuple':
+      return e.exprs.every((x) => groupedOnly(x, keys, aliases));
+    case 'not':
+    case 'isNull':
+      return groupedOnly(e.expr, keys, aliases);
+    case 'call':
+      return e.args.every((x) => groupedOnly(x, keys, aliases));
+    default:
+      return false;
+  }
+}
+
 export function runSelect(input: RunInput): QueryResult {
+  const { columns, types, rows, paginate } = execute(input, true);
+  const result: QueryResult = { columns, types, results: rows, hasMore: null, limit: null, offset: null };
+  if (paginate) {
+    result.hasMore = rows.length > DEFAULT_RETURNED_ROWS;
+    result.results = rows.slice(0, DEFAULT_RETURNED_ROWS);
+    result.limit = DEFAULT_RETURNED_ROWS;
+    result.offset = input.query.offset ? countArg(input.query.offset, input) : 0;
+  }
+  return result;
+}
+
+/** Runs one SELECT; only the top level gets the default LIMIT and the 50,000 cap. */
+function execute(
+  input: RunInput,
+  topLevel: boolean,
+): { columns: string[]; types: [string, string][]; rows: unknown[][]; paginate: boolean } {
   const { query } = input;
-  if (query.table !== 'persons') throw new HogQLError(`Unknown table \`${query.table}\`. The hogctl sandbox knows the persons table only`);
+  const table = tableFor(input, query.table);
 
   // `*` becomes the table's columns; every other column keeps its expression.
   const columns: SelectColumn[] = query.columns.flatMap((c) =>
-    c.expr.kind === 'star' ? STAR_FIELDS.map((f) => ({ expr: { kind: 'field', chain: [f] } as Expr })) : [c],
+    c.expr.kind === 'star' ? table.star.map((f) => ({ expr: { kind: 'field', chain: [f] } as Expr })) : [c],
   );
   const aliases = new Map<string, Expr>();
   for (const c of columns) if (c.alias !== undefined) aliases.set(c.alias, c.expr);
-  const ev = new Evaluator(input, aliases);
+  const ev = new Evaluator(input, query, table, aliases);
 
   // Resolve every field and placeholder up front, so a bad name fails even on an empty table.
   for (const e of expressions(query)) {
     if (e.kind === 'field' && !(e.chain.length === 1 && aliases.has(e.chain[0]))) ev.fieldPath(e);
     if (e.kind === 'placeholder') placeholderValue(input.values, e.name);
-    if (e.kind === 'call' && !isAggregate(e)) {
-      const arity = FUNCTIONS[e.name];
-      if (!arity) throw new HogQLError(`Unknown function: ${e.name}. The hogctl sandbox's HogQL subset knows ${KNOWN_FUNCTIONS} only`);
+    if (e.kind === 'call') {
+      const arity = AGGREGATES[e.name] ?? FUNCTIONS[e.name];
+      if (!arity) throw unknownFunction(e.name);
       if (e.args.length < arity.min || e.args.length > arity.max) {
         throw new HogQLError(`Function '${e.name}' expects between ${arity.min} and ${arity.max} arguments, found ${e.args.length}`);
       }
     }
+    if (e.kind === 'subquery') tableFor(input, e.query.table);
   }
   if (query.where && containsAggregate(query.where)) throw new HogQLError('Aggregate functions are not allowed in WHERE');
+  if (query.groupBy.some(containsAggregate)) throw new HogQLError('Aggregate functions are not allowed in GROUP BY');
 
-  let limit = query.limit ? Math.min(countArg(query.limit, input), MAX_SELECT_RETURNED_ROWS) : undefined;
+  let limit = query.limit ? countArg(query.limit, input) : undefined;
+  if (limit !== undefined && topLevel) limit = Math.min(limit, MAX_SELECT_RETURNED_ROWS);
   const offset = query.offset ? countArg(query.offset, input) : 0;
-  const paginate = limit === undefined;
+  const paginate = topLevel && limit === undefined;
   if (paginate) limit = DEFAULT_RETURNED_ROWS + 1;
+  const end = limit === undefined ? Infinity : offset + limit;
+
+  const aggregated = query.groupBy.length > 0 || query.having !== undefined || columns.some((c) => containsAggregate(c.expr));
 
   // The store yields persons newest first. When the order starts with created_at DESC and nothing
   // aggregates, the rows past the page are older than its last one: the scan stops there (rows
   // of that same created_at are still taken, for the rest of the ORDER BY to decide).
   const first = query.orderBy[0];
   const newestFirst =
+    table.name === 'persons' &&
     first !== undefined &&
     first.desc &&
     first.expr.kind === 'field' &&
     first.expr.chain.length === 1 &&
     first.expr.chain[0] === 'created_at' &&
     !aliases.has('created_at');
-  const enough = newestFirst && !columns.some((c) => containsAggregate(c.expr)) ? offset + limit! : Infinity;
-  const matching: Person[] = [];
+  const enough = newestFirst && !aggregated ? end : Infinity;
+  const matching: Row[] = [];
   let boundaryUs: number | undefined;
-  for (const person of input.store) {
-    if (boundaryUs !== undefined && person.createdAtUs < boundaryUs) break;
-    if (!query.where || truthy(ev.eval(query.where, person)) === true) {
-      matching.push(person);
-      if (matching.length === enough) boundaryUs = person.createdAtUs;
+  table.scan((row) => {
+    if (boundaryUs !== undefined && (row as Person).createdAtUs < boundaryUs) return false;
+    if (!query.where || truthy(ev.eval(query.where, { row })) === true) {
+      matching.push(row);
+      if (matching.length === enough) boundaryUs = (row as Person).createdAtUs;
     }
-  }
+    return true;
+  });
 
-  let rows: unknown[][];
-  const aggregated = columns.some((c) => containsAggregate(c.expr));
+  // One scope per output row: each matching row, or each group.
+  let scopes: Scope[];
   if (aggregated) {
-    const bad = columns.find((c) => !isAggregate(c.expr) && c.expr.kind !== 'constant' && c.expr.kind !== 'placeholder');
-    if (bad) throw new HogQLError(`Column \`${columnName(bad)}\` is not under an aggregate function and not in GROUP BY`);
-    const row = columns.map((c) => {
-      if (!isAggregate(c.expr)) return output(ev.eval(c.expr, matching[0] ?? ({} as Person)));
-      const args = (c.expr as Expr & { kind: 'call' }).args;
-      if (args.length > 1) throw new HogQLError('count() takes at most one argument');
-      return args.length === 0 || args[0].kind === 'star' ? matching.length : matching.filter((p) => ev.eval(args[0], p) !== null).length;
-    });
-    rows = offset === 0 && limit! > 0 ? [row] : [];
-  } else {
-    let ordered = matching;
-    if (query.orderBy.length > 0) {
-      const keyed = matching.map((person) => ({ person, keys: query.orderBy.map((o) => ev.eval(o.expr, person)) }));
-      keyed.sort((a, b) => {
-        for (let i = 0; i < query.orderBy.length; i++) {
-          const c = orderValues(a.keys[i], b.keys[i], query.orderBy[i].desc);
-          if (c !== 0) return c;
-        }
-        return 0;
-      });
-      ordered = keyed.map((k) => k.person);
+    const keys = new Set<string>();
+    for (const g of query.groupBy) {
+      keys.add(printExpr(g));
+      // GROUP BY an alias groups by its expression.
+      if (g.kind === 'field' && g.chain.length === 1 && aliases.has(g.chain[0])) keys.add(printExpr(aliases.get(g.chain[0])!));
     }
-    rows = ordered.slice(offset, offset + limit!).map((person) => columns.map((c) => output(ev.eval(c.expr, person))));
-  }
+    for (const c of columns) {
+      if (!groupedOnly(c.expr, keys, aliases)) {
+        throw new HogQLError(`Column \`${columnName(c)}\` is not under an aggregate function and not in GROUP BY`);
+      }
+    }
+    if (query.groupBy.length === 0) scopes = [{ row: matching[0], group: matching }];
+    else {
+      const groups = new Map<string, Row[]>();
+      for (const row of matching) {
+        const key = JSON.stringify(query.groupBy.map((g) => output(ev.eval(g, { row }))));
+        let rows = groups.get(key);
+        if (!rows) groups.set(key, (rows = []));
+        rows.push(row);
+      }
+      scopes = [...groups.values()].map((rows) => ({ row: rows[0], group: rows }));
+    }
+    if (query.having) scopes = scopes.filter((scope) => truthy(ev.eval(query.having!, scope)) === true);
+  } else scopes = matching.map((row) => ({ row }));
 
-  const names = columns.map(columnName);
-  const result: QueryResult = {
-    columns: names,
-    types: columns.map((c, i) => [names[i], ev.typeOf(c.expr)]),
-    results: rows,
-    hasMore: null,
-    limit: null,
-    offset: null,
-  };
-  if (paginate) {
-    result.hasMore = rows.length > DEFAULT_RETURNED_ROWS;
-    result.results = rows.slice(0, DEFAULT_RETURNED_ROWS);
-    result.limit = DEFAULT_RETURNED_ROWS;
-    result.offset = offset;
+  if (query.orderBy.length > 0) {
+    const keyed = scopes.map((scope) => ({ scope, keys: query.orderBy.map((o) => ev.eval(o.expr, scope)) }));
+    keyed.sort((a, b) => {
+      for (let i = 0; i < query.orderBy.length; i++) {
+        const c = orderValues(a.keys[i], b.keys[i], query.orderBy[i].desc);
+        if (c !== 0) return c;
+      }
+      return 0;
+    });
+    scopes = keyed.map((k) => k.scope);
   }
-  return result;
+  const rows = scopes.slice(offset, end).map((scope) => columns.map((c) => output(ev.eval(c.expr, scope))));
+  const names = columns.map(columnName);
+  return { columns: names, types: columns.map((c, i) => [names[i], ev.typeOf(c.expr)]), rows, paginate };
 }

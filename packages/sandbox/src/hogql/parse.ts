@@ -1,5 +1,6 @@
-// The sandbox's HogQL subset (docs/server-contract.md §7): enough of the grammar for
-// `SELECT <columns> FROM persons [WHERE ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`.
+// The sandbox's HogQL subset (docs/server-contract.md §7, §14.5): enough of the grammar for
+// `SELECT <columns> FROM persons|events [WHERE ...] [GROUP BY ...] [HAVING ...] [ORDER BY ...]
+// [LIMIT n] [OFFSET m]`, with `x IN (SELECT ...)` subqueries.
 //
 // It is written apart from the CLI's own query rewriter on purpose: the CLI's pager is tested
 // against this parser, and a lexer shared by both would hide its own mistakes.
@@ -19,7 +20,8 @@ export type Expr =
   | { kind: 'and' | 'or'; exprs: Expr[] }
   | { kind: 'not'; expr: Expr }
   | { kind: 'isNull'; expr: Expr; negated: boolean }
-  | { kind: 'call'; name: string; args: Expr[] }
+  | { kind: 'call'; name: string; args: Expr[]; distinct?: boolean }
+  | { kind: 'subquery'; query: SelectQuery }
   | { kind: 'tuple'; exprs: Expr[] }
   | { kind: 'star' };
 
@@ -40,6 +42,8 @@ export interface SelectQuery {
   table: string;
   tableAlias?: string;
   where?: Expr;
+  groupBy: Expr[];
+  having?: Expr;
   orderBy: OrderItem[];
   limit?: Expr;
   offset?: Expr;
@@ -227,7 +231,7 @@ class Parser {
 
   private unsupported(what: string): HogQLError {
     return new HogQLError(
-      `${what} is not supported by the hogctl sandbox's HogQL subset (SELECT ... FROM persons [WHERE ...] [ORDER BY ...] [LIMIT n] [OFFSET m])`,
+      `${what} is not supported by the hogctl sandbox's HogQL subset (SELECT ... FROM persons|events [WHERE ...] [GROUP BY ...] [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m])`,
     );
   }
 
@@ -240,6 +244,16 @@ class Parser {
   }
 
   parseQuery(): SelectQuery {
+    const query = this.selectBody();
+    if (this.isWord('union') || this.isWord('intersect') || this.isWord('except')) throw this.unsupported(this.peek.text.toUpperCase());
+    if (this.isWord('settings')) throw this.unsupported('SETTINGS');
+    this.acceptPunct(';');
+    if (this.peek.kind !== 'end') throw this.fail(this.peek);
+    return query;
+  }
+
+  /** One SELECT, up to what follows it (the end, or the `)` of a subquery). */
+  private selectBody(): SelectQuery {
     if (this.isWord('with')) throw this.unsupported('WITH');
     this.expectWord('select');
     if (this.isWord('distinct')) throw this.unsupported('SELECT DISTINCT');
@@ -254,7 +268,7 @@ class Parser {
     if (this.peek.kind === 'punct' && this.peek.text === '(') throw this.unsupported('A subquery');
     const tableToken = this.next();
     if (tableToken.kind !== 'word' && tableToken.kind !== 'quoted') throw this.fail(tableToken, 'a table name');
-    const query: SelectQuery = { columns, table: tableToken.value, orderBy: [] };
+    const query: SelectQuery = { columns, table: tableToken.value, groupBy: [], orderBy: [] };
     if (this.acceptWord('as')) query.tableAlias = this.identifier();
     else if (this.peek.kind === 'quoted' || (this.peek.kind === 'word' && !RESERVED.has(this.peek.text.toLowerCase())))
       query.tableAlias = this.identifier();
@@ -263,8 +277,15 @@ class Parser {
     if (this.isWord('prewhere')) throw this.unsupported('PREWHERE');
 
     if (this.acceptWord('where')) query.where = this.expr();
-    if (this.isWord('group')) throw this.unsupported('GROUP BY');
-    if (this.isWord('having')) throw this.unsupported('HAVING');
+    if (this.acceptWord('group')) {
+      this.expectWord('by');
+      if (this.isWord('all')) throw this.unsupported('GROUP BY ALL');
+      do query.groupBy.push(this.expr());
+      while (this.acceptPunct(','));
+      if (this.isWord('with')) throw this.unsupported('GROUP BY ... WITH');
+    }
+    // ClickHouse takes HAVING without GROUP BY too: the whole result is then one group.
+    if (this.acceptWord('having')) query.having = this.expr();
     if (this.acceptWord('order')) {
       this.expectWord('by');
       do {
@@ -290,10 +311,6 @@ class Parser {
       query.offset = this.expr();
       this.acceptWord('rows');
     }
-    if (this.isWord('union') || this.isWord('intersect') || this.isWord('except')) throw this.unsupported(this.peek.text.toUpperCase());
-    if (this.isWord('settings')) throw this.unsupported('SETTINGS');
-    this.acceptPunct(';');
-    if (this.peek.kind !== 'end') throw this.fail(this.peek);
     return query;
   }
 
@@ -367,7 +384,11 @@ class Parser {
     if (t.kind === 'punct' && t.text === '-' && this.peek.kind === 'number') return { kind: 'constant', value: -Number(this.next().text) };
     if (t.kind === 'punct' && t.text === '*') return { kind: 'star' };
     if (t.kind === 'punct' && t.text === '(') {
-      if (this.isWord('select')) throw this.unsupported('A subquery');
+      if (this.isWord('select')) {
+        const query = this.selectBody();
+        this.expectPunct(')');
+        return { kind: 'subquery', query };
+      }
       const first = this.expr();
       if (this.acceptPunct(',')) {
         const exprs = [first];
@@ -405,7 +426,8 @@ class Parser {
   private call(name: string): Expr {
     this.expectPunct('(');
     const args: Expr[] = [];
-    if (this.isWord('distinct')) throw this.unsupported(`${name}(DISTINCT ...)`);
+    const distinct = this.acceptWord('distinct');
+    if (distinct && !['count', 'uniq'].includes(name.toLowerCase())) throw this.unsupported(`${name}(DISTINCT ...)`);
     if (!this.acceptPunct(')')) {
       do args.push(this.expr());
       while (this.acceptPunct(','));
@@ -413,7 +435,7 @@ class Parser {
     }
     if (this.peek.kind === 'punct' && this.peek.text === '(') throw this.unsupported('Parametric functions');
     if (this.isWord('over')) throw this.unsupported('Window functions');
-    return { kind: 'call', name, args };
+    return distinct ? { kind: 'call', name, args, distinct } : { kind: 'call', name, args };
   }
 }
 
@@ -426,6 +448,8 @@ export function* expressions(query: SelectQuery): Generator<Expr> {
   const roots: (Expr | undefined)[] = [
     ...query.columns.map((c) => c.expr),
     query.where,
+    ...query.groupBy,
+    query.having,
     ...query.orderBy.map((o) => o.expr),
     query.limit,
     query.offset,
@@ -458,7 +482,9 @@ export function printExpr(e: Expr): string {
     case 'star':
       return '*';
     case 'call':
-      return `${e.name}(${e.args.map(printExpr).join(', ')})`;
+      return `${e.name}(${e.distinct ? 'DISTINCT ' : ''}${e.args.map(printExpr).join(', ')})`;
+    case 'subquery':
+      return '(SELECT ...)';
     case 'tuple':
       return `(${e.exprs.map(printExpr).join(', ')})`;
     case 'not':

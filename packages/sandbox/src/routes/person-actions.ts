@@ -204,12 +204,19 @@ export const deleteRecordings: Handler = (ctx, app) => {
   return empty(202);
 };
 
-/** POST /persons/reset_person_distinct_id/ — unblocks a deleted person's distinct id. */
+/**
+ * POST /persons/reset_person_distinct_id/ — posthog/models/person/deletion.py
+ * reset_deleted_person_distinct_ids: raises the id's version above its deleted rows for the person
+ * that holds it now, which makes a person created for it since the deletion visible. An id that
+ * no person holds yet is left as it is (the server logs "hasn't been re-used yet and can cause
+ * problems in the future"), so a later event still makes a hidden person.
+ */
 export const resetPersonDistinctId: Handler = (ctx, app) => {
   const data = ctx.data();
   const distinctId = isObject(data) ? data.distinct_id : undefined;
   if (typeof distinctId !== 'string' || distinctId === '') throw validationError('distinct_id is required');
-  storeFor(ctx, app).unblockDistinctId(distinctId);
+  const store = storeFor(ctx, app);
+  if (store.getByDistinctId(distinctId)) store.unblockDistinctId(distinctId);
   return empty(202);
 };
 

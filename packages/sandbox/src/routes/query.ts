@@ -1,5 +1,5 @@
 // The HogQL query endpoint (docs/server-contract.md §7): POST /api/projects/{id}/query/ with a
-// HogQLQuery over the persons table, and GET /query/{query_id}/ for queries run with an async
+// HogQLQuery over the persons and events tables, and GET /query/{query_id}/ for queries run with an async
 // `refresh` mode. Scope query:read for every action; personal keys count against the query
 // limits; OFFSET is refused for personal keys before the query runs, with the server's words.
 
@@ -75,7 +75,7 @@ function parse(text: string): SelectQuery {
 function run(ctx: RequestContext, app: Services, request: QueryRequest, query: SelectQuery) {
   const store = storeFor(ctx, app);
   try {
-    const result = runSelect({ query, values: request.values, store, teamId: ctx.project!.id });
+    const result = runSelect({ query, values: request.values, store, events: app.events.get(ctx.project!.id), teamId: ctx.project!.id });
     const now = new Date(app.now()).toISOString();
     return {
       ...result,

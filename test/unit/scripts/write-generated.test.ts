@@ -2,7 +2,7 @@
 // tree; this fails when a command changes and `npm run docs` was not run.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { generatedFiles } from '../../../src/docs/write-generated.js';
+import { generatedFiles } from '../../../scripts/write-generated.js';
 
 const files = await generatedFiles();
 

@@ -2,10 +2,10 @@
 // from the command tree. Tests fail when the checked-in files differ from this output.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { buildProgram } from '../program.js';
-import { bashScript, fishScript, zshScript } from '../completion/generate.js';
-import { commandReference, withSection } from './reference.js';
-import { topicMarkdown } from './topics.js';
+import { buildProgram } from '../src/program.js';
+import { bashScript, fishScript, zshScript } from '../src/completion/generate.js';
+import { commandReference, withSection } from '../src/docs/reference.js';
+import { topicMarkdown } from '../src/docs/topics.js';
 
 export async function generatedFiles(): Promise<Record<string, string>> {
   const sink = new PassThrough();
