@@ -82,98 +82,98 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="profile auth projects persons users email evidence api sandbox demo completion help"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons users email evidence api sandbox demo completion help"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="add list use show remove"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="add list use show remove"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile add")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--allow-insecure-http --api-key-stdin --base-url --capture-url --debug --fields --help --no-color --no-input --no-verify --output --profile --project --quiet --timeout --use --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--allow-insecure-http --api-key-stdin --base-url --capture-url --debug --fields --help --jq --no-color --no-input --no-verify --output --profile --project --quiet --template --timeout --use --version --wide --yes -V -o -q -y" ;;
     "profile list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile use")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile show")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile remove")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "auth")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="login status logout"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="login status logout"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "auth login")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --code --debug --email --email-code --email-code-stdin --fields --help --no-color --no-input --output --password-stdin --profile --project --quiet --resend-code --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --code --debug --email --email-code --email-code-stdin --fields --help --jq --no-color --no-input --output --password-stdin --profile --project --quiet --resend-code --template --timeout --version --wide -V -o -q" ;;
     "auth status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "auth logout")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --forget --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --forget --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "projects")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="list"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="list"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "projects list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --search --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --search --template --timeout --version --wide -V -o -q" ;;
     "persons")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -181,28 +181,28 @@ _hogctl() {
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--after --all --base-url --debug --distinct-id --email --fields --help --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --timeout --version --where --wide -V -o -q" ;;
+      cmds_=""; flags_="--after --all --base-url --debug --distinct-id --email --fields --help --jq --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --template --timeout --version --where --wide -V -o -q" ;;
     "persons get")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --properties --quiet --set --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --properties --quiet --set --template --timeout --version --wide -V -o -q" ;;
     "persons delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --delete-events --delete-recordings --distinct-id --fields --help --keep-person --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --delete-events --delete-recordings --distinct-id --fields --help --jq --keep-person --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons bulk-delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -211,49 +211,49 @@ _hogctl() {
         --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --timeout --version --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --template --timeout --version --where --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons unset-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons delete-events")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons delete-recordings")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons split")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --distinct-ids --fields --help --main-distinct-id --no-color --no-input --output --profile --project --quiet --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --distinct-ids --fields --help --jq --main-distinct-id --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons activity")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --debug --distinct-id --fields --help --limit --no-color --no-input --output --page-size --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --debug --distinct-id --fields --help --jq --limit --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons bulk-update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -263,7 +263,7 @@ _hogctl() {
         --emails|--file|--journal|--receipt|--values-from) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --resume --retries --set --set-once --skip-invalid --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
     "persons erasure-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -271,7 +271,7 @@ _hogctl() {
         --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --check-email --debug --fields --help --no-color --no-input --output --profile --project --quiet --read-rate --receipt --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --check-email --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --read-rate --receipt --template --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -279,182 +279,182 @@ _hogctl() {
         --status) COMPREPLY=( $(compgen -W "pending completed all" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --debug --fields --help --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --template --timeout --version --wide -V -o -q" ;;
     "persons query")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--after --all --base-url --debug --fields --help --max-wait --no-color --no-input --output --page-size --profile --project --quiet --timeout --value --values --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--after --all --base-url --debug --fields --help --jq --max-wait --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --value --values --version --wide -V -o -q" ;;
     "persons cohorts")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons timeline")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --breakdown --date-from --date-to --debug --distinct-id --events --fields --help --no-color --no-input --output --param --params --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --breakdown --date-from --date-to --debug --distinct-id --events --fields --help --jq --no-color --no-input --output --param --params --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons funnel")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons funnel-correlation")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --no-color --no-input --output --param --params --post --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --no-color --no-input --output --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons lifecycle")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --help --legacy --lifecycle-type --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --target-date --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --help --jq --legacy --lifecycle-type --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --target-date --template --timeout --version --wide -V -o -q" ;;
     "persons trends")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --day --debug --events --fields --help --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --date-from --date-to --day --debug --events --fields --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --template --timeout --version --wide -V -o -q" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="me update 2fa"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="me update 2fa"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users me")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --field --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -f -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --field --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -f -o -q" ;;
     "users 2fa")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="status start validate enable backup-codes disable"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="status start validate enable backup-codes disable"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users 2fa status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --show-backup-codes --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --show-backup-codes --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa start")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa validate")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa enable")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa backup-codes")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
     "users 2fa disable")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --user --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
     "email")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="verify request-verification cancel-change"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="verify request-verification cancel-change"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "email verify")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --token --uuid --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --token --uuid --version --wide -V -o -q" ;;
     "email request-verification")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --uuid --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --uuid --version --wide -V -o -q" ;;
     "email cancel-change")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="export-key import-key"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="export-key import-key"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence export-key")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence import-key")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "api")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -462,7 +462,7 @@ _hogctl() {
         --input) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --field --fields --help --input --no-color --no-input --output --paginate --profile --project --quiet --timeout --version --wide -V -f -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --field --fields --help --input --jq --no-color --no-input --output --paginate --profile --project --quiet --template --timeout --version --wide -V -f -o -q" ;;
     "sandbox")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -470,28 +470,28 @@ _hogctl() {
         --ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --events-per-person --faults --fields --help --host --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --events-per-person --faults --fields --help --host --jq --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --template --timeout --version --wide -V -o -q" ;;
     "demo")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --persons --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --persons --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "completion")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="bash zsh fish"; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_="bash zsh fish"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "help")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --no-color --no-input --output --profile --project --quiet --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     *) cmds_=""; flags_="" ;;
   esac
   # Flags only once a dash is typed, as gh and kubectl do: `hogctl persons <Tab><Tab>` lists the

@@ -3,10 +3,12 @@
 //   only the small entry chunk and its own verb, and every heavy module (HTTP client, config
 //   writer, prompts) stays behind a lazy import();
 // - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
+// - jq.wasm, jq compiled to WebAssembly, which --jq loads (src/io/filter.ts);
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
 // Everything that makes dist/ differ from src/ is in scripts/bundle/ (its README lists it).
 import { build } from 'esbuild';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { lazyBuiltins, requireBanner, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
 import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
@@ -57,6 +59,13 @@ async function buildMain(outdir) {
     ) ?? [];
   if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? ''))
     throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
+  // src/io/filter.ts reads jq.wasm one directory up from its own chunk: dist/jq.wasm.
+  const [filterChunk] =
+    Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('src/io/filter.ts'))) ??
+    [];
+  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(filterChunk ?? ''))
+    throw new Error(`src/io/filter.ts must be bundled into dist/chunks/, not ${filterChunk}`);
+  copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), `${outdir}/jq.wasm`);
 }
 
 /** The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree. */

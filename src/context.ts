@@ -11,6 +11,7 @@ import { configDir } from './config/paths.js';
 import { checkKeyDestination, fromEnv, resolveSettings, type Settings } from './config/settings.js';
 import { isProjectId, projectByName } from './config/project-name.js';
 import { parseFormat, parseFields, type Format, type OutputSettings } from './io/output.js';
+import { checkFilter, type OutputFilter } from './io/filter.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
 import type { Invocation } from './cli/rerun.js';
@@ -44,6 +45,8 @@ export interface GlobalOptions {
   project?: string;
   output?: string;
   fields?: string;
+  jq?: string;
+  template?: string;
   wide?: boolean;
   quiet?: boolean;
   color?: boolean;
@@ -58,6 +61,7 @@ export class Context {
   private projectIdByName?: Promise<string>;
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
+  private outputAsked = false;
 
   constructor(
     readonly deps: Deps,
@@ -266,17 +270,54 @@ export class Context {
     return new InquirerPrompter({ input: this.io.stdin, output: this.io.stderr });
   }
 
+  /**
+   * --jq or --template, which print the JSON of `-o json` filtered (src/io/filter.ts): so -o may
+   * only be json, and HOGCTL_OUTPUT, a default, gives way. Undefined when neither is given.
+   */
+  outputFilter(): OutputFilter | undefined {
+    const { jq, template, output } = this.globals;
+    if (jq !== undefined && template !== undefined)
+      throw new UsageError('--jq and --template cannot be combined', 'filter with jq, or format with a template: one of the two');
+    const filter: OutputFilter | undefined =
+      jq !== undefined ? { kind: 'jq', expression: jq } : template !== undefined ? { kind: 'template', expression: template } : undefined;
+    if (filter && output !== undefined && output !== 'json')
+      throw new UsageError(`--${filter.kind} prints JSON: it cannot be combined with -o ${output}`, `drop -o ${output}, or use -o json`);
+    if (filter && filter.expression.trim() === '')
+      throw new UsageError(
+        `--${filter.kind} is empty`,
+        filter.kind === 'jq'
+          ? "give an expression, e.g. --jq '.[].uuid'"
+          : "give a template, e.g. --template '{{#each this}}{{uuid}}{{/each}}'",
+      );
+    return filter;
+  }
+
+  /** Refuses a bad --jq expression or --template before the command sends anything. */
+  async checkOutputFilter(): Promise<void> {
+    const filter = this.outputFilter();
+    if (filter) await checkFilter(filter);
+  }
+
+  /**
+   * --jq or --template given to a command that never asked for its output settings, and so
+   * prints no data (`profile use`, `sandbox`): said on stderr, not silently ignored.
+   */
+  unusedOutputFilter(): OutputFilter | undefined {
+    return this.outputAsked ? undefined : this.outputFilter();
+  }
+
   async output(): Promise<OutputSettings> {
-    const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined;
-    const format: Format = fromEnv(
-      fromVariable ? 'HOGCTL_OUTPUT' : undefined,
-      this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table',
-      parseFormat,
-    );
+    this.outputAsked = true;
+    const filter = this.outputFilter();
+    const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined && !filter;
+    const format: Format = filter
+      ? 'json'
+      : fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table', parseFormat);
     return {
       format,
+      filter,
       fields: parseFields(this.globals.fields),
-      chosen: this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined,
+      chosen: filter !== undefined || this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),

@@ -88,7 +88,7 @@ export const ROOT_COMMANDS: LazyVerb[] = [
 ];
 
 /** Global flags that take a value, so that the value is not mistaken for a command name. */
-const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--timeout']);
+const VALUE_FLAGS = new Set(['--profile', '--base-url', '--project', '-o', '--output', '--fields', '--jq', '--template', '--timeout']);
 
 /** The words of argv that may name commands, skipping global flags and their values. */
 export function commandWords(argv: string[]): string[] {
@@ -134,7 +134,9 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
     .option('--base-url <url>', 'PostHog site URL, e.g. https://eu.posthog.com (env HOGCTL_BASE_URL)')
     .option('--project <id|name>', 'project id, or its name as PostHog shows it (env HOGCTL_PROJECT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson or csv (env HOGCTL_OUTPUT)'))
-    .option('--fields <list>', 'comma-separated fields to print, e.g. id,properties.email')
+    .option('--fields <list>', 'comma-separated fields to print, e.g. uuid,properties.email')
+    .option('--jq <expression>', "filter the JSON output with a jq expression, e.g. '.[].uuid'")
+    .option('--template <string>', "format the JSON output with a Handlebars template, e.g. '{{#each this}}{{uuid}}{{/each}}'")
     .option('--wide', 'on a terminal, show every column in full instead of fitting the width')
     .option('-q, --quiet', 'print nothing but data and errors')
     .option('--no-color', 'never colour the output (also NO_COLOR)')
@@ -154,6 +156,7 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
         'hogctl demo',
         'hogctl profile add prod',
         'hogctl persons list --where plan=team -o csv',
+        "hogctl persons list --all --jq '.[].properties.email'",
         'HOGCTL_API_KEY=... hogctl persons get --distinct-id user-881 -o json',
       ) + '\nMore: hogctl help exit-codes, hogctl help environment\n',
     );

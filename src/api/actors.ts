@@ -109,6 +109,18 @@ export async function actorsPage(
     );
   }
   const at = Math.max(0, body.columns.indexOf('actor'));
-  const persons = body.results.map((row) => row[at]).filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object');
+  const persons = body.results
+    .map((row) => row[at])
+    .filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object')
+    .map(withUuid);
   return { persons, hasMore: body.hasMore === true };
+}
+
+/**
+ * An actor is a person with the UUID as `id` and no `uuid` (posthog/hogql_queries/actor_strategies.py,
+ * PersonStrategy.get_actors). hogctl names a person by `uuid` in every view (ARCHITECTURE.md §3), so
+ * it adds `uuid`, the same value, as the persons list sends it; `id` stays as the server sent it.
+ */
+function withUuid(actor: Record<string, unknown>): Record<string, unknown> {
+  return 'uuid' in actor ? actor : { id: actor.id, uuid: actor.id, ...actor };
 }

@@ -57,7 +57,9 @@ export function checkPersonId(id: string): string {
   if (/^\d+$/.test(trimmed) || isUuid(trimmed)) return trimmed;
   throw new UsageError(
     `invalid person id "${id}": expected an integer id or a UUID`,
-    'to look a person up by distinct id, use --distinct-id <value>',
+    trimmed.includes('@')
+      ? `an e-mail address: \`hogctl persons get --email ${trimmed}\` finds the persons who have it (or, if it is a distinct id, use --distinct-id)`
+      : 'to look a person up by distinct id, use --distinct-id <value>',
   );
 }
 
@@ -118,7 +120,9 @@ export async function findByDistinctId(client: ApiClient, projectId: string, dis
   if (!person) {
     throw new NotFoundError(
       `no person with distinct id "${distinctId}" in project ${projectId}`,
-      'check the value with `hogctl persons list --search <part of it>`',
+      distinctId.includes('@')
+        ? `for a person whose email property is the address: \`hogctl persons get --email ${distinctId}\``
+        : 'check the value with `hogctl persons list --search <part of it>`',
     );
   }
   return person;

@@ -26,7 +26,10 @@ export function withContext<O>(run: (ctx: Context, options: O, ...args: any[]) =
     const args = received.slice(0, -2);
     const ctx = new Context(root(command).deps, command.optsWithGlobals<GlobalOptions>(), invocationOf(command, args));
     try {
+      await ctx.checkOutputFilter();
       await run(ctx, options, ...args);
+      const unused = ctx.unusedOutputFilter();
+      if (unused) ctx.warn(`--${unused.kind} was not used: \`hogctl ${ctx.invocation.path.join(' ')}\` prints no JSON data`);
     } finally {
       await ctx.close();
     }

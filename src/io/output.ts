@@ -4,6 +4,7 @@
 import { UsageError } from '../errors.js';
 import { writeAll, type OutStream } from './streams.js';
 import { displayWidth, fitColumns, pad, truncate, visible } from './columns.js';
+import { applyFilter, type OutputFilter } from './filter.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -29,6 +30,8 @@ export interface OutputSettings {
   stdout: OutStream;
   /** The format was asked for (-o, HOGCTL_OUTPUT), not the default: a record, not a summary. */
   chosen?: boolean;
+  /** --jq or --template (format is then json): what is printed is the JSON, filtered. */
+  filter?: OutputFilter;
   /** --wide: a terminal table shows every column in full, however wide. */
   wide?: boolean;
   /** Where a note about the output goes (columns hidden to fit), stderr in real use. */
@@ -164,10 +167,21 @@ interface Layout {
   clip: boolean;
 }
 
+/** The JSON `value` through --jq or --template, printed. */
+export async function writeFiltered(settings: OutputSettings, filter: OutputFilter, value: unknown): Promise<void> {
+  const text = await applyFilter(filter, value, Boolean(settings.stdout.isTTY));
+  if (text) await writeAll(settings.stdout, text);
+}
+
 export class RecordWriter {
   private columns: string[] | undefined;
   private layout: Layout | undefined;
   private written = 0;
+  /**
+   * With --jq or --template, the records kept until the end: the expression runs over the whole
+   * array, as gh's does over a list, so `length` or `sort_by` see every page of `--all`.
+   */
+  private readonly kept: Row[] = [];
   private readonly terminal: boolean;
 
   constructor(
@@ -190,7 +204,9 @@ export class RecordWriter {
     const { format } = this.settings;
     const shown = (r: Row) => (this.settings.fields ? project(r, columns) : r);
     let text = '';
-    if (format === 'ndjson') {
+    if (this.settings.filter) {
+      for (const r of records) this.kept.push(shown(r));
+    } else if (format === 'ndjson') {
       for (const r of records) text += `${JSON.stringify(shown(r))}\n`;
     } else if (format === 'json') {
       for (const r of records) {
@@ -212,6 +228,7 @@ export class RecordWriter {
   }
 
   async end(): Promise<void> {
+    if (this.settings.filter) return writeFiltered(this.settings, this.settings.filter, this.kept);
     if (this.settings.format === 'json') await writeAll(this.settings.stdout, this.written === 0 ? '[]\n' : '\n]\n');
   }
 
@@ -328,6 +345,7 @@ export async function writeRecord(settings: OutputSettings, record: Row, shape: 
   if (shape.fields) checkFields(settings.fields, shape.fields, shape.openObjects);
   if (settings.format === 'json') {
     const value = settings.fields ? project(record, settings.fields) : record;
+    if (settings.filter) return writeFiltered(settings, settings.filter, value);
     await writeAll(settings.stdout, `${JSON.stringify(value, null, 2)}\n`);
     return;
   }

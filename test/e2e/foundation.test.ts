@@ -99,7 +99,7 @@ describe('persons list', () => {
 
     const tty = await sh(`script -qec "${process.execPath} ${BIN} persons list --limit 3" /dev/null`, { ...world.env, TERM: 'xterm' });
     expect(tty.code).toBe(0);
-    expect(stripAnsi(tty.stdout)).toMatch(/^id +name +distinct_ids/m);
+    expect(stripAnsi(tty.stdout)).toMatch(/^uuid +name +distinct_ids/m);
     expect(tty.stdout).not.toContain('┌');
   });
 

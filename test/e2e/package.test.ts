@@ -104,4 +104,18 @@ describe('the npm package', () => {
     const missing = await run(['persons', 'get', '999999'], env);
     expect(missing.code).toBe(3);
   });
+
+  it('runs --jq with the jq it ships (dist/jq.wasm), and --template', async () => {
+    const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.projectId), HOGCTL_API_KEY: sandbox.defaultKey };
+    const uuids = sandbox.store.list({}, 0, 3).map((p) => p.uuid);
+    const jq = await run(['persons', 'list', '--limit', '3', '--jq', '.[].uuid'], env);
+    expect(jq.code, jq.stderr).toBe(0);
+    expect(jq.stdout).toBe(uuids.map((u) => `${u}\n`).join(''));
+    const bad = await run(['persons', 'list', '--jq', '.[] |'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a valid jq expression: jq: error: syntax error');
+    const template = await run(['persons', 'list', '--limit', '3', '--template', '{{#each this}}{{uuid}};{{/each}}'], env);
+    expect(template.code, template.stderr).toBe(0);
+    expect(template.stdout).toBe(uuids.map((u) => `${u};`).join(''));
+  });
 });

@@ -55,7 +55,7 @@ describe('persons list fits the terminal', () => {
       const shown = lines(res.output);
       for (const line of shown) expect(line.length, line).toBeLessThanOrEqual(columns);
       expect(res.output).not.toMatch(/[┌│└]/);
-      const header = shown.findIndex((l) => /^id +name/.test(l));
+      const header = shown.findIndex((l) => /^uuid +name/.test(l));
       expect(header).toBeGreaterThanOrEqual(0);
       expect(shown.filter((l) => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(l))).toHaveLength(30);
       expect(res.output).toContain('showing 30 persons; --all for every one');
@@ -65,7 +65,7 @@ describe('persons list fits the terminal', () => {
   it('--wide prints every column however wide', async () => {
     const res = await runInTerminal(['persons', 'list', '--limit', '3', '--wide'], world.env, [], 30_000, screen(60));
     expect(res.code).toBe(0);
-    expect(res.output).toMatch(/^id +name +distinct_ids +created_at/m);
+    expect(res.output).toMatch(/^uuid +name +distinct_ids +created_at/m);
   });
 
   it('--all streams every person, rows as pages arrive', async () => {
@@ -73,7 +73,7 @@ describe('persons list fits the terminal', () => {
     expect(res.code).toBe(0);
     expect(lines(res.output).filter((l) => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(l))).toHaveLength(301);
     // One header, for the first page only.
-    expect(lines(res.output).filter((l) => /^id +name/.test(l))).toHaveLength(1);
+    expect(lines(res.output).filter((l) => /^uuid +name/.test(l))).toHaveLength(1);
     expect(res.output).not.toContain('showing');
   });
 });
@@ -110,7 +110,7 @@ describe('colour', () => {
 
   it('the table header is bold only when colour is on', async () => {
     const on = await runInTerminal(['persons', 'list', '--limit', '2'], world.env, [], 30_000, screen(80));
-    expect(on.raw).toContain('\u001b[1mid');
+    expect(on.raw).toContain('\u001b[1muuid');
     const off = await runInTerminal(['persons', 'list', '--limit', '2'], { ...world.env, NO_COLOR: '1' }, [], 30_000, screen(80));
     expect(off.raw).not.toMatch(/\u001b\[1m/);
   });

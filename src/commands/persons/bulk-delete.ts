@@ -101,11 +101,14 @@ export function personsBulkDeleteCommand(): Command {
         'not be searched, 130 interrupted.',
     )
     .option('--file <path|->', 'the file of ids, or - for standard input')
-    .option('--emails <path|->', 'a file of e-mail addresses instead: delete every person each one names (default CSV column: email)')
+    .option(
+      '--emails <path|->',
+      'a file of e-mail addresses instead: delete every person each one names, the whole address ignoring the case of ASCII letters (default CSV column: email)',
+    )
     .option('--email <address>', 'an e-mail address to erase, instead of a file (repeatable)', collect)
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match), case-sensitive (email=Lee@x.com misses lee@x.com; --emails ignores the case of ASCII letters); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort (with --where: those of the cohort that match)')

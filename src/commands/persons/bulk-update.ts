@@ -87,7 +87,10 @@ export function personsBulkUpdateCommand(): Command {
       '--file <path|->',
       'a file of ids (UUIDs or integer ids; --distinct-ids for distinct ids), or a CSV with email, distinct_id and person_id columns',
     )
-    .option('--emails <path|->', 'a file of e-mail addresses instead: every person each one names is changed')
+    .option(
+      '--emails <path|->',
+      'a file of e-mail addresses instead: every person each one names is changed, the whole address ignoring the case of ASCII letters',
+    )
     .option('--email <address>', 'an e-mail address, instead of a file (repeatable)', collect)
     .option('--distinct-ids', 'the values of --file are distinct ids')
     .addOption(
@@ -101,7 +104,7 @@ export function personsBulkUpdateCommand(): Command {
     .option('--column <name>', 'the CSV column (or JSON field) that holds the ids; with --values-from, the one that names the persons')
     .option(
       '--where <key=value>',
-      'select the persons with this property, as `persons list` reads it (repeatable: all must match); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
+      'select the persons with this property, as `persons list` reads it (repeatable: all must match), case-sensitive (email=Lee@x.com misses lee@x.com; --emails ignores the case of ASCII letters); an empty value is refused, has:<key> / lacks:<key> choose by whether it is set',
       collect,
     )
     .option('--cohort <id>', 'select the persons of this cohort')

@@ -13,6 +13,7 @@ import { countCsvRecords } from '../../io/csv-records.js';
 import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
+import { PERSON_COLUMNS } from './shared/person-columns.js';
 
 export interface PersonsListOptions {
   email?: string;
@@ -37,25 +38,27 @@ const READ_LIMIT: RateLimitName = {
   limits: 'the server limits reads',
 };
 
-export const PERSON_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
-
 export function personsListCommand(): Command {
   return new Command('list')
     .alias('ls')
     .summary('list persons, with filters and paging')
     .description(
       'List the persons of a project, newest first. Pages are fetched as they are printed, so --all streams any number of persons in constant memory.\n\n' +
+        "Persons print under the server's names in every format: `uuid` is the person's UUID, as in `persons get`; the list's own `id` is the UUID too (kept in JSON as the server sends it), while `persons get` gives the integer key as `id`.\n\n" +
         'With --all, a wait the server asks for is waited out (a countdown on a terminal), up to --max-wait; stopped for any reason, --all prints the command that continues: ' +
-        'the one given, with --offset (where the next page starts) and --after (the last person printed: its created_at and id). ' +
+        'the one given, with --offset (where the next page starts) and --after (the last person printed: its created_at and uuid). ' +
         'The list pages by offset, newest first, so a continuation starts a little before --offset and skips every person at or above --after: ' +
         'the two outputs appended together hold every person once, even if persons were deleted meanwhile; persons created meanwhile are left out, as from any listing begun before them.',
     )
-    .option('--email <email>', 'exact match on the email property')
+    .option(
+      '--email <email>',
+      "exact match on the email property, case-sensitive (the server's filter); `hogctl persons get --email` ignores the case of ASCII letters, as an erasure does",
+    )
     .option('--distinct-id <id>', 'persons having this distinct id')
     .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
     .option(
       '--where <key=value>',
-      'property filter; also != ~ (contains) !~ > >= < <=, has:<key> and lacks:<key> (set or not); an empty value is refused (repeatable)',
+      'property filter; also != ~ (contains) !~ > >= < <=, has:<key> and lacks:<key> (set or not); = and != are case-sensitive (email=Lee@x.com misses lee@x.com, which bulk-delete --emails finds); an empty value is refused (repeatable)',
       collect,
     )
     .option('--properties <json>', 'raw PostHog property filters as a JSON array')
@@ -65,7 +68,7 @@ export function personsListCommand(): Command {
     .option('--offset <n>', 'with --all: start at the n-th person, as a stopped --all printed it')
     .option(
       '--after <cursor>',
-      'with --all: leave out the persons up to this one, as a stopped --all printed it (<created_at>,<id>[,<id>...]); -o csv then prints no header row, so the output appends to the first',
+      'with --all: leave out the persons up to this one, as a stopped --all printed it (<created_at>,<uuid>[,<uuid>...]); -o csv then prints no header row, so the output appends to the first',
     )
     .option(
       '--max-wait <duration>',
@@ -84,7 +87,7 @@ export function personsListCommand(): Command {
         'hogctl persons list --where plan=team --where email~@example.com -o csv',
         'hogctl persons list --all -o ndjson > persons.ndjson',
         'hogctl persons list --all --offset 1000 --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001 -o ndjson >> persons.ndjson',
-        'hogctl persons list --search lee --fields id,properties.email',
+        'hogctl persons list --search lee --fields uuid,properties.email',
       ),
     )
     .action(withContext(personsListRun));
@@ -126,8 +129,8 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   const client = await ctx.api();
 
   if (options.serverFormat === 'csv') {
-    if (ctx.globals.output || ctx.globals.fields)
-      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields, or use -o csv instead");
+    if (ctx.globals.output || ctx.globals.fields || output.filter)
+      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields/--jq/--template, or use -o csv instead");
     const body = await api.exportPersonsCsv(client, projectId, filters);
     await writeAll(ctx.io.stdout, body);
     // Records less the header row.
@@ -185,18 +188,23 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     ctx.info(
       `persons were deleted while this listing ran: ${shifted} ${shifted === 1 ? 'page was' : 'pages were'} asked for again from further back, so every person that existed throughout is listed once`,
     );
-  if (writer.count === 0) ctx.info('no persons matched');
+  if (writer.count === 0)
+    ctx.info(
+      options.email === undefined
+        ? 'no persons matched'
+        : `no persons matched; --email matches the case exactly: \`hogctl persons get --email ${options.email}\` ignores the case of ASCII letters`,
+    );
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
   else if (more && ctx.io.stderr.isTTY)
     ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
 }
 
-/** `--after <created_at>,<id>[,<id>...]`: the last person a stopped --all printed. */
+/** `--after <created_at>,<uuid>[,<uuid>...]`: the last person a stopped --all printed. */
 function parseAfter(raw: string): NonNullable<ListPosition['after']> {
   const [createdAt = '', ...ids] = raw.split(',').map((part) => part.trim());
   if (Number.isNaN(Date.parse(createdAt)) || ids.length === 0 || ids.some((id) => !/^[\w-]+$/.test(id))) {
     throw new UsageError(
-      `invalid --after "${raw}": expected <created_at>,<id> as a stopped --all printed it`,
+      `invalid --after "${raw}": expected <created_at>,<uuid> as a stopped --all printed it`,
       'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001',
     );
   }

@@ -70,7 +70,7 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
       '--limit',
       '3',
       '--fields',
-      'id,properties.email,properties.plan',
+      'uuid,properties.email,properties.plan',
       '-o',
       'csv',
     ]);

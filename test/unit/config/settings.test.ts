@@ -128,10 +128,11 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ profile: 'old', project: '7' }, {}, store).projectId).toBe('7');
   });
 
-  it('rejects a project id that is not a number', async () => {
-    const err = thrown(() => resolveSettings({ project: 'my-project' }, {}, store));
+  it('keeps a project name for the Context to look up, and rejects an empty one', async () => {
+    expect(resolveSettings({ project: 'My project' }, {}, store).projectId).toBe('My project');
+    const err = thrown(() => resolveSettings({ project: '  ' }, {}, store));
     expect(err).toBeInstanceOf(UsageError);
-    expect(err.message).toContain('"my-project"');
+    expect(err.message).toContain('the project is empty');
     expect(checkProjectId('@current')).toBe('@current');
   });
 });

@@ -50,6 +50,7 @@ const LOADERS = [/^src\/program\.ts$/, /^src\/cli\/lazy-verb\.ts$/, /^src\/comma
  */
 const LAZY_ELSEWHERE: Record<string, string[]> = {
   'src/io/output.ts': ['chalk', 'csv-stringify/sync'],
+  'src/io/filter.ts': ['jq-wasm', 'handlebars'],
   'src/io/csv-records.ts': ['csv-parse/sync'],
   'src/bulk/read-ids.ts': ['csv-parse'],
   'src/commands/users/2fa/shared/qr.ts': ['uqr'],

@@ -13,8 +13,7 @@ import { actorsPage, actorsSource, MAX_ACTORS_PAGE } from '../../../api/actors.j
 import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { rerunCommand } from '../../../cli/rerun.js';
 import { stoppedError } from '../../../cli/stopped.js';
-
-const PEOPLE_COLUMNS = ['id', 'name', 'distinct_ids', 'created_at'];
+import { PERSON_COLUMNS } from './person-columns.js';
 
 function parseJsonFlag(raw: string, flag: string, example: string): unknown {
   try {
@@ -114,7 +113,7 @@ export async function printPeople(
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api({ auth: 'prefer-session' });
-  const writer = new RecordWriter(output, { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
+  const writer = new RecordWriter(output, { columns: PERSON_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] });
   let page = await peoplePage(client, projectId, endpoint, params, { post: options.post });
   const seen = new Set<string>();
   for (;;) {
@@ -174,7 +173,7 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   // A continuation (--offset) is appended to the first output: no second CSV header.
   const writer = new RecordWriter(
     output,
-    { columns: PEOPLE_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] },
+    { columns: PERSON_COLUMNS, fields: PERSON_FIELDS, openObjects: ['properties'] },
     { csvHeader: options.offset === undefined },
   );
   let offset = start;

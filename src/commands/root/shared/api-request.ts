@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import type { ApiClient, ApiResponse, Query } from '../../../http/client.js';
-import { RecordWriter, writeRecord, type OutputSettings, type Row } from '../../../io/output.js';
+import { RecordWriter, writeFiltered, writeRecord, type OutputSettings, type Row } from '../../../io/output.js';
 import { writeAll } from '../../../io/streams.js';
 
 /** A path under the base URL; `{project_id}` becomes the chosen project. */
@@ -90,7 +90,9 @@ export async function printBody(ctx: Context, output: OutputSettings, res: ApiRe
     return;
   }
   const records = recordsOf(body);
-  if (output.format === 'json' && !output.fields) {
+  if (output.filter && !output.fields) {
+    await writeFiltered(output, output.filter, body);
+  } else if (output.format === 'json' && !output.fields) {
     await writeAll(ctx.io.stdout, `${JSON.stringify(body, null, 2)}\n`);
   } else if (records) {
     const writer = new RecordWriter(output, { columns: [] });
@@ -133,7 +135,9 @@ export async function printPages(
     // A full last page links to an empty one (docs/server-contract.md §2); the empty one is not a page to print.
     if (!records || (records.length === 0 && pages > 0)) break;
     pages++;
+    // With --jq, each page is filtered as it comes, as `gh api --paginate --jq` does.
     if (writer) await writer.writePage(records);
+    else if (output.filter) await writeFiltered(output, output.filter, body);
     else await writeAll(ctx.io.stdout, `${JSON.stringify(body, null, 2)}\n`);
     url = isObject(res.body) && typeof res.body.next === 'string' ? res.body.next : null;
   }

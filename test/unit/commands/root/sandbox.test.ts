@@ -89,6 +89,7 @@ describe('hogctl sandbox', () => {
       '--port',
       '--host',
       '--persons',
+      '--events-per-person',
       '--project-persons',
       '--seed',
       '--rate-limit',
