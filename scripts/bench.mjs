@@ -1,8 +1,9 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest` (`bulk` includes `windows`).
+// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory`
+// (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -391,7 +392,16 @@ async function benchVerify() {
   const ids = 2_000_000;
   const deleteSpec = `${(480 * scale) / 60}/1s,${(4800 * scale) / 60}/60s`;
   const readsPerMinute = 240 * scale;
-  const sandbox = await startSandbox(['--persons', '10', '--rate-limit', `delete=${deleteSpec},read=${readsPerMinute}`]);
+  // Each bulk_delete is answered after the 500 ms the plan assumes of a request (ASSUMED_REQUEST_MS
+  // in src/bulk/plan.ts): the sandbox answers in a few ms, which measured its speed, not the plan's.
+  const sandbox = await startSandbox([
+    '--persons',
+    '10',
+    '--rate-limit',
+    `delete=${deleteSpec},read=${readsPerMinute}`,
+    '--faults',
+    'slow=1@500,path=bulk_delete',
+  ]);
   try {
     const file = join(dir, 'unknown.txt');
     writeFileSync(file, Array.from({ length: ids }, () => randomUUID()).join('\n'));
@@ -402,7 +412,7 @@ async function benchVerify() {
       HOGCTL_CONFIG_DIR: dir,
     };
     console.log(
-      `\n## persons bulk-delete of 2,000,000 unknown ids, verification included (sandbox delete=${deleteSpec}, read=${readsPerMinute}/min: PostHog's limits ${scale}x faster)`,
+      `\n## persons bulk-delete of 2,000,000 unknown ids, verification included (sandbox delete=${deleteSpec}, read=${readsPerMinute}/min: PostHog's limits ${scale}x faster; each bulk_delete answered after 500 ms)`,
     );
     // Each stderr line with the time it came: the plan, the verification's start and its end.
     const at = {};
@@ -646,6 +656,94 @@ async function benchUpdate() {
   console.log(`ratio         capture is ${fmt(apiFor100k / viaCapture.ms, 0)}x faster (target ≥ 100x)`);
 }
 
+/** A file of `count` random UUIDs, one a line, written in slices. */
+function writeUuids(file, count, randomUUID) {
+  const fd = openSync(file, 'w');
+  try {
+    for (let i = 0; i < count; i += 100_000)
+      writeSync(fd, `${Array.from({ length: Math.min(100_000, count - i) }, () => randomUUID()).join('\n')}\n`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Peak memory (resident set) of persons bulk-delete over 1,000,000 and 10,000,000 person ids: a dry
+ * run, and a run interrupted halfway with Ctrl-C then continued with --resume (--no-verify: the
+ * deletion alone; the sandbox answers ids of no person as it answers real ones). Targets: at most
+ * 512 MiB at 10,000,000, and a resume no larger than its run. The ten-million run and resume take
+ * several minutes: `HOGCTL_BENCH_MEMORY_SIZES=1000000` measures the million alone.
+ */
+async function benchMemory() {
+  const { randomUUID } = await import('node:crypto');
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-memory-'));
+  const sizes = (process.env.HOGCTL_BENCH_MEMORY_SIZES ?? '1000000,10000000').split(',').map(Number);
+  const sandbox = await startSandbox(['--persons', '10']);
+  const env = {
+    HOGCTL_BASE_URL: sandbox.url,
+    HOGCTL_PROJECT_ID: String(sandbox.project_id),
+    HOGCTL_API_KEY: sandbox.api_key,
+    HOGCTL_CONFIG_DIR: dir,
+  };
+  const mib = (r) => (r.rssMiB === undefined ? 'n/a' : `${fmt(r.rssMiB, 0)} MiB`);
+  console.log(
+    `\n## memory: persons bulk-delete over a file of person ids (peak resident set; targets: ≤ 512 MiB at 10,000,000 ids, a --resume no larger than its run)`,
+  );
+  try {
+    for (const count of sizes) {
+      const file = join(dir, `ids-${count}.txt`);
+      writeUuids(file, count, randomUUID);
+      const journal = join(dir, `ids-${count}.ndjson`);
+      const bulk = (args) => ['--import', RSS, BIN, 'persons', 'bulk-delete', '--file', file, '--journal', journal, ...args];
+      const dry = await run(process.execPath, bulk(['--dry-run', '-o', 'json']), { env });
+      if (dry.code !== 0) throw new Error(`the dry run exited ${dry.code}: ${dry.stderr.slice(-500)}`);
+      // Stopped with Ctrl-C once the journal names about half the ids (each is 39 bytes of a
+      // `sending` line): the sandbox's log of requests is capped, so it cannot count them.
+      const half = (count * 39) / 2;
+      const first = await new Promise((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        const child = spawn(process.execPath, bulk(['--rate', '100000/min', '--concurrency', '8', '--no-verify', '-y', '-o', 'json']), {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
+        const poll = setInterval(() => {
+          let size = 0;
+          try {
+            size = statSync(journal).size;
+          } catch {
+            // not written yet
+          }
+          if (size >= half) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 500);
+        child.on('error', reject);
+        child.on('close', (code) => {
+          clearInterval(poll);
+          const rss = /max-rss-kib=(\d+)/.exec(stderr);
+          resolve({ code, stderr, ms: Number(process.hrtime.bigint() - started) / 1e6, rssMiB: rss ? Number(rss[1]) / 1024 : undefined });
+        });
+      });
+      if (first.code !== 130 && first.code !== 0) throw new Error(`the run exited ${first.code}: ${first.stderr.slice(-500)}`);
+      const resumed = await run(process.execPath, bulk(['--resume', '--no-verify', '-y', '-o', 'json']), { env });
+      if (resumed.code !== 0) throw new Error(`the resume exited ${resumed.code}: ${resumed.stderr.slice(-500)}`);
+      const summary = JSON.parse(resumed.stdout);
+      if (summary.sent !== count) throw new Error(`the resume accounts for ${summary.sent} of ${count} ids`);
+      const receipt = statSync(join(dir, `ids-${count}.receipt.json`)).size;
+      console.log(
+        `${count.toLocaleString('en').padStart(10)} ids: dry run ${mib(dry)} (${fmt(dry.ms / 1000, 1)} s); run ${mib(first)} (stopped at half, ${fmt(first.ms / 1000, 1)} s); --resume ${mib(resumed)} (${fmt(resumed.ms / 1000, 1)} s); receipt ${fmt(receipt / 2 ** 20, 0)} MiB`,
+      );
+      rmSync(file);
+    }
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `hogctl sandbox` with its peak memory reported when it stops (`stop()` resolves to MiB). */
 async function startMeasuredSandbox(args) {
   const child = spawn(process.execPath, ['--import', RSS, BIN, 'sandbox', '--port', '0', '--quiet', ...args], {
@@ -761,3 +859,4 @@ if (want('export')) await benchExport();
 if (want('emails')) await benchEmails();
 if (want('update')) await benchUpdate();
 if (want('ingest')) await benchIngest();
+if (want('memory')) await benchMemory();

@@ -8,7 +8,7 @@
 // found before anything was deleted (`resolved` integer ids, `matched` identifiers, `selected`
 // persons, `recorded` distinct ids, each for its project), a `sending` line with the ids of each
 // chunk and its project, its `answered` or `failed` line, and `stopped`.
-import { readFile, type FileHandle } from 'node:fs/promises';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
@@ -19,6 +19,7 @@ import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import type { BulkDeleteSummary } from '../api/bulk-delete.js';
 import { describeChanges, type Changes } from './changes.js';
+import { IdSet } from './id-set.js';
 
 export type { BulkDeleteSummary };
 
@@ -255,14 +256,14 @@ export class JournalState {
 
   /** Ids of every chunk the server answered with success, and ids found gone after a lost
    * answer: these are never sent again. */
-  answeredIds(): Set<string> {
-    const done = new Set<string>();
-    for (const chunk of this.chunks.values()) {
-      if (chunk.answer) for (const id of chunk.ids) done.add(id);
-      for (const id of chunk.gone ?? []) done.add(id);
-    }
+  answeredIds(): IdSet {
     // Persons the server could not delete were not done: they go again (deletionErrors()).
-    for (const uuid of this.deletionErrors().keys()) done.delete(uuid);
+    const failed = this.deletionErrors();
+    const done = new IdSet();
+    for (const chunk of this.chunks.values()) {
+      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) done.add(id);
+      for (const id of chunk.gone ?? []) if (!failed.has(id)) done.add(id);
+    }
     return done;
   }
 
@@ -278,11 +279,12 @@ export class JournalState {
    * chunk that failed after an unclear attempt), and not settled since. Checking them again
    * is harmless: ids a check found gone, or a later chunk answered, are left out. */
   lostAnswerIds(): { chunk: number; project: string; ids: string[] }[] {
+    const lost = [...this.chunks.values()].filter((c) => (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0));
+    // Most runs lost no answer: then no set of every id answered is built for nothing.
+    if (lost.length === 0) return [];
     const done = this.answeredIds();
     const out: { chunk: number; project: string; ids: string[] }[] = [];
-    for (const c of this.chunks.values()) {
-      const lost = (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0);
-      if (!lost) continue;
+    for (const c of lost) {
       const ids = c.ids.filter((id) => !done.has(id));
       if (ids.length) out.push({ chunk: c.chunk, project: c.project, ids });
     }
@@ -328,8 +330,10 @@ export function journalExists(path: string): boolean {
 /**
  * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
  * not answered); a broken line anywhere else means the file was edited or damaged.
+ * `sameString`: the string the input already holds for an id (validate.ts), so that a resumed run
+ * keeps each id of its chunks once, not once from the input and again from the journal.
  */
-export async function readJournal(path: string): Promise<JournalState> {
+export async function readJournal(path: string, sameString?: (id: string) => string): Promise<JournalState> {
   const state = new JournalState();
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
@@ -351,6 +355,7 @@ export async function readJournal(path: string): Promise<JournalState> {
         `${path} is not a hogctl bulk-delete journal (no header line)`,
         'pass the journal a previous run wrote, or another --journal',
       );
+    if (sameString && record.type === 'sending') record.ids = record.ids.map(sameString);
     state.apply(record);
   };
   try {
@@ -489,6 +494,31 @@ export function journalError(err: unknown, path: string, doing: 'open' | 'write'
 }
 
 /**
+ * Where a journal whose last line is torn should be cut (just after its last newline, or 0), or
+ * undefined when it ends whole. Reads the file backwards a block at a time: a journal of ten
+ * million ids is hundreds of megabytes, and only its end matters here.
+ */
+async function lastLineEnd(path: string): Promise<number | undefined> {
+  const file = await openFile(path, 'r');
+  try {
+    const size = (await file.stat()).size;
+    const block = Buffer.alloc(64 * 1024);
+    for (let end = size; end > 0;) {
+      const start = Math.max(0, end - block.length);
+      const { bytesRead } = await file.read(block, 0, end - start, start);
+      const bytes = block.subarray(0, bytesRead);
+      if (end === size && bytes[bytes.length - 1] === 0x0a) return undefined;
+      const nl = bytes.lastIndexOf(0x0a);
+      if (nl !== -1) return start + nl + 1;
+      end = start;
+    }
+    return size === 0 ? undefined : 0;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
  * Appends records and makes them durable before the returned promise settles. Appends that
  * arrive while a write is on its way share the next write and fsync, so concurrent chunks do not
  * queue behind one fsync each.
@@ -510,9 +540,9 @@ export class JournalWriter {
       const handle = await openSecretFile(path, mode);
       const writer = new JournalWriter(path, handle);
       if (mode === 'append') {
-        const text = await readFile(path);
-        if (text.length > 0 && text[text.length - 1] !== 0x0a) {
-          await handle.truncate(text.lastIndexOf(0x0a) + 1);
+        const end = await lastLineEnd(path);
+        if (end !== undefined) {
+          await handle.truncate(end);
           await handle.datasync();
         }
       }

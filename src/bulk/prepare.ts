@@ -9,6 +9,7 @@ import type { OutputSettings } from '../io/output.js';
 import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { chunkIds } from './chunk.js';
+import { IdSet } from './id-set.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from './identifiers.js';
 import { evidenceKey } from '../config/evidence-key.js';
 import { listedInput, readInput, type Input } from './input.js';
@@ -48,8 +49,8 @@ export interface Prepared {
   bound: BoundJournal;
   targets: CaseTargets;
   action: BulkAction;
-  /** Ids answered in earlier runs: never sent again. */
-  done: Set<string>;
+  /** How many ids earlier runs had answered: never sent again. */
+  done: { size: number };
   chunks: Chunk[];
   remaining: number;
   timeoutMs: number;
@@ -122,6 +123,9 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     },
     input,
   );
+  // The input's index served to read the journal into the input's own strings (validate.ts):
+  // let its hundreds of megabytes (at ten million ids) go.
+  list.index = undefined;
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)
@@ -147,7 +151,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     journal: bound.state,
     dryRun: Boolean(s.dryRun),
   });
-  const done = bound.state?.answeredIds() ?? new Set<string>();
+  const done = bound.state?.answeredIds() ?? new IdSet();
   let next = (bound.state?.maxChunk ?? 0) + 1;
   const chunks = targets.projects.flatMap((p) => {
     const mine = chunkIds(done.size ? p.ids.filter((id) => !done.has(id)) : p.ids, next, kind.chunkSize, p.id);
@@ -176,7 +180,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
     bound,
     targets,
     action,
-    done,
+    // Their count only: the set itself (hundreds of megabytes at ten million ids) goes now.
+    done: { size: done.size },
     chunks,
     remaining: chunks.reduce((k, c) => k + c.ids.length, 0),
     timeoutMs,

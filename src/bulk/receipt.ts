@@ -3,7 +3,7 @@
 // for each project. Counts the server did not report (older servers answer with an empty body)
 // are named, never guessed. It also keeps what `persons erasure-status` needs to check the
 // erasure later: the ids sent to each project and the distinct ids their persons had.
-import { rename, unlink, writeFile } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import {
   openDeletionErrors,
@@ -21,6 +21,7 @@ import type { IdentifierTotals } from './targets.js';
 import type { Verification } from './verify.js';
 import type { UpdateVerification } from './update-verify.js';
 import type { Changes } from './changes.js';
+import { IdSet } from './id-set.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -245,16 +246,18 @@ type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfi
  * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
 function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean) {
   const answered = chunks.filter((c) => c.answer);
-  const sentIds = new Set<string>();
-  for (const c of answered) for (const id of c.ids) sentIds.add(id);
-  const gone = new Set<string>();
-  for (const c of chunks) for (const id of c.gone ?? []) gone.add(id);
-  for (const id of gone) sentIds.add(id);
+  // The ids themselves stay the chunks' strings: the sets are compact (id-set.ts) and `sentList`
+  // holds the strings the chunks already hold, so that a receipt of ten million ids makes none.
+  const sentIds = new IdSet();
+  const sentList: string[] = [];
+  for (const c of answered) for (const id of c.ids) if (sentIds.add(id)) sentList.push(id);
+  const gone = new IdSet();
+  for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id) && sentIds.add(id)) sentList.push(id);
 
   // A chunk that failed and whose ids were later sent again in a chunk that succeeded is no
   // longer a failure; of ids that failed more than once, the latest failure is the one shown.
   const failedChunks: FailedChunk[] = [];
-  const listed = new Set<string>();
+  const listed = new IdSet();
   for (const c of [...chunks].reverse()) {
     if (!c.failure) continue;
     const open = c.ids.filter((id) => !sentIds.has(id) && !listed.has(id));
@@ -272,9 +275,13 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
 
   const unanswered = chunks.filter((c) => !c.answer && !c.failure && c.ids.some((id) => !sentIds.has(id)));
   const unclear = chunks.filter((c) => (c.answer?.unclear ?? c.failure?.unclear ?? 0) > 0);
-  const unclearIds = new Set(unclear.flatMap((c) => c.ids));
+  const unclearIds = new IdSet();
+  for (const c of unclear) for (const id of c.ids) unclearIds.add(id);
   // Ids whose only request is still without an answer: sent, but neither done nor failed.
-  const inDoubt = new Set(unanswered.flatMap((c) => c.ids.filter((id) => !sentIds.has(id) && !listed.has(id))));
+  const inDoubt = new IdSet();
+  for (const c of unanswered) for (const id of c.ids) if (!sentIds.has(id) && !listed.has(id)) inDoubt.add(id);
+  const unconfirmed = new IdSet(unclearIds);
+  for (const id of inDoubt) unconfirmed.add(id);
   const notReported: NotReported[] = [];
   // Sums what the answers reported. A count no answer reported is null; when only some answers
   // lack it, the sum covers the others and not_reported says which.
@@ -305,9 +312,9 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     sent: sentIds.size,
     failed: listed.size,
     not_sent: Math.max(0, targets - sentIds.size - listed.size - inDoubt.size),
-    unconfirmed: new Set([...unclearIds, ...inDoubt]).size,
+    unconfirmed: unconfirmed.size,
   };
-  if (!summaries) return { counts: moved, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
+  if (!summaries) return { counts: moved, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
   const counts: Tallied = {
     ...moved,
     persons_found: count('persons_found', (s) => s.persons_found, false),
@@ -333,7 +340,7 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
     counts.persons_found = (counts.persons_found ?? 0) + gone.size;
     if (!flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
   }
-  return { counts, answered, sentIds, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
+  return { counts, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
 }
 
 const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
@@ -369,9 +376,11 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   ];
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
-    const part = tally(mine, p.targets, meta.flags, deletes, lookedUp);
+    // A job of one project is its project: the same tally, not a second one over as many ids.
+    const part =
+      mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, meta.flags, deletes, lookedUp);
     const recorded = state?.recorded.get(p.id);
-    const sent = [...part.sentIds];
+    const sent = part.sentList;
     return {
       project: p.id,
       name: p.name,
@@ -496,13 +505,23 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   return receipt;
 }
 
-/** Written beside and then renamed over, so a reader never sees half a receipt. */
+/** Written beside and then renamed over, so a reader never sees half a receipt. The text is
+ * what `JSON.stringify(receipt, null, 2)` gives, written as it is made: the id lists of ten
+ * million ids would be one string of half a gigabyte. */
 export async function writeReceipt(path: string, receipt: Receipt): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
+  let file: FileHandle | undefined;
   try {
-    await writeFile(tmp, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
+    file = await open(tmp, 'w', 0o600);
+    const out = new BufferedText(file);
+    await writeJson(out, receipt, '');
+    await out.write('\n');
+    await out.flush();
+    await file.close();
+    file = undefined;
     await rename(tmp, path);
   } catch (err) {
+    await file?.close().catch(() => {});
     // A full disk may have left part of it: never leave the temporary file behind.
     await unlink(tmp).catch(() => {});
     const code = (err as NodeJS.ErrnoException).code;
@@ -512,6 +531,99 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
       'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it',
     );
   }
+}
+
+/** Arrays of plain values longer than this are written an element at a time; shorter ones at once. */
+const STREAMED_ARRAY = 256;
+
+/** Text gathered into writes of about a megabyte. */
+class BufferedText {
+  private readonly buffer = Buffer.alloc(1 << 20);
+  private used = 0;
+  /** Text that did not fit behind what the buffer holds, in order, for the next flush. */
+  private pending: Buffer[] = [];
+
+  constructor(private readonly file: FileHandle) {}
+
+  async write(text: string): Promise<void> {
+    if (this.add(text)) await this.flush();
+  }
+
+  /** Adds text without waiting; true when it is time to flush. */
+  add(text: string): boolean {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8.
+    if (this.pending.length > 0 || this.used + text.length * 3 > this.buffer.length) {
+      this.pending.push(Buffer.from(text, 'utf8'));
+      return true;
+    }
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    return this.used >= this.buffer.length - 4096;
+  }
+
+  /** A string as JSON: written straight into the buffer when it needs no escape (an id), so that
+   * ten million ids make no ten million quoted copies. */
+  addString(value: string): boolean {
+    if (NEEDS_ESCAPE.test(value)) return this.add(JSON.stringify(value));
+    const open = this.add('"');
+    const text = this.add(value);
+    return this.add('"') || open || text;
+  }
+
+  async flush(): Promise<void> {
+    if (this.used > 0) await this.file.write(this.buffer.subarray(0, this.used));
+    this.used = 0;
+    for (const piece of this.pending.splice(0)) await this.file.write(piece);
+  }
+}
+
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and lone
+ * surrogates (a surrogate pair is tested as two halves, and then escaped in JSON.stringify's way). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** `JSON.stringify(value, null, 2)` at this indent, written piece by piece: objects key by key,
+ * long arrays element by element. */
+async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
+  const inner = `${indent}  `;
+  // An array of objects is written element by element however short: a receipt's one project
+  // holds its ids.
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    (value.length > STREAMED_ARRAY || value.some((v) => v !== null && typeof v === 'object'))
+  ) {
+    await out.write('[');
+    for (let i = 0; i < value.length; i++) {
+      out.add(`${i ? ',' : ''}\n${inner}`);
+      // As JSON.stringify writes them: undefined and functions in an array are null.
+      const v: unknown = value[i];
+      if (v === undefined || typeof v === 'function') await out.write('null');
+      else if (typeof v === 'string') {
+        // Most elements are ids: no promise each.
+        if (out.addString(v)) await out.flush();
+      } else await writeJson(out, v, inner);
+    }
+    await out.write(`\n${indent}]`);
+    return;
+  }
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined && typeof value[k] !== 'function');
+    if (keys.length === 0) return out.write('{}');
+    await out.write('{');
+    for (let i = 0; i < keys.length; i++) {
+      await out.write(`${i ? ',' : ''}\n${inner}${JSON.stringify(keys[i])}: `);
+      await writeJson(out, value[keys[i]], inner);
+    }
+    await out.write(`\n${indent}}`);
+    return;
+  }
+  const text = JSON.stringify(value, null, 2);
+  await out.write(indent && text.includes('\n') ? text.replaceAll('\n', `\n${indent}`) : text);
 }
 
 /** The flat record printed on stdout. */

@@ -2,6 +2,7 @@
 // anything is deleted, because bulk_delete matches UUIDs only (docs/server-contract.md §6.6). One
 // GET per id, a few at a time within the read rate; an id no person has is reported, not sent.
 // Then every target once.
+import { IdSet } from './id-set.js';
 import type { Context } from '../context.js';
 import { CancelledError, CliError, NotFoundError } from '../errors.js';
 import { getPerson } from '../api/persons.js';
@@ -113,7 +114,10 @@ export async function resolveTargets(
       );
     }
   }
-  const seen = new Set<string>();
+  // Without integer ids every value goes out as it is, and each is already there once: the list
+  // itself, rather than a copy of ten million ids.
+  if (list.kind !== 'person_ids' || list.integerCount === 0) return { ids: list.ids, unresolved: [], resolvedDuplicates: 0, newlyResolved };
+  const seen = new IdSet();
   const ids: string[] = [];
   const unresolved: string[] = [];
   let resolvedDuplicates = 0;
@@ -129,11 +133,10 @@ export async function resolveTargets(
         continue;
       } else target = uuid.toLowerCase();
     }
-    if (seen.has(target)) {
+    if (!seen.add(target)) {
       resolvedDuplicates++;
       continue;
     }
-    seen.add(target);
     ids.push(target);
   }
   return { ids, unresolved, resolvedDuplicates, newlyResolved };

@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { showValue, type IdentifierTag, type IdsFormat, type RawItem } from './read-ids.js';
 import { isUuid } from '../api/uuid.js';
 import { lowerAscii } from './identifiers.js';
+import { IdSet } from './id-set.js';
 
 /** What the values of the input are; `selection` has none: --where, --cohort or --query chose the persons. */
 export type IdKind = 'person_ids' | 'distinct_ids' | 'emails' | 'mixed' | 'selection';
@@ -29,6 +30,9 @@ export interface IdList {
   format: IdsFormat;
   /** Unique valid values in the order they first appear. */
   ids: string[];
+  /** The same values, compactly, with the place of each in `ids`: for finding the one string of
+   * an id read again elsewhere (a journal), instead of keeping a second. */
+  index?: IdSet;
   /** Values read, bad ones and duplicates included. */
   requested: number;
   duplicates: number;
@@ -83,10 +87,11 @@ export interface ValidateOptions {
   keepInvalid?: number;
 }
 
-/** Reads every batch of `items` and returns the validated list; memory is the unique ids. */
+/** Reads every batch of `items` and returns the validated list; memory is the unique ids (and
+ * their compact index, 16 bytes a UUID, in place of a Set of strings). */
 export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, options: ValidateOptions): Promise<IdList> {
   const keep = options.keepInvalid ?? 10_000;
-  const seen = new Set<string>();
+  const seen = new IdSet();
   const ids: string[] = [];
   const invalid: BadValue[] = [];
   let requested = 0;
@@ -112,25 +117,42 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
           invalid.push({ file: options.label, line: item.line, value: 'value' in item ? item.value : item.raw, reason: verdict.reason });
         continue;
       }
-      if (seen.has(verdict.id)) {
+      if (!seen.add(verdict.id)) {
         duplicates++;
         continue;
       }
-      seen.add(verdict.id);
       ids.push(verdict.id);
       const personId = verdict.id.startsWith('person_id:') ? verdict.id.slice(10) : kind === 'person_ids' ? verdict.id : null;
       if (personId !== null && isIntegerId(personId)) integerCount++;
     }
   }
-  return { kind, format, ids, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(ids) };
+  return { kind, format, ids, index: seen, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(seen) };
+}
+
+/** The string `ids` holds for this id, if it holds it: so that an id read again (from a journal)
+ * is kept once. */
+export function sameString(list: Pick<IdList, 'ids' | 'index'>): (id: string) => string {
+  return (id) => {
+    const at = list.index ? list.index.indexOf(id) : -1;
+    return at >= 0 ? list.ids[at] : id;
+  };
 }
 
 /** SHA-256 of the sorted ids, one per line: `LC_ALL=C sort -u ids.txt | sha256sum` for a clean file. */
-export function idListSha256(ids: readonly string[]): string {
-  const sorted = [...ids].sort();
+export function idListSha256(ids: readonly string[] | IdSet): string {
+  // An IdSet gives its ids sorted one at a time; an array is sorted in a copy.
+  const sorted = ids instanceof IdSet ? ids.sorted() : [...ids].sort();
   const hash = createHash('sha256');
   // Hash in slices so that no single multi-megabyte string is built.
-  for (let i = 0; i < sorted.length; i += 4096) hash.update(`${sorted.slice(i, i + 4096).join('\n')}\n`);
+  let slice: string[] = [];
+  for (const id of sorted) {
+    slice.push(id);
+    if (slice.length === 4096) {
+      hash.update(`${slice.join('\n')}\n`);
+      slice = [];
+    }
+  }
+  if (slice.length) hash.update(`${slice.join('\n')}\n`);
   return hash.digest('hex');
 }
 

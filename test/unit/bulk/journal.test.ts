@@ -12,6 +12,7 @@ import {
   readJournal,
   type JournalHeader,
 } from '../../../src/bulk/journal.js';
+import { IdSet } from '../../../src/bulk/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../src/bulk/receipt.js';
 import { requestBody, sender } from '../../../src/bulk/send.js';
 import type { IdList } from '../../../src/bulk/validate.js';
@@ -96,6 +97,27 @@ describe('journal', () => {
     await writer.close();
     const again = await readJournal(path);
     expect(again.chunks.get(1)?.answer?.status).toBe(202);
+  });
+
+  it('cuts a torn last line longer than the blocks it reads the end by, and leaves a whole journal as it is', async () => {
+    const path = join(dir, 'j.ndjson');
+    const whole = `${JSON.stringify(header)}\n${JSON.stringify({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['u1'] })}\n`;
+    const torn = `{"type":"sending","chunk":2,"run":1,"at":"t","ids":[${Array.from({ length: 5000 }, () => `"${'f'.repeat(36)}"`).join(',')}`;
+    expect(torn.length).toBeGreaterThan(150_000);
+    writeFileSync(path, whole + torn);
+    await (await JournalWriter.open(path, 'append')).close();
+    expect(readFileSync(path, 'utf8')).toBe(whole);
+    await (await JournalWriter.open(path, 'append')).close();
+    expect(readFileSync(path, 'utf8')).toBe(whole);
+  });
+
+  it('reads the ids of its chunks into the strings the input holds', async () => {
+    const path = join(dir, 'j.ndjson');
+    const ids = ['0190ffff-0000-7000-8000-000000000001', 'd1'];
+    writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify({ type: 'sending', chunk: 1, run: 1, at: 't', ids })}\n`);
+    const given = new IdSet(ids);
+    const state = await readJournal(path, (id) => (given.has(id) ? `kept:${id}` : id));
+    expect(state.chunks.get(1)?.ids).toEqual(ids.map((id) => `kept:${id}`));
   });
 
   it('refuses a journal damaged in the middle, or one that is not a journal', async () => {

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { IdSet } from '../../../src/bulk/id-set.js';
+
+describe('IdSet', () => {
+  it('keeps canonical UUIDs and other ids, each once, in the order first added', () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const set = new IdSet();
+    expect(set.add(a)).toBe(true);
+    expect(set.add('user-1')).toBe(true);
+    expect(set.add(b)).toBe(true);
+    expect(set.add(a)).toBe(false);
+    expect(set.add('user-1')).toBe(false);
+    expect(set.size).toBe(3);
+    expect([...set]).toEqual([a, 'user-1', b]);
+    expect([a, 'user-1', b].map((id) => set.indexOf(id))).toEqual([0, 1, 2]);
+    expect(set.indexOf(randomUUID())).toBe(-1);
+    expect(set.has('user-2')).toBe(false);
+  });
+
+  it('gives back an upper-case UUID, or a UUID without hyphens, exactly as given', () => {
+    const id = randomUUID();
+    const set = new IdSet([id.toUpperCase(), id.replaceAll('-', ''), `${id} `]);
+    expect(set.has(id)).toBe(false);
+    expect([...set]).toEqual([id.toUpperCase(), id.replaceAll('-', ''), `${id} `]);
+  });
+
+  it('holds 200,000 UUIDs across pages and table growths', () => {
+    const set = new IdSet();
+    const ids: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      // Version 7 style: the leading bytes are shared, so the hash must mix the rest.
+      const id = `01890000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
+      ids.push(id);
+      set.add(id);
+    }
+    expect(set.size).toBe(200_000);
+    expect(set.has(ids[199_999])).toBe(true);
+    expect(set.indexOf(ids[154_321])).toBe(154_321);
+    let k = 0;
+    for (const id of set) if (id !== ids[k++]) throw new Error(`order broken at ${k - 1}`);
+    expect(k).toBe(200_000);
+  });
+});
