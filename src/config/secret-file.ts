@@ -116,25 +116,43 @@ export function writeSecretFile(path: string, text: string): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(err, path, 'write');
   }
-  // O_EXCL below makes the name safe; pid and a random part only keep concurrent writers apart.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  let fd: number | undefined;
+  let temp: string | undefined;
   try {
-    fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    temp = writeTemporary(path, text);
+    renameSync(temp, path);
+  } catch (err) {
+    if (temp !== undefined) removeQuietly(temp);
+    throw fileError(err, path, 'write');
+  }
+}
+
+/**
+ * Writes `text` to a new 0600 file beside `path` (never through a link), synced to disk, and
+ * returns its name: renamed or linked into place by the caller, so no reader sees half a file.
+ * A file that could not be written whole is removed.
+ */
+function writeTemporary(path: string, text: string): string {
+  // O_EXCL makes the name safe; pid and a random part only keep concurrent writers apart.
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
     const bytes = Buffer.from(text, 'utf8');
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
     fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, path);
   } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(temp);
-    } catch {
-      // never created, or already renamed
-    }
-    throw fileError(err, path, 'write');
+    closeSync(fd);
+    removeQuietly(temp);
+    throw err;
+  }
+  closeSync(fd);
+  return temp;
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // never created, or already renamed
   }
 }
 
@@ -167,15 +185,9 @@ function isSymlink(path: string): boolean {
  * half-written file and a file that appeared meanwhile is never replaced.
  */
 export function createSecretFile(path: string, text: string): boolean {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  let fd: number | undefined;
+  let temp: string | undefined;
   try {
-    fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
+    temp = writeTemporary(path, text);
     try {
       linkSync(temp, path);
       return true;
@@ -189,11 +201,6 @@ export function createSecretFile(path: string, text: string): boolean {
   } catch (err) {
     throw fileError(err, path, 'create');
   } finally {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(temp);
-    } catch {
-      // never created
-    }
+    if (temp !== undefined) removeQuietly(temp);
   }
 }
