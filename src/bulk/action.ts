@@ -20,8 +20,9 @@ export interface BulkAction {
   title: string;
   /** The plan's requests line: "POST /api/projects/1/persons/bulk_delete/". */
   request: string;
-  /** The plan's flags line. */
+  /** The plan's flags line, and its label when not "flags" (an update's "changes"). */
   flags: string;
+  flagsLabel?: string;
   /** The confirmation: "This deletes 12 persons and their events". */
   confirmation(count: number): string;
   /** The scope the personal key must hold for the requests. */
@@ -109,8 +110,6 @@ export interface JobKind {
   windows: readonly RateWindow[];
   /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */
   snapshot(lookUp: boolean): boolean;
-  /** Whether a confirmation above 100 persons is made by typing the count. */
-  typedConfirmation(selection: boolean): boolean;
   /** What the kind adds to the header of a new journal (an update's event nonce). */
   journalHeader?(startedAt: string): Partial<JournalHeader>;
   makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;

@@ -51,7 +51,6 @@ export function deleteKind(flags: DeleteFlags): JobKind {
     windows: DELETE_WINDOWS,
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
-    typedConfirmation: (selection) => selection,
     makeAction: async (ctx, env: ActionEnv) =>
       deletePersons(ctx, {
         client: env.client,

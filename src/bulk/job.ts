@@ -18,7 +18,6 @@ import { writePlan } from './plan-file.js';
 import { prepareJob, type Prepared } from './prepare.js';
 import { runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
-import { hasSelection } from './selection.js';
 import { decideSettings, resumeCommand, type BulkSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
 
@@ -109,13 +108,14 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
   ctx.info(end.success!);
 }
 
-/** Asks on a terminal, refuses off one without --yes; above a hundred persons of a selection
- * (or of any update), the count must be typed. */
+/** Asks on a terminal, refuses off one without --yes; above a hundred persons, whatever chose
+ * them (a file as much as a selection), the count must be typed: a plain y/N for 5,000 persons is
+ * one keystroke from a mistake that cannot be undone. */
 async function confirm(ctx: Context, p: Prepared): Promise<void> {
   const where = p.spans
     ? `in ${describeProjects(p.targets.projects.filter((t) => t.ids.length).map((t) => t.id))}`
     : `in project ${p.projects[0]}`;
-  const typed = p.kind.typedConfirmation(hasSelection(p.s.selection)) && p.remaining > TYPED_CONFIRMATION_ABOVE;
+  const typed = p.remaining > TYPED_CONFIRMATION_ABOVE;
   await confirmOrRefuse(ctx, {
     yes: p.s.yes,
     summary: `${p.action.confirmation(p.remaining)} ${where} on ${p.host}${p.profile ? ` (profile ${p.profile})` : ''}.`,

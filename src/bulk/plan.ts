@@ -111,6 +111,8 @@ function describePerson({ project, person }: SamplePerson, spans: boolean): stri
 export interface PlanFacts {
   /** What the job does: "delete persons by person id". */
   title: string;
+  /** What the job does to persons, for the dry run's note: "deleted", "changed". */
+  done: string;
   dryRun: boolean;
   profile: string | null;
   host: string;
@@ -137,6 +139,7 @@ export interface PlanFacts {
   /** "POST /api/projects/1/persons/bulk_delete/". */
   request: string;
   flags: string;
+  flagsLabel: string;
   windows: readonly RateWindow[];
   concurrency: number;
   /** The reads of the verification after the run (none with --no-verify or --keep-person). */
@@ -164,6 +167,7 @@ export function planFacts(p: Prepared): PlanFacts {
   const { s, targets, bound } = p;
   return {
     title: p.action.title,
+    done: p.kind.words.done,
     dryRun: Boolean(s.dryRun),
     profile: p.profile,
     host: p.host,
@@ -182,6 +186,7 @@ export function planFacts(p: Prepared): PlanFacts {
     unit: p.kind.words.unit,
     request: p.action.request,
     flags: p.action.flags,
+    flagsLabel: p.action.flagsLabel ?? 'flags',
     windows: s.rate,
     concurrency: s.concurrency,
     verify: verifyReads(p),
@@ -204,7 +209,7 @@ export function planText(p: PlanFacts): string {
   const { list } = p.input;
   const words = KIND_WORDS[list.kind] ?? ['id', 'ids'];
   // Looking persons up reads from the server even in a dry run.
-  const dryRun = p.identifiers || p.selection ? ' (dry run: nothing will be deleted)' : ' (dry run: nothing will be sent)';
+  const dryRun = p.identifiers || p.selection ? ` (dry run: nothing will be ${p.done})` : ' (dry run: nothing will be sent)';
   const integerNote =
     list.integerCount > 0 && p.resolveLater ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
   const lines = [
@@ -257,7 +262,7 @@ export function planText(p: PlanFacts): string {
   if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
   lines.push(
     `  requests  ${n(p.requests)} of at most ${n(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : (p.unit ?? 'ids')} (${p.request})`,
-    `  flags     ${p.flags}`,
+    `  ${p.flagsLabel.padEnd(9)} ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
   if (p.verify && p.requests) lines.push(`  verify    ${describeVerify(p.verify, estimateMs(p.requests, p.windows, p.concurrency))}`);

@@ -99,7 +99,6 @@ export function updateKind(u: UpdateSettings): JobKind {
       ? [{ limit: Math.max(1, Math.floor(REST_PER_MINUTE / requestsPerPerson)), windowMs: 60_000 }]
       : [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => !viaApi,
-    typedConfirmation: () => true,
     // A new journal gets the nonce and the time of its events (see the top of this file).
     journalHeader: (startedAt) => (viaApi ? {} : { capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt } }),
     makeAction: async (ctx, env) => {
@@ -182,6 +181,8 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     title: `change the properties of persons ${BY[env.kind]}`,
     request,
     flags: describeChanges(u.changes),
+    // What every person gets is the point of an update's plan: named as such, not as flags.
+    flagsLabel: 'changes',
     confirmation: (count) =>
       `This changes the properties of ${n(count)} ${count === 1 ? 'person' : 'persons'} (${describeChanges(u.changes)})`,
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',

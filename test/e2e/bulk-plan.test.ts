@@ -147,6 +147,41 @@ describe('the plan, the question and the progress on a terminal', () => {
     expect(bulkRequests(world)).toEqual([]);
   });
 
+  it('more than 100 persons from a file are confirmed by typing the count, as a selection is', async () => {
+    const path = join(dir, 'typed.txt');
+    writeFileSync(path, uuids(100, 150).join('\n'));
+    const res = await runInTerminal(
+      ['persons', 'bulk-delete', '--file', path],
+      world.env,
+      [
+        { when: 'Type 150 to confirm', send: '15\r' },
+        { when: 'that is not 150', send: '\x15\r' },
+      ],
+      30_000,
+      { columns: 80, rows: 24 },
+    );
+    expect(res.output).toContain('This deletes 150 persons');
+    expect(res.code).toBe(130);
+    expect(bulkRequests(world)).toEqual([]);
+  });
+
+  it('the plan of an update names the changes it writes, and a dry run changes nothing', async () => {
+    const res = await world.run([
+      'persons',
+      'bulk-update',
+      '--where',
+      'plan=free',
+      '--set',
+      'plan=starter',
+      '--unset',
+      'sessions',
+      '--dry-run',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/\(dry run: nothing will be changed\)$/m);
+    expect(res.stderr).toMatch(/^ {2}changes {3}set plan="starter" · unset sessions \(through capture\)$/m);
+  });
+
   it('shows a chunk being retried, and why, in the progress bar', async () => {
     const path = join(dir, 'retry.txt');
     writeFileSync(

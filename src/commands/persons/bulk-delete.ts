@@ -50,8 +50,8 @@ export function personsBulkDeleteCommand(): Command {
         'A plain file of person ids for one project is sent as it is. Everything else, distinct ids too, is looked up first, ' +
         'with reads only (batched HogQL queries for addresses, batch_by_uuids and batch_by_distinct_ids for ids, 200 a ' +
         'request): the plan then says how many persons each project holds and lists the identifiers that name no one, and one ' +
-        'identifier that names several persons deletes them all. A selection of more than 100 persons is confirmed by typing ' +
-        'the count.\n\n' +
+        'identifier that names several persons deletes them all. On a terminal, more than 100 persons (from a file or a selection) ' +
+        'are confirmed by typing the count.\n\n' +
         'Plan, review, apply: --dry-run --plan-out plan.json writes the resolved plan (host, projects, person UUIDs, the ' +
         'persons each identifier names, flags), signed with an HMAC-SHA256 under the evidence key of the config directory ' +
         '(a 0600 file, created on first need; the plan names it by a public id and never holds it). --plan plan.json applies ' +

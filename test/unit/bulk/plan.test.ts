@@ -79,6 +79,7 @@ describe('the plan', () => {
   };
   const facts: PlanFacts = {
     title: 'delete persons by person id',
+    done: 'deleted',
     dryRun: false,
     profile: 'prod',
     host: 'https://eu.posthog.com',
@@ -92,6 +93,7 @@ describe('the plan', () => {
     requests: 1,
     request: 'POST /api/projects/42/persons/bulk_delete/',
     flags: 'delete events: yes · delete recordings: no · keep person: no',
+    flagsLabel: 'flags',
     windows: DELETE_WINDOWS,
     concurrency: 4,
     journal: '/j/ids.ndjson',
