@@ -38,6 +38,10 @@ export class PartialFailureError extends CliError {
   override readonly exitCode = ExitCode.partial;
 }
 
+/** Exit 8 for what has not failed but is not done yet (PostHog's weekly event deletion still to
+ * run): said as it is, without a red "error:". */
+export class NotDoneYetError extends PartialFailureError {}
+
 /** What a PostHog error body said, whatever its shape (see docs/server-contract.md §4 and §13). */
 export interface ServerErrorBody {
   type?: string;

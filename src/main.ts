@@ -1,7 +1,7 @@
 // main(argv, deps) -> exit code. The only place where errors become exit codes and reports.
 import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
-import { CancelledError, CliError, ExitCode } from './errors.js';
+import { CancelledError, CliError, ExitCode, NotDoneYetError } from './errors.js';
 import { colorEnabled, isBrokenPipe } from './io/streams.js';
 import { fitToTerminal } from './io/columns.js';
 import { buildProgram, commandWords, helpForBareGroup } from './program.js';
@@ -43,8 +43,9 @@ function report(err: unknown, deps: Deps, argv: string[]): number {
   const noColorFlag = argv.includes('--no-color') ? false : undefined;
   const red = (s: string) => (colorEnabled(stderr, deps.env, noColorFlag) ? `\u001b[31m${s}\u001b[39m` : s);
   const write = (text: string) => stderr.write(`${fitToTerminal(stderr, text)}\n`);
-  if (err instanceof CancelledError) {
-    // A declined confirmation is the person's choice, not a failure: no red `error:`.
+  if (err instanceof CancelledError || err instanceof NotDoneYetError) {
+    // A declined confirmation is the person's choice, and a wait for PostHog's weekly job is
+    // normal: neither is a failure, so no red `error:`.
     write(err.message);
     if (err.hint) write(`  ${err.hint}`);
     return err.exitCode;

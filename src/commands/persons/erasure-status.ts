@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
+import { NotDoneYetError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
@@ -85,7 +85,15 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
     );
   }
   const statuses = await erasureStatus(ctx, await ctx.api(), receipt, readRate, maxWaitMs);
-  const writer = new RecordWriter(output, { columns: COLUMNS, fields: Object.keys(statuses[0] ?? {}) });
+  // On a terminal the table shows the counts that explain a status (a pending deletion, events
+  // left) before it gives way to the width; scripts (a pipe, CSV, --fields) keep every column.
+  const columns =
+    output.format === 'table' && output.stdout.isTTY && !output.fields
+      ? COLUMNS.filter(
+          (c) => c === 'project' || c === 'status' || statuses.some((s) => Number((s as unknown as Record<string, unknown>)[c]) > 0),
+        )
+      : COLUMNS;
+  const writer = new RecordWriter(output, { columns, fields: Object.keys(statuses[0] ?? {}) });
   await writer.writePage(statuses as unknown as Record<string, unknown>[]);
   await writer.end();
   const open = statuses.filter((s) => s.status !== 'complete');
@@ -97,7 +105,10 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
     );
     return;
   }
-  throw new PartialFailureError(`the erasure is not complete: ${open.map(describe).join('; ')}`, hintFor(open));
+  const details = open.map(describe).join('; ');
+  // Waiting for PostHog's weekly deletion is the normal course of an erasure, not a failure.
+  if (open.every((s) => s.status === 'pending')) throw new NotDoneYetError(`the erasure is not done yet: ${details}`, hintFor(open));
+  throw new PartialFailureError(`the erasure is not complete: ${details}`, hintFor(open));
 }
 
 /** "1 person", "2 persons": a count with the words that agree with it. */
