@@ -59,6 +59,10 @@ export function splitTagged(id: string): { tag: IdentifierTag; value: string } {
   return { tag: id.slice(0, at) as IdentifierTag, value: id.slice(at + 1) };
 }
 
+const MAX_EMAIL_LENGTH = 254;
+/** A first line such as `email`, `E-mail address` or `mail`: a column's name, not an address. */
+const HEADER_WORD = /^[\w -]*\be-?mail\b[\w -]*$/i;
+
 /** The value to send (or resolve) for one entry, or why it cannot be a person id. */
 export function classify(value: string, kind: IdKind, tag?: IdentifierTag): { id: string } | { reason: string } {
   if (tag) {
@@ -70,7 +74,15 @@ export function classify(value: string, kind: IdKind, tag?: IdentifierTag): { id
   }
   const v = value.trim();
   if (v === '') return { reason: 'empty' };
-  if (kind === 'emails') return EMAIL.test(v) ? { id: lowerAscii(v) } : { reason: 'not an e-mail address' };
+  if (kind === 'emails') {
+    // RFC 5321 §4.5.3.1: a path holds at most 256 octets, so an address at most 254 characters.
+    if (v.length > MAX_EMAIL_LENGTH)
+      return {
+        reason: `not an e-mail address: ${v.length.toLocaleString('en-US')} characters, and an address has at most ${MAX_EMAIL_LENGTH}`,
+      };
+    if (!EMAIL.test(v)) return { reason: HEADER_WORD.test(v) ? 'not an e-mail address (a header?)' : 'not an e-mail address' };
+    return { id: lowerAscii(v) };
+  }
   if (isUuid(v)) return { id: v.toLowerCase() };
   if (INTEGER.test(v)) {
     const n = BigInt(v.replace(/^\+/, ''));
@@ -166,8 +178,10 @@ export function listBadValues(list: Pick<IdList, 'invalid' | 'invalidCount'>, sh
 /** The refusal when bad values were found and --skip-invalid was not given. */
 export function invalidInputError(list: IdList, label: string): UsageError {
   const n = list.invalidCount;
-  const hint =
-    list.kind === 'person_ids'
+  const header = list.invalid[0]?.line === 1 && /\(a header\?\)$/.test(list.invalid[0].reason);
+  const hint = header
+    ? `line 1 looks like a header: pass --format csv --column ${list.invalid[0]!.value.trim()} to read the file as a CSV column (or name it .csv)`
+    : list.kind === 'person_ids'
       ? 'fix or remove them; pass --distinct-ids if these are distinct ids, --emails if they are e-mail addresses, or --skip-invalid to send the valid ones and list these in the receipt'
       : 'fix or remove them, or pass --skip-invalid to send the valid ones and list these in the receipt';
   return new UsageError(

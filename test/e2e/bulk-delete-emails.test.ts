@@ -188,6 +188,27 @@ describe('persons bulk-delete --emails', () => {
     expect(alive(a) || alive(b)).toBe(false);
   });
 
+  it('a header on line 1 gets a hint, and an "address" longer than 254 characters is refused (exit 2, nothing sent)', async () => {
+    const [p] = take(1);
+    const headed = join(dir, 'headed.txt');
+    writeFileSync(headed, `Email\n${email(p)}\n`);
+    const before = world.sandbox.requests.length;
+    const refused = await world.run(['persons', 'bulk-delete', '--emails', headed, '-y']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('headed.txt:1: "Email": not an e-mail address (a header?)');
+    expect(refused.stderr).toContain('line 1 looks like a header: pass --format csv --column Email');
+    const huge = join(dir, 'huge.txt');
+    writeFileSync(huge, `${'a'.repeat(900_000)}@example.com\n`);
+    const long = await world.run(['persons', 'bulk-delete', '--emails', huge, '-y']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('not an e-mail address: 900,012 characters, and an address has at most 254');
+    expect(world.sandbox.requests.length).toBe(before);
+    // The hint runs as printed.
+    const asCsv = await world.run(['persons', 'bulk-delete', '--emails', headed, '--format', 'csv', '--column', 'Email', '-y']);
+    expect(asCsv.code, asCsv.stderr).toBe(0);
+    expect(alive(p)).toBe(false);
+  });
+
   it('refuses two inputs, --distinct-ids with e-mails, no input, and --keep-identifiers without e-mails (exit 2, nothing sent)', async () => {
     const file = join(dir, 'flags.txt');
     writeFileSync(file, 'a@example.org\n');
