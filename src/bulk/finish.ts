@@ -4,7 +4,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { writeRecord } from '../io/output.js';
+import { writeSummary } from '../io/summary.js';
 import type { JobVerification } from './action.js';
 import { namingOf, recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
 import type { JournalHeader, JournalRecord, JournalState } from './journal.js';
@@ -133,6 +133,9 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
   if (!f.print) return receipt;
   const record = summaryRecord(receipt);
   record.receipt = p.receiptPath ?? null;
-  await writeRecord(p.output, record, { columns: Object.keys(record) });
+  // A person at a terminal has read what happened on stderr (the success or failure line): the
+  // thirty fields of the record would push the plan and the progress off the screen.
+  const every = p.receiptPath ? 'every count is in the receipt, and -o json prints them here' : '-o json prints every count';
+  await writeSummary(p.output, [`${receipt.status}: ${every}`], record, { columns: Object.keys(record) });
   return receipt;
 }

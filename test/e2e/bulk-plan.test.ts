@@ -215,3 +215,50 @@ describe('CSV from hogctl -o csv on standard input', () => {
     expect(world.sandbox.store.size).toBe(26);
   });
 });
+
+describe('the end of a run on a terminal', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 30 });
+  });
+  afterAll(() => world.close());
+
+  it('on a terminal a run ends with a line that points at the receipt, not thirty fields', async () => {
+    const path = join(dir, 'short.txt');
+    writeFileSync(
+      path,
+      world.sandbox.store
+        .list({}, 20, 3)
+        .map((p) => p.uuid)
+        .join('\n'),
+    );
+    const receipt = join(dir, 'short.receipt.json');
+    const res = await runInTerminal(
+      ['persons', 'bulk-delete', '--file', path, '--receipt', receipt, '-y', '--no-verify'],
+      world.env,
+      [],
+      30_000,
+      {
+        columns: 80,
+        rows: 24,
+      },
+    );
+    expect(res.code, res.output).toBe(0);
+    expect(res.output).toContain('completed: every count is in the receipt, and -o json prints them here');
+    expect(res.output).not.toMatch(/^(chunks_failed|id_list_sha256|persons_deleted)\b/m);
+    const lines = res.output.replace(/\r/g, '').split('\n').filter(Boolean);
+    expect(lines.length).toBeLessThanOrEqual(24);
+    // Piped, the record keeps every field for scripts.
+    const piped = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--receipt',
+      join(dir, 'piped.receipt.json'),
+      '-y',
+      '--no-verify',
+    ]);
+    expect(piped.stdout).toMatch(/^id_list_sha256\t/m);
+  });
+});
