@@ -5,9 +5,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PostHog } from 'posthog-node';
+import type { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
+import { fresh, hogqlCount, idList, sdkClient, sendAndIngest } from './sdk.js';
 
 let world: World;
 let posthog: PostHog;
@@ -15,7 +16,7 @@ let dir: string;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 40, seed: 77, eventsPerPerson: 2 });
-  posthog = new PostHog(world.sandbox.world.projects[0].apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
+  posthog = sdkClient(world);
   dir = mkdtempSync(join(tmpdir(), 'hogctl-erasure-finds-'));
 });
 afterAll(async () => {
@@ -24,28 +25,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let n = 0;
-const fresh = (what: string) => `${what}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
+const send = () => sendAndIngest(world, posthog);
 
-/** Sends what posthog-node queued, then waits until ingestion has stored every event. */
-async function send(): Promise<void> {
-  const before = world.sandbox.capture.events;
-  await posthog.flush();
-  expect(world.sandbox.capture.events).toBeGreaterThan(before);
-  const ingested = () => world.sandbox.ingestion.get(1)!.stats.events;
-  for (let i = 0; i < 400 && ingested() < world.sandbox.capture.events; i++) await new Promise((r) => setTimeout(r, 10));
-  expect(ingested()).toBe(world.sandbox.capture.events);
-}
-
-/** `hogctl persons query "SELECT count() ..."`: the one number. */
-async function count(hogql: string): Promise<number> {
-  const res = await world.run(['persons', 'query', hogql, '-o', 'json']);
-  expect(res.code, res.stderr).toBe(0);
-  const [row] = JSON.parse(res.stdout);
-  return Number(Object.values(row)[0]);
-}
-
-const idList = (...ids: string[]) => `(${ids.map((id) => `'${id}'`).join(', ')})`;
+const count = (hogql: string) => hogqlCount(world, hogql);
 
 /** The person a distinct id names in the person store (as batch_by_distinct_ids reads it), if any:
  * a person revived after a deletion counts, though listings and HogQL do not show it. */

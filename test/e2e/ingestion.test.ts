@@ -2,34 +2,24 @@
 // hogctl (the built binary) reads back what ingestion made of it: persons merged or not as
 // PostHog merges them (docs/server-contract.md §14.3), personless events, the events table, and
 // event deletion by stored person_id (docs/server-contract.md §14.5).
-import { PostHog } from 'posthog-node';
+import type { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
+import { fresh, hogqlCount, idList, sdkClient, sendAndIngest } from './sdk.js';
 
 let world: World;
 let posthog: PostHog;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 40, seed: 21, eventsPerPerson: 2 });
-  posthog = new PostHog(world.sandbox.world.projects[0].apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
+  posthog = sdkClient(world);
 });
 afterAll(async () => {
   await posthog.shutdown();
   await world.close();
 });
 
-let n = 0;
-const fresh = (what: string) => `${what}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-
-/** Sends what posthog-node queued, then waits until ingestion has stored every event. */
-async function send(): Promise<void> {
-  const before = world.sandbox.capture.events;
-  await posthog.flush();
-  expect(world.sandbox.capture.events).toBeGreaterThan(before);
-  const ingested = () => world.sandbox.ingestion.get(1)!.stats.events;
-  for (let i = 0; i < 400 && ingested() < world.sandbox.capture.events; i++) await new Promise((r) => setTimeout(r, 10));
-  expect(ingested()).toBe(world.sandbox.capture.events);
-}
+const send = () => sendAndIngest(world, posthog);
 
 interface Listed {
   uuid: string;
@@ -44,15 +34,7 @@ async function personOf(distinctId: string): Promise<Listed[]> {
   return JSON.parse(res.stdout);
 }
 
-/** `hogctl persons query "SELECT count() ..."`: the one number. */
-async function count(hogql: string): Promise<number> {
-  const res = await world.run(['persons', 'query', hogql, '-o', 'json']);
-  expect(res.code, res.stderr).toBe(0);
-  const [row] = JSON.parse(res.stdout);
-  return Number(Object.values(row)[0]);
-}
-
-const idList = (...ids: string[]) => `(${ids.map((id) => `'${id}'`).join(', ')})`;
+const count = (hogql: string) => hogqlCount(world, hogql);
 
 describe('identities, as PostHog ingests them', () => {
   it('an anonymous visitor identified later is one person with both distinct ids and both sets of properties', async () => {
