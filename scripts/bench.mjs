@@ -72,7 +72,17 @@ export async function startSandbox(args) {
     child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
   });
   const info = JSON.parse(line);
-  return { ...info, stop: () => child.kill('SIGTERM') };
+  return {
+    ...info,
+    /** The variables that point hogctl at this sandbox, with its config in `configDir`. */
+    env: (configDir) => ({
+      HOGCTL_BASE_URL: info.url,
+      HOGCTL_PROJECT_ID: String(info.project_id),
+      HOGCTL_API_KEY: info.api_key,
+      HOGCTL_CONFIG_DIR: configDir,
+    }),
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 async function benchStartup() {
@@ -93,12 +103,7 @@ async function benchStartup() {
   // A whole request command: settings, HTTP client, one GET, output.
   const sandbox = await startSandbox(['--persons', '100']);
   try {
-    const env = {
-      HOGCTL_BASE_URL: sandbox.url,
-      HOGCTL_PROJECT_ID: String(sandbox.project_id),
-      HOGCTL_API_KEY: sandbox.api_key,
-      HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench',
-    };
+    const env = sandbox.env('/nonexistent-hogctl-bench');
     const { base, cli, ratio } = await pairedRatio(
       node,
       { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) },
@@ -132,12 +137,7 @@ async function benchStartup() {
 async function benchList() {
   const persons = 100_000;
   const sandbox = await startSandbox(['--persons', String(persons)]);
-  const env = {
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: '/nonexistent-hogctl-bench',
-  };
+  const env = sandbox.env('/nonexistent-hogctl-bench');
   const pageSize = 1000;
   // The baseline: the least a client can do, a bare undici loop fetching the same pages and
   // writing each person as a JSON line, in its own process like the CLI.
@@ -211,12 +211,7 @@ async function benchBulk() {
   const count = 100_000;
   const single = 2_000;
   const limit = 600;
-  const env = (sandbox) => ({
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: dir,
-  });
+  const env = (sandbox) => sandbox.env(dir);
   const bulk = async (sandbox, name, ids, rate) => {
     const file = join(dir, `${name}.txt`);
     writeFileSync(file, `${ids.join('\n')}\n`);
@@ -332,12 +327,7 @@ async function benchWindows() {
     // Ids that match no person: the server answers them the same way and the pacing is the point.
     const file = join(dir, 'ids.txt');
     writeFileSync(file, Array.from({ length: requests * 1000 }, () => randomUUID()).join('\n'));
-    const env = {
-      HOGCTL_BASE_URL: sandbox.url,
-      HOGCTL_PROJECT_ID: String(sandbox.project_id),
-      HOGCTL_API_KEY: sandbox.api_key,
-      HOGCTL_CONFIG_DIR: dir,
-    };
+    const env = sandbox.env(dir);
     console.log(
       `\n## persons bulk-delete under two delete windows scaled down (sandbox delete=${spec}, --rate ${spec}; ${requests} requests; --no-verify: deletion pacing only)`,
     );
@@ -405,12 +395,7 @@ async function benchVerify() {
   try {
     const file = join(dir, 'unknown.txt');
     writeFileSync(file, Array.from({ length: ids }, () => randomUUID()).join('\n'));
-    const env = {
-      HOGCTL_BASE_URL: sandbox.url,
-      HOGCTL_PROJECT_ID: String(sandbox.project_id),
-      HOGCTL_API_KEY: sandbox.api_key,
-      HOGCTL_CONFIG_DIR: dir,
-    };
+    const env = sandbox.env(dir);
     console.log(
       `\n## persons bulk-delete of 2,000,000 unknown ids, verification included (sandbox delete=${deleteSpec}, read=${readsPerMinute}/min: PostHog's limits ${scale}x faster; each bulk_delete answered after 500 ms)`,
     );
@@ -483,12 +468,7 @@ async function benchExport() {
   const [{ mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-export-'));
   const sandbox = await startSandbox(['--persons', String(persons), '--rate-limit', 'query=4/40s']);
-  const env = {
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: dir,
-  };
+  const env = sandbox.env(dir);
   const query = 'SELECT id FROM persons';
   // Collects ids only (the run helper keeps the first MB of stdout for error messages). The CSV
   // header comes once, from the first run: a continuation (--after) prints none, so the two
@@ -562,12 +542,7 @@ async function benchEmails() {
   const persons = 20_000;
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-emails-'));
   const sandbox = await startSandbox(['--persons', String(persons)]);
-  const env = {
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: dir,
-  };
+  const env = sandbox.env(dir);
   try {
     const listed = await run(process.execPath, [BIN, 'persons', 'list', '--all', '--fields', 'properties.email', '-o', 'csv'], { env });
     const known = listed.stdout
@@ -609,12 +584,7 @@ async function benchUpdate() {
   const [{ mkdtempSync, rmSync }, { tmpdir }, { join }] = await Promise.all([import('node:fs'), import('node:os'), import('node:path')]);
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-update-'));
   const change = ['--where', 'plan=free', '--set', 'plan=starter', '--unset', 'country', '--unset', 'sessions', '-y', '--no-verify'];
-  const env = (sandbox, name) => ({
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: join(dir, name),
-  });
+  const env = (sandbox, name) => sandbox.env(join(dir, name));
   const capture = await startSandbox(['--persons', '190000']);
   let viaCapture;
   try {
@@ -679,12 +649,7 @@ async function benchMemory() {
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-memory-'));
   const sizes = (process.env.HOGCTL_BENCH_MEMORY_SIZES ?? '1000000,10000000').split(',').map(Number);
   const sandbox = await startSandbox(['--persons', '10']);
-  const env = {
-    HOGCTL_BASE_URL: sandbox.url,
-    HOGCTL_PROJECT_ID: String(sandbox.project_id),
-    HOGCTL_API_KEY: sandbox.api_key,
-    HOGCTL_CONFIG_DIR: dir,
-  };
+  const env = sandbox.env(dir);
   const mib = (r) => (r.rssMiB === undefined ? 'n/a' : `${fmt(r.rssMiB, 0)} MiB`);
   console.log(
     `\n## memory: persons bulk-delete over a file of person ids (peak resident set; targets: ≤ 512 MiB at 10,000,000 ids, a --resume no larger than its run)`,
@@ -826,12 +791,7 @@ async function benchIngest() {
 
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-ingest-'));
   const counted = await startMeasuredSandbox(['--persons', '100000', '--events-per-person', '10']);
-  const env = {
-    HOGCTL_BASE_URL: counted.url,
-    HOGCTL_PROJECT_ID: String(counted.project_id),
-    HOGCTL_API_KEY: counted.api_key,
-    HOGCTL_CONFIG_DIR: dir,
-  };
+  const env = counted.env(dir);
   try {
     for (const [label, hogql] of [
       ['count() (first use: lays down the seeded history)', 'SELECT count() FROM events'],
