@@ -68,5 +68,10 @@ describe('the demo ends with a suggestion that runs', () => {
     const withIt = await runCli(['demo', '--persons', '50'], { env: { ...fresh, PATH: `${bin}${delimiter}${process.env.PATH}` } });
     expect(withIt.code).toBe(0);
     expect(withIt.stdout).toMatch(/^ {2}hogctl sandbox --persons 10000 /m);
+    // Under `npx hogctl`, npm puts a hogctl on this process's PATH alone.
+    const underNpx = await runCli(['demo', '--persons', '50'], {
+      env: { ...fresh, PATH: `${bin}${delimiter}${process.env.PATH}`, npm_command: 'exec' },
+    });
+    expect(underNpx.stdout).toMatch(/^ {2}npx hogctl sandbox --persons 10000 /m);
   });
 });

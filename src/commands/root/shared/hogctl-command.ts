@@ -6,6 +6,9 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 export function hogctlCommand(env: NodeJS.ProcessEnv): string {
+  // Run by `npx hogctl`, npm puts a hogctl on the PATH of this process only: the person's shell
+  // runs it as they did.
+  if (env.npm_command === 'exec') return 'npx hogctl';
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     try {
