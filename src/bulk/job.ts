@@ -99,7 +99,7 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     retries: s.retries,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
-    now: ctx.deps.now(),
+    now: ctx.clock.now(),
   });
   for (const line of end.warnings) ctx.warn(line);
   if (end.error) throw end.error;
@@ -156,7 +156,7 @@ async function verifyJob(
   } catch (err) {
     if (!ctx.deps.signal?.aborted) throw err;
     const gone = journal.verification?.gone.size ?? 0;
-    const at = new Date(ctx.deps.now()).toISOString();
+    const at = new Date(ctx.clock.now()).toISOString();
     const total = { status: 'interrupted', at, checked: gone, still_present: 0, still_present_ids: [] };
     return { verification: { total, perProject: new Map() }, interrupted: true };
   } finally {

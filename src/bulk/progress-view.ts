@@ -35,14 +35,14 @@ export class ProgressView {
     private readonly ctx: Context,
     private readonly s: ProgressViewSettings,
   ) {
-    this.started = ctx.deps.now();
+    this.started = ctx.clock.now();
     if (ctx.globals.quiet || ctx.globals.debug) return;
     const progress = {
       total: s.ids,
       unit: s.unit ?? 'ids',
-      now: ctx.deps.now,
+      now: ctx.clock.now,
       extra: () => {
-        const minutes = (ctx.deps.now() - this.started) / 60_000;
+        const minutes = (ctx.clock.now() - this.started) / 60_000;
         return minutes > 0 && this.requestsDone > 0 ? `${n(Math.round(this.requestsDone / minutes))} req/min` : '';
       },
       remainingMs: () =>
@@ -82,13 +82,13 @@ export class ProgressView {
 
   retrying(chunk: Chunk, why: string, ms: number): void {
     const text = `chunk ${chunk.index}: ${why}, retrying in ${Math.max(1, Math.round(ms / 1000))} s`;
-    if (this.bar) this.bar.status(text, this.ctx.deps.now() + ms);
+    if (this.bar) this.bar.status(text, this.ctx.clock.now() + ms);
     else this.ctx.debug(text);
   }
 
   /** The budget waits for a window: say so when the wait is long enough to wonder about. */
   windowWait(w: WindowWait): void {
-    const ms = w.until - this.ctx.deps.now();
+    const ms = w.until - this.ctx.clock.now();
     if (ms < 10_000) return;
     this.note(
       `${n(w.window.limit)} requests sent within the ${windowName(w.window)}: waiting ${formatDuration(ms)}, until ${formatClock(w.until)} (Ctrl-C stops; --resume continues later)`,
@@ -125,7 +125,7 @@ export class ProgressView {
 
   /** What the run waits for: a window of the budget, or the server's Retry-After. */
   private waiting(): string | undefined {
-    const now = this.ctx.deps.now();
+    const now = this.ctx.clock.now();
     const w = this.s.budget.waiting;
     if (w) return `waiting for the ${windowName(w.window)} until ${formatClock(w.until)}`;
     if (this.s.budget.pausedUntilMs > now + 1000)

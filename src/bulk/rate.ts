@@ -13,10 +13,9 @@
 // still available, and PostHog's Retry-After is that rounded up (docs/server-contract.md §5); when the
 // hourly window is spent it approaches 50 minutes, which the budget knows without asking.
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+import type { Clock } from '../sleep.js';
+
+export type { Clock };
 
 /** At most `limit` requests in any `windowMs`. */
 export interface RateWindow {

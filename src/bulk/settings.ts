@@ -163,7 +163,7 @@ export async function decideSettings(
   if (r) {
     merged.skipInvalid ||= r.skip_invalid;
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
-    if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
+    if (ctx.askedFormat() === undefined && r.output !== null) ctx.globals.output = r.output;
   }
   const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged).windows];
   return {
