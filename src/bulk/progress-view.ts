@@ -41,6 +41,7 @@ export class ProgressView {
       total: s.ids,
       unit: s.unit ?? 'ids',
       now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
       extra: () => {
         const minutes = (ctx.clock.now() - this.started) / 60_000;
         return minutes > 0 && this.requestsDone > 0 ? `${n(Math.round(this.requestsDone / minutes))} req/min` : '';

@@ -3,6 +3,7 @@
 // `intervalMs`; off a terminal (CI logs) a plain line every `HOGCTL_PROGRESS_INTERVAL` seconds
 // (default 10), so a log shows the job is alive without filling up with carriage returns.
 import type { OutStream } from './streams.js';
+import { sleep } from '../sleep.js';
 
 export interface ProgressOptions {
   stream: OutStream;
@@ -10,6 +11,8 @@ export interface ProgressOptions {
   /** e.g. "ids". */
   unit: string;
   now: () => number;
+  /** The wait between two lines off a terminal (the Context's clock; src/sleep.ts when not given). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Extra text after the counts, e.g. the request rate. */
   extra?: () => string;
   /** Milliseconds left, when the job can tell better than done/elapsed (rate windows). */
@@ -139,14 +142,25 @@ export function progressLogInterval(env: Record<string, string | undefined>): nu
   return Number.isFinite(s) && s > 0 ? s * 1000 : 10_000;
 }
 
-/** Off a terminal: a line every `intervalMs`, on a timer, so long waits show too. */
+/** Off a terminal: a line every `intervalMs` of the clock, so long waits show too. */
 export class ProgressLog extends Progress {
-  private readonly timer: NodeJS.Timeout;
+  private readonly stopped = new AbortController();
 
   constructor(o: ProgressOptions) {
     super(o);
-    this.timer = setInterval(() => this.write(), o.intervalMs ?? 10_000);
-    this.timer.unref();
+    void this.tick(o.intervalMs ?? 10_000);
+  }
+
+  private async tick(intervalMs: number): Promise<void> {
+    const wait = this.o.sleep ?? sleep;
+    for (;;) {
+      try {
+        await wait(intervalMs, this.stopped.signal);
+      } catch {
+        return;
+      }
+      this.write();
+    }
   }
 
   note(line: string): void {
@@ -160,7 +174,7 @@ export class ProgressLog extends Progress {
   }
 
   finish(): void {
-    clearInterval(this.timer);
+    this.stopped.abort();
   }
 
   private write(): void {
