@@ -184,6 +184,9 @@ describe('faults', () => {
         path,
         '--rate',
         '6000',
+        // Verifying 20,000 persons at PostHog's 240 reads a minute takes 25 s: not this test's subject.
+        '--read-rate',
+        '6000',
         '-y',
         '-o',
         'json',
@@ -230,7 +233,8 @@ describe('crash and resume', () => {
     const answeredIds = new Set(atKill.filter((r) => r.type === 'sending' && answered.has(r.chunk)).flatMap((r) => r.ids));
     const resumeFrom = world.sandbox.requests.length;
 
-    const res = await world.run([...args, '--resume', '--rate', '6000']);
+    // Verifying 30,000 persons at PostHog's 240 reads a minute takes 38 s: not this test's subject.
+    const res = await world.run([...args, '--resume', '--rate', '6000', '--read-rate', '6000']);
     expect(res.code).toBe(0);
     expect(ids.filter((id) => alive(id))).toEqual([]);
     const resent = sentIds(bulkRequests(resumeFrom)).filter((id) => answeredIds.has(id));
@@ -270,7 +274,20 @@ describe('crash and resume', () => {
     const deleted = ids.filter((id) => !alive(id)).length;
     expect(deleted).toBe(done.length * 1000);
 
-    const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--resume', '--rate', '6000', '-y']);
+    const resumed = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--journal',
+      journal,
+      '--resume',
+      '--rate',
+      '6000',
+      '--read-rate',
+      '6000',
+      '-y',
+    ]);
     expect(resumed.code).toBe(0);
     expect(ids.filter((id) => alive(id))).toEqual([]);
   });
@@ -422,7 +439,21 @@ describe('safety', () => {
     const ids = take(3000);
     const path = file('partial.txt', ids.join('\n'));
     const receiptPath = join(dir, 'partial-receipt.json');
-    const args = ['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', receiptPath, '--rate', '6000'];
+    const args = [
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '-y',
+      '-o',
+      'json',
+      '--receipt',
+      receiptPath,
+      '--rate',
+      '6000',
+      '--read-rate',
+      '6000',
+    ];
     world.sandbox.setFaults('500=1,path=bulk_delete');
     let res;
     try {

@@ -65,18 +65,6 @@ export class VirtualClock {
     next.wake();
     return true;
   }
-
-  /** Moves the time forward by `ms`, waking every sleeper due by then, in order. */
-  async advance(ms: number): Promise<void> {
-    const until = this.t + ms;
-    for (;;) {
-      await quiet();
-      this.sleepers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      if (!this.sleepers.length || this.sleepers[0].at > until) break;
-      this.wakeNext();
-    }
-    this.t = until;
-  }
 }
 
 /** An undici Agent that knows how many requests are on their way. */
@@ -109,19 +97,18 @@ class CountingAgent extends Agent {
   }
 }
 
-let agentInUse: CountingAgent | undefined;
-
-/** A file operation, a write to a socket or a lookup is pending (a real wait, not a timer). */
-function ioPending(): boolean {
-  if (agentInUse && agentInUse.inFlight > 0) return true;
+/** A request of `agent` is on its way, or a file operation, a write to a socket or a lookup is
+ * pending (a real wait, not a timer). */
+function ioPending(agent: CountingAgent): boolean {
+  if (agent.inFlight > 0) return true;
   return process.getActiveResourcesInfo().some((r) => /Req|WriteWrap|ShutdownWrap|GetAddrInfo|ConnectWrap/.test(r));
 }
 
 /** Lets everything that can run without the clock run: promise chains, I/O callbacks. */
-async function quiet(): Promise<void> {
+async function quiet(agent: CountingAgent): Promise<void> {
   for (let calm = 0; calm < 3;) {
     await new Promise((r) => setImmediate(r));
-    if (ioPending()) {
+    if (ioPending(agent)) {
       calm = 0;
       await new Promise((r) => setTimeout(r, 1));
     } else calm++;
@@ -129,12 +116,12 @@ async function quiet(): Promise<void> {
 }
 
 /** Runs `work` to its end, moving the virtual time whenever only waits are left. */
-export async function drive<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
+async function drive<T>(clock: VirtualClock, work: Promise<T>, agent: CountingAgent): Promise<T> {
   let settled = false;
   const done = work.finally(() => (settled = true));
   done.catch(() => {});
   while (!settled) {
-    await quiet();
+    await quiet(agent);
     if (settled) break;
     // Nothing sleeps, and the work still waits: on a stream, or on something outside the clock.
     if (!clock.wakeNext()) await new Promise((r) => setTimeout(r, 5));
@@ -216,7 +203,6 @@ export async function startVirtualWorld(options: SandboxOptions = {}): Promise<V
       const pattern = runOptions.interruptWhen;
       // Once: a second Ctrl-C would stop at once, without the journal's last words.
       if (pattern) stderr.watch = (text) => pattern.test(text) && !ctrlC.signal.aborted && ctrlC.abort(new Error('interrupted'));
-      agentInUse = agent;
       const running = main(args, {
         io: { stdout, stderr, stdin },
         env: { ...env, ...runOptions.env },
@@ -226,7 +212,7 @@ export async function startVirtualWorld(options: SandboxOptions = {}): Promise<V
         dispatcher: agent,
         signal: ctrlC.signal,
       });
-      const code = await drive(clock, running);
+      const code = await drive(clock, running, agent);
       return { code, stdout: stdout.text, stderr: stderr.text };
     },
     async close() {
