@@ -41,7 +41,6 @@ export class ProgressView {
       total: s.ids,
       unit: s.unit ?? 'ids',
       now: ctx.clock.now,
-      sleep: ctx.clock.sleep,
       extra: () => {
         const minutes = (ctx.clock.now() - this.started) / 60_000;
         return minutes > 0 && this.requestsDone > 0 ? `${n(Math.round(this.requestsDone / minutes))} req/min` : '';
@@ -56,7 +55,7 @@ export class ProgressView {
     };
     this.bar = ctx.io.stderr.isTTY
       ? new ProgressBar({ ...progress, stream: ctx.io.stderr })
-      : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
+      : new ProgressLog({ ...progress, sleep: ctx.clock.sleep, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
     this.bar.update(0);
   }
 

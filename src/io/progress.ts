@@ -3,7 +3,7 @@
 // `intervalMs`; off a terminal (CI logs) a plain line every `HOGCTL_PROGRESS_INTERVAL` seconds
 // (default 10), so a log shows the job is alive without filling up with carriage returns.
 import type { OutStream } from './streams.js';
-import { sleep } from '../sleep.js';
+import type { Clock } from '../sleep.js';
 
 export interface ProgressOptions {
   stream: OutStream;
@@ -11,8 +11,6 @@ export interface ProgressOptions {
   /** e.g. "ids". */
   unit: string;
   now: () => number;
-  /** The wait between two lines off a terminal (the Context's clock; src/sleep.ts when not given). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Extra text after the counts, e.g. the request rate. */
   extra?: () => string;
   /** Milliseconds left, when the job can tell better than done/elapsed (rate windows). */
@@ -146,16 +144,16 @@ export function progressLogInterval(env: Record<string, string | undefined>): nu
 export class ProgressLog extends Progress {
   private readonly stopped = new AbortController();
 
-  constructor(o: ProgressOptions) {
+  /** `sleep` is the wait between two lines: the Context's clock's. */
+  constructor(o: ProgressOptions & Pick<Clock, 'sleep'>) {
     super(o);
-    void this.tick(o.intervalMs ?? 10_000);
+    void this.tick(o.sleep, o.intervalMs ?? 10_000);
   }
 
-  private async tick(intervalMs: number): Promise<void> {
-    const wait = this.o.sleep ?? sleep;
+  private async tick(sleep: Clock['sleep'], intervalMs: number): Promise<void> {
     for (;;) {
       try {
-        await wait(intervalMs, this.stopped.signal);
+        await sleep(intervalMs, this.stopped.signal);
       } catch {
         return;
       }

@@ -1,9 +1,11 @@
 // The plan's words and numbers: the confirmation for every flag combination, and the estimate
 // under the server's two delete windows.
 import { describe, expect, it } from 'vitest';
-import { describeDeletion, describeEstimate, estimateMs, planText, type PlanFacts } from '../../../src/bulk/plan.js';
+import { describeEstimate, estimateMs, planText, type PlanFacts } from '../../../src/bulk/plan.js';
+import { describeDeletion } from '../../../src/bulk/delete-persons.js';
 import { DELETE_WINDOWS } from '../../../src/bulk/rate.js';
 import { progressLogInterval, ProgressLog } from '../../../src/io/progress.js';
+import { sleep } from '../../../src/sleep.js';
 
 const flags = (delete_events: boolean, delete_recordings: boolean, keep_person: boolean) => ({
   delete_events,
@@ -51,6 +53,7 @@ describe('progress off a terminal', () => {
       total: 3000,
       unit: 'ids',
       now: () => 0,
+      sleep,
       extra: () => '240 req/min',
       remainingMs: () => 90_000,
       intervalMs: 5,
