@@ -1,11 +1,39 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
+const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/virtual/', 'packages/', 'test/unit/'];
+
+/**
+ * The black-box suites start first and the short in-process tests fill the gaps at the end, so
+ * that the workers finish together. Within each folder, vitest's own order holds: the longest
+ * files of the last run first, or the largest files on a clean checkout (CI).
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const path = relative(file.project.config.root, file.moduleId);
+      const at = LONGEST_FIRST.findIndex((folder) => path.startsWith(folder));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    const sorted = await super.sort(files);
+    return sorted
+      .map((file, order) => ({ file, order, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.order - b.order)
+      .map(({ file }) => file);
+  }
+}
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // e2e tests spawn the built binary and a sandbox each; two cores are all we have.
-    maxWorkers: 2,
+    // Two cores. The black-box tests spend part of their time waiting on a child process or a
+    // real timeout (the waits on rate windows and backoff run on virtual time, in test/virtual/),
+    // so a third worker uses the cores while another waits.
+    maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
   },
 });
