@@ -93,18 +93,8 @@ export interface FindResult {
 
 /** One project's duplicate groups. */
 export async function findDuplicates(ctx: Context, client: ApiClient, projectId: string, o: FindOptions): Promise<FindResult> {
-  let queries = 0;
-  const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
-  const query = (text: string, values: Record<string, unknown>, name: string): Promise<HogQLResponse> =>
-    underQueryLimit(ctx, cap, (retry) => {
-      queries++;
-      return runHogQL(
-        client,
-        projectId,
-        { query: text, values, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
-      );
-    });
+  const counter = { queries: 0 };
+  const query = queryRunner(ctx, client, projectId, o.maxWaitMs, counter);
 
   // Persons by key value, then joined: two keys that share a person are one group.
   const tooLarge: FindResult['tooLarge'] = [];
@@ -153,27 +143,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
   const activity = await eventsOf([...distinctIds.values()].flat(), query);
 
   const groups: DuplicateGroup[] = grouped.map((g) => {
-    const candidates = g.uuids.map((uuid): Candidate => {
-      const p = persons.get(uuid)!;
-      const ids = (distinctIds.get(uuid) ?? []).sort();
-      let count = 0;
-      let last: string | null = null;
-      for (const id of ids) {
-        const a = activity.get(id);
-        if (!a) continue;
-        count += a.count;
-        if (a.last !== null && (last === null || a.last > last)) last = a.last;
-      }
-      return {
-        uuid,
-        distinct_ids: ids,
-        created_at: p.created_at,
-        last_seen: last,
-        event_count: count,
-        is_identified: p.is_identified,
-        properties: p.properties,
-      };
-    });
+    const candidates = g.uuids.map((uuid) => candidate(uuid, persons.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
     candidates.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.uuid < b.uuid ? -1 : 1));
     return {
       project_id: projectId,
@@ -184,7 +154,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
     };
   });
   groups.sort((a, b) => (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0));
-  return { groups, queries, tooLarge };
+  return { groups, queries: counter.queries, tooLarge };
 }
 
 /** A group's key as one line: `email=ana@example.com`. */
@@ -195,6 +165,95 @@ export function keyText(group: Pick<DuplicateGroup, 'key'>): string {
 }
 
 type Query = (text: string, values: Record<string, unknown>, name: string) => Promise<HogQLResponse>;
+
+/** HogQL queries of one project, waiting out the query limit up to maxWaitMs, counted. */
+function queryRunner(ctx: Context, client: ApiClient, projectId: string, maxWaitMs: number, counter: { queries: number }): Query {
+  const cap = { maxWaitMs, flag: '--max-wait' };
+  return (text, values, name) =>
+    underQueryLimit(ctx, cap, (retry) => {
+      counter.queries++;
+      return runHogQL(
+        client,
+        projectId,
+        { query: text, values, name },
+        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+      );
+    });
+}
+
+/**
+ * The persons these UUIDs or distinct ids name now, read as `persons duplicates` reads them
+ * (properties, distinct ids, event counts): what a merge plans from and keeps for --undo.
+ * Values that name no person are absent.
+ */
+export async function readPersons(
+  ctx: Context,
+  client: ApiClient,
+  projectId: string,
+  values: { uuids: string[]; distinctIds: string[] },
+  maxWaitMs: number,
+  counter: { queries: number } = { queries: 0 },
+): Promise<{ persons: Map<string, Candidate>; byDistinctId: Map<string, string> }> {
+  const query = queryRunner(ctx, client, projectId, maxWaitMs, counter);
+  const byDistinctId = new Map<string, string>();
+  for (let i = 0; i < values.distinctIds.length; i += ROWS_A_QUERY) {
+    const res = await query(
+      `SELECT person_id, distinct_id FROM person_distinct_ids WHERE distinct_id IN {ids} LIMIT ${QUERY_LIMIT}`,
+      { ids: values.distinctIds.slice(i, i + ROWS_A_QUERY) },
+      'hogctl persons merge: persons of distinct ids',
+    );
+    for (const row of res.results) byDistinctId.set(String((row as unknown[])[1]), String((row as unknown[])[0]).toLowerCase());
+  }
+  const uuids = [...new Set([...values.uuids.map((u) => u.toLowerCase()), ...byDistinctId.values()])];
+  const records = new Map<string, { created_at: string; is_identified: boolean; properties: Record<string, unknown> }>();
+  for (let i = 0; i < uuids.length; i += ROWS_A_QUERY) {
+    const res = await query(
+      `SELECT id, created_at, is_identified, properties FROM persons WHERE id IN {persons} LIMIT ${QUERY_LIMIT}`,
+      { persons: uuids.slice(i, i + ROWS_A_QUERY) },
+      'hogctl persons merge: persons',
+    );
+    for (const row of res.results) {
+      const [id, createdAt, identified, props] = row as unknown[];
+      records.set(String(id).toLowerCase(), {
+        created_at: String(createdAt),
+        is_identified: truthy(identified),
+        properties: parseProperties(props),
+      });
+    }
+  }
+  const found = [...records.keys()];
+  const distinctIds = await distinctIdsOf(found, query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const persons = new Map<string, Candidate>();
+  for (const uuid of found) persons.set(uuid, candidate(uuid, records.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
+  return { persons, byDistinctId };
+}
+
+function candidate(
+  uuid: string,
+  p: { created_at: string; is_identified: boolean; properties: Record<string, unknown> },
+  distinctIds: string[],
+  activity: Map<string, { count: number; last: string | null }>,
+): Candidate {
+  const ids = [...distinctIds].sort();
+  let count = 0;
+  let last: string | null = null;
+  for (const id of ids) {
+    const a = activity.get(id);
+    if (!a) continue;
+    count += a.count;
+    if (a.last !== null && (last === null || a.last > last)) last = a.last;
+  }
+  return {
+    uuid,
+    distinct_ids: ids,
+    created_at: p.created_at,
+    last_seen: last,
+    event_count: count,
+    is_identified: p.is_identified,
+    properties: p.properties,
+  };
+}
 
 /** The values of a key shared by at least `min` persons, paged by keyset on the value. */
 async function sharedValues(key: DuplicateKey, min: number, query: Query): Promise<{ value: string; persons: number }[]> {
