@@ -807,6 +807,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l receipt -r -
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l resume
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l template
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l timeout
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l undo
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l verify-timeout
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l version
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l wide

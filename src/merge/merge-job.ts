@@ -351,4 +351,3 @@ function journalPathOf(journal: MergeJournal): string {
 async function writeReceipt(path: string, receipt: MergeReceipt): Promise<void> {
   await writeFile(path, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
 }
-

@@ -14,6 +14,9 @@ const groups = new Map<string, string[]>();
 /** Per address: the distinct id of its first duplicate. */
 const firstTwin = new Map<string, string>();
 let nullPersonEmail = '';
+/** The merge's receipt, and every person as it was before it. */
+let mergeReceipt = '';
+let beforeMerge = new Map<string, string>();
 
 function snapshot(): Map<string, string> {
   return new Map([...world.sandbox.store].map((p) => [p.uuid, JSON.stringify([[...p.distinctIds].sort(), p.properties, p.createdAtUs])]));
@@ -70,6 +73,8 @@ describe('persons merge', () => {
     const dup = await world.run(['persons', 'duplicates', '-o', 'ndjson']);
     expect(dup.code, dup.stderr).toBe(0);
     const receipt = join(world.configDir, 'merge-receipt.json');
+    mergeReceipt = receipt;
+    beforeMerge = before;
     const res = await world.run(['persons', 'merge', '--groups', '-', '--yes', '--receipt', receipt, '-o', 'json'], { stdin: dup.stdout });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ groups: groups.size, merged: groups.size, pending: 0, failed: 0 });
@@ -100,6 +105,30 @@ describe('persons merge', () => {
     for (const [uuid, state] of before) if (!touched.has(uuid)) expect(after.get(uuid)).toBe(state);
     expect(store.getByDistinctId('null')?.distinctIds).toEqual(['null']);
     expect(written.left_out.map((l: { reason: string }) => l.reason).join()).toMatch(/refuses to merge/);
+  });
+
+  it('--undo gives every former person its own distinct ids and properties again', async () => {
+    const res = await world.run(['persons', 'merge', '--undo', mergeReceipt, '--yes', '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ groups: groups.size, restored: groups.size, pending: 0 });
+    const store = world.sandbox.store;
+    const sorted = (value: unknown): unknown =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+          )
+        : value;
+    for (const ids of groups.values()) {
+      for (const [uuid, state] of beforeMerge) {
+        const [formerIds, properties] = JSON.parse(state) as [string[], Record<string, unknown>];
+        if (!formerIds.some((id) => ids.includes(id))) continue;
+        const now = store.getByDistinctId(formerIds[0])!;
+        expect([...now.distinctIds].sort(), uuid).toEqual(formerIds);
+        expect(sorted(now.properties)).toEqual(sorted(properties));
+      }
+    }
   });
 
   it('merge <keep> <other> merges one group into the first person named; --resume of a finished merge sends nothing more', async () => {

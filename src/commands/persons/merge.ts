@@ -9,6 +9,7 @@ import { readPersons } from '../../merge/find-duplicates.js';
 import { DEFAULT_KEEP, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
 import { readGroups } from '../../merge/read-groups.js';
 import { runMerge } from '../../merge/merge-job.js';
+import { runUndo } from '../../merge/undo.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -21,6 +22,7 @@ export interface PersonsMergeOptions {
   receipt?: string;
   verifyTimeout?: string;
   maxWait?: string;
+  undo?: string;
 }
 
 const DEFAULT_VERIFY_TIMEOUT = '5m';
@@ -43,7 +45,10 @@ export function personsMergeCommand(): Command {
         "Before anything is sent the journal (0600) records every group as it was (each person's distinct ids and properties), " +
         'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
         'accepted and reads back again; one run per journal (a lock). The confirmation asks for the number of persons merged away to be typed; ' +
-        'off a terminal --yes is needed.',
+        'off a terminal --yes is needed.\n\n' +
+        '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
+        'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
+        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own).',
     )
     .argument('[persons...]', 'one group: the person to keep, then the persons to merge into it (UUIDs or distinct ids)')
     .option(
@@ -61,6 +66,7 @@ export function personsMergeCommand(): Command {
       '--verify-timeout <duration>',
       `how long to read back before a group is reported pending, e.g. 90s, 10m (default ${DEFAULT_VERIFY_TIMEOUT})`,
     )
+    .option('--undo <receipt>', "give every person a merge merged away its distinct ids and properties back, from the merge's journal")
     .option('--max-wait <duration>', 'the longest single wait the query limit may ask for (default 60m)')
     .addHelpText(
       'after',
@@ -69,12 +75,26 @@ export function personsMergeCommand(): Command {
         'hogctl persons duplicates -o ndjson | hogctl persons merge --groups - --keep most-events --yes',
         'hogctl persons merge --groups groups.json --dry-run --plan-out merge-plan.json',
         'hogctl persons merge user-1 user-2 --yes',
+        'hogctl persons merge user-1 user-2 --yes --receipt merged.json && hogctl persons merge --undo merged.json --yes',
       ),
     )
     .action(withContext(personsMergeRun));
 }
 
 export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions, persons: string[] = []): Promise<void> {
+  if (options.undo !== undefined) {
+    if (options.groups !== undefined || persons.length > 0 || options.resume || options.keep !== undefined || options.planOut !== undefined)
+      throw new UsageError('--undo takes the receipt of a merge alone (with --yes, --dry-run, --verify-timeout, --receipt)');
+    return runUndo(ctx, {
+      receipt: options.undo,
+      yes: Boolean(options.yes),
+      dryRun: Boolean(options.dryRun),
+      verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
+      maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+      timeoutMs: ctx.timeoutMs(),
+      out: options.receipt,
+    });
+  }
   if (options.groups !== undefined && persons.length > 0)
     throw new UsageError('give either --groups or the persons of one group, not both');
   if (options.groups === undefined && persons.length === 1)
