@@ -269,6 +269,20 @@ export function parseTimestampUs(text: string): number | null {
   return (ms - offsetMinutes * 60_000) * 1000 + micros;
 }
 
+/** Each list placeholder converted once, so that IN can index it (see stringSetOf). */
+const convertedLists = new WeakMap<unknown[], Value[]>();
+/** The strings of a list of strings, for IN: a row is looked up, not compared with every item. */
+const stringSets = new WeakMap<Value[], Set<string> | null>();
+
+function stringSetOf(list: Value[]): Set<string> | null {
+  let set = stringSets.get(list);
+  if (set === undefined) {
+    set = list.every((item) => typeof item === 'string') ? new Set(list as string[]) : null;
+    stringSets.set(list, set);
+  }
+  return set;
+}
+
 function placeholderValue(values: Record<string, unknown>, name: string): Value {
   if (!Object.prototype.hasOwnProperty.call(values, name)) {
     const known = Object.keys(values);
@@ -281,7 +295,14 @@ function placeholderValue(values: Record<string, unknown>, name: string): Value 
     if (Array.isArray(v)) return v.map(toValue);
     throw new HogQLError(`Placeholder {${name}} must be a string, number, boolean, null or a list of them`);
   };
-  return toValue(values[name]);
+  const raw = values[name];
+  if (!Array.isArray(raw)) return toValue(raw);
+  let list = convertedLists.get(raw);
+  if (!list) {
+    list = raw.map(toValue);
+    convertedLists.set(raw, list);
+  }
+  return list;
 }
 
 function jsonText(value: unknown): string | null {
@@ -571,6 +592,9 @@ function compareOp(op: string, left: Value, right: Value): Value {
   if (op === 'in' || op === 'not in') {
     if (left === null) return null;
     const list = Array.isArray(right) ? right : [right];
+    // A string against a list of strings compares equal only to the same string.
+    const strings = typeof left === 'string' && Array.isArray(right) ? stringSetOf(right) : null;
+    if (strings) return strings.has(left as string) !== (op === 'not in') ? 1 : 0;
     const found = list.some((item) => item !== null && compareValues(left, item) === 0);
     return found !== (op === 'not in') ? 1 : 0;
   }
