@@ -162,9 +162,25 @@ export async function runMerge(ctx: Context, s: MergeSettings, input: () => Prom
       // The groups as they were, before anything is sent: what --undo gives back.
       await journal.write(state.header, ...state.groups.map((group, n) => ({ t: 'group' as const, n, group })));
     }
-    const failed = await send(ctx, client, s, state, journal);
+    let failed: Map<number, string>;
+    try {
+      failed = await send(ctx, client, s, state, journal);
+    } catch (err) {
+      // Stopped while sending (Ctrl-C, capture refusing, the network): the receipt says what was
+      // sent and what was not, without reading back; --resume continues from the journal.
+      await writeReceipt(
+        state.header.receipt,
+        await verify(ctx, client, { ...s, verifyTimeoutMs: 0 }, state, journal, new Map(), leftOut, false),
+      );
+      throw err;
+    }
     const receipt = await verify(ctx, client, s, state, journal, failed, leftOut);
     await writeReceipt(state.header.receipt, receipt);
+    if (ctx.deps.signal?.aborted)
+      throw new CancelledError(
+        `stopped while reading back: ${receipt.counts.merged} of ${receipt.counts.groups} groups merged so far; receipt ${state.header.receipt}`,
+        'every group was sent; run the same command with --resume to read back again',
+      );
     await writeRecord(
       await ctx.output(),
       { ...receipt.counts, receipt: state.header.receipt, journal: journalPath },
@@ -242,12 +258,17 @@ async function send(
       if (ctx.deps.signal?.aborted) throw stopped(state);
       const groups = batch.map((b) => b.n);
       await journal.write({ t: 'sending', groups });
-      await sendEvents(
-        ctx,
-        capture,
-        batch.flatMap((b) => b.events),
-        s.timeoutMs,
-      );
+      try {
+        await sendEvents(
+          ctx,
+          capture,
+          batch.flatMap((b) => b.events),
+          s.timeoutMs,
+        );
+      } catch (err) {
+        if (ctx.deps.signal?.aborted) throw stopped(state, true);
+        throw err;
+      }
       await journal.write({ t: 'accepted', groups });
       for (const n of groups) state.accepted.add(n);
       batch = [];
@@ -264,10 +285,11 @@ async function send(
   return failed;
 }
 
-function stopped(state: MergeJournalState): CancelledError {
+function stopped(state: MergeJournalState, inFlight = false): CancelledError {
+  const flight = inFlight ? '; the request being sent may or may not have been taken' : '';
   return new CancelledError(
-    `stopped: ${state.accepted.size} of ${state.groups.length} groups sent; nothing after that was sent`,
-    'continue with the same command and --resume',
+    `stopped: ${state.accepted.size} of ${state.groups.length} groups sent${flight}; receipt ${state.header.receipt}`,
+    'continue with the same command and --resume (it sends what was not accepted again; a merge applied twice is applied once)',
   );
 }
 
@@ -280,11 +302,12 @@ async function verify(
   journal: MergeJournal,
   failed: Map<number, string>,
   leftOut: LeftOut[],
+  readBack = true,
 ): Promise<MergeReceipt> {
   const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   const started = ctx.deps.now();
   const projects = [...new Set(state.groups.map((g) => g.project_id))];
-  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+  for (let delay = 250; readBack; delay = Math.min(delay * 2, 5_000)) {
     for (const project of projects) {
       const pending = state.groups
         .map((g, n) => ({ g, n }))

@@ -5,7 +5,7 @@
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { spawnCli, startWorld, type World } from './harness.js';
 import { sdkClient, sendAndIngest, fresh } from './sdk.js';
 
 let world: World;
@@ -129,6 +129,32 @@ describe('persons merge', () => {
         expect(sorted(now.properties)).toEqual(sorted(properties));
       }
     }
+  });
+
+  it('Ctrl-C while sending stops with 130, a receipt of what was not sent, and --resume finishes', async () => {
+    const posthog = sdkClient(world);
+    const [a, b] = [fresh('int-a'), fresh('int-b')];
+    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
+    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const journal = join(world.configDir, 'interrupted.ndjson');
+    const receipt = join(world.configDir, 'interrupted.json');
+    const args = ['persons', 'merge', a, b, '--yes', '--journal', journal, '--receipt', receipt];
+    world.sandbox.setFaults('slow=1@5000,path=/batch/');
+    const run = spawnCli(args, world.env);
+    const sending = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('{"t":"sending"');
+    for (let i = 0; i < 3000 && !sending(); i++) await new Promise((r) => setTimeout(r, 10));
+    run.child.kill('SIGINT');
+    const stopped = await run.exited;
+    world.sandbox.setFaults(undefined);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('--resume');
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).groups[0].status).toBe('pending');
+    const resumed = await world.run([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(world.sandbox.store.getByDistinctId(b)!.uuid).toBe(world.sandbox.store.getByDistinctId(a)!.uuid);
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).groups[0].status).toBe('merged');
   });
 
   it('merge <keep> <other> merges one group into the first person named; --resume of a finished merge sends nothing more', async () => {
