@@ -20,8 +20,6 @@ export function readGroups(text: string, source: string): ReadGroups {
   const trimmed = text.trim();
   // `persons duplicates -o ndjson` prints nothing when it finds nothing: nothing to merge.
   if (trimmed === '') return { groups: [], fromPlan: false };
-  if (trimmed.startsWith('{') && !trimmed.includes('\n'))
-    return { groups: [group(parse(trimmed, source), `${source} line 1`)], fromPlan: false };
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let value: unknown;
     try {

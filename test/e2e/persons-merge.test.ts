@@ -53,6 +53,17 @@ afterAll(async () => {
 });
 
 describe('persons merge', () => {
+  it('bad groups: exit 2 naming the line, and nothing sent', async () => {
+    const before = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'merge', '--groups', '-', '--yes'], { stdin: '{"project_id": "1", "persons": []}\n' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('standard input line 1: a group needs "persons", two or more');
+    const alone = await world.run(['persons', 'merge', 'user-1', '--yes']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('one person is not a group');
+    expect(world.sandbox.requests.length).toBe(before);
+  });
+
   it('refuses off a terminal without --yes, and --dry-run sends nothing', async () => {
     const dup = await world.run(['persons', 'duplicates', '-o', 'json']);
     expect(dup.code, dup.stderr).toBe(0);
