@@ -9,13 +9,12 @@
 // of two ids without persons would create one, `posthog-ingestion.md` B.3.5).
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { CancelledError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
-import { createSecretFile } from '../config/secret-file.js';
+import { createSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
 import { lockJournal } from '../bulk/lock.js';
 import { writeRecord } from '../io/output.js';
@@ -371,6 +370,7 @@ function journalPathOf(journal: MergeJournal): string {
   return journal.path;
 }
 
+/** 0600, replaced atomically, never through a link (ARCHITECTURE.md §5). */
 async function writeReceipt(path: string, receipt: MergeReceipt): Promise<void> {
-  await writeFile(path, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
+  writeSecretFile(path, `${JSON.stringify(receipt, null, 2)}\n`);
 }

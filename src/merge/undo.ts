@@ -13,9 +13,10 @@
 // The persons so rebuilt are new persons (new UUIDs, PostHog's split rule B.1.2) holding the old
 // ids and properties; the kept person keeps its UUID. The undo's receipt says per group restored
 // or pending.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeSecretFile } from '../config/secret-file.js';
 import type { Context } from '../context.js';
-import { PartialFailureError, UsageError } from '../errors.js';
+import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
 import { splitPerson } from '../api/person-actions.js';
@@ -76,8 +77,11 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
   const byProject = new Map<string, PlannedGroup[]>();
   for (const g of groups) byProject.set(g.project_id, [...(byProject.get(g.project_id) ?? []), g]);
   const restored = new Set<string>();
+  const gone = new Set<string>();
   for (const [project, list] of byProject) {
-    for (const uuid of await undoProject(ctx, client, project, list, journal.header.nonce, s)) restored.add(uuid);
+    const done = await undoProject(ctx, client, project, list, journal.header.nonce, s);
+    for (const uuid of done.restored) restored.add(uuid);
+    for (const uuid of done.gone) gone.add(uuid);
   }
   const result = {
     format: 'hogctl persons merge undo receipt',
@@ -85,19 +89,24 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
     groups: groups.map((g) => ({
       project_id: g.project_id,
       keep: g.keep.uuid,
-      status: restored.has(g.keep.uuid) ? 'restored' : 'pending',
+      status: restored.has(g.keep.uuid) ? 'restored' : gone.has(g.keep.uuid) ? 'failed: the kept person no longer exists' : 'pending',
       persons: [g.keep, ...g.merge].map((p) => ({ distinct_ids: p.distinct_ids })),
     })),
   };
   const out = s.out ?? s.receipt.replace(/\.json$/, '') + '.undo.json';
-  await writeFile(out, `${JSON.stringify(result, null, 2)}\n`, { mode: 0o600 });
-  const pending = groups.length - restored.size;
+  writeSecretFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  const pending = groups.length - restored.size - gone.size;
   await writeRecord(
     await ctx.output(),
-    { groups: groups.length, restored: restored.size, pending, receipt: out },
-    { columns: ['groups', 'restored', 'pending', 'receipt'] },
+    { groups: groups.length, restored: restored.size, pending, failed: gone.size, receipt: out },
+    { columns: ['groups', 'restored', 'pending', 'failed', 'receipt'] },
   );
   const line = `${restored.size} of ${groups.length} groups restored, ${pending} pending; receipt ${out}`;
+  if (gone.size > 0)
+    throw new PartialFailureError(
+      `${line}; ${gone.size} could not be undone: the kept person no longer exists`,
+      'the receipt lists them; their former persons cannot be rebuilt from a deleted person',
+    );
   if (pending > 0)
     throw new PartialFailureError(
       line,
@@ -111,10 +120,10 @@ async function undoProject(
   ctx: Context,
   client: ApiClient,
   project: string,
-  groups: PlannedGroup[],
+  given: PlannedGroup[],
   nonce: string,
   s: UndoSettings,
-): Promise<string[]> {
+): Promise<{ restored: string[]; gone: string[] }> {
   const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   const until = async (done: () => Promise<boolean>): Promise<boolean> => {
     const started = ctx.deps.now();
@@ -132,11 +141,23 @@ async function undoProject(
     }
     return owner;
   };
+  // 1. Split the merged-in ids off each kept person. One deleted since (an erasure) has nothing
+  // left to give back: its group is reported, the others go on.
+  const gone = new Set<string>();
+  for (const g of given) {
+    try {
+      await splitPerson(client, project, g.keep.uuid, { distinct_ids_to_split: g.merge.flatMap((p) => p.distinct_ids) });
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      gone.add(g.keep.uuid);
+      ctx.warn(
+        `project ${project}: the kept person ${g.keep.uuid} no longer exists (deleted since the merge?): its group cannot be undone`,
+      );
+    }
+  }
+  const groups = given.filter((g) => !gone.has(g.keep.uuid));
+  if (groups.length === 0) return { restored: [], gone: [...gone] };
   const formerIds = groups.flatMap((g) => g.merge.flatMap((p) => p.distinct_ids));
-
-  // 1. Split the merged-in ids off each kept person.
-  for (const g of groups)
-    await splitPerson(client, project, g.keep.uuid, { distinct_ids_to_split: g.merge.flatMap((p) => p.distinct_ids) });
   const kept = new Map(groups.flatMap((g) => g.merge.flatMap((p) => p.distinct_ids.map((id) => [id, g.keep.uuid] as const))));
   await until(async () => [...(await owners(formerIds))].every(([id, uuid]) => kept.get(id) !== uuid));
 
@@ -189,7 +210,7 @@ async function undoProject(
     }
     return restored.size === groups.length;
   });
-  return [...restored];
+  return { restored: [...restored], gone: [...gone] };
 }
 
 function sameProperties(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

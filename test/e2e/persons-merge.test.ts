@@ -2,7 +2,8 @@
 // found through capture's `$merge_dangerously`, as the sandbox's ingestion applies it (PostHog's
 // rules: the kept person's properties win, the earliest created_at stays), reads back until each
 // group is one person, and writes a receipt equal to the sandbox's state.
-import { readFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { PostHog } from 'posthog-node';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
@@ -168,6 +169,39 @@ describe('persons merge', () => {
     expect(JSON.parse(readFileSync(receipt, 'utf8')).groups[0].status).toBe('merged');
   });
 
+  it('--undo reports a group whose kept person was deleted since, and undoes the others (exit 8)', async () => {
+    const posthog = sdkClient(world);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((x) => fresh(`undo-${x}`));
+    for (const id of [a, b, c, d]) posthog.identify({ distinctId: id, properties: { mine: id } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const store = world.sandbox.store;
+    const groupsFile = join(world.configDir, 'two-groups.json');
+    const person = (id: string) => {
+      const p = store.getByDistinctId(id)!;
+      return { uuid: p.uuid, distinct_ids: [...p.distinctIds], properties: p.properties, created_at: p.createdAt };
+    };
+    writeFileSync(
+      groupsFile,
+      JSON.stringify([
+        { project_id: '1', persons: [person(a), person(b)] },
+        { project_id: '1', persons: [person(c), person(d)] },
+      ]),
+    );
+    const receipt = join(world.configDir, 'two-groups.receipt.json');
+    const merged = await world.run(['persons', 'merge', '--groups', groupsFile, '--yes', '--receipt', receipt]);
+    expect(merged.code, merged.stderr).toBe(0);
+    const erased = store.getByDistinctId(a)!.uuid;
+    const deleted = await world.run(['persons', 'delete', erased, '--yes']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const undo = await world.run(['persons', 'merge', '--undo', receipt, '--yes', '-o', 'json']);
+    expect(undo.code, undo.stderr).toBe(8);
+    expect(undo.stderr).toContain(`the kept person ${erased} no longer exists`);
+    expect(JSON.parse(undo.stdout)).toMatchObject({ groups: 2, restored: 1, failed: 1, pending: 0 });
+    expect(store.getByDistinctId(c)!.uuid).not.toBe(store.getByDistinctId(d)!.uuid);
+    expect(store.getByDistinctId(d)!.properties.mine).toBe(d);
+  });
+
   it('merge <keep> <other> merges one group into the first person named; --resume of a finished merge sends nothing more', async () => {
     const posthog = sdkClient(world);
     const [a, b] = [fresh('one-a'), fresh('one-b')];
@@ -187,5 +221,25 @@ describe('persons merge', () => {
     expect(world.sandbox.capture.events).toBe(captured);
     const journals = join(world.configDir, 'journals');
     expect(existsSync(journals)).toBe(true);
+  });
+
+  // Last: the sdk helper counts project 1's ingestion against every capture.
+  it('merges in another project with that project’s key, never across projects', async () => {
+    const staging = world.sandbox.world.projects[1];
+    const other = new PostHog(staging.apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
+    const [a, b] = [fresh('p2-a'), fresh('p2-b')];
+    other.identify({ distinctId: a, properties: { email: `${a}@example.com` } });
+    other.identify({ distinctId: b, properties: { email: `${a.toUpperCase()}@EXAMPLE.COM` } });
+    await other.flush();
+    const store2 = world.sandbox.stores.get(2)!;
+    for (let i = 0; i < 400 && !(store2.getByDistinctId(a) && store2.getByDistinctId(b)); i++) await new Promise((r) => setTimeout(r, 10));
+    await other.shutdown();
+    const dup = await world.run(['persons', 'duplicates', '--projects', '2', '-o', 'json']);
+    expect(dup.code, dup.stderr).toBe(0);
+    const res = await world.run(['persons', 'merge', '--groups', '-', '--yes'], { stdin: dup.stdout });
+    expect(res.code, res.stderr).toBe(0);
+    expect(store2.getByDistinctId(a)!.uuid).toBe(store2.getByDistinctId(b)!.uuid);
+    // Project 1 has neither id.
+    expect(world.sandbox.store.getByDistinctId(a)).toBeUndefined();
   });
 });
