@@ -211,6 +211,12 @@ function printPlan(ctx: Context, state: MergeJournalState, leftOut: LeftOut[], s
     `  properties:  ${PROPERTY_RULE}`,
     `  requests:    POST <capture>/batch/ ($merge_dangerously events, ${EVENTS_A_REQUEST} a request), then reads of the person store until each group is one person`,
   ];
+  // A few groups as they will be merged, so the plan shows what the rule chose.
+  for (const g of state.groups.slice(0, 5))
+    lines.push(
+      `    keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}) ← ${g.merge.map((p) => `${p.uuid} (${p.distinct_ids[0]})`).join(', ')}`,
+    );
+  if (state.groups.length > 5) lines.push(`    … and ${state.groups.length - 5} more groups (--plan-out writes them all)`);
   if (leftOut.length > 0) lines.push(`  left out:    ${leftOut.length} persons (listed below)`);
   for (const l of leftOut.slice(0, 20)) lines.push(`    ${l.uuid} (project ${l.project_id}): ${l.reason}`);
   if (leftOut.length > 20) lines.push(`    … and ${leftOut.length - 20} more (--plan-out lists them all)`);

@@ -19,6 +19,7 @@ import type { Context } from '../context.js';
 import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
+import { lockJournal } from '../bulk/lock.js';
 import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { CaptureEvent } from '../api/capture.js';
@@ -78,10 +79,16 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
   for (const g of groups) byProject.set(g.project_id, [...(byProject.get(g.project_id) ?? []), g]);
   const restored = new Set<string>();
   const gone = new Set<string>();
-  for (const [project, list] of byProject) {
-    const done = await undoProject(ctx, client, project, list, journal.header.nonce, s);
-    for (const uuid of done.restored) restored.add(uuid);
-    for (const uuid of done.gone) gone.add(uuid);
+  // The merge's lock: an undo and a --resume of the same merge never run at once.
+  const lock = await lockJournal(receipt.journal, ctx.deps.now);
+  try {
+    for (const [project, list] of byProject) {
+      const done = await undoProject(ctx, client, project, list, journal.header.nonce, s);
+      for (const uuid of done.restored) restored.add(uuid);
+      for (const uuid of done.gone) gone.add(uuid);
+    }
+  } finally {
+    await lock.release();
   }
   const result = {
     format: 'hogctl persons merge undo receipt',

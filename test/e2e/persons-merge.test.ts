@@ -157,6 +157,10 @@ describe('persons merge', () => {
     const run = spawnCli(args, world.env);
     const sending = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('{"t":"sending"');
     for (let i = 0; i < 3000 && !sending(); i++) await new Promise((r) => setTimeout(r, 10));
+    // One run per journal: a second one is refused while the first holds the lock.
+    const second = await world.run([...args, '--resume']);
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toContain(`pid ${run.child.pid}`);
     run.child.kill('SIGINT');
     const stopped = await run.exited;
     world.sandbox.setFaults(undefined);
