@@ -137,7 +137,10 @@ describe('runSelect', () => {
     expect(run("SELECT trim('  Lee@Example.net  ') AS x FROM persons LIMIT 1").results).toEqual([['Lee@Example.net']]);
     expect(run("SELECT trim('\\tLee ') AS x FROM persons LIMIT 1").results).toEqual([['\tLee']]);
     expect(run('SELECT trim(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
-    expect(run("SELECT lower(trim(properties.email)) AS k, count() FROM persons WHERE k IS NOT NULL GROUP BY k HAVING count() >= 2 LIMIT 5").results).toEqual([]);
+    expect(
+      run('SELECT lower(trim(properties.email)) AS k, count() FROM persons WHERE k IS NOT NULL GROUP BY k HAVING count() >= 2 LIMIT 5')
+        .results,
+    ).toEqual([]);
   });
 
   it('lower() lowers ASCII letters only, as ClickHouse does, and matches a list placeholder with IN', () => {
