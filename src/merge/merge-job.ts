@@ -127,8 +127,8 @@ export async function runMerge(ctx: Context, s: MergeSettings, input: () => Prom
       t: 'header',
       format: MERGE_JOURNAL,
       nonce: randomBytes(16).toString('hex'),
-      timestamp: new Date(ctx.deps.now()).toISOString(),
-      started_at: new Date(ctx.deps.now()).toISOString(),
+      timestamp: new Date(ctx.clock.now()).toISOString(),
+      started_at: new Date(ctx.clock.now()).toISOString(),
       host: settings.baseUrl,
       keep: s.fromPlan ? 'as the plan says' : s.keep,
       property_rule: PROPERTY_RULE,
@@ -152,7 +152,7 @@ export async function runMerge(ctx: Context, s: MergeSettings, input: () => Prom
     });
   }
 
-  const lock = await lockJournal(journalPath, ctx.deps.now);
+  const lock = await lockJournal(journalPath, ctx.clock.now);
   let journal: MergeJournal | undefined;
   try {
     if (s.resume) journal = await MergeJournal.append(journalPath);
@@ -309,8 +309,8 @@ async function verify(
   leftOut: LeftOut[],
   readBack = true,
 ): Promise<MergeReceipt> {
-  const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-  const started = ctx.deps.now();
+  const { sleep } = ctx.clock;
+  const started = ctx.clock.now();
   const projects = [...new Set(state.groups.map((g) => g.project_id))];
   for (let delay = 250; readBack; delay = Math.min(delay * 2, 5_000)) {
     for (const project of projects) {
@@ -328,7 +328,7 @@ async function verify(
       for (const n of done) state.merged.add(n);
     }
     const waiting = state.groups.some((_, n) => state.accepted.has(n) && !state.merged.has(n) && !failed.has(n));
-    if (!waiting || ctx.deps.now() - started + delay > s.verifyTimeoutMs || ctx.deps.signal?.aborted) break;
+    if (!waiting || ctx.clock.now() - started + delay > s.verifyTimeoutMs || ctx.deps.signal?.aborted) break;
     await sleep(delay, ctx.deps.signal).catch(() => {});
   }
   const groups = state.groups.map((g, n) => {
@@ -356,7 +356,7 @@ async function verify(
     journal: journalPathOf(journal),
     host: state.header.host,
     started_at: state.header.started_at,
-    finished_at: new Date(ctx.deps.now()).toISOString(),
+    finished_at: new Date(ctx.clock.now()).toISOString(),
     keep: state.header.keep,
     property_rule: state.header.property_rule,
     counts: {

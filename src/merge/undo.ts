@@ -80,7 +80,7 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
   const restored = new Set<string>();
   const gone = new Set<string>();
   // The merge's lock: an undo and a --resume of the same merge never run at once.
-  const lock = await lockJournal(receipt.journal, ctx.deps.now);
+  const lock = await lockJournal(receipt.journal, ctx.clock.now);
   try {
     for (const [project, list] of byProject) {
       const done = await undoProject(ctx, client, project, list, journal.header.nonce, s);
@@ -131,12 +131,12 @@ async function undoProject(
   nonce: string,
   s: UndoSettings,
 ): Promise<{ restored: string[]; gone: string[] }> {
-  const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  const { sleep } = ctx.clock;
   const until = async (done: () => Promise<boolean>): Promise<boolean> => {
-    const started = ctx.deps.now();
+    const started = ctx.clock.now();
     for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
       if (await done()) return true;
-      if (ctx.deps.now() - started + delay > s.verifyTimeoutMs) return false;
+      if (ctx.clock.now() - started + delay > s.verifyTimeoutMs) return false;
       await sleep(delay, ctx.deps.signal);
     }
   };
@@ -170,7 +170,7 @@ async function undoProject(
 
   // 2. Join again the ids of each former person that had more than one.
   const capture = await captureClient(ctx, client, project);
-  const stamp = { nonce: `undo:${nonce}`, timestamp: new Date(ctx.deps.now()).toISOString() };
+  const stamp = { nonce: `undo:${nonce}`, timestamp: new Date(ctx.clock.now()).toISOString() };
   const joins: CaptureEvent[] = [];
   for (const p of groups.flatMap((g) => g.merge))
     for (const other of p.distinct_ids.slice(1))
