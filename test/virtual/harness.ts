@@ -16,7 +16,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '@hogctl/sandbox
 import { main } from '../../src/main.js';
 
 /** 2026-11-22 10:00:00 UTC: a fixed start, so "until HH:MM:SS" lines are the same on every run. */
-export const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
+const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
 interface Sleeper {
   at: number;
@@ -130,7 +130,7 @@ async function drive<T>(clock: VirtualClock, work: Promise<T>, agent: CountingAg
 }
 
 /** A stream that keeps what is written, and says it is a terminal of some width when asked to. */
-export class Screen extends Writable {
+class Screen extends Writable {
   text = '';
   isTTY?: boolean;
   columns?: number;
@@ -208,6 +208,7 @@ export async function startVirtualWorld(options: SandboxOptions = {}): Promise<V
         env: { ...env, ...runOptions.env },
         now: clock.now,
         sleep: clock.sleep,
+        // The backoff's jitter in the middle, so that a run takes the same time on every run.
         random: () => 0.5,
         dispatcher: agent,
         signal: ctrlC.signal,
