@@ -9,7 +9,7 @@ import { validationError } from './errors.js';
 import { hash32 } from './prng.js';
 import { serializeListItem } from './person-format.js';
 import type { Person } from './store.js';
-import { funnelPeople, lifecyclePeople } from './routes/legacy-persons.js';
+import { funnelPeople, lifecyclePeople } from './insight-people.js';
 
 // Paging as PostHog's HogQLHasMorePaginator does it (posthog/hogql_queries/insights/paginators.py):
 // `limit` defaults to 100 and is clamped to MAX_SELECT_RETURNED_ROWS, 50,000 on the query endpoint

@@ -1,7 +1,7 @@
 // The sandbox's writing person endpoints against the contract (docs/server-contract.md §4, §6.4–§6.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
-import { uuidFromDistinctId } from '../src/routes/person-actions.js';
+import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

@@ -10,7 +10,8 @@ import { json } from '../context.js';
 import { ErrorResponse, serverError, throttled, validationError, fieldError } from '../errors.js';
 import type { Identity, Account } from '../identity.js';
 import type { Router } from '../router.js';
-import { isSecure, loginCookies, parseCookies, sessionCookie, setCookie, type Session } from '../session.js';
+import { isSecure, parseCookies, sessionCookie, setCookie } from '../session.js';
+import { currentSession, signIn } from '../sign-in.js';
 import { verifyTotp } from '../totp.js';
 
 /** TWO_FACTOR_LOGIN_TIMEOUT */
@@ -45,19 +46,6 @@ function requiredString(data: Record<string, unknown>, field: string): string {
   const text = String(value);
   if (text.trim() === '') throw fieldError(field, 'blank', 'This field may not be blank.');
   return text;
-}
-
-function currentSession(ctx: RequestContext, app: Services): Session | undefined {
-  return identity(app).sessions.get(parseCookies(ctx.headers.cookie).sessionid);
-}
-
-/** Django's login(): new session key, CSRF rotated, last_login updated, failures forgiven. */
-export function signIn(ctx: RequestContext, app: Services, account: Account): string[] {
-  const id = identity(app);
-  const session = id.sessions.login(currentSession(ctx, app), account.user.id);
-  account.lastLoginAt = app.now();
-  id.clearFailures(account.user.email);
-  return loginCookies(session, app.now(), isSecure(ctx.headers));
 }
 
 function twoFactorRequired(cookies: string[]): SandboxResponse {

@@ -9,7 +9,7 @@ import { validationError } from '../errors.js';
 import { serializeRecord } from '../person-format.js';
 import type { RouteSpec, Router } from '../router.js';
 import { canonicalUuid, type Person } from '../store.js';
-import { personsRouteDefaults, storeFor } from './persons.js';
+import { personsRouteDefaults, storeFor } from '../person-viewset.js';
 
 const MAX_BATCH_SIZE = 200;
 

@@ -10,7 +10,7 @@ import { ErrorResponse, fieldError, notFound, validationError } from '../errors.
 import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
-import { storeFor } from './persons.js';
+import { storeFor } from '../person-viewset.js';
 import { runActorsQuery } from '../actors-query.js';
 
 export const OFFSET_REFUSED =
