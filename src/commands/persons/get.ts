@@ -7,7 +7,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseDuration } from '../../cli/flags.js';
 import { lowerAscii, matchEmails } from '../../bulk/identifiers.js';
-import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, personTarget, resolvePersonId } from './shared/person-target.js';
 import { PERSON_COLUMNS } from './shared/person-columns.js';
 
 export interface PersonsGetOptions {
@@ -53,7 +53,6 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
   if (options.email !== undefined) return getByEmail(ctx, options, id);
   if (options.maxWait !== undefined) throw new UsageError('--max-wait only applies with --email');
   const target = personTarget('get', options.distinctId, [id]);
-  await checkTarget(target);
   // Settings and client load at once. A missing project is still reported before a missing key:
   // both wait for the settings, and projectId() asks for them first.
   const [output, projectId, client] = await Promise.all([ctx.output(), ctx.projectId(), ctx.api()]);

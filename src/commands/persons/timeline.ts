@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 import { buildParams, readParamsFile } from './shared/insight-run.js';
@@ -38,7 +38,6 @@ export function personsTimelineCommand(): Command {
 
 export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, given?: string): Promise<void> {
   const target = personTarget('timeline', options.distinctId, [given]);
-  await checkTarget(target);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
   const output = await ctx.output();
   const projectId = await ctx.projectId();
