@@ -1,5 +1,5 @@
 // Deleting one person, or their events or recordings, the way PostHog wants it today: POST
-// `/persons/bulk_delete/` with `ids: [<uuid>]` and the flags (docs/server-contract.md §0). PostHog hid and
+// `/persons/bulk_delete/` with `ids: [<uuid>]` and the flags (docs/server-contract.md §6.5). PostHog hid and
 // deprecated `DELETE /persons/{id}/`, `/delete_events/` and `/delete_recordings/` in favour of
 // it, and the newest servers answer a single DELETE that removes nothing with a 5xx. The old
 // endpoints are used only by a server without bulk_delete (404 or 405 there).

@@ -129,7 +129,7 @@ export interface EmailFinds {
  *   carry distinct ids and a person identified by their address (posthog.identify('lee@…'))
  *   often has no `email` property at all;
  * - the address as a distinct id in the person store: POST batch_by_distinct_ids (200 a call,
- *   docs/server-contract.md §0), because HogQL reads ClickHouse, where a person revived after a
+ *   docs/server-contract.md §6.7), because HogQL reads ClickHouse, where a person revived after a
  *   deletion stays hidden until its distinct id is reset (its rows lose to the deleted ones,
  *   docs/server-contract.md §14.4), while the REST lookup reads PostgreSQL, where it exists.
  *   That lookup is exact, so it finds a revived person whose distinct id is the address as it was

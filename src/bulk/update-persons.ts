@@ -1,7 +1,7 @@
 // The job of `persons bulk-update`: the same properties set, set once or unset on many persons,
 // or each person's own values from a file.
 //
-// Through capture (the default, docs/server-contract.md §0): one `$set` event a person, addressed
+// Through capture (the default, docs/server-contract.md §14.1): one `$set` event a person, addressed
 // to a distinct id the person has, 500 persons a gzipped /batch/ request, sent with the project's
 // API key to its ingestion host. The key is read with the personal key from GET
 // /api/projects/{id}/ when the run starts, kept in memory only, and sent to the ingestion host

@@ -1,4 +1,4 @@
-// POST /query/ with an ActorsQuery (docs/server-contract.md §0): the persons behind an insight, the way a
+// POST /query/ with an ActorsQuery (docs/server-contract.md §7.1): the persons behind an insight, the way a
 // personal key gets them now that the legacy /persons/funnel/, /lifecycle/ and /trends/ lists
 // refuse keys. Shapes from PostHog's schema (frontend/src/queries/schema/schema-general.ts:
 // ActorsQuery {source, select, limit, offset}, InsightActorsQuery {source, day, status, series},

@@ -86,7 +86,7 @@ export interface SandboxOptions {
   loginCodes?: boolean;
   /** Build absolute links (`next`, `previous`) with this origin instead of the request's, as a
    * PostHog behind a TLS proxy without IS_BEHIND_PROXY hands out http:// links for its https://
-   * site (docs/server-contract.md §0). */
+   * site (docs/server-contract.md §2.2). */
   linkOrigin?: string;
 }
 

@@ -26,7 +26,7 @@ export interface PersonsQueryOptions {
 /** The newest servers' MAX_SELECT_RETURNED_ROWS; older servers stop at 10,000. */
 const MAX_PAGE_SIZE = MAX_QUERY_ROWS;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
- * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
+ * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §7.2). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 /** The longest single Retry-After waited out by default; the legacy limit's can approach an hour. */
 const DEFAULT_MAX_WAIT = '60m';

@@ -1,4 +1,4 @@
-// Signing in with a session (docs/server-contract.md §11.1, §11.2, §0): the password step
+// Signing in with a session (docs/server-contract.md §11.1, §11.2, §11.5): the password step
 // `POST /api/login/`, the second factor `POST /api/login/token/`, and for accounts without TOTP
 // the e-mailed code (`POST /api/login/code-based-verification/` and `.../resend/`, from
 // PostHog/posthog posthog/api/test/test_code_based_verification.py), with PostHog's answers for

@@ -19,7 +19,7 @@ const DEFAULT_PAGE_LIMIT = 100;
 /** The HogQL paginator clamps to MAX_SELECT_RETURNED_ROWS; `next` still uses the asked limit. */
 const MAX_SELECT_RETURNED_ROWS = 50_000;
 /** CSV_EXPORT_LIMIT is 300,000 on newest servers, but the ActorsQueryRunner's paginator clamps
- * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (docs/server-contract.md §0). */
+ * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (docs/server-contract.md §2.1). */
 const CSV_EXPORT_LIMIT = MAX_SELECT_RETURNED_ROWS;
 function intParam(ctx: RequestContext, name: string): number | undefined {
   const raw = lastParam(ctx.query, name);

@@ -125,7 +125,7 @@ export async function printPeople(
     if (!options.all || !next || people.length === 0 || seen.has(next)) break;
     seen.add(next);
     if (options.post) {
-      // Correlation persons page with their own parameter names (docs/server-contract.md §0).
+      // Correlation persons page with their own parameter names (docs/server-contract.md §6.7).
       const offsetName = endpoint === 'funnel/correlation/' ? 'funnel_correlation_person_offset' : 'offset';
       const offset = new URL(next, 'http://x').searchParams.get(offsetName);
       if (offset === null) break;
