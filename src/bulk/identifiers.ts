@@ -23,6 +23,7 @@ import { runHogQL } from '../api/query.js';
 import { PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import { underQueryLimit } from '../io/countdown.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
+import { formatNumber } from '../io/counts.js';
 
 /** Addresses a query: 10,000 addresses take 20 queries. */
 export const EMAIL_BATCH = 500;
@@ -169,7 +170,7 @@ export async function matchEmails(
     });
     if (res.results.length >= MAX_ROWS) {
       throw new CliError(
-        `more than ${MAX_ROWS.toLocaleString('en-US')} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
+        `more than ${formatNumber(MAX_ROWS)} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
         'split the input into smaller files, or check that the email property holds what you expect',
       );
     }

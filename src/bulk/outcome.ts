@@ -17,8 +17,7 @@ import {
 import { formatClock, formatDuration } from '../io/progress.js';
 import type { Receipt } from './receipt.js';
 import type { RunResult } from './runner.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber, plural } from '../io/counts.js';
 
 export interface OutcomeFacts {
   /** What the run did, in the action's words: "12 persons deleted (12 found) from 12 ids sent". */
@@ -46,12 +45,12 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
   const warnings: string[] = [];
   if (receipt.unclear_requests) {
     warnings.push(
-      `${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
+      `${counted(receipt.unclear_requests.ids, 'id')} went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
     );
   }
   if (receipt.not_reported.length) {
     warnings.push(
-      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
+      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${counted(r.chunks, 'request')})`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
     );
   }
   const end = ending(result, receipt, o);
@@ -68,7 +67,7 @@ export function verificationOutcome(receipt: Receipt, resume: string): Pick<Outc
   const v = receipt.verification;
   if (receipt.update) return updateOutcome(receipt, resume);
   if (!v || v.status !== 'still_present') return { warnings: [] };
-  const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
+  const left = `${formatNumber(v.still_present)} of the ${formatNumber(v.checked)} persons still exist on the server`;
   if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
     return { warnings: [`${left}: the server queued their deletion and has not carried it out yet; check again later with:\n  ${resume}`] };
   }
@@ -95,13 +94,13 @@ function updateOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warning
   }
   const parts = [
     u.persons_pending &&
-      `${n(u.persons_pending)} persons did not show the changes within --verify-timeout (ingestion may still be applying them)`,
-    u.persons_failed && `${n(u.persons_failed)} persons could not be changed (gone, or their request failed)`,
+      `${counted(u.persons_pending, 'person')} did not show the changes within --verify-timeout (ingestion may still be applying them)`,
+    u.persons_failed && `${counted(u.persons_failed, 'person')} could not be changed (gone, or their request failed)`,
   ].filter(Boolean);
   return {
     warnings: [],
     error: new PartialFailureError(
-      `${parts.join('; ')}; ${n(u.persons_applied)} show them; the receipt lists each person`,
+      `${parts.join('; ')}; ${formatNumber(u.persons_applied)} show them; the receipt lists each person`,
       `read them back again with:\n  ${resume}`,
     ),
   };
@@ -116,7 +115,7 @@ export function unreachableOutcome(receipt: Receipt): CliError | undefined {
   if (missed.length === 0) return undefined;
   const which = missed.map((p) => `project ${p.project} (${p.unreachable_reason})`).join(', ');
   return new PartialFailureError(
-    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${missed.length === 1 ? 'it' : 'them'} was deleted: ${which}; the receipt says so`,
+    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${plural(missed.length, 'it', 'them')} was deleted: ${which}; the receipt says so`,
     `give the key access (or use a key that has it) and run the same command with --projects ${missed.map((p) => p.project).join(',')}`,
   );
 }
@@ -143,7 +142,7 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
     case 'interrupted':
       return {
         error: new CancelledError(
-          `interrupted: ${o.account}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet${c.unconfirmed ? ` (${n(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+          `interrupted: ${o.account}; ${counted(c.not_sent + c.failed + c.unconfirmed, 'id')} not done yet${c.unconfirmed ? ` (${formatNumber(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
           resume,
         ),
       };
@@ -162,7 +161,7 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if (c.failed > 0) {
     return {
       error: new PartialFailureError(
-        `${n(receipt.failed_chunks.length)} of ${n(o.requests)} requests failed after retries (${n(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
         `retry them with:\n  ${o.resume}`,
       ),
     };
@@ -170,7 +169,7 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if ((c.deletion_errors ?? 0) > 0) {
     return {
       error: new PartialFailureError(
-        `${n(c.deletion_errors!)} ${c.deletion_errors === 1 ? 'person' : 'persons'} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most: ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `${counted(c.deletion_errors!, 'person')} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most: ${o.account}; the receipt ${o.receiptPath} lists them`,
         `the server asks for them to be sent again: do so later with\n  ${o.resume}`,
       ),
     };

@@ -51,8 +51,7 @@ import type { JournalHeader, JournalState } from './journal.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 import { verifyUpdate, type ExpectedChanges } from './update-verify.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber } from '../io/counts.js';
 
 /** Persons (events) a capture request carries: 200 requests for 100,000 persons. */
 export const CAPTURE_BATCH = 500;
@@ -183,17 +182,16 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     flags: describeChanges(u.changes),
     // What every person gets is the point of an update's plan: named as such, not as flags.
     flagsLabel: 'changes',
-    confirmation: (count) =>
-      `This changes the properties of ${n(count)} ${count === 1 ? 'person' : 'persons'} (${describeChanges(u.changes)})`,
+    confirmation: (count) => `This changes the properties of ${counted(count, 'person')} (${describeChanges(u.changes)})`,
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',
     targetNoun: 'persons',
     checkedLost: () => '',
     account: (receipt) => {
       const v = receipt.update;
       const checked = v?.verified
-        ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
+        ? `; read back: ${formatNumber(v.persons_applied)} applied${v.persons_pending ? `, ${formatNumber(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${formatNumber(v.persons_failed)} failed` : ''}`
         : '';
-      return `${n(receipt.counts.sent)} persons sent their changes in ${n(receipt.chunks.answered)} requests${checked}`;
+      return `${counted(receipt.counts.sent, 'person')} sent their changes in ${counted(receipt.chunks.answered, 'request')}${checked}`;
     },
   };
 }

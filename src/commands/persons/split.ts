@@ -8,6 +8,7 @@ import { confirmPersonAction, personToShow, type ShownPerson } from './shared/co
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
 import * as api from '../../api/person-actions.js';
+import { counted } from '../../io/counts.js';
 
 export interface PersonsSplitOptions {
   distinctId?: string;
@@ -79,7 +80,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
     consequences: (p) => {
       const moving = toSplit ?? p.distinct_ids.filter((d) => d !== main);
       return [
-        `will move ${moving.length} distinct id${moving.length === 1 ? '' : 's'} onto a new person each: ${moving.join(', ') || '(none)'}`,
+        `will move ${counted(moving.length, 'distinct id')} onto a new person each: ${moving.join(', ') || '(none)'}`,
         `the person keeps ${main !== undefined ? main : 'the other distinct ids'} and all its properties`,
       ];
     },

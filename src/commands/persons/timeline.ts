@@ -8,6 +8,7 @@ import { addParamOptions, type InsightParamOptions } from './shared/insight-opti
 import { RecordWriter } from '../../io/output.js';
 import { buildParams, readParamsFile } from './shared/insight-run.js';
 import * as insights from '../../api/person-insights.js';
+import { counted } from '../../io/counts.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
@@ -61,7 +62,7 @@ export async function personsTimelineRun(ctx: Context, options: PersonsTimelineO
   await writer.end();
   const keys = timeline?.crucial_property_keys ?? [];
   ctx.info(
-    `${writer.count} ${writer.count === 1 ? 'point' : 'points'} from ${timeline?.effective_date_from ?? '?'} to ${timeline?.effective_date_to ?? '?'}` +
+    `${counted(writer.count, 'point')} from ${timeline?.effective_date_from ?? '?'} to ${timeline?.effective_date_to ?? '?'}` +
       (keys.length ? `; crucial properties: ${keys.join(', ')}` : ''),
   );
 }

@@ -134,7 +134,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
     ]);
     const res = await hogctl(['persons', 'funnel', '--legacy', '--events', '[{"id":"a"},{"id":"b"}]']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain('1 persons shown; there are more: add --all');
+    expect(res.stderr).toContain('1 person shown; there are more: add --all');
   });
 
   it('funnel-correlation reads --params from standard input and prints the people of an older server', async () => {
