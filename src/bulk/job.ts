@@ -14,7 +14,7 @@ import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../io/columns.js';
-import { writePlan } from './plan-file.js';
+import { writePlan } from './write-plan.js';
 import { prepareJob, type Prepared } from './prepare.js';
 import { runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';

@@ -20,6 +20,7 @@ import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import { IdSet } from './id-set.js';
+import type { IdentifierNaming } from './identifiers.js';
 
 export const JOURNAL_FORMAT = 1;
 
@@ -94,13 +95,6 @@ export interface KindBinding {
  * `deletion_errors`), with their project, as the kind reads its answers: these are not done.
  */
 export type SendAgain = (chunks: Iterable<ChunkRecord>) => Map<string, string>;
-
-/** By the evidence key `key_id`; by SHA-256 with `salt` (journals of earlier versions); else in
- * clear (--keep-identifiers). */
-export interface IdentifierNaming {
-  key_id?: string;
-  salt?: string | null;
-}
 
 /** A selection of persons, as the journal and the receipt name it. */
 export interface SelectionSpec {

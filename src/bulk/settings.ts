@@ -15,7 +15,8 @@ import type { KindFields } from './journal.js';
 import type { Input } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
-import { journalProjects, kindFieldsOf, type IdentifierNaming, type SelectionSpec } from './journal.js';
+import { journalProjects, kindFieldsOf, type SelectionSpec } from './journal.js';
+import type { IdentifierNaming } from './identifiers.js';
 import { hasSelection, selectionSha256 } from './selection.js';
 
 export interface BulkSettings {
