@@ -37,7 +37,7 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
     ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
-      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
+      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? s.output ?? null,
       rate: s.rate.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
       concurrency: s.concurrency,
       retries: s.retries,

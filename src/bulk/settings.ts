@@ -10,8 +10,8 @@ import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
-import type { Changes } from './changes.js';
 import type { KindFields } from './journal.js';
+import type { PlanFile } from './plan-file.js';
 import type { Input } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
@@ -31,9 +31,6 @@ export interface BulkSettings {
   inline?: string[];
   /** With --emails: name the addresses in the journal and receipt in clear, not by a keyed hash. */
   keepIdentifiers?: boolean;
-  deleteEvents?: boolean;
-  deleteRecordings?: boolean;
-  keepPerson?: boolean;
   dryRun?: boolean;
   yes?: boolean;
   journal?: string;
@@ -67,23 +64,32 @@ export interface BulkSettings {
   input?: Input;
   /** `file` is a file of per-person values (--values-from). */
   valuesFrom?: boolean;
-  /** The changes of an update (on --resume, the journal's when not given). */
-  changes?: Changes;
 }
 
-/** The settings of this run, every one decided. */
-export type RunSettings = BulkSettings & {
+/** The settings of this run, decided from the command line, the journal it resumes and the
+ * defaults: everything but what depends on the kind (the rate). */
+export type SettledSettings = BulkSettings & {
   concurrency: number;
-  rate: RateWindow[];
   retries: number;
   maxWaitMs: number;
-  perMinute: number;
   /** Reads a minute. */
   readPerMinute: number;
   /** How identifiers were named in the journal being continued, if any. */
   identifiers?: IdentifierNaming;
-  /** On --resume: the kind's fields of the journal (its flags, its changes), for the verb to build the kind from. */
+  /** On --resume: the kind's fields of the journal (its flags, its changes); with --plan, the
+   * plan's flags. The verb builds its kind from them and its own flags. */
   recorded?: KindFields;
+  /** --plan: the reviewed plan, read and checked. */
+  reviewed?: PlanFile;
+  /** The output format the resumed journal remembers, when neither -o nor HOGCTL_OUTPUT gives one. */
+  output?: string;
+};
+
+/** The settings of this run, every one decided, the kind's defaults included. */
+export type RunSettings = SettledSettings & {
+  rate: RateWindow[];
+  /** The shortest window's pace, for the reads that resolve integer ids. */
+  perMinute: number;
 };
 
 const DEFAULT_CONCURRENCY = 4;
@@ -134,14 +140,12 @@ export async function selectionKey(ctx: Context, s: BulkSettings): Promise<strin
 
 /**
  * --resume takes every setting not given on its command line from the journal: the kind of
- * ids, the flags, how the file is read, the receipt path, the output format, the rate, the
- * concurrency and the retries. Flags given that differ from the journal's are refused later.
+ * ids, the kind's own fields (the flags, the changes), how the file is read, the receipt path,
+ * the output format, the rate, the concurrency and the retries. Flags given that differ from the
+ * journal's are refused later. Nothing here knows the kind of job, and nothing is written into
+ * the Context: the verb builds its kind from what is settled.
  */
-export async function decideSettings(
-  ctx: Context,
-  s: BulkSettings,
-  kindFor: (s: BulkSettings, recorded?: KindFields) => Pick<JobKind, 'windows'>,
-): Promise<RunSettings> {
+export async function decideSettings(ctx: Context, s: BulkSettings): Promise<SettledSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
   const header = s.resume ? existing : undefined;
@@ -164,22 +168,25 @@ export async function decideSettings(
   if (r) {
     merged.skipInvalid ||= r.skip_invalid;
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
-    if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
   }
-  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged, recorded).windows];
   return {
     ...merged,
-    rate,
+    rate: merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })),
+    output: r?.output ?? undefined,
     concurrency: merged.concurrency ?? r?.concurrency ?? DEFAULT_CONCURRENCY,
     retries: merged.retries ?? r?.retries ?? DEFAULT_RETRIES,
     maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
     readPerMinute: merged.readRate ?? r?.read_rate ?? READ_PER_MINUTE,
-    // The shortest window's pace, for the reads that resolve integer ids.
-    perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
     // The same case keeps its key (or salt), so that its journal recognises the same identifiers.
     identifiers: existing?.identifiers,
     recorded,
   };
+}
+
+/** The settings with the kind's defaults: its rate windows when neither --rate nor the journal gives any. */
+export function withKindDefaults(s: SettledSettings, kind: Pick<JobKind, 'windows'>): RunSettings {
+  const rate = s.rate ?? [...kind.windows];
+  return { ...s, rate, perMinute: (rate[0].limit / rate[0].windowMs) * 60_000 };
 }
 
 /** A receipt or journal that cannot be written must fail before anything is deleted, not after. */

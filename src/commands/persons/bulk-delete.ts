@@ -7,26 +7,16 @@ import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { oneOf } from '../../cli/exclusive.js';
 import { addJobFlags, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
-import { runBulkJob } from '../../bulk/job.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import { deleteKind, recordedFlags } from '../../bulk/delete-persons.js';
 import { parseProjectList } from '../../bulk/projects.js';
 
 /** The flags as commander hands them over (the job flags' numbers still text, checked in the run). */
 export type PersonsBulkDeleteOptions = JobFlagOptions &
-  Pick<
-    BulkSettings,
-    | 'format'
-    | 'column'
-    | 'distinctIds'
-    | 'keepIdentifiers'
-    | 'deleteEvents'
-    | 'deleteRecordings'
-    | 'keepPerson'
-    | 'allProjects'
-    | 'plan'
-    | 'planOut'
-    | 'backup'
-  > & {
+  Pick<BulkSettings, 'format' | 'column' | 'distinctIds' | 'keepIdentifiers' | 'allProjects' | 'plan' | 'planOut' | 'backup'> & {
+    deleteEvents?: boolean;
+    deleteRecordings?: boolean;
+    keepPerson?: boolean;
     file?: string;
     where?: string[];
     cohort?: string;
@@ -242,25 +232,22 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
       'add --delete-events and/or --delete-recordings, or drop --keep-person',
     );
   }
-  await runBulkJob(
-    ctx,
-    {
-      ...others,
-      file: path ?? '',
-      emails: byEmail,
-      inline: email,
-      ...(selecting ? { selection } : {}),
-      projects,
-      ...job,
-    },
-    // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
-    (s, recorded) => {
-      const then = recordedFlags(recorded);
-      return deleteKind({
-        delete_events: Boolean(s.deleteEvents || then?.delete_events),
-        delete_recordings: Boolean(s.deleteRecordings || then?.delete_recordings),
-        keep_person: Boolean(s.keepPerson || then?.keep_person),
-      });
-    },
-  );
+  const { deleteEvents, deleteRecordings, keepPerson, ...engine } = others;
+  const settled = await settleBulkJob(ctx, {
+    ...engine,
+    file: path ?? '',
+    emails: byEmail,
+    inline: email,
+    ...(selecting ? { selection } : {}),
+    projects,
+    ...job,
+  });
+  // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
+  const then = recordedFlags(settled.recorded);
+  const kind = deleteKind({
+    delete_events: Boolean(deleteEvents || then?.delete_events),
+    delete_recordings: Boolean(deleteRecordings || then?.delete_recordings),
+    keep_person: Boolean(keepPerson || then?.keep_person),
+  });
+  await runBulkJob(ctx, settled, kind);
 }

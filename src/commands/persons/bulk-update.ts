@@ -9,7 +9,7 @@ import { addJobFlags, parseJobFlags, type JobFlagOptions } from './shared/job-fl
 import { parseAssignments } from '../../api/set-value.js';
 import { normalizeBaseUrl } from '../../config/settings.js';
 import type { Changes } from '../../bulk/changes.js';
-import { runBulkJob } from '../../bulk/job.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import type { BulkSettings } from '../../bulk/settings.js';
 import { recordedChanges, updateKind } from '../../bulk/update-persons.js';
 import { readValues } from '../../bulk/values-from.js';
@@ -168,7 +168,7 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       'e.g. --set plan=team --unset phone',
     );
   // Resumed without changes on the command line, the journal says what to change.
-  const changes: Changes | undefined =
+  const given: Changes | undefined =
     flagged || (values && !o.resume)
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
@@ -184,23 +184,21 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
     column: o.valuesFrom === undefined ? o.column : undefined,
     ...(selecting ? { selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null } } : {}),
     ...(values ? { input: { list: values.list, label: o.valuesFrom!, path: o.valuesFrom }, valuesFrom: true } : {}),
-    changes,
     ...job,
   };
-  await runBulkJob(ctx, settings, (s, recorded) => {
-    // Resumed without changes on the command line, the journal's.
-    const changes = s.changes ?? recordedChanges(recorded);
-    if (!changes)
-      throw new UsageError(
-        'nothing to change: there is no run to resume with its changes',
-        'give --set, --set-once, --unset or --values-from',
-      );
-    const expected = changes.values_from;
-    if (expected && (!values || values.sha256 !== expected.sha256))
-      throw new UsageError(
-        `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
-        `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
-      );
-    return updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs });
-  });
+  const settled = await settleBulkJob(ctx, settings);
+  // Resumed without changes on the command line, the journal's.
+  const changes = given ?? recordedChanges(settled.recorded);
+  if (!changes)
+    throw new UsageError(
+      'nothing to change: there is no run to resume with its changes',
+      'give --set, --set-once, --unset or --values-from',
+    );
+  const expected = changes.values_from;
+  if (expected && (!values || values.sha256 !== expected.sha256))
+    throw new UsageError(
+      `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
+      `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
+    );
+  await runBulkJob(ctx, settled, updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs }));
 }
