@@ -37,10 +37,10 @@ const TYPED_CONFIRMATION_ABOVE = 100;
  */
 export async function settleBulkJob(ctx: Context, given: BulkSettings): Promise<SettledSettings> {
   const s = await decideSettings(ctx, given);
-  if (!s.plan) return s;
+  if (s.input.kind !== 'plan') return s;
   const { baseUrl: host, profileName } = await ctx.settings();
-  const reviewed = await readPlanFile(s.plan, ctx.env);
-  checkPlanPlace(s.plan, reviewed, { profile: profileName ?? null, host, projects: s.projects, project: ctx.globals.project });
+  const reviewed = await readPlanFile(s.input.file, ctx.env);
+  checkPlanPlace(s.input.file, reviewed, { profile: profileName ?? null, host, projects: s.projects, project: ctx.globals.project });
   // A plan does what it says: its flags, not the command line's.
   return { ...s, reviewed, recorded: { flags: reviewed.flags } };
 }

@@ -66,7 +66,16 @@ export interface JournalHeaderFields {
   id_kind: IdKind;
   /** The command of the job; absent: persons bulk-delete (journals of earlier versions). */
   command?: string;
-  input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
+  /** `file`: how messages name the input (input.ts, inputLabel); `given`: its kind and the flag
+   * that gave it (absent in journals of earlier versions: `id_kind` says what they read). */
+  input: {
+    file: string;
+    format: IdsFormat;
+    column: string | null;
+    ids: number;
+    id_list_sha256: string;
+    given?: { kind: string; flag: string };
+  };
   /** With --where, --cohort or --query: what chose the persons. */
   selection?: SelectionSpec;
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */

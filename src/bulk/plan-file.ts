@@ -17,7 +17,6 @@ import { UsageError } from '../errors.js';
 import { fileError } from '../config/secret-file.js';
 import { keyedHash, requireEvidenceKey } from '../config/evidence-key.js';
 import { CLEAR, keyedPolicy, type IdentifierPolicy } from './identifiers.js';
-import { listedInput, type Input } from './input.js';
 import type { SelectionSpec } from './journal.js';
 import type { BulkDeleteFlags } from './delete-receipt.js';
 import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from './targets.js';
@@ -207,12 +206,6 @@ export function checkPlanPlace(
       );
     }
   }
-}
-
-/** A plan file as the job's input: its identifiers (by their keys), bound to the plan's signature. */
-export function planInput(path: string, plan: PlanFile): Input {
-  const keys = plan.input.identifier_keys;
-  return listedInput(path, { kind: plan.input.id_kind, sha256: plan.hmac_sha256, ids: keys, requested: keys.length }, { path });
 }
 
 /** The persons of a plan, as it names them: no lookup. Its totals are counted from its lists. */

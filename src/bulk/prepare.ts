@@ -12,13 +12,13 @@ import { chunkIds } from './chunk.js';
 import { IdSet } from './id-set.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from './identifiers.js';
 import { evidenceKey } from '../config/evidence-key.js';
-import { listedInput, readInput, type Input } from './input.js';
-import { planInput, planPolicy, planTargets, type PlanFile } from './plan-file.js';
+import { readJobInput, selectionOf, type Input } from './input.js';
+import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
 import type { Chunk } from './runner.js';
-import { checkSelection, describeSelection, hasSelection } from './selection.js';
+import { checkSelection } from './selection.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
 import { findTargets, type CaseTargets } from './targets.js';
@@ -64,12 +64,13 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   // Checked now: a bad -o must stop the run before anything is sent, not after.
   const output = await ctx.output(s.output);
   const plan = s.reviewed;
-  if (hasSelection(s.selection)) checkSelection(s.selection);
-  const input = plan
-    ? planInput(s.plan!, plan)
-    : hasSelection(s.selection)
-      ? listedInput(describeSelection(s.selection), { kind: 'selection', sha256: await selectionKey(ctx, s) }, { stem: 'selection' })
-      : (s.input ?? (await readInput(ctx, s, s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids')));
+  const selection = selectionOf(s.input);
+  if (selection) checkSelection(selection);
+  const input = await readJobInput(ctx, s.input, {
+    skipInvalid: s.skipInvalid,
+    reviewed: plan,
+    selectionSha256: selection ? await selectionKey(ctx, s) : undefined,
+  });
   const { list } = input;
   if (s.keepIdentifiers && list.kind !== 'emails' && list.kind !== 'mixed' && !plan)
     throw new UsageError(
@@ -124,7 +125,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     : await findTargets(ctx, client, reached, list, bound.state, {
         lookUp,
         policy,
-        selection: s.selection,
+        selection,
         maxWaitMs: s.maxWaitMs,
         reads,
         concurrency: s.concurrency,

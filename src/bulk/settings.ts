@@ -12,23 +12,15 @@ import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
 import type { KindFields } from './journal.js';
 import type { PlanFile } from './plan-file.js';
-import type { Input } from './input.js';
+import { fromStdin, inputArgs, selectionOf, type JobInput } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
-import type { IdsFormat } from './read-ids.js';
-import { journalProjects, kindFieldsOf, type SelectionSpec } from './journal.js';
+import { journalProjects, kindFieldsOf, type JournalHeader } from './journal.js';
 import type { IdentifierNaming } from './identifiers.js';
-import { hasSelection, selectionSha256 } from './selection.js';
+import { selectionSha256 } from './selection.js';
 
 export interface BulkSettings {
-  /** The file of ids or identifiers; '' with a selection or a plan. */
-  file: string;
-  format?: IdsFormat;
-  column?: string;
-  distinctIds?: boolean;
-  /** The values are e-mail addresses: each is deleted through the persons it names. */
-  emails?: boolean;
-  /** Addresses given with --email, instead of a file. */
-  inline?: string[];
+  /** What the job reads: one of its input flags, made once by the verb (input.ts). */
+  input: JobInput;
   /** With --emails: name the addresses in the journal and receipt in clear, not by a keyed hash. */
   keepIdentifiers?: boolean;
   dryRun?: boolean;
@@ -48,22 +40,14 @@ export interface BulkSettings {
   skipInvalid?: boolean;
   /** false with --no-verify: skip asking the server afterwards whether the persons are gone. */
   verify?: boolean;
-  /** --where, --cohort, --query: the persons are chosen by a selection, not listed. */
-  selection?: SelectionSpec;
   /** --projects 1,2,3. */
   projects?: string[];
   /** --all-projects: every project the key can see. */
   allProjects?: boolean;
-  /** --plan <file>: apply a reviewed plan. */
-  plan?: string;
   /** --plan-out <file> (with --dry-run): write the plan for review. */
   planOut?: string;
   /** --backup <file>: the records of the persons, written before the first deletion. */
   backup?: string;
-  /** The input, when the command read it already (--values-from: the file of per-person values). */
-  input?: Input;
-  /** `file` is a file of per-person values (--values-from). */
-  valuesFrom?: boolean;
 }
 
 /** The settings of this run, decided from the command line, the journal it resumes and the
@@ -106,19 +90,13 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
   if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
   if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
   if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
-  parts.push(command);
-  if (s.plan) parts.push('--plan', q(s.plan));
-  else if (hasSelection(s.selection)) {
-    for (const w of s.selection.where) parts.push('--where', q(w));
-    if (s.selection.cohort !== null) parts.push('--cohort', q(s.selection.cohort));
-    if (s.selection.query !== null) parts.push('--query', q(s.selection.query));
-  } else if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
-  else parts.push(s.emails ? '--emails' : s.valuesFrom ? '--values-from' : '--file', q(s.file));
+  parts.push(command, ...inputArgs(s.input).map(q));
   if (s.allProjects) parts.push('--all-projects');
   else if (s.projects) parts.push('--projects', q(s.projects.join(',')));
-  if (s.file === '-' || s.inline || s.journal) parts.push('--journal', q(journal));
+  const stdin = fromStdin(s.input);
+  if (stdin || s.input.kind === 'addresses' || s.journal) parts.push('--journal', q(journal));
   parts.push('--resume');
-  if (s.file === '-') parts.push('< <the same ids>');
+  if (stdin) parts.push('< <the same ids>');
   return parts.join(' ');
 }
 
@@ -126,16 +104,41 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
 async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string | undefined> {
   if (s.journal) return s.journal;
   const dir = join(configDir(ctx.env), 'journals');
-  if (hasSelection(s.selection)) return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
-  if (s.plan) return defaultJournalPath(dir, { path: s.plan, idListSha256: '' });
-  if (s.file === '-' || s.inline) return undefined;
-  return defaultJournalPath(dir, { path: s.file, idListSha256: '' });
+  const { input } = s;
+  if (input.kind === 'selection') return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
+  if (input.kind === 'addresses' || fromStdin(input)) return undefined;
+  return defaultJournalPath(dir, { path: input.file, idListSha256: '' });
 }
 
 /** What a selection's journal is bound to: the selection and the projects it runs in. */
-export async function selectionKey(ctx: Context, s: BulkSettings): Promise<string> {
+export async function selectionKey(ctx: Context, s: Pick<BulkSettings, 'input' | 'allProjects' | 'projects'>): Promise<string> {
   const where = s.allProjects ? 'all' : (s.projects?.join(',') ?? (await ctx.projectId()));
-  return selectionSha256(s.selection!, where);
+  return selectionSha256(selectionOf(s.input)!, where);
+}
+
+/**
+ * The input of a resumed run, completed from its journal: what the values of a file are, and how
+ * it is read. A journal that names another input flag is refused; one of an earlier version,
+ * which names none, says it by the kind of its ids.
+ */
+function resumedInput(path: string, input: JobInput, header: JournalHeader): JobInput {
+  const then = header.input.given;
+  // --file continues any run that read a file: the journal says what the file holds (--resume
+  // needs only --file). Any other input flag must be the one the run was started with.
+  const continues = input.flag === '--file' && (then?.flag === '--emails' || then?.flag === '--file');
+  if (then && then.flag !== input.flag && !continues && !(then.kind === 'selection' && input.kind === 'selection'))
+    throw new UsageError(
+      `journal ${path} was written for ${then.flag}, not ${input.flag}`,
+      `resume it with ${then.flag} as it was started, or pass --journal <new path> to start a new run`,
+    );
+  if (input.kind !== 'ids' && input.kind !== 'emails') return input;
+  const read = {
+    format: input.format ?? (input.file !== '-' && header.input.file === input.file ? header.input.format : undefined),
+    column: input.column ?? header.input.column ?? undefined,
+  };
+  if (input.kind === 'ids' && header.id_kind === 'emails') return { kind: 'emails', flag: '--emails', file: input.file, ...read };
+  if (input.kind === 'ids' && header.id_kind === 'distinct_ids') return { ...input, ...read, ids: 'distinct_ids' };
+  return { ...input, ...read };
 }
 
 /**
@@ -159,12 +162,7 @@ export async function decideSettings(ctx: Context, s: BulkSettings): Promise<Set
   }
   if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
   const recorded = header && kindFieldsOf(header);
-  if (header) {
-    merged.distinctIds ||= header.id_kind === 'distinct_ids';
-    merged.emails ||= header.id_kind === 'emails';
-    if (merged.format === undefined && s.file !== '-' && header.input.file === s.file) merged.format = header.input.format;
-    if (merged.column === undefined && header.input.column !== null) merged.column = header.input.column;
-  }
+  if (header) merged.input = resumedInput(path!, s.input, header);
   if (r) {
     merged.skipInvalid ||= r.skip_invalid;
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;

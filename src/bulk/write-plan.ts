@@ -11,7 +11,7 @@ import { identifierKey } from './identifiers.js';
 import { JournalState } from './journal.js';
 import { PLAN_FORMAT, planFileText, type PlanBody } from './plan-file.js';
 import type { Prepared } from './prepare.js';
-import { hasSelection } from './selection.js';
+import { selectionOf } from './input.js';
 import { takeSnapshot } from './snapshot.js';
 
 /**
@@ -57,7 +57,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       id_list_sha256: list.sha256,
       // The identifiers by their keys (keyed unless --keep-identifiers): which ones the plan covers.
       identifier_keys: list.ids.map((value) => identifierKey(value, p.policy)),
-      selection: hasSelection(p.s.selection) ? p.s.selection : null,
+      selection: selectionOf(p.s.input) ?? null,
     },
     identifiers: ids
       ? {

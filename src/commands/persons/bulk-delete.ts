@@ -6,27 +6,20 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { oneOf } from '../../cli/exclusive.js';
-import { addJobFlags, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
+import { addJobFlags, jobInputOf, parseJobFlags, type InputFlagOptions, type JobFlagOptions } from './shared/job-flags.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import { deleteKind, recordedFlags } from '../../bulk/delete-persons.js';
 import { parseProjectList } from '../../bulk/projects.js';
 
 /** The flags as commander hands them over (the job flags' numbers still text, checked in the run). */
 export type PersonsBulkDeleteOptions = JobFlagOptions &
-  Pick<BulkSettings, 'format' | 'column' | 'distinctIds' | 'keepIdentifiers' | 'allProjects' | 'plan' | 'planOut' | 'backup'> & {
+  InputFlagOptions &
+  Pick<BulkSettings, 'keepIdentifiers' | 'allProjects' | 'planOut' | 'backup'> & {
     deleteEvents?: boolean;
     deleteRecordings?: boolean;
     keepPerson?: boolean;
-    file?: string;
-    where?: string[];
-    cohort?: string;
-    query?: string;
     /** --projects 1,2,3 */
     projects?: string;
-    /** --emails <file|->: the file of e-mail addresses. */
-    emails?: string;
-    /** --email <address>, repeatable. */
-    email?: string[];
   };
 
 export function personsBulkDeleteCommand(): Command {
@@ -168,23 +161,13 @@ export function personsBulkDeleteCommand(): Command {
 export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDeleteOptions): Promise<void> {
   const { concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid, ...rest } = options;
   const job = parseJobFlags({ concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid });
-  const { file, emails, email, where, cohort, query, projects: projectList, ...others } = rest;
-  const selection = { where: where ?? [], cohort: cohort ?? null, query: query ?? null };
-  const selecting = Boolean(where || cohort !== undefined || query !== undefined);
-  const input = oneOf(
-    [
-      ['--file', file !== undefined],
-      ['--emails', emails !== undefined],
-      ['--email', email !== undefined],
-      [query !== undefined ? '--query' : cohort !== undefined ? '--cohort' : '--where', selecting],
-      ['--plan', options.plan !== undefined],
-    ],
-    'the run reads one input',
-  );
+  const { file, emails, email, where, cohort, query, plan, distinctIds, format, column, projects: projectList, ...others } = rest;
+  const input = jobInputOf({ file, emails, email, where, cohort, query, plan, distinctIds, format, column });
   if (input === undefined)
     throw new UsageError(
       'nothing to delete: give --file <path> (ids), --emails <path> or --email <address>, a selection (--where, --cohort, --query), or --plan <file>',
     );
+  const selecting = input.kind === 'selection';
   if (options.planOut !== undefined && !options.dryRun)
     throw new UsageError('--plan-out goes with --dry-run: it writes the plan instead of running it');
   if (options.plan !== undefined) {
@@ -215,16 +198,7 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
   const projects = projectList === undefined ? undefined : parseProjectList(projectList);
   if (cohort !== undefined && (options.allProjects || (projects && projects.length > 1)))
     throw new UsageError('a cohort belongs to one project: run --cohort in that project (--project), or select with --where or --query');
-  const path = file ?? emails;
-  if (path !== undefined && path.trim() === '')
-    throw new UsageError(`${input} is empty: give the path of the file, or - for standard input`);
-  for (const address of email ?? []) {
-    if (/[\r\n]/.test(address)) throw new UsageError(`invalid --email ${JSON.stringify(address)}: one address per --email`);
-  }
-  const byEmail = emails !== undefined || email !== undefined;
-  if ((byEmail || selecting) && options.distinctIds)
-    throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
-  if (options.keepIdentifiers && (selecting || options.distinctIds))
+  if (options.keepIdentifiers && (selecting || distinctIds))
     throw new UsageError('--keep-identifiers goes with e-mail addresses (--emails, --email) or a mixed file of identifiers');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
@@ -233,15 +207,7 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
     );
   }
   const { deleteEvents, deleteRecordings, keepPerson, ...engine } = others;
-  const settled = await settleBulkJob(ctx, {
-    ...engine,
-    file: path ?? '',
-    emails: byEmail,
-    inline: email,
-    ...(selecting ? { selection } : {}),
-    projects,
-    ...job,
-  });
+  const settled = await settleBulkJob(ctx, { ...engine, input, projects, ...job });
   // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
   const then = recordedFlags(settled.recorded);
   const kind = deleteKind({

@@ -4,8 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
-import { oneOf } from '../../cli/exclusive.js';
-import { addJobFlags, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
+import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { normalizeBaseUrl } from '../../config/settings.js';
 import type { Changes } from '../../bulk/changes.js';
@@ -133,25 +132,13 @@ export function personsBulkUpdateCommand(): Command {
 }
 
 export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOptions): Promise<void> {
-  const selecting = Boolean(o.where || o.cohort !== undefined || o.query !== undefined);
   const job = parseJobFlags(o);
-  const input = oneOf(
-    [
-      ['--file', o.file !== undefined],
-      ['--emails', o.emails !== undefined],
-      ['--email', o.email !== undefined],
-      ['--values-from', o.valuesFrom !== undefined],
-      [o.query !== undefined ? '--query' : o.cohort !== undefined ? '--cohort' : '--where', selecting],
-    ],
-    'the run reads one input',
-  );
-  if (input === undefined)
+  // Checked before --values-from is read: one input, and --distinct-ids only with --file.
+  if (jobInputOf(o) === undefined)
     throw new UsageError(
       'no persons to change: give --file, --emails or --email, a selection (--where, --cohort, --query), or --values-from',
       'e.g. hogctl persons bulk-update --where plan=free --set plan=starter',
     );
-  if (o.distinctIds && o.file === undefined)
-    throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
 
   const set = parseAssignments(o.set ?? []);
   const setOnce = parseAssignments(o.setOnce ?? [], '--set-once');
@@ -175,17 +162,12 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
 
   const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl).url;
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
-  const settings: BulkSettings = {
-    file: o.valuesFrom ?? o.file ?? o.emails ?? '',
-    emails: o.emails !== undefined || o.email !== undefined,
-    inline: o.email,
-    distinctIds: o.distinctIds,
-    format: o.format,
-    column: o.valuesFrom === undefined ? o.column : undefined,
-    ...(selecting ? { selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null } } : {}),
-    ...(values ? { input: { list: values.list, label: o.valuesFrom!, path: o.valuesFrom }, valuesFrom: true } : {}),
-    ...job,
-  };
+  // --column names the persons in the file of --values-from: the verb read it.
+  const input = jobInputOf(
+    values ? { ...o, column: undefined } : o,
+    values && { list: values.list, label: o.valuesFrom!, path: o.valuesFrom },
+  )!;
+  const settings: BulkSettings = { input, ...job };
   const settled = await settleBulkJob(ctx, settings);
   // Resumed without changes on the command line, the journal's.
   const changes = given ?? recordedChanges(settled.recorded);

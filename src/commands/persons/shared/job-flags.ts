@@ -1,10 +1,13 @@
 // The flags every bulk job takes (persons bulk-delete, bulk-update and the verbs to come), declared
 // once with one set of limits: whether it runs or only plans, how it is confirmed, journaled,
-// resumed, paced, retried and checked. A verb names its own words for the few whose help differs
+// resumed, paced, retried and checked; and the one input its input flags give (jobInputOf). A verb names its own words for the few whose help differs
 // (its default rate, what its verification reads).
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { parseCount, parseDuration } from '../../../cli/flags.js';
+import { oneOf } from '../../../cli/exclusive.js';
+import type { Input, JobInput } from '../../../bulk/input.js';
+import type { IdsFormat } from '../../../bulk/read-ids.js';
 import { parseRateWindows } from '../../../bulk/rate.js';
 import type { BulkSettings } from '../../../bulk/settings.js';
 
@@ -104,4 +107,67 @@ export function parseJobFlags(o: JobFlagOptions): JobFlags {
     verify: o.verify,
     skipInvalid: o.skipInvalid,
   };
+}
+
+/** The input flags of a bulk verb as commander hands them over (a verb has those it takes). */
+export interface InputFlagOptions {
+  file?: string;
+  emails?: string;
+  /** --email <address>, repeatable. */
+  email?: string[];
+  where?: string[];
+  cohort?: string;
+  query?: string;
+  plan?: string;
+  valuesFrom?: string;
+  distinctIds?: boolean;
+  format?: IdsFormat;
+  column?: string;
+}
+
+/**
+ * The one input the flags give, made once (input.ts): what the run reads, the flag that gave it,
+ * and nothing else. Two inputs are refused; undefined when none is given (the verb says what it
+ * needs). `values`: the file of --values-from, as the verb read it.
+ */
+export function jobInputOf(o: InputFlagOptions, values?: Input): JobInput | undefined {
+  const selecting = Boolean(o.where || o.cohort !== undefined || o.query !== undefined);
+  const flag = oneOf(
+    [
+      ['--file', o.file !== undefined],
+      ['--emails', o.emails !== undefined],
+      ['--email', o.email !== undefined],
+      [o.query !== undefined ? '--query' : o.cohort !== undefined ? '--cohort' : '--where', selecting],
+      ['--plan', o.plan !== undefined],
+      ['--values-from', o.valuesFrom !== undefined],
+    ],
+    'the run reads one input',
+  );
+  if (flag === undefined) return undefined;
+  if (o.distinctIds && flag !== '--file') throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
+  const read = { format: o.format, column: o.column };
+  const path = (file: string) => {
+    if (file.trim() === '') throw new UsageError(`${flag} is empty: give the path of the file, or - for standard input`);
+    return file;
+  };
+  switch (flag) {
+    case '--file':
+      return { kind: 'ids', flag, file: path(o.file!), ids: o.distinctIds ? 'distinct_ids' : 'person_ids', ...read };
+    case '--emails':
+      return { kind: 'emails', flag, file: path(o.emails!), ...read };
+    case '--email':
+      for (const address of o.email!)
+        if (/[\r\n]/.test(address)) throw new UsageError(`invalid --email ${JSON.stringify(address)}: one address per --email`);
+      return { kind: 'addresses', flag, addresses: o.email! };
+    case '--plan':
+      return { kind: 'plan', flag, file: o.plan! };
+    case '--values-from':
+      return { kind: 'values', flag, file: o.valuesFrom!, read: values! };
+    default:
+      return {
+        kind: 'selection',
+        flag: flag as '--where' | '--cohort' | '--query',
+        selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null },
+      };
+  }
 }
