@@ -319,20 +319,23 @@ export class Context {
     return this.globals.output ?? this.env.HOGCTL_OUTPUT;
   }
 
-  /** The output settings: the format is -o, else HOGCTL_OUTPUT, else the command's default
-   * (`table`; `api` shows JSON bodies), and JSON under --jq or --template. */
-  async output(defaultFormat: Format = 'table'): Promise<OutputSettings> {
+  /**
+   * The output settings: the format is -o, else HOGCTL_OUTPUT, else `remembered` (the format a
+   * resumed bulk job's journal remembers), else the command's default (`table`; `api` shows JSON
+   * bodies), and JSON under --jq or --template.
+   */
+  async output(o: { remembered?: string; defaultFormat?: Format } = {}): Promise<OutputSettings> {
     this.outputAsked = true;
     const filter = this.outputFilter();
     const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined && !filter;
     const format: Format = filter
       ? 'json'
-      : fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.askedFormat() ?? defaultFormat, parseFormat);
+      : fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.askedFormat() ?? o.remembered ?? o.defaultFormat ?? 'table', parseFormat);
     return {
       format,
       filter,
       fields: parseFields(this.globals.fields),
-      chosen: filter !== undefined || this.askedFormat() !== undefined,
+      chosen: filter !== undefined || this.askedFormat() !== undefined || o.remembered !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),

@@ -45,14 +45,19 @@ describe('the Context', () => {
 
   it('takes the output format from -o, else HOGCTL_OUTPUT, else the command’s default; JSON under --jq', async () => {
     expect((await contextWith().output()).format).toBe('table');
-    const api = await contextWith().output('json');
+    const api = await contextWith().output({ defaultFormat: 'json' });
     expect([api.format, api.chosen]).toEqual(['json', false]);
-    expect((await contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }).output('json')).format).toBe('csv');
-    expect((await contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }, { output: 'ndjson' }).output('json')).format).toBe('ndjson');
+    expect((await contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }).output({ defaultFormat: 'json' })).format).toBe('csv');
+    expect((await contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }, { output: 'ndjson' }).output({ defaultFormat: 'json' })).format).toBe(
+      'ndjson',
+    );
     expect((await contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }, { jq: '.' }).output()).format).toBe('json');
     expect(contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }).askedFormat()).toBe('csv');
     expect(contextWith({ env: { HOGCTL_OUTPUT: 'csv' } }, { output: 'json' }).askedFormat()).toBe('json');
     expect(contextWith().askedFormat()).toBeUndefined();
+    // A resumed bulk job's remembered format gives way to -o and HOGCTL_OUTPUT, not to a default.
+    expect((await contextWith().output({ remembered: 'csv', defaultFormat: 'json' })).format).toBe('csv');
+    expect((await contextWith({ env: { HOGCTL_OUTPUT: 'ndjson' } }).output({ remembered: 'csv' })).format).toBe('ndjson');
   });
 
   it('is the only module that reads the given clock, wait, timeout or output format', () => {

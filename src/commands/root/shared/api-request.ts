@@ -6,6 +6,7 @@ import { UsageError } from '../../../errors.js';
 import type { ApiClient, ApiResponse, Query } from '../../../http/client.js';
 import { RecordWriter, writeFiltered, writeRecord, type OutputSettings, type Row } from '../../../io/output.js';
 import { writeAll } from '../../../io/streams.js';
+import { counted } from '../../../io/counts.js';
 
 /** A path under the base URL; `{project_id}` becomes the chosen project. */
 export async function resolvePath(ctx: Context, raw: string): Promise<string> {
@@ -55,7 +56,7 @@ export function toQuery(fields: Record<string, unknown>): Query {
 
 /** JSON unless -o (or HOGCTL_OUTPUT) asks for another format: `api` shows bodies, not tables. */
 export async function outputFor(ctx: Context): Promise<OutputSettings> {
-  return ctx.output('json');
+  return ctx.output({ defaultFormat: 'json' });
 }
 
 function isObject(value: unknown): value is Row {
@@ -141,5 +142,5 @@ export async function printPages(
     url = isObject(res.body) && typeof res.body.next === 'string' ? res.body.next : null;
   }
   await writer?.end();
-  ctx.debug(`--paginate: ${pages} page${pages === 1 ? '' : 's'}`);
+  ctx.debug(`--paginate: ${counted(pages, 'page')}`);
 }
