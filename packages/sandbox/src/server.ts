@@ -28,6 +28,7 @@ import { BULK_DELETE_RESPONSES, registerBulkDeleteRoutes, type BulkDeleteRespons
 import { registerPersonActionRoutes } from './routes/person-actions.js';
 import { registerPersonBatchRoutes } from './routes/person-batch.js';
 import { registerLegacyPersonRoutes } from './routes/legacy-persons.js';
+import { registerSubjectDataRoutes } from './routes/subject-data.js';
 import { registerProjectRoutes } from './routes/projects.js';
 import { registerCohortRoutes } from './routes/cohorts.js';
 import { registerPersonalApiKeyRoutes } from './routes/personal-api-keys.js';
@@ -330,6 +331,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   registerUserSecurityRoutes(router);
   registerQueryRoutes(router);
   registerLegacyPersonRoutes(router);
+  registerSubjectDataRoutes(router);
 
   const requests: RecordedRequest[] = [];
   const record = (entry: RecordedRequest) => {
