@@ -1,5 +1,5 @@
 // Every event of a set of distinct ids, read page by page from HogQL's `events` table with a
-// keyset on (timestamp, uuid) (posthog-ingestion.md §C.5): personal API keys may not use OFFSET,
+// keyset on (timestamp, uuid) (docs/server-contract.md §15.1): personal API keys may not use OFFSET,
 // a LIMIT above 50,000 is lowered silently, and timestamp alone is not unique. The filter is on
 // `distinct_id`, a plain column (posthog/hogql/database/schema/events.py), so a merged person's
 // events are all found without resolving persons, and an upper time bound fixed when the export
@@ -57,7 +57,7 @@ export function eventsPageQuery(
   }
   if (after) {
     // The OR form rather than a tuple comparison: that HogQL takes tuples there is unverified
-    // (posthog-ingestion.md §C.5.1).
+    // (docs/server-contract.md §15.1).
     conditions.push(
       '(timestamp > toDateTime({hogctl_after_ts}) OR (timestamp = toDateTime({hogctl_after_ts}) AND toString(uuid) > {hogctl_after_uuid}))',
     );

@@ -1,4 +1,4 @@
-// What a subject-access export reads beyond the person and its events (posthog-ingestion.md §D):
+// What a subject-access export reads beyond the person and its events (docs/server-contract.md §15):
 // properties at a time (posthog/api/person.py, `properties_at_time`), session recordings, their
 // snapshots (posthog/session_recordings/session_recording_api.py), with the scope each needs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

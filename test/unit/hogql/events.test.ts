@@ -1,4 +1,4 @@
-// The keyset reader of a set of distinct ids' events (posthog-ingestion.md §C.5), run against a
+// The keyset reader of a set of distinct ids' events (docs/server-contract.md §15.1), run against a
 // sandbox over HTTP: every event once, in (timestamp, uuid) order, ties on timestamp included,
 // within the fixed upper bound, resumable from any page's cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // What PostHog holds about one person beyond the record and its events, as a subject-access
-// export reads it (docs/server-contract.md §6.7 and posthog-ingestion.md §D):
+// export reads it (docs/server-contract.md §6.7 and §15):
 //
 // - GET /persons/properties_at_time/ (posthog/api/person.py, `PersonViewSet.properties_at_time`):
 //   the person with its properties rebuilt from the `$set` / `$set_once` of its events up to a
@@ -12,7 +12,7 @@
 // The sandbox records no replays, so a recording is made of the events that carry a
 // `$session_id`: one per session, its times and counts from those events. `person_uuid` selects
 // the sessions whose events resolve to that person (person_id read through merge overrides, as
-// in the persons-on-events mode PostHog uses for it, posthog-ingestion.md §D.6.3). The snapshot
+// in the persons-on-events mode PostHog uses for it, docs/server-contract.md §15.4). The snapshot
 // content is one rrweb meta event per page the session saw, as JSON lines.
 
 import { json, lastParam, type Handler, type RequestContext, type Services, type SandboxResponse } from '../context.js';

@@ -1,0 +1,102 @@
+// Writes one person's parts other than the events (docs/server-contract.md §15): the record with all
+// its distinct ids, the properties as of the export's upper bound, the cohorts, the activity log
+// and the session recordings' list. A part the server refuses to give (a scope the key lacks, an
+// endpoint refused to keys, one an older server does not have) is recorded with the server's
+// reason and the rest go on: the bundle says what is missing instead of failing whole.
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { ApiError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { getPerson } from '../api/persons.js';
+import { personActivity } from '../api/person-actions.js';
+import { personCohorts } from '../api/person-insights.js';
+import { personRecordings, propertiesAtTime } from '../api/subject-access.js';
+import { writeJson } from './bundle.js';
+import type { ExportPerson, PartState } from './journal.js';
+
+/** Where recordings are listed from when no --from is given: five years, beyond any retention. */
+const RECORDINGS_LOOKBACK = '-1825d';
+
+/** The parts in the order they are written, with their file names. */
+export const PARTS = [
+  { name: 'person', file: 'person.json' },
+  { name: 'properties', file: 'properties-at-export.json' },
+  { name: 'cohorts', file: 'cohorts.json' },
+  { name: 'activity', file: 'activity.json' },
+  { name: 'recordings', file: 'recordings.json' },
+] as const;
+
+export type PartName = (typeof PARTS)[number]['name'];
+
+/** The server would not give this part to this caller: why, in its words. */
+function refusal(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.status === 403 || err.status === 401) return `${err.status}: ${err.server.detail ?? err.message}`;
+  // An endpoint this server does not have (an older PostHog), or will not take this method.
+  if (err.status === 404 || err.status === 405) return `${err.status}: this server does not offer it`;
+  return undefined;
+}
+
+export interface CollectContext {
+  ctx: Context;
+  client: ApiClient;
+  bundle: string;
+  until: string;
+  from: string | null;
+  /** The project PostHog looks cohorts up in: the user's current one (null when unknown). */
+  currentTeam: string | null;
+}
+
+/** Reads and writes one part; returns what the journal records of it. */
+export async function collectPart(c: CollectContext, person: ExportPerson, part: PartName): Promise<PartState> {
+  const { client, ctx } = c;
+  const signal = ctx.deps.signal;
+  const file = join(c.bundle, person.dir, PARTS.find((p) => p.name === part)!.file);
+  try {
+    switch (part) {
+      case 'person': {
+        const record = await getPerson(client, person.project, person.uuid);
+        // The retrieve answer lists every distinct id (unbounded, docs/server-contract.md §15.2).
+        if (Array.isArray(record.distinct_ids)) person.distinctIds = record.distinct_ids.map(String);
+        writeJson(file, record);
+        return { count: null };
+      }
+      case 'properties': {
+        const at = await propertiesAtTime(client, person.project, person.uuid, c.until, { signal });
+        writeJson(file, at);
+        return { count: Object.keys(at.properties).length };
+      }
+      case 'cohorts': {
+        // PostHog answers from the user's current project whatever the URL names
+        // (docs/server-contract.md §15.3): another project's answer would be about someone else.
+        if (c.currentTeam !== null && c.currentTeam !== person.project) {
+          return {
+            count: null,
+            note: `PostHog looks cohorts up in your user's current project (${c.currentTeam}) only; switch to project ${person.project} in PostHog and export again to include them`,
+          };
+        }
+        const cohorts = await personCohorts(client, person.project, person.uuid);
+        writeJson(file, cohorts);
+        return { count: cohorts.length };
+      }
+      case 'activity': {
+        const entries: unknown[] = [];
+        for await (const page of personActivity(client, person.project, person.uuid, { pageSize: 100, signal })) entries.push(...page);
+        writeJson(file, entries);
+        return { count: entries.length };
+      }
+      case 'recordings': {
+        const recordings: unknown[] = [];
+        for await (const page of personRecordings(client, person.project, person.uuid, c.from ?? RECORDINGS_LOOKBACK, { signal })) {
+          recordings.push(...page);
+        }
+        writeJson(file, recordings);
+        return { count: recordings.length };
+      }
+    }
+  } catch (err) {
+    const why = refusal(err);
+    if (why === undefined || part === 'person') throw err;
+    return { count: null, unavailable: why };
+  }
+}

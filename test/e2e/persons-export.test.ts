@@ -1,0 +1,214 @@
+// `hogctl persons export` end to end (issue: subject access): a subject with two persons in two
+// projects, one merged from an anonymous id, 120,000 events between them, exported under a
+// scaled query limit, killed once (SIGKILL) and resumed: every event exactly once, the manifest's
+// hashes match the files, a second subject's data nowhere in the bundle; then an erasure of the
+// same subject finds exactly the persons the export found.
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, startWorld, type World } from './harness.js';
+
+let world: World;
+let dir: string;
+const SUBJECT = 'lee@example.net';
+const OTHER = 'kim@example.net';
+const DAY = 86_400_000;
+/** Events of the subject: anonymous then identified in project 1, and in project 2. */
+const COUNTS = { anon: 30_000, identified: 40_000, project2: 50_000 };
+
+/** Captures events as an SDK batches them, 20,000 a request, and waits for ingestion. */
+async function capture(project: number, events: Record<string, unknown>[]): Promise<void> {
+  const token = world.sandbox.world.projects.find((p) => p.id === project)!.apiToken;
+  for (let i = 0; i < events.length; i += 20_000) {
+    const res = await fetch(`${world.sandbox.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: token, batch: events.slice(i, i + 20_000) }),
+    });
+    expect(res.status).toBe(200);
+  }
+  const want = world.sandbox.capture.events;
+  const stored = () => [...world.sandbox.ingestion.values()].reduce((k, x) => k + x.stats.events, 0);
+  for (let i = 0; i < 2000 && stored() < want; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(stored()).toBe(want);
+}
+
+/** `count` events of one distinct id, a few a day going back from now, in sessions. */
+function events(distinctId: string, count: number, extra: Record<string, unknown> = {}): Record<string, unknown>[] {
+  const start = Date.now() - 400 * DAY;
+  return Array.from({ length: count }, (_, i) => ({
+    event: i % 3 ? '$pageview' : '$autocapture',
+    distinct_id: distinctId,
+    timestamp: new Date(start + Math.floor((i / count) * 399 * DAY)).toISOString(),
+    properties: { $session_id: `${distinctId}-s${Math.floor(i / 500)}`, $current_url: `https://app.example.com/p/${i % 7}`, ...extra },
+  }));
+}
+
+/** The uuids of the events of these distinct ids in one project, from the sandbox's store. */
+function storedUuids(project: number, distinctIds: string[]): Set<string> {
+  const store = world.sandbox.events.get(project)!;
+  const wanted = new Set(distinctIds);
+  const out = new Set<string>();
+  store.forEachRow((row) => {
+    if (wanted.has(store.distinctId(row))) out.add(store.uuid(row));
+  });
+  return out;
+}
+
+function filesUnder(root: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+const readText = (path: string) => (path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString('utf8') : readFileSync(path, 'utf8'));
+
+beforeAll(async () => {
+  // The query limit scaled down (PostHog allows 240 a minute): the export waits it out.
+  world = await startWorld({ persons: 20, applyDelayMs: 5, rateLimit: 'query=4/2s' });
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-export-'));
+  await capture(1, [...events('anon-lee', COUNTS.anon), ...events('kim-device', 1_000, { $set: { email: OTHER } })]);
+  await capture(1, [
+    {
+      event: '$identify',
+      distinct_id: SUBJECT,
+      timestamp: new Date(Date.now() - 200 * DAY).toISOString(),
+      properties: { $anon_distinct_id: 'anon-lee', $set: { email: SUBJECT, plan: 'pro' } },
+    },
+  ]);
+  await new Promise((r) => setTimeout(r, 100));
+  await capture(1, events(SUBJECT, COUNTS.identified - 1));
+  await capture(2, [
+    ...events('lee-p2', COUNTS.project2, { $set: { email: SUBJECT } }),
+    ...events('kim-p2', 1_000, { $set: { email: OTHER } }),
+  ]);
+}, 300_000);
+afterAll(async () => {
+  await world?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('hogctl persons export', () => {
+  const out = () => join(dir, 'lee');
+
+  it('--dry-run plans the persons and events per project and writes nothing', async () => {
+    const res = await world.run(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out(), '--dry-run', '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('project 1 (Default project): 1 person, 2 distinct ids');
+    expect(res.stderr).toContain('project 2 (Staging): 1 person, 1 distinct id');
+    expect(res.stderr).toContain('about 120,000 events');
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 2, dry_run: true });
+    expect(existsSync(out())).toBe(false);
+  });
+
+  it('exports every event once across a SIGKILL and --resume, with a manifest that matches the files', async () => {
+    const { child, exited } = spawnCli(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()], world.env);
+    // Killed once the first page of events is journaled, and before the export ends.
+    const journal = join(out(), 'export-journal.json');
+    for (let i = 0; i < 3000; i++) {
+      if (existsSync(journal)) {
+        const j = JSON.parse(readFileSync(journal, 'utf8'));
+        if (j.persons.some((p: { events: { count: number } }) => p.events.count > 0)) break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGKILL');
+    const killed = await exited;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(journal)).toBe(true);
+    // A page written after the last one journaled (the kill came between the two): --resume cuts it off.
+    const started = JSON.parse(readFileSync(journal, 'utf8')).persons.find((p: { events: { count: number } }) => p.events.count > 0);
+    appendFileSync(join(out(), started.dir, 'events.ndjson.gz'), gzipSync('{"uuid":"written-after-the-journal"}\n'));
+
+    const again = await world.run(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('holds an export that did not finish');
+
+    const res = await world.run(['persons', 'export', '--resume', '--out', out(), '-o', 'json'], { timeoutMs: 180_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const result = JSON.parse(res.stdout);
+    expect(result).toMatchObject({ persons: 2, events: 120_000 });
+    expect(existsSync(journal)).toBe(false);
+
+    // Every event of the subject's distinct ids, exactly once.
+    const manifest = JSON.parse(readFileSync(join(out(), 'manifest.json'), 'utf8'));
+    const [p1] = manifest.projects[0].persons;
+    const [p2] = manifest.projects[1].persons;
+    expect(p1.distinct_ids.sort()).toEqual(['anon-lee', SUBJECT]);
+    expect(p2.distinct_ids).toEqual(['lee-p2']);
+    for (const [project, person] of [
+      [1, p1],
+      [2, p2],
+    ] as const) {
+      const lines = readText(join(out(), person.dir, 'events.ndjson.gz'))
+        .trim()
+        .split('\n');
+      const uuids = lines.map((l) => JSON.parse(l).uuid);
+      expect(new Set(uuids).size).toBe(uuids.length);
+      expect(new Set(uuids)).toEqual(storedUuids(project, person.distinct_ids));
+      expect(person.counts.events).toBe(uuids.length);
+    }
+    expect(p1.counts.events + p2.counts.events).toBe(120_000);
+
+    // The manifest names every file with its SHA-256; nothing else is there.
+    const onDisk = filesUnder(out())
+      .map((f) => f.slice(out().length + 1))
+      .filter((f) => f !== 'manifest.json')
+      .sort();
+    expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(onDisk);
+    for (const f of manifest.files) {
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(out(), f.path)))
+          .digest('hex'),
+        f.path,
+      ).toBe(f.sha256);
+    }
+    expect(manifest).toMatchObject({ host: new URL(world.sandbox.url).host, identifiers_as_given: { emails: [SUBJECT] } });
+
+    // Private: 0700 directories, 0600 files; no key, no second subject anywhere.
+    expect(statSync(out()).mode & 0o777).toBe(0o700);
+    for (const f of filesUnder(out())) {
+      expect(statSync(f).mode & 0o777, f).toBe(0o600);
+      const text = readText(f);
+      expect(text, f).not.toContain(world.sandbox.defaultKey);
+      expect(text, f).not.toContain('kim');
+    }
+    const summary = readFileSync(join(out(), 'summary.html'), 'utf8');
+    expect(summary).toContain('<svg');
+    expect(summary).not.toMatch(/<(script|link|img)\b|https?:\/\/(?!app\.example\.com)/);
+  }, 300_000);
+
+  it('an erasure of the same subject finds exactly the persons the export found', async () => {
+    const manifest = JSON.parse(readFileSync(join(out(), 'manifest.json'), 'utf8'));
+    const exported = manifest.projects.flatMap((p: { persons: { uuid: string }[] }) => p.persons.map((x) => x.uuid)).sort();
+    const receipt = join(dir, 'erasure.json');
+    const res = await world.run(['persons', 'bulk-delete', '--email', SUBJECT, '--projects', '1,2', '-y', '--receipt', receipt]);
+    expect(res.code, res.stderr).toBe(0);
+    const r = JSON.parse(readFileSync(receipt, 'utf8'));
+    const erased = r.projects.flatMap((p: { ids_sent: string[] }) => p.ids_sent).sort();
+    expect(erased).toEqual(exported);
+    const status = await world.run(['persons', 'erasure-status', '--receipt', receipt, '-o', 'json']);
+    expect(JSON.parse(status.stdout).map((p: { persons_present: number }) => p.persons_present)).toEqual([0, 0]);
+  }, 120_000);
+
+  it('refuses a directory that is not empty, and names a part the key may not read while exporting the rest', async () => {
+    const full = await world.run(['persons', 'export', '--email', OTHER, '--out', out()]);
+    expect(full.code).toBe(2);
+    expect(full.stderr).toContain('a bundle is never written over');
+    const key = world.sandbox.addKey(['person:read', 'query:read', 'cohort:read', 'session_recording:read', 'user:read']);
+    const kim = join(dir, 'kim');
+    const res = await world.run(['persons', 'export', '--email', OTHER, '--out', kim, '-o', 'json'], { env: { HOGCTL_API_KEY: key } });
+    expect(res.code, res.stderr).toBe(8);
+    expect(res.stderr).toContain("activity not exported: 403: API key missing required scope 'activity_log:read'");
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000, unavailable: 1 });
+    expect(existsSync(join(kim, 'manifest.json'))).toBe(true);
+  }, 120_000);
+});
