@@ -16,7 +16,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
-import { CancelledError, CliError, PartialFailureError, UsageError } from '../errors.js';
+import { CancelledError, CliError, NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { getPerson } from '../api/persons.js';
@@ -193,7 +193,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
     }
   }
   if (journal.persons.length === 0) {
-    throw new CliError(
+    throw new NotFoundError(
       `no person matches ${list.ids.map(bare).join(', ')} in ${plural(projects.length, 'project')} searched; nothing was written`,
       'check the identifiers, and the projects with --projects or --all-projects',
     );

@@ -211,4 +211,28 @@ describe('hogctl persons export', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000, unavailable: 1 });
     expect(existsSync(join(kim, 'manifest.json'))).toBe(true);
   }, 120_000);
+
+  it('Ctrl-C leaves a bundle --resume finishes, and --dry-run or a missing subject writes nothing', async () => {
+    const out2 = join(dir, 'kim-p2');
+    // Queries answer slowly, so the signal comes while the events are being read.
+    world.sandbox.setFaults('slow=100%@1500,path=/query/');
+    const { child, exited } = spawnCli(['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', out2], world.env);
+    const journal = join(out2, 'export-journal.json');
+    for (let i = 0; i < 3000 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGINT');
+    const stopped = await exited;
+    world.sandbox.setFaults();
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain(`hogctl persons export --resume --out ${out2}`);
+    const res = await world.run(['persons', 'export', '--resume', '--out', out2, '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000 });
+
+    const none = await world.run(['persons', 'export', '--email', 'nobody@example.net', '--out', join(dir, 'nobody')]);
+    expect(none.code).toBe(3);
+    expect(existsSync(join(dir, 'nobody'))).toBe(false);
+    const bad = await world.run(['persons', 'export', '--out', join(dir, 'nothing')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('name the data subject');
+  }, 120_000);
 });

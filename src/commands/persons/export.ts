@@ -60,10 +60,10 @@ export function personsExportCommand(): Command {
     .addHelpText(
       'after',
       examples(
-        'hogctl persons export --email lee@example.net --out ./lee-export --dry-run',
-        'hogctl persons export --email lee@example.net --all-projects --out ./lee-export',
-        'hogctl persons export --distinct-id user-1 --projects 1,2 --out ./user-1-export',
-        'hogctl persons export --resume --out ./lee-export',
+        'hogctl persons export --email user1@example.com --out ./user1-export --dry-run',
+        'hogctl persons export --email user1@example.com --all-projects --out ./user1-export',
+        'hogctl persons export --distinct-id user-2 --projects 1,2 --from 2024-01-01 --out ./user-2-export -o json',
+        'hogctl persons export --resume --out ./user1-export',
       ),
     )
     .action(withContext(personsExportRun));
