@@ -89,6 +89,21 @@ export async function appendGzipLines(path: string, lines: string[]): Promise<nu
   }
 }
 
+/** Appends lines to a plain file (0600), synced. */
+export async function appendLines(path: string, lines: string[]): Promise<void> {
+  const handle = await openSecretFile(path, 'append').catch((err: unknown) => {
+    throw fileError(err, path, 'write');
+  });
+  try {
+    await handle.write(lines.join(''));
+    await handle.sync();
+  } catch (err) {
+    throw fileError(err, path, 'write');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Cuts a file back to the length the journal recorded (what a stopped run wrote past it). */
 export function cutTo(path: string, length: number): void {
   try {

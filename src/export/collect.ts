@@ -11,7 +11,7 @@ import { getPerson } from '../api/persons.js';
 import { personActivity } from '../api/person-actions.js';
 import { personCohorts } from '../api/person-insights.js';
 import { personRecordings, propertiesAtTime } from '../api/subject-access.js';
-import { writeJson } from './bundle.js';
+import { appendLines, cutTo, writeJson } from './bundle.js';
 import type { ExportPerson, PartState } from './journal.js';
 
 /** Where recordings are listed from when no --from is given: five years, beyond any retention. */
@@ -23,7 +23,7 @@ export const PARTS = [
   { name: 'properties', file: 'properties-at-export.json' },
   { name: 'cohorts', file: 'cohorts.json' },
   { name: 'activity', file: 'activity.json' },
-  { name: 'recordings', file: 'recordings.json' },
+  { name: 'recordings', file: 'recordings.ndjson' },
 ] as const;
 
 export type PartName = (typeof PARTS)[number]['name'];
@@ -86,12 +86,18 @@ export async function collectPart(c: CollectContext, person: ExportPerson, part:
         return { count: entries.length };
       }
       case 'recordings': {
-        const recordings: unknown[] = [];
+        // One line a recording, written page by page: a person may have thousands. A part begun
+        // by a stopped run is written again from its start.
+        cutTo(file, 0);
+        let count = 0;
         for await (const page of personRecordings(client, person.project, person.uuid, c.from ?? RECORDINGS_LOOKBACK, { signal })) {
-          recordings.push(...page);
+          await appendLines(
+            file,
+            page.map((r) => `${JSON.stringify(r)}\n`),
+          );
+          count += page.length;
         }
-        writeJson(file, recordings);
-        return { count: recordings.length };
+        return { count };
       }
     }
   } catch (err) {

@@ -31,7 +31,7 @@ import { READ_PER_MINUTE } from '../bulk/resolve.js';
 import { lockJournal } from '../bulk/lock.js';
 import { idListSha256, type IdList } from '../bulk/validate.js';
 import { sleep } from '../sleep.js';
-import { walkEvents, type EventRecord } from '../hogql/events.js';
+import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { appendGzipLines, createBundleDir, cutTo, listFiles, makeDir, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
 import { collectPart, PARTS, type CollectContext } from './collect.js';
@@ -304,12 +304,15 @@ async function writePage(person: ExportPerson, page: EventRecord[], eventsPath: 
   const history: string[] = [];
   const e = person.events;
   for (const event of page) {
-    lines.push(`${JSON.stringify(event)}\n`);
-    const p = event.properties as Record<string, unknown> | null;
-    if (p && typeof p === 'object' && ('$set' in p || '$set_once' in p || '$unset' in p)) {
-      history.push(
-        `${JSON.stringify({ timestamp: event.timestamp, event: event.event, uuid: event.uuid, distinct_id: event.distinct_id, $set: p.$set, $set_once: p.$set_once, $unset: p.$unset })}\n`,
-      );
+    lines.push(eventLine(event));
+    // Only the events that change the person are parsed again, for their changes.
+    if (/"\$(set|set_once|unset)"/.test(event.properties)) {
+      const p = JSON.parse(event.properties) as Record<string, unknown>;
+      if ('$set' in p || '$set_once' in p || '$unset' in p) {
+        history.push(
+          `${JSON.stringify({ timestamp: event.timestamp, event: event.event, uuid: event.uuid, distinct_id: event.distinct_id, $set: p.$set, $set_once: p.$set_once, $unset: p.$unset })}\n`,
+        );
+      }
     }
     e.months[month(event.timestamp)] = (e.months[month(event.timestamp)] ?? 0) + 1;
     if (e.first === null || event.timestamp < e.first) e.first = event.timestamp;
@@ -390,6 +393,7 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
           distinct_ids: p.distinctIds,
           counts: {
             events: p.events.count,
+            event_queries: p.events.queries,
             property_changes: p.events.historyCount,
             ...Object.fromEntries(Object.entries(p.parts).map(([k, v]) => [k, v.count])),
           },

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '@hogctl/sandbox';
 import { request } from 'undici';
-import { eventsPageQuery, walkEvents, type EventRecord, type EventsWalk } from '../../../src/hogql/events.js';
+import { eventLine, eventsPageQuery, walkEvents, type EventRecord, type EventsWalk } from '../../../src/hogql/events.js';
 import type { HogQLResponse } from '../../../src/api/query.js';
 
 let sandbox: Sandbox;
@@ -66,7 +66,7 @@ describe('walkEvents', () => {
     expect(events.filter((e) => e.timestamp === SAME_TIME)).toHaveLength(5);
     expect(walk.events).toBe(events.length);
     expect(walk.queries).toBe(Math.floor(events.length / 7) + 1);
-    expect(events.every((e) => ids.includes(e.distinct_id) && typeof e.properties === 'object')).toBe(true);
+    expect(events.every((e) => ids.includes(e.distinct_id) && typeof JSON.parse(eventLine(e)).properties === 'object')).toBe(true);
   });
 
   it('continues from any cursor with exactly the rest', async () => {
@@ -114,6 +114,15 @@ describe('walkEvents', () => {
     const walk: EventsWalk = { queries: 0, events: 0 };
     for await (const _ of walkEvents({ distinctIds: ['d'], until }, walk, fake)) void _;
     expect(walk).toMatchObject({ queries: 3, events: 20_003 });
+  });
+});
+
+describe('eventLine', () => {
+  it('writes the properties as the object their text is, and text that is not one as a string', () => {
+    const e = { uuid: 'u', event: 'e', distinct_id: 'd', timestamp: 't', $session_id: null, elements_chain: '' };
+    expect(JSON.parse(eventLine({ ...e, properties: '{"a":{"b":[1]}}' })).properties).toEqual({ a: { b: [1] } });
+    expect(JSON.parse(eventLine({ ...e, properties: '{"a":' })).properties).toBe('{"a":');
+    expect(JSON.parse(eventLine({ ...e, properties: '[1]' })).properties).toBe('[1]');
   });
 });
 

@@ -128,8 +128,19 @@ function urlOf(text: string): string | null {
   return m ? m[1] : null;
 }
 
-/** One recording per `$session_id`, from the events that carry it. */
+const sessionCache = new WeakMap<EventStore, { version: number; sessions: Map<string, Session> }>();
+
+/** One recording per `$session_id`, from the events that carry it (made again when they change). */
 function sessions(events: EventStore): Map<string, Session> {
+  void events.size; // lays down the seeded history first, which changes the version
+  const cached = sessionCache.get(events);
+  if (cached && cached.version === events.version) return cached.sessions;
+  const out = buildSessions(events);
+  sessionCache.set(events, { version: events.version, sessions: out });
+  return out;
+}
+
+function buildSessions(events: EventStore): Map<string, Session> {
   const out = new Map<string, Session>();
   events.forEachRow((row) => {
     const id = events.sessionId(row);
