@@ -587,6 +587,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l template
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l timeout
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l version
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l wide
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l zip
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l base-url
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l check-email
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons erasure-status"' -l debug

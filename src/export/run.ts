@@ -12,7 +12,8 @@
 //    crash, Ctrl-C or a query limit leaves a bundle --resume continues without writing any event
 //    twice.
 // 4. Finish: summary.html, then manifest.json with the SHA-256 of every file; the journal goes.
-import { rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
@@ -37,6 +38,7 @@ import { appendGzipLines, createBundleDir, cutTo, listFiles, makeDir, MANIFEST_F
 import { collectPart, PARTS, type CollectContext } from './collect.js';
 import { journalPath, loadJournal, saveJournal, type ExportJournal, type ExportPerson } from './journal.js';
 import { summaryHtml, type SummaryProject } from './summary.js';
+import { writeZip } from './zip.js';
 import { writeSecretFile } from '../config/secret-file.js';
 
 export const EVENTS_FILE = 'events.ndjson.gz';
@@ -57,6 +59,8 @@ export interface ExportSettings {
   allProjects: boolean;
   from?: string;
   recordings: boolean;
+  /** Hand the finished bundle over as <out>.zip instead of a directory. */
+  zip: boolean;
   dryRun: boolean;
   resume: boolean;
   maxWaitMs: number;
@@ -68,6 +72,8 @@ export interface ExportResult {
   events: number;
   queries: number;
   files: number;
+  /** The archive, with --zip (the directory is then removed). */
+  zip: string | null;
   unavailable: string[];
   dry_run: boolean;
 }
@@ -91,6 +97,11 @@ function identifierList(s: Pick<ExportSettings, 'emails' | 'distinctIds' | 'pers
     integerCount: 0,
     sha256: idListSha256(ids),
   };
+}
+
+/** Where --zip puts the archive: beside the directory, named after it. */
+function zipPathOf(out: string): string {
+  return `${out.replace(/[\\/]+$/, '')}.zip`;
 }
 
 function currentTeamOf(me: unknown): string | null {
@@ -120,9 +131,16 @@ export async function runExport(ctx: Context, s: ExportSettings): Promise<Export
         events: 0,
         queries: journal.queries,
         files: 0,
+        zip: null,
         unavailable: [],
         dry_run: true,
       };
+    }
+    if (s.zip && existsSync(zipPathOf(s.out))) {
+      throw new UsageError(
+        `${zipPathOf(s.out)} exists, and a bundle is never written over`,
+        'move it away, or give --out another directory',
+      );
     }
     createBundleDir(s.out);
     saveJournal(s.out, journal);
@@ -172,7 +190,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
     requested_by: me?.email ?? profile,
     identifiers: { emails: s.emails, distinct_ids: s.distinctIds, persons: s.persons },
     recordings: s.recordings,
-    zip: false,
+    zip: s.zip,
     projects: found.projects.map((p) => ({ id: p.id, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) })),
     persons: [],
     queries: found.queries,
@@ -410,15 +428,23 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
     files,
   });
   rmSync(journalPath(bundle), { force: true });
+  let zip: string | null = null;
+  if (journal.zip) {
+    zip = zipPathOf(bundle);
+    await writeZip(bundle, [...files.map((f) => f.path), MANIFEST_FILE].sort(), zip, basename(bundle));
+    // The archive is the bundle now: the directory it was made from goes.
+    rmSync(bundle, { recursive: true, force: true });
+  }
   ctx.info(
-    `✔ exported ${plural(journal.persons.length, 'person')} and ${plural(events, 'event')} into ${bundle} (${plural(files.length + 1, 'file')})`,
+    `✔ exported ${plural(journal.persons.length, 'person')} and ${plural(events, 'event')} into ${zip ?? bundle} (${plural(files.length + 1, 'file')})`,
   );
   const result: ExportResult = {
-    bundle,
+    bundle: zip ?? bundle,
     persons: journal.persons.length,
     events,
     queries: journal.queries,
     files: files.length + 1,
+    zip,
     unavailable,
     dry_run: false,
   };

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
 
@@ -235,4 +235,52 @@ describe('hogctl persons export', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('name the data subject');
   }, 120_000);
+
+  it('--zip hands the bundle over as one archive whose entries match the manifest, and removes the directory', async () => {
+    const out3 = join(dir, 'kim-zip');
+    const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out3, '--zip', '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ zip: `${out3}.zip`, events: 1_000 });
+    expect(existsSync(out3)).toBe(false);
+    expect(statSync(`${out3}.zip`).mode & 0o777).toBe(0o600);
+    const entries = readZip(readFileSync(`${out3}.zip`));
+    const manifest = JSON.parse(entries.get('kim-zip/manifest.json')!.toString('utf8'));
+    expect([...entries.keys()].sort()).toEqual(
+      ['kim-zip/manifest.json', ...manifest.files.map((f: { path: string }) => `kim-zip/${f.path}`)].sort(),
+    );
+    for (const f of manifest.files) {
+      expect(
+        createHash('sha256')
+          .update(entries.get(`kim-zip/${f.path}`)!)
+          .digest('hex'),
+        f.path,
+      ).toBe(f.sha256);
+    }
+    const again = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out3, '--zip']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('is never written over');
+  }, 120_000);
 });
+
+/** The entries of a .zip, read through its central directory, each inflated and its CRC checked. */
+function readZip(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const out = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    const crc = zip.readUInt32LE(at + 16);
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extra = zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = inflateRawSync(zip.subarray(dataAt, dataAt + compressed));
+    expect(crc32(data), name).toBe(crc);
+    out.set(name, data);
+    at += 46 + nameLength + extra;
+  }
+  return out;
+}

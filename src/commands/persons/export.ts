@@ -18,10 +18,11 @@ export interface PersonsExportOptions {
   from?: string;
   dryRun?: boolean;
   resume?: boolean;
+  zip?: boolean;
   maxWait?: string;
 }
 
-const FIELDS = ['bundle', 'persons', 'events', 'queries', 'files', 'unavailable', 'dry_run'];
+const FIELDS = ['bundle', 'persons', 'events', 'queries', 'files', 'zip', 'unavailable', 'dry_run'];
 
 export function personsExportCommand(): Command {
   return new Command('export')
@@ -54,6 +55,7 @@ export function personsExportCommand(): Command {
     .option('--projects <ids>', 'export from these projects, e.g. 1,2,3 (each is searched on its own)')
     .option('--all-projects', 'export from every project the key can see')
     .option('--from <date>', 'only events from this date or time on (default: all)')
+    .option('--zip', 'hand the bundle over as <out>.zip (the directory is removed once the archive is written)')
     .option('--dry-run', 'find the persons and print the plan; write nothing')
     .option('--resume', 'continue the unfinished export in --out')
     .option('--max-wait <duration>', 'the longest wait the server may ask for while the persons are looked up, e.g. 90s, 1h (default 15m)')
@@ -63,6 +65,7 @@ export function personsExportCommand(): Command {
         'hogctl persons export --email user1@example.com --out ./user1-export --dry-run',
         'hogctl persons export --email user1@example.com --all-projects --out ./user1-export',
         'hogctl persons export --distinct-id user-2 --projects 1,2 --from 2024-01-01 --out ./user-2-export -o json',
+        'hogctl persons export --email user3@example.com --out ./user3-export --zip',
         'hogctl persons export --resume --out ./user1-export',
       ),
     )
@@ -82,6 +85,7 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
     allProjects: Boolean(options.allProjects),
     from: options.from,
     recordings: false,
+    zip: Boolean(options.zip),
     dryRun: Boolean(options.dryRun),
     resume: Boolean(options.resume),
     maxWaitMs: options.maxWait ? parseDuration(options.maxWait, '--max-wait') : 15 * 60_000,
