@@ -271,7 +271,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --resume --template --timeout --version --wide --zip -V -o -q" ;;
+      cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --recordings --resume --template --timeout --version --wide --zip -V -o -q" ;;
     "persons erasure-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -582,6 +582,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l profile -x 
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l project
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l projects
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l quiet
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l recordings
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l resume
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l template
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons export"' -l timeout

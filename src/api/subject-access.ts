@@ -66,3 +66,39 @@ export async function* personRecordings(
     if (!res.body.has_next || res.body.results.length === 0) return;
   }
 }
+
+export interface SnapshotSource {
+  source: string;
+  blob_key?: string | null;
+  start_timestamp?: string | null;
+  end_timestamp?: string | null;
+}
+
+function snapshotsPath(projectId: string, sessionId: string): string {
+  return `/api/projects/${encodeURIComponent(projectId)}/session_recordings/${encodeURIComponent(sessionId)}/snapshots/`;
+}
+
+/** GET session_recordings/{id}/snapshots/ without a source: where the recording's blocks are. */
+export async function snapshotSources(
+  client: ApiClient,
+  projectId: string,
+  sessionId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<SnapshotSource[]> {
+  const res = await client.get<{ sources: SnapshotSource[] }>(snapshotsPath(projectId, sessionId), undefined, { signal: options.signal });
+  expectShape(res, 'GET', 'the sources of a recording', (b) => isObject(b) && Array.isArray(b.sources));
+  return res.body.sources;
+}
+
+/** The blocks of one source as the server sends them (JSON lines): `blob_v2` by a range of keys
+ * (at most 20 with a personal key), `blob_v2_lts` by its one key. */
+export async function snapshotBlocks(
+  client: ApiClient,
+  projectId: string,
+  sessionId: string,
+  query: Record<string, string>,
+  options: { signal?: AbortSignal } = {},
+): Promise<string> {
+  const res = await client.get<string>(snapshotsPath(projectId, sessionId), query, { signal: options.signal, text: true });
+  return typeof res.body === 'string' ? res.body : `${JSON.stringify(res.body)}\n`;
+}

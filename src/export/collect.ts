@@ -3,6 +3,7 @@
 // and the session recordings' list. A part the server refuses to give (a scope the key lacks, an
 // endpoint refused to keys, one an older server does not have) is recorded with the server's
 // reason and the rest go on: the bundle says what is missing instead of failing whole.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -10,8 +11,8 @@ import type { ApiClient } from '../http/client.js';
 import { getPerson } from '../api/persons.js';
 import { personActivity } from '../api/person-actions.js';
 import { personCohorts } from '../api/person-insights.js';
-import { personRecordings, propertiesAtTime } from '../api/subject-access.js';
-import { appendLines, cutTo, writeJson } from './bundle.js';
+import { personRecordings, propertiesAtTime, snapshotBlocks, snapshotSources } from '../api/subject-access.js';
+import { appendLines, cutTo, makeDir, writeJson } from './bundle.js';
 import type { ExportPerson, PartState } from './journal.js';
 
 /** Where recordings are listed from when no --from is given: five years, beyond any retention. */
@@ -24,7 +25,12 @@ export const PARTS = [
   { name: 'cohorts', file: 'cohorts.json' },
   { name: 'activity', file: 'activity.json' },
   { name: 'recordings', file: 'recordings.ndjson' },
+  /** With --recordings: recordings/<session id>.jsonl, the blocks as the server sends them. */
+  { name: 'recording content', file: 'recordings' },
 ] as const;
+
+/** Block keys of `blob_v2` a personal key may ask for in one call (docs/server-contract.md §15.4). */
+const BLOCKS_PER_CALL = 20;
 
 export type PartName = (typeof PARTS)[number]['name'];
 
@@ -45,6 +51,8 @@ export interface CollectContext {
   from: string | null;
   /** The project PostHog looks cohorts up in: the user's current one (null when unknown). */
   currentTeam: string | null;
+  /** --recordings: the recordings' content too. */
+  recordings: boolean;
 }
 
 /** Reads and writes one part; returns what the journal records of it. */
@@ -99,10 +107,60 @@ export async function collectPart(c: CollectContext, person: ExportPerson, part:
         }
         return { count };
       }
+      case 'recording content': {
+        if (!c.recordings) return { count: null, note: 'not asked for (--recordings)' };
+        makeDir(file);
+        const listed = join(c.bundle, person.dir, 'recordings.ndjson');
+        let count = 0;
+        const gone: string[] = [];
+        for (const line of existsSync(listed) ? readFileSync(listed, 'utf8').split('\n') : []) {
+          if (!line.trim()) continue;
+          const id = String((JSON.parse(line) as { id: unknown }).id);
+          const target = join(file, `${id.replace(/[^\w.-]/g, '_')}.jsonl`);
+          cutTo(target, 0);
+          try {
+            await recordingContent(c, person.project, id, target);
+            count++;
+          } catch (err) {
+            // Deleted since it was listed (410), or gone (404): said, and the others go on.
+            if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 410)) throw err;
+            gone.push(id);
+          }
+        }
+        return gone.length
+          ? { count, note: `${gone.length} recordings could not be read (deleted or gone): ${gone.slice(0, 5).join(', ')}` }
+          : { count };
+      }
     }
   } catch (err) {
     const why = refusal(err);
     if (why === undefined || part === 'person') throw err;
     return { count: null, unavailable: why };
+  }
+}
+
+/** One recording's blocks, source by source, appended to `target` as the server sends them. */
+async function recordingContent(c: CollectContext, project: string, id: string, target: string): Promise<void> {
+  const signal = c.ctx.deps.signal;
+  const sources = await snapshotSources(c.client, project, id, { signal });
+  const v2 = sources
+    .filter((s) => s.source === 'blob_v2' && s.blob_key !== null && s.blob_key !== undefined)
+    .map((s) => Number(s.blob_key))
+    .filter((k) => Number.isInteger(k))
+    .sort((a, b) => a - b);
+  for (let i = 0; i < v2.length; i += BLOCKS_PER_CALL) {
+    const keys = v2.slice(i, i + BLOCKS_PER_CALL);
+    const text = await snapshotBlocks(
+      c.client,
+      project,
+      id,
+      { source: 'blob_v2', start_blob_key: String(keys[0]), end_blob_key: String(keys[keys.length - 1]) },
+      { signal },
+    );
+    if (text) await appendLines(target, [text.endsWith('\n') ? text : `${text}\n`]);
+  }
+  for (const s of sources.filter((x) => x.source === 'blob_v2_lts' && x.blob_key)) {
+    const text = await snapshotBlocks(c.client, project, id, { source: 'blob_v2_lts', blob_key: String(s.blob_key) }, { signal });
+    if (text) await appendLines(target, [text.endsWith('\n') ? text : `${text}\n`]);
   }
 }

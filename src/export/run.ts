@@ -267,17 +267,26 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
 /** Step 3: every part and every page, journaled as it is written. */
 async function write(ctx: Context, client: ApiClient, bundle: string, journal: ExportJournal): Promise<void> {
   const cap: WaitCap = { maxWaitMs: Infinity, flag: '--max-wait' };
-  const c: CollectContext = { ctx, client, bundle, until: journal.until, from: journal.from, currentTeam: journal.current_team };
+  const c: CollectContext = {
+    ctx,
+    client,
+    bundle,
+    until: journal.until,
+    from: journal.from,
+    currentTeam: journal.current_team,
+    recordings: journal.recordings,
+  };
   for (const person of journal.persons) {
     makeDir(join(bundle, person.dir));
     const label = `project ${person.project}, person ${person.uuid}`;
     for (const part of PARTS) {
-      if (person.parts[part.name]) continue;
+      if (person.parts[part.name] || (part.name === 'recording content' && !journal.recordings)) continue;
       if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled');
       const state = await collectPart(c, person, part.name);
       person.parts[part.name] = state;
       if (state.unavailable) ctx.warn(`${label}: ${part.name} not exported: ${state.unavailable}`);
-      if (state.note) ctx.info(`${label}: ${part.name} not exported: ${state.note}`);
+      if (state.note && !(part.name === 'recording content' && !journal.recordings))
+        ctx.info(`${label}: ${part.name} not exported: ${state.note}`);
       saveJournal(bundle, journal);
     }
     if (person.events.done) continue;
@@ -360,7 +369,7 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
         lastEvent: person.events.last,
         months: person.events.months,
         parts: [
-          ...PARTS.map((part) => ({
+          ...PARTS.filter((part) => person.parts[part.name]).map((part) => ({
             name: part.name,
             count: person.parts[part.name]?.count ?? null,
             unavailable: person.parts[part.name]?.unavailable ?? person.parts[part.name]?.note,

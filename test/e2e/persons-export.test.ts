@@ -238,7 +238,7 @@ describe('hogctl persons export', () => {
 
   it('--zip hands the bundle over as one archive whose entries match the manifest, and removes the directory', async () => {
     const out3 = join(dir, 'kim-zip');
-    const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out3, '--zip', '-o', 'json']);
+    const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out3, '--zip', '--recordings', '-o', 'json']);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ zip: `${out3}.zip`, events: 1_000 });
     expect(existsSync(out3)).toBe(false);

@@ -19,6 +19,7 @@ export interface PersonsExportOptions {
   dryRun?: boolean;
   resume?: boolean;
   zip?: boolean;
+  recordings?: boolean;
   maxWait?: string;
 }
 
@@ -55,6 +56,7 @@ export function personsExportCommand(): Command {
     .option('--projects <ids>', 'export from these projects, e.g. 1,2,3 (each is searched on its own)')
     .option('--all-projects', 'export from every project the key can see')
     .option('--from <date>', 'only events from this date or time on (default: all)')
+    .option('--recordings', "also the session recordings' content, as the server serves it (recordings/<session id>.jsonl)")
     .option('--zip', 'hand the bundle over as <out>.zip (the directory is removed once the archive is written)')
     .option('--dry-run', 'find the persons and print the plan; write nothing')
     .option('--resume', 'continue the unfinished export in --out')
@@ -84,7 +86,7 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
     projects: options.projects ? parseProjectList(options.projects) : undefined,
     allProjects: Boolean(options.allProjects),
     from: options.from,
-    recordings: false,
+    recordings: Boolean(options.recordings),
     zip: Boolean(options.zip),
     dryRun: Boolean(options.dryRun),
     resume: Boolean(options.resume),
