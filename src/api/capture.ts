@@ -25,7 +25,14 @@ export function ingestionUrl(baseUrl: string): string {
 export interface CaptureEvent {
   event: string;
   distinct_id: string;
-  properties: { $set?: Record<string, unknown>; $set_once?: Record<string, unknown>; $unset?: string[] };
+  properties: {
+    $set?: Record<string, unknown>;
+    $set_once?: Record<string, unknown>;
+    $unset?: string[];
+    /** `$merge_dangerously`: the distinct id whose person is merged into this event's (posthog-ingestion.md B.3.1). */
+    alias?: string;
+    $lib?: string;
+  };
   timestamp: string;
   /** With the same timestamp and distinct id, lets the events table keep one row of an event sent
    * twice (its ReplacingMergeTree collapses such rows when it merges; until then both show). */
