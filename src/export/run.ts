@@ -147,7 +147,7 @@ export async function runExport(ctx: Context, s: ExportSettings): Promise<Export
   }
   const lock = await lockJournal(journalPath(s.out), ctx.deps.now);
   try {
-    await write(ctx, client, s.out, journal);
+    await write(ctx, client, s.out, journal, s.maxWaitMs);
   } catch (err) {
     if (ctx.deps.signal?.aborted || err instanceof CancelledError) {
       throw new CancelledError(
@@ -265,8 +265,9 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
 }
 
 /** Step 3: every part and every page, journaled as it is written. */
-async function write(ctx: Context, client: ApiClient, bundle: string, journal: ExportJournal): Promise<void> {
-  const cap: WaitCap = { maxWaitMs: Infinity, flag: '--max-wait' };
+async function write(ctx: Context, client: ApiClient, bundle: string, journal: ExportJournal, maxWaitMs: number): Promise<void> {
+  // A longer wait than --max-wait stops the run (exit 6), every page written kept for --resume.
+  const cap: WaitCap = { maxWaitMs, flag: '--max-wait' };
   const c: CollectContext = {
     ctx,
     client,

@@ -228,6 +228,18 @@ describe('hogctl persons export', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000 });
 
+    // A query limit that asks to wait longer than --max-wait stops the export (exit 6); --resume goes on.
+    const out4 = join(dir, 'kim-limited');
+    world.sandbox.setRateLimit('query=1/1h');
+    const limited = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out4, '--max-wait', '1s']);
+    world.sandbox.setRateLimit('query=4/2s');
+    expect(limited.code, limited.stderr).toBe(6);
+    expect(limited.stderr).toContain(`hogctl persons export --resume --out ${out4}`);
+    expect(existsSync(join(out4, 'export-journal.json'))).toBe(true);
+    const resumed = await world.run(['persons', 'export', '--resume', '--out', out4, '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ events: 1_000 });
+
     const none = await world.run(['persons', 'export', '--email', 'nobody@example.net', '--out', join(dir, 'nobody')]);
     expect(none.code).toBe(3);
     expect(existsSync(join(dir, 'nobody'))).toBe(false);

@@ -60,7 +60,10 @@ export function personsExportCommand(): Command {
     .option('--zip', 'hand the bundle over as <out>.zip (the directory is removed once the archive is written)')
     .option('--dry-run', 'find the persons and print the plan; write nothing')
     .option('--resume', 'continue the unfinished export in --out')
-    .option('--max-wait <duration>', 'the longest wait the server may ask for while the persons are looked up, e.g. 90s, 1h (default 15m)')
+    .option(
+      '--max-wait <duration>',
+      'the longest wait the server may ask for (Retry-After of the query limit) before the export stops, to be resumed later, e.g. 90s, 1h (default 15m)',
+    )
     .addHelpText(
       'after',
       examples(
