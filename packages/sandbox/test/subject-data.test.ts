@@ -77,12 +77,35 @@ describe('GET /persons/properties_at_time/', () => {
     expect(late.json().point_in_time_metadata).toMatchObject({ query_mode: 'person_id', distinct_ids_count: 2, include_set_once: true });
   });
 
-  it('refuses both or neither id, no timestamp, and answers 404 for no one', async () => {
-    expect((await call(sb, `/api/projects/1/persons/properties_at_time/?timestamp=${at(0)}`)).status).toBe(400);
-    expect((await call(sb, '/api/projects/1/persons/properties_at_time/?distinct_id=sar@example.net')).json()).toEqual({
-      error: 'timestamp parameter is required',
+  it("refuses both or neither id, no timestamp, a bad one, and answers 404 for no one, in the view's words", async () => {
+    const base = '/api/projects/1/persons/properties_at_time/';
+    const error = async (query: string, status: number) => {
+      const res = await call(sb, `${base}?${query}`);
+      expect(res.status).toBe(status);
+      return res.json().error;
+    };
+    expect(await error(`timestamp=${at(0)}`, 400)).toBe('Must provide either distinct_id or person_id parameter');
+    expect(await error(`distinct_id=a&person_id=${personUuid}&timestamp=${at(0)}`, 400)).toBe(
+      'Cannot provide both distinct_id and person_id - choose one',
+    );
+    expect(await error('distinct_id=sar@example.net', 400)).toBe('timestamp parameter is required (ISO format: 2023-06-15T14:30:00Z)');
+    expect(await error('distinct_id=sar@example.net&timestamp=yesterday', 400)).toBe(
+      'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z',
+    );
+    expect(await error(`distinct_id=nobody&timestamp=${at(0)}`, 404)).toBe("Person with distinct_id 'nobody' not found");
+  });
+
+  it('says when and how it was asked, as the view does', async () => {
+    const res = await call(sb, `/api/projects/1/persons/properties_at_time/?person_id=${personUuid}&timestamp=2030-01-02T03:04:05Z`);
+    expect(res.json().point_in_time_metadata).toEqual({
+      queried_timestamp: '2030-01-02T03:04:05+00:00',
+      include_set_once: false,
+      distinct_id_used: null,
+      person_id_used: personUuid,
+      query_mode: 'person_id',
+      distinct_ids_queried: expect.arrayContaining(['anon-sar', 'sar@example.net']),
+      distinct_ids_count: 2,
     });
-    expect((await call(sb, `/api/projects/1/persons/properties_at_time/?distinct_id=nobody&timestamp=${at(0)}`)).status).toBe(404);
   });
 });
 

@@ -50,6 +50,12 @@ function parseTime(raw: string, nowMs: number): number | null {
 
 // ---- properties at a time -------------------------------------------------------------------
 
+function pythonIsoFormat(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const millis = iso.slice(20, 23);
+  return `${iso.slice(0, 19)}${millis === '000' ? '' : `.${millis}000`}+00:00`;
+}
+
 function asObject(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
@@ -61,16 +67,19 @@ const propertiesAtTime: Handler = (ctx, app) => {
   const personId = lastParam(ctx.query, 'person_id');
   const timestamp = lastParam(ctx.query, 'timestamp');
   const includeSetOnce = (lastParam(ctx.query, 'include_set_once') ?? 'false').toLowerCase() === 'true';
-  if (Boolean(distinctId) === Boolean(personId)) {
-    throw rawError(400, { error: 'Must provide either distinct_id or person_id parameter, but not both' });
-  }
-  if (!timestamp) throw rawError(400, { error: 'timestamp parameter is required' });
+  // The checks and their words are the view's own (posthog/api/person.py, properties_at_time).
+  if (distinctId && personId) throw rawError(400, { error: 'Cannot provide both distinct_id and person_id - choose one' });
+  if (!distinctId && !personId) throw rawError(400, { error: 'Must provide either distinct_id or person_id parameter' });
+  if (!timestamp) throw rawError(400, { error: 'timestamp parameter is required (ISO format: 2023-06-15T14:30:00Z)' });
   const atMs = Date.parse(timestamp);
-  if (Number.isNaN(atMs)) throw rawError(400, { error: `Invalid timestamp format: ${timestamp}` });
+  if (Number.isNaN(atMs)) throw rawError(400, { error: 'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z' });
   let person: Person | undefined;
   if (personId) person = store.getByIdOrUuid(canonicalUuid(personId) ?? personId);
   else person = store.getByDistinctId(distinctId!);
-  if (!person) throw rawError(404, { error: 'Person not found' });
+  if (!person) {
+    const [type, identifier] = distinctId ? ['distinct_id', distinctId] : ['person_id', personId];
+    throw rawError(404, { error: `Person with ${type} '${identifier}' not found` });
+  }
 
   // Every distinct id of the person, as the point-in-time builder queries them all.
   const ids = new Set(person.distinctIds);
@@ -98,10 +107,11 @@ const propertiesAtTime: Handler = (ctx, app) => {
     ...serializeRecord(person),
     properties,
     point_in_time_metadata: {
-      queried_timestamp: new Date(atMs).toISOString(),
+      // Python's datetime.isoformat() of an aware UTC time.
+      queried_timestamp: pythonIsoFormat(atMs),
       include_set_once: includeSetOnce,
       distinct_id_used: distinctId,
-      person_id_used: personId ? person.uuid : null,
+      person_id_used: personId,
       query_mode: distinctId ? 'distinct_id' : 'person_id',
       distinct_ids_queried: [...ids],
       distinct_ids_count: ids.size,
