@@ -163,7 +163,10 @@ describe('GET /session_recordings/{id}/ and /snapshots/', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.data[0].data.href)).toEqual(['https://a.example/1', 'https://a.example/2']);
-    const many = await call(sb, '/api/projects/1/session_recordings/s-one/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=20');
+    const many = await call(sb, '/api/projects/1/session_recordings/s-one/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=21');
     expect(many.status).toBe(400);
+    expect(many.json().detail).toBe('Cannot request more than 20 blob keys at once');
+    const twenty = await call(sb, '/api/projects/1/session_recordings/s-one/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=20');
+    expect(twenty.status).toBe(200);
   });
 });

@@ -29,7 +29,8 @@ const DAY_US = 86_400e6;
 const DEFAULT_RECORDINGS_LIMIT = 50;
 /** RecordingsQuery.date_from's default in posthog/schema.py. */
 const DEFAULT_DATE_FROM = '-3d';
-/** Block keys a personal API key may ask for in one call (`SessionRecordingSnapshotsRequestSerializer`). */
+/** How far apart the first and last block keys of one call may be with a personal API key
+ * (`SessionRecordingSnapshotsRequestSerializer.validate`). */
 const MAX_BLOCKS_PER_KEY_CALL = 20;
 
 function eventsFor(ctx: RequestContext, app: Services): EventStore {
@@ -307,15 +308,13 @@ const snapshots: Handler = (ctx, app): SandboxResponse => {
     });
   }
   if (source !== 'blob_v2') throw validationError(`Invalid source: ${source}`);
+  // SessionRecordingSnapshotsRequestSerializer.validate: integer keys, and at most 20 apart with
+  // a personal key (100 otherwise).
   const start = Number(lastParam(ctx.query, 'start_blob_key'));
-  const end = Number(lastParam(ctx.query, 'end_blob_key'));
-  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start) {
-    throw validationError('start_blob_key and end_blob_key must be integers, start <= end');
-  }
-  const byKey = ctx.principal?.kind === 'personal_api_key';
-  if (byKey && end - start + 1 > MAX_BLOCKS_PER_KEY_CALL) {
-    throw validationError(`Cannot request more than ${MAX_BLOCKS_PER_KEY_CALL} blob keys at once`);
-  }
+  const end = Number(lastParam(ctx.query, 'end_blob_key') ?? start);
+  if (!Number.isInteger(start) || !Number.isInteger(end)) throw validationError('Blob key must be an integer');
+  const allowed = ctx.principal?.kind === 'personal_api_key' ? MAX_BLOCKS_PER_KEY_CALL : 100;
+  if (end - start > allowed) throw validationError(`Cannot request more than ${allowed} blob keys at once`);
   const lines: string[] = [];
   for (let key = start; key <= Math.min(end, blocks - 1); key++) {
     const href = s.urls[key] ?? s.startUrl ?? '';
