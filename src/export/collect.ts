@@ -35,7 +35,7 @@ const BLOCKS_PER_CALL = 20;
 export type PartName = (typeof PARTS)[number]['name'];
 
 /** The server would not give this part to this caller: why, in its words. */
-function refusal(err: unknown): string | undefined {
+export function refusal(err: unknown): string | undefined {
   if (!(err instanceof ApiError)) return undefined;
   if (err.status === 403 || err.status === 401) return `${err.status}: ${err.server.detail ?? err.message}`;
   // An endpoint this server does not have (an older PostHog), or will not take this method.

@@ -35,7 +35,7 @@ import { sleep } from '../sleep.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { appendGzipLines, createBundleDir, cutTo, listFiles, makeDir, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
-import { collectPart, PARTS, type CollectContext } from './collect.js';
+import { collectPart, PARTS, refusal, type CollectContext } from './collect.js';
 import { journalPath, loadJournal, saveJournal, type ExportJournal, type ExportPerson } from './journal.js';
 import { summaryHtml, type SummaryProject } from './summary.js';
 import { writeZip } from './zip.js';
@@ -224,7 +224,9 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
   // The events each person has up to now, counted: the plan's estimate of the queries.
   let events = 0;
   let pages = 0;
+  let uncounted: string | undefined;
   for (const person of journal.persons) {
+    if (uncounted) break;
     const res = await underQueryLimit(ctx, cap, (retry) =>
       runHogQL(
         client,
@@ -236,7 +238,14 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
         },
         { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
       ),
-    );
+    ).catch((err: unknown) => {
+      // A key that may not query (no query:read) still exports the records; the events are
+      // named as not readable when they are reached.
+      uncounted = refusal(err);
+      if (uncounted === undefined) throw err;
+      return undefined;
+    });
+    if (!res) break;
     journal.queries++;
     const count = Number((res.results[0] ?? [])[0] ?? 0);
     events += count;
@@ -255,11 +264,13 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
         )}`,
       );
   }
-  ctx.info(
-    `  about ${plural(events, 'event')} up to ${until}: ${plural(pages, 'query', 'queries')} of up to ${n(MAX_QUERY_ROWS)} events` +
-      ` (at ${n(QUERIES_PER_HOUR)} queries an hour, about ${formatDuration(Math.ceil((pages / QUERIES_PER_HOUR) * 3_600_000))} of the query budget),` +
-      ` plus ${plural(journal.persons.length * PARTS.length, 'read')} for the records`,
-  );
+  if (uncounted) ctx.info(`  the events cannot be counted: ${uncounted}`);
+  else
+    ctx.info(
+      `  about ${plural(events, 'event')} up to ${until}: ${plural(pages, 'query', 'queries')} of up to ${n(MAX_QUERY_ROWS)} events` +
+        ` (at ${n(QUERIES_PER_HOUR)} queries an hour, about ${formatDuration(Math.ceil((pages / QUERIES_PER_HOUR) * 3_600_000))} of the query budget),` +
+        ` plus ${plural(journal.persons.length * PARTS.length, 'read')} for the records`,
+    );
   if (s.dryRun) ctx.info('dry run: nothing was written');
   return journal;
 }
@@ -312,12 +323,19 @@ async function write(ctx: Context, client: ApiClient, bundle: string, journal: E
         ),
       );
     const range = { distinctIds: person.distinctIds, until: journal.until, ...(journal.from ? { from: journal.from } : {}) };
-    for await (const page of walkEvents(range, walk, run)) {
-      await writePage(person, page, eventsPath, historyPath);
-      counted();
-      person.events.cursor = { timestamp: page[page.length - 1].timestamp, uuid: page[page.length - 1].uuid };
-      saveJournal(bundle, journal);
-      ctx.info(`${label}: ${plural(person.events.count, 'event')} written (${plural(person.events.queries, 'query', 'queries')})`);
+    try {
+      for await (const page of walkEvents(range, walk, run)) {
+        await writePage(person, page, eventsPath, historyPath);
+        counted();
+        person.events.cursor = { timestamp: page[page.length - 1].timestamp, uuid: page[page.length - 1].uuid };
+        saveJournal(bundle, journal);
+        ctx.info(`${label}: ${plural(person.events.count, 'event')} written (${plural(person.events.queries, 'query', 'queries')})`);
+      }
+    } catch (err) {
+      const why = refusal(err);
+      if (why === undefined) throw err;
+      person.events.unavailable = why;
+      ctx.warn(`${label}: events not exported: ${why}`);
     }
     // The query that found the end with an empty page counts too.
     counted();
@@ -360,6 +378,8 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
     for (const [name, part] of Object.entries(person.parts)) {
       if (part.unavailable) unavailable.push(`project ${person.project}, person ${person.uuid}: ${name}: ${part.unavailable}`);
     }
+    if (person.events.unavailable)
+      unavailable.push(`project ${person.project}, person ${person.uuid}: events: ${person.events.unavailable}`);
     projects
       .find((p) => p.id === person.project)!
       .persons.push({
@@ -375,7 +395,7 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
             count: person.parts[part.name]?.count ?? null,
             unavailable: person.parts[part.name]?.unavailable ?? person.parts[part.name]?.note,
           })),
-          { name: 'events', count: person.events.count },
+          { name: 'events', count: person.events.count, unavailable: person.events.unavailable },
           { name: 'property changes', count: person.events.historyCount },
         ],
       });
@@ -427,11 +447,12 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
           },
           first_event: p.events.first,
           last_event: p.events.last,
-          not_exported: Object.fromEntries(
-            Object.entries(p.parts)
+          not_exported: Object.fromEntries([
+            ...Object.entries(p.parts)
               .filter(([, v]) => v.unavailable || v.note)
               .map(([k, v]) => [k, v.unavailable ?? v.note]),
-          ),
+            ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
+          ]),
         })),
     })),
     counts: { persons: journal.persons.length, events, queries: journal.queries, files: files.length },

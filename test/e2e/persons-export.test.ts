@@ -210,6 +210,18 @@ describe('hogctl persons export', () => {
     expect(res.stderr).toContain("activity not exported: 403: API key missing required scope 'activity_log:read'");
     expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000, unavailable: 1 });
     expect(existsSync(join(kim, 'manifest.json'))).toBe(true);
+
+    // A key that may not query: the records are exported, the events named as not readable.
+    const noQuery = world.sandbox.addKey(['person:read', 'activity_log:read', 'cohort:read', 'session_recording:read', 'user:read']);
+    const records = join(dir, 'kim-records');
+    const only = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', records, '-o', 'json'], {
+      env: { HOGCTL_API_KEY: noQuery },
+    });
+    expect(only.code, only.stderr).toBe(8);
+    expect(only.stderr).toContain("events not exported: 403: API key missing required scope 'query:read'");
+    const m = JSON.parse(readFileSync(join(records, 'manifest.json'), 'utf8'));
+    expect(m.projects[0].persons[0].not_exported).toEqual({ events: "403: API key missing required scope 'query:read'" });
+    expect(m.files.map((f: { path: string }) => f.path.split('/').pop())).toContain('person.json');
   }, 120_000);
 
   it('Ctrl-C leaves a bundle --resume finishes, and --dry-run or a missing subject writes nothing', async () => {
