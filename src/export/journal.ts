@@ -31,6 +31,8 @@ export interface EventsState {
   first: string | null;
   last: string | null;
   months: Record<string, number>;
+  /** The events the plan counted, for the progress line. */
+  estimate?: number;
   done: boolean;
   unavailable?: string;
 }

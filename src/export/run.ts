@@ -24,6 +24,7 @@ import { getPerson } from '../api/persons.js';
 import { getUser } from '../api/users.js';
 import { underQueryLimit, type WaitCap } from '../io/countdown.js';
 import { formatDuration } from '../io/progress.js';
+import { truncate } from '../io/columns.js';
 import { caseProjects } from '../bulk/projects.js';
 import { findTargets } from '../bulk/targets.js';
 import { CLEAR } from '../bulk/identifiers.js';
@@ -97,6 +98,11 @@ function identifierList(s: Pick<ExportSettings, 'emails' | 'distinctIds' | 'pers
     integerCount: 0,
     sha256: idListSha256(ids),
   };
+}
+
+/** One line of the terminal, never wrapped (a wrapped line is not cleared by the next redraw). */
+function fitToTerminal(line: string, columns: number): string {
+  return truncate(line, Math.max(10, columns - 1));
 }
 
 /** Where --zip puts the archive: beside the directory, named after it. */
@@ -248,6 +254,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
     if (!res) break;
     journal.queries++;
     const count = Number((res.results[0] ?? [])[0] ?? 0);
+    person.events.estimate = count;
     events += count;
     pages += Math.floor(count / MAX_QUERY_ROWS) + 1;
   }
@@ -287,6 +294,22 @@ async function write(ctx: Context, client: ApiClient, bundle: string, journal: E
     from: journal.from,
     currentTeam: journal.current_team,
     recordings: journal.recordings,
+  };
+  // On a terminal one line, redrawn after every page; off one, a line a page (for a log).
+  const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
+  let shown = '';
+  const progress = (line: string | undefined) => {
+    if (!tty) {
+      if (line !== undefined) ctx.info(line);
+      return;
+    }
+    if (line === undefined) {
+      if (shown) ctx.io.stderr.write(`\r\u001b[2K${shown}\n`);
+      shown = '';
+      return;
+    }
+    shown = line;
+    ctx.io.stderr.write(`\r\u001b[2K${fitToTerminal(line, ctx.io.stderr.columns || 100)}`);
   };
   for (const person of journal.persons) {
     makeDir(join(bundle, person.dir));
@@ -329,9 +352,13 @@ async function write(ctx: Context, client: ApiClient, bundle: string, journal: E
         counted();
         person.events.cursor = { timestamp: page[page.length - 1].timestamp, uuid: page[page.length - 1].uuid };
         saveJournal(bundle, journal);
-        ctx.info(`${label}: ${plural(person.events.count, 'event')} written (${plural(person.events.queries, 'query', 'queries')})`);
+        progress(
+          `${label}: ${plural(person.events.count, 'event')} written${person.events.estimate !== undefined ? ` of about ${n(person.events.estimate)}` : ''} (${plural(person.events.queries, 'query', 'queries')})`,
+        );
       }
+      progress(undefined);
     } catch (err) {
+      progress(undefined);
       const why = refusal(err);
       if (why === undefined) throw err;
       person.events.unavailable = why;

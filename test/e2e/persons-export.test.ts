@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
+import { runInTerminal } from './terminal.js';
 
 let world: World;
 let dir: string;
@@ -283,6 +284,25 @@ describe('hogctl persons export', () => {
     const again = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out3, '--zip']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is never written over');
+  }, 120_000);
+});
+
+describe('hogctl persons export on a terminal', () => {
+  it('shows one progress line, redrawn after every page, and leaves the last one standing', async () => {
+    const res = await runInTerminal(
+      ['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', join(dir, 'tty')],
+      world.env,
+      [],
+      60_000,
+      {
+        columns: 200,
+        rows: 40,
+      },
+    );
+    expect(res.code, res.output).toBe(0);
+    expect(res.raw).toContain('\r\u001b[2K');
+    expect(res.output).toMatch(/person [0-9a-f-]+: 1,000 events written of about 1,000 \(1 query\)/);
+    expect(res.output).toContain('✔ exported 1 person and 1,000 events');
   }, 120_000);
 });
 
