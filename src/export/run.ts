@@ -418,9 +418,10 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
         months: person.events.months,
         parts: [
           ...PARTS.filter((part) => person.parts[part.name]).map((part) => ({
-            name: part.name,
+            name: part.name === 'properties' ? 'properties (as the events set them)' : part.name,
             count: person.parts[part.name]?.count ?? null,
-            unavailable: person.parts[part.name]?.unavailable ?? person.parts[part.name]?.note,
+            unavailable: person.parts[part.name]?.unavailable,
+            note: person.parts[part.name]?.note,
           })),
           { name: 'events', count: person.events.count, unavailable: person.events.unavailable },
           { name: 'property changes', count: person.events.historyCount },

@@ -11,7 +11,8 @@ export interface SummaryPerson {
   lastEvent: string | null;
   /** "YYYY-MM" → events. */
   months: Record<string, number>;
-  parts: { name: string; count: number | null; unavailable?: string }[];
+  /** `unavailable`: the server refused it to this key; `note`: not exported for another reason. */
+  parts: { name: string; count: number | null; unavailable?: string; note?: string }[];
 }
 
 export interface SummaryProject {
@@ -92,7 +93,7 @@ function personSection(p: SummaryPerson): string {
   const rows = p.parts
     .map(
       (part) =>
-        `<tr><td>${esc(part.name)}</td><td class="num">${part.unavailable ? '' : part.count === null ? '✓' : n(part.count)}</td><td>${part.unavailable ? `<span class="warn">not readable: ${esc(part.unavailable)}</span>` : ''}</td></tr>`,
+        `<tr><td>${esc(part.name)}</td><td class="num">${part.unavailable || part.note ? '' : part.count === null ? '✓' : n(part.count)}</td><td>${part.unavailable ? `<span class="warn">not readable: ${esc(part.unavailable)}</span>` : part.note ? `<span class="warn">not exported: ${esc(part.note)}</span>` : ''}</td></tr>`,
     )
     .join('');
   return `<h3>Person <code>${esc(p.uuid)}</code></h3>
@@ -126,7 +127,7 @@ ${project.persons.map(personSection).join('\n')}</section>`;
 <style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1f24;max-width:920px;margin:2em auto;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #d5d8de;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin-bottom:.3em}
-table{border-collapse:collapse;margin:.3em 0 1em}td,th{padding:.2em .8em .2em 0;text-align:left}th{border-bottom:1px solid #d5d8de}
+table{border-collapse:collapse;margin:.3em 0 1em}td,th{padding:.2em .8em .2em 0;text-align:left}td:first-child{white-space:nowrap}th{border-bottom:1px solid #d5d8de}
 .num{text-align:right}.warn{color:#a4470a}.none{color:#6b7080}dl{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em}dt{color:#6b7080}
 svg rect{fill:#3a5bd9}svg text{font-size:11px;fill:#6b7080}svg .axis{stroke:#9aa0ad}code{font-size:.92em}
 </style></head><body>
