@@ -24,6 +24,7 @@ import { PROPERTY_RULE, planGroups, type InputGroup, type KeepRule, type LeftOut
 import { PLAN_FORMAT } from './read-groups.js';
 import { MERGE_JOURNAL, MergeJournal, readMergeJournal, type MergeHeader, type MergeJournalState } from './merge-journal.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergedGroups, sendEvents } from './merge-events.js';
+import { counted, plural } from '../io/counts.js';
 
 export interface MergeSettings {
   keep: KeepRule;
@@ -146,7 +147,7 @@ export async function runMerge(ctx: Context, s: MergeSettings, input: () => Prom
     const away = state.groups.reduce((n, g) => n + g.merge.length, 0);
     await confirmOrRefuse(ctx, {
       yes: s.yes,
-      summary: `This merges ${away} ${away === 1 ? 'person' : 'persons'} into ${state.groups.length} kept ${state.groups.length === 1 ? 'person' : 'persons'} on ${settings.baseUrl}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal.`,
+      summary: `This merges ${counted(away, 'person')} into ${state.groups.length} kept ${plural(state.groups.length, 'person')} on ${settings.baseUrl}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal.`,
       question: `Merge ${away} persons?`,
       typeToConfirm: String(away),
     });

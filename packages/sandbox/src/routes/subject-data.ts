@@ -22,7 +22,7 @@ import { serializeRecord } from '../person-format.js';
 import type { ThrottleClass } from '../rate-limit.js';
 import type { Router } from '../router.js';
 import { canonicalUuid, formatTimestampUs, type Person } from '../store.js';
-import { personsRouteDefaults, storeFor } from './persons.js';
+import { personsRouteDefaults, storeFor } from '../person-viewset.js';
 
 const DAY_US = 86_400e6;
 /** RecordingsQuery's default page (the comment in `bulk_delete`: "defaults to 50 rows"). */
