@@ -106,6 +106,12 @@ async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string |
   const dir = join(configDir(ctx.env), 'journals');
   const { input } = s;
   if (input.kind === 'selection') return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
+  if (input.kind === 'own')
+    return defaultJournalPath(dir, {
+      path: input.file !== '-' ? input.file : undefined,
+      idListSha256: input.own.sha256,
+      stem: input.own.stem,
+    });
   if (input.kind === 'addresses' || fromStdin(input)) return undefined;
   return defaultJournalPath(dir, { path: input.file, idListSha256: '' });
 }

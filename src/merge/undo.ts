@@ -24,10 +24,10 @@ import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { CaptureEvent } from '../api/capture.js';
 import { writeRecord } from '../io/output.js';
-import { readPersons, type Candidate } from './find-duplicates.js';
-import { readMergeJournal } from './merge-journal.js';
+import { readPersons } from './find-duplicates.js';
+import { readJournal } from '../bulk/journal.js';
+import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents } from './merge-events.js';
-import type { PlannedGroup } from './plan-groups.js';
 
 export interface UndoSettings {
   receipt: string;
@@ -41,7 +41,7 @@ export interface UndoSettings {
 }
 
 interface MergeReceiptFile {
-  format: string;
+  command?: string;
   journal: string;
   groups: { project_id: string; status: string; keep: string }[];
 }
@@ -53,11 +53,13 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
   } catch {
     throw new UsageError(`cannot read ${s.receipt} as the receipt of a merge`, 'give the receipt `hogctl persons merge` wrote');
   }
-  if (receipt.format !== 'hogctl persons merge receipt' || typeof receipt.journal !== 'string')
+  if (receipt.command !== 'persons merge' || typeof receipt.journal !== 'string' || !Array.isArray(receipt.groups))
     throw new UsageError(`${s.receipt} is not the receipt of a merge`, 'give the receipt `hogctl persons merge` wrote');
-  const journal = await readMergeJournal(receipt.journal);
+  const header = mergeHeaderOf((await readJournal(receipt.journal)).header);
+  if (!header) throw new UsageError(`${receipt.journal} is not the journal of a merge`, 'give the receipt `hogctl persons merge` wrote');
   const merged = new Set(receipt.groups.filter((g) => g.status === 'merged').map((g) => g.keep));
-  const groups = journal.groups.filter((g) => merged.has(g.keep.uuid));
+  const journal = { header, groups: header.groups.filter((g) => merged.has(g.keep.uuid)) };
+  const groups = journal.groups;
   const formers = groups.reduce((n, g) => n + g.merge.length, 0);
   ctx.info(
     [
@@ -75,7 +77,7 @@ export async function runUndo(ctx: Context, s: UndoSettings): Promise<void> {
     typeToConfirm: String(groups.length),
   });
   const client = await ctx.api();
-  const byProject = new Map<string, PlannedGroup[]>();
+  const byProject = new Map<string, RecordedGroup[]>();
   for (const g of groups) byProject.set(g.project_id, [...(byProject.get(g.project_id) ?? []), g]);
   const restored = new Set<string>();
   const gone = new Set<string>();
@@ -127,7 +129,7 @@ async function undoProject(
   ctx: Context,
   client: ApiClient,
   project: string,
-  given: PlannedGroup[],
+  given: RecordedGroup[],
   nonce: string,
   s: UndoSettings,
 ): Promise<{ restored: string[]; gone: string[] }> {
@@ -177,7 +179,7 @@ async function undoProject(
       joins.push(mergeEvent({ into: p.distinct_ids[0], alias: other, person: `${p.uuid}:${other}` }, stamp, project));
   for (let i = 0; i < joins.length; i += EVENTS_A_REQUEST)
     await sendEvents(ctx, capture, joins.slice(i, i + EVENTS_A_REQUEST), s.timeoutMs);
-  const joined = (owner: Map<string, string>, p: Candidate) =>
+  const joined = (owner: Map<string, string>, p: KeptPerson) =>
     p.distinct_ids.every((id) => owner.get(id) !== undefined && owner.get(id) === owner.get(p.distinct_ids[0]));
   await until(async () => {
     const owner = await owners(formerIds);

@@ -106,7 +106,7 @@ describe(`merging ${GROUPS.toLocaleString('en-US')} groups of duplicates among $
       try {
         return readFileSync(journal, 'utf8')
           .split('\n')
-          .filter((l) => l.startsWith('{"t":"accepted"')).length;
+          .filter((l) => l.startsWith('{"type":"answered"')).length;
       } catch {
         return 0;
       }

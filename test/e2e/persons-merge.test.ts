@@ -74,7 +74,7 @@ describe('persons merge', () => {
     expect(refused.stderr).toMatch(/refusing without confirmation/);
     const dry = await world.run(['persons', 'merge', '--groups', '-', '--dry-run'], { stdin: dup.stdout });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stderr).toContain(`groups:      ${groups.size} (`);
+    expect(dry.stderr).toContain(`groups    ${groups.size} (`);
     expect(dry.stderr).toContain("the kept person's properties win");
     expect(dry.stderr).toMatch(/has a distinct id PostHog refuses to merge \("null"\)/);
     expect(world.sandbox.capture.events).toBe(captured);
@@ -155,7 +155,7 @@ describe('persons merge', () => {
     const args = ['persons', 'merge', a, b, '--yes', '--journal', journal, '--receipt', receipt];
     world.sandbox.setFaults('slow=1@5000,path=/batch/');
     const run = spawnCli(args, world.env);
-    const sending = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('{"t":"sending"');
+    const sending = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('{"type":"sending"');
     for (let i = 0; i < 3000 && !sending(); i++) await new Promise((r) => setTimeout(r, 10));
     // One run per journal: a second one is refused while the first holds the lock.
     const second = await world.run([...args, '--resume']);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
@@ -6,9 +7,20 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
-import { DEFAULT_KEEP, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
-import { readGroups } from '../../merge/read-groups.js';
-import { runMerge } from '../../merge/merge-job.js';
+import {
+  DEFAULT_KEEP,
+  KEEP_RULES,
+  PROPERTY_RULE,
+  parseKeepRule,
+  type InputGroup,
+  type LeftOut,
+  type PlannedGroup,
+} from '../../merge/plan-groups.js';
+import { PLAN_FORMAT, readGroups } from '../../merge/read-groups.js';
+import { mergeKind } from '../../merge/merge-kind.js';
+import { createSecretFile } from '../../config/secret-file.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
+import type { JobInput } from '../../bulk/input.js';
 import { runUndo } from '../../merge/undo.js';
 
 export interface PersonsMergeOptions {
@@ -102,7 +114,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
       'one person is not a group: give the person to keep and at least one to merge into it',
       'e.g. hogctl persons merge user-1 user-2',
     );
-  if (options.groups === undefined && persons.length === 0 && !options.resume)
+  if (options.groups === undefined && persons.length === 0)
     throw new UsageError(
       'nothing to merge: give --groups <file> or the persons of one group',
       'e.g. hogctl persons duplicates -o ndjson | hogctl persons merge --groups -',
@@ -115,42 +127,72 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
   if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
 
-  // Everything is read and checked before anything is sent.
-  let inputText: string;
-  let input: () => Promise<InputGroup[]>;
-  let fromPlan = false;
+  // Everything is read and checked before anything is sent; on --resume the groups are the
+  // journal's (the persons merged away no longer exist), and the input only finds and binds it.
+  let text: string;
+  let groups: InputGroup[] = [];
+  let fromPlan = true;
+  let input: JobInput;
   if (options.groups !== undefined) {
     const source = options.groups === '-' ? 'standard input' : options.groups;
-    inputText =
-      options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
-    const read = readGroups(inputText, source);
+    text = options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
+    const read = readGroups(text, source);
     fromPlan = read.fromPlan;
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
-    input = async () => read.groups;
+    groups = read.groups;
+    input = ownInput('--groups', options.groups, text, {
+      label: options.groups === '-' ? 'stdin' : options.groups,
+      projects: [...new Set(groups.map((g) => g.project_id))],
+      args: ['--groups', options.groups],
+    });
   } else {
-    inputText = `persons merge ${persons.join('\u0000')}`;
-    input = () => oneGroup(ctx, persons, maxWaitMs);
-    fromPlan = true;
+    text = `persons merge ${persons.join('\u0000')}`;
+    const project = await ctx.projectId();
+    if (!options.resume) groups = await oneGroup(ctx, persons, maxWaitMs);
+    input = ownInput('<persons>', undefined, text, { label: 'the persons named', projects: [project], args: persons });
   }
-  await runMerge(
-    ctx,
-    {
-      keep,
-      fromPlan,
-      dryRun: Boolean(options.dryRun),
-      planOut: options.planOut,
-      yes: Boolean(options.yes),
-      resume: Boolean(options.resume),
-      journal: options.journal,
-      receipt: options.receipt,
-      verifyTimeoutMs,
-      maxWaitMs,
-      timeoutMs: ctx.timeoutMs(),
-      inputText,
-    },
+  const settled = await settleBulkJob(ctx, {
     input,
-  );
+    dryRun: Boolean(options.dryRun),
+    yes: Boolean(options.yes),
+    journal: options.journal,
+    resume: Boolean(options.resume),
+    receipt: options.receipt,
+    maxWaitMs,
+  });
+  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs });
+  await runBulkJob(ctx, settled, kind);
+  if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
+}
+
+/** The groups as the engine takes them: a kind's own input, bound by the hash of its text. */
+function ownInput(
+  flag: string,
+  file: string | undefined,
+  text: string,
+  o: { label: string; projects: string[]; args: string[] },
+): JobInput {
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return { kind: 'own', flag, ...(file !== undefined ? { file } : {}), own: { ...o, sha256, stem: 'merge' } };
+}
+
+/** --plan-out: every group with its kept person, as `--groups` reads it back (0600, never replacing a file). */
+async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): Promise<void> {
+  const body = {
+    format: PLAN_FORMAT,
+    keep,
+    property_rule: PROPERTY_RULE,
+    groups: plan.groups.map((g) => ({
+      project_id: g.project_id,
+      keep: g.keep.uuid,
+      persons: [g.keep, ...g.merge],
+      expected_properties: g.expected_properties,
+    })),
+    left_out: plan.leftOut,
+  };
+  if (!createSecretFile(path, `${JSON.stringify(body, null, 2)}\n`))
+    throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 
 /** `merge <keep> <other>...`: the persons these values name in the project of the settings. */
