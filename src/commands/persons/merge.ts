@@ -21,7 +21,8 @@ import { mergeKind } from '../../merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import type { JobInput } from '../../bulk/input.js';
-import { runUndo } from '../../merge/undo.js';
+import { readMergeToUndo, undoKind } from '../../merge/undo.js';
+import { lockJournal } from '../../bulk/lock.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -95,17 +96,12 @@ export function personsMergeCommand(): Command {
 
 export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions, persons: string[] = []): Promise<void> {
   if (options.undo !== undefined) {
-    if (options.groups !== undefined || persons.length > 0 || options.resume || options.keep !== undefined || options.planOut !== undefined)
-      throw new UsageError('--undo takes the receipt of a merge alone (with --yes, --dry-run, --verify-timeout, --receipt)');
-    return runUndo(ctx, {
-      receipt: options.undo,
-      yes: Boolean(options.yes),
-      dryRun: Boolean(options.dryRun),
-      verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
-      maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
-      timeoutMs: ctx.timeoutMs(),
-      out: options.receipt,
-    });
+    if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
+      throw new UsageError(
+        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt)',
+      );
+    if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
+    return undoMerge(ctx, options);
   }
   if (options.groups !== undefined && persons.length > 0)
     throw new UsageError('give either --groups or the persons of one group, not both');
@@ -164,6 +160,43 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs });
   await runBulkJob(ctx, settled, kind);
   if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
+}
+
+/**
+ * --undo <receipt>: a job of its own (journal, lock, --resume), whose groups are the merge's. The
+ * merge's journal is locked as well, so that an undo and a --resume of the same merge never run
+ * at once.
+ */
+async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<void> {
+  const receipt = options.undo!;
+  const { text, mergeJournal, groups } = await readMergeToUndo(receipt);
+  const input = ownInput('--undo', receipt, text, {
+    label: receipt,
+    projects: [...new Set(groups.map((g) => g.project_id))],
+    args: ['--undo', receipt],
+  });
+  const settled = await settleBulkJob(ctx, {
+    input,
+    dryRun: Boolean(options.dryRun),
+    yes: Boolean(options.yes),
+    journal: options.journal,
+    resume: Boolean(options.resume),
+    receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
+    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+  });
+  const kind = undoKind({
+    receipt,
+    mergeJournal,
+    groups,
+    verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
+    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+  });
+  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.deps.now);
+  try {
+    await runBulkJob(ctx, settled, kind);
+  } finally {
+    await lock?.release();
+  }
 }
 
 /** The groups as the engine takes them: a kind's own input, bound by the hash of its text. */
