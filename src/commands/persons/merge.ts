@@ -61,7 +61,8 @@ export function personsMergeCommand(): Command {
         'off a terminal --yes is needed.\n\n' +
         '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
         'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
-        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own).',
+        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own). ' +
+        'An undo is journaled and locked like the merge: interrupted, `--undo <receipt> --resume` finishes it.',
     )
     .argument('[persons...]', 'one group: the person to keep, then the persons to merge into it (UUIDs or distinct ids)')
     .option(
@@ -72,7 +73,7 @@ export function personsMergeCommand(): Command {
     .option('--dry-run', 'read the persons and print the plan; send nothing')
     .option('--plan-out <file>', 'write the plan (each group with its kept person) to this file for review; --groups <file> applies it')
     .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
-    .option('--resume', 'continue the merge of this input where it stopped (its journal)')
+    .option('--resume', 'continue the merge of this input (or the --undo of this receipt) where it stopped (its journal)')
     .option('--journal <path>', 'the journal (default: one per input, in the config directory)')
     .option('--receipt <path>', 'where the receipt goes (default: beside the journal)')
     .option(
