@@ -1,4 +1,4 @@
-// The capture API (docs/server-contract.md §0): how persons are best changed. A `$set` event for one
+// The capture API (docs/server-contract.md §14.1): how persons are best changed. A `$set` event for one
 // of a person's distinct ids carries `$set`, `$set_once` and `$unset` in its properties; ingestion
 // applies them to the person behind that distinct id, asynchronously (usually within seconds).
 // Capture authenticates with the project API key in the body (`api_key`), never with a personal

@@ -12,6 +12,7 @@ import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { collectIds, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
+import { formatNumber, plural } from '../io/counts.js';
 import type { SelectionSpec } from './journal.js';
 import type { PlanFile } from './plan-file.js';
 import { describeSelection } from './selection.js';
@@ -135,8 +136,6 @@ export async function readJobInput(
   }
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
-
 export interface Input {
   list: IdList;
   /** The file's path, "stdin", "--email", the selection, or the plan's path. */
@@ -187,10 +186,10 @@ async function checked(
     if (!s.skipInvalid) throw invalidInputError(list, input.label);
     if (list.ids.length === 0)
       throw new UsageError(
-        `no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
+        `no valid ids in ${input.label}: all ${formatNumber(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
       );
     ctx.warn(
-      `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
+      `skipping ${formatNumber(list.invalidCount)} invalid ${plural(list.invalidCount, 'value')} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
     );
   }
   return { list, label: input.label, path: input.path, stem: input.stem };

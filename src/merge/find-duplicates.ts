@@ -21,6 +21,7 @@ import { CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL, type HogQLResponse } from '../api/query.js';
 import { underQueryLimit } from '../io/countdown.js';
+import { formatNumber } from '../io/counts.js';
 
 /** The most rows any of these queries asks for (MAX_SELECT_RETURNED_ROWS). */
 const QUERY_LIMIT = 50_000;
@@ -108,7 +109,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
       if (s.persons > o.maxGroup) tooLarge.push({ key: key.name, value: s.value, persons: s.persons });
       else kept.push(s);
     }
-    o.onProgress?.(`${kept.length.toLocaleString('en-US')} values of ${key.name} shared by ${o.minGroup} or more persons`);
+    o.onProgress?.(`${formatNumber(kept.length)} values of ${key.name} shared by ${o.minGroup} or more persons`);
     for (const batch of byRows(kept, (s) => s.persons, ROWS_A_QUERY)) {
       const res = await query(
         `SELECT id, created_at, is_identified, properties, ${key.hogql} AS hogctl_key\nFROM persons\nWHERE ${key.hogql} IN {values}\nLIMIT ${QUERY_LIMIT}`,
@@ -139,7 +140,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
   const uuids = grouped.flatMap((g) => g.uuids);
 
   const distinctIds = await distinctIdsOf(uuids, query);
-  o.onProgress?.(`distinct ids of ${uuids.length.toLocaleString('en-US')} persons read`);
+  o.onProgress?.(`distinct ids of ${formatNumber(uuids.length)} persons read`);
   const activity = await eventsOf([...distinctIds.values()].flat(), query);
 
   const groups: DuplicateGroup[] = grouped.map((g) => {

@@ -22,6 +22,7 @@
 // (a merge of two ids without persons would create one, B.3.5).
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
+import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
@@ -41,7 +42,7 @@ import {
 } from './plan-groups.js';
 import { captureAttempt, captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatNumber;
 
 /** Groups a capture request carries: their events, one per person merged away, go together. */
 export const GROUPS_A_REQUEST = 100;
@@ -192,7 +193,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
-          `This merges ${n(away)} ${away === 1 ? 'person' : 'persons'} into ${n(count)} kept ${count === 1 ? 'person' : 'persons'}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
+          `This merges ${counted(away, 'person')} into ${n(count)} kept ${count === 1 ? 'person' : 'persons'}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
         scope: 'project:read',
         prepare: async (journal) => {
           stamp = mergeHeaderOf(journal.header);
@@ -353,16 +354,14 @@ function targetsOf(projects: { id: string; name: string | null; unreachable?: st
 /** The plan's lines of a merge: the groups, a few of them as they will be merged, whose properties win, who is left out. */
 function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
   const away = groups.reduce((k, g) => k + g.merge.length, 0);
-  const lines = [
-    `  groups    ${n(groups.length)} (${n(away)} ${away === 1 ? 'person' : 'persons'} merged away, each into its group's kept person)`,
-  ];
+  const lines = [`  groups    ${n(groups.length)} (${counted(away, 'person')} merged away, each into its group's kept person)`];
   for (const g of groups.slice(0, 5))
     lines.push(
       `            keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}) ← ${g.merge.map((p) => `${p.uuid} (${p.distinct_ids[0]})`).join(', ')}`,
     );
   if (groups.length > 5) lines.push(`            … and ${n(groups.length - 5)} more groups (--plan-out writes them all)`);
   lines.push(`  properties ${PROPERTY_RULE}`);
-  if (leftOut.length > 0) lines.push(`  left out  ${n(leftOut.length)} ${leftOut.length === 1 ? 'person' : 'persons'}:`);
+  if (leftOut.length > 0) lines.push(`  left out  ${counted(leftOut.length, 'person')}:`);
   for (const l of leftOut.slice(0, 20)) lines.push(`            ${l.uuid} (project ${l.project_id}): ${l.reason}`);
   if (leftOut.length > 20) lines.push(`            … and ${n(leftOut.length - 20)} more (--plan-out lists them all)`);
   return lines;

@@ -23,6 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
+import { counted, formatNumber } from '../io/counts.js';
 import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { splitPerson } from '../api/person-actions.js';
@@ -36,7 +37,7 @@ import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatNumber;
 
 /** Groups undone a chunk: each step of a chunk is one read-back for all of them. */
 const GROUPS_A_CHUNK = 10;
@@ -144,10 +145,9 @@ export function undoKind(s: UndoSettings): JobKind {
         flags: `${s.receipt} (journal ${mergeJournal})`,
         flagsLabel: 'undoes',
         planLines: [
-          `  groups    ${n(groups.length)} merged groups (${n(formers)} ${formers === 1 ? 'person' : 'persons'} to give back their distinct ids and properties)`,
+          `  groups    ${n(groups.length)} merged groups (${counted(formers, 'person')} to give back their distinct ids and properties)`,
         ],
-        confirmation: (count) =>
-          `This splits ${n(count)} ${count === 1 ? 'person' : 'persons'} and rebuilds ${n(formers)} from the journal ${mergeJournal}`,
+        confirmation: (count) => `This splits ${counted(count, 'person')} and rebuilds ${n(formers)} from the journal ${mergeJournal}`,
         scope: 'person:write',
         prepare: async (journal) => {
           stamp = undoHeaderOf(journal.header);

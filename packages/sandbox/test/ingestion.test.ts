@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
-import { uuidFromDistinctId } from '../src/routes/person-actions.js';
+import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { isDistinctIdIllegal } from '../src/ingestion.js';
 import { call, withSandbox } from './helpers.js';
 

@@ -7,6 +7,7 @@ import { RecordWriter } from '../../io/output.js';
 import { UsageError } from '../../errors.js';
 import { caseProjects, parseProjectList } from '../../bulk/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
+import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
   by?: string[];
@@ -111,7 +112,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
     queries += found.queries;
     for (const big of found.tooLarge) {
       ctx.warn(
-        `project ${project.id}: ${big.persons.toLocaleString('en-US')} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`,
+        `project ${project.id}: ${formatNumber(big.persons)} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`,
       );
     }
     if (byGroup) await writer.writePage(found.groups as unknown as Record<string, unknown>[]);
@@ -122,7 +123,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   await writer.end();
   const where = projects.length === 1 ? '' : ` in ${projects.length} projects`;
   ctx.info(
-    `${groups.toLocaleString('en-US')} ${groups === 1 ? 'group' : 'groups'} of duplicates, ${persons.toLocaleString('en-US')} ${persons === 1 ? 'person' : 'persons'}${where}, found in ${queries} ${queries === 1 ? 'query' : 'queries'}`,
+    `${counted(groups, 'group')} of duplicates, ${counted(persons, 'person')}${where}, found in ${counted(queries, 'query', 'queries')}`,
   );
 }
 
