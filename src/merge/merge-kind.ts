@@ -193,7 +193,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
-          `This merges ${counted(away, 'person')} into ${n(count)} kept ${count === 1 ? 'person' : 'persons'}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
+          `This merges ${counted(away, 'person')} into ${counted(count, 'kept person', 'kept persons')}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
         scope: 'project:read',
         prepare: async (journal) => {
           stamp = mergeHeaderOf(journal.header);

@@ -57,8 +57,8 @@ export function personsMergeCommand(): Command {
         'is left out and named in the plan, never merged. Groups never span projects, and no person is created: every person is read again before the plan.\n\n' +
         "Before anything is sent the journal (0600) records every group as it was (each person's distinct ids and properties), " +
         'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
-        'accepted and reads back again; one run per journal (a lock). The confirmation asks for the number of persons merged away to be typed; ' +
-        'off a terminal --yes is needed.\n\n' +
+        'accepted and reads back again; one run per journal (a lock). As for the bulk jobs, above 100 groups the confirmation asks for their number ' +
+        'to be typed, and off a terminal --yes is needed.\n\n' +
         '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
         'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
         'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own). ' +
