@@ -138,6 +138,11 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
     groups = read.groups;
+    // `persons duplicates` found none: nothing to plan, journal or send.
+    if (groups.length === 0) {
+      ctx.info('nothing to merge: the input holds no groups');
+      return;
+    }
     input = ownInput('--groups', options.groups, text, {
       label: options.groups === '-' ? 'stdin' : options.groups,
       projects: [...new Set(groups.map((g) => g.project_id))],
