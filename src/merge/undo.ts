@@ -22,6 +22,7 @@
 // rebuilt (its ids name no one, and a merge of ids without persons would create one, B.3.5).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
@@ -102,7 +103,9 @@ export function undoKind(s: UndoSettings): JobKind {
   return {
     command: 'persons merge',
     words: { job: 'undo', request: 'undo', done: 'undone', unit: 'groups' },
-    binding: { fields: { undoes: s.receipt }, describe: (f) => `--undo ${String(f.undoes)}` },
+    // The receipt it undoes (its text binds the journal as the input); the absolute path, so that
+    // a resume from another directory matches.
+    binding: { fields: { undoes: resolvePath(s.receipt) }, describe: (f) => `--undo ${String(f.undoes)}` },
     hashesIdentifiers: false,
     sendsIdsAsGiven: false,
     chunkSize: GROUPS_A_CHUNK,

@@ -111,6 +111,11 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
       'one person is not a group: give the person to keep and at least one to merge into it',
       'e.g. hogctl persons merge user-1 user-2',
     );
+  if (options.groups === undefined && persons.length === 0 && options.resume)
+    throw new UsageError(
+      '--resume continues the merge of an input: give the same --groups <file> or persons as the run it continues',
+      'its journal is found from them (or named by --journal), and the groups come from the journal',
+    );
   if (options.groups === undefined && persons.length === 0)
     throw new UsageError(
       'nothing to merge: give --groups <file> or the persons of one group',
