@@ -10,7 +10,9 @@ import { describeEventsLeft, eventsLeft, isHashedDistinctId } from './events-lef
 import { CHUNK_SIZE } from './chunk.js';
 import type { ChunkRecord, DeleteFlags, JournalState } from './journal.js';
 import { presenceCheck, type PresenceCheck } from './lost-answers.js';
-import { describeDeletion } from './plan.js';
+import { describeDeletion, KIND_WORDS } from './plan.js';
+import type { Receipt } from './receipt.js';
+import type { IdentifierTotals } from './targets.js';
 import { DELETE_WINDOWS, type RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
@@ -120,25 +122,58 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
     gone: check('cannot verify that the persons are gone: {why}; the receipt says so'),
     targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
     checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
-    account: (receipt) => {
-      const c = receipt.counts;
-      const gone = c.persons_gone_after_lost_answer ?? 0;
-      // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
-      const lookedUp = receipt.sent_id_kind === 'person_uuids';
-      const goneNote = gone && lookedUp ? `, ${n(gone)} of them found gone when checked after a lost answer` : '';
-      const goneApart =
-        gone && !lookedUp
-          ? `; ${n(gone)} more ids were gone when checked after a lost answer (deleted by that request, or never a person)`
-          : '';
-      return c.persons_deleted === null || c.persons_deleted === undefined
-        ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
-        : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent${goneApart}`;
-    },
+    account: (receipt, asked) => deletionAccount(receipt, asked),
     describeAnswer: ({ summary }) =>
       summary
         ? `found ${summary.persons_found ?? '?'}, deleted ${summary.persons_deleted ?? '?'}${summary.persons_queued_for_deletion !== undefined ? `, queued ${summary.persons_queued_for_deletion}` : ''}`
         : 'empty answer',
   };
+}
+
+/**
+ * What a deletion did, in the units the person asked in (ARCHITECTURE.md §3): the addresses (or
+ * other identifiers) first, found and not found, naming those that named no one; then the
+ * persons deleted. Ids of a plain file whose answers were lost and that name no one when checked
+ * are said as such, apart from the answered ones: they may have been deleted by that request, or
+ * never have named anyone.
+ */
+export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): string {
+  const c = receipt.counts;
+  const gone = c.persons_gone_after_lost_answer ?? 0;
+  // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
+  const lookedUp = receipt.sent_id_kind === 'person_uuids';
+  const lead = asked && receipt.identifiers ? `${askedFor(receipt.identifiers.kind, asked)}; ` : '';
+  if (c.sent === 0) return `${lead}no request was answered`;
+  const queued = c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : '';
+  if (lookedUp) {
+    // The persons were named by the lookup: their count is the unit, not the UUIDs sent.
+    const goneNote = gone ? `, ${n(gone)} of them found gone when checked after a lost answer` : '';
+    if (c.persons_deleted === null || c.persons_deleted === undefined)
+      return `${lead}${n(c.sent)} persons sent and acknowledged (the server did not report how many it deleted)`;
+    const found = lead && c.persons_found === c.sent ? '' : ` (${n(c.persons_found ?? 0)} found)`;
+    return `${lead}${n(c.persons_deleted)} persons deleted${goneNote}${queued}${found}${lead ? '' : ` from ${n(c.sent)} ids sent`}`;
+  }
+  const answered = c.sent - gone;
+  const lost = gone
+    ? `${n(gone)} ids sent whose answers were lost name no person any more when checked (the lost request deleted them, or they never named one)`
+    : '';
+  if (answered === 0) return `${lead}${lost}`;
+  const said =
+    c.persons_deleted === null || c.persons_deleted === undefined
+      ? `${n(answered)} ids sent and acknowledged (the server did not report how many persons it deleted)`
+      : `${n(c.persons_deleted)} persons deleted${queued} (${n(c.persons_found ?? 0)} found) from ${n(answered)} ids sent`;
+  return `${lead}${said}${lost ? `; ${lost}` : ''}`;
+}
+
+/** "5 e-mail addresses: 4 named 4 persons, 1 named no one (nobody@example.com)". */
+function askedFor(kind: string, t: IdentifierTotals): string {
+  const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
+  const given = t.matched + t.unmatched.length;
+  const persons = `${n(t.persons)} ${t.persons === 1 ? 'person' : 'persons'}`;
+  const missing = t.unmatched.length
+    ? `, ${n(t.unmatched.length)} named no one (${t.unmatched.slice(0, 5).join(', ')}${t.unmatched.length > 5 ? `, … and ${n(t.unmatched.length - 5)} more: the receipt lists them` : ''})`
+    : '';
+  return `${n(given)} ${words[given === 1 ? 0 : 1]}: ${n(t.matched)} named ${persons}${missing}`;
 }
 
 /**

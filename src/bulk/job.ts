@@ -93,7 +93,7 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
   const receipt = await finish(ctx, p, { status: result.reason, journal, error: result.error?.message, print: true, verification });
   if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
   const end = outcome(result, receipt, {
-    account: p.action.account(receipt),
+    account: p.action.account(receipt, p.targets.identifiers),
     resume,
     requests,
     retries: s.retries,
@@ -167,7 +167,7 @@ async function verifyJob(
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
   const checked = receipt.verification?.checked ?? 0;
   return new CancelledError(
-    `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
+    `interrupted while verifying: ${p.action.account(receipt, p.targets.identifiers)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
     `continue the verification with:\n  ${resume}`,
   );
 }

@@ -143,7 +143,13 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
     case 'interrupted':
       return {
         error: new CancelledError(
-          `interrupted: ${o.account}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet${c.unconfirmed ? ` (${n(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+          [
+            `interrupted: ${o.account}`,
+            c.unconfirmed && `${n(c.unconfirmed)} ids were sent and their answers lost (the next run checks them first)`,
+            c.not_sent + c.failed && `${n(c.not_sent + c.failed)} ids not done yet`,
+          ]
+            .filter(Boolean)
+            .join('; '),
           resume,
         ),
       };

@@ -152,7 +152,8 @@ export interface PlanFacts {
   planFile?: string;
 }
 
-const KIND_WORDS: Record<string, [one: string, many: string]> = {
+/** What the values of an input are, in the words of the plan and the closing line. */
+export const KIND_WORDS: Record<string, [one: string, many: string]> = {
   distinct_ids: ['distinct id', 'distinct ids'],
   emails: ['e-mail address', 'e-mail addresses'],
   person_ids: ['person id', 'person ids'],

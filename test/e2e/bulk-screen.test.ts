@@ -53,3 +53,75 @@ describe('the progress bar with slow requests in flight', () => {
     ).toBe(true);
   });
 });
+
+/** The lines the screen keeps: of a line the bar was redrawn in, what was written last. */
+const screenText = (output: string) => output.split(/\r?\n/).map((l) => l.split('\r').at(-1)!);
+/** The same as one text, lines wrapped at 80 columns joined again at their space. */
+const joined = (output: string) => screenText(output).join(' ');
+
+describe('the closing lines, in the units asked for', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 2000 });
+  });
+  afterAll(() => world.close());
+
+  it('an erasure of 5 addresses ends in addresses found and not found, naming the one that named no one, and persons deleted', async () => {
+    const emails = join(dir, 'five.txt');
+    const four = world.sandbox.store
+      .list({}, 0, 40)
+      .map((p) => p.properties.email)
+      .filter((e): e is string => typeof e === 'string')
+      .slice(0, 4);
+    expect(four).toHaveLength(4);
+    writeFileSync(emails, [...four, 'nobody@example.com'].join('\n'));
+    const res = await runInTerminal(['persons', 'bulk-delete', '--emails', emails, '-y'], world.env, [], 30_000, SCREEN);
+    expect(res.code, res.output).toBe(0);
+    for (const line of screenText(res.output)) expect(line.length, line).toBeLessThanOrEqual(80);
+    const all = joined(res.output);
+    expect(all).toMatch(/✔ 5 e-mail addresses: 4 named 4 persons, 1 named no one \(nobody@example\.com\); 4 persons deleted; receipt: /);
+    expect(all).not.toContain('ids sent');
+  });
+
+  it('an interrupt with the answer out, then --resume: the ids sent are counted once, and the lost answer is said as such', async () => {
+    world.sandbox.setFaults('slow=1@5000,path=bulk_delete');
+    const ids = world.sandbox.store.list({}, 100, 900).map((p) => p.uuid);
+    const path = join(dir, 'lost.txt');
+    writeFileSync(path, ids.join('\n'));
+    const journal = join(dir, 'lost.ndjson');
+    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '-y'];
+    const deletedBefore = world.sandbox.store.deletedCount;
+    let stopped;
+    try {
+      stopped = await runInTerminal(
+        args,
+        world.env,
+        [
+          { when: '1 in flight', send: '\u0003' },
+          { when: 'Ctrl-C again', send: '\u0003' },
+        ],
+        30_000,
+        SCREEN,
+      );
+      // The server carries the request out after its delay, with no one to hear the answer.
+      for (let i = 0; i < 200 && world.sandbox.store.deletedCount < deletedBefore + 900; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      world.sandbox.setFaults();
+    }
+    expect(stopped.code, stopped.output).toBe(130);
+    const said = joined(stopped.output);
+    expect(said).toMatch(
+      /interrupted: no request was answered; 900 ids were sent and their answers lost \(the next run checks them first\)/,
+    );
+    expect(said).not.toMatch(/from 0 ids sent|ids not done yet/);
+    expect(world.sandbox.store.deletedCount).toBe(deletedBefore + 900);
+
+    const resumed = await runInTerminal([...args, '--resume'], world.env, [], 30_000, SCREEN);
+    expect(resumed.code, resumed.output).toBe(0);
+    const end = joined(resumed.output);
+    expect(end).toMatch(
+      /✔ 900 ids sent whose answers were lost name no person any more when checked \(the lost request deleted them, or they never named one\); receipt: /,
+    );
+    expect(end).not.toMatch(/0 persons deleted|more ids were gone/);
+  });
+});
