@@ -254,6 +254,19 @@ export function planText(p: PlanFacts): string {
       const more = e.unmatched.length > 20 ? `, … and ${n(e.unmatched.length - 20)} more` : '';
       lines.push(`  missing   ${naming(e.unmatched.length, words)} no person (the receipt lists them): ${shown}${more}`);
     }
+    if (e.near?.length) {
+      // Not deleted without the person's say-so: a stray space may be a slip of the same person,
+      // or another person's address altogether.
+      const count = e.near.length;
+      const shown = e.near
+        .slice(0, 10)
+        .map((m) => `${JSON.stringify(m.stored)} (person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`)
+        .join('; ');
+      const more = count > 10 ? `; … and ${n(count - 10)} more` : '';
+      lines.push(
+        `  near      ${n(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be deleted: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, delete ${count === 1 ? 'it' : 'them'} by person id (\`hogctl persons delete <uuid>\`, or a person_id column beside email)`,
+      );
+    }
   } else {
     if (p.resolvedDuplicates)
       lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);

@@ -125,3 +125,34 @@ describe('the closing lines, in the units asked for', () => {
     expect(end).not.toMatch(/0 persons deleted|more ids were gone/);
   });
 });
+
+describe('stored addresses that differ only by spaces or a trailing dot', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ persons: 30 });
+  });
+  afterAll(() => world.close());
+
+  it('are reported in the plan as near-matches, with their persons, and not deleted', async () => {
+    const store = world.sandbox.stores.get(1)!;
+    const [spaced, dotted, exact] = [...store].slice(0, 3);
+    store.setProperties(spaced.id, { email: '  lee@example.net ' });
+    store.setProperties(dotted.id, { email: 'Dee@Example.net.' });
+    store.setProperties(exact.id, { email: 'kim@example.net' });
+    const emails = join(dir, 'near.txt');
+    writeFileSync(emails, 'lee@example.net\ndee@example.net\nkim@example.net\n');
+    const res = await runInTerminal(['persons', 'bulk-delete', '--emails', emails, '-y'], world.env, [], 30_000, SCREEN);
+    expect(res.code, res.output).toBe(0);
+    for (const line of screenText(res.output)) expect(line.length, line).toBeLessThanOrEqual(80);
+    const all = joined(res.output).replace(/ +/g, ' ');
+    expect(all).toContain(
+      'near 2 stored addresses differ from one given only by surrounding spaces or a trailing dot; they will not be deleted:',
+    );
+    expect(all).toContain(`" lee@example.net " (person ${spaced.uuid}) for lee@example.net`);
+    expect(all).toContain(`"Dee@Example.net." (person ${dotted.uuid}) for dee@example.net`);
+    // Only the exact match went.
+    expect(store.getByUuid(exact.uuid)).toBeUndefined();
+    expect(store.getByUuid(spaced.uuid)).toBeDefined();
+    expect(store.getByUuid(dotted.uuid)).toBeDefined();
+  });
+});

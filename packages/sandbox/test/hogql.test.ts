@@ -145,8 +145,14 @@ describe('runSelect', () => {
     expect(run("SELECT lower('ÉCOLE Lee') AS x FROM persons LIMIT 1").results).toEqual([['École lee'.replace('é', 'É')]]);
     expect(run('SELECT lower(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
     expect(failure(() => run('SELECT upper(id) FROM persons'))).toMatch(
-      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), toString\(\), toDateTime\(\) and toDateTime64\(\) only/,
+      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), trim\(\), toString\(\), toDateTime\(\) and toDateTime64\(\) only/,
     );
+  });
+
+  it("trim() removes the spaces at both ends only, as ClickHouse's trimBoth()", () => {
+    expect(run("SELECT trim('  Lee@x.net ') AS x FROM persons LIMIT 1").results).toEqual([['Lee@x.net']]);
+    expect(run("SELECT trim('\\tlee@x.net.') AS x FROM persons LIMIT 1").results).toEqual([['\tlee@x.net.']]);
+    expect(run('SELECT trim(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
   });
 
   it('compares created_at with timestamp strings to the microsecond', () => {

@@ -241,11 +241,17 @@ const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTim
 /**
  * String functions. HogQL's lower() is ClickHouse's lower(), which changes ASCII letters only
  * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'. toString() of a
- * UUID or a string is the text, of a DateTime64 the server's rendering.
+ * UUID or a string is the text, of a DateTime64 the server's rendering. trim() is ClickHouse's
+ * trimBoth() (posthog/hogql/functions/mapping.py: "trim": HogQLFunctionMeta("trimBoth", 1, 1)),
+ * which removes the spaces (ASCII 32) at both ends, no other whitespace.
  */
-const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = { lower: { min: 1, max: 1 }, toString: { min: 1, max: 1 } };
+const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = {
+  lower: { min: 1, max: 1 },
+  toString: { min: 1, max: 1 },
+  trim: { min: 1, max: 1 },
+};
 const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
-const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), toString(), toDateTime() and toDateTime64()';
+const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toDateTime() and toDateTime64()';
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -425,6 +431,7 @@ class Evaluator {
         const v = this.eval(e.args[0], scope);
         if (e.name === 'lower')
           return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
+        if (e.name === 'trim') return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/^ +| +$/g, '');
         if (e.name === 'toString')
           return v === null ? null : v instanceof Timestamp ? v.text : typeof v === 'object' ? JSON.stringify(output(v)) : String(v);
         if (v === null || v instanceof Timestamp) return v;
