@@ -21,7 +21,7 @@ import type { ApiClient } from '../http/client.js';
 import { presenceCheck } from './lost-answers.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
-import type { Receipt, ReceiptProject } from './receipt.js';
+import type { DeletionReceipt } from './delete-receipt.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import { eventsLeft, isHashedDistinctId } from './events-left.js';
 import { eventDeletions } from './verify.js';
@@ -67,16 +67,16 @@ export interface ErasureStatus {
   events_remaining_distinct_ids: string[];
 }
 
-export async function readReceipt(path: string): Promise<Receipt> {
+export async function readReceipt(path: string): Promise<DeletionReceipt> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw fileError(err, path, 'read');
   }
-  let receipt: Receipt;
+  let receipt: DeletionReceipt;
   try {
-    receipt = JSON.parse(text) as Receipt;
+    receipt = JSON.parse(text) as DeletionReceipt;
   } catch {
     throw new UsageError(`${path} is not a receipt: it is not JSON`, 'pass the receipt a `persons bulk-delete` run wrote');
   }
@@ -99,7 +99,7 @@ export async function readReceipt(path: string): Promise<Receipt> {
 export async function erasureStatus(
   ctx: Context,
   client: ApiClient,
-  receipt: Receipt,
+  receipt: DeletionReceipt,
   readsPerMinute = READ_PER_MINUTE,
   maxWaitMs = DEFAULT_MAX_WAIT_MS,
 ): Promise<ErasureStatus[]> {
@@ -121,8 +121,8 @@ export async function erasureStatus(
 async function projectStatus(
   ctx: Context,
   client: ApiClient,
-  p: ReceiptProject,
-  receipt: Receipt,
+  p: DeletionReceipt['projects'][number],
+  receipt: DeletionReceipt,
   c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number; maxWaitMs: number },
 ): Promise<ErasureStatus> {
   const status: ErasureStatus = {
@@ -215,7 +215,7 @@ export interface AddressCheck {
  * Looks an address up in a receipt by its name there: the keyed hash (with the evidence key the
  * receipt names, refused without it), or the address itself in a receipt that keeps them in clear.
  */
-export function checkAddress(path: string, receipt: Receipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
+export function checkAddress(path: string, receipt: DeletionReceipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
   const ids = receipt.identifiers;
   if (!ids || (ids.kind !== 'emails' && ids.kind !== 'mixed')) {
     throw new UsageError(

@@ -15,6 +15,7 @@ import {
 import { IdSet } from '../../../src/bulk/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../src/bulk/receipt.js';
 import { requestBody, sender } from '../../../src/bulk/send.js';
+import { deleteKind } from '../../../src/bulk/delete-persons.js';
 import type { IdList } from '../../../src/bulk/validate.js';
 import { FakeApi, makeClient, ORIGIN, rejection } from '../helpers.js';
 
@@ -116,7 +117,7 @@ describe('journal', () => {
     const ids = ['0190ffff-0000-7000-8000-000000000001', 'd1'];
     writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify({ type: 'sending', chunk: 1, run: 1, at: 't', ids })}\n`);
     const given = new IdSet(ids);
-    const state = await readJournal(path, (id) => (given.has(id) ? `kept:${id}` : id));
+    const state = await readJournal(path, { sameString: (id) => (given.has(id) ? `kept:${id}` : id) });
     expect(state.chunks.get(1)?.ids).toEqual(ids.map((id) => `kept:${id}`));
   });
 
@@ -125,7 +126,7 @@ describe('journal', () => {
     writeFileSync(path, `${JSON.stringify(header)}\n{oops\n${JSON.stringify({ type: 'run', run: 1, at: 't', resume: false })}\n`);
     expect((await rejection(() => readJournal(path))).message).toBe(`journal ${path} is damaged at line 2: not a JSON line`);
     writeFileSync(path, '{"type":"run"}\n');
-    expect((await rejection(() => readJournal(path))).message).toBe(`${path} is not a hogctl bulk-delete journal (no header line)`);
+    expect((await rejection(() => readJournal(path))).message).toBe(`${path} is not a hogctl bulk job journal (no header line)`);
   });
 
   it('is bound to host, project, ids and flags', () => {
@@ -133,7 +134,8 @@ describe('journal', () => {
       host: header.host,
       projects: [header.project],
       id_kind: header.id_kind,
-      flags,
+      command: 'persons bulk-delete',
+      kind: deleteKind(flags).binding,
       input: { file: 'ids.txt', ids: 3, id_list_sha256: 'a'.repeat(64) },
     };
     expect(() => checkBinding('j', header, same)).not.toThrow();
@@ -148,7 +150,7 @@ describe('journal', () => {
     expect(other({ input: { file: 'other.txt', ids: 5, id_list_sha256: 'b'.repeat(64) } })).toBe(
       'journal j was written for another input: ids.txt with 3 ids (sha256 aaaaaaaaaaaa…), but other.txt has 5 ids (sha256 bbbbbbbbbbbb…)',
     );
-    expect(other({ flags: { ...flags, delete_events: true } })).toBe(
+    expect(other({ kind: deleteKind({ ...flags, delete_events: true }).binding })).toBe(
       'journal j was written with other flags (person ids); this run has person ids --delete-events',
     );
     expect(other({ id_kind: 'distinct_ids' })).toBe('journal j was written with other flags (person ids); this run has --distinct-ids');
@@ -198,7 +200,7 @@ function meta(extra: Partial<ReceiptMeta> = {}): ReceiptMeta {
     format: 'lines',
     column: null,
     kind: 'person_ids',
-    flags,
+    part: deleteKind(flags).receipt,
     skipInvalid: false,
     journal: 'j',
     receipt: 'r',
@@ -320,7 +322,7 @@ describe('receipt', () => {
       why: 'the server answered with an empty body, as older PostHog versions do',
     });
     expect(r.chunks.answered_without_summary).toBe(1);
-    expect(summaryRecord(r).not_reported).toHaveLength(6);
+    expect(summaryRecord(r, deleteKind(flags).receipt).not_reported).toHaveLength(6);
   });
 });
 
