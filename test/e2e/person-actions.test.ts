@@ -257,7 +257,7 @@ describe('persons delete', () => {
     const person = fresh();
     const res = await runInTerminal(['persons', 'delete', String(person.id)], world.env, [{ when: 'Delete this person?', send: 'y\r' }]);
     expect(res.code).toBe(0);
-    expect(res.output).toContain(`✔ deleted person ${person.id}`);
+    expect(res.output).toContain(`✔ deleted person ${person.uuid} (id ${person.id})`);
     expect(world.sandbox.store.getById(person.id)).toBeUndefined();
   });
 });

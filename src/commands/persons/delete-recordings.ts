@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
@@ -33,25 +34,26 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
   const id = await resolvePersonId(ctx, target);
-  await confirmPersonAction(ctx, {
+  const read = await confirmPersonAction(ctx, {
     yes: options.yes,
     id,
-    action: `delete all session recordings of person ${id}`,
+    action: `delete all session recordings of ${personName(target)}`,
     consequences: ['will delete all their session recordings; the person stays'],
     question: 'Delete all recordings of this person?',
   });
+  const name = personName({ ...target, uuid: read?.uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their recordings go.
   const { status } = await unconfirmed(
-    `the deletion of person ${id}'s recordings`,
+    `the deletion of the recordings of ${name}`,
     'run the command again to make sure (starting it twice is harmless)',
     () =>
       deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
         status: await api.deleteRecordings(client, projectId, id),
       })),
   );
-  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings`, [
+  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of the recordings of ${name}`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);
 }

@@ -4,6 +4,7 @@ import type { PersonRecord } from '../../api/persons.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { getPerson } from '../../api/persons.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
@@ -52,7 +53,7 @@ function parseList(raw: string): string[] {
 function checkMain(person: PersonRecord, main: string): void {
   if (!person.distinct_ids.includes(main)) {
     throw new UsageError(
-      `--main-distinct-id "${main}" is not a distinct id of person ${person.id}`,
+      `--main-distinct-id "${main}" is not a distinct id of ${personName({ id: String(person.id), uuid: person.uuid })}`,
       `its distinct ids are: ${person.distinct_ids.join(', ') || '(none)'}`,
     );
   }
@@ -76,7 +77,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   let person = await confirmPersonAction(ctx, {
     yes: options.yes,
     id,
-    action: `split person ${id}`,
+    action: `split ${personName(target)}`,
     check: (p) => main !== undefined && checkMain(p, main),
     consequences: (p) => {
       const moving = toSplit ?? p.distinct_ids.filter((d) => d !== main);
@@ -95,12 +96,13 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
     checkMain(person, main);
   }
   const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };
+  const name = personName({ ...target, uuid: person?.uuid });
   const status = await unconfirmed(
-    `the split of person ${id}`,
+    `the split of ${name}`,
     `${checkPerson(id)}: the distinct ids it still lists were not moved; run the command again only for those`,
     () => api.splitPerson(client, projectId, id, body),
   );
-  await report({ person: id, ...body, status }, `split of person ${id} accepted`, [
+  await report({ person: id, ...body, status }, `split of ${name} accepted`, [
     'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
   ]);
 }
