@@ -13,7 +13,7 @@ import { CHUNK_SIZE } from './chunk.js';
 import { deletionReceipt, openDeletionErrors, type BulkDeleteFlags, type DeletionReceipt } from './delete-receipt.js';
 import type { ChunkRecord, JournalState } from './journal.js';
 import { presenceCheck, type PresenceCheck } from './lost-answers.js';
-import { KIND_WORDS } from './plan.js';
+import { describeAsked } from './plan.js';
 import type { Receipt } from './receipt.js';
 import type { IdentifierTotals } from './targets.js';
 import { DELETE_WINDOWS, type RateBudget } from './rate.js';
@@ -220,7 +220,7 @@ export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): str
   const gone = c.persons_gone_after_lost_answer ?? 0;
   // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
   const lookedUp = receipt.sent_id_kind === 'person_uuids';
-  const lead = asked && receipt.identifiers ? `${askedFor(receipt.identifiers.kind, asked)}; ` : '';
+  const lead = asked && receipt.identifiers ? `${describeAsked(receipt.identifiers.kind, asked)}; ` : '';
   if (c.sent === 0) return `${lead}no request was answered`;
   const queued = c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : '';
   if (lookedUp) {
@@ -241,17 +241,6 @@ export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): str
       ? `${n(answered)} ids sent and acknowledged (the server did not report how many persons it deleted)`
       : `${n(c.persons_deleted)} persons deleted${queued} (${n(c.persons_found ?? 0)} found) from ${n(answered)} ids sent`;
   return `${lead}${said}${lost ? `; ${lost}` : ''}`;
-}
-
-/** "5 e-mail addresses: 4 named 4 persons, 1 named no one (nobody@example.com)". */
-function askedFor(kind: string, t: IdentifierTotals): string {
-  const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
-  const given = t.matched + t.unmatched.length;
-  const persons = `${n(t.persons)} ${t.persons === 1 ? 'person' : 'persons'}`;
-  const missing = t.unmatched.length
-    ? `, ${n(t.unmatched.length)} named no one (${t.unmatched.slice(0, 5).join(', ')}${t.unmatched.length > 5 ? `, … and ${n(t.unmatched.length - 5)} more: the receipt lists them` : ''})`
-    : '';
-  return `${n(given)} ${words[given === 1 ? 0 : 1]}: ${n(t.matched)} named ${persons}${missing}`;
 }
 
 /**

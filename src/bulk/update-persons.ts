@@ -53,6 +53,7 @@ import type { Receipt, ReceiptPart } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
+import { describeAsked } from './plan.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -268,12 +269,13 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',
     targetNoun: 'persons',
     checkedLost: () => '',
-    account: (receipt) => {
+    account: (receipt, asked) => {
       const v = (receipt as UpdateReceipt).update;
+      const lead = asked && receipt.identifiers ? `${describeAsked(receipt.identifiers.kind, asked)}; ` : '';
       const checked = v?.verified
         ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
         : '';
-      return `${n(receipt.counts.sent)} persons sent their changes in ${n(receipt.chunks.answered)} requests${checked}`;
+      return `${lead}${n(receipt.counts.sent)} persons sent their changes in ${n(receipt.chunks.answered)} requests${checked}`;
     },
   };
 }

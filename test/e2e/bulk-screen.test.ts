@@ -83,6 +83,27 @@ describe('the closing lines, in the units asked for', () => {
     expect(all).not.toContain('ids sent');
   });
 
+  it('an update of 3 addresses ends in addresses found and not found too, then the persons changed', async () => {
+    const two = world.sandbox.store
+      .list({}, 60, 40)
+      .map((p) => p.properties.email)
+      .filter((e): e is string => typeof e === 'string')
+      .slice(0, 2);
+    const emails = join(dir, 'update.txt');
+    writeFileSync(emails, [...two, 'nobody@example.com'].join('\n'));
+    const res = await runInTerminal(
+      ['persons', 'bulk-update', '--emails', emails, '--set', 'tier=gold', '-y'],
+      world.env,
+      [],
+      60_000,
+      SCREEN,
+    );
+    expect(res.code, res.output).toBe(0);
+    expect(joined(res.output)).toMatch(
+      /✔ 3 e-mail addresses: 2 named 2 persons, 1 named no one \(nobody@example\.com\); 2 persons sent their changes in 1 requests/,
+    );
+  });
+
   it('an interrupt with the answer out, then --resume: the ids sent are counted once, and the lost answer is said as such', async () => {
     world.sandbox.setFaults('slow=1@5000,path=bulk_delete');
     const ids = world.sandbox.store.list({}, 100, 900).map((p) => p.uuid);
