@@ -220,7 +220,7 @@ export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): str
   const gone = c.persons_gone_after_lost_answer ?? 0;
   // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
   const lookedUp = receipt.sent_id_kind === 'person_uuids';
-  const lead = asked && receipt.identifiers ? `${describeAsked(receipt.identifiers.kind, asked)}; ` : '';
+  const lead = asked && receipt.identifiers ? describeAsked(receipt.identifiers.kind, asked) : '';
   if (c.sent === 0) return `${lead}no request was answered`;
   const queued = c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : '';
   if (lookedUp) {

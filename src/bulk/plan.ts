@@ -281,13 +281,16 @@ function foundWhere(f: FoundBy<number>): string {
   return `${n(f.emailProperty)} ${f.emailProperty === 1 ? 'address' : 'addresses'} as the email property, ${n(f.distinctId)} as a distinct id${revived}`;
 }
 
-/** What the identifiers of the input named, for a closing line: "5 e-mail addresses: 4 named 4 persons, 1 named no one (nobody@example.com)". */
+/** What the identifiers of the input named, to lead a closing line: "5 e-mail addresses: 4 named
+ * 4 persons, 1 named no one (nobody@example.com); ". Person ids that all named someone say
+ * nothing the persons' count does not: then nothing. */
 export function describeAsked(kind: string, t: IdentifierTotals): string {
+  if (kind === 'person_ids' && t.unmatched.length === 0) return '';
   const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
   const given = t.matched + t.unmatched.length;
   const persons = `${n(t.persons)} ${t.persons === 1 ? 'person' : 'persons'}`;
   const missing = t.unmatched.length
     ? `, ${n(t.unmatched.length)} named no one (${t.unmatched.slice(0, 5).join(', ')}${t.unmatched.length > 5 ? `, … and ${n(t.unmatched.length - 5)} more: the receipt lists them` : ''})`
     : '';
-  return `${n(given)} ${words[given === 1 ? 0 : 1]}: ${n(t.matched)} named ${persons}${missing}`;
+  return `${n(given)} ${words[given === 1 ? 0 : 1]}: ${n(t.matched)} named ${persons}${missing}; `;
 }

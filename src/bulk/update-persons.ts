@@ -271,7 +271,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     checkedLost: () => '',
     account: (receipt, asked) => {
       const v = (receipt as UpdateReceipt).update;
-      const lead = asked && receipt.identifiers ? `${describeAsked(receipt.identifiers.kind, asked)}; ` : '';
+      const lead = asked && receipt.identifiers ? describeAsked(receipt.identifiers.kind, asked) : '';
       const checked = v?.verified
         ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
         : '';
