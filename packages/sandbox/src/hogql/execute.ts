@@ -281,7 +281,25 @@ function placeholderValue(values: Record<string, unknown>, name: string): Value 
     if (Array.isArray(v)) return v.map(toValue);
     throw new HogQLError(`Placeholder {${name}} must be a string, number, boolean, null or a list of them`);
   };
-  return toValue(values[name]);
+  // Converted once per query, not once per row: a list placeholder then stays one array, whose
+  // strings IN looks up in a set (stringSet) instead of scanning the list for every row.
+  let cache = convertedPlaceholders.get(values);
+  if (!cache) convertedPlaceholders.set(values, (cache = new Map()));
+  if (!cache.has(name)) cache.set(name, toValue(values[name]));
+  return cache.get(name)!;
+}
+
+const convertedPlaceholders = new WeakMap<Record<string, unknown>, Map<string, Value>>();
+const stringSets = new WeakMap<Value[], Set<string> | null>();
+
+/** The strings of a list, as a set, when it holds nothing else (then IN is string equality). */
+function stringSet(list: Value[]): Set<string> | null {
+  let set = stringSets.get(list);
+  if (set === undefined) {
+    set = list.every((item) => typeof item === 'string') ? new Set(list as string[]) : null;
+    stringSets.set(list, set);
+  }
+  return set;
 }
 
 function jsonText(value: unknown): string | null {
@@ -570,6 +588,8 @@ function likePattern(pattern: string, insensitive: boolean): RegExp {
 function compareOp(op: string, left: Value, right: Value): Value {
   if (op === 'in' || op === 'not in') {
     if (left === null) return null;
+    const strings = typeof left === 'string' && Array.isArray(right) ? stringSet(right) : null;
+    if (strings && typeof left === 'string') return strings.has(left) !== (op === 'not in') ? 1 : 0;
     const list = Array.isArray(right) ? right : [right];
     const found = list.some((item) => item !== null && compareValues(left, item) === 0);
     return found !== (op === 'not in') ? 1 : 0;
