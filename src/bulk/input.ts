@@ -8,8 +8,7 @@ import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { collectIds, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { formatNumber, plural } from '../io/counts.js';
 
 export interface Input {
   list: IdList;
@@ -65,10 +64,10 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
     if (!s.skipInvalid) throw invalidInputError(list, input.label);
     if (list.ids.length === 0)
       throw new UsageError(
-        `no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
+        `no valid ids in ${input.label}: all ${formatNumber(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
       );
     ctx.warn(
-      `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
+      `skipping ${formatNumber(list.invalidCount)} invalid ${plural(list.invalidCount, 'value')} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
     );
   }
   return { list, label: input.label, path: input.path, stem: input.stem };

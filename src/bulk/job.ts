@@ -20,8 +20,7 @@ import { runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
 import { decideSettings, resumeCommand, type BulkSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { formatNumber } from '../io/counts.js';
 
 /** Above this many persons, a confirmation is made by typing the count. */
 const TYPED_CONFIRMATION_ABOVE = 100;
@@ -175,7 +174,7 @@ async function verifyJob(
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
   const checked = (receipt.verification as { checked?: number } | null)?.checked ?? 0;
   return new CancelledError(
-    `interrupted while verifying: ${p.action.account(receipt, p.targets.identifiers)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
+    `interrupted while verifying: ${p.action.account(receipt, p.targets.identifiers)}; every request was answered; ${formatNumber(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
     `continue the verification with:\n  ${resume}`,
   );
 }

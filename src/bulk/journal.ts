@@ -20,6 +20,7 @@ import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import { IdSet } from './id-set.js';
+import { counted } from '../io/counts.js';
 
 export const JOURNAL_FORMAT = 1;
 
@@ -483,8 +484,8 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
   }
   if (header.input.id_list_sha256 !== now.input.id_list_sha256) {
     throw new UsageError(
-      `journal ${path} was written for another input: ${header.input.file} with ${header.input.ids.toLocaleString('en-US')} ids (sha256 ${header.input.id_list_sha256.slice(0, 12)}…), ` +
-        `but ${now.input.file} has ${now.input.ids.toLocaleString('en-US')} ids (sha256 ${now.input.id_list_sha256.slice(0, 12)}…)`,
+      `journal ${path} was written for another input: ${header.input.file} with ${counted(header.input.ids, 'id')} (sha256 ${header.input.id_list_sha256.slice(0, 12)}…), ` +
+        `but ${now.input.file} has ${counted(now.input.ids, 'id')} (sha256 ${now.input.id_list_sha256.slice(0, 12)}…)`,
       fresh,
     );
   }

@@ -28,6 +28,7 @@ import { hasSelection } from './selection.js';
 import { takeSnapshot } from './snapshot.js';
 import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from './targets.js';
 import type { IdKind } from './validate.js';
+import { plural } from '../io/counts.js';
 
 /** 2: signed with the evidence key. Plans of format 1 carried an unkeyed SHA-256. */
 export const PLAN_FORMAT = 2;
@@ -209,7 +210,7 @@ export function checkPlanPlace(
     if (given && given.join(',') !== planned.join(',')) {
       throw new UsageError(
         `the plan ${path} is for ${named}, not ${given.join(',')}; nothing was sent`,
-        `drop ${flag} (the plan names its own), or make a new plan for ${given.length === 1 ? 'that project' : 'those projects'}`,
+        `drop ${flag} (the plan names its own), or make a new plan for ${plural(given.length, 'that project', 'those projects')}`,
       );
     }
   }

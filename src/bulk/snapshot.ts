@@ -18,8 +18,7 @@ import { recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
 import type { JournalRecord, JournalState } from './journal.js';
 import type { RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted } from '../io/counts.js';
 
 export interface SnapshotProject {
   id: string;
@@ -67,8 +66,8 @@ export async function takeSnapshot(
   if (total === 0) return;
   ctx.info(
     s.backup
-      ? `backing up ${n(total)} ${total === 1 ? 'person' : 'persons'} to ${s.backup} before anything is deleted…`
-      : `recording the distinct ids of ${n(total)} ${total === 1 ? 'person' : 'persons'} for the receipt…`,
+      ? `backing up ${counted(total, 'person')} to ${s.backup} before anything is deleted…`
+      : `recording the distinct ids of ${counted(total, 'person')} for the receipt…`,
   );
   const backup = s.backup ? await openBackup(s.backup) : undefined;
   const budget = s.reads;

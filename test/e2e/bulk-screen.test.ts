@@ -100,7 +100,7 @@ describe('the closing lines, in the units asked for', () => {
     );
     expect(res.code, res.output).toBe(0);
     expect(joined(res.output)).toMatch(
-      /✔ 3 e-mail addresses: 2 named 2 persons, 1 named no one \(nobody@example\.com\); 2 persons sent their changes in 1 requests/,
+      /✔ 3 e-mail addresses: 2 named 2 persons, 1 named no one \(nobody@example\.com\); 2 persons sent their changes in 1 request;/,
     );
   });
 

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/person-actions.js';
@@ -57,7 +57,6 @@ export async function personsActivityRun(ctx: Context, options: PersonsActivityO
   // Without an id or --distinct-id, the activity of every person.
   const target =
     given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
-  if (target) await checkTarget(target);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);
   const output = await ctx.output();
@@ -69,5 +68,6 @@ export async function personsActivityRun(ctx: Context, options: PersonsActivityO
     await writer.writePage(page.map((entry) => ({ ...entry, changes: summarizeChanges(entry.detail?.changes) })));
   }
   await writer.end();
-  if (writer.count === 0) ctx.info(id === undefined ? 'no person activity in this project' : `no activity for ${personName(target!)}`);
+  if (writer.count === 0)
+    ctx.info(id === undefined ? 'no person activity in this project' : `no activity for ${personName({ ...target, id })}`);
 }

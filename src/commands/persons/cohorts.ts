@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/persons.js';
 import * as insights from '../../api/person-insights.js';
@@ -27,7 +27,6 @@ export function personsCohortsCommand(): Command {
 
 export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOptions, given?: string): Promise<void> {
   const target = personTarget('cohorts', options.distinctId, [given]);
-  await checkTarget(target);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   // Older servers answer full cohort objects; their fields are valid for --fields too.
@@ -72,5 +71,5 @@ export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOpt
   }
   await writer.writePage(cohorts.map((c) => ({ ...c })));
   await writer.end();
-  if (writer.count === 0) ctx.info(`${personName(target)} is in no cohort of your current project`);
+  if (writer.count === 0) ctx.info(`${personName({ ...target, id: personId })} is in no cohort of your current project`);
 }

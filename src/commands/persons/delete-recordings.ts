@@ -3,12 +3,11 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
-import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteRecordingsOptions {
   distinctId?: string;
@@ -31,27 +30,24 @@ export function personsDeleteRecordingsCommand(): Command {
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
   const target = personTarget('delete-recordings', options.distinctId, [given]);
-  await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
-  const id = await resolvePersonId(ctx, target);
-  const read = await confirmPersonAction(ctx, {
+  const resolved = await resolvePerson(ctx, target);
+  const { id } = resolved;
+  const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
-    id,
-    action: `delete all session recordings of ${personName(target)}`,
+    person: resolved,
+    action: `delete all session recordings of ${personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid })}`,
     consequences: ['will delete all their session recordings; the person stays'],
     question: 'Delete all recordings of this person?',
   });
-  const name = personName({ ...target, uuid: read?.uuid });
+  const name = personName({ ...target, id, uuid: shown?.uuid ?? resolved.listed?.uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their recordings go.
   const { status } = await unconfirmed(
     `the deletion of the recordings of ${name}`,
     'run the command again to make sure (starting it twice is harmless)',
-    () =>
-      deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
-        status: await api.deleteRecordings(client, projectId, id),
-      })),
+    () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'recordings' }),
   );
   await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of the recordings of ${name}`, [
     'It runs asynchronously; the recordings disappear once it has finished.',

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseSetValue } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
@@ -46,7 +46,6 @@ export async function personsSetPropRun(
 ): Promise<void> {
   const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
   const [key, raw] = target.rest;
-  await checkTarget(target);
   checkPropertyKey(key);
   const value = parseSetValue(raw);
   const report = await prepareReport(ctx, ['person', 'key', 'value', 'status'], ['value']);
@@ -54,11 +53,11 @@ export async function personsSetPropRun(
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `setting ${key} on ${personName(target)}`,
+    `setting ${key} on ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`,
     () => api.updateProperty(client, projectId, id, key, value),
   );
-  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on ${personName(target)} accepted`, [
+  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
   ]);
 }

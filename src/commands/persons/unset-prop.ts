@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
@@ -35,18 +35,17 @@ export async function personsUnsetPropRun(
 ): Promise<void> {
   const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
   const [key] = target.rest;
-  await checkTarget(target);
   checkPropertyKey(key);
   const report = await prepareReport(ctx, ['person', 'unset', 'status']);
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `the removal of ${key} from ${personName(target)}`,
+    `the removal of ${key} from ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: removing it twice is harmless`,
     () => api.deleteProperty(client, projectId, id, key),
   );
-  await report({ person: id, unset: key, status }, `removal of ${key} from ${personName(target)} accepted`, [
+  await report({ person: id, unset: key, status }, `removal of ${key} from ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',
   ]);
 }

@@ -5,7 +5,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
@@ -42,7 +42,6 @@ export function personsUpdateCommand(): Command {
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, given?: string): Promise<void> {
   const target = personTarget('update', options.distinctId, [given]);
-  await checkTarget(target);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
   if (Object.keys(properties).length === 0) {
     throw new UsageError(
@@ -55,11 +54,11 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `the update of ${personName(target)}`,
+    `the update of ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`,
     () => api.updatePerson(client, projectId, id, properties),
   );
-  await report({ person: id, properties, status }, `update of ${personName(target)} accepted`, [
+  await report({ person: id, properties, status }, `update of ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
   ]);
 }

@@ -241,14 +241,14 @@ const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTim
 /**
  * String functions. HogQL's lower() is ClickHouse's lower(), which changes ASCII letters only
  * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'. toString() of a
- * UUID or a string is the text, of a DateTime64 the server's rendering. trim() is ClickHouse's
- * trimBoth() (posthog/hogql/functions/mapping.py: "trim": HogQLFunctionMeta("trimBoth", 1, 1)),
- * which removes the spaces (ASCII 32) at both ends, no other whitespace.
+ * UUID or a string is the text, of a DateTime64 the server's rendering. trim() with one argument
+ * is ClickHouse's trimBoth, which removes ASCII spaces only (HogQL maps trim and btrim to it:
+ * posthog/hogql/functions/clickhouse/strings.py POSTGRESQL_TRIM_FUNCTIONS).
  */
 const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = {
   lower: { min: 1, max: 1 },
-  toString: { min: 1, max: 1 },
   trim: { min: 1, max: 1 },
+  toString: { min: 1, max: 1 },
 };
 const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
 const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toDateTime() and toDateTime64()';
@@ -269,6 +269,20 @@ export function parseTimestampUs(text: string): number | null {
   return (ms - offsetMinutes * 60_000) * 1000 + micros;
 }
 
+/** Each list placeholder converted once, so that IN can index it (see stringSetOf). */
+const convertedLists = new WeakMap<unknown[], Value[]>();
+/** The strings of a list of strings, for IN: a row is looked up, not compared with every item. */
+const stringSets = new WeakMap<Value[], Set<string> | null>();
+
+function stringSetOf(list: Value[]): Set<string> | null {
+  let set = stringSets.get(list);
+  if (set === undefined) {
+    set = list.every((item) => typeof item === 'string') ? new Set(list as string[]) : null;
+    stringSets.set(list, set);
+  }
+  return set;
+}
+
 function placeholderValue(values: Record<string, unknown>, name: string): Value {
   if (!Object.prototype.hasOwnProperty.call(values, name)) {
     const known = Object.keys(values);
@@ -281,25 +295,14 @@ function placeholderValue(values: Record<string, unknown>, name: string): Value 
     if (Array.isArray(v)) return v.map(toValue);
     throw new HogQLError(`Placeholder {${name}} must be a string, number, boolean, null or a list of them`);
   };
-  // Converted once per query, not once per row: a list placeholder then stays one array, whose
-  // strings IN looks up in a set (stringSet) instead of scanning the list for every row.
-  let cache = convertedPlaceholders.get(values);
-  if (!cache) convertedPlaceholders.set(values, (cache = new Map()));
-  if (!cache.has(name)) cache.set(name, toValue(values[name]));
-  return cache.get(name)!;
-}
-
-const convertedPlaceholders = new WeakMap<Record<string, unknown>, Map<string, Value>>();
-const stringSets = new WeakMap<Value[], Set<string> | null>();
-
-/** The strings of a list, as a set, when it holds nothing else (then IN is string equality). */
-function stringSet(list: Value[]): Set<string> | null {
-  let set = stringSets.get(list);
-  if (set === undefined) {
-    set = list.every((item) => typeof item === 'string') ? new Set(list as string[]) : null;
-    stringSets.set(list, set);
+  const raw = values[name];
+  if (!Array.isArray(raw)) return toValue(raw);
+  let list = convertedLists.get(raw);
+  if (!list) {
+    list = raw.map(toValue);
+    convertedLists.set(raw, list);
   }
-  return set;
+  return list;
 }
 
 function jsonText(value: unknown): string | null {
@@ -588,9 +591,10 @@ function likePattern(pattern: string, insensitive: boolean): RegExp {
 function compareOp(op: string, left: Value, right: Value): Value {
   if (op === 'in' || op === 'not in') {
     if (left === null) return null;
-    const strings = typeof left === 'string' && Array.isArray(right) ? stringSet(right) : null;
-    if (strings && typeof left === 'string') return strings.has(left) !== (op === 'not in') ? 1 : 0;
     const list = Array.isArray(right) ? right : [right];
+    // A string against a list of strings compares equal only to the same string.
+    const strings = typeof left === 'string' && Array.isArray(right) ? stringSetOf(right) : null;
+    if (strings) return strings.has(left as string) !== (op === 'not in') ? 1 : 0;
     const found = list.some((item) => item !== null && compareValues(left, item) === 0);
     return found !== (op === 'not in') ? 1 : 0;
   }
