@@ -15,7 +15,6 @@
 // a journal is continued under its salt, as it began.
 import { createHash } from 'node:crypto';
 import { keyedHash, requireEvidenceKey, type EvidenceKey } from '../config/evidence-key.js';
-import type { IdentifierNaming } from './journal.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -24,6 +23,13 @@ import { PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import { underQueryLimit } from '../io/countdown.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
 import { formatNumber } from '../io/counts.js';
+
+/** How a journal names identifiers: by the evidence key `key_id`; by SHA-256 with `salt`
+ * (journals of earlier versions); else in clear (--keep-identifiers). */
+export interface IdentifierNaming {
+  key_id?: string;
+  salt?: string | null;
+}
 
 /** Addresses a query: 10,000 addresses take 20 queries. */
 export const EMAIL_BATCH = 500;

@@ -6,7 +6,6 @@ import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { IdList } from './validate.js';
 import type { FoundBy, IdentifierTotals } from './targets.js';
 import type { Prepared } from './prepare.js';
-import { describeSelection, hasSelection } from './selection.js';
 import { counted, formatNumber, plural } from '../io/counts.js';
 
 /**
@@ -163,7 +162,7 @@ export function planFacts(p: Prepared): PlanFacts {
     resolvedDuplicates: targets.resolvedDuplicates,
     unresolved: targets.unresolved.length,
     identifiers: targets.identifiers,
-    selection: hasSelection(s.selection) ? describeSelection(s.selection) : undefined,
+    selection: s.input.kind === 'selection' ? p.input.label : undefined,
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
@@ -177,7 +176,7 @@ export function planFacts(p: Prepared): PlanFacts {
     verify: verifyReads(p),
     backup: s.backup,
     planOut: s.planOut,
-    planFile: s.plan,
+    planFile: s.input.kind === 'plan' ? s.input.file : undefined,
     journal: s.dryRun ? undefined : bound.path,
     receipt: p.receiptPath,
   };

@@ -171,6 +171,10 @@ describe('persons bulk-update', () => {
     const both = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '--set', 'a=1', '--unset', 'a', '-y']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--unset a and --set a: a property is either set or unset');
+    // The job flags have one set of limits, whichever bulk verb takes them.
+    const many = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '--set', 'a=1', '--concurrency', '1000', '--dry-run']);
+    expect(many.code, many.stderr).toBe(2);
+    expect(many.stderr).toContain('invalid --concurrency "1000": at most 64 requests can be in flight');
     expect(world.sandbox.requests.length).toBe(before);
   });
 });
