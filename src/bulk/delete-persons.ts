@@ -275,7 +275,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   const count = searched.reduce((k, p) => k + toRead.get(p.id)!.ids.length, 0);
   const skipped = searched.reduce((k, p) => k + toRead.get(p.id)!.notFound, 0);
   ctx.info(
-    `verifying: asking the server whether the ${formatNumber(count)} ${action.targetNoun} are gone…${skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : ''}`,
+    `verifying: asking the server whether the ${count === 1 ? action.targetNoun.replace(/s$/, '') : `${formatNumber(count)} ${action.targetNoun}`} ${plural(count, 'is', 'are')} gone…${skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : ''}`,
   );
   // An interrupted verification goes on where it stopped; any other starts afresh.
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
