@@ -112,6 +112,10 @@ export interface PlanFacts {
   identifiers?: IdentifierTotals;
   /** A selection: how it reads. */
   selection?: string;
+  /** A kind's own input (a merge's groups): its lines say what it holds. */
+  ownInput?: boolean;
+  /** The kind's own lines of the plan (BulkAction.planLines). */
+  kindLines?: string[];
   sample: SamplePerson[];
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
@@ -163,6 +167,8 @@ export function planFacts(p: Prepared): PlanFacts {
     unresolved: targets.unresolved.length,
     identifiers: targets.identifiers,
     selection: s.input.kind === 'selection' ? p.input.label : undefined,
+    ownInput: s.input.kind === 'own',
+    kindLines: p.action.planLines,
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
@@ -210,10 +216,12 @@ export function planText(p: PlanFacts): string {
   }
   if (p.planFile) lines.push(`  plan      ${p.planFile} (as reviewed: no lookup is made)`);
   else if (p.selection) lines.push(`  selection ${p.selection}`);
+  else if (p.ownInput) lines.push(`  input     ${p.input.label}`);
   else
     lines.push(
       `  input     ${p.input.label} (${list.format}): ${formatNumber(list.requested)} values, ${formatNumber(list.ids.length)} unique ${words[1]}, ${formatNumber(list.duplicates)} duplicates dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
     );
+  lines.push(...(p.kindLines ?? []));
   if (p.selection) {
     const total = p.projects.reduce((k, x) => k + x.targets, 0);
     lines.push(`  selected  ${counted(total, 'person')}`);
