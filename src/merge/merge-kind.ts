@@ -194,6 +194,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
           `This merges ${counted(away, 'person')} into ${counted(count, 'kept person', 'kept persons')}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
+        reversible: true,
         scope: 'project:read',
         prepare: async (journal) => {
           stamp = mergeHeaderOf(journal.header);
