@@ -9,7 +9,6 @@ import { checkBinding, defaultJournalPath, journalExists, readJournal, type Bind
 import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from './input.js';
-import { sameString } from './validate.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -47,13 +46,13 @@ export async function bindJournal(ctx: Context, s: JournalSettings, binding: Bin
         s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue',
       );
     }
-    state = await readJournal(journalPath, sameString(input.list));
+    state = await readJournal(journalPath);
     checkBinding(journalPath, state.header!, binding);
   } else if (journalExists(journalPath) && !s.dryRun) {
     let what = '';
     let old: JournalState | undefined;
     try {
-      old = await readJournal(journalPath, sameString(input.list));
+      old = await readJournal(journalPath);
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
       what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
     } catch {

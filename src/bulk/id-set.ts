@@ -16,7 +16,7 @@ for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
 const DIGITS = '0123456789abcdef';
 
 /** Reads a canonical UUID into `out` at `at`; false (nothing to trust in `out`) for any other text. */
-function parseUuid(id: string, out: Uint8Array, at: number): boolean {
+export function parseUuid(id: string, out: Uint8Array, at: number): boolean {
   if (id.length !== 36) return false;
   let k = at;
   for (let i = 0; i < 36;) {
@@ -36,7 +36,7 @@ function parseUuid(id: string, out: Uint8Array, at: number): boolean {
   return true;
 }
 
-function formatUuid(bytes: Uint8Array, at: number): string {
+export function formatUuid(bytes: Uint8Array, at: number): string {
   let s = '';
   for (let i = 0; i < KEY_BYTES; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
@@ -55,6 +55,9 @@ function hashKey(bytes: Uint8Array, at: number): number {
   h ^= h >>> 13;
   return h >>> 0;
 }
+
+/** A list of ids in order: an array, or an IdSet, which holds ten million of them compactly. */
+export type Ids = Pick<readonly string[], 'length' | 'at' | 'slice'> & Iterable<string>;
 
 export class IdSet implements Iterable<string> {
   private readonly pages: Uint8Array[] = [];
@@ -77,6 +80,33 @@ export class IdSet implements Iterable<string> {
 
   get size(): number {
     return this.uuids + this.othersList.length;
+  }
+
+  /** The number of ids, as a list names it: the set stands for the list of its ids, in order. */
+  get length(): number {
+    return this.size;
+  }
+
+  /** As JSON, the list it stands for. */
+  toJSON(): string[] {
+    return [...this];
+  }
+
+  /** The id at this place in the order of the set (0 for the first added), or undefined. */
+  at(index: number): string | undefined {
+    if (index < 0 || index >= this.size) return undefined;
+    if (this.sequence) {
+      const s = this.sequence[index];
+      return s >= 0 ? this.uuidAt(s) : this.othersList[-1 - s];
+    }
+    return index < this.uuids ? this.uuidAt(index) : this.othersList[index - this.uuids];
+  }
+
+  /** The ids from `start` to before `end`, as strings: a request's worth at a time. */
+  slice(start = 0, end = this.size): string[] {
+    const out: string[] = [];
+    for (let i = Math.max(0, start); i < Math.min(end, this.size); i++) out.push(this.at(i)!);
+    return out;
   }
 
   /** Adds the id; true when it was not in the set yet. */

@@ -20,6 +20,7 @@ import type { IdKind } from './validate.js';
 import type { BulkDeleteSummary } from '../api/bulk-delete.js';
 import { describeChanges, type Changes } from './changes.js';
 import { IdSet } from './id-set.js';
+import { PackedIds } from './packed-ids.js';
 
 export type { BulkDeleteSummary };
 
@@ -125,7 +126,8 @@ export interface ChunkRecord {
   run: number;
   /** The project the chunk went to. */
   project: string;
-  ids: string[];
+  /** 16 bytes a UUID (packed-ids.ts): every request of ten million ids stays in memory. */
+  ids: PackedIds;
   sentAt: string;
   answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number };
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
@@ -196,7 +198,7 @@ export class JournalState {
           chunk: record.chunk,
           run: record.run,
           project: record.project ?? this.header?.project ?? '',
-          ids: record.ids,
+          ids: new PackedIds(record.ids),
           sentAt: record.at,
           ...(record.resend ? { resend: true } : {}),
         });
@@ -257,14 +259,19 @@ export class JournalState {
   /** Ids of every chunk the server answered with success, and ids found gone after a lost
    * answer: these are never sent again. */
   answeredIds(): IdSet {
+    const done = new IdSet();
+    this.eachAnswered((id) => done.add(id));
+    return done;
+  }
+
+  /** Each id answeredIds() holds, once or more, without a set of them all. */
+  eachAnswered(take: (id: string) => void): void {
     // Persons the server could not delete were not done: they go again (deletionErrors()).
     const failed = this.deletionErrors();
-    const done = new IdSet();
     for (const chunk of this.chunks.values()) {
-      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) done.add(id);
-      for (const id of chunk.gone ?? []) if (!failed.has(id)) done.add(id);
+      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) take(id);
+      for (const id of chunk.gone ?? []) if (!failed.has(id)) take(id);
     }
-    return done;
   }
 
   /**
@@ -329,11 +336,10 @@ export function journalExists(path: string): boolean {
 
 /**
  * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
- * not answered); a broken line anywhere else means the file was edited or damaged.
- * `sameString`: the string the input already holds for an id (validate.ts), so that a resumed run
- * keeps each id of its chunks once, not once from the input and again from the journal.
+ * not answered); a broken line anywhere else means the file was edited or damaged. The ids of
+ * its requests are kept packed (packed-ids.ts), not as the strings of the lines.
  */
-export async function readJournal(path: string, sameString?: (id: string) => string): Promise<JournalState> {
+export async function readJournal(path: string): Promise<JournalState> {
   const state = new JournalState();
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
@@ -355,7 +361,6 @@ export async function readJournal(path: string, sameString?: (id: string) => str
         `${path} is not a hogctl bulk-delete journal (no header line)`,
         'pass the journal a previous run wrote, or another --journal',
       );
-    if (sameString && record.type === 'sending') record.ids = record.ids.map(sameString);
     state.apply(record);
   };
   try {

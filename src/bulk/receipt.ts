@@ -21,7 +21,7 @@ import type { IdentifierTotals } from './targets.js';
 import type { Verification } from './verify.js';
 import type { UpdateVerification } from './update-verify.js';
 import type { Changes } from './changes.js';
-import { IdSet } from './id-set.js';
+import { IdSet, type Ids } from './id-set.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -91,8 +91,8 @@ export interface ReceiptProject {
   events_queued_for_deletion?: number | null;
   recordings_queued_for_deletion?: number | null;
   /** Every id sent to this project and answered (or found gone after a lost answer): what
-   * erasure-status checks. */
-  ids_sent: string[];
+   * erasure-status checks. In memory, compactly (id-set.ts); written as a JSON array. */
+  ids_sent: Ids;
   /** The distinct ids of those persons, read before they were deleted, in clear: erasure-status
    * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
    * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
@@ -246,13 +246,14 @@ type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfi
  * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
 function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean) {
   const answered = chunks.filter((c) => c.answer);
-  // The ids themselves stay the chunks' strings: the sets are compact (id-set.ts) and `sentList`
-  // holds the strings the chunks already hold, so that a receipt of ten million ids makes none.
+  // Compact sets (id-set.ts), 16 bytes a UUID: `sentIds` is also the list of the ids sent, in
+  // order, which the receipt writes out one at a time (a receipt of ten million ids makes no
+  // string of each).
   const sentIds = new IdSet();
-  const sentList: string[] = [];
-  for (const c of answered) for (const id of c.ids) if (sentIds.add(id)) sentList.push(id);
+  for (const c of answered) for (const id of c.ids) sentIds.add(id);
   const gone = new IdSet();
-  for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id) && sentIds.add(id)) sentList.push(id);
+  for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id)) sentIds.add(id);
+  const sentList: Ids = sentIds;
 
   // A chunk that failed and whose ids were later sent again in a chunk that succeeded is no
   // longer a failure; of ids that failed more than once, the latest failure is the one shown.
@@ -400,7 +401,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           }
         : {}),
       ids_sent: sent,
-      distinct_ids: recorded ? [...new Set(sent.flatMap((id) => recorded.get(id) ?? []))] : sent.length ? null : [],
+      distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
       verification: p.verification ? { ...p.verification } : null,
     };
   });
@@ -580,6 +581,13 @@ class BufferedText {
  * surrogates (a surrogate pair is tested as two halves, and then escaped in JSON.stringify's way). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** The distinct ids recorded for these persons, each once. */
+function distinctIdsOf(persons: Ids, recorded: Map<string, string[]>): string[] {
+  const out = new Set<string>();
+  for (const id of persons) for (const d of recorded.get(id) ?? []) out.add(d);
+  return [...out];
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
@@ -590,6 +598,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * long arrays element by element. */
 async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
   const inner = `${indent}  `;
+  // A compact list of ids (id-set.ts) is written as the array it stands for, an id at a time.
+  if (value instanceof IdSet) {
+    if (value.size === 0) return out.write('[]');
+    let first = true;
+    await out.write('[');
+    for (const id of value) {
+      out.add(`${first ? '' : ','}\n${inner}`);
+      first = false;
+      if (out.addString(id)) await out.flush();
+    }
+    await out.write(`\n${indent}]`);
+    return;
+  }
   // An array of objects is written element by element however short: a receipt's one project
   // holds its ids.
   if (

@@ -18,13 +18,14 @@ import { recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
 import type { JournalRecord, JournalState } from './journal.js';
 import type { RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
+import type { Ids } from './id-set.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
 export interface SnapshotProject {
   id: string;
   /** The persons the job will act on. */
-  ids: string[];
+  ids: Ids;
 }
 
 export interface SnapshotSettings {
@@ -61,7 +62,7 @@ export async function takeSnapshot(
 ): Promise<void> {
   const todo = projects.map((p) => ({
     id: p.id,
-    ids: p.ids.filter((id) => (s.backup ? !journal.backedUp.has(id) : !journal.recorded.get(p.id)?.has(id))),
+    ids: Array.from(p.ids).filter((id) => (s.backup ? !journal.backedUp.has(id) : !journal.recorded.get(p.id)?.has(id))),
   }));
   const total = todo.reduce((k, p) => k + p.ids.length, 0);
   if (total === 0) return;

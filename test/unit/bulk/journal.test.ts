@@ -12,7 +12,7 @@ import {
   readJournal,
   type JournalHeader,
 } from '../../../src/bulk/journal.js';
-import { IdSet } from '../../../src/bulk/id-set.js';
+import { PackedIds } from '../../../src/bulk/packed-ids.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../src/bulk/receipt.js';
 import { requestBody, sender } from '../../../src/bulk/send.js';
 import type { IdList } from '../../../src/bulk/validate.js';
@@ -111,13 +111,17 @@ describe('journal', () => {
     expect(readFileSync(path, 'utf8')).toBe(whole);
   });
 
-  it('reads the ids of its chunks into the strings the input holds', async () => {
+  it('keeps the ids of its chunks packed, and gives them back as they were written', async () => {
     const path = join(dir, 'j.ndjson');
-    const ids = ['0190ffff-0000-7000-8000-000000000001', 'd1'];
-    writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify({ type: 'sending', chunk: 1, run: 1, at: 't', ids })}\n`);
-    const given = new IdSet(ids);
-    const state = await readJournal(path, (id) => (given.has(id) ? `kept:${id}` : id));
-    expect(state.chunks.get(1)?.ids).toEqual(ids.map((id) => `kept:${id}`));
+    const uuids = ['0190ffff-0000-7000-8000-000000000001', '0190ffff-0000-7000-8000-0000000000ab'];
+    const others = ['0190FFFF-0000-7000-8000-000000000001', 'd1'];
+    const line = (chunk: number, ids: string[]) => JSON.stringify({ type: 'sending', chunk, run: 1, at: 't', ids });
+    writeFileSync(path, `${JSON.stringify(header)}\n${line(1, uuids)}\n${line(2, others)}\n`);
+    const state = await readJournal(path);
+    expect(state.chunks.get(1)?.ids).toBeInstanceOf(PackedIds);
+    expect([...state.chunks.get(1)!.ids]).toEqual(uuids);
+    expect([...state.chunks.get(2)!.ids]).toEqual(others);
+    expect(JSON.parse(JSON.stringify(state.chunks.get(1)!.ids))).toEqual(uuids);
   });
 
   it('refuses a journal damaged in the middle, or one that is not a journal', async () => {
