@@ -58,12 +58,13 @@ export function parseJsonText(next: () => string | undefined, options: ReadJsonO
     throw new JsonSyntaxError(why);
   };
   const peek = (): string => {
-    while (more()) {
-      const c = text.charCodeAt(at);
-      // JSON's white space: space, tab, line feed, carriage return.
-      if (c === 32 || c === 9 || c === 10 || c === 13) at++;
-      else return text[at];
-    }
+    do {
+      for (; at < text.length; at++) {
+        const c = text.charCodeAt(at);
+        // JSON's white space: space, tab, line feed, carriage return.
+        if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return text[at];
+      }
+    } while (more());
     return '';
   };
   const expect = (c: string) => {
