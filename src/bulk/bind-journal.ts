@@ -9,6 +9,7 @@ import { checkBinding, defaultJournalPath, journalExists, readJournal, type Bind
 import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from './input.js';
+import { IdSet } from './id-set.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -20,6 +21,8 @@ export interface BoundJournal {
   state?: JournalState;
   /** When the recorded run completed, if its last run did. */
   completedAt?: string;
+  /** The input's ids, which the journal keeps its requests as places in (packed-ids.ts). */
+  list?: IdSet;
 }
 
 export interface JournalSettings {
@@ -32,6 +35,7 @@ export async function bindJournal(ctx: Context, s: JournalSettings, binding: Bin
   const journalsDir = join(configDir(ctx.env), 'journals');
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: input.list.sha256, stem: input.stem });
   let state: JournalState | undefined;
+  const list = input.list.ids instanceof IdSet ? input.list.ids : undefined;
   if (!s.dryRun) {
     // Taken before the journal is read, so that two runs can never both act on what it says.
     if (s.journal) await checkWritableDir(s.journal, '--journal');
@@ -46,13 +50,13 @@ export async function bindJournal(ctx: Context, s: JournalSettings, binding: Bin
         s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue',
       );
     }
-    state = await readJournal(journalPath);
+    state = await readJournal(journalPath, list);
     checkBinding(journalPath, state.header!, binding);
   } else if (journalExists(journalPath) && !s.dryRun) {
     let what = '';
     let old: JournalState | undefined;
     try {
-      old = await readJournal(journalPath);
+      old = await readJournal(journalPath, list);
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
       what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
     } catch {
@@ -71,5 +75,5 @@ export async function bindJournal(ctx: Context, s: JournalSettings, binding: Bin
   }
   const completedAt =
     state?.runs[state.runs.length - 1]?.stopped?.reason === 'completed' ? state.runs[state.runs.length - 1].stopped!.at : undefined;
-  return { path: journalPath, dir: journalsDir, state, completedAt };
+  return { path: journalPath, dir: journalsDir, state, completedAt, list };
 }

@@ -162,6 +162,9 @@ export class JournalState {
   /** The last verification: the ids it found gone, and whether it finished. */
   verification?: { gone: Set<string>; finished: boolean };
 
+  /** `list`: the input's ids, which requests are kept as places in when cut from it (packed-ids.ts). */
+  constructor(private readonly list?: IdSet) {}
+
   apply(record: JournalRecord): void {
     switch (record.type) {
       case 'header':
@@ -198,7 +201,7 @@ export class JournalState {
           chunk: record.chunk,
           run: record.run,
           project: record.project ?? this.header?.project ?? '',
-          ids: new PackedIds(record.ids),
+          ids: new PackedIds(record.ids, this.list),
           sentAt: record.at,
           ...(record.resend ? { resend: true } : {}),
         });
@@ -337,10 +340,11 @@ export function journalExists(path: string): boolean {
 /**
  * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
  * not answered); a broken line anywhere else means the file was edited or damaged. The ids of
- * its requests are kept packed (packed-ids.ts), not as the strings of the lines.
+ * its requests are kept packed (packed-ids.ts), as places in `list` (the input's ids) where they
+ * are in it, not as the strings of the lines.
  */
-export async function readJournal(path: string): Promise<JournalState> {
-  const state = new JournalState();
+export async function readJournal(path: string, list?: IdSet): Promise<JournalState> {
+  const state = new JournalState(list);
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
   let number = 0;

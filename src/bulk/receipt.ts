@@ -22,6 +22,7 @@ import type { Verification } from './verify.js';
 import type { UpdateVerification } from './update-verify.js';
 import type { Changes } from './changes.js';
 import { IdSet, type Ids } from './id-set.js';
+import { IdSubset } from './id-subset.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -244,13 +245,13 @@ type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfi
 
 /** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects.
  * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
-function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean) {
+function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean, list?: IdSet) {
   const answered = chunks.filter((c) => c.answer);
-  // Compact sets (id-set.ts), 16 bytes a UUID: `sentIds` is also the list of the ids sent, in
-  // order, which the receipt writes out one at a time (a receipt of ten million ids makes no
-  // string of each).
-  const sentIds = new IdSet();
-  for (const c of answered) for (const id of c.ids) sentIds.add(id);
+  // `sentIds` is a bit per id of the input's list (and a compact set of any other, id-subset.ts),
+  // and also the list of the ids sent, which the receipt writes out one at a time: a receipt of
+  // ten million ids makes no string of each, and no second set of them.
+  const sentIds = new IdSubset(list);
+  for (const c of answered) sentIds.addAll(c.ids);
   const gone = new IdSet();
   for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id)) sentIds.add(id);
   const sentList: Ids = sentIds;
@@ -350,7 +351,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
   const deletes = meta.command === 'persons bulk-delete';
   const lookedUp = meta.sentIdKind === 'person_uuids';
-  const total = tally(chunks, meta.targets, meta.flags, deletes, lookedUp);
+  const list = ids.ids instanceof IdSet ? ids.ids : undefined;
+  const total = tally(chunks, meta.targets, meta.flags, deletes, lookedUp, list);
   const { answered, gone, failedChunks, unanswered, unclear, unclearIds, notReported } = total;
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = {
@@ -379,7 +381,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     const mine = chunks.filter((c) => c.project === p.id);
     // A job of one project is its project: the same tally, not a second one over as many ids.
     const part =
-      mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, meta.flags, deletes, lookedUp);
+      mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, meta.flags, deletes, lookedUp, list);
     const recorded = state?.recorded.get(p.id);
     const sent = part.sentList;
     return {
@@ -599,7 +601,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
   const inner = `${indent}  `;
   // A compact list of ids (id-set.ts) is written as the array it stands for, an id at a time.
-  if (value instanceof IdSet) {
+  if (value instanceof IdSet || value instanceof IdSubset) {
     if (value.size === 0) return out.write('[]');
     let first = true;
     await out.write('[');

@@ -60,7 +60,7 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
   const now = () => new Date(ctx.deps.now()).toISOString();
   ensurePrivateDir(s.journal.dir);
   const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
-  const journal = s.journal.state ?? new JournalState();
+  const journal = s.journal.state ?? new JournalState(s.journal.list);
   const append = async (record: JournalRecord) => {
     await writer.append(record);
     journal.apply(record);
