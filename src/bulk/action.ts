@@ -1,19 +1,33 @@
-// What changes from one bulk job to the next. The engine (job.ts) reads the input, finds the
-// persons, binds the journal, shows the plan, asks, runs the chunks under the rate budget, checks
-// lost answers, verifies and writes the receipt; a JobKind says what the job is for (what binds
-// its journal, how big a request is, how fast requests may go, how to check the result), and the
-// BulkAction it makes says what one request is and how to describe it. Two kinds today: deleting
-// persons (delete-persons.ts) and changing their properties (update-persons.ts).
+// The boundary between the bulk engine and a kind of bulk job.
+//
+// How to add a kind (a third one beside deleting and updating persons):
+//   1. Write a function that returns a `JobKind` (below), as `deleteKind()` (delete-persons.ts)
+//      and `updateKind()` (update-persons.ts) do. Put its files together: today they sit in
+//      src/bulk/ beside the engine (delete-persons.ts, delete-receipt.ts, send.ts, verify.ts;
+//      update-persons.ts, update-verify.ts, values-from.ts); a new kind may take a folder of its
+//      own, src/bulk/<kind>/, importing the engine's types from here.
+//   2. Supply what binds its journal (`binding`: fields of the journal's header, compared on
+//      --resume, and how to describe them), its requests (`makeAction` → `BulkAction`: one
+//      attempt at a chunk, the plan's and confirmation's words, the scope), its rate windows and
+//      chunk size, its verification (`verify`), its part of the receipt (`receipt`: what its
+//      answers add up to, its fields, its notes) and what the end means (`verdict`).
+//   3. Its verb (src/commands/<group>/<verb>.ts) reads its flags, builds the kind once and calls
+//      `runBulkJob(ctx, settings, kindFor)` (job.ts). On --resume (and --plan) `kindFor` gets the
+//      kind's own fields as the journal (or plan) recorded them.
+// The journal, the receipt and the runner store what the kind supplies (header fields, answer
+// summaries, receipt fields) as JSON without knowing what they mean: a kind never edits them.
 import type { Context } from '../context.js';
+import type { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import type { DeleteFlags, JournalHeader, JournalRecord, JournalState } from './journal.js';
+import type { JournalRecord, JournalState, KindBinding, KindFields, SendAgain } from './journal.js';
 import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt, ReceiptPart, ReceiptVerification } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { CaseTargets } from './targets.js';
-import type { Changes } from './changes.js';
 import type { IdKind } from './validate.js';
+
+export type { KindFields };
 
 export interface BulkAction {
   /** The plan's first line says what the job does: "delete persons", "change the properties of persons". */
@@ -80,9 +94,22 @@ export interface VerifyEnv {
 }
 
 /** What the verification found: in all, and per project. */
-export interface JobVerification<V = unknown> {
+export interface JobVerification<V extends ReceiptVerification = ReceiptVerification> {
   total?: V;
   perProject: Map<string, V>;
+}
+
+/** What the end of a run means beyond its requests: warnings, or the error that sets the exit code. */
+export interface Verdict {
+  warnings: string[];
+  error?: CliError;
+}
+
+/** Ids answered that the server asked to be sent again, and how the run says it sends them. */
+export interface Resends {
+  find: SendAgain;
+  /** "sending 2 persons again that the server could not delete (deletion_errors)". */
+  note(count: number): string;
 }
 
 export interface JobKind {
@@ -90,10 +117,10 @@ export interface JobKind {
   command: string;
   /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a request carries). */
   words: { job: string; request: string; done: string; unit: string };
-  /** What the journal is bound to besides the input: the delete flags… */
-  flags: DeleteFlags;
-  /** …or the changes of an update. */
-  changes?: Changes;
+  /** What binds the journal besides the input: the kind's fields of the journal's header (a
+   * deletion's flags, an update's changes), compared on --resume. Its names must not be the
+   * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
+  binding: KindBinding;
   /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
    * journal and the receipt: an erasure must not keep new copies of them. */
   hashesIdentifiers: boolean;
@@ -104,15 +131,25 @@ export interface JobKind {
   looksUpDistinctIds?: boolean;
   /** Ids a request carries at most. */
   chunkSize: number;
-  /** Whether the verification reads back, 200 a read, what the run deleted (the plan counts it). */
+  /** Whether the verification reads back, 200 a read, what the run did (the plan counts it). */
   readsBack?: boolean;
   /** The request budget when --rate is not given. */
   windows: readonly RateWindow[];
   /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */
   snapshot(lookUp: boolean): boolean;
-  /** What the kind adds to the header of a new journal (an update's event nonce). */
-  journalHeader?(startedAt: string): Partial<JournalHeader>;
+  /** What the kind adds to the header of a new journal besides its binding (an update's event
+   * nonce): fields of its own, as `binding`'s. */
+  journalHeader?(startedAt: string): KindFields;
+  /** Ids whose answers asked for them to be sent again (a deletion's deletion_errors); absent:
+   * an answered id is done. */
+  resends?: Resends;
   makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;
   /** Asks the server what the run achieved; undefined when there is nothing to ask. */
   verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;
+  /** Its part of the receipt. */
+  receipt: ReceiptPart;
+  /** What the receipt of a run whose requests all went through means: persons not done, a
+   * verification that found the work not done (exit 8), or warnings. `resume`: the command
+   * line that continues or checks again; `retries`: --retries; `account`: what the run did. */
+  verdict(receipt: Receipt, o: { resume: string; retries: number; receiptPath?: string; account?: string }): Verdict;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { configDir, ensurePrivateDir } from '../config/paths.js';
-import { checkBinding, defaultJournalPath, journalExists, readJournal, type Binding, JournalState } from './journal.js';
+import { checkBinding, defaultJournalPath, journalExists, readJournal, type Binding, JournalState, type SendAgain } from './journal.js';
 import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from './input.js';
@@ -31,7 +31,14 @@ export interface JournalSettings {
   dryRun?: boolean;
 }
 
-export async function bindJournal(ctx: Context, s: JournalSettings, binding: Binding, input: Input): Promise<BoundJournal> {
+/** `sendAgain`: how the kind's answers name ids still to do (journal.ts). */
+export async function bindJournal(
+  ctx: Context,
+  s: JournalSettings,
+  binding: Binding,
+  input: Input,
+  sendAgain?: SendAgain,
+): Promise<BoundJournal> {
   const journalsDir = join(configDir(ctx.env), 'journals');
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: input.list.sha256, stem: input.stem });
   let state: JournalState | undefined;
@@ -50,13 +57,13 @@ export async function bindJournal(ctx: Context, s: JournalSettings, binding: Bin
         s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue',
       );
     }
-    state = await readJournal(journalPath, list);
+    state = await readJournal(journalPath, { list, sendAgain });
     checkBinding(journalPath, state.header!, binding);
   } else if (journalExists(journalPath) && !s.dryRun) {
     let what = '';
     let old: JournalState | undefined;
     try {
-      old = await readJournal(journalPath, list);
+      old = await readJournal(journalPath, { list, sendAgain });
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
       what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
     } catch {

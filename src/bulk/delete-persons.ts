@@ -4,13 +4,15 @@
 // proves nothing, so they are sent again unchecked. Afterwards every person is checked gone and,
 // with --delete-events, their event deletions checked queued (verify.ts).
 import type { Context } from '../context.js';
+import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from './action.js';
+import type { BulkDeleteSummary } from '../api/bulk-delete.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, KindFields, Verdict, VerifyEnv } from './action.js';
 import { describeEventsLeft, eventsLeft, isHashedDistinctId } from './events-left.js';
 import { CHUNK_SIZE } from './chunk.js';
-import type { ChunkRecord, DeleteFlags, JournalState } from './journal.js';
+import { deletionReceipt, openDeletionErrors, type BulkDeleteFlags, type DeletionReceipt } from './delete-receipt.js';
+import type { ChunkRecord, JournalState } from './journal.js';
 import { presenceCheck, type PresenceCheck } from './lost-answers.js';
-import { describeDeletion } from './plan.js';
 import { DELETE_WINDOWS, type RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
@@ -28,18 +30,34 @@ export interface DeletePersonsSettings {
   /** Whether they go out as given (a plain file): distinct ids then stay distinct ids; looked
    * up, every person is sent by UUID. */
   asGiven: boolean;
-  flags: DeleteFlags;
+  flags: BulkDeleteFlags;
   timeoutMs: number;
   /** The read budget of the job: checks of lost answers and the verification. */
   reads: RateBudget;
 }
 
+/** The flags a deletion's journal (or plan) recorded, read back; undefined when it has none. */
+export function recordedFlags(fields: KindFields | undefined): BulkDeleteFlags | undefined {
+  const f = fields?.flags as Partial<BulkDeleteFlags> | undefined;
+  if (!f || typeof f !== 'object') return undefined;
+  return { delete_events: f.delete_events === true, delete_recordings: f.delete_recordings === true, keep_person: f.keep_person === true };
+}
+
+/** "--delete-events --keep-person": the flags as the command line gives them. */
+function flagWords(fields: KindFields): string {
+  const f = recordedFlags(fields);
+  if (!f) return '';
+  return [f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
+    .filter(Boolean)
+    .join(' ');
+}
+
 /** The job of `persons bulk-delete`. */
-export function deleteKind(flags: DeleteFlags): JobKind {
+export function deleteKind(flags: BulkDeleteFlags): JobKind {
   return {
     command: 'persons bulk-delete',
     words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
-    flags,
+    binding: { fields: { flags }, describe: flagWords },
     hashesIdentifiers: true,
     sendsIdsAsGiven: true,
     // Distinct ids are looked up (batch_by_distinct_ids) and the persons deleted by UUID: the
@@ -47,8 +65,13 @@ export function deleteKind(flags: DeleteFlags): JobKind {
     // their event deletions.
     looksUpDistinctIds: true,
     chunkSize: CHUNK_SIZE,
-    readsBack: true,
+    // A kept person proves nothing: with --keep-person nothing is read back.
+    readsBack: !flags.keep_person,
     windows: DELETE_WINDOWS,
+    resends: {
+      find: openDeletionErrors,
+      note: (count) => `sending ${n(count)} ${count === 1 ? 'person' : 'persons'} again that the server could not delete (deletion_errors)`,
+    },
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
     makeAction: async (ctx, env: ActionEnv) =>
@@ -62,6 +85,58 @@ export function deleteKind(flags: DeleteFlags): JobKind {
         reads: env.reads,
       }),
     verify: (ctx, env) => verifyDeletion(ctx, env, flags),
+    receipt: deletionReceipt(flags),
+    verdict: (receipt, o) => deletionVerdict(receipt as DeletionReceipt, o),
+  };
+}
+
+/**
+ * The confirmation's description of what goes: "18,997 persons and their events", "the events
+ * and recordings of 12 persons (keeping the persons)".
+ */
+export function describeDeletion(kind: IdKind, count: number, flags: BulkDeleteFlags): string {
+  const persons =
+    kind === 'distinct_ids'
+      ? `the persons behind ${n(count)} distinct ${count === 1 ? 'id' : 'ids'}`
+      : `${n(count)} ${count === 1 ? 'person' : 'persons'}`;
+  const data = [flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ');
+  if (flags.keep_person) return `the ${data} of ${persons} (keeping the persons themselves)`;
+  return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;
+}
+
+/**
+ * Persons the server could not delete each time it was asked are a failure (exit 8); so are
+ * persons it reported deleted that still exist when checked, unless it queued their deletion
+ * (then a warning to check again later).
+ */
+export function deletionVerdict(
+  receipt: DeletionReceipt,
+  o: { resume: string; retries: number; receiptPath?: string; account?: string },
+): Verdict {
+  const errors = receipt.counts.deletion_errors ?? 0;
+  if (errors > 0) {
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `${n(errors)} ${errors === 1 ? 'person' : 'persons'} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most${o.account ? `: ${o.account}` : ''}; the receipt ${o.receiptPath ?? ''} lists them`,
+        `the server asks for them to be sent again: do so later with\n  ${o.resume}`,
+      ),
+    };
+  }
+  const v = receipt.verification;
+  if (!v || v.status !== 'still_present') return { warnings: [] };
+  const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
+  if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
+    return {
+      warnings: [`${left}: the server queued their deletion and has not carried it out yet; check again later with:\n  ${o.resume}`],
+    };
+  }
+  return {
+    warnings: [],
+    error: new PartialFailureError(
+      `${left}, though the server answered that it deleted them; the receipt lists them (verification.still_present_ids)`,
+      `check again later with:\n  ${o.resume}\nif they are still there, delete them one by one with \`hogctl persons delete <uuid>\``,
+    ),
   };
 }
 
@@ -73,7 +148,7 @@ const BY: Record<IdKind, string> = {
   selection: 'chosen by a selection',
 };
 
-export function describeFlags(f: DeleteFlags): string {
+export function describeFlags(f: BulkDeleteFlags): string {
   const yn = (b: boolean) => (b ? 'yes' : 'no');
   return `delete events: ${yn(f.delete_events)} · delete recordings: ${yn(f.delete_recordings)} · keep person: ${yn(f.keep_person)}`;
 }
@@ -121,7 +196,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
     targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
     checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
     account: (receipt) => {
-      const c = receipt.counts;
+      const c = (receipt as DeletionReceipt).counts;
       const gone = c.persons_gone_after_lost_answer ?? 0;
       // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
       const lookedUp = receipt.sent_id_kind === 'person_uuids';
@@ -134,10 +209,12 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
         ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
         : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent${goneApart}`;
     },
-    describeAnswer: ({ summary }) =>
-      summary
+    describeAnswer: ({ summary: answer }) => {
+      const summary = answer as BulkDeleteSummary | null;
+      return summary
         ? `found ${summary.persons_found ?? '?'}, deleted ${summary.persons_deleted ?? '?'}${summary.persons_queued_for_deletion !== undefined ? `, queued ${summary.persons_queued_for_deletion}` : ''}`
-        : 'empty answer',
+        : 'empty answer';
+    },
   };
 }
 
@@ -155,7 +232,7 @@ function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: strin
   for (const c of chunks) {
     for (const id of c.gone ?? []) read.add(id);
     if (!c.answer) continue;
-    const foundNone = c.answer.summary?.persons_found === 0 && !c.answer.unclear;
+    const foundNone = (c.answer.summary as BulkDeleteSummary | null)?.persons_found === 0 && !c.answer.unclear;
     for (const id of c.ids) if (done.has(id)) (foundNone ? skipped : read).add(id);
   }
   for (const id of read) skipped.delete(id);
@@ -166,7 +243,7 @@ function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: strin
  * Checks that what the run did is so on the server, project by project: the persons are gone
  * and, with --delete-events, their event deletions are queued.
  */
-async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags): Promise<JobVerification<Verification> | undefined> {
+async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFlags): Promise<JobVerification<Verification> | undefined> {
   const { journal, targets } = env;
   const action = env.action as DeleteAction;
   const chunksOf = (project: string) => [...journal.chunks.values()].filter((c) => c.project === project);
@@ -193,8 +270,9 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: DeleteFlags):
       : undefined;
     // The persons the server found and whose events it said it queued.
     const found = chunksOf(p.id)
-      .filter((c) => c.answer?.summary?.events_queued_for_deletion)
-      .reduce((k, c) => k + (c.answer!.summary!.persons_found ?? 0), 0);
+      .map((c) => c.answer?.summary as BulkDeleteSummary | null | undefined)
+      .filter((summary) => summary?.events_queued_for_deletion)
+      .reduce((k, summary) => k + (summary!.persons_found ?? 0), 0);
     const events =
       flags.delete_events && found > 0
         ? eventsVerification(await eventDeletions(ctx, env.client, p.id, ids, Date.parse(env.startedAt) - 60_000), found)

@@ -20,7 +20,7 @@ import type { ApiClient } from '../http/client.js';
 import { presenceCheck } from './lost-answers.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
-import type { Receipt, ReceiptProject } from './receipt.js';
+import type { DeletionReceipt } from './delete-receipt.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import { eventsLeft, isHashedDistinctId } from './events-left.js';
 import { eventDeletions } from './verify.js';
@@ -72,10 +72,10 @@ export interface ErasureStatus {
 
 /** Read a piece at a time (io/json-file.ts): a receipt of ten million ids is too long for one
  * string, and its ids are kept 16 bytes each. */
-export async function readReceipt(path: string): Promise<Receipt> {
-  let receipt: Receipt;
+export async function readReceipt(path: string): Promise<DeletionReceipt> {
+  let receipt: DeletionReceipt;
   try {
-    receipt = readJsonFile(path, { compact: COMPACT_LISTS }) as Receipt;
+    receipt = readJsonFile(path, { compact: COMPACT_LISTS }) as DeletionReceipt;
   } catch (err) {
     if (err instanceof JsonSyntaxError)
       throw new UsageError(
@@ -103,7 +103,7 @@ export async function readReceipt(path: string): Promise<Receipt> {
 export async function erasureStatus(
   ctx: Context,
   client: ApiClient,
-  receipt: Receipt,
+  receipt: DeletionReceipt,
   readsPerMinute = READ_PER_MINUTE,
   maxWaitMs = DEFAULT_MAX_WAIT_MS,
 ): Promise<ErasureStatus[]> {
@@ -125,8 +125,8 @@ export async function erasureStatus(
 async function projectStatus(
   ctx: Context,
   client: ApiClient,
-  p: ReceiptProject,
-  receipt: Receipt,
+  p: DeletionReceipt['projects'][number],
+  receipt: DeletionReceipt,
   c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number; maxWaitMs: number },
 ): Promise<ErasureStatus> {
   const status: ErasureStatus = {
@@ -220,7 +220,7 @@ export interface AddressCheck {
  * Looks an address up in a receipt by its name there: the keyed hash (with the evidence key the
  * receipt names, refused without it), or the address itself in a receipt that keeps them in clear.
  */
-export function checkAddress(path: string, receipt: Receipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
+export function checkAddress(path: string, receipt: DeletionReceipt, address: string, env: NodeJS.ProcessEnv): AddressCheck {
   const ids = receipt.identifiers;
   if (!ids || (ids.kind !== 'emails' && ids.kind !== 'mixed')) {
     throw new UsageError(

@@ -7,7 +7,7 @@ import { VERSION } from '../context.js';
 import { writeSummary } from '../io/summary.js';
 import type { JobVerification } from './action.js';
 import { namingOf, recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
-import type { JournalHeader, JournalRecord, JournalState } from './journal.js';
+import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, type JournalState, type KindFields } from './journal.js';
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
@@ -15,8 +15,9 @@ import { hasSelection } from './selection.js';
 import type { CaseTargets } from './targets.js';
 
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
-export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 'type' | 'journal_format' | 'hogctl'> {
+export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
   const { s, input, kind } = p;
+  const own = kindHeader(kind.binding.fields, kind.journalHeader?.(p.startedAt));
   return {
     created_at: p.startedAt,
     profile: p.profile,
@@ -24,9 +25,8 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
     project: p.projects[0],
     ...(p.projects.length > 1 || spansProjects(s) ? { projects: p.projects } : {}),
     id_kind: input.list.kind,
-    ...(kind.command !== 'persons bulk-delete' ? { command: kind.command } : {}),
-    flags: kind.flags,
-    ...(kind.changes ? { changes: kind.changes } : {}),
+    command: kind.command,
+    ...own,
     input: {
       file: input.label,
       format: input.list.format,
@@ -35,7 +35,6 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
       id_list_sha256: input.list.sha256,
     },
     ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
-    ...kind.journalHeader?.(p.startedAt),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
       output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
@@ -50,6 +49,15 @@ export function journalHeader(ctx: Context, p: Prepared): Omit<JournalHeader, 't
     },
     ...(p.policy.by !== 'clear' || input.list.kind === 'emails' || input.list.kind === 'mixed' ? { identifiers: namingOf(p.policy) } : {}),
   };
+}
+
+/** The kind's fields of the header: its binding and what it adds. A name of the engine's is a
+ * mistake of the kind, which would overwrite what the journal needs. */
+function kindHeader(binding: KindFields, extra: KindFields = {}): KindFields {
+  const own = { ...binding, ...extra };
+  const taken = Object.keys(own).filter((k) => (ENGINE_HEADER_FIELDS as readonly string[]).includes(k));
+  if (taken.length) throw new Error(`a kind of bulk job may not name its journal fields ${taken.join(', ')}: the engine's own`);
+  return own;
 }
 
 /** What the lookups found, as journal records, so that a resume need not look again. */
@@ -105,8 +113,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     column: s.column ?? null,
     kind: input.list.kind,
     sentIdKind: !p.lookUp && !p.plan ? (input.list.kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids') : 'person_uuids',
-    flags: kind.flags,
-    changes: kind.changes,
+    part: kind.receipt,
     skipInvalid: Boolean(s.skipInvalid),
     journal: f.journal?.header ? p.bound.path : null,
     receipt: p.receiptPath ?? null,
@@ -115,23 +122,21 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     unresolved: targets.identifiers ? targets.identifiers.unmatchedKeys : targets.unresolved,
     resolvedDuplicates: targets.identifiers ? 0 : targets.resolvedDuplicates,
     identifiers: targets.identifiers && { policy: p.policy, totals: targets.identifiers },
-    verification: f.verification?.total as never,
+    verification: f.verification?.total,
     selection: hasSelection(s.selection) ? s.selection : undefined,
     projects: targets.projects.map((t) => ({
       id: t.id,
       name: t.name,
       unreachable: t.unreachable,
       targets: t.ids.length,
-      verification: f.verification?.perProject.get(t.id) as never,
+      verification: f.verification?.perProject.get(t.id),
     })),
     backup: s.backup ? resolvePath(s.backup) : null,
     error: f.error,
   });
-  // Persons the server could not delete make the run partial, even if every request succeeded.
-  if (receipt.status === 'completed' && (receipt.counts.deletion_errors ?? 0) > 0) receipt.status = 'partial';
   if (p.receiptPath) await writeReceipt(p.receiptPath, receipt);
   if (!f.print) return receipt;
-  const record = summaryRecord(receipt);
+  const record = summaryRecord(receipt, kind.receipt);
   record.receipt = p.receiptPath ?? null;
   // A person at a terminal has read what happened on stderr (the success or failure line): the
   // thirty fields of the record would push the plan and the progress off the screen.

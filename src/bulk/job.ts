@@ -7,11 +7,11 @@
 import type { Context } from '../context.js';
 import { CancelledError } from '../errors.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
-import type { JobKind, JobVerification } from './action.js';
+import type { JobKind, JobVerification, KindFields } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
 import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
 import type { Receipt } from './receipt.js';
-import { outcome, unreachableOutcome, verificationOutcome } from './outcome.js';
+import { outcome, unreachableOutcome } from './outcome.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../io/columns.js';
 import { writePlan } from './plan-file.js';
@@ -26,8 +26,13 @@ const n = (x: number) => x.toLocaleString('en-US');
 /** Above this many persons, a confirmation is made by typing the count. */
 const TYPED_CONFIRMATION_ABOVE = 100;
 
-/** `kindFor`: the job for these settings (with --resume they come from the journal, with --plan from the plan). */
-export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s: BulkSettings) => JobKind): Promise<void> {
+/** `kindFor`: the job for these settings; `recorded`: the kind's fields a resumed journal (or a
+ * plan) recorded, which a resumed run keeps. */
+export async function runBulkJob(
+  ctx: Context,
+  given: BulkSettings,
+  kindFor: (s: BulkSettings, recorded?: KindFields) => JobKind,
+): Promise<void> {
   const s = await decideSettings(ctx, given, kindFor);
   const p = await prepareJob(ctx, s, kindFor);
   const { kind } = p;
@@ -54,7 +59,7 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     const verification = checked?.verification;
     const receipt = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
     if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
-    const end = verificationOutcome(receipt, resume);
+    const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
     for (const line of end.warnings) ctx.warn(line);
     if (end.error) throw end.error;
     const unreachable = unreachableOutcome(receipt);
@@ -69,6 +74,8 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     action: p.action,
     journal: p.bound,
     header: journalHeader(ctx, p),
+    resends: kind.resends,
+    chunkSize: kind.chunkSize,
     resume: Boolean(s.resume),
     findings: findings(p.targets, p.policy),
     // What the job must read before the first change (the persons' distinct ids; --backup).
@@ -96,10 +103,10 @@ export async function runBulkJob(ctx: Context, given: BulkSettings, kindFor: (s:
     account: p.action.account(receipt),
     resume,
     requests,
-    retries: s.retries,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
     now: ctx.deps.now(),
+    verdict: (r) => kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r) }),
   });
   for (const line of end.warnings) ctx.warn(line);
   if (end.error) throw end.error;
@@ -165,7 +172,7 @@ async function verifyJob(
 }
 
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
-  const checked = receipt.verification?.checked ?? 0;
+  const checked = (receipt.verification as { checked?: number } | null)?.checked ?? 0;
   return new CancelledError(
     `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
     `continue the verification with:\n  ${resume}`,

@@ -1,10 +1,12 @@
-// The journal of a bulk deletion: an append-only NDJSON file, flushed to disk before each chunk is
+// The journal of a bulk job: an append-only NDJSON file, flushed to disk before each chunk is
 // sent and after its answer, so that a crash at any instant leaves a record of exactly which
 // chunks the server answered. `--resume` rebuilds the state from it and sends only the ids no
-// answered chunk covered. It holds ids, flags and outcomes, never credentials.
+// answered chunk covered. It holds ids, what binds the job and outcomes, never credentials.
+// It knows no kind of job: a kind's own header fields (what binds it) and the summaries of its
+// answers are stored as the kind gave them (action.ts).
 //
-// Lines: one `header` (what the journal is bound to: host, projects, kind of ids, flags, and the
-// SHA-256 of the sorted unique id list or of the selection), then per invocation a `run`, what was
+// Lines: one `header` (what the journal is bound to: host, projects, kind of ids, the kind's own
+// fields, and the SHA-256 of the sorted unique id list or of the selection), then per invocation a `run`, what was
 // found before anything was deleted (`resolved` integer ids, `matched` identifiers, `selected`
 // persons, `recorded` distinct ids, each for its project), a `sending` line with the ids of each
 // chunk and its project, its `answered` or `failed` line, and `stopped`.
@@ -17,25 +19,43 @@ import { CliError, UsageError } from '../errors.js';
 import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
-import type { BulkDeleteSummary } from '../api/bulk-delete.js';
-import { describeChanges, type Changes } from './changes.js';
 import { IdSet } from './id-set.js';
 import { PackedIds } from './packed-ids.js';
 
-export type { BulkDeleteSummary };
-
 export const JOURNAL_FORMAT = 1;
 
-export interface DeleteFlags {
-  delete_events: boolean;
-  delete_recordings: boolean;
-  keep_person: boolean;
-}
+/** Journals of earlier versions name no command: every one of them is of this command. */
+const FIRST_COMMAND = 'persons bulk-delete';
 
-export interface JournalHeader {
+/**
+ * The header's fields that belong to the engine. Every other field of a header is the kind's own
+ * (a deletion's `flags`, an update's `changes` and `capture_events`), written as the kind gave it.
+ */
+export const ENGINE_HEADER_FIELDS = [
+  'type',
+  'journal_format',
+  'hogctl',
+  'created_at',
+  'profile',
+  'host',
+  'project',
+  'projects',
+  'id_kind',
+  'command',
+  'input',
+  'selection',
+  'settings',
+  'identifiers',
+] as const;
+
+export interface JournalHeader extends JournalHeaderFields {
   type: 'header';
   journal_format: number;
   hogctl: string;
+}
+
+/** The header but the three fields every header starts with. */
+export interface JournalHeaderFields {
   created_at: string;
   profile: string | null;
   host: string;
@@ -46,9 +66,6 @@ export interface JournalHeader {
   id_kind: IdKind;
   /** The command of the job; absent: persons bulk-delete (journals of earlier versions). */
   command?: string;
-  flags: DeleteFlags;
-  /** What an update changes. */
-  changes?: Changes;
   input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
   /** With --where, --cohort or --query: what chose the persons. */
   selection?: SelectionSpec;
@@ -56,10 +73,28 @@ export interface JournalHeader {
   settings?: RememberedSettings;
   /** With --emails: how each address is named (identifiers.ts). */
   identifiers?: IdentifierNaming;
-  /** An update through capture: the nonce its event uuids are derived from and the time its events
-   * carry, the same for every request of the job (absent in older journals). */
-  capture_events?: { nonce: string; timestamp: string };
+  /** The kind's own fields (KindFields), read by the kind alone. */
+  [kindField: string]: unknown;
 }
+
+/** Fields a kind of job keeps in the journal's header and the receipt, as JSON. */
+export type KindFields = Record<string, unknown>;
+
+/**
+ * What a kind binds its journal to besides the input: its fields of the header, compared one by
+ * one when a journal is resumed, and how to say what they are when they differ.
+ */
+export interface KindBinding {
+  fields: KindFields;
+  /** "--delete-events --keep-person", "set plan=starter": the fields as the command line gave them. */
+  describe(fields: KindFields): string;
+}
+
+/**
+ * Ids that answered requests carried but the server asked to be sent again (a deletion's
+ * `deletion_errors`), with their project, as the kind reads its answers: these are not done.
+ */
+export type SendAgain = (chunks: Iterable<ChunkRecord>) => Map<string, string>;
 
 /** By the evidence key `key_id`; by SHA-256 with `salt` (journals of earlier versions); else in
  * clear (--keep-identifiers). */
@@ -110,7 +145,8 @@ export type JournalRecord =
   | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string; resend?: boolean }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
   // (absent in journals of older versions, and when there were none).
-  | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number }
+  // `summary`: what the answer said, as the kind reads it (bulk_delete's counts), or null.
+  | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: unknown; unclear?: number }
   | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string; unclear?: number }
   // After an attempt whose answer was lost, these ids of the chunk no longer named a person
   // (lost-answers.ts); the chunk's later attempts carry only the others.
@@ -129,7 +165,7 @@ export interface ChunkRecord {
   /** 16 bytes a UUID (packed-ids.ts): every request of ten million ids stays in memory. */
   ids: PackedIds;
   sentAt: string;
-  answer?: { at: string; status: number; attempts: number; summary: BulkDeleteSummary | null; unclear?: number };
+  answer?: { at: string; status: number; attempts: number; summary: unknown; unclear?: number };
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
   /** Ids found gone when checked after a lost answer: done, never sent again. */
   gone?: string[];
@@ -162,8 +198,12 @@ export class JournalState {
   /** The last verification: the ids it found gone, and whether it finished. */
   verification?: { gone: Set<string>; finished: boolean };
 
-  /** `list`: the input's ids, which requests are kept as places in when cut from it (packed-ids.ts). */
-  constructor(private readonly list?: IdSet) {}
+  /** `sendAgain`: how the kind's answers name ids still to do; without it, every answered id is done.
+   * `list`: the input's ids, which requests are kept as places in when cut from it (packed-ids.ts). */
+  constructor(
+    private readonly sendAgain?: SendAgain,
+    private readonly list?: IdSet,
+  ) {}
 
   apply(record: JournalRecord): void {
     switch (record.type) {
@@ -269,20 +309,17 @@ export class JournalState {
 
   /** Each id answeredIds() holds, once or more, without a set of them all. */
   eachAnswered(take: (id: string) => void): void {
-    // Persons the server could not delete were not done: they go again (deletionErrors()).
-    const failed = this.deletionErrors();
+    // Ids an answer asked to be sent again were not done: they go again (toSendAgain()).
+    const failed = this.toSendAgain();
     for (const chunk of this.chunks.values()) {
       if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) take(id);
       for (const id of chunk.gone ?? []) if (!failed.has(id)) take(id);
     }
   }
 
-  /**
-   * Persons an answer listed in `deletion_errors` ("not deleted, retry these", PostHog/posthog#103144)
-   * that no later answer deleted, with their project. They are sent again, by UUID.
-   */
-  deletionErrors(): Map<string, string> {
-    return openDeletionErrors(this.chunks.values());
+  /** Ids the kind's answers ask to be sent again and no later answer did, with their project. */
+  toSendAgain(): Map<string, string> {
+    return this.sendAgain ? this.sendAgain(this.chunks.values()) : new Map();
   }
 
   /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
@@ -300,21 +337,6 @@ export class JournalState {
     }
     return out;
   }
-}
-
-/** The persons of these chunks an answer listed in deletion_errors and no later answer deleted. */
-export function openDeletionErrors(chunks: Iterable<ChunkRecord>): Map<string, string> {
-  const open = new Map<string, string>();
-  const all = [...chunks];
-  if (!all.some((c) => c.answer?.summary?.deletion_errors?.length)) return open;
-  for (const c of all.sort((a, b) => a.chunk - b.chunk)) {
-    if (!c.answer) continue;
-    const failed = new Set<string>();
-    for (const e of c.answer.summary?.deletion_errors ?? []) if (typeof e.person_uuid === 'string') failed.add(e.person_uuid.toLowerCase());
-    if (open.size) for (const id of c.ids) if (!failed.has(id)) open.delete(id);
-    for (const uuid of failed) open.set(uuid, c.project);
-  }
-  return open;
 }
 
 function mapOf<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
@@ -343,8 +365,8 @@ export function journalExists(path: string): boolean {
  * its requests are kept packed (packed-ids.ts), as places in `list` (the input's ids) where they
  * are in it, not as the strings of the lines.
  */
-export async function readJournal(path: string, list?: IdSet): Promise<JournalState> {
-  const state = new JournalState(list);
+export async function readJournal(path: string, o: { list?: IdSet; sendAgain?: SendAgain } = {}): Promise<JournalState> {
+  const state = new JournalState(o.sendAgain, o.list);
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
   let number = 0;
@@ -362,7 +384,7 @@ export async function readJournal(path: string, list?: IdSet): Promise<JournalSt
     }
     if (n === 1 && record.type !== 'header')
       throw new UsageError(
-        `${path} is not a hogctl bulk-delete journal (no header line)`,
+        `${path} is not a hogctl bulk job journal (no header line)`,
         'pass the journal a previous run wrote, or another --journal',
       );
     state.apply(record);
@@ -380,7 +402,7 @@ export async function readJournal(path: string, list?: IdSet): Promise<JournalSt
   if (previous) applyLine(previous.text, previous.number, true);
   if (!state.header)
     throw new UsageError(
-      `${path} is not a hogctl bulk-delete journal (no header line)`,
+      `${path} is not a hogctl bulk job journal (no header line)`,
       'pass the journal a previous run wrote, or another --journal',
     );
   if (state.header.journal_format !== JOURNAL_FORMAT) {
@@ -417,10 +439,32 @@ const KIND_FLAGS: Record<IdKind, string> = {
 };
 
 /** What a journal must match to be resumed by this run. */
-export type Binding = Pick<JournalHeader, 'host' | 'id_kind' | 'flags' | 'command' | 'changes'> & {
+export type Binding = Pick<JournalHeader, 'host' | 'id_kind'> & {
+  command: string;
   projects: string[];
   input: Pick<JournalHeader['input'], 'id_list_sha256' | 'ids' | 'file'>;
+  /** The kind's own fields, and how it names them. */
+  kind: KindBinding;
 };
+
+/** The kind's fields of a journal's header: every field that is not the engine's. */
+export function kindFieldsOf(header: JournalHeader): KindFields {
+  return Object.fromEntries(Object.entries(header).filter(([k]) => !(ENGINE_HEADER_FIELDS as readonly string[]).includes(k)));
+}
+
+/** The command of a journal's job. */
+export function journalCommand(header: JournalHeader): string {
+  return header.command ?? FIRST_COMMAND;
+}
+
+/** JSON with the keys of every object sorted: the same value gives the same text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
 
 /** The projects a journal is bound to. */
 export function journalProjects(header: JournalHeader): string[] {
@@ -433,7 +477,7 @@ export function describeProjects(projects: readonly string[]): string {
   return `projects ${projects.slice(0, -1).join(', ')} and ${projects[projects.length - 1]}`;
 }
 
-/** Refuses to resume a journal written for other ids, other projects or other flags. */
+/** Refuses to resume a journal written for other ids, other projects, another command or other flags. */
 export function checkBinding(path: string, header: JournalHeader, now: Binding): void {
   const fresh = 'run with the same input and flags to resume it, or pass another --journal to start a new run';
   const then = journalProjects(header);
@@ -450,23 +494,18 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
       fresh,
     );
   }
-  const describe = (kind: IdKind, f: DeleteFlags) =>
-    [KIND_FLAGS[kind], f.delete_events && '--delete-events', f.delete_recordings && '--delete-recordings', f.keep_person && '--keep-person']
-      .filter(Boolean)
-      .join(' ');
-  const commandThen = header.command ?? 'persons bulk-delete';
-  const commandNow = now.command ?? 'persons bulk-delete';
-  if (commandThen !== commandNow)
-    throw new UsageError(`journal ${path} is of \`hogctl ${commandThen}\`, not \`hogctl ${commandNow}\``, fresh);
-  if (JSON.stringify(header.changes ?? null) !== JSON.stringify(now.changes ?? null))
+  const commandThen = journalCommand(header);
+  if (commandThen !== now.command)
+    throw new UsageError(`journal ${path} is of \`hogctl ${commandThen}\`, not \`hogctl ${now.command}\``, fresh);
+  const names = Object.keys(now.kind.fields);
+  const recorded: KindFields = Object.fromEntries(names.map((k) => [k, header[k]]));
+  if (header.id_kind !== now.id_kind || names.some((k) => canonical(recorded[k]) !== canonical(now.kind.fields[k]))) {
+    const describe = (kind: IdKind, fields: KindFields) => [KIND_FLAGS[kind], now.kind.describe(fields)].filter(Boolean).join(' ');
     throw new UsageError(
-      `journal ${path} was written for other changes (${header.changes ? describeChanges(header.changes) : 'none'}); this run has ${now.changes ? describeChanges(now.changes) : 'none'}`,
+      `journal ${path} was written with other flags (${describe(header.id_kind, recorded)}); this run has ${describe(now.id_kind, now.kind.fields)}`,
       fresh,
     );
-  const flagsThen = describe(header.id_kind, header.flags);
-  const flagsNow = describe(now.id_kind, now.flags);
-  if (flagsThen !== flagsNow)
-    throw new UsageError(`journal ${path} was written with other flags (${flagsThen}); this run has ${flagsNow}`, fresh);
+  }
 }
 
 /**

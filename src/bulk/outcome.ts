@@ -1,8 +1,9 @@
 // How a bulk run ends for the person who ran it: the warnings its receipt calls for, and then
 // either the closing line (exit 0) or the error that carries the exit code (ARCHITECTURE.md §4):
 // 4 when the key was refused, the server's own code when it rejected a request, 130 when
-// interrupted, 6 when the server asks to wait past --max-wait, 8 when chunks failed or the server
-// reported deletion errors. Every error says what was done before it and how to continue.
+// interrupted, 6 when the server asks to wait past --max-wait, 8 when chunks failed or the kind's
+// verdict says the work is not done (persons not deleted, changes not shown). Every error says
+// what was done before it and how to continue.
 import {
   ApiError,
   AuthError,
@@ -15,6 +16,7 @@ import {
   type CliError,
 } from '../errors.js';
 import { formatClock, formatDuration } from '../io/progress.js';
+import type { Verdict } from './action.js';
 import type { Receipt } from './receipt.js';
 import type { RunResult } from './runner.js';
 
@@ -27,11 +29,11 @@ export interface OutcomeFacts {
   resume: string;
   /** Requests this run was to send. */
   requests: number;
-  /** --retries: the rounds in which persons the server could not delete were sent again. */
-  retries: number;
   receiptPath: string;
   maxWaitMs: number;
   now: number;
+  /** What the kind makes of a run whose requests all went through (action.ts, JobKind.verdict). */
+  verdict(receipt: Receipt): Verdict;
 }
 
 export interface Outcome {
@@ -56,55 +58,8 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
   }
   const end = ending(result, receipt, o);
   if (end.error) return { warnings, ...end };
-  const checked = verificationOutcome(receipt, o.resume);
+  const checked = o.verdict(receipt);
   return { warnings: [...warnings, ...checked.warnings], ...(checked.error ? { error: checked.error } : end) };
-}
-
-/**
- * What the check after the run found: persons the server reported deleted that still exist are
- * a failure (exit 8); where the server queued the deletions, a warning to check again later.
- */
-export function verificationOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warnings' | 'error'> {
-  const v = receipt.verification;
-  if (receipt.update) return updateOutcome(receipt, resume);
-  if (!v || v.status !== 'still_present') return { warnings: [] };
-  const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
-  if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
-    return { warnings: [`${left}: the server queued their deletion and has not carried it out yet; check again later with:\n  ${resume}`] };
-  }
-  return {
-    warnings: [],
-    error: new PartialFailureError(
-      `${left}, though the server answered that it deleted them; the receipt lists them (verification.still_present_ids)`,
-      `check again later with:\n  ${resume}\nif they are still there, delete them one by one with \`hogctl persons delete <uuid>\``,
-    ),
-  };
-}
-
-/**
- * What reading an update back found: persons that did not show the changes in time (ingestion may
- * still apply them) or that are gone are a failure to report (exit 8); running the same command
- * with --resume reads them back again.
- */
-function updateOutcome(receipt: Receipt, resume: string): Pick<Outcome, 'warnings' | 'error'> {
-  const u = receipt.update!;
-  if (!u.verified || (u.persons_pending === 0 && u.persons_failed === 0)) {
-    return {
-      warnings: u.verified ? [] : ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'],
-    };
-  }
-  const parts = [
-    u.persons_pending &&
-      `${n(u.persons_pending)} persons did not show the changes within --verify-timeout (ingestion may still be applying them)`,
-    u.persons_failed && `${n(u.persons_failed)} persons could not be changed (gone, or their request failed)`,
-  ].filter(Boolean);
-  return {
-    warnings: [],
-    error: new PartialFailureError(
-      `${parts.join('; ')}; ${n(u.persons_applied)} show them; the receipt lists each person`,
-      `read them back again with:\n  ${resume}`,
-    ),
-  };
 }
 
 /**
@@ -164,14 +119,6 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
       error: new PartialFailureError(
         `${n(receipt.failed_chunks.length)} of ${n(o.requests)} requests failed after retries (${n(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
         `retry them with:\n  ${o.resume}`,
-      ),
-    };
-  }
-  if ((c.deletion_errors ?? 0) > 0) {
-    return {
-      error: new PartialFailureError(
-        `${n(c.deletion_errors!)} ${c.deletion_errors === 1 ? 'person' : 'persons'} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most: ${o.account}; the receipt ${o.receiptPath} lists them`,
-        `the server asks for them to be sent again: do so later with\n  ${o.resume}`,
       ),
     };
   }

@@ -21,7 +21,8 @@ import { evidenceKey, keyedHash, requireEvidenceKey } from '../config/evidence-k
 import { findings } from './finish.js';
 import { CLEAR, identifierKey, keyedPolicy, type IdentifierPolicy } from './identifiers.js';
 import { listedInput, type Input } from './input.js';
-import { JournalState, type DeleteFlags, type SelectionSpec } from './journal.js';
+import { JournalState, type SelectionSpec } from './journal.js';
+import type { BulkDeleteFlags } from './delete-receipt.js';
 import type { Prepared } from './prepare.js';
 import { hasSelection } from './selection.js';
 import { takeSnapshot } from './snapshot.js';
@@ -53,7 +54,8 @@ export interface PlanBody {
   /** The public id of the evidence key that signs the plan (and names its identifiers). */
   key_id: string;
   projects: PlanProject[];
-  flags: DeleteFlags;
+  /** The flags of the deletion it plans. */
+  flags: BulkDeleteFlags;
   input: {
     file: string;
     id_kind: IdKind;
@@ -276,7 +278,8 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       distinct_ids: Object.fromEntries(Array.from(t.ids, (id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
       matches: ids ? Object.fromEntries(t.matches) : null,
     })),
-    flags: p.kind.flags,
+    // Plans are made by `persons bulk-delete` alone: the deletion's flags.
+    flags: p.kind.binding.fields.flags as BulkDeleteFlags,
     input: {
       file: p.input.label,
       id_kind: list.kind,

@@ -3,8 +3,7 @@
 import { formatDuration } from '../io/progress.js';
 import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, simulate, type RateWindow } from './rate.js';
-import type { DeleteFlags } from './journal.js';
-import type { IdKind, IdList } from './validate.js';
+import type { IdList } from './validate.js';
 import type { FoundBy, IdentifierTotals } from './targets.js';
 import type { Prepared } from './prepare.js';
 import { describeSelection, hasSelection } from './selection.js';
@@ -76,20 +75,6 @@ export function describeEstimate(
   const capped = windows.filter((w) => requests > w.limit).map(formatWindow);
   const why = capped.length ? `; ${capped.join(' and ')} ${capped.length === 1 ? 'caps' : 'cap'} it` : '';
   return `about ${formatDuration(ms)} (at ~${requestMs / 1000} s a request${why}; longer if the server is slower)`;
-}
-
-/**
- * The confirmation's description of what goes: "18,997 persons and their events", "the events
- * and recordings of 12 persons (keeping the persons)".
- */
-export function describeDeletion(kind: IdKind, count: number, flags: DeleteFlags): string {
-  const persons =
-    kind === 'distinct_ids'
-      ? `the persons behind ${n(count)} distinct ${count === 1 ? 'id' : 'ids'}`
-      : `${n(count)} ${count === 1 ? 'person' : 'persons'}`;
-  const data = [flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ');
-  if (flags.keep_person) return `the ${data} of ${persons} (keeping the persons themselves)`;
-  return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;
 }
 
 /** A person shown in the plan: "user12@example.com · user-12, 0190… · created 2025-03-02". */
@@ -200,7 +185,7 @@ export function planFacts(p: Prepared): PlanFacts {
 
 /** The reads the verification will make, as far as the plan can know them. */
 function verifyReads(p: Prepared): VerifyReads | undefined {
-  if (!p.kind.readsBack || p.s.verify === false || p.kind.flags.keep_person) return undefined;
+  if (!p.kind.readsBack || p.s.verify === false) return undefined;
   const lookedUp = p.lookUp || Boolean(p.plan);
   return { known: lookedUp ? p.remaining : 0, unknown: lookedUp ? 0 : p.remaining, readsPerMinute: p.s.readPerMinute };
 }

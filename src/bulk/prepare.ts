@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { OutputSettings } from '../io/output.js';
-import type { BulkAction, JobKind } from './action.js';
+import type { BulkAction, JobKind, KindFields } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { lazyChunks, type ChunkList } from './chunk.js';
 import { IdSet, type Ids } from './id-set.js';
@@ -57,7 +57,12 @@ export interface Prepared {
   receiptPath?: string;
 }
 
-export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunSettings) => JobKind): Promise<Prepared> {
+/** `kindFor`: the kind of this job, given the kind's fields a plan (or a resumed journal) recorded. */
+export async function prepareJob(
+  ctx: Context,
+  s: RunSettings,
+  kindFor: (s: RunSettings, recorded?: KindFields) => JobKind,
+): Promise<Prepared> {
   const { baseUrl: host, profileName } = await ctx.settings();
   const profile = profileName ?? null;
   const startedAt = new Date(ctx.deps.now()).toISOString();
@@ -67,11 +72,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
   const plan = s.plan ? await readPlanFile(s.plan, ctx.env) : undefined;
   if (plan) checkPlanPlace(s.plan!, plan, { profile, host, projects: s.projects, project: ctx.globals.project });
   // A plan does what it says: its flags, not the command line's.
-  const kind = kindFor(
-    plan
-      ? { ...s, deleteEvents: plan.flags.delete_events, deleteRecordings: plan.flags.delete_recordings, keepPerson: plan.flags.keep_person }
-      : s,
-  );
+  const kind = kindFor(s, plan ? { flags: plan.flags } : s.recorded);
   if (hasSelection(s.selection)) checkSelection(s.selection);
   const input = plan
     ? planInput(s.plan!, plan)
@@ -116,12 +117,12 @@ export async function prepareJob(ctx: Context, s: RunSettings, kindFor: (s: RunS
       host,
       projects,
       id_kind: list.kind,
-      ...(kind.command !== 'persons bulk-delete' ? { command: kind.command } : {}),
-      flags: kind.flags,
-      ...(kind.changes ? { changes: kind.changes } : {}),
+      command: kind.command,
+      kind: kind.binding,
       input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
     },
     input,
+    kind.resends?.find,
   );
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan

@@ -1,30 +1,69 @@
-// The receipt of a bulk deletion: what was asked, what was sent, and what the server said, for
-// the whole run however many times it was resumed (it is built from the journal), in total and
-// for each project. Counts the server did not report (older servers answer with an empty body)
-// are named, never guessed. It also keeps what `persons erasure-status` needs to check the
-// erasure later: the ids sent to each project and the distinct ids their persons had.
+// The receipt of a bulk job: what was asked, what was sent, and what the server said, for the
+// whole run however many times it was resumed (it is built from the journal), in total and for
+// each project. Counts the server did not report are named, never guessed. It also keeps what
+// `persons erasure-status` needs to check an erasure later: the ids sent to each project and the
+// distinct ids their persons had.
+//
+// It knows no kind of job: the kind's part (ReceiptPart, supplied by its JobKind in action.ts)
+// adds up what its answers said, adds its own fields (a deletion's flags and deletion_errors, an
+// update's `update`) and its verification, and names what a lost or unclear request may have done.
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import {
-  openDeletionErrors,
-  type BulkDeleteSummary,
-  type ChunkRecord,
-  type DeleteFlags,
-  type JournalState,
-  type SelectionSpec,
-  type StopReason,
-} from './journal.js';
+import type { ChunkRecord, JournalState, KindFields, SelectionSpec, StopReason } from './journal.js';
 import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
 import type { IdentifierTotals } from './targets.js';
-import type { Verification } from './verify.js';
-import type { UpdateVerification } from './update-verify.js';
-import type { Changes } from './changes.js';
 import { IdSet, type Ids } from './id-set.js';
 import { IdSubset } from './id-subset.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
+
+/** What a kind's verification found, as the receipt keeps it: its status, and its own fields. */
+export interface ReceiptVerification {
+  status: string;
+}
+
+/** A count of the receipt: null when no answer reported it. */
+export type Count = number | null | undefined;
+
+/** The chunks of a job (or of one of its projects), as the kind's part of the receipt reads them. */
+export interface ChunkTally {
+  /** Every chunk, in order. */
+  chunks: ChunkRecord[];
+  /** Those the server answered. */
+  answered: ChunkRecord[];
+  /** Ids found gone when checked after a lost answer. */
+  gone: IdSet;
+  /** Whether the persons were looked up before they were sent (else a plain file went out as it is). */
+  lookedUp: boolean;
+  /** Whether this is one project's entry, not the whole job: its counts go in that entry. */
+  project: boolean;
+}
+
+/** A kind's part of the receipt. */
+export interface ReceiptPart {
+  /** What its answers add up to: counts added to `counts` (and to each project's entry), and
+   * the counts some answers did not report. */
+  tally?(t: ChunkTally): { counts: Record<string, Count>; notReported: NotReported[] };
+  /** Its fields of the receipt, after `counts` (a deletion's flags and deletion_errors, an update's `update`). */
+  fields(f: {
+    chunks: ChunkRecord[];
+    answered: ChunkRecord[];
+    counts: Receipt['counts'];
+    verification?: ReceiptVerification;
+    skipInvalid: boolean;
+  }): KindFields;
+  /** What the verification did, said in the receipt beside it. */
+  verificationNote: string;
+  /** The notes of requests whose answers were lost or unclear: what such a request may have done. */
+  notes: { unanswered: string; unclear: string; lostAnswers(lookedUp: boolean): string };
+  /** Whether the run did not do everything though every request was answered (persons the
+   * server could not delete): its status is then partial. */
+  incomplete?(receipt: Receipt): boolean;
+  /** The kind's fields of the summary printed on stdout. */
+  summary?(receipt: Receipt): Record<string, unknown>;
+}
 
 export interface ReceiptMeta {
   /** "persons bulk-delete", "persons bulk-update". */
@@ -42,9 +81,8 @@ export interface ReceiptMeta {
   kind: IdKind;
   /** What went out: the values as given (a plain file), or the persons' UUIDs. */
   sentIdKind: Receipt['sent_id_kind'];
-  flags: DeleteFlags;
-  /** The changes of an update. */
-  changes?: Changes;
+  /** The kind's part. */
+  part: ReceiptPart;
   skipInvalid: boolean;
   journal: string | null;
   receipt: string | null;
@@ -57,7 +95,7 @@ export interface ReceiptMeta {
   /** With identifiers looked up: how they are named, and what they matched. */
   identifiers?: { policy: IdentifierPolicy; totals: IdentifierTotals };
   /** What the server said afterwards; undefined when not verified. */
-  verification?: Verification | UpdateVerification;
+  verification?: ReceiptVerification;
   /** With --where, --cohort or --query. */
   selection?: SelectionSpec;
   /** The projects of the job (absent: `project` alone, with `targets`). */
@@ -73,24 +111,19 @@ export interface ReceiptProjectMeta {
   unreachable?: string;
   /** The persons (or ids) to act on in it. */
   targets: number;
-  verification?: Verification | UpdateVerification;
+  verification?: ReceiptVerification;
 }
 
 export interface ReceiptProject {
   project: string;
   name: string | null;
-  /** searched, or unreachable: the key could not read it, and nothing in it was deleted. */
+  /** searched, or unreachable: the key could not read it, and nothing in it was done. */
   status: 'searched' | 'unreachable';
   unreachable_reason: string | null;
   targets: number;
   sent: number;
   failed: number;
   not_sent: number;
-  persons_found?: number | null;
-  persons_deleted?: number | null;
-  persons_queued_for_deletion?: number | null;
-  events_queued_for_deletion?: number | null;
-  recordings_queued_for_deletion?: number | null;
   /** Every id sent to this project and answered (or found gone after a lost answer): what
    * erasure-status checks. In memory, compactly (id-set.ts); written as a JSON array. */
   ids_sent: Ids;
@@ -98,7 +131,9 @@ export interface ReceiptProject {
    * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
    * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
   distinct_ids: string[] | null;
-  verification: Verification | UpdateVerification | null;
+  verification: ReceiptVerification | null;
+  /** The kind's counts for the project (a deletion's persons_found, persons_deleted, …). */
+  [kindCount: string]: unknown;
 }
 
 export interface NotReported {
@@ -132,7 +167,6 @@ export interface Receipt {
   /** What was sent: person UUIDs (identifiers and selections are looked up), or distinct ids. */
   sent_id_kind: 'person_uuids' | 'distinct_ids' | 'person_ids';
   selection: SelectionSpec | null;
-  flags: DeleteFlags & { skip_invalid: boolean };
   id_list_sha256: string;
   id_list_hash: string;
   counts: {
@@ -144,33 +178,22 @@ export interface Receipt {
     sent: number;
     failed: number;
     not_sent: number;
-    /** What bulk_delete answered (deletions only). */
-    persons_found?: number | null;
-    persons_deleted?: number | null;
-    persons_queued_for_deletion?: number | null;
-    events_queued_for_deletion?: number | null;
-    recordings_queued_for_deletion?: number | null;
-    deletion_errors?: number | null;
-    /** Ids sent in a request whose answer was lost, and found gone when checked afterwards:
-     * included in persons_found and persons_deleted when they were looked up first (so they
-     * existed); from a plain file, counted here alone (the lost request deleted them, or they
-     * never named anyone). */
-    persons_gone_after_lost_answer?: number;
-    /** Ids sent in a request whose answer was lost and that no check has settled: persons
-     * that request deleted are in no other count. */
+    /** Ids sent in a request whose answer was lost and that no check has settled: what that
+     * request did is in no other count. */
     unconfirmed: number;
+    /** The kind's counts (a deletion's persons_found, persons_deleted, deletion_errors, …). */
+    [kindCount: string]: Count;
   };
   chunks: { answered: number; failed: number; answered_without_summary: number };
   not_reported: NotReported[];
   /** Chunks sent by a run that stopped before their final answer was journaled; their ids were
-   * sent again, so persons a lost request deleted are missing from persons_found. */
+   * sent again. */
   unanswered_requests: { chunks: number; ids: number; note: string } | null;
   /** Chunks with an attempt that timed out, lost its answer or met a server error before the
-   * final one: that attempt may have deleted persons that later answers then did not find. */
+   * final one: that attempt may have been carried out unseen. */
   unclear_requests: { chunks: number; ids: number; note: string } | null;
   lost_answers: { gone: number; note: string } | null;
   failed_chunks: FailedChunk[];
-  deletion_errors: Record<string, unknown>[];
   invalid: BadValue[];
   /** Integer ids, or e-mail addresses (by their name in `identifiers`), that name no person. */
   unresolved: string[];
@@ -198,54 +221,28 @@ export interface Receipt {
   } | null;
   /** Every project of the job, searched or not. */
   projects: ReceiptProject[];
-  /** An update: what it changed, and how many persons showed the changes when read back
-   * (per person in each project's verification). Null for deletions. */
-  update: {
-    changes: Changes;
-    verified: boolean;
-    persons_applied: number;
-    persons_pending: number;
-    persons_failed: number;
-  } | null;
   backup: string | null;
-  /** Whether the persons were gone when checked after the run; null when not checked (--no-verify,
-   * --keep-person, a run that did not complete). */
-  verification: ((Verification | UpdateVerification) & { note: string }) | null;
+  /** What the kind's check after the run found; null when not checked (--no-verify, a run that
+   * did not complete, nothing to check). */
+  verification: (ReceiptVerification & { note: string }) | null;
   runs: { run: number; started_at: string; stopped_at: string | null; outcome: string | null }[];
   journal: string | null;
   error?: string;
+  /** The kind's fields (a deletion's flags and deletion_errors, an update's `update`). */
+  [kindField: string]: unknown;
 }
 
 const LIST_CAP = 10_000;
-const VERIFICATION_NOTE =
-  'the ids of every request whose answer found persons (or gave no count), and those a lost answer left uncertain, were checked with batch_by_uuids or batch_by_distinct_ids after the run; not_read_back: ids of requests the server answered with no person found, which deleted no one; still_present_ids still named a person then (a server that queues deletions may not have carried them out yet). events: the event deletions deletion_status listed for the persons found (PostHog runs them in a weekly batch; `hogctl persons erasure-status` checks again)';
-const UPDATE_VERIFICATION_NOTE =
-  'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed';
 const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
   key: 'HMAC-SHA256 (hex) of the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>") under the identifier sub-key of the evidence key key_id, which this receipt does not hold: `hogctl persons erasure-status --check-email` tells whether an address is among them; --keep-identifiers names them in clear',
   salt: 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"): a run that continued a journal of an earlier hogctl',
   clear: 'the identifier as given (an address with its ASCII letters lowered)',
 };
-const EMPTY_BODY = 'the server answered with an empty body, as older PostHog versions do';
 
-/** The counts every job has, and those of bulk_delete's answers. */
-type Tallied = Pick<Receipt['counts'], 'sent' | 'failed' | 'not_sent' | 'unconfirmed'> &
-  Partial<
-    Pick<
-      Receipt['counts'],
-      | 'persons_found'
-      | 'persons_deleted'
-      | 'persons_queued_for_deletion'
-      | 'events_queued_for_deletion'
-      | 'recordings_queued_for_deletion'
-      | 'deletion_errors'
-      | 'persons_gone_after_lost_answer'
-    >
-  >;
-
-/** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects.
- * `summaries`: the answers carry bulk_delete's summary, whose counts are added up too. */
-function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summaries: boolean, lookedUp: boolean, list?: IdSet) {
+/** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects,
+ * with what the kind's answers add up to. `list`: the input's ids, which the ids sent are
+ * counted as a bit each of (id-subset.ts). */
+function tally(chunks: ChunkRecord[], targets: number, list?: IdSet) {
   const answered = chunks.filter((c) => c.answer);
   // `sentIds` is a bit per id of the input's list (and a compact set of any other, id-subset.ts),
   // and also the list of the ids sent, which the receipt writes out one at a time: a receipt of
@@ -284,76 +281,32 @@ function tally(chunks: ChunkRecord[], targets: number, flags: DeleteFlags, summa
   for (const c of unanswered) for (const id of c.ids) if (!sentIds.has(id) && !listed.has(id)) inDoubt.add(id);
   const unconfirmed = new IdSet(unclearIds);
   for (const id of inDoubt) unconfirmed.add(id);
-  const notReported: NotReported[] = [];
-  // Sums what the answers reported. A count no answer reported is null; when only some answers
-  // lack it, the sum covers the others and not_reported says which.
-  // Persons sent again after a deletion error were found (and counted) the first time.
-  const count = (name: string, pick: (s: BulkDeleteSummary) => number | undefined, resends = true): number | null => {
-    let total = 0;
-    let reported = 0;
-    const missing: typeof answered = [];
-    for (const c of answered) {
-      const s = c.answer!.summary;
-      const v = s ? (c.resend && !resends ? 0 : pick(s)) : undefined;
-      if (v === undefined) missing.push(c);
-      else {
-        total += v;
-        reported++;
-      }
-    }
-    if (missing.length > 0) {
-      const why = missing.every((c) => !c.answer!.summary) ? EMPTY_BODY : `the server's answer had no ${name}`;
-      notReported.push({ count: name, chunks: missing.length, ids: missing.reduce((n, c) => n + c.ids.length, 0), why });
-    }
-    return reported === 0 && missing.length > 0 ? null : total;
-  };
-  const openErrors = openDeletionErrors(chunks);
-  const perFound = (flag: boolean | undefined, s: BulkDeleteSummary) =>
-    flag === undefined ? undefined : flag ? (s.persons_found ?? 0) : 0;
-  const moved: Tallied = {
+  const moved = {
     sent: sentIds.size,
     failed: listed.size,
     not_sent: Math.max(0, targets - sentIds.size - listed.size - inDoubt.size),
     unconfirmed: unconfirmed.size,
   };
-  if (!summaries) return { counts: moved, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
-  const counts: Tallied = {
-    ...moved,
-    persons_found: count('persons_found', (s) => s.persons_found, false),
-    persons_deleted: count('persons_deleted', (s) => s.persons_deleted),
-    // Only the newest servers queue persons (and say so); a summary without it queued none.
-    persons_queued_for_deletion: count('persons_queued_for_deletion', (s) => s.persons_queued_for_deletion ?? 0),
-    // Persons whose events (recordings) the server queued for deletion.
-    events_queued_for_deletion: count('events_queued_for_deletion', (s) => perFound(s.events_queued_for_deletion, s), false),
-    recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s), false),
-    // Persons the server could not delete that no later answer deleted (sent again meanwhile).
-    // Persons the server could not delete and no later answer deleted (they are sent again), and
-    // entries that name no person_uuid, which cannot be sent again.
-    deletion_errors: unlessUnreported(
-      count('deletion_errors', (s) => s.deletion_errors?.filter((e) => typeof e.person_uuid !== 'string').length),
-      (unnamed) => openErrors.size + unnamed,
-    ),
-    persons_gone_after_lost_answer: gone.size,
+  return {
+    moved,
+    answered,
+    sentList,
+    gone,
+    failedChunks,
+    unanswered,
+    unclear,
+    unclearIds,
   };
-  // Persons looked up just before (so they existed) and found gone after a lost answer were
-  // deleted by the request that lost it. Ids of a plain file may never have named anyone: they
-  // are counted apart (persons_gone_after_lost_answer), never as deleted.
-  if (gone.size > 0 && lookedUp) {
-    counts.persons_found = (counts.persons_found ?? 0) + gone.size;
-    if (!flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
-  }
-  return { counts, answered, sentList, gone, failedChunks, unanswered, unclear, unclearIds, notReported };
 }
-
-const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
 
 export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
-  const deletes = meta.command === 'persons bulk-delete';
+  const { part } = meta;
   const lookedUp = meta.sentIdKind === 'person_uuids';
   const list = ids.ids instanceof IdSet ? ids.ids : undefined;
-  const total = tally(chunks, meta.targets, meta.flags, deletes, lookedUp, list);
-  const { answered, gone, failedChunks, unanswered, unclear, unclearIds, notReported } = total;
+  const total = tally(chunks, meta.targets, list);
+  const { answered, gone, failedChunks, unanswered, unclear, unclearIds } = total;
+  const own = part.tally?.({ chunks, answered, gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = {
     requested: ids.requested,
@@ -361,47 +314,30 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     duplicates: ids.duplicates + meta.resolvedDuplicates,
     invalid: ids.invalidCount,
     unresolved: meta.unresolved.length,
-    ...total.counts,
+    ...total.moved,
+    ...own.counts,
   };
-  // The last report of each person the server could not delete and that is still not deleted.
-  const open = openDeletionErrors(chunks);
-  const deletionErrors: Record<string, unknown>[] = [];
-  for (const c of [...answered].reverse())
-    for (const e of c.answer!.summary?.deletion_errors ?? []) {
-      const uuid = typeof e.person_uuid === 'string' ? e.person_uuid.toLowerCase() : undefined;
-      if (deletionErrors.length >= LIST_CAP || (uuid && !open.has(uuid))) continue;
-      deletionErrors.push(e);
-      if (uuid) open.delete(uuid);
-    }
 
   const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
     { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
   ];
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
-    // A job of one project is its project: the same tally, not a second one over as many ids.
-    const part =
-      mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, meta.flags, deletes, lookedUp, list);
+    // A job of one project is its project: the same sums, not a second tally over as many ids.
+    const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
+    const kindCounts = part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
     const recorded = state?.recorded.get(p.id);
-    const sent = part.sentList;
+    const sent = sums.sentList;
     return {
       project: p.id,
       name: p.name,
       status: p.unreachable ? 'unreachable' : 'searched',
       unreachable_reason: p.unreachable ?? null,
       targets: p.targets,
-      sent: part.counts.sent,
-      failed: part.counts.failed,
-      not_sent: part.counts.not_sent,
-      ...(deletes
-        ? {
-            persons_found: part.counts.persons_found,
-            persons_deleted: part.counts.persons_deleted,
-            persons_queued_for_deletion: part.counts.persons_queued_for_deletion,
-            events_queued_for_deletion: part.counts.events_queued_for_deletion,
-            recordings_queued_for_deletion: part.counts.recordings_queued_for_deletion,
-          }
-        : {}),
+      sent: sums.moved.sent,
+      failed: sums.moved.failed,
+      not_sent: sums.moved.not_sent,
+      ...kindCounts,
       ids_sent: sent,
       distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
       verification: p.verification ? { ...p.verification } : null,
@@ -409,7 +345,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   });
 
   const policy = meta.identifiers?.policy;
-  const updated = meta.changes ? (meta.verification as UpdateVerification | undefined) : undefined;
+  const fields = part.fields({ chunks, answered, counts, verification: meta.verification, skipInvalid: meta.skipInvalid });
   const receipt: Receipt = {
     receipt_format: 1,
     command: meta.command,
@@ -423,7 +359,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
     sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
-    flags: { ...meta.flags, skip_invalid: meta.skipInvalid },
+    // Where receipts of earlier versions had them: a kind's flags after the selection.
+    ...('flags' in fields ? { flags: fields.flags } : {}),
     id_list_sha256: ids.sha256,
     id_list_hash:
       policy?.by === 'key'
@@ -439,31 +376,18 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       failed: failedChunks.length,
       answered_without_summary: withoutSummary.length,
     },
-    not_reported: notReported,
+    not_reported: own.notReported,
     unanswered_requests: unanswered.length
       ? {
           chunks: unanswered.length,
           ids: unanswered.reduce((k, c) => k + c.ids.length, 0),
-          note: 'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run checks which of their ids still name a person before sending them again',
+          note: part.notes.unanswered,
         }
       : null,
-    unclear_requests: unclear.length
-      ? {
-          chunks: unclear.length,
-          ids: unclearIds.size,
-          note: 'an attempt at these requests timed out, lost its answer or met a server error, and its ids could not be checked afterwards: it may have deleted persons, who are then not counted in persons_found or persons_deleted',
-        }
-      : null,
-    lost_answers: gone.size
-      ? {
-          gone: gone.size,
-          note: lookedUp
-            ? 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids: these persons, found just before the run, no longer existed, so that request deleted them; counted in persons_found and persons_deleted, never sent again'
-            : 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids/batch_by_distinct_ids: these ids no longer named a person, so that request deleted them or they never named anyone (a plain file of ids is not looked up first); not counted in persons_found or persons_deleted, never sent again',
-        }
-      : null,
+    unclear_requests: unclear.length ? { chunks: unclear.length, ids: unclearIds.size, note: part.notes.unclear } : null,
+    lost_answers: gone.size ? { gone: gone.size, note: part.notes.lostAnswers(lookedUp) } : null,
     failed_chunks: failedChunks,
-    deletion_errors: deletionErrors,
+    ...fields,
     invalid: ids.invalid
       .slice(0, LIST_CAP)
       .map((b) => (policy && policy.by !== 'clear' ? { ...b, value: identifierKey(b.value, policy) } : b)),
@@ -484,17 +408,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
           ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { found_by: foundByOf(meta.identifiers.totals) } : {}),
         }
       : null,
-    verification: meta.verification ? { ...meta.verification, note: meta.changes ? UPDATE_VERIFICATION_NOTE : VERIFICATION_NOTE } : null,
+    verification: meta.verification ? { ...meta.verification, note: part.verificationNote } : null,
     projects,
-    update: meta.changes
-      ? {
-          changes: meta.changes,
-          verified: Boolean(updated),
-          persons_applied: updated?.applied ?? 0,
-          persons_pending: updated?.pending ?? 0,
-          persons_failed: updated?.failed ?? 0,
-        }
-      : null,
     backup: meta.backup ?? null,
     runs: (state?.runs ?? []).map((r) => ({
       run: r.run,
@@ -505,6 +420,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     journal: meta.journal,
   };
   if (meta.error) receipt.error = meta.error;
+  // Everything answered, and still not everything done (persons the server could not delete).
+  if (receipt.status === 'completed' && part.incomplete?.(receipt)) receipt.status = 'partial';
   return receipt;
 }
 
@@ -650,7 +567,8 @@ async function writeJson(out: BufferedText, value: unknown, indent: string): Pro
 }
 
 /** The flat record printed on stdout. */
-export function summaryRecord(r: Receipt): Record<string, unknown> {
+/** The flat record printed on stdout. */
+export function summaryRecord(r: Receipt, part: Pick<ReceiptPart, 'summary'>): Record<string, unknown> {
   return {
     status: r.status,
     profile: r.profile,
@@ -663,10 +581,7 @@ export function summaryRecord(r: Receipt): Record<string, unknown> {
     projects_unreachable: r.projects.filter((p) => p.status === 'unreachable').map((p) => p.project),
     unmatched_identifiers: r.identifiers?.unmatched ?? null,
     verification: r.verification?.status ?? null,
-    events_verification: (r.verification && 'events' in r.verification && r.verification.events?.status) || null,
-    ...(r.update
-      ? { persons_applied: r.update.persons_applied, persons_pending: r.update.persons_pending, persons_failed: r.update.persons_failed }
-      : {}),
+    ...part.summary?.(r),
     chunks_failed: r.chunks.failed,
     not_reported: r.not_reported.map((n) => n.count),
     id_list_sha256: r.id_list_sha256,

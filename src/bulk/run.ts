@@ -8,14 +8,14 @@ import { stat, unlink } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { VERSION } from '../context.js';
 import { ensurePrivateDir } from '../config/paths.js';
-import type { BulkAction } from './action.js';
+import type { BulkAction, Resends } from './action.js';
 import type { BoundJournal } from './bind-journal.js';
-import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeader, type JournalRecord } from './journal.js';
+import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
 import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
 import { sleep } from '../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
-import { chunkIds, CHUNK_SIZE, type ChunkList } from './chunk.js';
+import { chunkIds, type ChunkList } from './chunk.js';
 import { IdSet } from './id-set.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -23,11 +23,16 @@ const n = (x: number) => x.toLocaleString('en-US');
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
 const PATIENCE_MS = 60 * 60 * 1000;
 
-export interface RunSettings {
+/** What a run is given: the action, the journal, the chunks, and how fast and how patiently to send. */
+export interface RunJobOptions {
   action: BulkAction;
   journal: BoundJournal;
   /** The journal's first line, written when the journal is new. */
-  header: Omit<JournalHeader, 'type' | 'journal_format' | 'hogctl'>;
+  header: JournalHeaderFields;
+  /** Ids the kind's answers ask to be sent again (a deletion's deletion_errors). */
+  resends?: Resends;
+  /** Ids a request carries at most (for the ids sent again). */
+  chunkSize: number;
   resume: boolean;
   /** What was found in this run before anything is deleted (resolved integer ids, matched
    * identifiers, selected persons, their distinct ids), journaled so that a resume need not
@@ -56,11 +61,11 @@ export interface RunOutcome {
   requests: number;
 }
 
-export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> {
+export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome> {
   const now = () => new Date(ctx.deps.now()).toISOString();
   ensurePrivateDir(s.journal.dir);
   const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
-  const journal = s.journal.state ?? new JournalState(s.journal.list);
+  const journal = s.journal.state ?? new JournalState(s.resends?.find, s.journal.list);
   const append = async (record: JournalRecord) => {
     await writer.append(record);
     journal.apply(record);
@@ -154,13 +159,13 @@ export async function runJob(ctx: Context, s: RunSettings): Promise<RunOutcome> 
     if (ctx.deps.quit) ctx.deps.handlesQuit?.();
     try {
       result = await runChunks(chunks, options);
-      // Persons the server found but could not delete ("retry these", deletion_errors) go again
-      // at once, under the same budget: at most --retries rounds; what is left then, --resume sends.
-      for (let round = 0; round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
-        const again = resendChunks(journal);
+      // Ids an answer asked to be sent again (persons the server found but could not delete,
+      // deletion_errors) go again at once, under the same budget: at most --retries rounds; what
+      // is left then, --resume sends.
+      for (let round = 0; s.resends && round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
+        const again = resendChunks(journal, s.chunkSize);
         if (again.length === 0) break;
-        const count = again.reduce((k, c) => k + c.ids.length, 0);
-        progress.note(`sending ${n(count)} ${count === 1 ? 'person' : 'persons'} again that the server could not delete (deletion_errors)`);
+        progress.note(s.resends.note(again.reduce((k, c) => k + c.ids.length, 0)));
         result = mergeResults(result, await runChunks(again, options));
       }
     } finally {
@@ -239,13 +244,13 @@ function withoutIds(chunks: ChunkList, ids: IdSet): ChunkList {
   return { length, ids: count, [Symbol.iterator]: kept };
 }
 
-/** Requests carrying the persons an answer listed in deletion_errors, by UUID, project by project. */
-function resendChunks(journal: JournalState): Chunk[] {
+/** Requests carrying the ids answers asked to be sent again, project by project. */
+function resendChunks(journal: JournalState, chunkSize: number): Chunk[] {
   const byProject = new Map<string, string[]>();
-  for (const [uuid, project] of journal.deletionErrors()) byProject.set(project, [...(byProject.get(project) ?? []), uuid]);
+  for (const [id, project] of journal.toSendAgain()) byProject.set(project, [...(byProject.get(project) ?? []), id]);
   let next = journal.maxChunk + 1;
-  return [...byProject].flatMap(([project, uuids]) => {
-    const mine = chunkIds(uuids, next, CHUNK_SIZE, project).map((c) => ({ ...c, resend: true }));
+  return [...byProject].flatMap(([project, ids]) => {
+    const mine = chunkIds(ids, next, chunkSize, project).map((c) => ({ ...c, resend: true }));
     next += mine.length;
     return mine;
   });

@@ -1,7 +1,7 @@
 // Sends chunks with up to `concurrency` requests in flight, inside the client-side rate budget,
 // and keeps trying until each chunk is answered, it fails for good, or the run must stop.
 //
-//   2xx              answered; the journal gets the summary (or null for an empty body)
+//   2xx              answered; the journal gets the summary the kind read from it (or null)
 //   429              refused before any work: wait for Retry-After (every worker, the budget is
 //                    the key's) or back off with jitter; these waits do not use up --retries but
 //                    stop once nothing has succeeded for `patienceMs`. A Retry-After longer than
@@ -22,7 +22,7 @@
 import { setMaxListeners } from 'node:events';
 import type { CliError } from '../errors.js';
 import { backoffDelay, type RetryPolicy } from '../http/retry.js';
-import type { BulkDeleteSummary, StopReason } from './journal.js';
+import type { StopReason } from './journal.js';
 import { RateBudget, type Clock } from './rate.js';
 
 export interface Chunk {
@@ -30,13 +30,14 @@ export interface Chunk {
   ids: string[];
   /** The project the ids belong to; absent: the job's only project. */
   project?: string;
-  /** Persons an earlier answer listed in deletion_errors, sent again. */
+  /** Ids an earlier answer asked to be sent again (a deletion's deletion_errors). */
   resend?: boolean;
 }
 
-/** The outcome of one attempt, as send.ts classifies the answer. */
+/** The outcome of one attempt, as the kind's action classifies the answer. `summary`: what the
+ * answer said, as the kind reads it (bulk_delete's counts), journaled as it is; null: nothing. */
 export type Attempt =
-  | { kind: 'ok'; status: number; summary: BulkDeleteSummary | null }
+  | { kind: 'ok'; status: number; summary: unknown }
   | { kind: 'throttled'; status: 429; retryAfterMs?: number; error: string }
   /** unclear: the attempt may have been carried out (a timeout, a lost answer, a server error). */
   | { kind: 'retry'; status: number | null; error: string; unclear?: boolean }
@@ -68,10 +69,7 @@ export interface RunnerOptions {
   beforeSend(chunk: Chunk): Promise<void>;
   /** Awaited after the final answer of a chunk. */
   /** `unclear`: how many attempts of the chunk may have deleted persons without saying so. */
-  answered(
-    chunk: Chunk,
-    result: { status: number; summary: BulkDeleteSummary | null; attempts: number; ms: number; unclear: number },
-  ): Promise<void>;
+  answered(chunk: Chunk, result: { status: number; summary: unknown; attempts: number; ms: number; unclear: number }): Promise<void>;
   failed(chunk: Chunk, result: { status: number | null; error: string; attempts: number; unclear: number }): Promise<void>;
   /** A chunk is about to wait `delayMs` before its next attempt; `why` is the status or error. */
   retrying?(chunk: Chunk, why: string, delayMs: number): void;

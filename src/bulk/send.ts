@@ -4,7 +4,7 @@ import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
 import { NotPostHogApiError, TlsError, UnavailableError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import type { DeleteFlags } from './journal.js';
+import type { BulkDeleteFlags } from './delete-receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 
@@ -13,12 +13,12 @@ export interface SendSettings {
   /** The project of chunks that name none. */
   projectId: string;
   kind: IdKind;
-  flags: DeleteFlags;
+  flags: BulkDeleteFlags;
   timeoutMs: number;
   now: () => number;
 }
 
-export function requestBody(kind: IdKind, ids: string[], flags: DeleteFlags): BulkDeleteRequest {
+export function requestBody(kind: IdKind, ids: string[], flags: BulkDeleteFlags): BulkDeleteRequest {
   return { ...(kind === 'distinct_ids' ? { distinct_ids: ids } : { ids }), ...flags };
 }
 

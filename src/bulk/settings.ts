@@ -11,10 +11,11 @@ import { defaultJournalPath, journalExists, readJournalHeader } from './journal.
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
 import type { Changes } from './changes.js';
+import type { KindFields } from './journal.js';
 import type { Input } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
 import type { IdsFormat } from './read-ids.js';
-import { journalProjects, type IdentifierNaming, type SelectionSpec } from './journal.js';
+import { journalProjects, kindFieldsOf, type IdentifierNaming, type SelectionSpec } from './journal.js';
 import { hasSelection, selectionSha256 } from './selection.js';
 
 export interface BulkSettings {
@@ -80,6 +81,8 @@ export type RunSettings = BulkSettings & {
   readPerMinute: number;
   /** How identifiers were named in the journal being continued, if any. */
   identifiers?: IdentifierNaming;
+  /** On --resume: the kind's fields of the journal (its flags, its changes), for the verb to build the kind from. */
+  recorded?: KindFields;
 };
 
 const DEFAULT_CONCURRENCY = 4;
@@ -136,7 +139,7 @@ export async function selectionKey(ctx: Context, s: BulkSettings): Promise<strin
 export async function decideSettings(
   ctx: Context,
   s: BulkSettings,
-  kindFor: (s: BulkSettings) => Pick<JobKind, 'windows'>,
+  kindFor: (s: BulkSettings, recorded?: KindFields) => Pick<JobKind, 'windows'>,
 ): Promise<RunSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
@@ -150,13 +153,10 @@ export async function decideSettings(
     merged.allProjects = false;
   }
   if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
-  if (header?.changes && !s.changes) merged.changes = header.changes;
+  const recorded = header && kindFieldsOf(header);
   if (header) {
     merged.distinctIds ||= header.id_kind === 'distinct_ids';
     merged.emails ||= header.id_kind === 'emails';
-    merged.deleteEvents ||= header.flags.delete_events;
-    merged.deleteRecordings ||= header.flags.delete_recordings;
-    merged.keepPerson ||= header.flags.keep_person;
     if (merged.format === undefined && s.file !== '-' && header.input.file === s.file) merged.format = header.input.format;
     if (merged.column === undefined && header.input.column !== null) merged.column = header.input.column;
   }
@@ -165,7 +165,7 @@ export async function decideSettings(
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
     if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
   }
-  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged).windows];
+  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged, recorded).windows];
   return {
     ...merged,
     rate,
@@ -177,6 +177,7 @@ export async function decideSettings(
     perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
     // The same case keeps its key (or salt), so that its journal recognises the same identifiers.
     identifiers: existing?.identifiers,
+    recorded,
   };
 }
 

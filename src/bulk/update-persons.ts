@@ -35,6 +35,7 @@ import {
   NotPostHogApiError,
   RateLimitedError,
   TlsError,
+  PartialFailureError,
   UnavailableError,
   UsageError,
   type CliError,
@@ -45,12 +46,13 @@ import { getProject, type Project } from '../api/projects.js';
 import type { ApiClient } from '../http/client.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
-import type { ActionEnv, BulkAction, JobKind } from './action.js';
+import type { ActionEnv, BulkAction, JobKind, KindFields, Verdict } from './action.js';
 import { describeChanges, type Changes } from './changes.js';
 import type { JournalHeader, JournalState } from './journal.js';
+import type { Receipt, ReceiptPart } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
-import { verifyUpdate, type ExpectedChanges } from './update-verify.js';
+import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -61,7 +63,20 @@ const REST_PER_MINUTE = 240;
 /** Capture is not throttled like the REST API; this only keeps a run from flooding a small instance. */
 const CAPTURE_PER_MINUTE = 600;
 
-const NO_FLAGS = { delete_events: false, delete_recordings: false, keep_person: false };
+/** A receipt of `persons bulk-update`: the receipt and the update's fields. */
+export type UpdateReceipt = Receipt & {
+  flags: { skip_invalid: boolean };
+  /** What it changed, and how many persons showed the changes when read back (per person in
+   * each project's verification). */
+  update: { changes: Changes; verified: boolean; persons_applied: number; persons_pending: number; persons_failed: number };
+  verification: (UpdateVerification & { note: string }) | null;
+};
+
+/** The changes an update's journal recorded, read back; undefined when it has none. */
+export function recordedChanges(fields: KindFields | undefined): Changes | undefined {
+  const c = fields?.changes as Changes | undefined;
+  return c && typeof c === 'object' ? c : undefined;
+}
 
 export interface UpdateSettings {
   changes: Changes;
@@ -89,8 +104,13 @@ export function updateKind(u: UpdateSettings): JobKind {
   return {
     command: 'persons bulk-update',
     words: { job: 'update', request: 'change', done: 'changed', unit: 'persons' },
-    flags: NO_FLAGS,
-    changes,
+    binding: {
+      fields: { changes },
+      describe: (fields) => {
+        const then = recordedChanges(fields);
+        return then ? describeChanges(then) : 'no changes';
+      },
+    },
     hashesIdentifiers: false,
     // Capture needs a distinct id of every person, and no person may be created: all are looked up.
     sendsIdsAsGiven: false,
@@ -106,6 +126,66 @@ export function updateKind(u: UpdateSettings): JobKind {
       return viaApi ? apiAction(ctx, env, u) : captureAction(ctx, env, u);
     },
     verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
+    receipt: updateReceipt(changes),
+    verdict: (receipt, o) => updateVerdict(receipt as UpdateReceipt, o.resume),
+  };
+}
+
+/** The update's part of the receipt: its changes, and what reading the persons back found. */
+function updateReceipt(changes: Changes): ReceiptPart {
+  return {
+    fields: ({ verification, skipInvalid }) => {
+      const v = verification as UpdateVerification | undefined;
+      return {
+        flags: { skip_invalid: skipInvalid },
+        update: {
+          changes,
+          verified: Boolean(v),
+          persons_applied: v?.applied ?? 0,
+          persons_pending: v?.pending ?? 0,
+          persons_failed: v?.failed ?? 0,
+        },
+      };
+    },
+    verificationNote:
+      'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed',
+    notes: {
+      unanswered:
+        'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run sends them again, with the same events',
+      unclear:
+        'an attempt at these requests timed out, lost its answer or met a server error: it may have been carried out; sending the same events again is harmless',
+      lostAnswers: () => 'sent in a request whose answer was lost, then found done when checked; never sent again',
+    },
+    summary: (r) => {
+      const u = (r as UpdateReceipt).update;
+      return { persons_applied: u.persons_applied, persons_pending: u.persons_pending, persons_failed: u.persons_failed };
+    },
+  };
+}
+
+/**
+ * What reading an update back found: persons that did not show the changes in time (ingestion may
+ * still apply them) or that are gone are a failure to report (exit 8); running the same command
+ * with --resume reads them back again.
+ */
+function updateVerdict(receipt: UpdateReceipt, resume: string): Verdict {
+  const u = receipt.update;
+  if (!u.verified || (u.persons_pending === 0 && u.persons_failed === 0)) {
+    return {
+      warnings: u.verified ? [] : ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'],
+    };
+  }
+  const parts = [
+    u.persons_pending &&
+      `${n(u.persons_pending)} persons did not show the changes within --verify-timeout (ingestion may still be applying them)`,
+    u.persons_failed && `${n(u.persons_failed)} persons could not be changed (gone, or their request failed)`,
+  ].filter(Boolean);
+  return {
+    warnings: [],
+    error: new PartialFailureError(
+      `${parts.join('; ')}; ${n(u.persons_applied)} show them; the receipt lists each person`,
+      `read them back again with:\n  ${resume}`,
+    ),
   };
 }
 
@@ -193,7 +273,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     targetNoun: 'persons',
     checkedLost: () => '',
     account: (receipt) => {
-      const v = receipt.update;
+      const v = (receipt as UpdateReceipt).update;
       const checked = v?.verified
         ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
         : '';
@@ -364,7 +444,7 @@ interface EventStamp {
  * uuids, so those may each show twice in the events table).
  */
 export function eventStamp(header: JournalHeader): EventStamp {
-  if (header.capture_events) return header.capture_events;
+  if (header.capture_events) return header.capture_events as EventStamp;
   const nonce = createHash('sha256').update(`${header.created_at}\n${header.input.id_list_sha256}`).digest('hex').slice(0, 32);
   return { nonce, timestamp: header.created_at };
 }

@@ -7,7 +7,7 @@ import { examples } from '../../cli/help-text.js';
 import { collect, parseCount, parseDuration } from '../../cli/flags.js';
 import { parseRateWindows } from '../../bulk/rate.js';
 import { runBulkJob } from '../../bulk/job.js';
-import { deleteKind } from '../../bulk/delete-persons.js';
+import { deleteKind, recordedFlags } from '../../bulk/delete-persons.js';
 import { parseProjectList } from '../../bulk/projects.js';
 
 /** The flags as commander hands them over: the numbers are still text, checked in the run.
@@ -267,11 +267,14 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
       maxWaitMs,
       readRate,
     },
-    (s) =>
-      deleteKind({
-        delete_events: Boolean(s.deleteEvents),
-        delete_recordings: Boolean(s.deleteRecordings),
-        keep_person: Boolean(s.keepPerson),
-      }),
+    // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
+    (s, recorded) => {
+      const then = recordedFlags(recorded);
+      return deleteKind({
+        delete_events: Boolean(s.deleteEvents || then?.delete_events),
+        delete_recordings: Boolean(s.deleteRecordings || then?.delete_recordings),
+        keep_person: Boolean(s.keepPerson || then?.keep_person),
+      });
+    },
   );
 }

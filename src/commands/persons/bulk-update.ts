@@ -10,7 +10,7 @@ import type { Changes } from '../../bulk/changes.js';
 import { runBulkJob } from '../../bulk/job.js';
 import { parseRateWindows } from '../../bulk/rate.js';
 import type { BulkSettings } from '../../bulk/settings.js';
-import { updateKind } from '../../bulk/update-persons.js';
+import { recordedChanges, updateKind } from '../../bulk/update-persons.js';
 import { readValues } from '../../bulk/values-from.js';
 
 export interface PersonsBulkUpdateOptions {
@@ -223,18 +223,20 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
     skipInvalid: o.skipInvalid,
     verify: o.verify,
   };
-  await runBulkJob(ctx, settings, (s) => {
-    if (!s.changes)
+  await runBulkJob(ctx, settings, (s, recorded) => {
+    // Resumed without changes on the command line, the journal's.
+    const changes = s.changes ?? recordedChanges(recorded);
+    if (!changes)
       throw new UsageError(
         'nothing to change: there is no run to resume with its changes',
         'give --set, --set-once, --unset or --values-from',
       );
-    const expected = s.changes.values_from;
+    const expected = changes.values_from;
     if (expected && (!values || values.sha256 !== expected.sha256))
       throw new UsageError(
         `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
         `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
       );
-    return updateKind({ changes: s.changes, values: values?.values, captureUrl, verifyTimeoutMs });
+    return updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs });
   });
 }

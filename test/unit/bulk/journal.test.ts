@@ -13,8 +13,10 @@ import {
   type JournalHeader,
 } from '../../../src/bulk/journal.js';
 import { PackedIds } from '../../../src/bulk/packed-ids.js';
+import { IdSet } from '../../../src/bulk/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../src/bulk/receipt.js';
 import { requestBody, sender } from '../../../src/bulk/send.js';
+import { deleteKind } from '../../../src/bulk/delete-persons.js';
 import type { IdList } from '../../../src/bulk/validate.js';
 import { FakeApi, makeClient, ORIGIN, rejection } from '../helpers.js';
 
@@ -122,6 +124,12 @@ describe('journal', () => {
     expect([...state.chunks.get(1)!.ids]).toEqual(uuids);
     expect([...state.chunks.get(2)!.ids]).toEqual(others);
     expect(JSON.parse(JSON.stringify(state.chunks.get(1)!.ids))).toEqual(uuids);
+    // Read against the input's list, a request cut from it is kept as its places there.
+    const list = new IdSet(['0190ffff-0000-7000-8000-0000000000ff', ...uuids]);
+    const placed = await readJournal(path, { list });
+    expect([1, 2].map((i) => placed.chunks.get(1)!.ids.placeIn(list, i - 1))).toEqual([1, 2]);
+    expect([...placed.chunks.get(1)!.ids]).toEqual(uuids);
+    expect(placed.chunks.get(2)!.ids.placeIn(list, 0)).toBe(-1);
   });
 
   it('refuses a journal damaged in the middle, or one that is not a journal', async () => {
@@ -129,7 +137,7 @@ describe('journal', () => {
     writeFileSync(path, `${JSON.stringify(header)}\n{oops\n${JSON.stringify({ type: 'run', run: 1, at: 't', resume: false })}\n`);
     expect((await rejection(() => readJournal(path))).message).toBe(`journal ${path} is damaged at line 2: not a JSON line`);
     writeFileSync(path, '{"type":"run"}\n');
-    expect((await rejection(() => readJournal(path))).message).toBe(`${path} is not a hogctl bulk-delete journal (no header line)`);
+    expect((await rejection(() => readJournal(path))).message).toBe(`${path} is not a hogctl bulk job journal (no header line)`);
   });
 
   it('is bound to host, project, ids and flags', () => {
@@ -137,7 +145,8 @@ describe('journal', () => {
       host: header.host,
       projects: [header.project],
       id_kind: header.id_kind,
-      flags,
+      command: 'persons bulk-delete',
+      kind: deleteKind(flags).binding,
       input: { file: 'ids.txt', ids: 3, id_list_sha256: 'a'.repeat(64) },
     };
     expect(() => checkBinding('j', header, same)).not.toThrow();
@@ -152,7 +161,7 @@ describe('journal', () => {
     expect(other({ input: { file: 'other.txt', ids: 5, id_list_sha256: 'b'.repeat(64) } })).toBe(
       'journal j was written for another input: ids.txt with 3 ids (sha256 aaaaaaaaaaaa…), but other.txt has 5 ids (sha256 bbbbbbbbbbbb…)',
     );
-    expect(other({ flags: { ...flags, delete_events: true } })).toBe(
+    expect(other({ kind: deleteKind({ ...flags, delete_events: true }).binding })).toBe(
       'journal j was written with other flags (person ids); this run has person ids --delete-events',
     );
     expect(other({ id_kind: 'distinct_ids' })).toBe('journal j was written with other flags (person ids); this run has --distinct-ids');
@@ -202,7 +211,7 @@ function meta(extra: Partial<ReceiptMeta> = {}): ReceiptMeta {
     format: 'lines',
     column: null,
     kind: 'person_ids',
-    flags,
+    part: deleteKind(flags).receipt,
     skipInvalid: false,
     journal: 'j',
     receipt: 'r',
@@ -324,7 +333,7 @@ describe('receipt', () => {
       why: 'the server answered with an empty body, as older PostHog versions do',
     });
     expect(r.chunks.answered_without_summary).toBe(1);
-    expect(summaryRecord(r).not_reported).toHaveLength(6);
+    expect(summaryRecord(r, deleteKind(flags).receipt).not_reported).toHaveLength(6);
   });
 });
 

@@ -3,7 +3,9 @@
 // warnings.
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, CancelledError, NotPostHogApiError, PartialFailureError, RateLimitedError } from '../../../src/errors.js';
-import { outcome, verificationOutcome, type OutcomeFacts } from '../../../src/bulk/outcome.js';
+import { outcome, type OutcomeFacts } from '../../../src/bulk/outcome.js';
+import { deletionVerdict } from '../../../src/bulk/delete-persons.js';
+import type { DeletionReceipt } from '../../../src/bulk/delete-receipt.js';
 import type { Receipt } from '../../../src/bulk/receipt.js';
 import type { RunResult } from '../../../src/bulk/runner.js';
 
@@ -11,10 +13,16 @@ const facts: OutcomeFacts = {
   account: '2,000 persons deleted (2,000 found) from 2,000 ids sent',
   resume: 'hogctl persons bulk-delete --file ids.txt --resume',
   requests: 4,
-  retries: 3,
   receiptPath: '/tmp/ids.receipt.json',
   maxWaitMs: 15 * 60_000,
   now: Date.UTC(2026, 10, 22, 10, 0, 0),
+  verdict: (r) =>
+    deletionVerdict(r as DeletionReceipt, {
+      resume: 'hogctl persons bulk-delete --file ids.txt --resume',
+      retries: 3,
+      receiptPath: '/tmp/ids.receipt.json',
+      account: '2,000 persons deleted (2,000 found) from 2,000 ids sent',
+    }),
 };
 
 function receipt(counts: Partial<Receipt['counts']> = {}, over: Partial<Receipt> = {}): Receipt {
@@ -140,7 +148,7 @@ describe('the end of a bulk run', () => {
     expect(told.error!.message).toMatch(
       /^3 of the 2,000 persons still exist on the server, though the server answered that it deleted them/,
     );
-    const queued = verificationOutcome(receipt({ persons_queued_for_deletion: 2000 }, { verification } as never), facts.resume);
+    const queued = facts.verdict(receipt({ persons_queued_for_deletion: 2000 }, { verification } as never));
     expect(queued.error).toBeUndefined();
     expect(queued.warnings[0]).toBe(
       `3 of the 2,000 persons still exist on the server: the server queued their deletion and has not carried it out yet; check again later with:\n  ${facts.resume}`,

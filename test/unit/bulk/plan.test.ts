@@ -1,7 +1,8 @@
 // The plan's words and numbers: the confirmation for every flag combination, and the estimate
 // under the server's two delete windows.
 import { describe, expect, it } from 'vitest';
-import { describeDeletion, describeEstimate, estimateMs, planText, type PlanFacts } from '../../../src/bulk/plan.js';
+import { describeEstimate, estimateMs, planText, type PlanFacts } from '../../../src/bulk/plan.js';
+import { describeDeletion } from '../../../src/bulk/delete-persons.js';
 import { DELETE_WINDOWS } from '../../../src/bulk/rate.js';
 import { progressLogInterval, ProgressLog } from '../../../src/io/progress.js';
 
