@@ -19,6 +19,20 @@ describe('IdSet', () => {
     expect(set.has('user-2')).toBe(false);
   });
 
+  it('is the list of its ids: each by its place, a slice of them, and JSON as an array', () => {
+    const uuids = Array.from({ length: 5 }, () => randomUUID());
+    // Only UUIDs, then both kinds mixed: the order of the set is kept either way.
+    for (const ids of [uuids, [uuids[0], 'user-1', uuids[1], 'user-2', uuids[2]]]) {
+      const set = new IdSet(ids);
+      expect(set.length).toBe(ids.length);
+      expect(ids.map((_, i) => set.at(i))).toEqual(ids);
+      expect([set.at(-1), set.at(ids.length)]).toEqual([undefined, undefined]);
+      expect(set.slice(1, 4)).toEqual(ids.slice(1, 4));
+      expect(set.slice(3)).toEqual(ids.slice(3));
+      expect(JSON.stringify(set)).toBe(JSON.stringify(ids));
+    }
+  });
+
   it('gives back an upper-case UUID, or a UUID without hyphens, exactly as given', () => {
     const id = randomUUID();
     const set = new IdSet([id.toUpperCase(), id.replaceAll('-', ''), `${id} `]);
