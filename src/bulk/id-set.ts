@@ -69,8 +69,9 @@ export class IdSet implements Iterable<string> {
   /** Slots hold a UUID's number + 1; 0 is empty. */
   private table = new Int32Array(1024);
   private readonly scratch = new Uint8Array(KEY_BYTES);
-  /** Ids that are not canonical UUIDs, with their index in the order of the set. */
-  private readonly others = new Map<string, number>();
+  /** Ids that are not canonical UUIDs, with their index in the order of the set; made again
+   * from `othersList` when it was let go (`letLookupGo`). */
+  private othersMap?: Map<string, number> = new Map();
   /** The index in the set's order of each UUID, kept once both kinds are present (else the
    * UUIDs' own numbers are their indexes, or the others' come first in a set without UUIDs). */
   private order?: Int32Array;
@@ -203,6 +204,27 @@ export class IdSet implements Iterable<string> {
       }
     }
     while (o < others.length) yield others[o++];
+  }
+
+  /**
+   * Lets the lookup of the ids that are not UUIDs go (a map entry of about 50 bytes each, a
+   * million e-mail addresses' worth of it) once the list is read; `has`, `indexOf` and `add`
+   * make it again on their first need.
+   */
+  letLookupGo(): void {
+    if (this.othersList.length) this.othersMap = undefined;
+  }
+
+  private get others(): Map<string, number> {
+    if (!this.othersMap) {
+      const map = new Map<string, number>();
+      if (this.sequence) {
+        const size = this.size;
+        for (let i = 0; i < size; i++) if (this.sequence[i] < 0) map.set(this.othersList[-1 - this.sequence[i]], i);
+      } else this.othersList.forEach((id, k) => map.set(id, this.uuids + k));
+      this.othersMap = map;
+    }
+    return this.othersMap;
   }
 
   private uuidAt(n: number): string {

@@ -124,6 +124,9 @@ export async function prepareJob(
     input,
     kind.resends?.find,
   );
+  // Read, the list is looked up by its UUIDs alone (journal requests, ids sent): the map of its
+  // other ids (a million addresses: 50 MB) may go.
+  if (list.ids instanceof IdSet) list.ids.letLookupGo();
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)
