@@ -33,6 +33,21 @@ describe('IdSet', () => {
     }
   });
 
+  it('finds and adds its other ids as before once it has let their lookup go', () => {
+    const u = [randomUUID(), randomUUID()];
+    for (const ids of [
+      ['a@x.org', 'b@x.org'],
+      [u[0], 'a@x.org', u[1], 'b@x.org'],
+    ]) {
+      const set = new IdSet(ids);
+      set.letLookupGo();
+      expect(ids.map((id) => set.indexOf(id))).toEqual(ids.map((_, i) => i));
+      expect([set.has('b@x.org'), set.has('c@x.org'), set.add('a@x.org'), set.add('c@x.org')]).toEqual([true, false, false, true]);
+      expect([...set]).toEqual([...ids, 'c@x.org']);
+      expect(set.indexOf('c@x.org')).toBe(ids.length);
+    }
+  });
+
   it('gives back an upper-case UUID, or a UUID without hyphens, exactly as given', () => {
     const id = randomUUID();
     const set = new IdSet([id.toUpperCase(), id.replaceAll('-', ''), `${id} `]);
