@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -41,6 +41,8 @@ _hogctl_children() {
     "persons funnel-correlation") echo "" ;;
     "persons lifecycle") echo "" ;;
     "persons trends") echo "" ;;
+    "persons duplicates") echo "" ;;
+    "persons merge") echo "" ;;
     "persons reset-distinct-id") echo "" ;;
     "users") echo "me update 2fa" ;;
     "users me") echo "" ;;
@@ -173,7 +175,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -329,6 +331,21 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --date-from --date-to --day --debug --events --fields --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --template --timeout --version --wide -V -o -q" ;;
+    "persons duplicates")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--all-projects --base-url --by --debug --fields --help --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
+    "persons merge")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --groups|--journal|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--base-url --debug --dry-run --fields --groups --help --journal --jq --keep --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --receipt --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -1,9 +1,9 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory`
+// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory merge`
 // (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
-import { closeSync, cpSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -852,6 +852,63 @@ async function benchIngest() {
   }
 }
 
+/**
+ * Duplicate persons: 1,500 groups of 2 to 5 persons sharing an address in varied letter case,
+ * sent with posthog-node, among 20,000 persons; found with `persons duplicates`, merged with
+ * `persons merge`, under PostHog Cloud's budgets (the sandbox's --rate-limit cloud).
+ */
+async function benchMerge() {
+  const { PostHog } = await import('posthog-node');
+  const { request } = await import('undici');
+  const groups = 1_500;
+  const size = (i) => 2 + (i % 4);
+  const dupes = Array.from({ length: groups }, (_, i) => size(i)).reduce((a, b) => a + b, 0);
+  console.log(
+    `\n## persons duplicates and merge: ${groups.toLocaleString('en')} groups (${dupes.toLocaleString('en')} persons) among 20,000 persons, --rate-limit cloud`,
+  );
+  const sandbox = await startSandbox(['--persons', String(20_000 - dupes), '--rate-limit', 'cloud']);
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-merge-'));
+  const env = sandbox.env(dir);
+  try {
+    const project = await request(`${sandbox.url}/api/projects/${sandbox.project_id}/`, {
+      headers: { authorization: `Bearer ${sandbox.api_key}` },
+    });
+    const token = (await project.body.json()).api_token;
+    const posthog = new PostHog(token, { host: sandbox.url, flushAt: 500, flushInterval: 0, maxQueueSize: dupes + 1 });
+    const variants = (e) => [e.toUpperCase(), ` ${e}`, e.charAt(0).toUpperCase() + e.slice(1), `${e} `, e];
+    for (let i = 0; i < groups; i++)
+      for (let k = 0; k < size(i); k++)
+        posthog.identify({ distinctId: `bench-dup-${i}-${k}`, properties: { email: variants(`dup${i}@example.com`)[k], plan: `p${k}` } });
+    await posthog.shutdown();
+    for (;;) {
+      const state = await (await request(`${sandbox.url}/_sandbox/state`)).body.json();
+      if (state.projects['1'].events >= dupes) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const before = (await sandboxRequests(sandbox)).length;
+    // The groups go to a file as a person would keep them (run() keeps only the first megabyte).
+    const file = join(dir, 'groups.ndjson');
+    const found = await run('sh', ['-c', `"${process.execPath}" "${BIN}" persons duplicates -o ndjson > "${file}"`], { env });
+    if (found.code !== 0) throw new Error(`persons duplicates exited ${found.code}: ${found.stderr.slice(-500)}`);
+    const queries = (await sandboxRequests(sandbox)).slice(before).filter((r) => r.path.endsWith('/query/')).length;
+    const lines = readFileSync(file, 'utf8').trim().split('\n').length;
+    console.log(`duplicates   ${lines.toLocaleString('en')} groups in ${fmt(found.ms / 1000, 1)} s, ${queries} HogQL queries`);
+    const middle = (await sandboxRequests(sandbox)).length;
+    const merged = await run(process.execPath, [BIN, 'persons', 'merge', '--groups', file, '--yes', '-o', 'json'], { env });
+    if (merged.code !== 0) throw new Error(`persons merge exited ${merged.code}: ${merged.stderr.slice(-500)}`);
+    const counts = JSON.parse(merged.stdout);
+    const requests = (await sandboxRequests(sandbox)).slice(middle);
+    const capture = requests.filter((r) => r.path === '/batch/').length;
+    const throttled = requests.filter((r) => r.status === 429).length;
+    console.log(
+      `merge        ${counts.merged.toLocaleString('en')} of ${counts.groups.toLocaleString('en')} groups merged in ${fmt(merged.ms / 1000, 1)} s: ${fmt((requests.length + queries) / counts.merged, 3)} requests a merged group (${capture} capture, ${requests.length - capture} reads and queries, ${queries} to find them; ${throttled} answered 429), ${Math.round(counts.merged / (merged.ms / 60_000)).toLocaleString('en')} groups a minute`,
+    );
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('list')) await benchList();
 if (want('bulk')) await benchBulk();
@@ -862,3 +919,4 @@ if (want('emails')) await benchEmails();
 if (want('update')) await benchUpdate();
 if (want('ingest')) await benchIngest();
 if (want('memory')) await benchMemory();
+if (want('merge')) await benchMerge();

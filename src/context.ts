@@ -306,18 +306,24 @@ export class Context {
     return this.outputAsked ? undefined : this.outputFilter();
   }
 
-  async output(): Promise<OutputSettings> {
+  /** `remembered`: the format a resumed bulk job's journal remembers, used when neither -o nor
+   * HOGCTL_OUTPUT gives one. */
+  async output(remembered?: string): Promise<OutputSettings> {
     this.outputAsked = true;
     const filter = this.outputFilter();
     const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined && !filter;
     const format: Format = filter
       ? 'json'
-      : fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.globals.output ?? this.env.HOGCTL_OUTPUT ?? 'table', parseFormat);
+      : fromEnv(
+          fromVariable ? 'HOGCTL_OUTPUT' : undefined,
+          this.globals.output ?? this.env.HOGCTL_OUTPUT ?? remembered ?? 'table',
+          parseFormat,
+        );
     return {
       format,
       filter,
       fields: parseFields(this.globals.fields),
-      chosen: filter !== undefined || this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined,
+      chosen: filter !== undefined || this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined || remembered !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),

@@ -1,5 +1,5 @@
 // The persons behind an insight, the way PostHog serves them to a personal key today: the query
-// endpoint with an actors query (docs/server-contract.md §0), since the legacy /persons/funnel/,
+// endpoint with an actors query (docs/server-contract.md §7.1), since the legacy /persons/funnel/,
 // /lifecycle/ and /trends/ lists refuse keys. Shapes from PostHog's schema
 // (frontend/src/queries/schema/schema-general.ts): ActorsQuery {source, select, limit, offset}
 // over an InsightActorsQuery {source, day, status, series} or a FunnelsActorsQuery

@@ -1,4 +1,4 @@
-// The capture API (docs/server-contract.md §0): how persons are best changed. A `$set` event for one
+// The capture API (docs/server-contract.md §14.1): how persons are best changed. A `$set` event for one
 // of a person's distinct ids carries `$set`, `$set_once` and `$unset` in its properties; ingestion
 // applies them to the person behind that distinct id, asynchronously (usually within seconds).
 // Capture authenticates with the project API key in the body (`api_key`), never with a personal
@@ -25,7 +25,14 @@ export function ingestionUrl(baseUrl: string): string {
 export interface CaptureEvent {
   event: string;
   distinct_id: string;
-  properties: { $set?: Record<string, unknown>; $set_once?: Record<string, unknown>; $unset?: string[] };
+  properties: {
+    $set?: Record<string, unknown>;
+    $set_once?: Record<string, unknown>;
+    $unset?: string[];
+    /** `$merge_dangerously`: the distinct id whose person is merged into this event's (posthog-ingestion.md B.3.1). */
+    alias?: string;
+    $lib?: string;
+  };
   timestamp: string;
   /** With the same timestamp and distinct id, lets the events table keep one row of an event sent
    * twice (its ReplacingMergeTree collapses such rows when it merges; until then both show). */

@@ -1,12 +1,12 @@
 // Deleting one person, or their events or recordings, the way PostHog wants it today: POST
-// `/persons/bulk_delete/` with `ids: [<uuid>]` and the flags (docs/server-contract.md §0). PostHog hid and
+// `/persons/bulk_delete/` with `ids: [<uuid>]` and the flags (docs/server-contract.md §6.5). PostHog hid and
 // deprecated `DELETE /persons/{id}/`, `/delete_events/` and `/delete_recordings/` in favour of
 // it, and the newest servers answer a single DELETE that removes nothing with a 5xx. The old
 // endpoints are used only by a server without bulk_delete (404 or 405 there).
 import type { ApiClient } from '../http/client.js';
 import { UnavailableError } from '../errors.js';
 import { bulkDeleteSummaryOf, type BulkDeleteSummary } from './bulk-delete.js';
-import { personNotFound } from './person-actions.js';
+import { deleteEvents, deletePerson, deleteRecordings, personNotFound } from './person-actions.js';
 import { getPerson, personsPath } from './persons.js';
 import { isUuid } from './uuid.js';
 
@@ -19,22 +19,48 @@ export interface OneDeleteFlags {
   keepPerson: boolean;
 }
 
+/**
+ * What goes: the person (with the flags), or only their events, or only their recordings. It
+ * also names the old endpoint a server without bulk_delete is sent instead: `DELETE
+ * /persons/{id}/` with the flags, `/delete_events/` or `/delete_recordings/`.
+ */
+export type OneDeletion = { what: 'person'; flags: OneDeleteFlags } | { what: 'events' } | { what: 'recordings' };
+
+/** The person to delete: the id as the user gave it, and its UUID when a read already found it. */
+export interface OneDeleteTarget {
+  id: string;
+  uuid?: string;
+}
+
 export type OneDeleteResult =
   /** bulk_delete answered. `summary` is null for an older server's empty body, which does not
    * say whether the person was found. */
   | { via: 'bulk_delete'; status: number; uuid: string; summary: BulkDeleteSummary | null; goneEarlier: boolean }
-  /** No bulk_delete on this server: `legacy()` ran the old endpoint and returned this. */
+  /** No bulk_delete on this server: the old endpoint answered this. */
   | { via: 'legacy'; status: number; goneEarlier: boolean };
+
+function flagsOf(deletion: OneDeletion): OneDeleteFlags {
+  if (deletion.what === 'person') return deletion.flags;
+  return { deleteEvents: deletion.what === 'events', deleteRecordings: deletion.what === 'recordings', keepPerson: true };
+}
+
+/** The old endpoint of `deletion`, for a server from before bulk_delete. */
+async function deleteTheOldWay(client: ApiClient, projectId: string, id: string, deletion: OneDeletion): Promise<OneDeleteResult> {
+  if (deletion.what === 'person') return { via: 'legacy', ...(await deletePerson(client, projectId, id, deletion.flags)) };
+  const status = deletion.what === 'events' ? await deleteEvents(client, projectId, id) : await deleteRecordings(client, projectId, id);
+  return { via: 'legacy', status, goneEarlier: false };
+}
 
 export async function deleteOnePerson(
   client: ApiClient,
   projectId: string,
-  id: string,
-  flags: OneDeleteFlags,
-  legacy: () => Promise<{ status: number; goneEarlier?: boolean }>,
+  target: OneDeleteTarget,
+  deletion: OneDeletion,
 ): Promise<OneDeleteResult> {
-  // bulk_delete matches UUIDs only (an integer id matches nothing): resolve it first.
-  const uuid = isUuid(id) ? id.toLowerCase() : (await getPerson(client, projectId, id)).uuid;
+  const { id } = target;
+  // bulk_delete matches UUIDs only (an integer id matches nothing): read it, unless known.
+  const uuid = target.uuid ?? (isUuid(id) ? id.toLowerCase() : (await getPerson(client, projectId, id)).uuid);
+  const flags = flagsOf(deletion);
   const body = { ids: [uuid], delete_events: flags.deleteEvents, delete_recordings: flags.deleteRecordings, keep_person: flags.keepPerson };
   let res: Awaited<ReturnType<typeof client.post<unknown>>>;
   let summary: BulkDeleteSummary | null;
@@ -49,8 +75,7 @@ export async function deleteOnePerson(
     });
     if (res.status === 404 || res.status === 405) {
       if ((res.body as { detail?: unknown } | null)?.detail === 'Project not found.') throw personNotFound(projectId, id, res.body);
-      const old = await legacy();
-      return { via: 'legacy', status: old.status, goneEarlier: Boolean(old.goneEarlier) };
+      return deleteTheOldWay(client, projectId, id, deletion);
     }
     summary = bulkDeleteSummaryOf(res);
     errors = summary?.deletion_errors ?? [];

@@ -1,4 +1,4 @@
-// Thin typed calls for signing in with a session (docs/server-contract.md §11.1, §11.2, §0). The client
+// Thin typed calls for signing in with a session (docs/server-contract.md §11.1, §11.2, §11.5). The client
 // carries the session jar, so every Set-Cookie (the 401 ones too) is kept: the pending sign-in
 // of the second factor and of the e-mailed code lives in the session cookie they set.
 import type { ApiClient } from '../http/client.js';

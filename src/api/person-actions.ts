@@ -82,7 +82,7 @@ export async function updatePerson(client: ApiClient, projectId: string, id: str
 /**
  * DELETE, with each flag sent only when set: the server counts a flag as on when merely present.
  * `goneEarlier`: the answer was a 404, but only after an attempt whose answer was lost; the
- * server answers a second DELETE of a deleted person with 404 (docs/server-contract.md §0, the server's
+ * server answers a second DELETE of a deleted person with 404 (docs/server-contract.md §6.5, the server's
  * own test_delete_person), so that lost attempt most likely deleted the person.
  */
 export async function deletePerson(

@@ -1,4 +1,4 @@
-// `GET /api/personal_api_keys/@current/` (docs/server-contract.md §0, PostHog/posthog#26519): the calling
+// `GET /api/personal_api_keys/@current/` (docs/server-contract.md §3.6, PostHog/posthog#26519): the calling
 // key's label, scopes and scoped projects/organisations. Servers before it answer 404; a key
 // without `personal_api_key:read` is refused (403) by the view's own scope check, so that key
 // cannot see its scopes either.

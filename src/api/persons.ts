@@ -87,7 +87,7 @@ export function listPersons(
 }
 
 /** The most rows one page of the persons list (and its CSV export) holds: the paginator clamps
- * to MAX_SELECT_RETURNED_ROWS and then gives no `next` (docs/server-contract.md §0). */
+ * to MAX_SELECT_RETURNED_ROWS and then gives no `next` (docs/server-contract.md §2.1). */
 export const MAX_PERSONS_PAGE = 50_000;
 
 /** The server's own CSV export (`format=csv`): one body, limit forced server-side. */
@@ -133,7 +133,7 @@ export const PERSON_BATCH_MAX = 200;
 
 /**
  * The persons these values (UUIDs, or distinct ids) name now, by value: POST
- * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, docs/server-contract.md §0), at most
+ * `/persons/batch_by_uuids/` or `/persons/batch_by_distinct_ids/` (newer servers, docs/server-contract.md §6.7), at most
  * 200 values, answered with minimal records (at most 10 distinct ids each). A read, so it may
  * be retried. Returns null when the server does not have the endpoint (404, 405: an older PostHog).
  */

@@ -93,7 +93,7 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
   const started = now();
   for (let delay = 250; ; delay = Math.min(delay * 2, 2_000)) {
     // A query that failed answers the poll with 400 (or 500) and its error in query_status, not
-    // with a 202 (docs/server-contract.md §0): that message is the one to show.
+    // with a 202 (docs/server-contract.md §7.2): that message is the one to show.
     const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {
       acceptStatus: (s) => s === 202 || s === 400 || s === 500,
       signal: options.signal,

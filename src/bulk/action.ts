@@ -11,9 +11,11 @@
 //      attempt at a chunk, the plan's and confirmation's words, the scope), its rate windows and
 //      chunk size, its verification (`verify`), its part of the receipt (`receipt`: what its
 //      answers add up to, its fields, its notes) and what the end means (`verdict`).
-//   3. Its verb (src/commands/<group>/<verb>.ts) reads its flags, builds the kind once and calls
-//      `runBulkJob(ctx, settings, kindFor)` (job.ts). On --resume (and --plan) `kindFor` gets the
-//      kind's own fields as the journal (or plan) recorded them.
+//   3. Its verb (src/commands/<group>/<verb>.ts) reads its flags (the job flags of
+//      src/commands/persons/shared/job-flags.ts), settles the settings with
+//      `settleBulkJob(ctx, settings)` (job.ts), whose `recorded` holds the kind's own fields as a
+//      resumed journal recorded them, builds its kind once from its flags and those, and calls
+//      `runBulkJob(ctx, settled, kind)`. The engine never calls back into the verb.
 // The journal, the receipt and the runner store what the kind supplies (header fields, answer
 // summaries, receipt fields) as JSON without knowing what they mean: a kind never edits them.
 import type { Context } from '../context.js';

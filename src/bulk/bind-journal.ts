@@ -10,8 +10,7 @@ import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from './input.js';
 import { IdSet } from './id-set.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted } from '../io/counts.js';
 
 export interface BoundJournal {
   path: string;
@@ -65,7 +64,7 @@ export async function bindJournal(
     try {
       old = await readJournal(journalPath, { list, sendAgain });
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
-      what = ` (a run started ${old.header!.created_at}; ${n(answered)} requests answered)`;
+      what = ` (a run started ${old.header!.created_at}; ${counted(answered, 'request')} answered)`;
     } catch {
       // Described without details; the refusal is what matters.
     }

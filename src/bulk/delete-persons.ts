@@ -17,8 +17,7 @@ import { DELETE_WINDOWS, type RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
 import { describeVerification, eventDeletions, eventsVerification, totalVerification, verifyGone, type Verification } from './verify.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber, plural } from '../io/counts.js';
 
 export interface DeletePersonsSettings {
   /** Undefined in a dry run: nothing is sent. */
@@ -70,7 +69,7 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
     windows: DELETE_WINDOWS,
     resends: {
       find: openDeletionErrors,
-      note: (count) => `sending ${n(count)} ${count === 1 ? 'person' : 'persons'} again that the server could not delete (deletion_errors)`,
+      note: (count) => `sending ${counted(count, 'person')} again that the server could not delete (deletion_errors)`,
     },
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
@@ -96,9 +95,7 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
  */
 export function describeDeletion(kind: IdKind, count: number, flags: BulkDeleteFlags): string {
   const persons =
-    kind === 'distinct_ids'
-      ? `the persons behind ${n(count)} distinct ${count === 1 ? 'id' : 'ids'}`
-      : `${n(count)} ${count === 1 ? 'person' : 'persons'}`;
+    kind === 'distinct_ids' ? `the persons behind ${formatNumber(count)} distinct ${plural(count, 'id')}` : counted(count, 'person');
   const data = [flags.delete_events && 'events', flags.delete_recordings && 'recordings'].filter(Boolean).join(' and ');
   if (flags.keep_person) return `the ${data} of ${persons} (keeping the persons themselves)`;
   return data ? `${persons} and their ${data}` : `${persons} (their events and recordings stay)`;
@@ -118,14 +115,14 @@ export function deletionVerdict(
     return {
       warnings: [],
       error: new PartialFailureError(
-        `${n(errors)} ${errors === 1 ? 'person' : 'persons'} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most${o.account ? `: ${o.account}` : ''}; the receipt ${o.receiptPath ?? ''} lists them`,
+        `${counted(errors, 'person')} could not be deleted: the server reported an error deleting them (deletion_errors) each time it was asked, ${o.retries + 1} times at most${o.account ? `: ${o.account}` : ''}; the receipt ${o.receiptPath ?? ''} lists them`,
         `the server asks for them to be sent again: do so later with\n  ${o.resume}`,
       ),
     };
   }
   const v = receipt.verification;
   if (!v || v.status !== 'still_present') return { warnings: [] };
-  const left = `${n(v.still_present)} of the ${n(v.checked)} persons still exist on the server`;
+  const left = `${formatNumber(v.still_present)} of the ${formatNumber(v.checked)} persons still exist on the server`;
   if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {
     return {
       warnings: [`${left}: the server queued their deletion and has not carried it out yet; check again later with:\n  ${o.resume}`],
@@ -194,20 +191,21 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
     ),
     gone: check('cannot verify that the persons are gone: {why}; the receipt says so'),
     targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
-    checkedLost: (gone) => `${n(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
+    checkedLost: (gone) =>
+      `${formatNumber(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
     account: (receipt) => {
       const c = (receipt as DeletionReceipt).counts;
       const gone = c.persons_gone_after_lost_answer ?? 0;
       // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
       const lookedUp = receipt.sent_id_kind === 'person_uuids';
-      const goneNote = gone && lookedUp ? `, ${n(gone)} of them found gone when checked after a lost answer` : '';
+      const goneNote = gone && lookedUp ? `, ${formatNumber(gone)} of them found gone when checked after a lost answer` : '';
       const goneApart =
         gone && !lookedUp
-          ? `; ${n(gone)} more ids were gone when checked after a lost answer (deleted by that request, or never a person)`
+          ? `; ${formatNumber(gone)} more ids were gone when checked after a lost answer (deleted by that request, or never a person)`
           : '';
       return c.persons_deleted === null || c.persons_deleted === undefined
-        ? `${n(c.sent)} ids sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
-        : `${n(c.persons_deleted)} persons deleted${goneNote}${c.persons_queued_for_deletion ? `, ${n(c.persons_queued_for_deletion)} queued for deletion` : ''} (${n(c.persons_found ?? 0)} found) from ${n(c.sent)} ids sent${goneApart}`;
+        ? `${counted(c.sent, 'id')} sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
+        : `${counted(c.persons_deleted, 'person')} deleted${goneNote}${c.persons_queued_for_deletion ? `, ${formatNumber(c.persons_queued_for_deletion)} queued for deletion` : ''} (${formatNumber(c.persons_found ?? 0)} found) from ${counted(c.sent, 'id')} sent${goneApart}`;
     },
     describeAnswer: ({ summary: answer }) => {
       const summary = answer as BulkDeleteSummary | null;
@@ -252,7 +250,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   const count = searched.reduce((k, p) => k + toRead.get(p.id)!.ids.length, 0);
   const skipped = searched.reduce((k, p) => k + toRead.get(p.id)!.notFound, 0);
   ctx.info(
-    `verifying: asking the server whether the ${n(count)} ${action.targetNoun} are gone…${skipped ? ` (${n(skipped)} ids the server did not find are not read back)` : ''}`,
+    `verifying: asking the server whether the ${formatNumber(count)} ${action.targetNoun} are gone…${skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : ''}`,
   );
   // An interrupted verification goes on where it stopped; any other starts afresh.
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;

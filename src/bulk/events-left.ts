@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { underQueryLimit, type WaitCap } from '../io/countdown.js';
+import { counted, formatNumber } from '../io/counts.js';
 
 /** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
  * below the query's size limits, and the answer has a row per distinct id at most. */
@@ -50,6 +51,5 @@ export async function eventsLeft(
 export function describeEventsLeft(left: Map<string, number>): string {
   const events = [...left.values()].reduce((k, x) => k + x, 0);
   const ids = [...left.keys()];
-  const n = (x: number) => x.toLocaleString('en-US');
-  return `${n(events)} ${events === 1 ? 'event still carries' : 'events still carry'} ${n(ids.length)} of the erased distinct ids (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`;
+  return `${counted(events, 'event still carries', 'events still carry')} ${formatNumber(ids.length)} of the erased distinct ids (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`;
 }

@@ -11,13 +11,14 @@ import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, typ
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
 import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
-import { hasSelection } from './selection.js';
+import { columnOf, selectionOf } from './input.js';
 import type { CaseTargets } from './targets.js';
 
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
 export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
   const { s, input, kind } = p;
   const own = kindHeader(kind.binding.fields, kind.journalHeader?.(p.startedAt));
+  const selection = selectionOf(s.input);
   return {
     created_at: p.startedAt,
     profile: p.profile,
@@ -30,14 +31,15 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
     input: {
       file: input.label,
       format: input.list.format,
-      column: s.column ?? null,
+      column: columnOf(s.input),
       ids: input.list.ids.length,
       id_list_sha256: input.list.sha256,
+      given: { kind: s.input.kind, flag: s.input.flag },
     },
-    ...(hasSelection(s.selection) ? { selection: s.selection } : {}),
+    ...(selection ? { selection } : {}),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
-      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? null,
+      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? s.output ?? null,
       rate: s.rate.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
       concurrency: s.concurrency,
       retries: s.retries,
@@ -110,7 +112,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     project: targets.projects[0].id,
     file: input.label,
     format: input.list.format,
-    column: s.column ?? null,
+    column: columnOf(s.input),
     kind: input.list.kind,
     sentIdKind: !p.lookUp && !p.plan ? (input.list.kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids') : 'person_uuids',
     part: kind.receipt,
@@ -123,7 +125,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     resolvedDuplicates: targets.identifiers ? 0 : targets.resolvedDuplicates,
     identifiers: targets.identifiers && { policy: p.policy, totals: targets.identifiers },
     verification: f.verification?.total,
-    selection: hasSelection(s.selection) ? s.selection : undefined,
+    selection: selectionOf(s.input),
     projects: targets.projects.map((t) => ({
       id: t.id,
       name: t.name,

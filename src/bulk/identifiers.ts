@@ -15,7 +15,6 @@
 // a journal is continued under its salt, as it began.
 import { createHash } from 'node:crypto';
 import { keyedHash, requireEvidenceKey, type EvidenceKey } from '../config/evidence-key.js';
-import type { IdentifierNaming } from './journal.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -23,6 +22,14 @@ import { runHogQL } from '../api/query.js';
 import { PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import { underQueryLimit } from '../io/countdown.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../hogql/walk.js';
+import { formatNumber } from '../io/counts.js';
+
+/** How a journal names identifiers: by the evidence key `key_id`; by SHA-256 with `salt`
+ * (journals of earlier versions); else in clear (--keep-identifiers). */
+export interface IdentifierNaming {
+  key_id?: string;
+  salt?: string | null;
+}
 
 /** Addresses a query: 10,000 addresses take 20 queries. */
 export const EMAIL_BATCH = 500;
@@ -129,7 +136,7 @@ export interface EmailFinds {
  *   carry distinct ids and a person identified by their address (posthog.identify('lee@…'))
  *   often has no `email` property at all;
  * - the address as a distinct id in the person store: POST batch_by_distinct_ids (200 a call,
- *   docs/server-contract.md §0), because HogQL reads ClickHouse, where a person revived after a
+ *   docs/server-contract.md §6.7), because HogQL reads ClickHouse, where a person revived after a
  *   deletion stays hidden until its distinct id is reset (its rows lose to the deleted ones,
  *   docs/server-contract.md §14.4), while the REST lookup reads PostgreSQL, where it exists.
  *   That lookup is exact, so it finds a revived person whose distinct id is the address as it was
@@ -169,7 +176,7 @@ export async function matchEmails(
     });
     if (res.results.length >= MAX_ROWS) {
       throw new CliError(
-        `more than ${MAX_ROWS.toLocaleString('en-US')} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
+        `more than ${formatNumber(MAX_ROWS)} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
         'split the input into smaller files, or check that the email property holds what you expect',
       );
     }

@@ -1,5 +1,9 @@
 // Step 1 of a bulk run: read the whole input and check every value before anything is sent.
 // A bad value stops the run here (or, with --skip-invalid, is left out and listed).
+//
+// What the input is, is one value (JobInput) made once by the verb from its flags: it carries the
+// flag that gave it and the label that messages, the journal and the resume command name it by.
+// This file switches on it, in readJobInput; everything else asks it.
 import { createReadStream } from 'node:fs';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
@@ -8,8 +12,103 @@ import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { collectIds, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
+import { formatNumber, plural } from '../io/counts.js';
+import type { SelectionSpec } from './journal.js';
+import type { PlanFile } from './plan-file.js';
+import { describeSelection } from './selection.js';
 
-const n = (x: number) => x.toLocaleString('en-US');
+/** What a bulk job reads: one of its input flags, with what it gave. */
+export type JobInput =
+  /** --file: ids of one kind (person ids, or distinct ids with --distinct-ids), or a CSV of mixed identifiers. */
+  | { kind: 'ids'; flag: '--file'; file: string; ids: 'person_ids' | 'distinct_ids'; format?: IdsFormat; column?: string }
+  /** --emails: a file of e-mail addresses. */
+  | { kind: 'emails'; flag: '--emails'; file: string; format?: IdsFormat; column?: string }
+  /** --email, repeated: addresses on the command line. */
+  | { kind: 'addresses'; flag: '--email'; addresses: string[] }
+  /** --where, --cohort, --query: the persons a selection chooses. */
+  | { kind: 'selection'; flag: '--where' | '--cohort' | '--query'; selection: SelectionSpec }
+  /** --plan: a reviewed plan. */
+  | { kind: 'plan'; flag: '--plan'; file: string }
+  /** --values-from: a file of per-person values, read by the verb (it names the persons). */
+  | { kind: 'values'; flag: '--values-from'; file: string; read: Input };
+
+/** How messages and the journal name an input: its file ("stdin" for -), "--email", the selection. */
+export function inputLabel(input: JobInput): string {
+  switch (input.kind) {
+    case 'addresses':
+      return '--email';
+    case 'selection':
+      return describeSelection(input.selection);
+    default:
+      return input.file === '-' ? 'stdin' : input.file;
+  }
+}
+
+/** The selection an input is, if it is one. */
+export function selectionOf(input: JobInput): SelectionSpec | undefined {
+  return input.kind === 'selection' ? input.selection : undefined;
+}
+
+/** The input as the command line that gives it again names it: `--emails erasure.txt`. */
+export function inputArgs(input: JobInput): string[] {
+  switch (input.kind) {
+    case 'addresses':
+      return input.addresses.flatMap((a) => ['--email', a]);
+    case 'selection': {
+      const { where, cohort, query } = input.selection;
+      return [
+        ...where.flatMap((w) => ['--where', w]),
+        ...(cohort !== null ? ['--cohort', cohort] : []),
+        ...(query !== null ? ['--query', query] : []),
+      ];
+    }
+    default:
+      return [input.flag, input.file];
+  }
+}
+
+/** The column of a file the values were read from (--column), if one was named. */
+export function columnOf(input: JobInput): string | null {
+  return (input.kind === 'ids' || input.kind === 'emails') && input.column !== undefined ? input.column : null;
+}
+
+/** Whether the input comes from standard input, which has no path to find its journal by. */
+export function fromStdin(input: JobInput): boolean {
+  return (input.kind === 'ids' || input.kind === 'emails') && input.file === '-';
+}
+
+/**
+ * Reads and checks the input, whatever it is: the one place that tells the inputs apart.
+ * `selectionSha256`: what binds a selection (its expressions and the projects it runs in);
+ * `reviewed`: the plan of --plan, read and checked.
+ */
+export async function readJobInput(
+  ctx: Context,
+  input: JobInput,
+  o: { skipInvalid?: boolean; selectionSha256?: string; reviewed?: PlanFile },
+): Promise<Input> {
+  switch (input.kind) {
+    case 'plan': {
+      const plan = o.reviewed!;
+      const keys = plan.input.identifier_keys;
+      return listedInput(
+        input.file,
+        { kind: plan.input.id_kind, sha256: plan.hmac_sha256, ids: keys, requested: keys.length },
+        { path: input.file },
+      );
+    }
+    case 'selection':
+      return listedInput(inputLabel(input), { kind: 'selection', sha256: o.selectionSha256! }, { stem: 'selection' });
+    case 'values':
+      return input.read;
+    case 'addresses':
+      return checked(ctx, inlineInput(input.addresses), 'emails', { skipInvalid: o.skipInvalid });
+    case 'emails':
+      return checked(ctx, await openInput(ctx, input.file, input.flag), 'emails', { ...input, skipInvalid: o.skipInvalid });
+    case 'ids':
+      return checked(ctx, await openInput(ctx, input.file, input.flag), input.ids, { ...input, skipInvalid: o.skipInvalid });
+  }
+}
 
 export interface Input {
   list: IdList;
@@ -31,17 +130,13 @@ export function listedInput(
   return { list: empty, label, ...at };
 }
 
-export interface InputSettings {
-  file: string;
-  /** Values given on the command line (--email), instead of a file. */
-  inline?: string[];
-  format?: IdsFormat;
-  column?: string;
-  skipInvalid?: boolean;
-}
-
-export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): Promise<Input> {
-  const input = s.inline ? inlineInput(s.inline) : await openInput(ctx, s.file, kind === 'emails' ? '--emails' : '--file');
+/** Reads the values of a file (or --email) and checks every one. */
+async function checked(
+  ctx: Context,
+  input: Opened,
+  kind: IdKind,
+  s: { format?: IdsFormat; column?: string; skipInvalid?: boolean },
+): Promise<Input> {
   // hogctl's own `persons list -o csv` has `id` (the UUID in lists) and, with --fields, `uuid`.
   const defaultColumns = kind === 'person_ids' ? ['uuid', 'id'] : kind === 'emails' ? ['email'] : ['distinct_id'];
   const onColumn = (name: string) => ctx.info(`reading the ids from the "${name}" column of the CSV header (--column picks another)`);
@@ -65,10 +160,10 @@ export async function readInput(ctx: Context, s: InputSettings, kind: IdKind): P
     if (!s.skipInvalid) throw invalidInputError(list, input.label);
     if (list.ids.length === 0)
       throw new UsageError(
-        `no valid ids in ${input.label}: all ${n(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
+        `no valid ids in ${input.label}: all ${formatNumber(list.invalidCount)} values are invalid; nothing was sent:\n${listBadValues(list)}`,
       );
     ctx.warn(
-      `skipping ${n(list.invalidCount)} invalid ${list.invalidCount === 1 ? 'value' : 'values'} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
+      `skipping ${formatNumber(list.invalidCount)} invalid ${plural(list.invalidCount, 'value')} (--skip-invalid); the receipt lists them:\n${listBadValues(list)}`,
     );
   }
   return { list, label: input.label, path: input.path, stem: input.stem };

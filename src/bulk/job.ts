@@ -3,39 +3,51 @@
 // check of lost answers) → verify → receipt → exit code. The order matters: nothing reaches the
 // server but reads before the person running it has agreed to exactly what the plan says, and
 // nothing is changed before the journal can record it. What the job does is its JobKind
-// (action.ts): deleting persons, or changing their properties.
+// (action.ts): deleting persons, or changing their properties. The verb settles the settings
+// first (settleBulkJob), builds its kind once from them, and hands both to runBulkJob: the engine
+// never calls back into the verb.
 import type { Context } from '../context.js';
 import { CancelledError } from '../errors.js';
 import { confirmOrRefuse } from '../cli/confirm.js';
-import type { JobKind, JobVerification, KindFields } from './action.js';
+import type { JobKind, JobVerification } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
 import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
 import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../io/columns.js';
-import { writePlan } from './plan-file.js';
+import { writePlan } from './write-plan.js';
 import { prepareJob, type Prepared } from './prepare.js';
 import { runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
-import { decideSettings, resumeCommand, type BulkSettings } from './settings.js';
+import { decideSettings, resumeCommand, withKindDefaults, type BulkSettings, type SettledSettings } from './settings.js';
+import { checkPlanPlace, readPlanFile } from './plan-file.js';
 import { takeSnapshot } from './snapshot.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { formatNumber } from '../io/counts.js';
 
 /** Above this many persons, a confirmation is made by typing the count. */
 const TYPED_CONFIRMATION_ABOVE = 100;
 
-/** `kindFor`: the job for these settings; `recorded`: the kind's fields a resumed journal (or a
- * plan) recorded, which a resumed run keeps. */
-export async function runBulkJob(
-  ctx: Context,
-  given: BulkSettings,
-  kindFor: (s: BulkSettings, recorded?: KindFields) => JobKind,
-): Promise<void> {
-  const s = await decideSettings(ctx, given, kindFor);
-  const p = await prepareJob(ctx, s, kindFor);
-  const { kind } = p;
+/**
+ * The settings of a bulk job, settled before its kind is built: the command line completed from
+ * the journal it resumes (whose kind's own fields are `recorded`), or the reviewed plan it applies
+ * (read and checked here, its flags `recorded`). The verb then builds its kind once from its own
+ * flags and `recorded`, and calls runBulkJob.
+ */
+export async function settleBulkJob(ctx: Context, given: BulkSettings): Promise<SettledSettings> {
+  const s = await decideSettings(ctx, given);
+  if (s.input.kind !== 'plan') return s;
+  const { baseUrl: host, profileName } = await ctx.settings();
+  const reviewed = await readPlanFile(s.input.file, ctx.env);
+  checkPlanPlace(s.input.file, reviewed, { profile: profileName ?? null, host, projects: s.projects, project: ctx.globals.project });
+  // A plan does what it says: its flags, not the command line's.
+  return { ...s, reviewed, recorded: { flags: reviewed.flags } };
+}
+
+/** Runs a bulk job of this kind with these settled settings (settleBulkJob). */
+export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: JobKind): Promise<void> {
+  const s = withKindDefaults(settled, kind);
+  const p = await prepareJob(ctx, s, kind);
   // On a terminal the plan is wrapped at spaces, its continuations under their values; the
   // terminal itself would break its longer lines (identifiers, samples, paths) mid-word.
   const plan = planText(planFacts(p));
@@ -174,7 +186,7 @@ async function verifyJob(
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
   const checked = (receipt.verification as { checked?: number } | null)?.checked ?? 0;
   return new CancelledError(
-    `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${n(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
+    `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${formatNumber(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
     `continue the verification with:\n  ${resume}`,
   );
 }

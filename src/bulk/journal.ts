@@ -21,6 +21,8 @@ import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import { IdSet } from './id-set.js';
 import { PackedIds } from './packed-ids.js';
+import type { IdentifierNaming } from './identifiers.js';
+import { counted } from '../io/counts.js';
 
 export const JOURNAL_FORMAT = 1;
 
@@ -66,7 +68,16 @@ export interface JournalHeaderFields {
   id_kind: IdKind;
   /** The command of the job; absent: persons bulk-delete (journals of earlier versions). */
   command?: string;
-  input: { file: string; format: IdsFormat; column: string | null; ids: number; id_list_sha256: string };
+  /** `file`: how messages name the input (input.ts, inputLabel); `given`: its kind and the flag
+   * that gave it (absent in journals of earlier versions: `id_kind` says what they read). */
+  input: {
+    file: string;
+    format: IdsFormat;
+    column: string | null;
+    ids: number;
+    id_list_sha256: string;
+    given?: { kind: string; flag: string };
+  };
   /** With --where, --cohort or --query: what chose the persons. */
   selection?: SelectionSpec;
   /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
@@ -95,13 +106,6 @@ export interface KindBinding {
  * `deletion_errors`), with their project, as the kind reads its answers: these are not done.
  */
 export type SendAgain = (chunks: Iterable<ChunkRecord>) => Map<string, string>;
-
-/** By the evidence key `key_id`; by SHA-256 with `salt` (journals of earlier versions); else in
- * clear (--keep-identifiers). */
-export interface IdentifierNaming {
-  key_id?: string;
-  salt?: string | null;
-}
 
 /** A selection of persons, as the journal and the receipt name it. */
 export interface SelectionSpec {
@@ -489,8 +493,8 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
   }
   if (header.input.id_list_sha256 !== now.input.id_list_sha256) {
     throw new UsageError(
-      `journal ${path} was written for another input: ${header.input.file} with ${header.input.ids.toLocaleString('en-US')} ids (sha256 ${header.input.id_list_sha256.slice(0, 12)}…), ` +
-        `but ${now.input.file} has ${now.input.ids.toLocaleString('en-US')} ids (sha256 ${now.input.id_list_sha256.slice(0, 12)}…)`,
+      `journal ${path} was written for another input: ${header.input.file} with ${counted(header.input.ids, 'id')} (sha256 ${header.input.id_list_sha256.slice(0, 12)}…), ` +
+        `but ${now.input.file} has ${counted(now.input.ids, 'id')} (sha256 ${now.input.id_list_sha256.slice(0, 12)}…)`,
       fresh,
     );
   }

@@ -19,8 +19,7 @@ import { formatClock, formatDuration } from '../io/progress.js';
 import type { Verdict } from './action.js';
 import type { Receipt } from './receipt.js';
 import type { RunResult } from './runner.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber, plural } from '../io/counts.js';
 
 export interface OutcomeFacts {
   /** What the run did, in the action's words: "12 persons deleted (12 found) from 12 ids sent". */
@@ -48,12 +47,12 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
   const warnings: string[] = [];
   if (receipt.unclear_requests) {
     warnings.push(
-      `${n(receipt.unclear_requests.ids)} ids went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
+      `${counted(receipt.unclear_requests.ids, 'id')} went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
     );
   }
   if (receipt.not_reported.length) {
     warnings.push(
-      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${n(r.chunks)} requests)`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
+      `the server did not report ${receipt.not_reported.map((r) => `${r.count} (${counted(r.chunks, 'request')})`).join(', ')}: ${receipt.not_reported[0].why}; the receipt says so`,
     );
   }
   const end = ending(result, receipt, o);
@@ -71,7 +70,7 @@ export function unreachableOutcome(receipt: Receipt): CliError | undefined {
   if (missed.length === 0) return undefined;
   const which = missed.map((p) => `project ${p.project} (${p.unreachable_reason})`).join(', ');
   return new PartialFailureError(
-    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${missed.length === 1 ? 'it' : 'them'} was deleted: ${which}; the receipt says so`,
+    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${plural(missed.length, 'it', 'them')} was deleted: ${which}; the receipt says so`,
     `give the key access (or use a key that has it) and run the same command with --projects ${missed.map((p) => p.project).join(',')}`,
   );
 }
@@ -98,7 +97,7 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
     case 'interrupted':
       return {
         error: new CancelledError(
-          `interrupted: ${o.account}; ${n(c.not_sent + c.failed + c.unconfirmed)} ids not done yet${c.unconfirmed ? ` (${n(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+          `interrupted: ${o.account}; ${counted(c.not_sent + c.failed + c.unconfirmed, 'id')} not done yet${c.unconfirmed ? ` (${formatNumber(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
           resume,
         ),
       };
@@ -117,7 +116,7 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if (c.failed > 0) {
     return {
       error: new PartialFailureError(
-        `${n(receipt.failed_chunks.length)} of ${n(o.requests)} requests failed after retries (${n(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
         `retry them with:\n  ${o.resume}`,
       ),
     };

@@ -13,21 +13,15 @@
 // are sent, never taken from its counts. It is refused for another profile, host or projects.
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Context } from '../context.js';
-import { VERSION } from '../context.js';
 import { UsageError } from '../errors.js';
-import { fileError, writeSecretFile } from '../config/secret-file.js';
-import { evidenceKey, keyedHash, requireEvidenceKey } from '../config/evidence-key.js';
-import { findings } from './finish.js';
-import { CLEAR, identifierKey, keyedPolicy, type IdentifierPolicy } from './identifiers.js';
-import { listedInput, type Input } from './input.js';
-import { JournalState, type SelectionSpec } from './journal.js';
+import { fileError } from '../config/secret-file.js';
+import { keyedHash, requireEvidenceKey } from '../config/evidence-key.js';
+import { CLEAR, keyedPolicy, type IdentifierPolicy } from './identifiers.js';
+import type { SelectionSpec } from './journal.js';
 import type { BulkDeleteFlags } from './delete-receipt.js';
-import type { Prepared } from './prepare.js';
-import { hasSelection } from './selection.js';
-import { takeSnapshot } from './snapshot.js';
 import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from './targets.js';
 import type { IdKind } from './validate.js';
+import { plural } from '../io/counts.js';
 
 /** 2: signed with the evidence key. Plans of format 1 carried an unkeyed SHA-256. */
 export const PLAN_FORMAT = 2;
@@ -209,16 +203,10 @@ export function checkPlanPlace(
     if (given && given.join(',') !== planned.join(',')) {
       throw new UsageError(
         `the plan ${path} is for ${named}, not ${given.join(',')}; nothing was sent`,
-        `drop ${flag} (the plan names its own), or make a new plan for ${given.length === 1 ? 'that project' : 'those projects'}`,
+        `drop ${flag} (the plan names its own), or make a new plan for ${plural(given.length, 'that project', 'those projects')}`,
       );
     }
   }
-}
-
-/** A plan file as the job's input: its identifiers (by their keys), bound to the plan's signature. */
-export function planInput(path: string, plan: PlanFile): Input {
-  const keys = plan.input.identifier_keys;
-  return listedInput(path, { kind: plan.input.id_kind, sha256: plan.hmac_sha256, ids: keys, requested: keys.length }, { path });
 }
 
 /** The persons of a plan, as it names them: no lookup. Its totals are counted from its lists. */
@@ -242,64 +230,4 @@ export function planTargets(plan: PlanFile): CaseTargets {
     newlyResolved: new Map(),
     queries: 0,
   };
-}
-
-/**
- * --plan-out: the plan of a dry run, with the persons' distinct ids read now, so that applying it
- * needs no read before it deletes.
- */
-export async function writePlan(ctx: Context, p: Prepared, path: string): Promise<void> {
-  const collected = new JournalState();
-  for (const record of findings(p.targets, p.policy)) collected.apply(record);
-  await takeSnapshot(ctx, p.client!, p.targets.projects, collected, async (record) => collected.apply(record), {
-    policy: p.policy,
-    reads: p.reads,
-  });
-  const { list } = p.input;
-  const ids = p.targets.identifiers;
-  const key = evidenceKey(ctx.env);
-  // The identifiers are named under the same key that signs the plan.
-  if (p.policy.by === 'salt' || (p.policy.by === 'key' && p.policy.keyId !== key.id)) {
-    throw new UsageError('a plan cannot be made from a journal of an earlier case', 'make the plan with a new --journal');
-  }
-  const body: PlanBody = {
-    plan_format: PLAN_FORMAT,
-    command: p.kind.command,
-    hogctl_version: VERSION,
-    created_at: p.startedAt,
-    profile: p.profile,
-    host: p.host,
-    key_id: key.id,
-    projects: p.targets.projects.map((t) => ({
-      project: t.id,
-      name: t.name,
-      unreachable: t.unreachable ?? null,
-      person_uuids: [...t.ids],
-      distinct_ids: Object.fromEntries(Array.from(t.ids, (id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
-      matches: ids ? Object.fromEntries(t.matches) : null,
-    })),
-    // Plans are made by `persons bulk-delete` alone: the deletion's flags.
-    flags: p.kind.binding.fields.flags as BulkDeleteFlags,
-    input: {
-      file: p.input.label,
-      id_kind: list.kind,
-      ids: list.ids.length,
-      id_list_sha256: list.sha256,
-      // The identifiers by their keys (keyed unless --keep-identifiers): which ones the plan covers.
-      identifier_keys: Array.from(list.ids, (value) => identifierKey(value, p.policy)),
-      selection: hasSelection(p.s.selection) ? p.s.selection : null,
-    },
-    identifiers: ids
-      ? {
-          named_by: p.policy.by === 'key' ? 'key' : 'clear',
-          matched: ids.matched,
-          matching_several: ids.several,
-          in_several_projects: ids.inSeveralProjects,
-          persons: ids.persons,
-          unmatched_keys: ids.unmatchedKeys,
-        }
-      : null,
-  };
-  writeSecretFile(path, planFileText(body, key.plan));
-  ctx.info(`plan written to ${path}: apply it with \`hogctl ${p.kind.command} --plan ${path}\``);
 }

@@ -6,7 +6,7 @@ import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { IdList } from './validate.js';
 import type { FoundBy, IdentifierTotals } from './targets.js';
 import type { Prepared } from './prepare.js';
-import { describeSelection, hasSelection } from './selection.js';
+import { counted, formatNumber, plural } from '../io/counts.js';
 
 /**
  * What one bulk_delete of 1000 ids is assumed to take, answer included, before any has been
@@ -14,8 +14,6 @@ import { describeSelection, hasSelection } from './selection.js';
  * requests can go; under the hourly window it barely moves the estimate.
  */
 export const ASSUMED_REQUEST_MS = 500;
-
-const n = (x: number) => x.toLocaleString('en-US');
 
 /** "480/min + 4,800/h". */
 export function describeWindows(windows: readonly RateWindow[]): string {
@@ -53,12 +51,12 @@ const readsOf = (ids: number) => Math.ceil(ids / READ_BATCH);
 
 /** The plan's verify line: the reads after the run, and the time of the whole run with them. */
 function describeVerify(v: VerifyReads, sendMs: number): string {
-  const rate = `${n(v.readsPerMinute)}/min`;
-  const reads = (k: number) => `${n(k)} ${k === 1 ? 'read' : 'reads'}`;
+  const rate = `${formatNumber(v.readsPerMinute)}/min`;
+  const reads = (k: number) => counted(k, 'read');
   const known = readsOf(v.known);
   const knownMs = readsMs(known, v.readsPerMinute);
   if (!v.unknown)
-    return `${reads(known)} of the ${n(v.known)} ${v.known === 1 ? 'person' : 'persons'} at ${rate}, about ${formatDuration(knownMs)}; estimated time in all about ${formatDuration(sendMs + knownMs)}`;
+    return `${reads(known)} of the ${counted(v.known, 'person')} at ${rate}, about ${formatDuration(knownMs)}; estimated time in all about ${formatDuration(sendMs + knownMs)}`;
   const most = readsOf(v.known + v.unknown);
   const mostMs = readsMs(most, v.readsPerMinute);
   return `only ids the server reports deleted are read back (none for ids it does not find): at most ${reads(most)} at ${rate} (about ${formatDuration(mostMs)}); estimated time in all about ${formatDuration(sendMs + knownMs)} (up to ${formatDuration(sendMs + mostMs)} if every id names a person)`;
@@ -73,7 +71,7 @@ export function describeEstimate(
 ): string {
   const ms = estimateMs(requests, windows, concurrency, requestMs);
   const capped = windows.filter((w) => requests > w.limit).map(formatWindow);
-  const why = capped.length ? `; ${capped.join(' and ')} ${capped.length === 1 ? 'caps' : 'cap'} it` : '';
+  const why = capped.length ? `; ${capped.join(' and ')} ${plural(capped.length, 'caps', 'cap')} it` : '';
   return `about ${formatDuration(ms)} (at ~${requestMs / 1000} s a request${why}; longer if the server is slower)`;
 }
 
@@ -145,7 +143,7 @@ const KIND_WORDS: Record<string, [one: string, many: string]> = {
 };
 
 /** "1 e-mail address names", "3 e-mail addresses name". */
-const naming = (k: number, [one, many]: [string, string]) => `${n(k)} ${k === 1 ? `${one} names` : `${many} name`}`;
+const naming = (k: number, [one, many]: [string, string]) => counted(k, `${one} names`, `${many} name`);
 
 /** What the plan of a prepared job states. */
 export function planFacts(p: Prepared): PlanFacts {
@@ -163,7 +161,7 @@ export function planFacts(p: Prepared): PlanFacts {
     resolvedDuplicates: targets.resolvedDuplicates,
     unresolved: targets.unresolved.length,
     identifiers: targets.identifiers,
-    selection: hasSelection(s.selection) ? describeSelection(s.selection) : undefined,
+    selection: s.input.kind === 'selection' ? p.input.label : undefined,
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
@@ -177,7 +175,7 @@ export function planFacts(p: Prepared): PlanFacts {
     verify: verifyReads(p),
     backup: s.backup,
     planOut: s.planOut,
-    planFile: s.plan,
+    planFile: s.input.kind === 'plan' ? s.input.file : undefined,
     journal: s.dryRun ? undefined : bound.path,
     receipt: p.receiptPath,
   };
@@ -196,7 +194,7 @@ export function planText(p: PlanFacts): string {
   // Looking persons up reads from the server even in a dry run.
   const dryRun = p.identifiers || p.selection ? ` (dry run: nothing will be ${p.done})` : ' (dry run: nothing will be sent)';
   const integerNote =
-    list.integerCount > 0 && p.resolveLater ? ` (${n(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
+    list.integerCount > 0 && p.resolveLater ? ` (${formatNumber(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
   const lines = [
     `Plan: ${p.title}${p.dryRun ? dryRun : ''}`,
     `  profile   ${p.profile ?? '(none: settings from flags and environment)'}`,
@@ -205,9 +203,7 @@ export function planText(p: PlanFacts): string {
   if (!p.spans) lines.push(`  project   ${p.projects[0].id}${p.projects[0].name ? ` (${p.projects[0].name})` : ''}`);
   else {
     const reached = p.projects.filter((x) => !x.unreachable);
-    lines.push(
-      `  projects  ${reached.map((x) => `${x.id}${x.name ? ` (${x.name})` : ''}: ${n(x.targets)} ${x.targets === 1 ? 'person' : 'persons'}`).join(' · ')}`,
-    );
+    lines.push(`  projects  ${reached.map((x) => `${x.id}${x.name ? ` (${x.name})` : ''}: ${counted(x.targets, 'person')}`).join(' · ')}`);
     for (const x of p.projects.filter((y) => y.unreachable))
       lines.push(`  ✗ project ${x.id} cannot be searched (${x.unreachable}): nothing in it will be deleted, and the receipt says so`);
   }
@@ -215,19 +211,19 @@ export function planText(p: PlanFacts): string {
   else if (p.selection) lines.push(`  selection ${p.selection}`);
   else
     lines.push(
-      `  input     ${p.input.label} (${list.format}): ${n(list.requested)} values, ${n(list.ids.length)} unique ${words[1]}, ${n(list.duplicates)} duplicates dropped, ${n(list.invalidCount)} invalid${integerNote}`,
+      `  input     ${p.input.label} (${list.format}): ${formatNumber(list.requested)} values, ${formatNumber(list.ids.length)} unique ${words[1]}, ${formatNumber(list.duplicates)} duplicates dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
     );
   if (p.selection) {
     const total = p.projects.reduce((k, x) => k + x.targets, 0);
-    lines.push(`  selected  ${n(total)} ${total === 1 ? 'person' : 'persons'}`);
+    lines.push(`  selected  ${counted(total, 'person')}`);
   }
   if (p.identifiers) {
     const e = p.identifiers;
     const several = e.several
-      ? `; ${n(e.several)} of them name more than one person${p.spans ? ' in a project' : ''}, and all of those go`
+      ? `; ${formatNumber(e.several)} of them name more than one person${p.spans ? ' in a project' : ''}, and all of those go`
       : '';
-    const across = e.inSeveralProjects ? `; ${n(e.inSeveralProjects)} name persons in more than one project` : '';
-    lines.push(`  matched   ${naming(e.matched, words)} ${n(e.persons)} ${e.persons === 1 ? 'person' : 'persons'}${across}${several}`);
+    const across = e.inSeveralProjects ? `; ${formatNumber(e.inSeveralProjects)} name persons in more than one project` : '';
+    lines.push(`  matched   ${naming(e.matched, words)} ${counted(e.persons, 'person')}${across}${several}`);
     if (e.foundBy) lines.push(`  found     ${foundWhere(e.foundBy)}`);
     if (e.noRestLookup)
       lines.push(
@@ -235,18 +231,21 @@ export function planText(p: PlanFacts): string {
       );
     if (e.unmatched.length) {
       const shown = e.unmatched.slice(0, 20).join(', ');
-      const more = e.unmatched.length > 20 ? `, … and ${n(e.unmatched.length - 20)} more` : '';
+      const more = e.unmatched.length > 20 ? `, … and ${formatNumber(e.unmatched.length - 20)} more` : '';
       lines.push(`  missing   ${naming(e.unmatched.length, words)} no person (the receipt lists them): ${shown}${more}`);
     }
   } else {
     if (p.resolvedDuplicates)
-      lines.push(`  dupes     ${n(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
-    if (p.unresolved) lines.push(`  missing   ${n(p.unresolved)} integer ids match no person and will not be sent`);
+      lines.push(`  dupes     ${formatNumber(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+    if (p.unresolved) lines.push(`  missing   ${formatNumber(p.unresolved)} integer ids match no person and will not be sent`);
   }
   p.sample.slice(0, 5).forEach((person, i) => lines.push(`  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`));
-  if (p.resume) lines.push(`  resume    ${n(p.resume.answered)} ids already answered in earlier runs (journal); ${n(p.resume.left)} left`);
+  if (p.resume)
+    lines.push(
+      `  resume    ${counted(p.resume.answered, 'id')} already answered in earlier runs (journal); ${formatNumber(p.resume.left)} left`,
+    );
   lines.push(
-    `  requests  ${n(p.requests)} of at most ${n(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : (p.unit ?? 'ids')} (${p.request})`,
+    `  requests  ${formatNumber(p.requests)} of at most ${formatNumber(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : (p.unit ?? 'ids')} (${p.request})`,
     `  ${p.flagsLabel.padEnd(9)} ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
@@ -262,7 +261,7 @@ export function planText(p: PlanFacts): string {
  * distinct id (1 of a person revived after an earlier deletion, which HogQL does not show)". */
 function foundWhere(f: FoundBy<number>): string {
   const revived = f.revived
-    ? ` (${n(f.revived)} of ${f.revived === 1 ? 'a person' : 'persons'} revived after an earlier deletion, which HogQL does not show)`
+    ? ` (${formatNumber(f.revived)} of ${plural(f.revived, 'a person', 'persons')} revived after an earlier deletion, which HogQL does not show)`
     : '';
-  return `${n(f.emailProperty)} ${f.emailProperty === 1 ? 'address' : 'addresses'} as the email property, ${n(f.distinctId)} as a distinct id${revived}`;
+  return `${counted(f.emailProperty, 'address', 'addresses')} as the email property, ${formatNumber(f.distinctId)} as a distinct id${revived}`;
 }

@@ -6,19 +6,19 @@ import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { OutputSettings } from '../io/output.js';
-import type { BulkAction, JobKind, KindFields } from './action.js';
+import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { lazyChunks, type ChunkList } from './chunk.js';
 import { IdSet, type Ids } from './id-set.js';
 import type { JournalState } from './journal.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from './identifiers.js';
 import { evidenceKey } from '../config/evidence-key.js';
-import { listedInput, readInput, type Input } from './input.js';
-import { checkPlanPlace, planInput, planPolicy, planTargets, readPlanFile, type PlanFile } from './plan-file.js';
+import { readJobInput, selectionOf, type Input } from './input.js';
+import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
-import { checkSelection, describeSelection, hasSelection } from './selection.js';
+import { checkSelection } from './selection.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
 import { findTargets, type CaseTargets } from './targets.js';
@@ -57,28 +57,20 @@ export interface Prepared {
   receiptPath?: string;
 }
 
-/** `kindFor`: the kind of this job, given the kind's fields a plan (or a resumed journal) recorded. */
-export async function prepareJob(
-  ctx: Context,
-  s: RunSettings,
-  kindFor: (s: RunSettings, recorded?: KindFields) => JobKind,
-): Promise<Prepared> {
+export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): Promise<Prepared> {
   const { baseUrl: host, profileName } = await ctx.settings();
   const profile = profileName ?? null;
   const startedAt = new Date(ctx.deps.now()).toISOString();
   // Checked now: a bad -o must stop the run before anything is sent, not after.
-  const output = await ctx.output();
-
-  const plan = s.plan ? await readPlanFile(s.plan, ctx.env) : undefined;
-  if (plan) checkPlanPlace(s.plan!, plan, { profile, host, projects: s.projects, project: ctx.globals.project });
-  // A plan does what it says: its flags, not the command line's.
-  const kind = kindFor(s, plan ? { flags: plan.flags } : s.recorded);
-  if (hasSelection(s.selection)) checkSelection(s.selection);
-  const input = plan
-    ? planInput(s.plan!, plan)
-    : hasSelection(s.selection)
-      ? listedInput(describeSelection(s.selection), { kind: 'selection', sha256: await selectionKey(ctx, s) }, { stem: 'selection' })
-      : (s.input ?? (await readInput(ctx, s, s.emails ? 'emails' : s.distinctIds ? 'distinct_ids' : 'person_ids')));
+  const output = await ctx.output(s.output);
+  const plan = s.reviewed;
+  const selection = selectionOf(s.input);
+  if (selection) checkSelection(selection);
+  const input = await readJobInput(ctx, s.input, {
+    skipInvalid: s.skipInvalid,
+    reviewed: plan,
+    selectionSha256: selection ? await selectionKey(ctx, s) : undefined,
+  });
   const { list } = input;
   if (s.keepIdentifiers && list.kind !== 'emails' && list.kind !== 'mixed' && !plan)
     throw new UsageError(
@@ -133,7 +125,7 @@ export async function prepareJob(
     : await findTargets(ctx, client, reached, list, bound.state, {
         lookUp,
         policy,
-        selection: s.selection,
+        selection,
         maxWaitMs: s.maxWaitMs,
         reads,
         concurrency: s.concurrency,

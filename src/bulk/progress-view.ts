@@ -8,8 +8,7 @@ import type { BulkAction } from './action.js';
 import { ASSUMED_REQUEST_MS } from './plan.js';
 import { windowName, type RateBudget, type WindowWait } from './rate.js';
 import type { Attempt, Chunk } from './runner.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber } from '../io/counts.js';
 
 export interface ProgressViewSettings {
   action: BulkAction;
@@ -43,7 +42,7 @@ export class ProgressView {
       now: ctx.deps.now,
       extra: () => {
         const minutes = (ctx.deps.now() - this.started) / 60_000;
-        return minutes > 0 && this.requestsDone > 0 ? `${n(Math.round(this.requestsDone / minutes))} req/min` : '';
+        return minutes > 0 && this.requestsDone > 0 ? `${formatNumber(Math.round(this.requestsDone / minutes))} req/min` : '';
       },
       remainingMs: () =>
         s.budget.finishEstimate(
@@ -75,7 +74,7 @@ export class ProgressView {
 
   chunkFailed(chunk: Chunk, attempts: number, error: string): void {
     this.requestsDone++;
-    const line = `${describe(chunk)} failed after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: ${error}`;
+    const line = `${describe(chunk)} failed after ${counted(attempts, 'attempt')}: ${error}`;
     if (this.bar) this.bar.note(`warning: ${line}`);
     else this.ctx.warn(line);
   }
@@ -91,7 +90,7 @@ export class ProgressView {
     const ms = w.until - this.ctx.deps.now();
     if (ms < 10_000) return;
     this.note(
-      `${n(w.window.limit)} requests sent within the ${windowName(w.window)}: waiting ${formatDuration(ms)}, until ${formatClock(w.until)} (Ctrl-C stops; --resume continues later)`,
+      `${formatNumber(w.window.limit)} requests sent within the ${windowName(w.window)}: waiting ${formatDuration(ms)}, until ${formatClock(w.until)} (Ctrl-C stops; --resume continues later)`,
     );
     if (this.bar instanceof ProgressBar) this.bar.refresh();
   }
@@ -100,7 +99,7 @@ export class ProgressView {
   interrupted(inFlight: number): void {
     this.note(
       inFlight > 0
-        ? `stopping: waiting for ${inFlight} ${inFlight === 1 ? 'request' : 'requests'} in flight, at most ${Math.ceil(this.s.requestTimeoutMs / 1000)}s; Ctrl-C again to quit now`
+        ? `stopping: waiting for ${counted(inFlight, 'request')} in flight, at most ${Math.ceil(this.s.requestTimeoutMs / 1000)}s; Ctrl-C again to quit now`
         : 'stopping: no request in flight',
     );
   }
@@ -135,5 +134,5 @@ export class ProgressView {
 }
 
 function describe(c: Chunk): string {
-  return `chunk ${c.index} (${n(c.ids.length)} ids)`;
+  return `chunk ${c.index} (${counted(c.ids.length, 'id')})`;
 }

@@ -1,3 +1,4 @@
+import { formatNumber } from '../io/counts.js';
 // The client-side request budget. PostHog counts requests per key in sliding windows (DRF's
 // SimpleRateThrottle keeps each request's time and refuses once `limit` fall within the last
 // `duration`), and deletes have two: PersonsDeleteBurstThrottle 480/minute and
@@ -238,7 +239,7 @@ export function parseRate(raw: string): number | undefined {
 
 /** `480/min`, `4,800/h`, `80/10s`. */
 export function formatWindow(w: RateWindow): string {
-  const n = w.limit.toLocaleString('en-US');
+  const n = formatNumber(w.limit);
   for (const [unit, ms] of [
     ['day', UNIT_MS.d],
     ['h', UNIT_MS.h],

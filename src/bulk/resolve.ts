@@ -9,11 +9,10 @@ import { getPerson } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
 import type { RateBudget } from './rate.js';
 import { isIntegerId, type IdList } from './validate.js';
+import { formatNumber } from '../io/counts.js';
 
 /** PostHog's limit for reading persons with a personal key (ClickHouse burst, docs/server-contract.md §5). */
 export const READ_PER_MINUTE = 240;
-
-const n = (x: number) => x.toLocaleString('en-US');
 
 export interface ResolveOptions {
   concurrency: number;
@@ -86,7 +85,7 @@ export async function resolveTargets(
       // Reads have their own, lower limit; staying under it spares a storm of 429s.
       const budget = s.reads;
       ctx.info(
-        `resolving ${n(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${n(60_000 / budget.intervalMs)} requests/min…`,
+        `resolving ${formatNumber(todo.length)} integer person ids to UUIDs (bulk_delete matches UUIDs only), up to ${formatNumber(60_000 / budget.intervalMs)} requests/min…`,
       );
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
@@ -98,7 +97,7 @@ export async function resolveTargets(
           const now = ctx.deps.now();
           if (tty && (now - last > 100 || done === total)) {
             last = now;
-            ctx.io.stderr.write(`\r\u001b[2K  resolved ${n(done)}/${n(total)}`);
+            ctx.io.stderr.write(`\r\u001b[2K  resolved ${formatNumber(done)}/${formatNumber(total)}`);
           }
         },
       }).catch((err: unknown) => {
@@ -111,7 +110,7 @@ export async function resolveTargets(
       for (const [k, v] of resolved) newlyResolved.set(k, v);
       const missing = [...resolved.values()].filter((v) => v === null).length;
       ctx.info(
-        `resolved ${n(todo.length - missing)} of ${n(todo.length)} integer ids${missing ? `; ${n(missing)} match no person and will not be sent` : ''}`,
+        `resolved ${formatNumber(todo.length - missing)} of ${formatNumber(todo.length)} integer ids${missing ? `; ${formatNumber(missing)} match no person and will not be sent` : ''}`,
       );
     }
   }

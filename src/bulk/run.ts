@@ -17,8 +17,7 @@ import { sleep } from '../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
 import { chunkIds, type ChunkList } from './chunk.js';
 import { IdSet } from './id-set.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted } from '../io/counts.js';
 
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
 const PATIENCE_MS = 60 * 60 * 1000;
@@ -206,9 +205,7 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   const lost = check ? journal.lostAnswerIds() : [];
   if (!check || lost.length === 0) return undefined;
   const count = lost.reduce((k, l) => k + l.ids.length, 0);
-  ctx.info(
-    `checking ${n(count)} ids sent in ${n(lost.length)} ${lost.length === 1 ? 'request' : 'requests'} of an earlier run whose answers were lost…`,
-  );
+  ctx.info(`checking ${counted(count, 'id')} sent in ${counted(lost.length, 'request')} of an earlier run whose answers were lost…`);
   const gone = new IdSet();
   for (const l of lost) {
     const present = await check(l.ids, l.project);

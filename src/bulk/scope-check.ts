@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { AuthError, CliError, NotPostHogApiError, TlsError, UnavailableError } from '../errors.js';
 import { getCurrentKey, grants } from '../api/personal-api-keys.js';
 import type { ApiClient } from '../http/client.js';
+import { plural } from '../io/counts.js';
 
 /** `projectId` undefined: a job over several projects, whose unreachable ones were found already. */
 export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: string | undefined, scope: string): Promise<void> {
@@ -45,7 +46,7 @@ export async function checkKeyScope(ctx: Context, client: ApiClient, projectId: 
   }
   if (projectId !== undefined && key.scoped_teams.length && !key.scoped_teams.includes(Number(projectId))) {
     throw new AuthError(
-      `${name} is limited to project${key.scoped_teams.length === 1 ? '' : 's'} ${key.scoped_teams.join(', ')}, not project ${projectId}; nothing was sent`,
+      `${name} is limited to ${plural(key.scoped_teams.length, 'project')} ${key.scoped_teams.join(', ')}, not project ${projectId}; nothing was sent`,
       'use a key that may access this project, or choose one of those projects with --project',
     );
   }

@@ -10,29 +10,19 @@ import { configDir } from '../config/paths.js';
 import { defaultJournalPath, journalExists, readJournalHeader } from './journal.js';
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
-import type { Changes } from './changes.js';
 import type { KindFields } from './journal.js';
-import type { Input } from './input.js';
+import type { PlanFile } from './plan-file.js';
+import { fromStdin, inputArgs, selectionOf, type JobInput } from './input.js';
 import { READ_PER_MINUTE } from './resolve.js';
-import type { IdsFormat } from './read-ids.js';
-import { journalProjects, kindFieldsOf, type IdentifierNaming, type SelectionSpec } from './journal.js';
-import { hasSelection, selectionSha256 } from './selection.js';
+import { journalProjects, kindFieldsOf, type JournalHeader } from './journal.js';
+import type { IdentifierNaming } from './identifiers.js';
+import { selectionSha256 } from './selection.js';
 
 export interface BulkSettings {
-  /** The file of ids or identifiers; '' with a selection or a plan. */
-  file: string;
-  format?: IdsFormat;
-  column?: string;
-  distinctIds?: boolean;
-  /** The values are e-mail addresses: each is deleted through the persons it names. */
-  emails?: boolean;
-  /** Addresses given with --email, instead of a file. */
-  inline?: string[];
+  /** What the job reads: one of its input flags, made once by the verb (input.ts). */
+  input: JobInput;
   /** With --emails: name the addresses in the journal and receipt in clear, not by a keyed hash. */
   keepIdentifiers?: boolean;
-  deleteEvents?: boolean;
-  deleteRecordings?: boolean;
-  keepPerson?: boolean;
   dryRun?: boolean;
   yes?: boolean;
   journal?: string;
@@ -50,39 +40,40 @@ export interface BulkSettings {
   skipInvalid?: boolean;
   /** false with --no-verify: skip asking the server afterwards whether the persons are gone. */
   verify?: boolean;
-  /** --where, --cohort, --query: the persons are chosen by a selection, not listed. */
-  selection?: SelectionSpec;
   /** --projects 1,2,3. */
   projects?: string[];
   /** --all-projects: every project the key can see. */
   allProjects?: boolean;
-  /** --plan <file>: apply a reviewed plan. */
-  plan?: string;
   /** --plan-out <file> (with --dry-run): write the plan for review. */
   planOut?: string;
   /** --backup <file>: the records of the persons, written before the first deletion. */
   backup?: string;
-  /** The input, when the command read it already (--values-from: the file of per-person values). */
-  input?: Input;
-  /** `file` is a file of per-person values (--values-from). */
-  valuesFrom?: boolean;
-  /** The changes of an update (on --resume, the journal's when not given). */
-  changes?: Changes;
 }
 
-/** The settings of this run, every one decided. */
-export type RunSettings = BulkSettings & {
+/** The settings of this run, decided from the command line, the journal it resumes and the
+ * defaults: everything but what depends on the kind (the rate). */
+export type SettledSettings = BulkSettings & {
   concurrency: number;
-  rate: RateWindow[];
   retries: number;
   maxWaitMs: number;
-  perMinute: number;
   /** Reads a minute. */
   readPerMinute: number;
   /** How identifiers were named in the journal being continued, if any. */
   identifiers?: IdentifierNaming;
-  /** On --resume: the kind's fields of the journal (its flags, its changes), for the verb to build the kind from. */
+  /** On --resume: the kind's fields of the journal (its flags, its changes); with --plan, the
+   * plan's flags. The verb builds its kind from them and its own flags. */
   recorded?: KindFields;
+  /** --plan: the reviewed plan, read and checked. */
+  reviewed?: PlanFile;
+  /** The output format the resumed journal remembers, when neither -o nor HOGCTL_OUTPUT gives one. */
+  output?: string;
+};
+
+/** The settings of this run, every one decided, the kind's defaults included. */
+export type RunSettings = SettledSettings & {
+  rate: RateWindow[];
+  /** The shortest window's pace, for the reads that resolve integer ids. */
+  perMinute: number;
 };
 
 const DEFAULT_CONCURRENCY = 4;
@@ -99,19 +90,13 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
   if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
   if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
   if (ctx.globals.project) parts.push('--project', q(ctx.globals.project));
-  parts.push(command);
-  if (s.plan) parts.push('--plan', q(s.plan));
-  else if (hasSelection(s.selection)) {
-    for (const w of s.selection.where) parts.push('--where', q(w));
-    if (s.selection.cohort !== null) parts.push('--cohort', q(s.selection.cohort));
-    if (s.selection.query !== null) parts.push('--query', q(s.selection.query));
-  } else if (s.inline) for (const address of s.inline) parts.push('--email', q(address));
-  else parts.push(s.emails ? '--emails' : s.valuesFrom ? '--values-from' : '--file', q(s.file));
+  parts.push(command, ...inputArgs(s.input).map(q));
   if (s.allProjects) parts.push('--all-projects');
   else if (s.projects) parts.push('--projects', q(s.projects.join(',')));
-  if (s.file === '-' || s.inline || s.journal) parts.push('--journal', q(journal));
+  const stdin = fromStdin(s.input);
+  if (stdin || s.input.kind === 'addresses' || s.journal) parts.push('--journal', q(journal));
   parts.push('--resume');
-  if (s.file === '-') parts.push('< <the same ids>');
+  if (stdin) parts.push('< <the same ids>');
   return parts.join(' ');
 }
 
@@ -119,28 +104,51 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
 async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string | undefined> {
   if (s.journal) return s.journal;
   const dir = join(configDir(ctx.env), 'journals');
-  if (hasSelection(s.selection)) return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
-  if (s.plan) return defaultJournalPath(dir, { path: s.plan, idListSha256: '' });
-  if (s.file === '-' || s.inline) return undefined;
-  return defaultJournalPath(dir, { path: s.file, idListSha256: '' });
+  const { input } = s;
+  if (input.kind === 'selection') return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
+  if (input.kind === 'addresses' || fromStdin(input)) return undefined;
+  return defaultJournalPath(dir, { path: input.file, idListSha256: '' });
 }
 
 /** What a selection's journal is bound to: the selection and the projects it runs in. */
-export async function selectionKey(ctx: Context, s: BulkSettings): Promise<string> {
+export async function selectionKey(ctx: Context, s: Pick<BulkSettings, 'input' | 'allProjects' | 'projects'>): Promise<string> {
   const where = s.allProjects ? 'all' : (s.projects?.join(',') ?? (await ctx.projectId()));
-  return selectionSha256(s.selection!, where);
+  return selectionSha256(selectionOf(s.input)!, where);
+}
+
+/**
+ * The input of a resumed run, completed from its journal: what the values of a file are, and how
+ * it is read. A journal that names another input flag is refused; one of an earlier version,
+ * which names none, says it by the kind of its ids.
+ */
+function resumedInput(path: string, input: JobInput, header: JournalHeader): JobInput {
+  const then = header.input.given;
+  // --file continues any run that read a file: the journal says what the file holds (--resume
+  // needs only --file). Any other input flag must be the one the run was started with.
+  const continues = input.flag === '--file' && (then?.flag === '--emails' || then?.flag === '--file');
+  if (then && then.flag !== input.flag && !continues && !(then.kind === 'selection' && input.kind === 'selection'))
+    throw new UsageError(
+      `journal ${path} was written for ${then.flag}, not ${input.flag}`,
+      `resume it with ${then.flag} as it was started, or pass --journal <new path> to start a new run`,
+    );
+  if (input.kind !== 'ids' && input.kind !== 'emails') return input;
+  const read = {
+    format: input.format ?? (input.file !== '-' && header.input.file === input.file ? header.input.format : undefined),
+    column: input.column ?? header.input.column ?? undefined,
+  };
+  if (input.kind === 'ids' && header.id_kind === 'emails') return { kind: 'emails', flag: '--emails', file: input.file, ...read };
+  if (input.kind === 'ids' && header.id_kind === 'distinct_ids') return { ...input, ...read, ids: 'distinct_ids' };
+  return { ...input, ...read };
 }
 
 /**
  * --resume takes every setting not given on its command line from the journal: the kind of
- * ids, the flags, how the file is read, the receipt path, the output format, the rate, the
- * concurrency and the retries. Flags given that differ from the journal's are refused later.
+ * ids, the kind's own fields (the flags, the changes), how the file is read, the receipt path,
+ * the output format, the rate, the concurrency and the retries. Flags given that differ from the
+ * journal's are refused later. Nothing here knows the kind of job, and nothing is written into
+ * the Context: the verb builds its kind from what is settled.
  */
-export async function decideSettings(
-  ctx: Context,
-  s: BulkSettings,
-  kindFor: (s: BulkSettings, recorded?: KindFields) => Pick<JobKind, 'windows'>,
-): Promise<RunSettings> {
+export async function decideSettings(ctx: Context, s: BulkSettings): Promise<SettledSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await readJournalHeader(path) : undefined;
   const header = s.resume ? existing : undefined;
@@ -154,31 +162,29 @@ export async function decideSettings(
   }
   if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
   const recorded = header && kindFieldsOf(header);
-  if (header) {
-    merged.distinctIds ||= header.id_kind === 'distinct_ids';
-    merged.emails ||= header.id_kind === 'emails';
-    if (merged.format === undefined && s.file !== '-' && header.input.file === s.file) merged.format = header.input.format;
-    if (merged.column === undefined && header.input.column !== null) merged.column = header.input.column;
-  }
+  if (header) merged.input = resumedInput(path!, s.input, header);
   if (r) {
     merged.skipInvalid ||= r.skip_invalid;
     if (merged.receipt === undefined && r.receipt !== null) merged.receipt = r.receipt;
-    if (ctx.globals.output === undefined && ctx.env.HOGCTL_OUTPUT === undefined && r.output !== null) ctx.globals.output = r.output;
   }
-  const rate = merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })) ?? [...kindFor(merged, recorded).windows];
   return {
     ...merged,
-    rate,
+    rate: merged.rate ?? r?.rate.map((w) => ({ limit: w.limit, windowMs: w.window_ms })),
+    output: r?.output ?? undefined,
     concurrency: merged.concurrency ?? r?.concurrency ?? DEFAULT_CONCURRENCY,
     retries: merged.retries ?? r?.retries ?? DEFAULT_RETRIES,
     maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
     readPerMinute: merged.readRate ?? r?.read_rate ?? READ_PER_MINUTE,
-    // The shortest window's pace, for the reads that resolve integer ids.
-    perMinute: (rate[0].limit / rate[0].windowMs) * 60_000,
     // The same case keeps its key (or salt), so that its journal recognises the same identifiers.
     identifiers: existing?.identifiers,
     recorded,
   };
+}
+
+/** The settings with the kind's defaults: its rate windows when neither --rate nor the journal gives any. */
+export function withKindDefaults(s: SettledSettings, kind: Pick<JobKind, 'windows'>): RunSettings {
+  const rate = s.rate ?? [...kind.windows];
+  return { ...s, rate, perMinute: (rate[0].limit / rate[0].windowMs) * 60_000 };
 }
 
 /** A receipt or journal that cannot be written must fail before anything is deleted, not after. */

@@ -19,8 +19,7 @@ import type { JournalRecord, JournalState } from './journal.js';
 import type { RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
 import type { Ids } from './id-set.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted } from '../io/counts.js';
 
 export interface SnapshotProject {
   id: string;
@@ -68,8 +67,8 @@ export async function takeSnapshot(
   if (total === 0) return;
   ctx.info(
     s.backup
-      ? `backing up ${n(total)} ${total === 1 ? 'person' : 'persons'} to ${s.backup} before anything is deleted…`
-      : `recording the distinct ids of ${n(total)} ${total === 1 ? 'person' : 'persons'} for the receipt…`,
+      ? `backing up ${counted(total, 'person')} to ${s.backup} before anything is deleted…`
+      : `recording the distinct ids of ${counted(total, 'person')} for the receipt…`,
   );
   const backup = s.backup ? await openBackup(s.backup) : undefined;
   const budget = s.reads;

@@ -24,8 +24,7 @@ import type { RateBudget } from './rate.js';
 import { resolveTargets, uuidLookup } from './resolve.js';
 import { hasSelection, selectPersons, type SelectionSpec } from './selection.js';
 import { isIntegerId, splitTagged, type IdList } from './validate.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber } from '../io/counts.js';
 
 export interface ProjectTargets {
   id: string;
@@ -154,7 +153,7 @@ export async function findTargets(
             sample: selected.sample,
           });
         }
-        if (spans) ctx.info(`  selected ${n(targets.ids.length)} ${targets.ids.length === 1 ? 'person' : 'persons'}`);
+        if (spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
       } else {
         const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
         const found = await matchInProject(ctx, client, project.id, list, known, { ...s, budget, spans });
@@ -214,7 +213,7 @@ async function matchInProject(
   const integers = byKind.person_id.filter((v) => isIntegerId(bare(v)));
   if (integers.length && s.spans) {
     throw new UsageError(
-      `${n(integers.length)} integer person ids (e.g. ${bare(integers[0])}) in a job over several projects: integer ids are numbered per project`,
+      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(integers[0])}) in a job over several projects: integer ids are numbered per project`,
       'give the persons by UUID, distinct id or e-mail address, or run one project at a time with --project',
     );
   }
@@ -237,7 +236,7 @@ async function matchInProject(
   let noRestLookup = false;
   const todo = byKind.email.length + byKind.person_id.length + byKind.distinct_id.length;
   if (todo > 0) {
-    ctx.info(`${s.spans ? '  ' : ''}looking up ${n(todo)} ${todo === 1 ? 'identifier' : 'identifiers'}…`);
+    ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
     if (byKind.email.length) {
       const found = await matchEmails(ctx, client, project, byKind.email.map(bare), {
         maxWaitMs: s.maxWaitMs,
@@ -296,7 +295,7 @@ async function matchInProject(
     matches.set(key, persons);
     for (const uuid of persons) ids.add(uuid);
   }
-  ctx.info(`${s.spans ? '  ' : ''}found ${n(ids.length)} ${ids.length === 1 ? 'person' : 'persons'}`);
+  ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
   return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy }, queries, noRestLookup };
 }
 

@@ -1,7 +1,7 @@
 // The job of `persons bulk-update`: the same properties set, set once or unset on many persons,
 // or each person's own values from a file.
 //
-// Through capture (the default, docs/server-contract.md §0): one `$set` event a person, addressed
+// Through capture (the default, docs/server-contract.md §14.1): one `$set` event a person, addressed
 // to a distinct id the person has, 500 persons a gzipped /batch/ request, sent with the project's
 // API key to its ingestion host. The key is read with the personal key from GET
 // /api/projects/{id}/ when the run starts, kept in memory only, and sent to the ingestion host
@@ -53,8 +53,7 @@ import type { Receipt, ReceiptPart } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
+import { counted, formatNumber } from '../io/counts.js';
 
 /** Persons (events) a capture request carries: 200 requests for 100,000 persons. */
 export const CAPTURE_BATCH = 500;
@@ -177,13 +176,13 @@ function updateVerdict(receipt: UpdateReceipt, resume: string): Verdict {
   }
   const parts = [
     u.persons_pending &&
-      `${n(u.persons_pending)} persons did not show the changes within --verify-timeout (ingestion may still be applying them)`,
-    u.persons_failed && `${n(u.persons_failed)} persons could not be changed (gone, or their request failed)`,
+      `${counted(u.persons_pending, 'person')} did not show the changes within --verify-timeout (ingestion may still be applying them)`,
+    u.persons_failed && `${counted(u.persons_failed, 'person')} could not be changed (gone, or their request failed)`,
   ].filter(Boolean);
   return {
     warnings: [],
     error: new PartialFailureError(
-      `${parts.join('; ')}; ${n(u.persons_applied)} show them; the receipt lists each person`,
+      `${parts.join('; ')}; ${formatNumber(u.persons_applied)} show them; the receipt lists each person`,
       `read them back again with:\n  ${resume}`,
     ),
   };
@@ -267,17 +266,16 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     flags: describeChanges(u.changes),
     // What every person gets is the point of an update's plan: named as such, not as flags.
     flagsLabel: 'changes',
-    confirmation: (count) =>
-      `This changes the properties of ${n(count)} ${count === 1 ? 'person' : 'persons'} (${describeChanges(u.changes)})`,
+    confirmation: (count) => `This changes the properties of ${counted(count, 'person')} (${describeChanges(u.changes)})`,
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',
     targetNoun: 'persons',
     checkedLost: () => '',
     account: (receipt) => {
       const v = (receipt as UpdateReceipt).update;
       const checked = v?.verified
-        ? `; read back: ${n(v.persons_applied)} applied${v.persons_pending ? `, ${n(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${n(v.persons_failed)} failed` : ''}`
+        ? `; read back: ${formatNumber(v.persons_applied)} applied${v.persons_pending ? `, ${formatNumber(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${formatNumber(v.persons_failed)} failed` : ''}`
         : '';
-      return `${n(receipt.counts.sent)} persons sent their changes in ${n(receipt.chunks.answered)} requests${checked}`;
+      return `${counted(receipt.counts.sent, 'person')} sent their changes in ${counted(receipt.chunks.answered, 'request')}${checked}`;
     },
   };
 }

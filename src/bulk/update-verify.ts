@@ -9,8 +9,8 @@ import { CancelledError, CliError } from '../errors.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { JobVerification, VerifyEnv } from './action.js';
 import { sleep as realSleep } from '../sleep.js';
+import { counted } from '../io/counts.js';
 
-const n = (x: number) => x.toLocaleString('en-US');
 /** How long between two rounds of reading back what is still pending. */
 const ROUND_MS = 2_000;
 
@@ -84,7 +84,9 @@ export async function verifyUpdate(
     const applied: string[] = [];
     const gone: string[] = [];
     let unavailable = false;
-    ctx.info(`verifying: reading the ${n(sent.length)} persons back until the changes show (at most ${Math.round(timeoutMs / 1000)}s)…`);
+    ctx.info(
+      `verifying: reading the ${counted(sent.length, 'person')} back until the changes show (at most ${Math.round(timeoutMs / 1000)}s)…`,
+    );
     for (;;) {
       const round = [...pending];
       for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
@@ -154,6 +156,7 @@ export async function verifyUpdate(
         failed_ids: parts.flatMap((v) => v.failed_ids).slice(0, 10_000),
       }
     : undefined;
-  if (total?.status === 'applied') ctx.info(`✔ verified: all ${n(total.applied)} persons show the changes`);
+  if (total?.status === 'applied')
+    ctx.info(`✔ verified: ${total.applied === 1 ? 'the person shows' : `all ${counted(total.applied, 'person')} show`} the changes`);
   return { total, perProject };
 }

@@ -11,6 +11,7 @@ import { showValue, type IdentifierTag, type IdsFormat, type RawItem } from './r
 import { isUuid } from '../api/uuid.js';
 import { lowerAscii } from './identifiers.js';
 import { IdSet, type Ids } from './id-set.js';
+import { formatNumber, plural } from '../io/counts.js';
 
 /** What the values of the input are; `selection` has none: --where, --cohort or --query chose the persons. */
 export type IdKind = 'person_ids' | 'distinct_ids' | 'emails' | 'mixed' | 'selection';
@@ -76,7 +77,7 @@ export function classify(value: string, kind: IdKind, tag?: IdentifierTag): { id
     // RFC 5321 §4.5.3.1: a path holds at most 256 octets, so an address at most 254 characters.
     if (v.length > MAX_EMAIL_LENGTH)
       return {
-        reason: `not an e-mail address: ${v.length.toLocaleString('en-US')} characters, and an address has at most ${MAX_EMAIL_LENGTH}`,
+        reason: `not an e-mail address: ${formatNumber(v.length)} characters, and an address has at most ${MAX_EMAIL_LENGTH}`,
       };
     if (!EMAIL.test(v)) return { reason: HEADER_WORD.test(v) ? 'not an e-mail address (a header?)' : 'not an e-mail address' };
     return { id: lowerAscii(v) };
@@ -158,7 +159,7 @@ export function idListSha256(ids: readonly string[] | IdSet): string {
 /** Bad values as the lines of an error message: the first `show`, then how many more. */
 export function listBadValues(list: Pick<IdList, 'invalid' | 'invalidCount'>, show = 20): string {
   const lines = list.invalid.slice(0, show).map((b) => `  ${b.file}:${b.line}: ${showValue(b.value)}: ${b.reason}`);
-  if (list.invalidCount > show) lines.push(`  … and ${(list.invalidCount - show).toLocaleString('en-US')} more`);
+  if (list.invalidCount > show) lines.push(`  … and ${formatNumber(list.invalidCount - show)} more`);
   return lines.join('\n');
 }
 
@@ -171,8 +172,5 @@ export function invalidInputError(list: IdList, label: string): UsageError {
     : list.kind === 'person_ids'
       ? 'fix or remove them; pass --distinct-ids if these are distinct ids, --emails if they are e-mail addresses, or --skip-invalid to send the valid ones and list these in the receipt'
       : 'fix or remove them, or pass --skip-invalid to send the valid ones and list these in the receipt';
-  return new UsageError(
-    `${n.toLocaleString('en-US')} invalid ${n === 1 ? 'value' : 'values'} in ${label}; nothing was sent:\n${listBadValues(list)}`,
-    hint,
-  );
+  return new UsageError(`${formatNumber(n)} invalid ${plural(n, 'value')} in ${label}; nothing was sent:\n${listBadValues(list)}`, hint);
 }

@@ -16,6 +16,7 @@ import { parseCsvRecords } from '../io/csv-records.js';
 import { InputError } from './read-ids.js';
 import { sameValue } from './update-verify.js';
 import { classify, idListSha256, listBadValues, type BadValue, type IdKind, type IdList } from './validate.js';
+import { formatNumber } from '../io/counts.js';
 
 /** The identifier columns, first found wins, and what their values are. */
 const ID_COLUMNS: [string, IdKind][] = [
@@ -143,7 +144,7 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
   };
   if (invalidCount && !o.skipInvalid) {
     throw new UsageError(
-      `${invalidCount.toLocaleString('en-US')} rows of ${path} name no person; nothing was sent:\n${listBadValues(list)}`,
+      `${formatNumber(invalidCount)} rows of ${path} name no person; nothing was sent:\n${listBadValues(list)}`,
       'fix them, or pass --skip-invalid to change the others and list these in the receipt',
     );
   }

@@ -9,8 +9,8 @@ import { deletionStatus, type DeletionStatusEntry } from '../api/person-actions.
 import { PERSON_BATCH_MAX } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
 import type { PresenceCheck } from './lost-answers.js';
+import { formatNumber } from '../io/counts.js';
 
-const n = (x: number) => x.toLocaleString('en-US');
 /** Ids listed in the receipt at most. */
 const LIST_CAP = 10_000;
 /** deletion_status rows a request. */
@@ -167,7 +167,7 @@ export function describeVerification(v: Verification, what: string): string | un
   if (v.status !== 'gone') return undefined;
   const events =
     v.events?.status === 'queued'
-      ? `; the deletion of their events is queued (${n(v.events.pending)} pending, ${n(v.events.completed)} done)`
+      ? `; the deletion of their events is queued (${formatNumber(v.events.pending)} pending, ${formatNumber(v.events.completed)} done)`
       : '';
-  return `✔ verified: none of the ${n(v.checked)} ${what} exists any more${events}`;
+  return `✔ verified: none of the ${formatNumber(v.checked)} ${what} exists any more${events}`;
 }

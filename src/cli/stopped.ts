@@ -3,6 +3,7 @@
 // exactly after that, so that the two outputs appended together hold every row once.
 import type { Context } from '../context.js';
 import { CancelledError, CliError, ExitCode, NotPostHogApiError, TlsError } from '../errors.js';
+import { counted } from '../io/counts.js';
 
 export interface Stop {
   /** Rows printed before the stop, and what a row is: ['row', 'rows'] or ['person', 'persons']. */
@@ -16,8 +17,6 @@ export interface Stop {
   command: string;
   continues: boolean;
 }
-
-const count = (n: number, [one, many]: [string, string]) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
  * The error the command ends with: `error` itself, saying how many requests were answered, with
@@ -34,13 +33,13 @@ export function stoppedError(ctx: Context, error: unknown, stop: Stop): unknown 
   if (refusedAtOnce && stop.printed === 0 && !aborted) return error;
   let where: string;
   if (stop.continues) {
-    where = `${count(stop.printed, stop.noun)} printed; continue ${stop.printed > 0 ? 'after the last one ' : ''}with:\n  ${stop.command}`;
+    where = `${counted(stop.printed, ...stop.noun)} printed; continue ${stop.printed > 0 ? 'after the last one ' : ''}with:\n  ${stop.command}`;
   } else if (aborted || !(error instanceof CliError) || (error.exitCode !== ExitCode.usage && error.exitCode !== ExitCode.rejected)) {
     where = `no ${stop.noun[1]} printed; run it again with:\n  ${stop.command}`;
   } else {
     return error;
   }
-  const after = count(stop.requests, stop.requestNoun);
+  const after = counted(stop.requests, ...stop.requestNoun);
   if (error instanceof CliError) {
     if (!aborted) error.message = `${error.message} (stopped after ${after})`;
     error.hint = `${where}${error.hint ? `\n  ${error.hint}` : ''}`;

@@ -127,7 +127,7 @@ export class ApiClient {
   /**
    * A link the server handed out (`next`), to follow. PostHog builds them from the request
    * (`request.build_absolute_uri()`), so a self-hosted instance behind a TLS proxy without
-   * IS_BEHIND_PROXY answers http:// links for its https:// site (docs/server-contract.md §0). When only the
+   * IS_BEHIND_PROXY answers http:// links for its https:// site (docs/server-contract.md §2.2). When only the
    * scheme or port differs from the base URL, the same path and query on the base URL's origin is
    * the page meant: that is requested instead, with the credentials that belong there. A link to
    * another host is refused before anything is sent: without credentials the request could only

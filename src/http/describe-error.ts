@@ -19,7 +19,7 @@ const SESSION_ONLY = /personal api key access/i;
 
 /**
  * The 403 of TimeSensitiveActionPermission: `sensitive_action_required_reauth` on newest servers;
- * older ones sent `permission_denied` with only this detail (docs/server-contract.md §0).
+ * older ones sent `permission_denied` with only this detail (docs/server-contract.md §11.6).
  */
 export function needsRecentSignIn(server: ServerErrorBody): boolean {
   return server.code === 'sensitive_action_required_reauth' || server.detail === 'This action requires you to be recently authenticated.';

@@ -50,7 +50,7 @@ export interface WaitCap {
 /**
  * Sends a request, waiting out the server's rate limit as long as it asks: the legacy HogQL
  * limit (120 queries an hour) answers with a Retry-After of up to an hour
- * (docs/server-contract.md §0). `send` gets the retry policy that makes the client give up on a
+ * (docs/server-contract.md §7.2). `send` gets the retry policy that makes the client give up on a
  * 429 at once, so that the wait happens here, with a countdown. The cap is on each wait, not on
  * their sum: a long export meets the limit every hour and must not be stopped for having waited
  * before. A single wait longer than `cap.maxWaitMs` stops with a RateLimitedError (exit 6).

@@ -3,6 +3,7 @@
 // `intervalMs`; off a terminal (CI logs) a plain line every `HOGCTL_PROGRESS_INTERVAL` seconds
 // (default 10), so a log shows the job is alive without filling up with carriage returns.
 import type { OutStream } from './streams.js';
+import { formatNumber } from './counts.js';
 
 export interface ProgressOptions {
   stream: OutStream;
@@ -34,8 +35,6 @@ export function formatClock(ms: number): string {
   const d = new Date(ms);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => String(x).padStart(2, '0')).join(':');
 }
-
-const n = (x: number) => x.toLocaleString('en-US');
 
 /** The shared text of both displays: counts, rate, what it waits for, ETA. */
 abstract class Progress {
@@ -75,7 +74,11 @@ abstract class Progress {
     const waiting = this.o.waiting?.();
     // The ETA before the waits, so a narrow terminal cuts the long text, not the ETA.
     const parts = [extra, `ETA ${eta}`, flash, waiting].filter(Boolean);
-    return { counts: `${n(this.done)}/${n(total)} ${unit} ${Math.floor(share * 100)}%`, share, rest: parts.join(' · ') };
+    return {
+      counts: `${formatNumber(this.done)}/${formatNumber(total)} ${unit} ${Math.floor(share * 100)}%`,
+      share,
+      rest: parts.join(' · '),
+    };
   }
 
   abstract note(line: string): void;

@@ -1,4 +1,4 @@
-// End-to-end: signing in where PostHog e-mails a code (docs/server-contract.md §0: newest servers answer the
+// End-to-end: signing in where PostHog e-mails a code (docs/server-contract.md §11.5: newest servers answer the
 // password step of an account without TOTP with 401 `code_based_verification_required` and mail a
 // 6-digit code; PostHog/posthog posthog/api/test/test_code_based_verification.py). The codes are
 // read from the sandbox outbox, as a person reads their mailbox.

@@ -152,12 +152,12 @@ describe('persons bulk-update', () => {
         '-y',
       ]);
       expect(res.code).toBe(8);
-      expect(res.stderr).toContain('1 persons did not show the changes within --verify-timeout (ingestion may still be applying them)');
+      expect(res.stderr).toContain('1 person did not show the changes within --verify-timeout (ingestion may still be applying them)');
       await new Promise((r) => setTimeout(r, 3000));
       const again = await slow.run(['persons', 'bulk-update', '--file', one, '--journal', journal, '--resume']);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('this update already completed');
-      expect(again.stderr).toContain('✔ verified: all 1 persons show the changes');
+      expect(again.stderr).toContain('✔ verified: the person shows the changes');
     } finally {
       await slow.close();
     }
@@ -171,6 +171,10 @@ describe('persons bulk-update', () => {
     const both = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '--set', 'a=1', '--unset', 'a', '-y']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--unset a and --set a: a property is either set or unset');
+    // The job flags have one set of limits, whichever bulk verb takes them.
+    const many = await world.run(['persons', 'bulk-update', '--where', 'plan=free', '--set', 'a=1', '--concurrency', '1000', '--dry-run']);
+    expect(many.code, many.stderr).toBe(2);
+    expect(many.stderr).toContain('invalid --concurrency "1000": at most 64 requests can be in flight');
     expect(world.sandbox.requests.length).toBe(before);
   });
 });
@@ -243,7 +247,7 @@ describe('what capture answers is read, not assumed', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(batches(from)).toHaveLength(1);
     // Nothing was read back: the closing line does not claim a count of persons read back.
-    expect(again.stderr).toContain('✔ 4 persons sent their changes in 1 requests; receipt:');
+    expect(again.stderr).toContain('✔ 4 persons sent their changes in 1 request; receipt:');
     expect(again.stderr).not.toMatch(/read back: \d/);
     await new Promise((r) => setTimeout(r, 200));
     for (const p of persons) expect(props(p).odd).toBe(1);
@@ -414,7 +418,7 @@ describe('reading back', () => {
     writeFileSync(ndjson, `${JSON.stringify({ person_id: person.uuid, meta: { zeta: 1, alpha: { yy: 2, x: 3 } } })}\n`);
     const res = await world.run(['persons', 'bulk-update', '--values-from', ndjson, '--verify-timeout', '3s', '-y']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain('✔ verified: all 1 persons show the changes');
+    expect(res.stderr).toContain('✔ verified: the person shows the changes');
     expect(JSON.stringify(props(person).meta)).toBe('{"zeta":1,"alpha":{"x":3,"yy":2}}');
   });
 

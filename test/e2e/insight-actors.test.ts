@@ -1,5 +1,5 @@
 // The persons behind insights with a personal key: the legacy lists refuse keys, so funnel,
-// lifecycle and trends ask the query endpoint for an actors query (docs/server-contract.md §0), paging
+// lifecycle and trends ask the query endpoint for an actors query (docs/server-contract.md §7.1), paging
 // with limit/offset while hasMore; --legacy (or a session alone) keeps the old lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrinted, startWorld, type World } from './harness.js';

@@ -1,5 +1,5 @@
 // End-to-end: what the key may do, asked of the server (GET /api/personal_api_keys/@current/,
-// docs/server-contract.md §0; PostHog/posthog posthog/api/personal_api_key.py). auth status and profile
+// docs/server-contract.md §3.6; PostHog/posthog posthog/api/personal_api_key.py). auth status and profile
 // show print it, and a bulk job refuses before sending anything when the key lacks the scope.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

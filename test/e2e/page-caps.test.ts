@@ -1,4 +1,4 @@
-// The persons list's page cap (docs/server-contract.md §0): the ActorsQueryRunner's paginator clamps a page
+// The persons list's page cap (docs/server-contract.md §2.1): the ActorsQueryRunner's paginator clamps a page
 // to 50,000 rows (MAX_SELECT_RETURNED_ROWS) and then gives no `next`, and the CSV export, which
 // never pages, stops there too. Asking for more would silently end a listing at 50,000.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // `next` links from a PostHog behind a TLS proxy without IS_BEHIND_PROXY point to another scheme
-// or port than the site (docs/server-contract.md §0). The same path and query on the configured origin is
+// or port than the site (docs/server-contract.md §2.2). The same path and query on the configured origin is
 // the page meant: hogctl follows that, with its credentials, and says so once under --debug.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';

@@ -253,12 +253,27 @@ describe('persons delete', () => {
     expect(world.sandbox.store.getById(person.id)).toBeDefined();
   });
 
-  it('on a terminal, a "yes" deletes', async () => {
+  it('on a terminal, a "yes" deletes, reading the person once: the GET the question shows, then the POST', async () => {
     const person = fresh();
+    const sent = mark();
     const res = await runInTerminal(['persons', 'delete', String(person.id)], world.env, [{ when: 'Delete this person?', send: 'y\r' }]);
     expect(res.code).toBe(0);
     expect(res.output).toContain(`✔ deleted person ${person.id}`);
     expect(world.sandbox.store.getById(person.id)).toBeUndefined();
+    expect(sent().map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}${person.id}/`, `POST ${base}bulk_delete/`]);
+    expect(JSON.parse(sent()[1].body).ids).toEqual([person.uuid]);
+  });
+
+  it('on a terminal with --distinct-id, the lookup is the one read: the question shows the person it found', async () => {
+    const person = fresh(2);
+    const sent = mark();
+    const res = await runInTerminal(['persons', 'delete-events', '--distinct-id', person.distinctIds[0]], world.env, [
+      { when: 'Delete all events of this person?', send: 'y\r' },
+    ]);
+    expect(res.code).toBe(0);
+    expect(res.output).toContain(`uuid ${person.uuid}`);
+    expect(res.output).toContain(person.distinctIds[1]);
+    expect(sent().map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}`, `POST ${base}bulk_delete/`]);
   });
 });
 

@@ -40,7 +40,7 @@ describe('--distinct-id on per-person verbs', () => {
       (d) => ['persons', 'unset-prop', '--distinct-id', d, 'plan'],
       (p) => `POST /api/projects/1/persons/${p.uuid}/delete_property/`,
     ],
-    // One person's deletes go through bulk_delete with ids: [uuid] (docs/server-contract.md §0).
+    // One person's deletes go through bulk_delete with ids: [uuid] (docs/server-contract.md §6.5).
     ['delete-events', (d) => ['persons', 'delete-events', '--distinct-id', d, '--yes'], () => 'POST /api/projects/1/persons/bulk_delete/'],
     [
       'delete-recordings',

@@ -60,7 +60,7 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
 
   it('persons delete deletes the person, or fails naming what happened and a rerun deletes it', async () => {
     const person = freshPerson();
-    // One person is deleted through bulk_delete (docs/server-contract.md §0).
+    // One person is deleted through bulk_delete (docs/server-contract.md §6.5).
     const spec = `${c.entry(0.5)},method=POST,path=bulk_delete`;
     const seed = seedHittingFirst(spec, c.kind, 'POST', '/api/projects/1/persons/bulk_delete/');
     const args = ['persons', 'delete', person.uuid, '--yes', '--timeout', '1'];

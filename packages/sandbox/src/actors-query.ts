@@ -1,4 +1,4 @@
-// POST /query/ with an ActorsQuery (docs/server-contract.md §0): the persons behind an insight, the way a
+// POST /query/ with an ActorsQuery (docs/server-contract.md §7.1): the persons behind an insight, the way a
 // personal key gets them now that the legacy /persons/funnel/, /lifecycle/ and /trends/ lists
 // refuse keys. Shapes from PostHog's schema (frontend/src/queries/schema/schema-general.ts:
 // ActorsQuery {source, select, limit, offset}, InsightActorsQuery {source, day, status, series},
@@ -9,7 +9,7 @@ import { validationError } from './errors.js';
 import { hash32 } from './prng.js';
 import { serializeListItem } from './person-format.js';
 import type { Person } from './store.js';
-import { funnelPeople, lifecyclePeople } from './routes/legacy-persons.js';
+import { funnelPeople, lifecyclePeople } from './insight-people.js';
 
 // Paging as PostHog's HogQLHasMorePaginator does it (posthog/hogql_queries/insights/paginators.py):
 // `limit` defaults to 100 and is clamped to MAX_SELECT_RETURNED_ROWS, 50,000 on the query endpoint

@@ -6,12 +6,12 @@
 // spec parser (to plan faults the same way the server draws them), and who the legacy insight
 // lists and cohorts hold.
 export { startSandbox, type Sandbox, type SandboxOptions, type RecordedRequest } from './server.js';
-export type { BulkDeleteResponse } from './routes/bulk-delete.js';
+export type { BulkDeleteResponse } from './routes/index.js';
 export type { Person } from './store.js';
 export type { CaptureStats } from './capture.js';
 export type { SentMail } from './identity.js';
 export { totp, TOTP_STEP_SECONDS } from './totp.js';
 export { FaultInjector, parseFaultSpec, type FaultKind } from './faults.js';
 export { cohortsOf } from './cohorts.js';
-export { funnelPeople, lifecyclePeople } from './routes/legacy-persons.js';
-export { uuidFromDistinctId } from './routes/person-actions.js';
+export { funnelPeople, lifecyclePeople } from './insight-people.js';
+export { uuidFromDistinctId } from './person-uuid.js';

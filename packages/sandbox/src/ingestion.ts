@@ -20,7 +20,7 @@
 // - Each event is stored with the person_id it was ingested with; merges write overrides.
 
 import { valuesAsJsonb } from './jsonb.js';
-import { uuidFromDistinctId } from './routes/person-actions.js';
+import { uuidFromDistinctId } from './person-uuid.js';
 import type { EventStore } from './events.js';
 import type { Person, SandboxStore } from './store.js';
 

@@ -16,7 +16,7 @@ export function requireRecentLogin(ctx: RequestContext, app: Services): void {
   if (principal?.kind !== 'session' || SAFE.has(ctx.method)) return;
   const session = app.identity.sessions.get(principal.sessionId);
   if (!session?.loginAt || app.now() - session.loginAt > SENSITIVE_ACTIONS_AGE_MS) {
-    // Older servers, before the code existed, sent only the detail (docs/server-contract.md §0).
+    // Older servers, before the code existed, sent only the detail (docs/server-contract.md §11.6).
     throw permissionDenied(
       'This action requires you to be recently authenticated.',
       app.identity.olderReauth ? undefined : 'sensitive_action_required_reauth',

@@ -3,7 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
-import { uuidFromDistinctId } from '../src/routes/person-actions.js';
+import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { call, withSandbox } from './helpers.js';
 
 let sb: Sandbox;

@@ -131,6 +131,18 @@ describe('runSelect', () => {
     );
   });
 
+  it('trim() removes spaces at both ends only, as ClickHouse trimBoth does, and groups with lower()', () => {
+    // posthog/hogql/functions/clickhouse/strings.py POSTGRESQL_TRIM_FUNCTIONS: trim and btrim are
+    // ClickHouse's trim(), which removes ASCII spaces (not tabs or newlines) when given no characters.
+    expect(run("SELECT trim('  Lee@Example.net  ') AS x FROM persons LIMIT 1").results).toEqual([['Lee@Example.net']]);
+    expect(run("SELECT trim('\\tLee ') AS x FROM persons LIMIT 1").results).toEqual([['\tLee']]);
+    expect(run('SELECT trim(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
+    expect(
+      run('SELECT lower(trim(properties.email)) AS k, count() FROM persons WHERE k IS NOT NULL GROUP BY k HAVING count() >= 2 LIMIT 5')
+        .results,
+    ).toEqual([]);
+  });
+
   it('lower() lowers ASCII letters only, as ClickHouse does, and matches a list placeholder with IN', () => {
     const emails = persons
       .filter((p) => typeof p.properties.email === 'string')
@@ -145,7 +157,7 @@ describe('runSelect', () => {
     expect(run("SELECT lower('ÉCOLE Lee') AS x FROM persons LIMIT 1").results).toEqual([['École lee'.replace('é', 'É')]]);
     expect(run('SELECT lower(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
     expect(failure(() => run('SELECT upper(id) FROM persons'))).toMatch(
-      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), toString\(\), toDateTime\(\) and toDateTime64\(\) only/,
+      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), trim\(\), toString\(\), toDateTime\(\) and toDateTime64\(\) only/,
     );
   });
 

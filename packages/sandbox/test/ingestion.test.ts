@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
-import { uuidFromDistinctId } from '../src/routes/person-actions.js';
+import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { isDistinctIdIllegal } from '../src/ingestion.js';
 import { call, withSandbox } from './helpers.js';
 
@@ -257,6 +257,35 @@ describe('person processing', () => {
     await send(event(a, { event: '$merge_dangerously', properties: { alias: b } }));
     await until(() => sb.store.getByDistinctId(a)!.id === sb.store.getByDistinctId(b)?.id, 'the dangerous merge');
     expect([...sb.store.getByDistinctId(a)!.distinctIds].sort()).toEqual([a, b, c].sort());
+  });
+
+  it('$merge_dangerously events from one kept id, one batch: each merge is {...other, ...kept}, in order', async () => {
+    // person-merge-service.ts mergePeople(): properties {...source, ...target}, the earlier
+    // created_at, is_identified; applied once per event, so the first merged wins over the later.
+    const [k, o1, o2] = [fresh('keep'), fresh('first'), fresh('second')];
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await send(event(o2, { timestamp: anHourAgo, properties: { $set: { plan: 'o2', city: 'Oslo', only2: 2 } } }));
+    await send(event(k, { properties: { $set: { plan: 'k' } } }), event(o1, { properties: { $set: { plan: 'o1', city: 'Rome' } } }));
+    await send(event(o1, { event: '$identify', properties: { $anon_distinct_id: fresh('anon') } }));
+    await until(
+      () => sb.store.getByDistinctId(k) && sb.store.getByDistinctId(o1)?.isIdentified && sb.store.getByDistinctId(o2),
+      'three persons',
+    );
+    const oldest = sb.store.getByDistinctId(o2)!.createdAtUs;
+    const keptUuid = sb.store.getByDistinctId(k)!.uuid;
+    await send(
+      event(k, { event: '$merge_dangerously', properties: { alias: o1 } }),
+      event(k, { event: '$merge_dangerously', properties: { alias: o2 } }),
+    );
+    const kept = await until(() => {
+      const p = sb.store.getByDistinctId(k);
+      return p && p.id === sb.store.getByDistinctId(o1)?.id && p.id === sb.store.getByDistinctId(o2)?.id ? p : undefined;
+    }, 'both merges');
+    expect(kept.uuid).toBe(keptUuid);
+    expect(kept.properties).toMatchObject({ plan: 'k', city: 'Rome', only2: 2 });
+    expect(kept.createdAtUs).toBe(oldest);
+    expect(kept.isIdentified).toBe(true);
+    expect(eventsOf(o2)[0].personId).toBe(keptUuid);
   });
 
   it('refuses illegal distinct ids, quoted or not', async () => {

@@ -1,7 +1,7 @@
 // The sandbox's writing person endpoints against the contract (docs/server-contract.md §4, §6.4–§6.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
-import { uuidFromDistinctId } from '../src/routes/person-actions.js';
+import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { call, errorBody, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
@@ -302,7 +302,7 @@ describe('activity (docs/server-contract.md §6.7)', () => {
   });
 });
 
-describe('batch_by_uuids and batch_by_distinct_ids (docs/server-contract.md §0, §6.7)', () => {
+describe('batch_by_uuids and batch_by_distinct_ids (docs/server-contract.md §6.7)', () => {
   it('answer the persons that exist, keyed by the value asked for, from the first 200 values', async () => {
     const [a, b] = [personWith(1, 0), personWith(1, 1)];
     const missing = '01900000-0000-7000-8000-00000000dead';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/person-actions.js';
@@ -56,7 +56,6 @@ export async function personsActivityRun(ctx: Context, options: PersonsActivityO
   // Without an id or --distinct-id, the activity of every person.
   const target =
     given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
-  if (target) await checkTarget(target);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);
   const output = await ctx.output();

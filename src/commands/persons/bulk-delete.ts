@@ -4,37 +4,26 @@ import type { BulkSettings } from '../../bulk/settings.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { collect, parseCount, parseDuration } from '../../cli/flags.js';
-import { parseRateWindows } from '../../bulk/rate.js';
-import { runBulkJob } from '../../bulk/job.js';
+import { collect } from '../../cli/flags.js';
+import { oneOf } from '../../cli/exclusive.js';
+import { addJobFlags, jobInputOf, parseJobFlags, type InputFlagOptions, type JobFlagOptions } from './shared/job-flags.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import { deleteKind, recordedFlags } from '../../bulk/delete-persons.js';
 import { parseProjectList } from '../../bulk/projects.js';
 
-/** The flags as commander hands them over: the numbers are still text, checked in the run.
- * A flag not given stays undefined: --resume then takes the value the journal remembers. */
-export type PersonsBulkDeleteOptions = Omit<
-  BulkSettings,
-  'file' | 'emails' | 'inline' | 'concurrency' | 'rate' | 'retries' | 'maxWaitMs' | 'selection' | 'projects' | 'readRate'
-> & {
-  readRate?: string;
-  file?: string;
-  where?: string[];
-  cohort?: string;
-  query?: string;
-  /** --projects 1,2,3 */
-  projects?: string;
-  /** --emails <file|->: the file of e-mail addresses. */
-  emails?: string;
-  /** --email <address>, repeatable. */
-  email?: string[];
-  concurrency?: string;
-  rate?: string;
-  retries?: string;
-  maxWait?: string;
-};
+/** The flags as commander hands them over (the job flags' numbers still text, checked in the run). */
+export type PersonsBulkDeleteOptions = JobFlagOptions &
+  InputFlagOptions &
+  Pick<BulkSettings, 'keepIdentifiers' | 'allProjects' | 'planOut' | 'backup'> & {
+    deleteEvents?: boolean;
+    deleteRecordings?: boolean;
+    keepPerson?: boolean;
+    /** --projects 1,2,3 */
+    projects?: string;
+  };
 
 export function personsBulkDeleteCommand(): Command {
-  return new Command('bulk-delete')
+  const command = new Command('bulk-delete')
     .summary('delete persons by id, e-mail address or selection, in one project or all: resumable, verified, with a receipt')
     .description(
       'Delete persons at scale, e.g. for a GDPR or CCPA erasure: those listed in a file (UUIDs, integer ids, distinct ids, ' +
@@ -140,28 +129,15 @@ export function personsBulkDeleteCommand(): Command {
     )
     .option('--delete-events', "also queue the deletion of the persons' events")
     .option('--delete-recordings', "also delete the persons' session recordings")
-    .option('--keep-person', 'keep the person profiles; only delete events and recordings')
-    .option('--dry-run', 'check the input and print the plan; send nothing')
-    .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
-    .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
-    .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
-    .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
-    .option('--concurrency <n>', 'requests in flight at once (default 4)')
-    .option(
-      '--rate <windows>',
-      'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)',
-    )
-    .option(
-      '--read-rate <n>',
+    .option('--keep-person', 'keep the person profiles; only delete events and recordings');
+  return addJobFlags(command, {
+    dryRun: 'check the input and print the plan; send nothing',
+    rate: 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)',
+    readRate:
       "reads a minute for looking persons up, checking lost answers and verifying (default 240, PostHog Cloud's limit for reading persons with a personal key; a self-hosted PostHog without rate limits takes more)",
-    )
-    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
-    .option(
-      '--max-wait <duration>',
-      'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later, e.g. 90s, 1h (default 15m)',
-    )
-    .option('--no-verify', 'do not ask the server afterwards whether the persons are gone')
-    .option('--skip-invalid', 'send the valid ids and list the invalid ones in the receipt, instead of stopping')
+    noVerify: 'do not ask the server afterwards whether the persons are gone',
+    skipInvalid: 'send the valid ids and list the invalid ones in the receipt, instead of stopping',
+  })
     .addHelpText(
       'after',
       examples(
@@ -183,31 +159,15 @@ export function personsBulkDeleteCommand(): Command {
 }
 
 export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDeleteOptions): Promise<void> {
-  const { concurrency: c, rate: r, retries: t, maxWait, readRate: rr, ...rest } = options;
-  const readRate = rr === undefined ? undefined : parseCount(rr, '--read-rate');
-  const concurrency = c === undefined ? undefined : parseCount(c, '--concurrency');
-  if (concurrency !== undefined && concurrency > 64)
-    throw new UsageError(`invalid --concurrency "${c}": at most 64 requests can be in flight`);
-  const retries = t === undefined ? undefined : parseCount(t, '--retries', 0);
-  const maxWaitMs = maxWait === undefined ? undefined : parseDuration(maxWait, '--max-wait');
-  const rate = r === undefined ? undefined : parseRateWindows(r);
-  if (r !== undefined && rate === undefined)
-    throw new UsageError(`invalid --rate "${r}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`);
-  const { file, emails, email, where, cohort, query, projects: projectList, ...others } = rest;
-  const selection = { where: where ?? [], cohort: cohort ?? null, query: query ?? null };
-  const selecting = Boolean(where || cohort !== undefined || query !== undefined);
-  const given = [
-    file !== undefined && '--file',
-    emails !== undefined && '--emails',
-    email !== undefined && '--email',
-    selecting && (query !== undefined ? '--query' : cohort !== undefined ? '--cohort' : '--where'),
-    options.plan !== undefined && '--plan',
-  ].filter(Boolean);
-  if (given.length === 0)
+  const { concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid, ...rest } = options;
+  const job = parseJobFlags({ concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid });
+  const { file, emails, email, where, cohort, query, plan, distinctIds, format, column, projects: projectList, ...others } = rest;
+  const input = jobInputOf({ file, emails, email, where, cohort, query, plan, distinctIds, format, column });
+  if (input === undefined)
     throw new UsageError(
       'nothing to delete: give --file <path> (ids), --emails <path> or --email <address>, a selection (--where, --cohort, --query), or --plan <file>',
     );
-  if (given.length > 1) throw new UsageError(`give one of ${given.join(' and ')}: the run reads one input`);
+  const selecting = input.kind === 'selection';
   if (options.planOut !== undefined && !options.dryRun)
     throw new UsageError('--plan-out goes with --dry-run: it writes the plan instead of running it');
   if (options.plan !== undefined) {
@@ -229,22 +189,16 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
         'make a new plan to change it',
       );
   }
-  if (options.allProjects && projectList !== undefined) throw new UsageError('give one of --projects and --all-projects');
+  oneOf([
+    ['--projects', projectList !== undefined],
+    ['--all-projects', Boolean(options.allProjects)],
+  ]);
   if ((options.allProjects || projectList !== undefined) && ctx.globals.project !== undefined)
     throw new UsageError('--project names one project; with --projects or --all-projects, drop it');
   const projects = projectList === undefined ? undefined : parseProjectList(projectList);
   if (cohort !== undefined && (options.allProjects || (projects && projects.length > 1)))
     throw new UsageError('a cohort belongs to one project: run --cohort in that project (--project), or select with --where or --query');
-  const path = file ?? emails;
-  if (path !== undefined && path.trim() === '')
-    throw new UsageError(`${given[0]} is empty: give the path of the file, or - for standard input`);
-  for (const address of email ?? []) {
-    if (/[\r\n]/.test(address)) throw new UsageError(`invalid --email ${JSON.stringify(address)}: one address per --email`);
-  }
-  const byEmail = emails !== undefined || email !== undefined;
-  if ((byEmail || selecting) && options.distinctIds)
-    throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
-  if (options.keepIdentifiers && (selecting || options.distinctIds))
+  if (options.keepIdentifiers && (selecting || distinctIds))
     throw new UsageError('--keep-identifiers goes with e-mail addresses (--emails, --email) or a mixed file of identifiers');
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
@@ -252,29 +206,14 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
       'add --delete-events and/or --delete-recordings, or drop --keep-person',
     );
   }
-  await runBulkJob(
-    ctx,
-    {
-      ...others,
-      file: path ?? '',
-      emails: byEmail,
-      inline: email,
-      ...(selecting ? { selection } : {}),
-      projects,
-      concurrency,
-      retries,
-      rate,
-      maxWaitMs,
-      readRate,
-    },
-    // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
-    (s, recorded) => {
-      const then = recordedFlags(recorded);
-      return deleteKind({
-        delete_events: Boolean(s.deleteEvents || then?.delete_events),
-        delete_recordings: Boolean(s.deleteRecordings || then?.delete_recordings),
-        keep_person: Boolean(s.keepPerson || then?.keep_person),
-      });
-    },
-  );
+  const { deleteEvents, deleteRecordings, keepPerson, ...engine } = others;
+  const settled = await settleBulkJob(ctx, { ...engine, input, projects, ...job });
+  // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
+  const then = recordedFlags(settled.recorded);
+  const kind = deleteKind({
+    delete_events: Boolean(deleteEvents || then?.delete_events),
+    delete_recordings: Boolean(deleteRecordings || then?.delete_recordings),
+    keep_person: Boolean(keepPerson || then?.keep_person),
+  });
+  await runBulkJob(ctx, settled, kind);
 }

@@ -3,17 +3,17 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { collect, parseCount, parseDuration } from '../../cli/flags.js';
+import { collect, parseDuration } from '../../cli/flags.js';
+import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { normalizeBaseUrl } from '../../config/settings.js';
 import type { Changes } from '../../bulk/changes.js';
-import { runBulkJob } from '../../bulk/job.js';
-import { parseRateWindows } from '../../bulk/rate.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
 import type { BulkSettings } from '../../bulk/settings.js';
 import { recordedChanges, updateKind } from '../../bulk/update-persons.js';
 import { readValues } from '../../bulk/values-from.js';
 
-export interface PersonsBulkUpdateOptions {
+export interface PersonsBulkUpdateOptions extends JobFlagOptions {
   file?: string;
   emails?: string;
   email?: string[];
@@ -30,24 +30,12 @@ export interface PersonsBulkUpdateOptions {
   via: 'capture' | 'api';
   captureUrl?: string;
   verifyTimeout?: string;
-  verify?: boolean;
-  dryRun?: boolean;
-  yes?: boolean;
-  journal?: string;
-  resume?: boolean;
-  receipt?: string;
-  concurrency?: string;
-  rate?: string;
-  retries?: string;
-  maxWait?: string;
-  readRate?: string;
-  skipInvalid?: boolean;
 }
 
 const DEFAULT_VERIFY_TIMEOUT = '2m';
 
 export function personsBulkUpdateCommand(): Command {
-  return new Command('bulk-update')
+  const command = new Command('bulk-update')
     .summary('set, set once or unset properties of many persons, through capture: resumable, verified, with a receipt')
     .description(
       'Change the properties of many persons at once: those listed in a file (UUIDs, distinct ids, e-mail addresses, or a ' +
@@ -121,28 +109,14 @@ export function personsBulkUpdateCommand(): Command {
     .option(
       '--verify-timeout <duration>',
       `how long to read the persons back until the changes show, e.g. 30s, 5m (default ${DEFAULT_VERIFY_TIMEOUT})`,
-    )
-    .option('--no-verify', 'do not read the persons back afterwards')
-    .option('--dry-run', 'look the persons up and print the plan; send nothing')
-    .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
-    .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
-    .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
-    .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
-    .option('--concurrency <n>', 'requests in flight at once (default 4)')
-    .option(
-      '--rate <windows>',
-      'requests at most per window, e.g. 600/min (default 600/min through capture, 240/min of REST requests with --via api)',
-    )
-    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
-    .option(
-      '--max-wait <duration>',
-      'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later (default 15m)',
-    )
-    .option(
-      '--read-rate <n>',
-      "reads a minute for looking persons up and reading them back (default 240, PostHog Cloud's limit for a personal key)",
-    )
-    .option('--skip-invalid', 'change the persons of the valid values and list the invalid ones in the receipt, instead of stopping')
+    );
+  return addJobFlags(command, {
+    dryRun: 'look the persons up and print the plan; send nothing',
+    rate: 'requests at most per window, e.g. 600/min (default 600/min through capture, 240/min of REST requests with --via api)',
+    readRate: "reads a minute for looking persons up and reading them back (default 240, PostHog Cloud's limit for a personal key)",
+    noVerify: 'do not read the persons back afterwards',
+    skipInvalid: 'change the persons of the valid values and list the invalid ones in the receipt, instead of stopping',
+  })
     .addHelpText(
       'after',
       examples(
@@ -158,22 +132,13 @@ export function personsBulkUpdateCommand(): Command {
 }
 
 export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOptions): Promise<void> {
-  const selecting = Boolean(o.where || o.cohort !== undefined || o.query !== undefined);
-  const given = [
-    o.file !== undefined && '--file',
-    o.emails !== undefined && '--emails',
-    o.email !== undefined && '--email',
-    o.valuesFrom !== undefined && '--values-from',
-    selecting && (o.query !== undefined ? '--query' : o.cohort !== undefined ? '--cohort' : '--where'),
-  ].filter(Boolean);
-  if (given.length === 0)
+  const job = parseJobFlags(o);
+  // Checked before --values-from is read: one input, and --distinct-ids only with --file.
+  if (jobInputOf(o) === undefined)
     throw new UsageError(
       'no persons to change: give --file, --emails or --email, a selection (--where, --cohort, --query), or --values-from',
       'e.g. hogctl persons bulk-update --where plan=free --set plan=starter',
     );
-  if (given.length > 1) throw new UsageError(`give one of ${given.join(' and ')}: the run reads one input`);
-  if (o.distinctIds && o.file === undefined)
-    throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
 
   const set = parseAssignments(o.set ?? []);
   const setOnce = parseAssignments(o.setOnce ?? [], '--set-once');
@@ -190,53 +155,32 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       'e.g. --set plan=team --unset phone',
     );
   // Resumed without changes on the command line, the journal says what to change.
-  const changes: Changes | undefined =
+  const given: Changes | undefined =
     flagged || (values && !o.resume)
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
 
   const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl).url;
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
-  const rate = o.rate === undefined ? undefined : parseRateWindows(o.rate);
-  if (o.rate !== undefined && rate === undefined)
-    throw new UsageError(`invalid --rate "${o.rate}": give requests per window, e.g. 600/min or 10/s`);
-  const settings: BulkSettings = {
-    file: o.valuesFrom ?? o.file ?? o.emails ?? '',
-    emails: o.emails !== undefined || o.email !== undefined,
-    inline: o.email,
-    distinctIds: o.distinctIds,
-    format: o.format,
-    column: o.valuesFrom === undefined ? o.column : undefined,
-    ...(selecting ? { selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null } } : {}),
-    ...(values ? { input: { list: values.list, label: o.valuesFrom!, path: o.valuesFrom }, valuesFrom: true } : {}),
-    changes,
-    dryRun: o.dryRun,
-    yes: o.yes,
-    journal: o.journal,
-    resume: o.resume,
-    receipt: o.receipt,
-    concurrency: o.concurrency === undefined ? undefined : parseCount(o.concurrency, '--concurrency'),
-    rate,
-    retries: o.retries === undefined ? undefined : parseCount(o.retries, '--retries', 0),
-    maxWaitMs: o.maxWait === undefined ? undefined : parseDuration(o.maxWait, '--max-wait'),
-    readRate: o.readRate === undefined ? undefined : parseCount(o.readRate, '--read-rate'),
-    skipInvalid: o.skipInvalid,
-    verify: o.verify,
-  };
-  await runBulkJob(ctx, settings, (s, recorded) => {
-    // Resumed without changes on the command line, the journal's.
-    const changes = s.changes ?? recordedChanges(recorded);
-    if (!changes)
-      throw new UsageError(
-        'nothing to change: there is no run to resume with its changes',
-        'give --set, --set-once, --unset or --values-from',
-      );
-    const expected = changes.values_from;
-    if (expected && (!values || values.sha256 !== expected.sha256))
-      throw new UsageError(
-        `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
-        `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
-      );
-    return updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs });
-  });
+  // --column names the persons in the file of --values-from: the verb read it.
+  const input = jobInputOf(
+    values ? { ...o, column: undefined } : o,
+    values && { list: values.list, label: o.valuesFrom!, path: o.valuesFrom },
+  )!;
+  const settings: BulkSettings = { input, ...job };
+  const settled = await settleBulkJob(ctx, settings);
+  // Resumed without changes on the command line, the journal's.
+  const changes = given ?? recordedChanges(settled.recorded);
+  if (!changes)
+    throw new UsageError(
+      'nothing to change: there is no run to resume with its changes',
+      'give --set, --set-once, --unset or --values-from',
+    );
+  const expected = changes.values_from;
+  if (expected && (!values || values.sha256 !== expected.sha256))
+    throw new UsageError(
+      `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
+      `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
+    );
+  await runBulkJob(ctx, settled, updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs }));
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/persons.js';
 import * as insights from '../../api/person-insights.js';
@@ -26,7 +26,6 @@ export function personsCohortsCommand(): Command {
 
 export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOptions, given?: string): Promise<void> {
   const target = personTarget('cohorts', options.distinctId, [given]);
-  await checkTarget(target);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   // Older servers answer full cohort objects; their fields are valid for --fields too.

@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
-import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteEventsOptions {
   distinctId?: string;
@@ -33,12 +32,12 @@ export function personsDeleteEventsCommand(): Command {
 
 export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, given?: string): Promise<void> {
   const target = personTarget('delete-events', options.distinctId, [given]);
-  await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'events_queued_for_deletion', 'status']);
-  const id = await resolvePersonId(ctx, target);
-  await confirmPersonAction(ctx, {
+  const resolved = await resolvePerson(ctx, target);
+  const { id } = resolved;
+  const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
-    id,
+    person: resolved,
     action: `delete all events of person ${id}`,
     consequences: [`will queue the deletion of all their events (${EVENTS_BATCH_NOTE}); the person stays`],
     question: 'Delete all events of this person?',
@@ -49,10 +48,7 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   const { status } = await unconfirmed(
     `the deletion of person ${id}'s events`,
     'run the command again to make sure (queueing it twice is harmless), and see the queue with `hogctl persons deletion-status`',
-    () =>
-      deleteOnePerson(client, projectId, id, { deleteEvents: true, deleteRecordings: false, keepPerson: true }, async () => ({
-        status: await api.deleteEvents(client, projectId, id),
-      })),
+    () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'events' }),
   );
   await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,

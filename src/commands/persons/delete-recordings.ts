@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
-import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteRecordingsOptions {
   distinctId?: string;
@@ -30,12 +29,12 @@ export function personsDeleteRecordingsCommand(): Command {
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
   const target = personTarget('delete-recordings', options.distinctId, [given]);
-  await checkTarget(target);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
-  const id = await resolvePersonId(ctx, target);
-  await confirmPersonAction(ctx, {
+  const resolved = await resolvePerson(ctx, target);
+  const { id } = resolved;
+  const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
-    id,
+    person: resolved,
     action: `delete all session recordings of person ${id}`,
     consequences: ['will delete all their session recordings; the person stays'],
     question: 'Delete all recordings of this person?',
@@ -46,10 +45,7 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   const { status } = await unconfirmed(
     `the deletion of person ${id}'s recordings`,
     'run the command again to make sure (starting it twice is harmless)',
-    () =>
-      deleteOnePerson(client, projectId, id, { deleteEvents: false, deleteRecordings: true, keepPerson: true }, async () => ({
-        status: await api.deleteRecordings(client, projectId, id),
-      })),
+    () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'recordings' }),
   );
   await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings`, [
     'It runs asynchronously; the recordings disappear once it has finished.',

@@ -3,12 +3,11 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
 import { unconfirmed } from './shared/unconfirmed.js';
-import * as api from '../../api/person-actions.js';
 
 export interface PersonsDeleteOptions {
   distinctId?: string;
@@ -46,7 +45,6 @@ export function personsDeleteCommand(): Command {
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
   const target = personTarget('delete', options.distinctId, [given]);
-  await checkTarget(target);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
       '--keep-person alone deletes nothing',
@@ -54,16 +52,17 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     );
   }
   const report = await prepareReport(ctx, ['person', 'deleted', 'delete_events', 'delete_recordings', 'status']);
-  const id = await resolvePersonId(ctx, target);
+  const resolved = await resolvePerson(ctx, target);
+  const { id } = resolved;
   const gone = [
     ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
     ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
     ...(options.deleteRecordings ? ['all their session recordings'] : []),
   ];
   const what = options.keepPerson ? `delete the data of person ${id}` : `delete person ${id}`;
-  await confirmPersonAction(ctx, {
+  const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
-    id,
+    person: resolved,
     action: what,
     consequences: ['will delete:', ...gone.map((g) => `  - ${g}`)],
     question: options.keepPerson ? 'Delete this data?' : 'Delete this person?',
@@ -79,7 +78,7 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const result = await unconfirmed(
     options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
-    () => deleteOnePerson(client, projectId, id, flags, () => api.deletePerson(client, projectId, id, options)),
+    () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'person', flags }),
   );
   const { status, goneEarlier } = result;
   if (goneEarlier) {

@@ -7,6 +7,7 @@ import { parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
+import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsErasureStatusOptions {
   receipt: string;
@@ -25,8 +26,6 @@ const COLUMNS = [
   'events_completed',
   'events_remaining',
 ];
-
-const n = (x: number) => x.toLocaleString('en-US');
 
 export function personsErasureStatusCommand(): Command {
   return new Command('erasure-status')
@@ -101,7 +100,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
     const persons = statuses.reduce((k, s) => k + s.persons_checked, 0);
     const events = statuses.reduce((k, s) => k + s.events_completed, 0);
     ctx.info(
-      `✔ the erasure is complete: ${n(persons)} persons still gone${events ? `, the deletion of their events has run (${n(events)})` : ''}`,
+      `✔ the erasure is complete: ${formatNumber(persons)} persons still gone${events ? `, the deletion of their events has run (${formatNumber(events)})` : ''}`,
     );
     return;
   }
@@ -112,7 +111,6 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
 }
 
 /** "1 person", "2 persons": a count with the words that agree with it. */
-const of = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 
 function describe(s: ErasureStatus): string {
   const where = `project ${s.project}`;
@@ -121,20 +119,20 @@ function describe(s: ErasureStatus): string {
       return `${where} was not searched by the erasure (the receipt says why)`;
     case 'reopened':
       return `${where}: ${[
-        s.persons_present && `${of(s.persons_present, 'person exists', 'persons exist')} again`,
+        s.persons_present && `${counted(s.persons_present, 'person exists', 'persons exist')} again`,
         s.distinct_ids_in_use &&
-          `${of(s.distinct_ids_in_use, 'distinct id names', 'distinct ids name')} a person again (${s.distinct_ids_in_use_list.slice(0, 3).join(', ')})`,
+          `${counted(s.distinct_ids_in_use, 'distinct id names', 'distinct ids name')} a person again (${s.distinct_ids_in_use_list.slice(0, 3).join(', ')})`,
       ]
         .filter(Boolean)
         .join(', ')}`;
     case 'pending':
-      return `${where}: the deletion of the events of ${of(s.events_pending, 'person', 'persons')} is still pending`;
+      return `${where}: the deletion of the events of ${counted(s.events_pending, 'person', 'persons')} is still pending`;
     case 'events_remain':
-      return `${where}: ${of(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${of(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only, so its deletion has left them`;
+      return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only, so its deletion has left them`;
     case 'events_unchecked':
       return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:
-      return `${where}: the server could not say${s.events_unseen ? ` (${n(s.events_unseen)} queued event deletions are not listed)` : ''}`;
+      return `${where}: the server could not say${s.events_unseen ? ` (${formatNumber(s.events_unseen)} queued event deletions are not listed)` : ''}`;
   }
 }
 

@@ -23,5 +23,7 @@ export const personsVerbs: LazyVerb[] = [
   { name: 'funnel-correlation', load: async () => (await import('./funnel-correlation.js')).personsFunnelCorrelationCommand() },
   { name: 'lifecycle', load: async () => (await import('./lifecycle.js')).personsLifecycleCommand() },
   { name: 'trends', load: async () => (await import('./trends.js')).personsTrendsCommand() },
+  { name: 'duplicates', load: async () => (await import('./duplicates.js')).personsDuplicatesCommand() },
+  { name: 'merge', load: async () => (await import('./merge.js')).personsMergeCommand() },
   { name: 'reset-distinct-id', load: async () => (await import('./reset-distinct-id.js')).personsResetDistinctIdCommand() },
 ];

@@ -14,6 +14,7 @@ import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
 import { PERSON_COLUMNS } from './shared/person-columns.js';
+import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsListOptions {
   email?: string;
@@ -114,7 +115,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   // Above the cap the server silently returns the cap and no `next`: the listing would stop there.
   if (pageSize > api.MAX_PERSONS_PAGE) {
     throw new UsageError(
-      `invalid --page-size ${pageSize}: the server returns at most ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} persons per page`,
+      `invalid --page-size ${pageSize}: the server returns at most ${formatNumber(api.MAX_PERSONS_PAGE)} persons per page`,
       `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
     );
   }
@@ -137,7 +138,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     const rows = Math.max(0, (await countCsvRecords(body)) - 1);
     if (rows >= api.MAX_PERSONS_PAGE) {
       ctx.warn(
-        `the server's CSV export stops at ${api.MAX_PERSONS_PAGE.toLocaleString('en-US')} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,
+        `the server's CSV export stops at ${formatNumber(api.MAX_PERSONS_PAGE)} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,
       );
     }
     return;
@@ -186,7 +187,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   await writer.end();
   if (shifted > 0)
     ctx.info(
-      `persons were deleted while this listing ran: ${shifted} ${shifted === 1 ? 'page was' : 'pages were'} asked for again from further back, so every person that existed throughout is listed once`,
+      `persons were deleted while this listing ran: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
   if (writer.count === 0)
     ctx.info(
@@ -195,8 +196,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
         : `no persons matched; --email matches the case exactly: \`hogctl persons get --email ${options.email}\` ignores the case of ASCII letters`,
     );
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
-  else if (more && ctx.io.stderr.isTTY)
-    ctx.info(`showing ${writer.count} ${writer.count === 1 ? 'person' : 'persons'}; --all for every one`);
+  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${counted(writer.count, 'person')}; --all for every one`);
 }
 
 /** `--after <created_at>,<uuid>[,<uuid>...]`: the last person a stopped --all printed. */

@@ -13,6 +13,7 @@ import { planKeyset, parseCursor, formatCursor } from '../../hogql/keyset.js';
 import { MAX_QUERY_ROWS, walkKeyset, type KeysetWalk } from '../../hogql/walk.js';
 import { runHogQL } from '../../api/query.js';
 import { rowShape, toRecords } from '../../hogql/rows.js';
+import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsQueryOptions {
   all?: boolean;
@@ -26,7 +27,7 @@ export interface PersonsQueryOptions {
 /** The newest servers' MAX_SELECT_RETURNED_ROWS; older servers stop at 10,000. */
 const MAX_PAGE_SIZE = MAX_QUERY_ROWS;
 /** The largest page the server allows, so an export needs the fewest queries: teams on the
- * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §0). */
+ * legacy limit get 120 HogQL queries an hour (docs/server-contract.md §7.2). */
 const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 /** The longest single Retry-After waited out by default; the legacy limit's can approach an hour. */
 const DEFAULT_MAX_WAIT = '60m';
@@ -157,7 +158,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
     await writer!.end();
     if (res.hasMore === true) {
       ctx.warn(
-        `the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${MAX_PAGE_SIZE.toLocaleString('en-US')}) to the query, or use --all to page through every row`,
+        `the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${formatNumber(MAX_PAGE_SIZE)}) to the query, or use --all to page through every row`,
       );
     }
     return;
@@ -182,7 +183,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   }
   const { pages } = walk;
   await writer!.end();
-  ctx.info(`${writer!.count.toLocaleString('en-US')} rows in ${pages} ${pages === 1 ? 'query' : 'queries'}`);
+  ctx.info(`${formatNumber(writer!.count)} rows in ${counted(pages, 'query', 'queries')}`);
 }
 
 /** Adds what to do about the errors a query typically meets. */

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseSetValue } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
@@ -45,7 +45,6 @@ export async function personsSetPropRun(
 ): Promise<void> {
   const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
   const [key, raw] = target.rest;
-  await checkTarget(target);
   checkPropertyKey(key);
   const value = parseSetValue(raw);
   const report = await prepareReport(ctx, ['person', 'key', 'value', 'status'], ['value']);

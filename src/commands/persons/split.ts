@@ -1,15 +1,14 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { PersonRecord } from '../../api/persons.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
-import { getPerson } from '../../api/persons.js';
-import { confirmPersonAction } from './shared/confirm-person.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
+import { confirmPersonAction, personToShow, type ShownPerson } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
 import * as api from '../../api/person-actions.js';
+import { counted } from '../../io/counts.js';
 
 export interface PersonsSplitOptions {
   distinctId?: string;
@@ -49,7 +48,7 @@ function parseList(raw: string): string[] {
   return [...new Set(items)];
 }
 
-function checkMain(person: PersonRecord, main: string): void {
+function checkMain(person: ShownPerson, main: string): void {
   if (!person.distinct_ids.includes(main)) {
     throw new UsageError(
       `--main-distinct-id "${main}" is not a distinct id of person ${person.id}`,
@@ -60,7 +59,6 @@ function checkMain(person: PersonRecord, main: string): void {
 
 export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, given?: string): Promise<void> {
   const target = personTarget('split', options.distinctId, [given]);
-  await checkTarget(target);
   const main = options.mainDistinctId;
   if ((main === undefined) === (options.distinctIds === undefined)) {
     throw new UsageError(
@@ -72,16 +70,17 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   const toSplit = options.distinctIds === undefined ? undefined : parseList(options.distinctIds);
 
   const report = await prepareReport(ctx, ['person', main !== undefined ? 'main_distinct_id' : 'distinct_ids_to_split', 'status']);
-  const id = await resolvePersonId(ctx, target);
+  const resolved = await resolvePerson(ctx, target);
+  const { id } = resolved;
   let person = await confirmPersonAction(ctx, {
     yes: options.yes,
-    id,
+    person: resolved,
     action: `split person ${id}`,
     check: (p) => main !== undefined && checkMain(p, main),
     consequences: (p) => {
       const moving = toSplit ?? p.distinct_ids.filter((d) => d !== main);
       return [
-        `will move ${moving.length} distinct id${moving.length === 1 ? '' : 's'} onto a new person each: ${moving.join(', ') || '(none)'}`,
+        `will move ${counted(moving.length, 'distinct id')} onto a new person each: ${moving.join(', ') || '(none)'}`,
         `the person keeps ${main !== undefined ? main : 'the other distinct ids'} and all its properties`,
       ];
     },
@@ -91,7 +90,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   const client = await ctx.api();
   // The server does not check main_distinct_id: one that is not the person's would move every id off.
   if (main !== undefined && !person) {
-    person = await getPerson(client, projectId, id);
+    person = await personToShow(client, projectId, resolved);
     checkMain(person, main);
   }
   const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };

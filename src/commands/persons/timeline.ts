@@ -3,11 +3,12 @@ import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 import { buildParams, readParamsFile } from './shared/insight-run.js';
 import * as insights from '../../api/person-insights.js';
+import { counted } from '../../io/counts.js';
 
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
@@ -38,7 +39,6 @@ export function personsTimelineCommand(): Command {
 
 export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, given?: string): Promise<void> {
   const target = personTarget('timeline', options.distinctId, [given]);
-  await checkTarget(target);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
   const output = await ctx.output();
   const projectId = await ctx.projectId();
@@ -62,7 +62,7 @@ export async function personsTimelineRun(ctx: Context, options: PersonsTimelineO
   await writer.end();
   const keys = timeline?.crucial_property_keys ?? [];
   ctx.info(
-    `${writer.count} ${writer.count === 1 ? 'point' : 'points'} from ${timeline?.effective_date_from ?? '?'} to ${timeline?.effective_date_to ?? '?'}` +
+    `${counted(writer.count, 'point')} from ${timeline?.effective_date_from ?? '?'} to ${timeline?.effective_date_to ?? '?'}` +
       (keys.length ? `; crucial properties: ${keys.join(', ')}` : ''),
   );
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
@@ -34,7 +34,6 @@ export async function personsUnsetPropRun(
 ): Promise<void> {
   const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
   const [key] = target.rest;
-  await checkTarget(target);
   checkPropertyKey(key);
   const report = await prepareReport(ctx, ['person', 'unset', 'status']);
   const projectId = await ctx.projectId();

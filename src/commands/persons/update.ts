@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
-import { distinctIdOption, checkTarget, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
@@ -41,7 +41,6 @@ export function personsUpdateCommand(): Command {
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, given?: string): Promise<void> {
   const target = personTarget('update', options.distinctId, [given]);
-  await checkTarget(target);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
   if (Object.keys(properties).length === 0) {
     throw new UsageError(

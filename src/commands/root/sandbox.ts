@@ -14,6 +14,7 @@ import { startSandbox } from './shared/start-sandbox.js';
 import { hogctlCommand } from './shared/hogctl-command.js';
 import { fitToTerminal } from '../../io/columns.js';
 import type { Sandbox } from '@hogctl/sandbox';
+import { formatNumber } from '../../io/counts.js';
 
 export interface SandboxCommandOptions {
   port: string;
@@ -130,7 +131,7 @@ function parseProjectPersons(raw: string): Record<number, number> {
 function projectLines(stores: Map<number, { size: number }>, seed: number): string {
   return [...stores]
     .map(([id, store]) => {
-      const persons = `${id}: ${store.size.toLocaleString('en-US')} persons`;
+      const persons = `${id}: ${formatNumber(store.size)} persons`;
       if (id === 1) return `${persons} (seed ${seed})`;
       if (id === 3) return `${persons} in another organisation (the key gets 403 there)`;
       return persons;

@@ -134,7 +134,7 @@ describe('persons lifecycle / funnel / funnel-correlation', () => {
     ]);
     const res = await hogctl(['persons', 'funnel', '--legacy', '--events', '[{"id":"a"},{"id":"b"}]']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain('1 persons shown; there are more: add --all');
+    expect(res.stderr).toContain('1 person shown; there are more: add --all');
   });
 
   it('funnel-correlation reads --params from standard input and prints the people of an older server', async () => {
@@ -268,7 +268,7 @@ describe('runHogQL', () => {
     expect(slow.message).toContain('still running');
   });
 
-  it('a failed async query answers the poll with 400 (docs/server-contract.md §0): its error_message is shown, exit 5; a bare 500 is a server failure, exit 7', async () => {
+  it('a failed async query answers the poll with 400 (docs/server-contract.md §7.2): its error_message is shown, exit 5; a bare 500 is a server failure, exit 7', async () => {
     api
       .on('POST', '/api/projects/7/query/', [{ status: 202, body: { query_status: { id: 'q4', complete: false } } }])
       .on('GET', '/api/projects/7/query/q4/', [

@@ -241,11 +241,17 @@ const DATE_FUNCTIONS: Record<string, { min: number; max: number }> = { toDateTim
 /**
  * String functions. HogQL's lower() is ClickHouse's lower(), which changes ASCII letters only
  * (lowerUTF8() is the Unicode one): 'LEE@EXAMPLE.NET' matches, 'É' stays 'É'. toString() of a
- * UUID or a string is the text, of a DateTime64 the server's rendering.
+ * UUID or a string is the text, of a DateTime64 the server's rendering. trim() with one argument
+ * is ClickHouse's trimBoth, which removes ASCII spaces only (HogQL maps trim and btrim to it:
+ * posthog/hogql/functions/clickhouse/strings.py POSTGRESQL_TRIM_FUNCTIONS).
  */
-const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = { lower: { min: 1, max: 1 }, toString: { min: 1, max: 1 } };
+const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = {
+  lower: { min: 1, max: 1 },
+  trim: { min: 1, max: 1 },
+  toString: { min: 1, max: 1 },
+};
 const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
-const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), toString(), toDateTime() and toDateTime64()';
+const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toDateTime() and toDateTime64()';
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -263,6 +269,20 @@ export function parseTimestampUs(text: string): number | null {
   return (ms - offsetMinutes * 60_000) * 1000 + micros;
 }
 
+/** Each list placeholder converted once, so that IN can index it (see stringSetOf). */
+const convertedLists = new WeakMap<unknown[], Value[]>();
+/** The strings of a list of strings, for IN: a row is looked up, not compared with every item. */
+const stringSets = new WeakMap<Value[], Set<string> | null>();
+
+function stringSetOf(list: Value[]): Set<string> | null {
+  let set = stringSets.get(list);
+  if (set === undefined) {
+    set = list.every((item) => typeof item === 'string') ? new Set(list as string[]) : null;
+    stringSets.set(list, set);
+  }
+  return set;
+}
+
 function placeholderValue(values: Record<string, unknown>, name: string): Value {
   if (!Object.prototype.hasOwnProperty.call(values, name)) {
     const known = Object.keys(values);
@@ -275,7 +295,14 @@ function placeholderValue(values: Record<string, unknown>, name: string): Value 
     if (Array.isArray(v)) return v.map(toValue);
     throw new HogQLError(`Placeholder {${name}} must be a string, number, boolean, null or a list of them`);
   };
-  return toValue(values[name]);
+  const raw = values[name];
+  if (!Array.isArray(raw)) return toValue(raw);
+  let list = convertedLists.get(raw);
+  if (!list) {
+    list = raw.map(toValue);
+    convertedLists.set(raw, list);
+  }
+  return list;
 }
 
 function jsonText(value: unknown): string | null {
@@ -425,6 +452,7 @@ class Evaluator {
         const v = this.eval(e.args[0], scope);
         if (e.name === 'lower')
           return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
+        if (e.name === 'trim') return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/^ +| +$/g, '');
         if (e.name === 'toString')
           return v === null ? null : v instanceof Timestamp ? v.text : typeof v === 'object' ? JSON.stringify(output(v)) : String(v);
         if (v === null || v instanceof Timestamp) return v;
@@ -564,6 +592,9 @@ function compareOp(op: string, left: Value, right: Value): Value {
   if (op === 'in' || op === 'not in') {
     if (left === null) return null;
     const list = Array.isArray(right) ? right : [right];
+    // A string against a list of strings compares equal only to the same string.
+    const strings = typeof left === 'string' && Array.isArray(right) ? stringSetOf(right) : null;
+    if (strings) return strings.has(left as string) !== (op === 'not in') ? 1 : 0;
     const found = list.some((item) => item !== null && compareValues(left, item) === 0);
     return found !== (op === 'not in') ? 1 : 0;
   }

@@ -11,7 +11,7 @@ import { methodNotAllowed, serverError, validationError } from '../errors.js';
 import { deletePersons } from '../person-deletion.js';
 import type { RouteSpec, Router } from '../router.js';
 import { canonicalUuid, type Person } from '../store.js';
-import { personsThrottle, storeFor } from './persons.js';
+import { personsThrottle, storeFor } from '../person-viewset.js';
 
 export const BULK_DELETE_RESPONSES = ['summary', 'queued', 'empty', 'absent'] as const;
 export type BulkDeleteResponse = (typeof BULK_DELETE_RESPONSES)[number];
@@ -112,7 +112,7 @@ function bulkDeleteHandler(mode: () => BulkDeleteResponse): Handler {
   };
 }
 
-export function bulkDeleteRoute(mode: () => BulkDeleteResponse): RouteSpec {
+function bulkDeleteRoute(mode: () => BulkDeleteResponse): RouteSpec {
   return {
     pattern: '/api/projects/:projectId/persons/bulk_delete',
     scopeObject: 'person',

@@ -10,7 +10,7 @@ import { render } from '../render.js';
 import type { ThrottleClass } from '../rate-limit.js';
 import type { Router } from '../router.js';
 import type { SandboxStore } from '../store.js';
-import { storeFor } from './persons.js';
+import { storeFor } from '../person-viewset.js';
 
 function serializeCohort(cohort: Cohort, store: SandboxStore) {
   return {

@@ -6,9 +6,8 @@
 // /persons/funnel/correlation/ is deliberately absent: the newest server removed it, so the
 // sandbox answers 404 like it does (the CLI says the server no longer offers it).
 //
-// The answers are plausible rather than computed from events (the sandbox has none): who is in a
-// funnel step or a lifecycle bucket is a deterministic function of the person, so the same seed
-// always gives the same people.
+// The answers are plausible rather than computed from events: who is in a funnel step or a
+// lifecycle bucket is insight-people.ts's deterministic function of the person.
 
 import { absoluteUrl, json, lastParam, type Handler, type RequestContext } from '../context.js';
 import { cohortCount, cohortsOf } from '../cohorts.js';
@@ -16,10 +15,11 @@ import { rawError, serverError, validationError } from '../errors.js';
 import { formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { serializeListItem } from '../person-format.js';
 import { hash32 } from '../prng.js';
+import { funnelPeople, lifecyclePeople } from '../insight-people.js';
 import type { Router } from '../router.js';
 import { formatTimestampUs, type Person } from '../store.js';
 import { findProject } from '../world.js';
-import { getPersonOr404, personsRouteDefaults, storeFor } from './persons.js';
+import { getPersonOr404, personsRouteDefaults, storeFor } from '../person-viewset.js';
 
 const PAGE = 100;
 const DAY_US = 86_400e6;
@@ -129,38 +129,6 @@ const propertiesTimeline: Handler = (ctx, app) => {
   });
 };
 
-/** Who completed step `step` (> 0) of a funnel of `steps`, or dropped off at it (< 0): each
- * person reaches a furthest step 0..steps, fewer the further along (a funnel's shape). */
-export function funnelPeople(store: Iterable<Person>, steps: number, step: number): Person[] {
-  const furthest = (p: Person) => {
-    let reached = 0;
-    while (reached < steps && hash32(p.id, 0xf0 + reached) % 100 < (reached === 0 ? 70 : 55)) reached++;
-    return reached;
-  };
-  const people: Person[] = [];
-  for (const person of store) {
-    const reached = furthest(person);
-    if (step > 0 ? reached >= step : reached === -step - 1) people.push(person);
-  }
-  return people;
-}
-
-/** The people of one lifecycle bucket on one day; buckets are disjoint, one draw per person. */
-export function lifecyclePeople(store: Iterable<Person>, day: string, type: string): Person[] {
-  const people: Person[] = [];
-  for (const person of store) {
-    const createdDay = person.createdAt.slice(0, 10);
-    if (type === 'new') {
-      if (createdDay === day) people.push(person);
-    } else if (createdDay < day && LIFECYCLE_SHARE[type] !== undefined) {
-      const roll = hash32(person.id, 0x11fe) % 100;
-      const start = type === 'returning' ? 0 : type === 'resurrecting' ? 30 : 40;
-      if (roll >= start && roll < start + LIFECYCLE_SHARE[type]) people.push(person);
-    }
-  }
-  return people;
-}
-
 /** GET/POST /persons/funnel/ — who completed (funnel_step > 0) or dropped off at (< 0) a step. */
 const funnel: Handler = (ctx, app) => {
   const params = filterParams(ctx);
@@ -175,8 +143,6 @@ const funnel: Handler = (ctx, app) => {
   const now = new Date(app.now()).toISOString();
   return json(200, { ...page, initial: absoluteUrl(ctx), missing_persons: 0, is_cached: false, last_refresh: now });
 };
-
-const LIFECYCLE_SHARE: Record<string, number> = { returning: 30, resurrecting: 10, dormant: 20 };
 
 /** GET /persons/lifecycle/ — the people of one lifecycle bucket on one date. */
 const lifecycle: Handler = (ctx, app) => {

@@ -1,4 +1,4 @@
-// Signing in with a session (docs/server-contract.md §11.1, §11.2, §0): the password step
+// Signing in with a session (docs/server-contract.md §11.1, §11.2, §11.5): the password step
 // `POST /api/login/`, the second factor `POST /api/login/token/`, and for accounts without TOTP
 // the e-mailed code (`POST /api/login/code-based-verification/` and `.../resend/`, from
 // PostHog/posthog posthog/api/test/test_code_based_verification.py), with PostHog's answers for
@@ -10,7 +10,8 @@ import { json } from '../context.js';
 import { ErrorResponse, serverError, throttled, validationError, fieldError } from '../errors.js';
 import type { Identity, Account } from '../identity.js';
 import type { Router } from '../router.js';
-import { isSecure, loginCookies, parseCookies, sessionCookie, setCookie, type Session } from '../session.js';
+import { isSecure, parseCookies, sessionCookie, setCookie } from '../session.js';
+import { currentSession, signIn } from '../sign-in.js';
 import { verifyTotp } from '../totp.js';
 
 /** TWO_FACTOR_LOGIN_TIMEOUT */
@@ -45,19 +46,6 @@ function requiredString(data: Record<string, unknown>, field: string): string {
   const text = String(value);
   if (text.trim() === '') throw fieldError(field, 'blank', 'This field may not be blank.');
   return text;
-}
-
-function currentSession(ctx: RequestContext, app: Services): Session | undefined {
-  return identity(app).sessions.get(parseCookies(ctx.headers.cookie).sessionid);
-}
-
-/** Django's login(): new session key, CSRF rotated, last_login updated, failures forgiven. */
-export function signIn(ctx: RequestContext, app: Services, account: Account): string[] {
-  const id = identity(app);
-  const session = id.sessions.login(currentSession(ctx, app), account.user.id);
-  account.lastLoginAt = app.now();
-  id.clearFailures(account.user.email);
-  return loginCookies(session, app.now(), isSecure(ctx.headers));
 }
 
 function twoFactorRequired(cookies: string[]): SandboxResponse {

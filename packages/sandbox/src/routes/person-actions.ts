@@ -1,22 +1,20 @@
-// The writing person endpoints and their read-backs (docs/server-contract.md §4 and §6.4–§6.7):
-// update, destroy, update_property, delete_property, split, delete_events,
+// The custom actions of the persons viewset that write, and their read-backs
+// (docs/server-contract.md §4 and §6.4–§6.7): update_property, delete_property, split, delete_events,
 // delete_recordings, reset_person_distinct_id, activity and deletion_status. Writes that the real
 // server routes through ingestion (`$set`, `$delete_person_property`, the split task) answer at
 // once and change the store after `applyDelayMs`, so reads right after them are stale, as in
 // PostHog.
 
-import { createHash } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { empty, lastParam } from '../context.js';
-import { fieldError, personDeletionFailed, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
+import { fieldError, rawError, serverError, swappedRequiredError, validationError } from '../errors.js';
 import { serializeEntry } from '../activity-log.js';
-import { deletePersons } from '../person-deletion.js';
-import { valuesAsJsonb } from '../jsonb.js';
 import { drfLimitOffsetPage, formatQueryParamsAbsoluteUrl } from '../paging.js';
 import { render } from '../render.js';
 import type { RouteSpec, Router } from '../router.js';
-import { canonicalUuid, formatTimestampUs, type Person } from '../store.js';
-import { getPersonOr404, personDetailRoute, personsRouteDefaults, storeFor } from './persons.js';
+import { canonicalUuid, formatTimestampUs } from '../store.js';
+import { uuidFromDistinctId } from '../person-uuid.js';
+import { capturePersonSet, getPersonOr404, personsRouteDefaults, storeFor } from '../person-viewset.js';
 import { absoluteUrl } from '../context.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -31,45 +29,12 @@ function actorOf(ctx: RequestContext) {
   return ctx.principal?.user ?? null;
 }
 
-/**
- * A `$set` event for the person's first distinct id, as `_set_properties` captures it. Ingestion
- * resolves the distinct id when the event is processed, so a person deleted meanwhile stays
- * deleted; a non-object `$set` is dropped, as capture failures are ignored.
- */
-function captureSet(ctx: RequestContext, app: Services, person: Person, set: unknown): void {
-  const store = storeFor(ctx, app);
-  const distinctId = person.distinctIds[0];
-  // The event goes through ingestion like any other: personless when the project opted out of
-  // person processing, and stored as jsonb keeps values (capture.ts).
-  const personless = ctx.project!.personProcessingOptOut;
-  app.later(app.applyDelayMs, () => {
-    const target = store.getByDistinctId(distinctId);
-    if (target && isObject(set) && !personless) store.setProperties(target.id, valuesAsJsonb(set));
-  });
-  app.activity.log({
-    teamId: teamOf(ctx),
-    itemId: person.id,
-    activity: 'updated',
-    user: actorOf(ctx),
-    detail: { changes: [{ type: 'Person', action: 'changed', field: 'properties' }] },
-  });
-}
-
-/** PATCH and PUT /persons/{id}/ — `update()` only ever $sets `properties`. */
-export const updatePerson: Handler = (ctx, app) => {
-  const data = ctx.data();
-  const properties = isObject(data) ? data.properties : undefined;
-  if (properties === undefined || properties === null) throw swappedRequiredError('properties');
-  captureSet(ctx, app, getPersonOr404(ctx, app), properties);
-  return empty(202);
-};
-
 /** POST /persons/{id}/update_property/ — `value` may be null, but must be present. */
 export const updateProperty: Handler = (ctx, app) => {
   const data = ctx.data();
   if (!isObject(data) || !('value' in data)) throw swappedRequiredError('value');
   if (data.key === undefined || data.key === null) throw swappedRequiredError('key');
-  captureSet(ctx, app, getPersonOr404(ctx, app), { [String(data.key)]: data.value });
+  capturePersonSet(ctx, app, getPersonOr404(ctx, app), { [String(data.key)]: data.value });
   return empty(202);
 };
 
@@ -107,18 +72,6 @@ export const deleteProperty: Handler = (ctx, app) => {
 function pyListRepr(values: string[]): string {
   const repr = (s: string) => (s.includes("'") && !s.includes('"') ? `"${s}"` : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
   return `[${values.map(repr).join(', ')}]`;
-}
-
-const PERSON_UUIDV5_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
-
-/** uuidFromDistinctId: a UUIDv5 of `team_id:distinct_id`, so a split-off person is findable. */
-export function uuidFromDistinctId(teamId: number, distinctId: string): string {
-  const namespace = Buffer.from(PERSON_UUIDV5_NAMESPACE.replace(/-/g, ''), 'hex');
-  const hash = createHash('sha1').update(namespace).update(`${teamId}:${distinctId}`, 'utf8').digest();
-  hash[6] = (hash[6] & 0x0f) | 0x50;
-  hash[8] = (hash[8] & 0x3f) | 0x80;
-  const h = hash.subarray(0, 16).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** POST /persons/{id}/split/ — validates, answers 201, and the split task runs afterwards. */
@@ -166,28 +119,6 @@ export const splitPerson: Handler = (ctx, app) => {
     detail: { name: person.uuid, changes: [{ type: 'Person', action: 'split', after }] },
   });
   return render(ctx, 201, { success: true });
-};
-
-/**
- * DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5).
- * A person that could not be deleted is a 503 `person_deletion_failed` (PostHog/posthog#103144).
- */
-export const destroyPerson: Handler = (ctx, app) => {
-  const person = getPersonOr404(ctx, app);
-  const summary = deletePersons(
-    app,
-    teamOf(ctx),
-    storeFor(ctx, app),
-    [person],
-    {
-      deleteEvents: ctx.query.has('delete_events'),
-      deleteRecordings: ctx.query.has('delete_recordings'),
-      keepPerson: ctx.query.has('keep_person'),
-    },
-    actorOf(ctx),
-  );
-  if (summary.deletion_errors.length) throw personDeletionFailed('delete_postgres');
-  return empty(202);
 };
 
 /** POST /persons/{id}/delete_events/ (deprecated): queues the AsyncDeletion only. */
@@ -302,11 +233,6 @@ function listAction(name: string, method: 'GET' | 'POST', handler: Handler, requ
 }
 
 export function registerPersonActionRoutes(router: Router): void {
-  // PATCH/PUT/DELETE share the detail route with GET (one pattern can have only one route).
-  personDetailRoute.methods.PATCH = { action: 'partial_update', handler: updatePerson };
-  personDetailRoute.methods.PUT = { action: 'update', handler: updatePerson };
-  personDetailRoute.methods.DELETE = { action: 'destroy', handler: destroyPerson };
-
   router.add(detailAction('update_property', 'POST', updateProperty, WRITE));
   router.add(detailAction('delete_property', 'POST', deleteProperty, WRITE));
   router.add(detailAction('split', 'POST', splitPerson, WRITE));

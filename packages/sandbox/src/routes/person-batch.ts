@@ -1,4 +1,4 @@
-// POST /persons/batch_by_uuids/ and /persons/batch_by_distinct_ids/ (docs/server-contract.md §0, §6.7):
+// POST /persons/batch_by_uuids/ and /persons/batch_by_distinct_ids/ (docs/server-contract.md §6.7):
 // PersonViewSet.batch_by_uuids and batch_by_distinct_ids in PostHog/posthog
 // posthog/api/person.py. Each reads the first 200 values of its list; anything but a non-empty
 // list is an empty answer, not an error. Persons are MinimalPerson records: the full record with
@@ -9,7 +9,7 @@ import { validationError } from '../errors.js';
 import { serializeRecord } from '../person-format.js';
 import type { RouteSpec, Router } from '../router.js';
 import { canonicalUuid, type Person } from '../store.js';
-import { personsRouteDefaults, storeFor } from './persons.js';
+import { personsRouteDefaults, storeFor } from '../person-viewset.js';
 
 const MAX_BATCH_SIZE = 200;
 

@@ -1,4 +1,4 @@
-// `GET /api/personal_api_keys/@current/` (docs/server-contract.md §0; PostHog/posthog
+// `GET /api/personal_api_keys/@current/` (docs/server-contract.md §3.6; PostHog/posthog
 // posthog/api/personal_api_key.py, PersonalAPIKeyViewSet.safely_get_object): the key that made
 // the request, with its label, scopes and scoped projects and organisations. The view's scope
 // object is `personal_api_key`, so a key needs `personal_api_key:read` (or `*`) to see itself;

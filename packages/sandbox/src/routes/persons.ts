@@ -1,38 +1,26 @@
-// Persons endpoints (docs/server-contract.md §6). Later work adds update, destroy, bulk_delete and the
-// other actions here; each is one entry in `methods` plus a handler.
+// The persons endpoints of PostHog's PersonViewSet without a custom action (docs/server-contract.md §6):
+// list and create, retrieve, update and destroy. The custom actions are in person-actions.ts,
+// person-batch.ts, bulk-delete.ts and legacy-persons.ts; what they share is in person-viewset.ts.
 
-import type { Principal } from '../auth.js';
-import type { Handler, RequestContext, Services } from '../context.js';
-import { methodNotAllowed, notFound, validationError } from '../errors.js';
+import type { Handler, RequestContext } from '../context.js';
+import { empty } from '../context.js';
+import { methodNotAllowed, personDeletionFailed, swappedRequiredError, validationError } from '../errors.js';
 import { formatQueryParamsAbsoluteUrl } from '../paging.js';
+import { deletePersons } from '../person-deletion.js';
 import { serializeListItem, serializeRecord } from '../person-format.js';
+import { capturePersonSet, getPersonOr404, personsRouteDefaults, storeFor } from '../person-viewset.js';
 import { compilePropertiesParam } from '../property-filter.js';
-import type { ThrottleClass } from '../rate-limit.js';
 import { render } from '../render.js';
 import type { RouteSpec, Router } from '../router.js';
-import { canonicalUuid, type PersonFilter, type SandboxStore } from '../store.js';
+import type { PersonFilter } from '../store.js';
 import { absoluteUrl, lastParam } from '../context.js';
 
 const DEFAULT_PAGE_LIMIT = 100;
 /** The HogQL paginator clamps to MAX_SELECT_RETURNED_ROWS; `next` still uses the asked limit. */
 const MAX_SELECT_RETURNED_ROWS = 50_000;
 /** CSV_EXPORT_LIMIT is 300,000 on newest servers, but the ActorsQueryRunner's paginator clamps
- * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (docs/server-contract.md §0). */
+ * to MAX_SELECT_RETURNED_ROWS first, so a CSV body holds at most 50,000 rows (docs/server-contract.md §2.1). */
 const CSV_EXPORT_LIMIT = MAX_SELECT_RETURNED_ROWS;
-const DELETE_ACTIONS = new Set(['destroy', 'bulk_delete', 'delete_events', 'delete_recordings']);
-
-/** PersonViewSet.get_throttles: keys get delete or ClickHouse limits, sessions the web limits. */
-export function personsThrottle(principal: Principal | null, action: string | null): ThrottleClass {
-  if (principal?.kind === 'personal_api_key') return action !== null && DELETE_ACTIONS.has(action) ? 'delete' : 'read';
-  return 'web';
-}
-
-export function storeFor(ctx: RequestContext, app: Services): SandboxStore {
-  const store = ctx.project && app.stores.get(ctx.project.id);
-  if (!store) throw notFound('Project not found.');
-  return store;
-}
-
 function intParam(ctx: RequestContext, name: string): number | undefined {
   const raw = lastParam(ctx.query, name);
   if (raw === null || raw === '') return undefined;
@@ -83,23 +71,6 @@ export const listPersons: Handler = (ctx, app) => {
   return render(ctx, 200, body);
 };
 
-/** PersonViewSet.safely_get_object's id check: a UUID or something Python's int() accepts. */
-function looksLikePersonId(id: string): boolean {
-  return canonicalUuid(id) !== null || /^\s*[+-]?\d+(_\d+)*\s*$/.test(id);
-}
-
-export function getPersonOr404(ctx: RequestContext, app: Services) {
-  const id = ctx.params.id;
-  if (!looksLikePersonId(id)) {
-    throw validationError(
-      `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${id} instead.`,
-    );
-  }
-  const person = storeFor(ctx, app).getByIdOrUuid(canonicalUuid(id) ?? id.replace(/_/g, ''));
-  if (!person) throw notFound();
-  return person;
-}
-
 /** GET /persons/{id}/ — integer id or UUID. */
 export const retrievePerson: Handler = (ctx, app) => render(ctx, 200, serializeRecord(getPersonOr404(ctx, app)));
 
@@ -111,18 +82,41 @@ export const createPerson: Handler = () => {
   );
 };
 
-/** What every route of the persons viewset shares: scope object, project, parsers, throttles. */
-export const personsRouteDefaults = {
-  scopeObject: 'person',
-  projectParam: 'projectId',
-  parsers: 'json',
-  throttle: personsThrottle,
-  environmentsAlias: true,
-} as const satisfies Partial<RouteSpec>;
+/** PATCH and PUT /persons/{id}/ — `update()` only ever $sets `properties`. */
+const updatePerson: Handler = (ctx, app) => {
+  const data = ctx.data();
+  const properties =
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>).properties : undefined;
+  if (properties === undefined || properties === null) throw swappedRequiredError('properties');
+  capturePersonSet(ctx, app, getPersonOr404(ctx, app), properties);
+  return empty(202);
+};
+
+/**
+ * DELETE /persons/{id}/ — flags count when present, whatever their value (docs/server-contract.md §6.5).
+ * A person that could not be deleted is a 503 `person_deletion_failed` (PostHog/posthog#103144).
+ */
+const destroyPerson: Handler = (ctx, app) => {
+  const person = getPersonOr404(ctx, app);
+  const summary = deletePersons(
+    app,
+    ctx.project!.id,
+    storeFor(ctx, app),
+    [person],
+    {
+      deleteEvents: ctx.query.has('delete_events'),
+      deleteRecordings: ctx.query.has('delete_recordings'),
+      keepPerson: ctx.query.has('keep_person'),
+    },
+    ctx.principal?.user ?? null,
+  );
+  if (summary.deletion_errors.length) throw personDeletionFailed('delete_postgres');
+  return empty(202);
+};
 
 const common = personsRouteDefaults;
 
-export const personsListRoute: RouteSpec = {
+const personsListRoute: RouteSpec = {
   ...common,
   renderers: ['json', 'csv'],
   pattern: '/api/projects/:projectId/persons',
@@ -133,13 +127,16 @@ export const personsListRoute: RouteSpec = {
   },
 };
 
-export const personDetailRoute: RouteSpec = {
+const personDetailRoute: RouteSpec = {
   ...common,
   renderers: ['json', 'csv'],
   pattern: '/api/projects/:projectId/persons/:id',
   detail: true,
   methods: {
     GET: { action: 'retrieve', handler: retrievePerson },
+    PATCH: { action: 'partial_update', handler: updatePerson },
+    PUT: { action: 'update', handler: updatePerson },
+    DELETE: { action: 'destroy', handler: destroyPerson },
   },
 };
 

@@ -6,24 +6,8 @@ import { notFound } from '../errors.js';
 import { drfLimitOffsetPage } from '../paging.js';
 import { render } from '../render.js';
 import type { Router } from '../router.js';
+import { serializeProjectBasic } from '../user-format.js';
 import { isMember, type Project } from '../world.js';
-
-/** ProjectBackwardCompatBasicSerializer fields. */
-export function serializeProjectBasic(project: Project) {
-  return {
-    id: project.id,
-    uuid: project.uuid,
-    organization: project.organizationId,
-    api_token: project.apiToken,
-    name: project.name,
-    completed_snippet_onboarding: true,
-    has_completed_onboarding_for: { product_analytics: true },
-    ingested_event: true,
-    is_demo: false,
-    timezone: project.timezone,
-    access_control: false,
-  };
-}
 
 function serializeProjectDetail(project: Project) {
   return {

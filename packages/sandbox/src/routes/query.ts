@@ -10,7 +10,7 @@ import { ErrorResponse, fieldError, notFound, validationError } from '../errors.
 import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
-import { storeFor } from './persons.js';
+import { storeFor } from '../person-viewset.js';
 import { runActorsQuery } from '../actors-query.js';
 
 export const OFFSET_REFUSED =
@@ -128,7 +128,7 @@ export function registerQueryRoutes(router: Router): void {
     const isAsync = ASYNC_MODES.has(request.refresh) || request.async;
     if (!isAsync) return json(200, run(ctx, app, request, query));
     // Run in the background: a failure shows in the poll (400 with query_status.error and
-    // error_message, docs/server-contract.md §0), not in this answer.
+    // error_message, docs/server-contract.md §7.2), not in this answer.
     let result: ReturnType<typeof run> | undefined;
     let failure: string | undefined;
     try {

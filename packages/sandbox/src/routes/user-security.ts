@@ -12,8 +12,8 @@ import { requireRecentLogin, targetAccount } from '../user-access.js';
 import type { Router } from '../router.js';
 import { newBackupCodes, newTotpSecret, verifyTotp } from '../totp.js';
 import { EMAIL_CODE_MAX_ATTEMPTS } from '../identity.js';
-import { signIn } from './login.js';
-import { serializeUser } from './users.js';
+import { signIn } from '../sign-in.js';
+import { serializeUser } from '../user-format.js';
 
 /** How long the two_factor_start_setup key stays in the session. */
 export const TWO_FACTOR_SETUP_MS = 10 * 60 * 1000;

@@ -2,6 +2,7 @@
 // an authentication failure (exit 4), although PostHog answers most with a 400: a wrong password
 // or code is not a malformed request, and scripts should treat it like a refused key.
 import { ApiError, AuthError, RateLimitedError } from '../../../errors.js';
+import { counted } from '../../../io/counts.js';
 
 const AGAIN = 'run `hogctl auth login` again';
 
@@ -50,7 +51,7 @@ export function explainLoginError(err: unknown): unknown {
   if (err instanceof RateLimitedError || (err instanceof ApiError && err.status === 429)) {
     const minutes = waitMinutes(err.message);
     return new RateLimitedError(
-      `too many attempts: wait ${minutes === undefined ? 'a few minutes' : `${minutes} minute${minutes === 1 ? '' : 's'}`} before trying again`,
+      `too many attempts: wait ${minutes === undefined ? 'a few minutes' : counted(minutes, 'minute')} before trying again`,
       'PostHog limits how often codes may be tried or sent',
     );
   }

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { collect } from '../../../cli/flags.js';
 import { MAX_ACTORS_PAGE } from '../../../api/actors.js';
+import { formatNumber } from '../../../io/counts.js';
 
 /** The longest single wait for the query endpoint's limit by default; an hourly limit's can approach an hour. */
 export const DEFAULT_ACTORS_MAX_WAIT = '60m';
@@ -48,7 +49,7 @@ export function addPeopleOptions(command: Command, post: boolean): Command {
 
 /** How the actors query pages, for the descriptions of the commands that use it. */
 export const ACTORS_PAGING =
-  `With a key, --all asks for ${MAX_ACTORS_PAGE.toLocaleString('en-US')} persons a query (the query endpoint is rate-limited, with hourly limits on PostHog Cloud), ` +
+  `With a key, --all asks for ${formatNumber(MAX_ACTORS_PAGE)} persons a query (the query endpoint is rate-limited, with hourly limits on PostHog Cloud), ` +
   'waits as long as the server asks, up to --max-wait, and when stopped for any reason prints the command that continues: ' +
   'the one given with --offset <n>, so the two outputs appended together hold every person once.';
 
@@ -57,7 +58,7 @@ export function addActorsOptions(command: Command): Command {
   return command
     .option(
       '--page-size <n>',
-      `with --all: persons per query (default and most: ${MAX_ACTORS_PAGE.toLocaleString('en-US')}, the largest page the server says more follow after)`,
+      `with --all: persons per query (default and most: ${formatNumber(MAX_ACTORS_PAGE)}, the largest page the server says more follow after)`,
     )
     .option(
       '--offset <n>',

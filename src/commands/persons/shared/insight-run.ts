@@ -14,6 +14,7 @@ import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { rerunCommand } from '../../../cli/rerun.js';
 import { stoppedError } from '../../../cli/stopped.js';
 import { PERSON_COLUMNS } from './person-columns.js';
+import { counted, formatNumber } from '../../../io/counts.js';
 
 function parseJsonFlag(raw: string, flag: string, example: string): unknown {
   try {
@@ -125,7 +126,7 @@ export async function printPeople(
     if (!options.all || !next || people.length === 0 || seen.has(next)) break;
     seen.add(next);
     if (options.post) {
-      // Correlation persons page with their own parameter names (docs/server-contract.md §0).
+      // Correlation persons page with their own parameter names (docs/server-contract.md §6.7).
       const offsetName = endpoint === 'funnel/correlation/' ? 'funnel_correlation_person_offset' : 'offset';
       const offset = new URL(next, 'http://x').searchParams.get(offsetName);
       if (offset === null) break;
@@ -136,7 +137,7 @@ export async function printPeople(
   }
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
-  else if (!options.all && page?.next) ctx.info(`${writer.count} persons shown; there are more: add --all to print every page`);
+  else if (!options.all && page?.next) ctx.info(`${counted(writer.count, 'person')} shown; there are more: add --all to print every page`);
 }
 
 /** How a wait for the query endpoint's limit reads when the query is not HogQL. */
@@ -161,7 +162,7 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   const pageSize = options.pageSize === undefined ? MAX_ACTORS_PAGE : parseCount(options.pageSize, '--page-size');
   if (pageSize > MAX_ACTORS_PAGE) {
     throw new UsageError(
-      `invalid --page-size ${pageSize}: the server says whether more persons follow only on pages of up to ${MAX_ACTORS_PAGE.toLocaleString('en-US')}`,
+      `invalid --page-size ${pageSize}: the server says whether more persons follow only on pages of up to ${formatNumber(MAX_ACTORS_PAGE)}`,
       `use --page-size ${MAX_ACTORS_PAGE} or less`,
     );
   }
@@ -210,5 +211,7 @@ async function printActors(ctx: Context, kind: InsightKind, params: Params, opti
   await writer.end();
   if (writer.count === 0) ctx.info('no persons matched');
   else if (!options.all && more)
-    ctx.info(`${writer.count} persons shown; there are more: add --all to print every page, or --offset ${offset} for the next ones`);
+    ctx.info(
+      `${counted(writer.count, 'person')} shown; there are more: add --all to print every page, or --offset ${offset} for the next ones`,
+    );
 }

@@ -6,7 +6,7 @@ import { Option } from 'commander';
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { UsageError } from '../../../errors.js';
-import { checkPersonId, findByDistinctId } from '../../../api/persons.js';
+import { checkPersonId, findByDistinctId, type ListedPerson } from '../../../api/persons.js';
 
 export const ID_ARGUMENT = 'the integer id or the UUID of the person (or give --distinct-id instead)';
 
@@ -16,7 +16,7 @@ export function distinctIdOption(): Option {
 }
 
 export interface PersonTarget {
-  /** The id or UUID as given, when one was. */
+  /** The id or UUID given, checked and trimmed, when one was. */
   id?: string;
   distinctId?: string;
   /** The other positional arguments, after the id when there was one. */
@@ -26,7 +26,7 @@ export interface PersonTarget {
 /**
  * Splits the positionals of `verb` (declared all optional, so that `--distinct-id` can stand in
  * for the first) into the id and the rest, and checks that exactly one of id and --distinct-id
- * was given and that every one of `restNames` is there.
+ * was given, that every one of `restNames` is there, and that the id is an integer or a UUID.
  */
 export function personTarget(
   verb: string,
@@ -51,20 +51,25 @@ export function personTarget(
   }
   const missing = restNames[rest.length];
   if (missing !== undefined) throw new UsageError(`missing argument <${missing}>`, `usage: \`${usage}\` or \`${alternative}\``);
-  return { id, distinctId, rest };
+  return { id: id === undefined ? undefined : checkPersonId(id), distinctId, rest };
 }
 
-/** Checks the given id (a usage error before any request) and returns it, trimmed. */
-export async function checkTarget(target: PersonTarget): Promise<void> {
-  if (target.id === undefined) return;
-  target.id = checkPersonId(target.id);
+/** The person a verb acts on, found once: the id to put in the path, and the person when finding
+ * it read them (a distinct id is looked up in the persons list). */
+export interface ResolvedPerson {
+  id: string;
+  listed?: ListedPerson;
+}
+
+/** The id given, or the UUID of the person with the distinct id, with that person. */
+export async function resolvePerson(ctx: Context, target: PersonTarget, client?: ApiClient): Promise<ResolvedPerson> {
+  if (target.id !== undefined) return { id: target.id };
+  const projectId = await ctx.projectId();
+  const listed = await findByDistinctId(client ?? (await ctx.api()), projectId, target.distinctId as string);
+  return { id: listed.uuid, listed };
 }
 
 /** The id to put in the path: the one given, or the UUID of the person with the distinct id. */
 export async function resolvePersonId(ctx: Context, target: PersonTarget, client?: ApiClient): Promise<string> {
-  if (target.id !== undefined) return target.id;
-  const projectId = await ctx.projectId();
-  const person = await findByDistinctId(client ?? (await ctx.api()), projectId, target.distinctId as string);
-  target.id = person.uuid;
-  return person.uuid;
+  return (await resolvePerson(ctx, target, client)).id;
 }

@@ -1,7 +1,7 @@
 // Checks a new profile's key and project against the server before they are saved, so that a
 // typo shows at set-up rather than at the first real command.
 //
-// The key: `GET /api/personal_api_keys/@current/` answers for the calling key (docs/server-contract.md §0,
+// The key: `GET /api/personal_api_keys/@current/` answers for the calling key (docs/server-contract.md §3.6,
 // PostHog/posthog#26519); a server without it (404) is asked `GET /api/users/@me/` instead. 401
 // means the key is wrong; a 403 means it is valid but lacks the scope to read that (fine here).
 // The project: `GET /api/projects/{id}/` (docs/server-contract.md §8): 404 when it does not exist or the

@@ -6,6 +6,7 @@ import { UsageError } from '../../../errors.js';
 import type { ApiClient, ApiResponse, Query } from '../../../http/client.js';
 import { RecordWriter, writeFiltered, writeRecord, type OutputSettings, type Row } from '../../../io/output.js';
 import { writeAll } from '../../../io/streams.js';
+import { counted } from '../../../io/counts.js';
 
 /** A path under the base URL; `{project_id}` becomes the chosen project. */
 export async function resolvePath(ctx: Context, raw: string): Promise<string> {
@@ -142,5 +143,5 @@ export async function printPages(
     url = isObject(res.body) && typeof res.body.next === 'string' ? res.body.next : null;
   }
   await writer?.end();
-  ctx.debug(`--paginate: ${pages} page${pages === 1 ? '' : 's'}`);
+  ctx.debug(`--paginate: ${counted(pages, 'page')}`);
 }

@@ -7,6 +7,7 @@ import { checkOtpCode } from '../../../cli/otp-code.js';
 import { setupText, SECRET_WARNING, SETUP_INTRO, explainValidateError } from './shared/setup.js';
 import { writeBackupCodes } from './shared/show-codes.js';
 import * as api from '../../../api/users.js';
+import { plural } from '../../../io/counts.js';
 
 export interface TwoFactorEnableOptions {
   user?: string;
@@ -59,7 +60,7 @@ export async function twoFactorEnableRun(ctx: Context, options: TwoFactorEnableO
       const explained = explainValidateError(err);
       if (!(err instanceof ApiError) || err.server.code !== 'token_invalid' || attempt >= ATTEMPTS) throw explained;
       ctx.warn(
-        `${(explained as Error).message}; try the next code (${ATTEMPTS - attempt} ${ATTEMPTS - attempt === 1 ? 'try' : 'tries'} left)`,
+        `${(explained as Error).message}; try the next code (${ATTEMPTS - attempt} ${plural(ATTEMPTS - attempt, 'try', 'tries')} left)`,
       );
     }
   }

@@ -5,6 +5,7 @@ import { examples } from '../../../cli/help-text.js';
 import { mark, writeSummary } from '../../../io/summary.js';
 import { checkUserId, twoFactorStatus } from '../../../api/users.js';
 import { writeBackupCodes } from './shared/show-codes.js';
+import { plural } from '../../../io/counts.js';
 
 export interface TwoFactorStatusOptions {
   user?: string;
@@ -51,7 +52,7 @@ export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusO
     ? mark(
         output,
         true,
-        `Two-factor authentication is on for ${who} (${status.method ?? 'TOTP'}), ${codes} unused backup code${codes === 1 ? '' : 's'}`,
+        `Two-factor authentication is on for ${who} (${status.method ?? 'TOTP'}), ${codes} unused ${plural(codes, 'backup code')}`,
       )
     : mark(output, false, `Two-factor authentication is off for ${who}: turn it on with \`hogctl users 2fa enable\``);
   await writeSummary(output, [summary], record, { columns: Object.keys(record), fields: [...Object.keys(record), 'backup_codes'] });

@@ -1,0 +1,145 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { collect, parseCount, parseDuration } from '../../cli/flags.js';
+import { RecordWriter } from '../../io/output.js';
+import { UsageError } from '../../errors.js';
+import { caseProjects, parseProjectList } from '../../bulk/projects.js';
+import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
+import { counted, formatNumber } from '../../io/counts.js';
+
+export interface PersonsDuplicatesOptions {
+  by?: string[];
+  minGroup?: string;
+  maxGroup?: string;
+  projects?: string;
+  allProjects?: boolean;
+  maxWait?: string;
+}
+
+const DEFAULT_MAX_WAIT = '60m';
+const DEFAULT_MAX_GROUP = 100;
+
+/** The review table and CSV: one row per candidate. */
+const CANDIDATE_COLUMNS = [
+  'group',
+  'project_id',
+  'key',
+  'uuid',
+  'distinct_ids',
+  'created_at',
+  'last_seen',
+  'event_count',
+  'is_identified',
+  'differing',
+];
+
+export function personsDuplicatesCommand(): Command {
+  return new Command('duplicates')
+    .summary('find persons that look like one person: the same e-mail address, or the same value of --by')
+    .description(
+      'List groups of persons that share a normalised e-mail address (the email property, lower-cased and with the spaces around it removed, ' +
+        "as HogQL's lower() and trim() do: ASCII letters only) or, with --by, the value of another property or of a HogQL expression over persons. " +
+        '--by may be repeated: persons that share any one of the keys are one group.\n\n' +
+        'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
+        'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
+        "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
+        'A table (and -o csv) has one row per candidate: its group, UUID, distinct ids, created, last seen, event count, ' +
+        'and the properties whose values differ within its group. -o json and -o ndjson print one object per group, with every property; ' +
+        'that is what `hogctl persons merge --groups` reads. The counts of groups and persons go to stderr.\n\n' +
+        'Groups never span projects: with --projects or --all-projects each project is searched on its own.',
+    )
+    .option(
+      '--by <key>',
+      'group by this property (email by default; any other compared as it is) or HogQL expression (repeatable)',
+      collect,
+    )
+    .option('--min-group <n>', 'the fewest persons that make a group (default 2)')
+    .option(
+      '--max-group <n>',
+      `groups larger than this are left out and named in a warning: a value shared by that many persons is a placeholder, not one person (default ${DEFAULT_MAX_GROUP})`,
+    )
+    .option('--projects <ids>', 'search these projects, e.g. 1,2,3 (each on its own)')
+    .option('--all-projects', 'search every project the key can see')
+    .option('--max-wait <duration>', `the longest single wait the query limit may ask for, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`)
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons duplicates',
+        'hogctl persons duplicates --by email --by user_id --min-group 3',
+        'hogctl persons duplicates -o json > groups.json',
+        'hogctl persons duplicates --by "lower(properties.phone)" -o csv > review.csv',
+      ),
+    )
+    .action(withContext(personsDuplicatesRun));
+}
+
+export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplicatesOptions): Promise<void> {
+  const keys = (options.by && options.by.length > 0 ? options.by : ['email']).map(parseKey);
+  const minGroup = options.minGroup === undefined ? 2 : parseCount(options.minGroup, '--min-group', 2);
+  const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
+  if (maxGroup < minGroup) throw new UsageError(`--max-group ${maxGroup} is below --min-group ${minGroup}`);
+  const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
+  if (options.projects !== undefined && options.allProjects) throw new UsageError('--projects and --all-projects cannot be used together');
+  const projectsSetting = {
+    projects: options.projects === undefined ? undefined : parseProjectList(options.projects),
+    allProjects: options.allProjects,
+  };
+
+  const output = await ctx.output();
+  const client = await ctx.api();
+  const projects = await caseProjects(ctx, client, projectsSetting);
+  const byGroup = output.format === 'json' || output.format === 'ndjson' || output.filter !== undefined;
+  const writer = byGroup
+    ? new RecordWriter(output, { columns: ['project_id', 'key', 'size', 'differing_properties', 'persons'] })
+    : new RecordWriter(output, { columns: CANDIDATE_COLUMNS, fields: CANDIDATE_COLUMNS });
+  let groups = 0;
+  let persons = 0;
+  let queries = 0;
+  for (const project of projects) {
+    if (project.unreachable) {
+      ctx.warn(`project ${project.id} was not searched: ${project.unreachable}`);
+      continue;
+    }
+    const found = await findDuplicates(ctx, client, project.id, {
+      keys,
+      minGroup,
+      maxGroup,
+      maxWaitMs,
+      onProgress: (what) => ctx.debug(`project ${project.id}: ${what}`),
+    });
+    queries += found.queries;
+    for (const big of found.tooLarge) {
+      ctx.warn(
+        `project ${project.id}: ${formatNumber(big.persons)} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`,
+      );
+    }
+    if (byGroup) await writer.writePage(found.groups as unknown as Record<string, unknown>[]);
+    else await writer.writePage(found.groups.flatMap((g, i) => candidateRows(g, groups + i + 1)));
+    groups += found.groups.length;
+    persons += found.groups.reduce((n, g) => n + g.size, 0);
+  }
+  await writer.end();
+  const where = projects.length === 1 ? '' : ` in ${projects.length} projects`;
+  ctx.info(
+    `${counted(groups, 'group')} of duplicates, ${counted(persons, 'person')}${where}, found in ${counted(queries, 'query', 'queries')}`,
+  );
+}
+
+/** A group as review rows: each candidate with the values of the properties that differ. */
+function candidateRows(group: DuplicateGroup, index: number): Record<string, unknown>[] {
+  const names = group.differing_properties.filter((name) => !name.startsWith('$'));
+  return group.persons.map((p) => ({
+    group: index,
+    project_id: group.project_id,
+    key: keyText(group),
+    uuid: p.uuid,
+    distinct_ids: p.distinct_ids.join(' '),
+    created_at: p.created_at,
+    last_seen: p.last_seen ?? '',
+    event_count: p.event_count,
+    is_identified: p.is_identified,
+    differing: names.map((name) => `${name}=${name in p.properties ? JSON.stringify(p.properties[name]) : '(none)'}`).join(' '),
+  }));
+}

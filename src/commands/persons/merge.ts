@@ -1,0 +1,192 @@
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { parseDuration } from '../../cli/flags.js';
+import { readPersons } from '../../merge/find-duplicates.js';
+import { DEFAULT_KEEP, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
+import { readGroups } from '../../merge/read-groups.js';
+import { runMerge } from '../../merge/merge-job.js';
+import { runUndo } from '../../merge/undo.js';
+
+export interface PersonsMergeOptions {
+  groups?: string;
+  keep?: string;
+  dryRun?: boolean;
+  planOut?: string;
+  yes?: boolean;
+  resume?: boolean;
+  journal?: string;
+  receipt?: string;
+  verifyTimeout?: string;
+  maxWait?: string;
+  undo?: string;
+}
+
+const DEFAULT_VERIFY_TIMEOUT = '5m';
+
+export function personsMergeCommand(): Command {
+  return new Command('merge')
+    .summary('merge duplicate persons into one, through capture: planned, confirmed, journaled, verified')
+    .description(
+      'Merge each group of duplicate persons into one of them. The groups are what `hogctl persons duplicates -o json` (or -o ndjson) ' +
+        'prints, from a file or standard input (--groups -), or a plan written by --plan-out and reviewed; ' +
+        '`hogctl persons merge <keep> <other>...` merges one group: the persons these UUIDs or distinct ids name, into the first.\n\n' +
+        `The person kept in each group is chosen by --keep: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP}: the earliest created; ` +
+        'most-events: the most events; identified: an identified person, then the most events; ties go to the oldest). ' +
+        `Properties: ${PROPERTY_RULE}; the earliest created_at stays, and the kept person becomes identified.\n\n` +
+        'PostHog has no REST endpoint for merging: each person merged away is one `$merge_dangerously` event sent through capture ' +
+        '(with the project API key, read with your personal key), applied asynchronously. So the merge reads back the person store ' +
+        'until each group is one person holding every distinct id, or --verify-timeout passes; the receipt lists each group as merged, pending or failed. ' +
+        'A person holding a distinct id PostHog refuses to merge (such as "null" or "undefined", usually many people under one placeholder) ' +
+        'is left out and named in the plan, never merged. Groups never span projects, and no person is created: every person is read again before the plan.\n\n' +
+        "Before anything is sent the journal (0600) records every group as it was (each person's distinct ids and properties), " +
+        'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
+        'accepted and reads back again; one run per journal (a lock). The confirmation asks for the number of persons merged away to be typed; ' +
+        'off a terminal --yes is needed.\n\n' +
+        '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
+        'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
+        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own).',
+    )
+    .argument('[persons...]', 'one group: the person to keep, then the persons to merge into it (UUIDs or distinct ids)')
+    .option(
+      '--groups <file>',
+      'the groups to merge: `persons duplicates -o json|ndjson` output or a --plan-out plan (- reads standard input)',
+    )
+    .option('--keep <rule>', `which person of a group is kept: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP})`)
+    .option('--dry-run', 'read the persons and print the plan; send nothing')
+    .option('--plan-out <file>', 'write the plan (each group with its kept person) to this file for review; --groups <file> applies it')
+    .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
+    .option('--resume', 'continue the merge of this input where it stopped (its journal)')
+    .option('--journal <path>', 'the journal (default: one per input, in the config directory)')
+    .option('--receipt <path>', 'where the receipt goes (default: beside the journal)')
+    .option(
+      '--verify-timeout <duration>',
+      `how long to read back before a group is reported pending, e.g. 90s, 10m (default ${DEFAULT_VERIFY_TIMEOUT})`,
+    )
+    .option('--undo <receipt>', "give every person a merge merged away its distinct ids and properties back, from the merge's journal")
+    .option('--max-wait <duration>', 'the longest single wait the query limit may ask for (default 60m)')
+    .addHelpText(
+      'after',
+      examples(
+        'hogctl persons duplicates -o json > groups.json && hogctl persons merge --groups groups.json --dry-run',
+        'hogctl persons duplicates -o ndjson | hogctl persons merge --groups - --keep most-events --yes',
+        'hogctl persons merge --groups groups.json --dry-run --plan-out merge-plan.json',
+        'hogctl persons merge user-1 user-2 --yes',
+        'hogctl persons merge user-1 user-2 --yes --receipt merged.json && hogctl persons merge --undo merged.json --yes',
+      ),
+    )
+    .action(withContext(personsMergeRun));
+}
+
+export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions, persons: string[] = []): Promise<void> {
+  if (options.undo !== undefined) {
+    if (options.groups !== undefined || persons.length > 0 || options.resume || options.keep !== undefined || options.planOut !== undefined)
+      throw new UsageError('--undo takes the receipt of a merge alone (with --yes, --dry-run, --verify-timeout, --receipt)');
+    return runUndo(ctx, {
+      receipt: options.undo,
+      yes: Boolean(options.yes),
+      dryRun: Boolean(options.dryRun),
+      verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
+      maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+      timeoutMs: ctx.timeoutMs(),
+      out: options.receipt,
+    });
+  }
+  if (options.groups !== undefined && persons.length > 0)
+    throw new UsageError('give either --groups or the persons of one group, not both');
+  if (options.groups === undefined && persons.length === 1)
+    throw new UsageError(
+      'one person is not a group: give the person to keep and at least one to merge into it',
+      'e.g. hogctl persons merge user-1 user-2',
+    );
+  if (options.groups === undefined && persons.length === 0 && !options.resume)
+    throw new UsageError(
+      'nothing to merge: give --groups <file> or the persons of one group',
+      'e.g. hogctl persons duplicates -o ndjson | hogctl persons merge --groups -',
+    );
+  if (options.planOut !== undefined && !options.dryRun)
+    throw new UsageError('--plan-out goes with --dry-run: it writes the plan instead of running it');
+  if (options.resume && options.dryRun) throw new UsageError('--resume continues a merge; --dry-run sends nothing: choose one');
+  const keep = options.keep === undefined ? DEFAULT_KEEP : parseKeepRule(options.keep);
+  const verifyTimeoutMs = parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
+  const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
+  if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
+
+  // Everything is read and checked before anything is sent.
+  let inputText: string;
+  let input: () => Promise<InputGroup[]>;
+  let fromPlan = false;
+  if (options.groups !== undefined) {
+    const source = options.groups === '-' ? 'standard input' : options.groups;
+    inputText =
+      options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
+    const read = readGroups(inputText, source);
+    fromPlan = read.fromPlan;
+    if (fromPlan && options.keep !== undefined)
+      throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
+    input = async () => read.groups;
+  } else {
+    inputText = `persons merge ${persons.join('\u0000')}`;
+    input = () => oneGroup(ctx, persons, maxWaitMs);
+    fromPlan = true;
+  }
+  await runMerge(
+    ctx,
+    {
+      keep,
+      fromPlan,
+      dryRun: Boolean(options.dryRun),
+      planOut: options.planOut,
+      yes: Boolean(options.yes),
+      resume: Boolean(options.resume),
+      journal: options.journal,
+      receipt: options.receipt,
+      verifyTimeoutMs,
+      maxWaitMs,
+      timeoutMs: ctx.timeoutMs(),
+      inputText,
+    },
+    input,
+  );
+}
+
+/** `merge <keep> <other>...`: the persons these values name in the project of the settings. */
+async function oneGroup(ctx: Context, values: string[], maxWaitMs: number): Promise<InputGroup[]> {
+  const project = await ctx.projectId();
+  const client = await ctx.api();
+  const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+  const { persons, byDistinctId } = await readPersons(
+    ctx,
+    client,
+    project,
+    { uuids: values.filter(isUuid), distinctIds: values.filter((v) => !isUuid(v)) },
+    maxWaitMs,
+  );
+  const uuids = values.map((v) => (isUuid(v) ? v.toLowerCase() : byDistinctId.get(v)));
+  const missing = values.filter((_, i) => uuids[i] === undefined || !persons.has(uuids[i]!));
+  if (missing.length > 0)
+    throw new UsageError(
+      `no person in project ${project} has ${missing.map((m) => JSON.stringify(m)).join(', ')}; nothing was merged`,
+      'give person UUIDs or distinct ids of this project (`hogctl persons get <id>` checks one)',
+    );
+  if (new Set(uuids).size !== uuids.length)
+    throw new UsageError('two of the values name the same person: there is nothing to merge between them');
+  return [{ project_id: project, persons: uuids.map((u) => persons.get(u!)!), keep: uuids[0] }];
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+  return text;
+}
+
+async function readFileOrUsage(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}

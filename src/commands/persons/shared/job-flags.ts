@@ -1,0 +1,173 @@
+// The flags every bulk job takes (persons bulk-delete, bulk-update and the verbs to come), declared
+// once with one set of limits: whether it runs or only plans, how it is confirmed, journaled,
+// resumed, paced, retried and checked; and the one input its input flags give (jobInputOf). A verb names its own words for the few whose help differs
+// (its default rate, what its verification reads).
+import type { Command } from 'commander';
+import { UsageError } from '../../../errors.js';
+import { parseCount, parseDuration } from '../../../cli/flags.js';
+import { oneOf } from '../../../cli/exclusive.js';
+import type { Input, JobInput } from '../../../bulk/input.js';
+import type { IdsFormat } from '../../../bulk/read-ids.js';
+import { parseRateWindows } from '../../../bulk/rate.js';
+import type { BulkSettings } from '../../../bulk/settings.js';
+
+/** Requests in flight at most: more would only queue behind the rate windows and the server. */
+export const MAX_CONCURRENCY = 64;
+
+/** The job flags as commander hands them over: the numbers are still text. A flag not given
+ * stays undefined: --resume then takes the value the journal remembers. */
+export interface JobFlagOptions {
+  dryRun?: boolean;
+  yes?: boolean;
+  journal?: string;
+  resume?: boolean;
+  receipt?: string;
+  concurrency?: string;
+  rate?: string;
+  readRate?: string;
+  retries?: string;
+  maxWait?: string;
+  /** false with --no-verify. */
+  verify?: boolean;
+  skipInvalid?: boolean;
+}
+
+/** The job flags, checked. */
+export type JobFlags = Pick<
+  BulkSettings,
+  | 'dryRun'
+  | 'yes'
+  | 'journal'
+  | 'resume'
+  | 'receipt'
+  | 'concurrency'
+  | 'rate'
+  | 'readRate'
+  | 'retries'
+  | 'maxWaitMs'
+  | 'verify'
+  | 'skipInvalid'
+>;
+
+/** The help of the flags whose meaning depends on the job. */
+export interface JobFlagWords {
+  /** --dry-run: "check the input and print the plan; send nothing". */
+  dryRun: string;
+  /** --rate: what the windows are and their default. */
+  rate: string;
+  /** --read-rate: what the reads are for. */
+  readRate: string;
+  /** --no-verify: what is not checked. */
+  noVerify: string;
+  /** --skip-invalid: what is done with the valid values. */
+  skipInvalid: string;
+}
+
+/** Adds the job flags to a bulk verb, in the order its help lists them. */
+export function addJobFlags(command: Command, words: JobFlagWords): Command {
+  return command
+    .option('--dry-run', words.dryRun)
+    .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
+    .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
+    .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
+    .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
+    .option('--concurrency <n>', `requests in flight at once, at most ${MAX_CONCURRENCY} (default 4)`)
+    .option('--rate <windows>', words.rate)
+    .option('--read-rate <n>', words.readRate)
+    .option('--retries <n>', 'retries per request after server errors, timeouts or dropped connections (default 8)')
+    .option(
+      '--max-wait <duration>',
+      'the longest wait the server may ask for (Retry-After) before the run stops, to be resumed later, e.g. 90s, 1h (default 15m)',
+    )
+    .option('--no-verify', words.noVerify)
+    .option('--skip-invalid', words.skipInvalid);
+}
+
+/** Checks the job flags: the same limits for every bulk verb. */
+export function parseJobFlags(o: JobFlagOptions): JobFlags {
+  const concurrency = o.concurrency === undefined ? undefined : parseCount(o.concurrency, '--concurrency');
+  if (concurrency !== undefined && concurrency > MAX_CONCURRENCY)
+    throw new UsageError(`invalid --concurrency "${o.concurrency}": at most ${MAX_CONCURRENCY} requests can be in flight`);
+  const rate = o.rate === undefined ? undefined : parseRateWindows(o.rate);
+  if (o.rate !== undefined && rate === undefined)
+    throw new UsageError(
+      `invalid --rate "${o.rate}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`,
+    );
+  return {
+    dryRun: o.dryRun,
+    yes: o.yes,
+    journal: o.journal,
+    resume: o.resume,
+    receipt: o.receipt,
+    concurrency,
+    rate,
+    readRate: o.readRate === undefined ? undefined : parseCount(o.readRate, '--read-rate'),
+    retries: o.retries === undefined ? undefined : parseCount(o.retries, '--retries', 0),
+    maxWaitMs: o.maxWait === undefined ? undefined : parseDuration(o.maxWait, '--max-wait'),
+    verify: o.verify,
+    skipInvalid: o.skipInvalid,
+  };
+}
+
+/** The input flags of a bulk verb as commander hands them over (a verb has those it takes). */
+export interface InputFlagOptions {
+  file?: string;
+  emails?: string;
+  /** --email <address>, repeatable. */
+  email?: string[];
+  where?: string[];
+  cohort?: string;
+  query?: string;
+  plan?: string;
+  valuesFrom?: string;
+  distinctIds?: boolean;
+  format?: IdsFormat;
+  column?: string;
+}
+
+/**
+ * The one input the flags give, made once (input.ts): what the run reads, the flag that gave it,
+ * and nothing else. Two inputs are refused; undefined when none is given (the verb says what it
+ * needs). `values`: the file of --values-from, as the verb read it.
+ */
+export function jobInputOf(o: InputFlagOptions, values?: Input): JobInput | undefined {
+  const selecting = Boolean(o.where || o.cohort !== undefined || o.query !== undefined);
+  const flag = oneOf(
+    [
+      ['--file', o.file !== undefined],
+      ['--emails', o.emails !== undefined],
+      ['--email', o.email !== undefined],
+      [o.query !== undefined ? '--query' : o.cohort !== undefined ? '--cohort' : '--where', selecting],
+      ['--plan', o.plan !== undefined],
+      ['--values-from', o.valuesFrom !== undefined],
+    ],
+    'the run reads one input',
+  );
+  if (flag === undefined) return undefined;
+  if (o.distinctIds && flag !== '--file') throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
+  const read = { format: o.format, column: o.column };
+  const path = (file: string) => {
+    if (file.trim() === '') throw new UsageError(`${flag} is empty: give the path of the file, or - for standard input`);
+    return file;
+  };
+  switch (flag) {
+    case '--file':
+      return { kind: 'ids', flag, file: path(o.file!), ids: o.distinctIds ? 'distinct_ids' : 'person_ids', ...read };
+    case '--emails':
+      return { kind: 'emails', flag, file: path(o.emails!), ...read };
+    case '--email':
+      for (const address of o.email!)
+        if (/[\r\n]/.test(address)) throw new UsageError(`invalid --email ${JSON.stringify(address)}: one address per --email`);
+      return { kind: 'addresses', flag, addresses: o.email! };
+    case '--plan':
+      return { kind: 'plan', flag, file: o.plan! };
+    case '--values-from':
+      return { kind: 'values', flag, file: o.valuesFrom!, read: values! };
+    default:
+      return {
+        kind: 'selection',
+        flag: flag as '--where' | '--cohort' | '--query',
+        selection: { where: o.where ?? [], cohort: o.cohort ?? null, query: o.query ?? null },
+      };
+  }
+}

@@ -1,0 +1,18 @@
+// How hogctl writes numbers and counts in its messages, in one place: digits grouped by commas
+// whatever the locale (messages, journals and tests read the same everywhere), and a noun that
+// agrees with its count.
+
+/** 1234567 → "1,234,567". */
+export function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** The noun for `n` things: `one` for exactly 1, else `many` (by default `one` and an "s"). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** `n` and its noun: "1 person", "2,000 persons", "1 query", "3 queries" (`many` given). */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(n)} ${plural(n, one, many)}`;
+}

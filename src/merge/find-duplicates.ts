@@ -1,0 +1,408 @@
+// Finds duplicate persons in one project: persons that share a normalised e-mail address (or the
+// value of other keys), each group read with everything a reviewer needs to decide (distinct ids,
+// created, last seen, event count, properties). Every read is a batched HogQL query, so the number
+// of queries grows with the number of duplicates, not of persons:
+//
+// 1. the keys shared by at least --min-group persons: `GROUP BY <key> HAVING count() >= {min}`,
+//    paged by keyset on the key itself (OFFSET is refused to personal keys, docs/server-contract.md §7);
+// 2. the persons of those keys, as many keys a query as hold at most 10,000 persons (the older
+//    servers' cap, `src/hogql/walk.ts`);
+// 3. their distinct ids from `person_distinct_ids` (posthog/hogql/database/schema/person_distinct_ids.py);
+// 4. their event counts and last event from `events`, by distinct id, which needs no person
+//    resolution (`posthog-ingestion.md` C.2.4).
+//
+// Every function used is in HogQL's mapping: lower() and trim() in
+// posthog/hogql/functions/clickhouse/strings.py (STRING_FUNCTIONS, POSTGRESQL_TRIM_FUNCTIONS),
+// toString() in posthog/hogql/functions/clickhouse/conversions.py, count() and max() in
+// posthog/hogql/functions/aggregations.py. ClickHouse's lower() changes ASCII letters only and
+// trim() removes spaces only, and the sandbox copies both.
+import type { Context } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { runHogQL, type HogQLResponse } from '../api/query.js';
+import { underQueryLimit } from '../io/countdown.js';
+import { formatNumber } from '../io/counts.js';
+
+/** The most rows any of these queries asks for (MAX_SELECT_RETURNED_ROWS). */
+const QUERY_LIMIT = 50_000;
+/** Older servers return at most 10,000 rows whatever the LIMIT: a batch is cut to fit it. */
+export const ROWS_A_QUERY = 10_000;
+/** Distinct ids a query of event counts names. */
+const EVENT_IDS_A_QUERY = 5_000;
+
+/** A key persons are grouped by: a name for the output and the HogQL that computes it. */
+export interface DuplicateKey {
+  /** `email`, a property name, or the expression as given. */
+  name: string;
+  hogql: string;
+}
+
+/** `--by`: `email` (lower-cased and trimmed), another property's value as it is, or an expression. */
+export function parseKey(raw: string): DuplicateKey {
+  const text = raw.trim();
+  if (text === '')
+    throw new UsageError('--by is empty', 'give a property name (--by email, --by user_id) or a HogQL expression over persons');
+  if (text === 'email') return { name: 'email', hogql: 'lower(trim(properties.email))' };
+  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text)) return { name: text, hogql: `toString(properties.${text})` };
+  // An expression (it calls a function) is compared as text.
+  if (/[()]/.test(text)) return { name: text, hogql: `toString(${text})` };
+  // A property name with other characters is quoted as HogQL quotes names.
+  if (!/[`\n]/.test(text)) return { name: text, hogql: `toString(properties.\`${text}\`)` };
+  throw new UsageError(
+    `invalid --by "${raw}"`,
+    'give a property name (--by email, --by user_id) or a HogQL expression over persons, e.g. --by "lower(properties.phone)"',
+  );
+}
+
+export interface Candidate {
+  uuid: string;
+  distinct_ids: string[];
+  created_at: string;
+  /** The newest event of any of its distinct ids; null without events. */
+  last_seen: string | null;
+  event_count: number;
+  is_identified: boolean;
+  properties: Record<string, unknown>;
+}
+
+export interface DuplicateGroup {
+  project_id: string;
+  /** What the persons share, by key name (the normalised value). */
+  key: Record<string, string>;
+  size: number;
+  /** Property names whose values are not the same in every candidate (a missing one counts). */
+  differing_properties: string[];
+  /** Oldest first. */
+  persons: Candidate[];
+}
+
+export interface FindOptions {
+  keys: DuplicateKey[];
+  minGroup: number;
+  /** Groups larger than this are not returned (a shared placeholder value, not one person). */
+  maxGroup: number;
+  maxWaitMs: number;
+  onProgress?: (what: string) => void;
+}
+
+export interface FindResult {
+  groups: DuplicateGroup[];
+  queries: number;
+  /** Keys shared by more than maxGroup persons: name, value, how many. */
+  tooLarge: { key: string; value: string; persons: number }[];
+}
+
+/** One project's duplicate groups. */
+export async function findDuplicates(ctx: Context, client: ApiClient, projectId: string, o: FindOptions): Promise<FindResult> {
+  const counter = { queries: 0 };
+  const query = queryRunner(ctx, client, projectId, o.maxWaitMs, counter);
+
+  // Persons by key value, then joined: two keys that share a person are one group.
+  const tooLarge: FindResult['tooLarge'] = [];
+  const union = new UnionFind();
+  const keyOf = new Map<string, Record<string, string>>();
+  const persons = new Map<string, { created_at: string; is_identified: boolean; properties: Record<string, unknown> }>();
+  for (const key of o.keys) {
+    const shared = await sharedValues(key, o.minGroup, query);
+    const kept: { value: string; persons: number }[] = [];
+    for (const s of shared) {
+      if (s.persons > o.maxGroup) tooLarge.push({ key: key.name, value: s.value, persons: s.persons });
+      else kept.push(s);
+    }
+    o.onProgress?.(`${formatNumber(kept.length)} values of ${key.name} shared by ${o.minGroup} or more persons`);
+    for (const batch of byRows(kept, (s) => s.persons, ROWS_A_QUERY)) {
+      const res = await query(
+        `SELECT id, created_at, is_identified, properties, ${key.hogql} AS hogctl_key\nFROM persons\nWHERE ${key.hogql} IN {values}\nLIMIT ${QUERY_LIMIT}`,
+        { values: batch.map((s) => s.value) },
+        'hogctl persons duplicates: persons of shared values',
+      );
+      for (const row of res.results) {
+        const [id, createdAt, identified, props, value] = row as unknown[];
+        const uuid = String(id).toLowerCase();
+        persons.set(uuid, { created_at: String(createdAt), is_identified: truthy(identified), properties: parseProperties(props) });
+        const node = `${key.name}\u0000${String(value)}`;
+        union.join(node, `person\u0000${uuid}`);
+        keyOf.set(node, { [key.name]: String(value) });
+      }
+    }
+  }
+
+  // The groups: each set of joined nodes with its persons.
+  const members = new Map<string, { uuids: string[]; key: Record<string, string> }>();
+  for (const node of union.nodes()) {
+    const root = union.find(node);
+    const group = members.get(root) ?? { uuids: [], key: {} };
+    if (node.startsWith('person\u0000')) group.uuids.push(node.slice('person\u0000'.length));
+    else Object.assign(group.key, keyOf.get(node));
+    members.set(root, group);
+  }
+  const grouped = [...members.values()].filter((g) => g.uuids.length >= o.minGroup);
+  const uuids = grouped.flatMap((g) => g.uuids);
+
+  const distinctIds = await distinctIdsOf(uuids, query);
+  o.onProgress?.(`distinct ids of ${formatNumber(uuids.length)} persons read`);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+
+  const groups: DuplicateGroup[] = grouped.map((g) => {
+    const candidates = g.uuids.map((uuid) => candidate(uuid, persons.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
+    candidates.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.uuid < b.uuid ? -1 : 1));
+    return {
+      project_id: projectId,
+      key: g.key,
+      size: candidates.length,
+      differing_properties: differing(candidates.map((c) => c.properties)),
+      persons: candidates,
+    };
+  });
+  groups.sort((a, b) => (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0));
+  return { groups, queries: counter.queries, tooLarge };
+}
+
+/** A group's key as one line: `email=ana@example.com`. */
+export function keyText(group: Pick<DuplicateGroup, 'key'>): string {
+  return Object.entries(group.key)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
+type Query = (text: string, values: Record<string, unknown>, name: string) => Promise<HogQLResponse>;
+
+/** HogQL queries of one project, waiting out the query limit up to maxWaitMs, counted. */
+function queryRunner(ctx: Context, client: ApiClient, projectId: string, maxWaitMs: number, counter: { queries: number }): Query {
+  const cap = { maxWaitMs, flag: '--max-wait' };
+  return (text, values, name) =>
+    underQueryLimit(ctx, cap, (retry) => {
+      counter.queries++;
+      return runHogQL(
+        client,
+        projectId,
+        { query: text, values, name },
+        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+      );
+    });
+}
+
+/**
+ * The persons these UUIDs or distinct ids name now, read as `persons duplicates` reads them
+ * (properties, distinct ids, event counts): what a merge plans from and keeps for --undo.
+ * Values that name no person are absent.
+ */
+export async function readPersons(
+  ctx: Context,
+  client: ApiClient,
+  projectId: string,
+  values: { uuids: string[]; distinctIds: string[] },
+  maxWaitMs: number,
+  counter: { queries: number } = { queries: 0 },
+): Promise<{ persons: Map<string, Candidate>; byDistinctId: Map<string, string> }> {
+  const query = queryRunner(ctx, client, projectId, maxWaitMs, counter);
+  const byDistinctId = new Map<string, string>();
+  for (let i = 0; i < values.distinctIds.length; i += ROWS_A_QUERY) {
+    const res = await query(
+      `SELECT person_id, distinct_id FROM person_distinct_ids WHERE distinct_id IN {ids} LIMIT ${QUERY_LIMIT}`,
+      { ids: values.distinctIds.slice(i, i + ROWS_A_QUERY) },
+      'hogctl persons merge: persons of distinct ids',
+    );
+    for (const row of res.results) byDistinctId.set(String((row as unknown[])[1]), String((row as unknown[])[0]).toLowerCase());
+  }
+  const uuids = [...new Set([...values.uuids.map((u) => u.toLowerCase()), ...byDistinctId.values()])];
+  const records = new Map<string, { created_at: string; is_identified: boolean; properties: Record<string, unknown> }>();
+  for (let i = 0; i < uuids.length; i += ROWS_A_QUERY) {
+    const res = await query(
+      `SELECT id, created_at, is_identified, properties FROM persons WHERE id IN {persons} LIMIT ${QUERY_LIMIT}`,
+      { persons: uuids.slice(i, i + ROWS_A_QUERY) },
+      'hogctl persons merge: persons',
+    );
+    for (const row of res.results) {
+      const [id, createdAt, identified, props] = row as unknown[];
+      records.set(String(id).toLowerCase(), {
+        created_at: String(createdAt),
+        is_identified: truthy(identified),
+        properties: parseProperties(props),
+      });
+    }
+  }
+  const found = [...records.keys()];
+  const distinctIds = await distinctIdsOf(found, query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const persons = new Map<string, Candidate>();
+  for (const uuid of found) persons.set(uuid, candidate(uuid, records.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
+  return { persons, byDistinctId };
+}
+
+function candidate(
+  uuid: string,
+  p: { created_at: string; is_identified: boolean; properties: Record<string, unknown> },
+  distinctIds: string[],
+  activity: Map<string, { count: number; last: string | null }>,
+): Candidate {
+  const ids = [...distinctIds].sort();
+  let count = 0;
+  let last: string | null = null;
+  for (const id of ids) {
+    const a = activity.get(id);
+    if (!a) continue;
+    count += a.count;
+    if (a.last !== null && (last === null || a.last > last)) last = a.last;
+  }
+  return {
+    uuid,
+    distinct_ids: ids,
+    created_at: p.created_at,
+    last_seen: last,
+    event_count: count,
+    is_identified: p.is_identified,
+    properties: p.properties,
+  };
+}
+
+/** The values of a key shared by at least `min` persons, paged by keyset on the value. */
+async function sharedValues(key: DuplicateKey, min: number, query: Query): Promise<{ value: string; persons: number }[]> {
+  const found: { value: string; persons: number }[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const conditions = [`${key.hogql} IS NOT NULL`, `${key.hogql} != ''`];
+    if (after !== undefined) conditions.push(`${key.hogql} > {after}`);
+    const res = await query(
+      [
+        `SELECT ${key.hogql} AS hogctl_key, count() AS hogctl_persons`,
+        'FROM persons',
+        `WHERE ${conditions.join(' AND ')}`,
+        'GROUP BY hogctl_key',
+        'HAVING count() >= {min}',
+        'ORDER BY hogctl_key ASC',
+        `LIMIT ${QUERY_LIMIT}`,
+      ].join('\n'),
+      after === undefined ? { min } : { min, after },
+      `hogctl persons duplicates: values of ${key.name} shared by ${min} or more persons`,
+    );
+    for (const row of res.results) {
+      const [value, count] = row as unknown[];
+      found.push({ value: String(value), persons: Number(count) });
+    }
+    // A short page is the end only below the older servers' cap; above it, an empty page is.
+    if (res.results.length === 0 || res.results.length < ROWS_A_QUERY) return found;
+    const last = found[found.length - 1].value;
+    if (last === after)
+      throw new CliError('paging stopped: the server returned the same last value twice', 'report this with the --by you gave');
+    after = last;
+  }
+}
+
+/** Each person's distinct ids; a batch whose answer may have been cut is read again in halves. */
+async function distinctIdsOf(uuids: string[], query: Query): Promise<Map<string, string[]>> {
+  const ids = new Map<string, string[]>();
+  const read = async (batch: string[]): Promise<void> => {
+    if (batch.length === 0) return;
+    const res = await query(
+      `SELECT person_id, distinct_id FROM person_distinct_ids WHERE person_id IN {persons} LIMIT ${QUERY_LIMIT}`,
+      { persons: batch },
+      'hogctl persons duplicates: distinct ids',
+    );
+    if (res.results.length >= ROWS_A_QUERY && batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await read(batch.slice(0, half));
+      await read(batch.slice(half));
+      return;
+    }
+    for (const row of res.results) {
+      const [person, distinctId] = row as unknown[];
+      const list = ids.get(String(person).toLowerCase()) ?? [];
+      list.push(String(distinctId));
+      ids.set(String(person).toLowerCase(), list);
+    }
+  };
+  // Two or three distinct ids a person is usual: 3,000 persons a query stays under the cap.
+  for (let i = 0; i < uuids.length; i += 3_000) await read(uuids.slice(i, i + 3_000));
+  return ids;
+}
+
+/** Event count and newest event time by distinct id. */
+async function eventsOf(distinctIds: string[], query: Query): Promise<Map<string, { count: number; last: string | null }>> {
+  const found = new Map<string, { count: number; last: string | null }>();
+  for (let i = 0; i < distinctIds.length; i += EVENT_IDS_A_QUERY) {
+    const res = await query(
+      `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
+      { ids: distinctIds.slice(i, i + EVENT_IDS_A_QUERY) },
+      'hogctl persons duplicates: events by distinct id',
+    );
+    for (const row of res.results) {
+      const [id, count, last] = row as unknown[];
+      found.set(String(id), { count: Number(count), last: last === null || last === undefined ? null : String(last) });
+    }
+  }
+  return found;
+}
+
+/** Cuts items into batches whose weights add up to at most `max` (an item heavier alone is alone). */
+function byRows<T>(items: T[], weight: (t: T) => number, max: number): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let sum = 0;
+  for (const item of items) {
+    if (batch.length > 0 && sum + weight(item) > max) {
+      batches.push(batch);
+      batch = [];
+      sum = 0;
+    }
+    batch.push(item);
+    sum += weight(item);
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/** The property names whose values are not all the same (a missing one differs from any value). */
+export function differing(all: Record<string, unknown>[]): string[] {
+  const names = new Set(all.flatMap((p) => Object.keys(p)));
+  return [...names].filter((name) => new Set(all.map((p) => (name in p ? JSON.stringify(p[name]) : '\u0000missing'))).size > 1).sort();
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === 'true' || value === '1';
+}
+
+function parseProperties(value: unknown): Record<string, unknown> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (typeof value !== 'string') return {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Sets of nodes joined by what they share. */
+class UnionFind {
+  private readonly parent = new Map<string, string>();
+
+  find(node: string): string {
+    let root = node;
+    while (this.parent.get(root) !== root) {
+      const up = this.parent.get(root);
+      if (up === undefined) {
+        this.parent.set(root, root);
+        return root;
+      }
+      root = up;
+    }
+    // Path compression keeps later finds short.
+    for (let n = node; n !== root;) {
+      const up = this.parent.get(n)!;
+      this.parent.set(n, root);
+      n = up;
+    }
+    return root;
+  }
+
+  join(a: string, b: string): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent.set(rb, ra);
+  }
+
+  nodes(): string[] {
+    return [...this.parent.keys()];
+  }
+}

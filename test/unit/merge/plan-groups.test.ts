@@ -1,0 +1,72 @@
+// The merge plan: which person is kept under each --keep rule, what PostHog's mergePeople makes
+// of the properties when several persons are merged one after another, and the persons left out
+// for a distinct id PostHog refuses to merge (person-merge-service.ts isDistinctIdIllegal).
+import { describe, expect, it } from 'vitest';
+import type { Candidate } from '../../../src/merge/find-duplicates.js';
+import { chooseKeeper, expectedProperties, isIllegalDistinctId, planGroups } from '../../../src/merge/plan-groups.js';
+
+const person = (uuid: string, o: Partial<Candidate> = {}): Candidate => ({
+  uuid,
+  distinct_ids: [`d-${uuid}`],
+  created_at: '2025-01-01T00:00:00Z',
+  last_seen: null,
+  event_count: 0,
+  is_identified: false,
+  properties: {},
+  ...o,
+});
+
+const old = person('00000000-0000-4000-8000-000000000001', { created_at: '2024-01-01T00:00:00Z', event_count: 2 });
+const busy = person('00000000-0000-4000-8000-000000000002', { created_at: '2024-06-01T00:00:00Z', event_count: 90 });
+const known = person('00000000-0000-4000-8000-000000000003', { created_at: '2025-03-01T00:00:00Z', event_count: 5, is_identified: true });
+
+describe('chooseKeeper', () => {
+  it('keeps the oldest, the newest, the one with most events, or an identified one', () => {
+    expect(chooseKeeper([busy, known, old], 'oldest')).toBe(old);
+    expect(chooseKeeper([busy, known, old], 'newest')).toBe(known);
+    expect(chooseKeeper([busy, known, old], 'most-events')).toBe(busy);
+    expect(chooseKeeper([busy, known, old], 'identified')).toBe(known);
+    // Ties go to the oldest.
+    expect(chooseKeeper([person('b', { created_at: '2025' }), person('a', { created_at: '2024' })], 'most-events').uuid).toBe('a');
+  });
+});
+
+describe('expectedProperties', () => {
+  it("is {...later merged, ...earlier merged, ...kept}: the kept person's values win, then the first merged", () => {
+    const kept = person('k', { properties: { plan: 'team', email: 'a@x' } });
+    const first = person('1', { properties: { plan: 'free', phone: '1', city: 'Rome' } });
+    const second = person('2', { properties: { phone: '2', country: 'IT' } });
+    expect(expectedProperties(kept, [first, second])).toEqual({ plan: 'team', email: 'a@x', phone: '1', city: 'Rome', country: 'IT' });
+  });
+});
+
+describe('planGroups', () => {
+  it('leaves out a person holding an illegal distinct id, and a group left with one person', () => {
+    const junk = person('00000000-0000-4000-8000-00000000000f', { distinct_ids: ['null', 'x'] });
+    const { planned, leftOut } = planGroups(
+      [
+        { project_id: '1', persons: [old, busy, junk] },
+        { project_id: '1', persons: [known, person('00000000-0000-4000-8000-0000000000ee', { distinct_ids: ['undefined'] })] },
+      ],
+      'oldest',
+    );
+    expect(planned).toHaveLength(1);
+    expect(planned[0].keep).toBe(old);
+    expect(planned[0].merge).toEqual([busy]);
+    expect(leftOut.map((l) => l.uuid).sort()).toEqual([junk.uuid, known.uuid, '00000000-0000-4000-8000-0000000000ee'].sort());
+    expect(leftOut.find((l) => l.uuid === junk.uuid)!.reason).toContain('"null"');
+  });
+
+  it('keeps the person a reviewed plan names', () => {
+    const { planned } = planGroups([{ project_id: '2', persons: [old, busy], keep: busy.uuid }], 'oldest');
+    expect(planned[0].keep).toBe(busy);
+  });
+});
+
+describe('isIllegalDistinctId', () => {
+  it('follows PostHog: trimmed empty, case-insensitive and exact lists, quoted forms; e-mail addresses are fine', () => {
+    for (const id of ['', '  ', 'Anonymous', 'GUEST', 'distinct_id', "'null'", '"undefined"', 'NaN', 'None', '0', '[object Object]'])
+      expect(isIllegalDistinctId(id), id).toBe(true);
+    for (const id of ['NULL', 'nan', '00', 'ana@example.com', 'user-1']) expect(isIllegalDistinctId(id), id).toBe(false);
+  });
+});
