@@ -311,6 +311,27 @@ export class JournalState {
     return done;
   }
 
+  /** The place in `list` of each id answeredIds() holds that is in it, once or more: by the
+   * places a request keeps (packed-ids.ts) where it can, so that a resume of millions of ids makes
+   * no string of each. */
+  eachAnsweredIn(list: IdSet, take: (at: number) => void): void {
+    const failed = this.toSendAgain();
+    const byId = (id: string) => {
+      if (failed.has(id)) return;
+      const at = list.indexOf(id);
+      if (at >= 0) take(at);
+    };
+    for (const chunk of this.chunks.values()) {
+      if (chunk.answer)
+        for (let i = 0; i < chunk.ids.length; i++) {
+          const at = failed.size ? -1 : chunk.ids.placeIn(list, i);
+          if (at >= 0) take(at);
+          else byId(chunk.ids.at(i));
+        }
+      for (const id of chunk.gone ?? []) byId(id);
+    }
+  }
+
   /** Each id answeredIds() holds, once or more, without a set of them all. */
   eachAnswered(take: (id: string) => void): void {
     // Ids an answer asked to be sent again were not done: they go again (toSendAgain()).

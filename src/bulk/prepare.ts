@@ -198,9 +198,8 @@ class AnsweredIds {
     if (ids instanceof IdSet) {
       const bits = new Uint8Array((ids.size + 7) >>> 3);
       let marked = 0;
-      journal.eachAnswered((id) => {
-        const at = ids.indexOf(id);
-        if (at < 0 || bits[at >>> 3] & (1 << (at & 7))) return;
+      journal.eachAnsweredIn(ids, (at) => {
+        if (bits[at >>> 3] & (1 << (at & 7))) return;
         bits[at >>> 3] |= 1 << (at & 7);
         marked++;
       });

@@ -113,6 +113,22 @@ describe('journal', () => {
     expect(readFileSync(path, 'utf8')).toBe(whole);
   });
 
+  it('names the answered ids of the input by their places in it, kept or found', () => {
+    const uuids = Array.from({ length: 4 }, (_, i) => `0190ffff-0000-7000-8000-00000000000${i}`);
+    const list = new IdSet(uuids);
+    const state = new JournalState(undefined, list);
+    const send = (chunk: number, ids: string[]) => state.apply({ type: 'sending', chunk, run: 1, at: 't', ids });
+    const answer = (chunk: number) => state.apply({ type: 'answered', chunk, at: 't', status: 202, attempts: 1, summary: null });
+    send(1, [uuids[2], uuids[3]]);
+    answer(1);
+    send(2, [uuids[0], '0190ffff-0000-7000-8000-0000000000ff']);
+    answer(2);
+    send(3, [uuids[1]]);
+    const places: number[] = [];
+    state.eachAnsweredIn(list, (at) => places.push(at));
+    expect(places.sort()).toEqual([0, 2, 3]);
+  });
+
   it('keeps the ids of its chunks packed, and gives them back as they were written', async () => {
     const path = join(dir, 'j.ndjson');
     const uuids = ['0190ffff-0000-7000-8000-000000000001', '0190ffff-0000-7000-8000-0000000000ab'];
