@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -32,6 +32,7 @@ _hogctl_children() {
     "persons split") echo "" ;;
     "persons activity") echo "" ;;
     "persons bulk-update") echo "" ;;
+    "persons export") echo "" ;;
     "persons erasure-status") echo "" ;;
     "persons deletion-status") echo "" ;;
     "persons query") echo "" ;;
@@ -175,7 +176,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -266,6 +267,13 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
+    "persons export")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --recordings --resume --template --timeout --version --wide --zip -V -o -q" ;;
     "persons erasure-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

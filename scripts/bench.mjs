@@ -1,6 +1,6 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory merge`
+// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory merge subject`
 // (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
 import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -920,3 +920,38 @@ if (want('update')) await benchUpdate();
 if (want('ingest')) await benchIngest();
 if (want('memory')) await benchMemory();
 if (want('merge')) await benchMerge();
+if (want('subject')) await benchSubjectAccess();
+
+/**
+ * `persons export` of one person with 100,000 and then 200,000 events: the events read per query
+ * (target: every query but the last returns the 50,000-row cap), per second, and the peak memory,
+ * which must not grow with the events (one page at a time is held).
+ */
+async function benchSubjectAccess() {
+  console.log(
+    '\n## subject access (persons export of one person: events per query, per second, peak memory; then again with the heap capped at 128 MiB, which only a run whose live memory does not grow with the events passes)',
+  );
+  for (const events of [100_000, 200_000]) {
+    for (const cap of [[], ['--max-old-space-size=128']]) {
+      const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-sar-'));
+      const sandbox = await startSandbox(['--persons', '1', '--events-per-person', String(events), '--project-persons', '2=0,3=0']);
+      try {
+        const out = join(dir, 'bundle');
+        const args = [...cap, '--import', RSS, BIN, 'persons', 'export', '--email', 'user1@example.com', '--out', out, '-o', 'json'];
+        const res = await run(process.execPath, args, { env: sandbox.env(join(dir, 'config')) });
+        if (res.code !== 0) throw new Error(`persons export exited ${res.code}: ${res.stderr.slice(-500)}`);
+        const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+        const person = manifest.projects[0].persons[0];
+        const queries = person.counts.event_queries;
+        const perQuery = Math.round(person.counts.events / queries).toLocaleString('en-US');
+        const perSecond = Math.round(person.counts.events / (res.ms / 1000)).toLocaleString('en-US');
+        console.log(
+          `  ${events.toLocaleString('en-US')} events${cap.length ? ', heap capped at 128 MiB' : ''}: ${queries} event queries (${perQuery} events a query), ${perSecond} events/s over the whole run, peak ${fmt(res.rssMiB)} MiB`,
+        );
+      } finally {
+        sandbox.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+}

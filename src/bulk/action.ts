@@ -26,7 +26,8 @@ import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt, ReceiptPart, ReceiptVerification } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
-import type { CaseTargets } from './targets.js';
+import type { CaseProject } from './projects.js';
+import type { CaseTargets, IdentifierTotals } from './targets.js';
 import type { IdKind } from './validate.js';
 
 export type { KindFields };
@@ -53,13 +54,28 @@ export interface BulkAction {
   /** What a check of lost answers found: "3 of them no longer name a person (…)". */
   checkedLost(done: number): string;
   /** What the run did, for the closing line and error messages: "12 persons deleted (12 found)
-   * from 12 ids sent". */
-  account(receipt: Receipt): string;
+   * from 12 ids sent"; `asked`: the identifiers the input named, to count in their units. */
+  account(receipt: Receipt, asked?: IdentifierTotals): string;
   /** The debug line's reading of a successful answer. */
   describeAnswer(attempt: Extract<Attempt, { kind: 'ok' }>): string;
   /** Called when the run starts, once the journal holds everything found before it: what the
    * action reads from there, and anything it needs only when it really sends (a key). */
   prepare?(journal: JournalState): Promise<void>;
+  /** Lines of the plan only the kind can state (a merge's groups, whose properties win), each
+   * as the plan's own lines: "  groups    12 (…)". */
+  planLines?: string[];
+}
+
+/** What a kind that names its persons itself has to go on (JobKind.targets). */
+export interface TargetsEnv {
+  /** Undefined in a dry run that reads nothing. */
+  client?: ApiClient;
+  projects: CaseProject[];
+  /** The journal being continued: what the kind recorded in its header. */
+  journal?: JournalState;
+  reads: RateBudget;
+  /** The longest single wait for the HogQL query limit (--max-wait). */
+  maxWaitMs: number;
 }
 
 /** What an action is made from, once the persons are known. */
@@ -145,6 +161,10 @@ export interface JobKind {
   /** Ids whose answers asked for them to be sent again (a deletion's deletion_errors); absent:
    * an answered id is done. */
   resends?: Resends;
+  /** A kind with an input of its own (JobInput `own`: a merge's groups) names its persons here,
+   * per project, instead of the engine's lookups: from its input, or on --resume from what it
+   * recorded in the journal's header. Reads only; called once the journal is bound. */
+  targets?(ctx: Context, env: TargetsEnv): Promise<CaseTargets>;
   makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;
   /** Asks the server what the run achieved; undefined when there is nothing to ask. */
   verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;

@@ -14,6 +14,7 @@ export const personsVerbs: LazyVerb[] = [
   { name: 'split', load: async () => (await import('./split.js')).personsSplitCommand() },
   { name: 'activity', load: async () => (await import('./activity.js')).personsActivityCommand() },
   { name: 'bulk-update', load: async () => (await import('./bulk-update.js')).personsBulkUpdateCommand() },
+  { name: 'export', load: async () => (await import('./export.js')).personsExportCommand() },
   { name: 'erasure-status', load: async () => (await import('./erasure-status.js')).personsErasureStatusCommand() },
   { name: 'deletion-status', load: async () => (await import('./deletion-status.js')).personsDeletionStatusCommand() },
   { name: 'query', load: async () => (await import('./query.js')).personsQueryCommand() },

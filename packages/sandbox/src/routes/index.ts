@@ -5,6 +5,7 @@ import { Router } from '../router.js';
 import { registerBulkDeleteRoutes, type BulkDeleteResponse } from './bulk-delete.js';
 import { registerCohortRoutes } from './cohorts.js';
 import { registerLegacyPersonRoutes } from './legacy-persons.js';
+import { registerSubjectDataRoutes } from './subject-data.js';
 import { registerLoginRoutes } from './login.js';
 import { registerPersonActionRoutes } from './person-actions.js';
 import { registerPersonBatchRoutes } from './person-batch.js';
@@ -32,5 +33,6 @@ export function createRouter(bulkDeleteResponse: () => BulkDeleteResponse): Rout
   registerUserSecurityRoutes(router);
   registerQueryRoutes(router);
   registerLegacyPersonRoutes(router);
+  registerSubjectDataRoutes(router);
   return router;
 }

@@ -1,0 +1,135 @@
+// The files of a subject-access bundle: personal data of one person, so the directory is 0700
+// and every file 0600, none written through a symbolic link (src/config/secret-file.ts), and an
+// existing bundle is never written over: a new export needs a directory that does not exist or
+// is empty, and only --resume continues one (its journal says it is unfinished).
+//
+// The events file is written as one gzip member per page of events, each appended whole and
+// synced before the journal records the file's new length: gzip readers (gunzip, zcat, Node's
+// zlib) read concatenated members as one stream, and a crash in the middle of a page leaves
+// bytes past the journaled length, which --resume cuts off before it asks for that page again.
+// So every event is in the file exactly once, and memory holds one page at most.
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join, relative, sep } from 'node:path';
+import { UsageError } from '../errors.js';
+import { fileError, openSecretFile, writeSecretFile } from '../config/secret-file.js';
+
+export const JOURNAL_FILE = 'export-journal.json';
+export const MANIFEST_FILE = 'manifest.json';
+
+/** Makes the bundle's directory (0700), or checks that a new export may use it. */
+export function createBundleDir(dir: string): void {
+  let entries: string[] | undefined;
+  try {
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink()) {
+      throw new UsageError(`refusing to write the bundle into ${dir}: it is a symbolic link`, 'give --out a directory of its own');
+    }
+    if (!st.isDirectory()) throw new UsageError(`--out ${dir} is a file, not a directory`, 'give --out a new directory');
+    entries = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(err, dir, 'create');
+  }
+  if (entries === undefined) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw fileError(err, dir, 'create');
+    }
+    return;
+  }
+  if (entries.includes(JOURNAL_FILE)) {
+    throw new UsageError(
+      `${dir} holds an export that did not finish`,
+      `continue it with \`hogctl persons export --resume --out ${dir}\`, or give --out a new directory`,
+    );
+  }
+  if (entries.length > 0) {
+    throw new UsageError(
+      `${dir} is not empty${entries.includes(MANIFEST_FILE) ? ': it holds a finished bundle' : ''}, and a bundle is never written over`,
+      'give --out a new directory (or move the old one away first)',
+    );
+  }
+  if ((statSync(dir).mode & 0o077) !== 0) {
+    throw new UsageError(
+      `${dir} can be read by other users (mode ${(statSync(dir).mode & 0o777).toString(8)}), and a bundle holds personal data`,
+      `make it private first (\`chmod 700 ${dir}\`), or give --out a new directory, which hogctl creates 0700`,
+    );
+  }
+}
+
+/** A sub-directory of the bundle, 0700. */
+export function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fileError(err, dir, 'create');
+  }
+}
+
+/** A JSON file of the bundle: 0600, replaced whole. */
+export function writeJson(path: string, value: unknown): void {
+  writeSecretFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Appends lines as one gzip member and syncs; returns the file's length after it. */
+export async function appendGzipLines(path: string, lines: string[]): Promise<number> {
+  const handle = await openSecretFile(path, 'append').catch((err: unknown) => {
+    throw fileError(err, path, 'write');
+  });
+  try {
+    await handle.write(gzipSync(Buffer.from(lines.join(''), 'utf8')));
+    await handle.sync();
+    return (await handle.stat()).size;
+  } catch (err) {
+    throw fileError(err, path, 'write');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Appends lines to a plain file (0600), synced. */
+export async function appendLines(path: string, lines: string[]): Promise<void> {
+  const handle = await openSecretFile(path, 'append').catch((err: unknown) => {
+    throw fileError(err, path, 'write');
+  });
+  try {
+    await handle.write(lines.join(''));
+    await handle.sync();
+  } catch (err) {
+    throw fileError(err, path, 'write');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Cuts a file back to the length the journal recorded (what a stopped run wrote past it). */
+export function cutTo(path: string, length: number): void {
+  try {
+    if (statSync(path).size > length) truncateSync(path, length);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && length === 0) return;
+    throw fileError(err, path, 'write');
+  }
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Every file under `dir`, as paths relative to it with `/`, sorted; the journal left out. */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) out.push(relative(dir, path).split(sep).join('/'));
+    }
+  };
+  walk(dir);
+  return out.filter((p) => p !== JOURNAL_FILE && p !== MANIFEST_FILE && !p.startsWith('.')).sort();
+}
