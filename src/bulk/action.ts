@@ -42,6 +42,8 @@ export interface BulkAction {
   flagsLabel?: string;
   /** The confirmation: "This deletes 12 persons and their events". */
   confirmation(count: number): string;
+  /** Whether hogctl can take the change back (a merge's --undo): the question then does not say it cannot. */
+  reversible?: boolean;
   /** The scope the personal key must hold for the requests. */
   scope: string;
   /** One attempt at one chunk, and what its answer means for the runner. */

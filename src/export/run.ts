@@ -217,7 +217,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
   }
   if (journal.persons.length === 0) {
     throw new NotFoundError(
-      `no person matches ${list.ids.map(bare).join(', ')} in ${plural(projects.length, 'project')} searched; nothing was written`,
+      `no person matches ${Array.from(list.ids, bare).join(', ')} in ${plural(projects.length, 'project')} searched; nothing was written`,
       'check the identifiers, and the projects with --projects or --all-projects',
     );
   }

@@ -194,6 +194,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
           `This merges ${counted(away, 'person')} into ${counted(count, 'kept person', 'kept persons')}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
+        reversible: true,
         scope: 'project:read',
         prepare: async (journal) => {
           stamp = mergeHeaderOf(journal.header);
@@ -269,7 +270,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
 
     receipt: {
       fields: ({ answered }) => {
-        const sent = new Set(answered.flatMap((chunk) => chunk.ids.map((id) => keyOf(chunk.project, id))));
+        const sent = new Set(answered.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
         const status = (g: PlannedGroup): GroupStatus => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending';
         return {
           merge: { keep: recordedKeep, property_rule: PROPERTY_RULE, counts: counts(status) },

@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
 import { sdkClient, sendAndIngest, fresh } from './sdk.js';
+import { runInTerminal } from './terminal.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 let world: World;
 /** Per address: the distinct ids of every person that has it. */
@@ -77,6 +80,24 @@ describe('persons merge', () => {
     expect(dry.stderr).toContain(`groups    ${groups.size} (`);
     expect(dry.stderr).toContain("the kept person's properties win");
     expect(dry.stderr).toMatch(/has a distinct id PostHog refuses to merge \("null"\)/);
+    expect(world.sandbox.capture.events).toBe(captured);
+  });
+
+  it('on an 80-column terminal the confirmation wraps at spaces and does not call a merge irreversible', async () => {
+    const dup = await world.run(['persons', 'duplicates', '-o', 'json']);
+    const file = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-screen-')), 'groups.json');
+    writeFileSync(file, dup.stdout);
+    const captured = world.sandbox.capture.events;
+    const res = await runInTerminal(['persons', 'merge', '--groups', file], world.env, [{ when: 'Go ahead?', send: 'n\r' }], 60_000, {
+      columns: 80,
+      rows: 24,
+    });
+    expect(res.code, res.output).toBe(130);
+    // hogctl's own lines fit the screen, broken at spaces (the terminal would cut a word).
+    const undoLine = res.output.split(/\r?\n/).find((l) => l.includes('merge --undo <receipt>'));
+    expect(undoLine, res.output).toBeDefined();
+    expect(undoLine!.length, undoLine).toBeLessThanOrEqual(80);
+    expect(res.output).not.toContain('cannot be undone');
     expect(world.sandbox.capture.events).toBe(captured);
   });
 
