@@ -2,6 +2,10 @@ import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
+/** Unit tests that replace a module with vi.mock: a module already loaded by another file would
+ * not see the mock, so they do not share modules with other files. */
+const MOCKS_MODULES = ['test/unit/bulk/lock.test.ts'];
+
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
 const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/virtual/', 'packages/', 'test/unit/'];
 
@@ -41,11 +45,20 @@ export default defineConfig({
         // No module of the CLI or the sandbox keeps state of its own (ARCHITECTURE.md §2), so the
         // unit tests share their workers' modules instead of importing them again for each file:
         // a third of the CPU time of a run of them.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'packages/*/test/**/*.test.ts'], isolate: false },
+        // A file that mocks a module (vi.mock) needs modules of its own: it runs isolated, below.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: [...MOCKS_MODULES],
+          isolate: false,
+        },
       },
       {
         extends: true,
-        test: { name: 'end-to-end', include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/virtual/**/*.test.ts'] },
+        test: {
+          name: 'end-to-end',
+          include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/virtual/**/*.test.ts', ...MOCKS_MODULES],
+        },
       },
     ],
   },
