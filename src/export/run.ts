@@ -2,7 +2,7 @@
 // hand over (GDPR Art. 15). In order:
 //
 // 1. Find the persons, project by project, through the same identifier resolution as an erasure
-//    (src/bulk/targets.ts: e-mail addresses as the email property and as distinct ids, distinct
+//    (src/bulk/input/targets.ts: e-mail addresses as the email property and as distinct ids, distinct
 //    ids and person UUIDs by the batch lookups), so that an erasure of the same request finds
 //    exactly the persons the export found.
 // 2. Plan: the persons per project, their events counted, the queries that takes. --dry-run ends
@@ -25,13 +25,13 @@ import { getUser } from '../api/users.js';
 import { underQueryLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { formatDuration } from '../io/progress.js';
 import { truncate } from '../io/columns.js';
-import { caseProjects } from '../bulk/projects.js';
-import { findTargets } from '../bulk/targets.js';
-import { CLEAR } from '../bulk/identifiers.js';
-import { RateBudget } from '../bulk/rate.js';
-import { READ_PER_MINUTE } from '../bulk/resolve.js';
-import { lockJournal } from '../bulk/lock.js';
-import { idListSha256, type IdList } from '../bulk/validate.js';
+import { caseProjects } from '../bulk/engine/projects.js';
+import { findTargets } from '../bulk/input/targets.js';
+import { CLEAR } from '../bulk/input/identifiers.js';
+import { RateBudget } from '../bulk/engine/rate.js';
+import { READ_PER_MINUTE } from '../bulk/input/resolve.js';
+import { lockJournal } from '../bulk/engine/lock.js';
+import { idListSha256, type IdList } from '../bulk/input/validate.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { appendGzipLines, createBundleDir, cutTo, listFiles, makeDir, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
