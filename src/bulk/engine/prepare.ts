@@ -134,7 +134,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
         });
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
 
-  const timeoutMs = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined ? ctx.timeoutMs() : BULK_TIMEOUT_MS;
+  const timeoutMs = ctx.timeoutMs(BULK_TIMEOUT_MS);
   const action = await kind.makeAction(ctx, {
     client,
     projects,
