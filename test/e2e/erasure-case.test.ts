@@ -310,7 +310,9 @@ describe('selections', () => {
     const plan = declined.output.slice(declined.output.indexOf('Plan:'), declined.output.indexOf('This deletes')).split(/\r?\n/);
     expect(plan.length).toBeGreaterThan(8);
     for (const line of plan) expect(line.length, line).toBeLessThanOrEqual(60);
-    expect(declined.output).toContain(`This deletes ${free.length} persons (their events and recordings stay) in project 2`);
+    expect(declined.output.replace(/\s*\r?\n\s*/g, ' ')).toContain(
+      `This deletes ${free.length} persons (their events and recordings stay) in project 2`,
+    );
     expect(store(2).getByUuid(free[0].uuid)).toBeDefined();
     const typed = await runInTerminal(
       ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2', '--journal', join(dir, 'typed.ndjson')],
