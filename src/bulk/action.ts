@@ -60,6 +60,9 @@ export interface BulkAction {
   /** Called when the run starts, once the journal holds everything found before it: what the
    * action reads from there, and anything it needs only when it really sends (a key). */
   prepare?(journal: JournalState): Promise<void>;
+  /** Lines of the plan only the kind can state (a merge's groups, whose properties win), each
+   * as the plan's own lines: "  groups    12 (…)". */
+  planLines?: string[];
 }
 
 /** What an action is made from, once the persons are known. */
@@ -123,6 +126,12 @@ export interface JobKind {
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
    * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
   binding: KindBinding;
+  /** Whether the job only reads from the server (an export): nothing on the server changes, so
+   * there is nothing to agree to and the engine asks for no confirmation (nor --yes). */
+  readOnly?: boolean;
+  /** The command line that continues the job, when its verb names it otherwise than by its input
+   * (an export: by its bundle, `--resume --out <dir>`); absent: the engine's (settings.ts). */
+  resumeCommand?: string;
   /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
    * journal and the receipt: an erasure must not keep new copies of them. */
   hashesIdentifiers: boolean;

@@ -112,6 +112,8 @@ export interface PlanFacts {
   identifiers?: IdentifierTotals;
   /** A selection: how it reads. */
   selection?: string;
+  /** The kind's own lines of the plan (BulkAction.planLines). */
+  kindLines?: string[];
   sample: SamplePerson[];
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
@@ -162,6 +164,7 @@ export function planFacts(p: Prepared): PlanFacts {
     unresolved: targets.unresolved.length,
     identifiers: targets.identifiers,
     selection: s.input.kind === 'selection' ? p.input.label : undefined,
+    kindLines: p.action.planLines,
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
@@ -213,6 +216,7 @@ export function planText(p: PlanFacts): string {
     lines.push(
       `  input     ${p.input.label} (${list.format}): ${formatNumber(list.requested)} values, ${formatNumber(list.ids.length)} unique ${words[1]}, ${formatNumber(list.duplicates)} duplicates dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
     );
+  lines.push(...(p.kindLines ?? []));
   if (p.selection) {
     const total = p.projects.reduce((k, x) => k + x.targets, 0);
     lines.push(`  selected  ${counted(total, 'person')}`);

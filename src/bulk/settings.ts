@@ -106,7 +106,7 @@ async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string |
   const dir = join(configDir(ctx.env), 'journals');
   const { input } = s;
   if (input.kind === 'selection') return defaultJournalPath(dir, { idListSha256: await selectionKey(ctx, s), stem: 'selection' });
-  if (input.kind === 'addresses' || fromStdin(input)) return undefined;
+  if (input.kind === 'addresses' || input.kind === 'identifiers' || fromStdin(input)) return undefined;
   return defaultJournalPath(dir, { path: input.file, idListSha256: '' });
 }
 
