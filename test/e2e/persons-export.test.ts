@@ -111,12 +111,12 @@ describe('hogctl persons export', () => {
 
   it('exports every event once across a SIGKILL and --resume, with a manifest that matches the files', async () => {
     const { child, exited } = spawnCli(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()], world.env);
-    // Killed once the first page of events is journaled, and before the export ends.
-    const journal = join(out(), 'export-journal.json');
+    // Killed once the first page of events is recorded, and before the export ends.
+    const journal = join(out(), 'export-state.json');
     for (let i = 0; i < 3000; i++) {
       if (existsSync(journal)) {
         const j = JSON.parse(readFileSync(journal, 'utf8'));
-        if (j.persons.some((p: { events: { count: number } }) => p.events.count > 0)) break;
+        if (Object.values(j.persons).some((p) => (p as { events: { count: number } }).events.count > 0)) break;
       }
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -125,7 +125,9 @@ describe('hogctl persons export', () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(journal)).toBe(true);
     // A page written after the last one journaled (the kill came between the two): --resume cuts it off.
-    const started = JSON.parse(readFileSync(journal, 'utf8')).persons.find((p: { events: { count: number } }) => p.events.count > 0);
+    const started = (Object.values(JSON.parse(readFileSync(journal, 'utf8')).persons) as { dir: string; events: { count: number } }[]).find(
+      (p) => p.events.count > 0,
+    )!;
     appendFileSync(join(out(), started.dir, 'events.ndjson.gz'), gzipSync('{"uuid":"written-after-the-journal"}\n'));
 
     const again = await world.run(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()]);
@@ -230,7 +232,7 @@ describe('hogctl persons export', () => {
     // Queries answer slowly, so the signal comes while the events are being read.
     world.sandbox.setFaults('slow=100%@1500,path=/query/');
     const { child, exited } = spawnCli(['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', out2], world.env);
-    const journal = join(out2, 'export-journal.json');
+    const journal = join(out2, 'export-state.json');
     for (let i = 0; i < 3000 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGINT');
     const stopped = await exited;
@@ -248,7 +250,7 @@ describe('hogctl persons export', () => {
     world.sandbox.setRateLimit('query=4/2s');
     expect(limited.code, limited.stderr).toBe(6);
     expect(limited.stderr).toContain(`hogctl persons export --resume --out ${out4}`);
-    expect(existsSync(join(out4, 'export-journal.json'))).toBe(true);
+    expect(existsSync(join(out4, 'export-state.json'))).toBe(true);
     const resumed = await world.run(['persons', 'export', '--resume', '--out', out4, '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ events: 1_000 });

@@ -3,10 +3,17 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
-import { writeRecord } from '../../io/output.js';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseProjectList } from '../../bulk/projects.js';
-import { checkSettings, runExport, type ExportResult } from '../../export/run.js';
-import { PartialFailureError, UsageError } from '../../errors.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
+import { getUser } from '../../api/users.js';
+import { configDir, ensurePrivateDir } from '../../config/paths.js';
+import { checkBundleDir } from '../../export/bundle.js';
+import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../export/kind.js';
+import { loadState } from '../../export/state.js';
+import { UsageError } from '../../errors.js';
 
 export interface PersonsExportOptions {
   out?: string;
@@ -22,8 +29,6 @@ export interface PersonsExportOptions {
   recordings?: boolean;
   maxWait?: string;
 }
-
-const FIELDS = ['bundle', 'persons', 'events', 'queries', 'files', 'zip', 'unavailable', 'dry_run'];
 
 export function personsExportCommand(): Command {
   return new Command('export')
@@ -81,31 +86,65 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
   if (!options.out) {
     throw new UsageError('--out <dir> is required: the directory of the bundle', 'e.g. --out ./lee-export');
   }
-  const settings = {
-    out: options.out,
-    emails: options.email ?? [],
-    distinctIds: options.distinctId ?? [],
-    persons: options.person ?? [],
+  const out = options.out;
+  const resume = Boolean(options.resume);
+  const dryRun = Boolean(options.dryRun);
+  const emails = options.email ?? [];
+  const distinctIds = options.distinctId ?? [];
+  const persons = options.person ?? [];
+  checkExportFlags({ resume, given: emails.length + distinctIds.length + persons.length, from: options.from });
+  const maxWaitMs = options.maxWait ? parseDuration(options.maxWait, '--max-wait') : 15 * 60_000;
+
+  // --resume --out <dir>: the bundle names its journal and the identifiers it began with.
+  const state = resume ? loadState(out) : undefined;
+  const identifiers = state?.identifiers ?? { emails, distinct_ids: distinctIds, persons };
+  if (!resume && !dryRun) {
+    // Before anything is asked: a bundle is never written over.
+    checkBundleDir(out);
+    if (options.zip && existsSync(zipPathOf(out)))
+      throw new UsageError(`${zipPathOf(out)} exists, and a bundle is never written over`, 'move it away, or give --out another directory');
+  }
+  const startedAt = new Date(ctx.deps.now()).toISOString();
+  const journalsDir = join(configDir(ctx.env), 'journals');
+  // The journal of a new export is its own, named after its bundle and when it began.
+  const journal =
+    state?.journal ??
+    join(
+      journalsDir,
+      `export-${createHash('sha256').update(bundlePath(out)).digest('hex').slice(0, 12)}-${startedAt.replace(/[-:]|\.\d+/g, '')}.ndjson`,
+    );
+  if (!dryRun && !state) ensurePrivateDir(journalsDir);
+  const settled = await settleBulkJob(ctx, {
+    input: {
+      kind: 'identifiers',
+      flag: identifiers.emails.length ? '--email' : identifiers.distinct_ids.length ? '--distinct-id' : '--person',
+      emails: identifiers.emails,
+      distinctIds: identifiers.distinct_ids,
+      persons: identifiers.persons,
+    },
+    dryRun,
+    resume,
+    journal: dryRun ? undefined : journal,
     projects: options.projects ? parseProjectList(options.projects) : undefined,
     allProjects: Boolean(options.allProjects),
-    from: options.from,
-    recordings: Boolean(options.recordings),
-    zip: Boolean(options.zip),
-    dryRun: Boolean(options.dryRun),
-    resume: Boolean(options.resume),
-    maxWaitMs: options.maxWait ? parseDuration(options.maxWait, '--max-wait') : 15 * 60_000,
-  };
-  checkSettings(settings);
-  const output = await ctx.output();
-  let result: ExportResult;
-  try {
-    result = await runExport(ctx, settings);
-  } catch (err) {
-    const partial = (err as { result?: ExportResult }).result;
-    if (err instanceof PartialFailureError && partial) {
-      await writeRecord(output, { ...partial, unavailable: partial.unavailable.length }, { columns: FIELDS, fields: FIELDS });
-    }
-    throw err;
+    // One person at a time: its progress is one line, and its queries share one budget.
+    concurrency: 1,
+    maxWaitMs,
+  });
+  let fields = exportFieldsOf(settled.recorded);
+  if (!fields) {
+    const me = await getUser(await ctx.api()).catch(() => null);
+    const team = (me as { team?: { id?: unknown } } | null)?.team?.id;
+    fields = {
+      out: bundlePath(out),
+      until: startedAt,
+      from: options.from ?? null,
+      recordings: Boolean(options.recordings),
+      zip: Boolean(options.zip),
+      requested_by: me?.email ?? (await ctx.settings()).profileName ?? null,
+      current_team: team === undefined || team === null ? null : String(team),
+      identifiers,
+    };
   }
-  await writeRecord(output, { ...result, unavailable: result.unavailable.length }, { columns: FIELDS, fields: FIELDS });
+  await runBulkJob(ctx, settled, exportKind(ctx, { out, journal, fields, state, maxWaitMs: settled.maxWaitMs }));
 }
