@@ -2,7 +2,8 @@
 //
 // How to add a kind (a third one beside deleting and updating persons):
 //   1. Write a function that returns a `JobKind` (below), as `deleteKind()` (delete-persons.ts)
-//      and `updateKind()` (update-persons.ts) do. Put its files together: today they sit in
+//      and `updateKind()` (update-persons.ts) do, or `exportKind()` (src/export/kind.ts), a kind
+//      in a folder of its own that only reads. Put its files together: today they sit in
 //      src/bulk/ beside the engine (delete-persons.ts, delete-receipt.ts, send.ts, verify.ts;
 //      update-persons.ts, update-verify.ts, values-from.ts); a new kind may take a folder of its
 //      own, src/bulk/<kind>/, importing the engine's types from here.

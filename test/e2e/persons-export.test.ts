@@ -176,6 +176,29 @@ describe('hogctl persons export', () => {
     }
     expect(manifest).toMatchObject({ host: new URL(world.sandbox.url).host, identifiers_as_given: { emails: [SUBJECT] } });
 
+    // The bulk engine's receipt: the persons per project, the bundle, and the manifest's digest,
+    // which the verification read back; the journal keeps each person's answer.
+    const receipt = JSON.parse(readFileSync(result.receipt, 'utf8'));
+    expect(receipt).toMatchObject({
+      command: 'persons export',
+      status: 'completed',
+      counts: { persons_exported: 2, events: 120_000 },
+      verification: { status: 'verified', mismatched: [], unlisted: [] },
+      export: { bundle: out(), files: manifest.files.length + 1 },
+    });
+    expect(receipt.export.manifest_sha256).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(out(), 'manifest.json')))
+        .digest('hex'),
+    );
+    expect(receipt.projects.map((p: { persons_exported: number }) => p.persons_exported)).toEqual([1, 1]);
+    const answers = readFileSync(result.journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'answered');
+    expect(answers.map((a) => a.summary.events.count).sort()).toEqual([50_000, 70_000]);
+
     // Private: 0700 directories, 0600 files; no key, no second subject anywhere.
     expect(statSync(out()).mode & 0o777).toBe(0o700);
     for (const f of filesUnder(out())) {

@@ -46,13 +46,15 @@ export function personsExportCommand(): Command {
         'The bundle holds personal data: its directory is made 0700 and its files 0600, a directory that exists and is ' +
         'not empty is refused (a bundle is never written over), and no key is written into it. The plan (persons per ' +
         'project, events, queries) comes first; --dry-run stops there and writes nothing. Every part and every page of ' +
-        'events is journaled as it is written: after Ctrl-C, a crash or a query limit, --resume --out <dir> continues ' +
-        'without writing any event twice. A part the key may not read (a missing scope) is named, and the rest is ' +
-        'exported.\n\n' +
+        'events is recorded as it is written: after Ctrl-C, a crash or a query limit, --resume --out <dir> continues ' +
+        'without writing any event twice. It runs as the bulk jobs do, one person at a time: their journal and a ' +
+        'receipt (the persons and events per project, the bundle, the SHA-256 of manifest.json), kept with their ' +
+        'journals; at the end every file is read back against the manifest. It only reads, so it asks for no ' +
+        'confirmation. A part the key may not read (a missing scope) is named, and the rest is exported.\n\n' +
         'Scopes: person:read and query:read; activity_log:read, cohort:read and session_recording:read for those parts.\n\n' +
         'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
         '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 8 the bundle is written but ' +
-        'some parts could not be read (listed), 130 interrupted (resume then).',
+        'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
     )
     .option('--out <dir>', 'the directory of the bundle (created 0700; must not exist or be empty)')
     .option('--email <address>', 'an e-mail address of the data subject (repeatable)', collect)
