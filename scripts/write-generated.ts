@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { buildProgram } from '../src/program.js';
 import { bashScript, fishScript, zshScript } from '../src/completion/generate.js';
 import { commandReference, withSection } from '../src/docs/reference.js';
-import { topicMarkdown } from '../src/docs/topics.js';
+import { PROSE_TOPICS, TOPICS, topicMarkdown } from '../src/docs/topics.js';
 
 export async function generatedFiles(): Promise<Record<string, string>> {
   const sink = new PassThrough();
@@ -18,6 +18,10 @@ export async function generatedFiles(): Promise<Record<string, string>> {
       ['command-reference', commandReference(program)],
       ['exit-codes', topicMarkdown('exit-codes')],
       ['environment', topicMarkdown('environment')],
+      [
+        'help-topics',
+        PROSE_TOPICS.map((name) => `### ${TOPICS[name].title} (\`hogctl help ${name}\`)\n\n${topicMarkdown(name)}\n`).join('\n'),
+      ],
     ].reduce((readme, [name, content]) => withSection(readme, name, content), readFileSync('README.md', 'utf8')),
   };
 }

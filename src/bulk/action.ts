@@ -27,7 +27,7 @@ import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt, ReceiptPart, ReceiptVerification } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
-import type { CaseTargets } from './targets.js';
+import type { CaseTargets, IdentifierTotals } from './targets.js';
 import type { IdKind } from './validate.js';
 
 export type { KindFields };
@@ -54,8 +54,8 @@ export interface BulkAction {
   /** What a check of lost answers found: "3 of them no longer name a person (…)". */
   checkedLost(done: number): string;
   /** What the run did, for the closing line and error messages: "12 persons deleted (12 found)
-   * from 12 ids sent". */
-  account(receipt: Receipt): string;
+   * from 12 ids sent"; `asked`: the identifiers the input named, to count in their units. */
+  account(receipt: Receipt, asked?: IdentifierTotals): string;
   /** The debug line's reading of a successful answer. */
   describeAnswer(attempt: Extract<Attempt, { kind: 'ok' }>): string;
   /** Called when the run starts, once the journal holds everything found before it: what the

@@ -13,6 +13,9 @@ import { CHUNK_SIZE } from './chunk.js';
 import { deletionReceipt, openDeletionErrors, type BulkDeleteFlags, type DeletionReceipt } from './delete-receipt.js';
 import type { ChunkRecord, JournalState } from './journal.js';
 import { presenceCheck, type PresenceCheck } from './lost-answers.js';
+import { describeAsked } from './plan.js';
+import type { Receipt } from './receipt.js';
+import type { IdentifierTotals } from './targets.js';
 import { DELETE_WINDOWS, type RateBudget } from './rate.js';
 import { sender } from './send.js';
 import type { IdKind } from './validate.js';
@@ -193,20 +196,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
     targetNoun: sent === 'distinct_ids' ? 'distinct ids' : 'persons',
     checkedLost: (gone) =>
       `${formatNumber(gone)} of them no longer name a person (the earlier request deleted them); the others are sent again`,
-    account: (receipt) => {
-      const c = (receipt as DeletionReceipt).counts;
-      const gone = c.persons_gone_after_lost_answer ?? 0;
-      // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
-      const lookedUp = receipt.sent_id_kind === 'person_uuids';
-      const goneNote = gone && lookedUp ? `, ${formatNumber(gone)} of them found gone when checked after a lost answer` : '';
-      const goneApart =
-        gone && !lookedUp
-          ? `; ${formatNumber(gone)} more ids were gone when checked after a lost answer (deleted by that request, or never a person)`
-          : '';
-      return c.persons_deleted === null || c.persons_deleted === undefined
-        ? `${counted(c.sent, 'id')} sent and acknowledged (the server did not report how many persons it deleted)${goneApart}`
-        : `${counted(c.persons_deleted, 'person')} deleted${goneNote}${c.persons_queued_for_deletion ? `, ${formatNumber(c.persons_queued_for_deletion)} queued for deletion` : ''} (${formatNumber(c.persons_found ?? 0)} found) from ${counted(c.sent, 'id')} sent${goneApart}`;
-    },
+    account: (receipt, asked) => deletionAccount(receipt, asked),
     describeAnswer: ({ summary: answer }) => {
       const summary = answer as BulkDeleteSummary | null;
       return summary
@@ -214,6 +204,41 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
         : 'empty answer';
     },
   };
+}
+
+/**
+ * What a deletion did, in the units the person asked in (ARCHITECTURE.md §3): the addresses (or
+ * other identifiers) first, found and not found, naming those that named no one; then the
+ * persons deleted. Ids of a plain file whose answers were lost and that name no one when checked
+ * are said as such, apart from the answered ones: they may have been deleted by that request, or
+ * never have named anyone.
+ */
+export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): string {
+  const c = (receipt as DeletionReceipt).counts;
+  const gone = c.persons_gone_after_lost_answer ?? 0;
+  // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
+  const lookedUp = receipt.sent_id_kind === 'person_uuids';
+  const lead = asked && receipt.identifiers ? describeAsked(receipt.identifiers.kind, asked) : '';
+  if (c.sent === 0) return `${lead}no request was answered`;
+  const queued = c.persons_queued_for_deletion ? `, ${formatNumber(c.persons_queued_for_deletion)} queued for deletion` : '';
+  if (lookedUp) {
+    // The persons were named by the lookup: their count is the unit, not the UUIDs sent.
+    const goneNote = gone ? `, ${formatNumber(gone)} of them found gone when checked after a lost answer` : '';
+    if (c.persons_deleted === null || c.persons_deleted === undefined)
+      return `${lead}${counted(c.sent, 'person')} sent and acknowledged (the server did not report how many it deleted)`;
+    const found = lead && c.persons_found === c.sent ? '' : ` (${formatNumber(c.persons_found ?? 0)} found)`;
+    return `${lead}${counted(c.persons_deleted, 'person')} deleted${goneNote}${queued}${found}${lead ? '' : ` from ${counted(c.sent, 'id')} sent`}`;
+  }
+  const answered = c.sent - gone;
+  const lost = gone
+    ? `${counted(gone, 'id')} sent whose answers were lost name no person any more when checked (the lost request deleted them, or they never named one)`
+    : '';
+  if (answered === 0) return `${lead}${lost}`;
+  const said =
+    c.persons_deleted === null || c.persons_deleted === undefined
+      ? `${counted(answered, 'id')} sent and acknowledged (the server did not report how many persons it deleted)`
+      : `${counted(c.persons_deleted, 'person')} deleted${queued} (${formatNumber(c.persons_found ?? 0)} found) from ${counted(answered, 'id')} sent`;
+  return `${lead}${said}${lost ? `; ${lost}` : ''}`;
 }
 
 /**
@@ -250,7 +275,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   const count = searched.reduce((k, p) => k + toRead.get(p.id)!.ids.length, 0);
   const skipped = searched.reduce((k, p) => k + toRead.get(p.id)!.notFound, 0);
   ctx.info(
-    `verifying: asking the server whether the ${formatNumber(count)} ${action.targetNoun} are gone…${skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : ''}`,
+    `verifying: asking the server whether the ${count === 1 ? action.targetNoun.replace(/s$/, '') : `${formatNumber(count)} ${action.targetNoun}`} ${plural(count, 'is', 'are')} gone…${skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : ''}`,
   );
   // An interrupted verification goes on where it stopped; any other starts afresh.
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;

@@ -34,7 +34,13 @@ export interface IdentifierNaming {
 /** Addresses a query: 10,000 addresses take 20 queries. */
 export const EMAIL_BATCH = 500;
 
-const EMAIL_QUERY = 'SELECT id, lower(properties.email) FROM persons WHERE lower(properties.email) IN {emails} LIMIT 50000';
+// The addresses as they are stored, and those that differ from one asked only by spaces around
+// it or one trailing dot: `{emails}` holds each address and the address with a dot after it.
+// HogQL's trim() is ClickHouse's trimBoth(), which removes spaces at both ends
+// (posthog/hogql/functions/mapping.py: "trim": HogQLFunctionMeta("trimBoth", 1, 1)). The near ones
+// are reported, never deleted: they may be typing slips of the same person, or someone else.
+const EMAIL_QUERY =
+  'SELECT id, lower(properties.email), properties.email FROM persons WHERE lower(trim(properties.email)) IN {emails} LIMIT 50000';
 const DISTINCT_ID_QUERY = 'SELECT person_id, lower(distinct_id) FROM person_distinct_ids WHERE lower(distinct_id) IN {emails} LIMIT 50000';
 
 /** ClickHouse's lower(): ASCII letters only. */
@@ -125,6 +131,23 @@ export interface EmailFinds {
   queries: number;
   /** The server has no batch_by_distinct_ids (an older PostHog): revived persons were not sought. */
   noRestLookup: boolean;
+  /** Persons whose stored `email` differs from an address asked only by spaces around it or a
+   * trailing dot: not matched, reported in the plan. */
+  near: NearMatch[];
+}
+
+/** A stored address that is almost one asked for (ARCHITECTURE.md §3: reported, not deleted). */
+export interface NearMatch {
+  /** The address asked for (lowered). */
+  address: string;
+  /** The `email` property as stored. */
+  stored: string;
+  uuid: string;
+}
+
+/** The address a stored one is near: spaces at both ends and one trailing dot removed, lowered. */
+export function nearAddress(stored: string): string {
+  return lowerAscii(stored.replace(/^ +| +$/g, '')).replace(/\.$/, '');
 }
 
 /**
@@ -157,6 +180,7 @@ export async function matchEmails(
     revived: new Set(),
     queries: 0,
     noRestLookup: false,
+    near: [],
   };
   const add = (email: string, uuid: string) => {
     const list = finds.matches.get(email) ?? [];
@@ -170,7 +194,7 @@ export async function matchEmails(
       return runHogQL(
         client,
         projectId,
-        { query: hogql, values: { emails: batch }, name },
+        { query: hogql, values: { emails: hogql === EMAIL_QUERY ? [...batch, ...batch.map((e) => `${e}.`)] : batch }, name },
         { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
       );
     });
@@ -180,16 +204,22 @@ export async function matchEmails(
         'split the input into smaller files, or check that the email property holds what you expect',
       );
     }
-    const rows: [string, string][] = [];
-    for (const [id, email] of res.results as unknown[][])
-      if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email]);
+    const rows: [string, string, unknown][] = [];
+    for (const [id, email, stored] of res.results as unknown[][])
+      if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email, stored]);
     return rows;
   };
   // The persons HogQL shows: one found by the REST lookup alone is hidden from it.
   const shown = new Set<string>();
+  const near: NearMatch[] = [];
   for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
     const batch = emails.slice(i, i + EMAIL_BATCH);
-    for (const [uuid, email] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
+    const asked = new Set(batch);
+    for (const [uuid, email, stored] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
+      if (!asked.has(email)) {
+        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid });
+        continue;
+      }
       add(email, uuid);
       finds.byProperty.add(email);
       shown.add(uuid);
@@ -217,5 +247,8 @@ export async function matchEmails(
       if (!shown.has(uuid)) finds.revived.add(email);
     }
   }
+  // A person that an address names anyway (as a distinct id, say) goes: no need to report it.
+  const named = new Set([...finds.matches.values()].flat());
+  finds.near = near.filter((m) => !named.has(m.uuid));
   return finds;
 }

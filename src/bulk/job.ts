@@ -113,13 +113,14 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
   const receipt = await finish(ctx, p, { status: result.reason, journal, error: result.error?.message, print: true, verification });
   if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
   const end = outcome(result, receipt, {
-    account: p.action.account(receipt),
+    account: p.action.account(receipt, p.targets.identifiers),
     resume,
     requests,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
     now: ctx.deps.now(),
-    verdict: (r) => kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r) }),
+    verdict: (r) =>
+      kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
   });
   for (const line of end.warnings) ctx.warn(line);
   if (end.error) throw end.error;
@@ -187,7 +188,7 @@ async function verifyJob(
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
   const checked = (receipt.verification as { checked?: number } | null)?.checked ?? 0;
   return new CancelledError(
-    `interrupted while verifying: ${p.action.account(receipt)}; every request was answered; ${formatNumber(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
+    `interrupted while verifying: ${p.action.account(receipt, p.targets.identifiers)}; every request was answered; ${formatNumber(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,
     `continue the verification with:\n  ${resume}`,
   );
 }

@@ -97,7 +97,14 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
     case 'interrupted':
       return {
         error: new CancelledError(
-          `interrupted: ${o.account}; ${counted(c.not_sent + c.failed + c.unconfirmed, 'id')} not done yet${c.unconfirmed ? ` (${formatNumber(c.unconfirmed)} of them sent in requests whose answers were lost: the next run checks them first)` : ''}`,
+          [
+            `interrupted: ${o.account}`,
+            c.unconfirmed &&
+              `${counted(c.unconfirmed, 'id')} ${c.unconfirmed === 1 ? 'was sent and its answer' : 'were sent and their answers'} lost (the next run checks them first)`,
+            c.not_sent + c.failed && `${counted(c.not_sent + c.failed, 'id')} not done yet`,
+          ]
+            .filter(Boolean)
+            .join('; '),
           resume,
         ),
       };

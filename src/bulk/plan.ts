@@ -137,7 +137,8 @@ export interface PlanFacts {
   planFile?: string;
 }
 
-const KIND_WORDS: Record<string, [one: string, many: string]> = {
+/** What the values of an input are, in the words of the plan and the closing line. */
+export const KIND_WORDS: Record<string, [one: string, many: string]> = {
   distinct_ids: ['distinct id', 'distinct ids'],
   emails: ['e-mail address', 'e-mail addresses'],
   person_ids: ['person id', 'person ids'],
@@ -238,6 +239,19 @@ export function planText(p: PlanFacts): string {
       const more = e.unmatched.length > 20 ? `, … and ${formatNumber(e.unmatched.length - 20)} more` : '';
       lines.push(`  missing   ${naming(e.unmatched.length, words)} no person (the receipt lists them): ${shown}${more}`);
     }
+    if (e.near?.length) {
+      // Not deleted without the person's say-so: a stray space may be a slip of the same person,
+      // or another person's address altogether.
+      const count = e.near.length;
+      const shown = e.near
+        .slice(0, 10)
+        .map((m) => `${JSON.stringify(m.stored)} (person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`)
+        .join('; ');
+      const more = count > 10 ? `; … and ${formatNumber(count - 10)} more` : '';
+      lines.push(
+        `  near      ${formatNumber(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be deleted: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, delete ${count === 1 ? 'it' : 'them'} by person id (\`hogctl persons delete <uuid>\`, or a person_id column beside email)`,
+      );
+    }
   } else {
     if (p.resolvedDuplicates)
       lines.push(`  dupes     ${formatNumber(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
@@ -268,4 +282,18 @@ function foundWhere(f: FoundBy<number>): string {
     ? ` (${formatNumber(f.revived)} of ${plural(f.revived, 'a person', 'persons')} revived after an earlier deletion, which HogQL does not show)`
     : '';
   return `${counted(f.emailProperty, 'address', 'addresses')} as the email property, ${formatNumber(f.distinctId)} as a distinct id${revived}`;
+}
+
+/** What the identifiers of the input named, to lead a closing line: "5 e-mail addresses: 4 named
+ * 4 persons, 1 named no one (nobody@example.com); ". Person ids that all named someone say
+ * nothing the persons' count does not: then nothing. */
+export function describeAsked(kind: string, t: IdentifierTotals): string {
+  if (kind === 'person_ids' && t.unmatched.length === 0) return '';
+  const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
+  const given = t.matched + t.unmatched.length;
+  const persons = counted(t.persons, 'person');
+  const missing = t.unmatched.length
+    ? `, ${formatNumber(t.unmatched.length)} named no one (${t.unmatched.slice(0, 5).join(', ')}${t.unmatched.length > 5 ? `, … and ${formatNumber(t.unmatched.length - 5)} more: the receipt lists them` : ''})`
+    : '';
+  return `${formatNumber(given)} ${words[given === 1 ? 0 : 1]}: ${formatNumber(t.matched)} named ${persons}${missing}; `;
 }

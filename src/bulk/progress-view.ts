@@ -21,7 +21,12 @@ export interface ProgressViewSettings {
   concurrency: number;
   /** How long a request may take before Ctrl-C stops waiting for it. */
   requestTimeoutMs: number;
+  /** The requests on the wire now, and when the oldest of them was sent (from the runner). */
+  inFlight: () => { count: number; oldestAt?: number };
 }
+
+/** How often the bar is redrawn while nothing is answered. */
+const TICK_MS = 1000;
 
 export class ProgressView {
   private readonly bar?: ProgressBar | ProgressLog;
@@ -42,20 +47,30 @@ export class ProgressView {
       now: ctx.deps.now,
       extra: () => {
         const minutes = (ctx.deps.now() - this.started) / 60_000;
-        return minutes > 0 && this.requestsDone > 0 ? `${formatNumber(Math.round(this.requestsDone / minutes))} req/min` : '';
+        const rate = minutes > 0 && this.requestsDone > 0 ? `${formatNumber(Math.round(this.requestsDone / minutes))} req/min` : '';
+        const flying = s.inFlight().count;
+        return [rate, flying > 0 ? `${flying} in flight` : ''].filter(Boolean).join(' · ');
       },
-      remainingMs: () =>
-        s.budget.finishEstimate(
-          s.requests - this.requestsDone,
-          s.concurrency,
-          this.requestsDone ? this.requestMsTotal / this.requestsDone : ASSUMED_REQUEST_MS,
-        ),
+      remainingMs: () => s.budget.finishEstimate(s.requests - this.requestsDone, s.concurrency, this.requestMs()),
+      remainingIsFloor: () => this.requestsDone === 0 && this.requestMs() > ASSUMED_REQUEST_MS,
       waiting: () => this.waiting(),
+      tickMs: TICK_MS,
     };
     this.bar = ctx.io.stderr.isTTY
       ? new ProgressBar({ ...progress, stream: ctx.io.stderr })
       : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
     this.bar.update(0);
+  }
+
+  /**
+   * The time a request takes, for the ETA: the plan's guess until answers come, then their mean;
+   * never less than the age of the oldest request still out, so that slow requests in flight
+   * raise the ETA before the first of them is answered.
+   */
+  private requestMs(): number {
+    const measured = this.requestsDone ? this.requestMsTotal / this.requestsDone : ASSUMED_REQUEST_MS;
+    const oldest = this.s.inFlight().oldestAt;
+    return Math.max(measured, oldest === undefined ? 0 : this.ctx.deps.now() - oldest);
   }
 
   /** A line above the bar (or on its own without one). */

@@ -1,4 +1,3 @@
-import { formatNumber } from '../io/counts.js';
 // The client-side request budget. PostHog counts requests per key in sliding windows (DRF's
 // SimpleRateThrottle keeps each request's time and refuses once `limit` fall within the last
 // `duration`), and deletes have two: PersonsDeleteBurstThrottle 480/minute and
@@ -13,6 +12,7 @@ import { formatNumber } from '../io/counts.js';
 // DRF's wait() is the time until the oldest request leaves the window divided by the requests
 // still available, and PostHog's Retry-After is that rounded up (docs/server-contract.md §5); when the
 // hourly window is spent it approaches 50 minutes, which the budget knows without asking.
+import { formatNumber } from '../io/counts.js';
 
 export interface Clock {
   now(): number;

@@ -71,6 +71,8 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
   const run = journal.lastRun + 1;
   let chunks = s.chunks;
   let view: ProgressView | undefined;
+  // Set once the runner's options exist: the progress asks them what is in flight.
+  let runner: RunnerOptions | undefined;
   let result: RunResult;
   try {
     if (!journal.header) await append({ type: 'header', journal_format: JOURNAL_FORMAT, hogctl: VERSION, ...s.header });
@@ -95,6 +97,7 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
       budget,
       concurrency: s.concurrency,
       requestTimeoutMs: s.requestTimeoutMs,
+      inFlight: () => ({ count: runner?.inFlight?.() ?? 0, oldestAt: runner?.oldestInFlight?.() }),
     });
     view = progress;
     budget.onWait = (w) => progress.windowWait(w);
@@ -153,6 +156,7 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
       retrying: (c, why, ms) => progress.retrying(c, why, ms),
       attempted: (c, a, attempt, ms) => progress.attempted(c, a, attempt, ms),
     };
+    runner = options;
     const onInterrupt = () => progress.interrupted(options.inFlight?.() ?? 0);
     ctx.deps.signal?.addEventListener('abort', onInterrupt, { once: true });
     if (ctx.deps.quit) ctx.deps.handlesQuit?.();

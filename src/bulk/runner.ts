@@ -77,6 +77,8 @@ export interface RunnerOptions {
   notice?(message: string): void;
   /** Set by the runner: how many requests are on the wire now (for the Ctrl-C message). */
   inFlight?: () => number;
+  /** Set by the runner: when the oldest request on the wire was sent (for the progress's ETA). */
+  oldestInFlight?: () => number | undefined;
   /** Every attempt's outcome, for --debug. */
   attempted?(chunk: Chunk, attempt: Attempt, n: number, ms: number): void;
 }
@@ -108,6 +110,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   let failed = 0;
   let stop: { reason: StopReason; error?: CliError; until?: number } | undefined;
   let inFlight = 0;
+  // When each request on the wire was sent: a slow one shows in the ETA before it is answered.
+  const sentAt = new Set<{ at: number }>();
   let lastProgress = o.clock.now();
   // Aborted on Ctrl-C or when the run must stop, to cut every wait short.
   const halt = new AbortController();
@@ -175,6 +179,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
       // In flight from the moment it is journaled as sending: once that line is written the
       // request goes out, so a Ctrl-C meanwhile must wait for it (and say so).
       inFlight++;
+      const flying = { at: started };
+      sentAt.add(flying);
       try {
         if (!journaled) {
           await o.beforeSend(chunk);
@@ -184,6 +190,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
         result = await o.attempt(ids === chunk.ids ? chunk : { ...chunk, ids });
       } finally {
         inFlight--;
+        sentAt.delete(flying);
         // The budget times later requests from this answer (or failure).
         answeredNow();
       }
@@ -289,6 +296,7 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
     o.quit?.addEventListener('abort', () => resolve('quit'), { once: true });
   });
   o.inFlight = () => inFlight;
+  o.oldestInFlight = () => (sentAt.size ? Math.min(...[...sentAt].map((f) => f.at)) : undefined);
   try {
     const settled = await Promise.race([Promise.allSettled(workers), quit]);
     if (settled !== 'quit') {

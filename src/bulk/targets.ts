@@ -17,7 +17,7 @@ import { ApiError, AuthError, CancelledError, UsageError } from '../errors.js';
 import { batchPersons, PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
 import type { JournalState } from './journal.js';
-import { identifierKey, matchEmails, type IdentifierPolicy } from './identifiers.js';
+import { identifierKey, matchEmails, type IdentifierPolicy, type NearMatch } from './identifiers.js';
 import { unreachableReason, type CaseProject } from './projects.js';
 import type { RateBudget } from './rate.js';
 import { resolveTargets, uuidLookup } from './resolve.js';
@@ -46,6 +46,8 @@ export interface ProjectTargets {
   sample: ListedPerson[];
   /** Where the addresses were found, by key, when every one was looked up in this run. */
   foundBy?: FoundBy<Set<string>>;
+  /** Stored addresses that differ from one asked only by spaces or a trailing dot: reported. */
+  near?: NearMatch[];
 }
 
 /** Where e-mail addresses were found: as the `email` property, as a distinct id, and of those,
@@ -75,6 +77,8 @@ export interface IdentifierTotals {
   foundBy?: FoundBy<number>;
   /** The server could not look addresses up as distinct ids in the person store. */
   noRestLookup?: boolean;
+  /** Persons whose stored address is near one asked, over every project: not deleted. */
+  near?: (NearMatch & { project: string })[];
 }
 
 export interface CaseTargets {
@@ -196,7 +200,7 @@ async function matchInProject(
   known: Map<string, string[]>,
   s: MatchSettings,
 ): Promise<{
-  targets: Pick<ProjectTargets, 'ids' | 'matches' | 'newlyMatched' | 'distinctIds' | 'sample' | 'foundBy'>;
+  targets: Pick<ProjectTargets, 'ids' | 'matches' | 'newlyMatched' | 'distinctIds' | 'sample' | 'foundBy' | 'near'>;
   queries: number;
   noRestLookup: boolean;
 }> {
@@ -232,6 +236,7 @@ async function matchInProject(
   let queries = 0;
   let foundBy: FoundBy<Set<string>> | undefined;
   let noRestLookup = false;
+  let near: NearMatch[] | undefined;
   const todo = byKind.email.length + byKind.person_id.length + byKind.distinct_id.length;
   if (todo > 0) {
     ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
@@ -242,6 +247,7 @@ async function matchInProject(
       });
       queries += found.queries;
       noRestLookup = found.noRestLookup;
+      near = found.near;
       const keys = (of: Set<string>) => new Set(byKind.email.filter((v) => of.has(bare(v))).map(keyOf));
       if (known.size === 0)
         foundBy = { emailProperty: keys(found.byProperty), distinctId: keys(found.byDistinctId), revived: keys(found.revived) };
@@ -298,7 +304,7 @@ async function matchInProject(
     }
   }
   ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
-  return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy }, queries, noRestLookup };
+  return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy, near }, queries, noRestLookup };
 }
 
 /** One read within the read rate; Ctrl-C stops it before anything was deleted. */
@@ -323,6 +329,8 @@ function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPoli
     projects.map((p) => p.matches),
   );
   const searched = projects.filter((p) => !p.unreachable);
+  const near = searched.flatMap((p) => (p.near ?? []).map((m) => ({ ...m, project: p.id })));
+  if (near.length) t.near = near;
   if (searched.length && searched.every((p) => p.foundBy)) {
     const count = (of: (f: FoundBy<Set<string>>) => Set<string>) => new Set(searched.flatMap((p) => [...of(p.foundBy!)])).size;
     t.foundBy = { emailProperty: count((f) => f.emailProperty), distinctId: count((f) => f.distinctId), revived: count((f) => f.revived) };

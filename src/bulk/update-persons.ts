@@ -53,6 +53,7 @@ import type { Receipt, ReceiptPart } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
 import type { IdKind } from './validate.js';
 import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
+import { describeAsked } from './plan.js';
 import { counted, formatNumber } from '../io/counts.js';
 
 /** Persons (events) a capture request carries: 200 requests for 100,000 persons. */
@@ -266,12 +267,13 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',
     targetNoun: 'persons',
     checkedLost: () => '',
-    account: (receipt) => {
+    account: (receipt, asked) => {
       const v = (receipt as UpdateReceipt).update;
+      const lead = asked && receipt.identifiers ? describeAsked(receipt.identifiers.kind, asked) : '';
       const checked = v?.verified
         ? `; read back: ${formatNumber(v.persons_applied)} applied${v.persons_pending ? `, ${formatNumber(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${formatNumber(v.persons_failed)} failed` : ''}`
         : '';
-      return `${counted(receipt.counts.sent, 'person')} sent their changes in ${counted(receipt.chunks.answered, 'request')}${checked}`;
+      return `${lead}${counted(receipt.counts.sent, 'person')} sent their changes in ${counted(receipt.chunks.answered, 'request')}${checked}`;
     },
   };
 }

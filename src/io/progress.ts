@@ -15,6 +15,12 @@ export interface ProgressOptions {
   extra?: () => string;
   /** Milliseconds left, when the job can tell better than done/elapsed (rate windows). */
   remainingMs?: () => number | undefined;
+  /** Whether that time is a floor only: nothing answered yet, and a request slower than assumed
+   * is still out; the ETA then says "over". */
+  remainingIsFloor?: () => boolean;
+  /** On a terminal, redraw at least this often, so that the time and what is in flight move
+   * while no answer comes (default: only when something happens). */
+  tickMs?: number;
   /** What the job is waiting for now, e.g. "waiting for the hourly window until 11:52:10". */
   waiting?: () => string | undefined;
   intervalMs?: number;
@@ -65,7 +71,7 @@ abstract class Progress {
       this.done >= total
         ? 'done'
         : left !== undefined
-          ? formatDuration(left)
+          ? `${this.o.remainingIsFloor?.() ? 'over ' : ''}${formatDuration(left)}`
           : this.done > 0
             ? formatDuration((elapsed / this.done) * (total - this.done))
             : '…';
@@ -88,6 +94,15 @@ abstract class Progress {
 export class ProgressBar extends Progress {
   private lastDraw = 0;
   private drawn = false;
+  private readonly ticker?: NodeJS.Timeout;
+
+  constructor(o: ProgressOptions) {
+    super(o);
+    if (o.tickMs) {
+      this.ticker = setInterval(() => this.drawn && this.draw(this.o.now()), o.tickMs);
+      this.ticker.unref();
+    }
+  }
 
   override update(done: number): void {
     super.update(done);
@@ -114,6 +129,7 @@ export class ProgressBar extends Progress {
 
   /** Removes the bar (before the final summary). */
   finish(): void {
+    clearInterval(this.ticker);
     this.clear();
     this.drawn = false;
   }
@@ -126,11 +142,13 @@ export class ProgressBar extends Progress {
     this.lastDraw = now;
     this.drawn = true;
     const { counts, share, rest } = this.describe(now);
-    const width = this.o.width ?? 24;
-    const filled = Math.round(share * width);
-    const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${counts}${rest ? ` · ${rest}` : ''}`;
+    const words = `${counts}${rest ? ` · ${rest}` : ''}`;
     // A pseudo-terminal without a size reports 0 columns: then the width is unknown.
     const columns = this.o.stream.columns || 100;
+    // The bar gives way (down to 10 cells) before the words do: the ETA must stay on screen.
+    const width = Math.max(10, Math.min(this.o.width ?? 24, columns - 2 - words.length));
+    const filled = Math.round(share * width);
+    const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${words}`;
     this.o.stream.write(`\r\u001b[2K${text.length >= columns ? text.slice(0, columns - 1) : text}`);
   }
 }

@@ -33,6 +33,20 @@ function idsFile(name: string, count: number): string {
 const checks = (w: World, since: number) => w.sandbox.requests.slice(since).filter((r) => r.path.endsWith('/batch_by_uuids/'));
 
 describe('verification after a bulk-delete', () => {
+  it('speaks of one person as one', async () => {
+    const res = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      idsFile('one.txt', 1),
+      '--receipt',
+      join(dir, 'one.receipt.json'),
+      '-y',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('verifying: asking the server whether the person is gone…');
+  });
+
   it('checks every person answered, 200 a request, and records in the receipt that none is left', async () => {
     const receiptPath = join(dir, 'gone.receipt.json');
     const before = world.sandbox.requests.length;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { BIN, cleanEnv, runCli } from './harness.js';
-import { stripAnsi } from './terminal.js';
+import { runInTerminal, stripAnsi } from './terminal.js';
 import { commandWords } from '../../src/program.js';
 
 describe('help topics', () => {
@@ -102,5 +102,47 @@ describe('completion', () => {
     const bad = await runCli(['completion', 'tcsh']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('tcsh');
+  });
+});
+
+describe('short help first, the long explanations as topics (80 columns)', () => {
+  const SCREEN = { columns: 80, rows: 24 };
+  const lines = (output: string) => output.replace(/\r/g, '').split('\n');
+
+  for (const [verb, topics] of [
+    ['bulk-delete', ['bulk-input', 'bulk-plans', 'erasure', 'bulk-runs']],
+    ['bulk-update', ['bulk-input', 'capture', 'bulk-runs']],
+    ['erasure-status', ['erasure']],
+  ] as const) {
+    it(`persons ${verb} --help: usage, one paragraph, then its options on the first screen, naming its topics`, async () => {
+      const res = await runInTerminal(['persons', verb, '--help'], {}, [], 30_000, SCREEN);
+      expect(res.code).toBe(0);
+      const shown = lines(res.output);
+      expect(shown[0]).toBe(`Usage: hogctl persons ${verb} [options]`);
+      const options = shown.indexOf('Options:');
+      expect(options, res.output).toBeGreaterThan(0);
+      expect(options, res.output).toBeLessThan(24);
+      // Examples are command lines to copy: they stay whole.
+      for (const line of shown.filter((l) => !l.startsWith('  $ '))) expect(line.length, line).toBeLessThanOrEqual(80);
+      const head = shown.slice(0, options).join(' ');
+      for (const topic of topics) expect(head).toContain(`hogctl help ${topic}`);
+      expect(shown.some((l) => l.startsWith('Examples:'))).toBe(true);
+    });
+  }
+
+  it('hogctl help erasure: the prose page, wrapped at spaces to 80 columns', async () => {
+    const res = await runInTerminal(['help', 'erasure'], {}, [], 30_000, SCREEN);
+    expect(res.code).toBe(0);
+    const shown = lines(res.output);
+    expect(shown[0]).toMatch(/^Erasure/);
+    for (const line of shown) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(res.output).toContain('--check-email');
+    expect(res.output).toContain('HMAC-SHA256');
+  });
+
+  it('hogctl help lists the topics it has', async () => {
+    const res = await runCli(['help', 'help']);
+    for (const topic of ['exit-codes', 'environment', 'bulk-input', 'bulk-plans', 'erasure', 'bulk-runs', 'capture'])
+      expect(res.stdout).toContain(topic);
   });
 });

@@ -258,7 +258,7 @@ describe('persons delete', () => {
     const sent = mark();
     const res = await runInTerminal(['persons', 'delete', String(person.id)], world.env, [{ when: 'Delete this person?', send: 'y\r' }]);
     expect(res.code).toBe(0);
-    expect(res.output).toContain(`✔ deleted person ${person.id}`);
+    expect(res.output).toContain(`✔ deleted person ${person.uuid} (id ${person.id})`);
     expect(world.sandbox.store.getById(person.id)).toBeUndefined();
     expect(sent().map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}${person.id}/`, `POST ${base}bulk_delete/`]);
     expect(JSON.parse(sent()[1].body).ids).toEqual([person.uuid]);

@@ -161,6 +161,12 @@ describe('runSelect', () => {
     );
   });
 
+  it("trim() removes the spaces at both ends only, as ClickHouse's trimBoth()", () => {
+    expect(run("SELECT trim('  Lee@x.net ') AS x FROM persons LIMIT 1").results).toEqual([['Lee@x.net']]);
+    expect(run("SELECT trim('\\tlee@x.net.') AS x FROM persons LIMIT 1").results).toEqual([['\tlee@x.net.']]);
+    expect(run('SELECT trim(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
+  });
+
   it('compares created_at with timestamp strings to the microsecond', () => {
     const pivot = persons[10];
     const newer = run('SELECT id FROM persons WHERE created_at > {t} LIMIT 50000', { t: pivot.createdAt }).results.map((r) => r[0]);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
@@ -67,5 +68,6 @@ export async function personsActivityRun(ctx: Context, options: PersonsActivityO
     await writer.writePage(page.map((entry) => ({ ...entry, changes: summarizeChanges(entry.detail?.changes) })));
   }
   await writer.end();
-  if (writer.count === 0) ctx.info(id === undefined ? 'no person activity in this project' : `no activity for person ${id}`);
+  if (writer.count === 0)
+    ctx.info(id === undefined ? 'no person activity in this project' : `no activity for ${personName({ ...target, id })}`);
 }

@@ -38,38 +38,14 @@ export function personsBulkUpdateCommand(): Command {
   const command = new Command('bulk-update')
     .summary('set, set once or unset properties of many persons, through capture: resumable, verified, with a receipt')
     .description(
-      'Change the properties of many persons at once: those listed in a file (UUIDs, distinct ids, e-mail addresses, or a ' +
-        'CSV with a column per kind), or those a selection chooses (--where, --cohort, --query). --set key=value sets a ' +
-        'property (typed as `persons update` types it: 30 is a number, true a boolean, JSON stays JSON; quote to keep text), ' +
-        '--set-once sets it only where the person has none, --unset removes it; or --values-from <file> gives each person ' +
-        'their own values (a CSV or NDJSON, one row per person: a person_id, distinct_id or email column and a column per ' +
-        'property).\n\n' +
-        'Through capture by default, the way PostHog itself changes persons: one $set event per person, addressed to a ' +
-        'distinct id the person has, in gzipped /batch/ requests of 500 persons. The project API key is read with your ' +
-        'personal key when the run starts and kept in memory only; the events go to the ingestion host (us.i.posthog.com ' +
-        'for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted; --capture-url, ' +
-        "HOGCTL_CAPTURE_URL or the profile's capture URL overrides it). Every person is looked up first, so none is ever " +
-        "created. --via api uses the REST endpoints instead (PATCH /persons/{id}/ and delete_property, within PostHog's " +
-        '240 a minute), for servers or policies without capture; it cannot set once. A project that does not process ' +
-        'person profiles (person_processing_opt_out) is refused: PostHog would drop every change.\n\n' +
-        'A request counts only when capture accepts it ({"status": "Ok"}): a quota_limited answer (the project is ' +
-        'over its billing quota, the events were dropped) or any other answer stops the run, and --resume sends those ' +
-        'persons again, with the same event uuids and timestamps.\n\n' +
-        'Capture applies changes within seconds, not at once: afterwards the persons are read back until every change ' +
-        'shows or --verify-timeout passes, and the receipt says, per person, applied, still pending or failed.\n\n' +
-        "To keep a person's analytics and drop their personal data, unset the properties that hold it (e.g. --unset " +
-        'email --unset name --unset phone). This changes the person only: properties already captured on past events ' +
-        'are not changed; `persons bulk-delete --keep-person --delete-events` deletes those events.\n\n' +
-        'Plan, confirmation (the count typed above 100 persons), dry run, journal, --resume (nothing but the input and ' +
-        '--resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`. An update is ' +
-        'not an erasure: its journal and receipt keep in clear what it was given (addresses, distinct ids, person ids) and ' +
-        'the changes; keep them as private as the persons they name. There is no --plan file for updates, and so no ' +
-        'signature.\n\n' +
-        'Exit codes: 0 every change accepted (and shown, when verified), 2 invalid input or flags, or a project that ' +
-        'does not process person profiles (nothing sent), 4 authentication or permission, 5 the project is over its ' +
-        'billing quota, 6 the server asked to wait longer than --max-wait, 7 the server failed after retries or ' +
-        "answered in a way that is not capture's acceptance, 8 some requests failed or changes did not show in time " +
-        '(listed in the receipt), 130 interrupted.',
+      'Change the properties of many persons at once: those listed in a file (UUIDs, distinct ids, e-mail addresses, ' +
+        'or a CSV with a column per kind), or those a selection chooses (--where, --cohort, --query). --set key=value ' +
+        'sets a property (typed as `persons update` types it: 30 is a number, true a boolean, JSON stays JSON; quote ' +
+        'to keep text), --set-once sets it only where the person has none, --unset removes it; or --values-from <file> ' +
+        'gives each person their own values (a CSV or NDJSON, one row per person: a person_id, distinct_id or email ' +
+        'column and a column per property).\n\nMore in `hogctl help capture` (capture or the REST API, what counts as ' +
+        'accepted, reading back, exit codes), `hogctl help bulk-input` (the input and its lookup) and `hogctl help ' +
+        'bulk-runs` (journal, resume, Ctrl-C).',
     )
     .option(
       '--file <path|->',

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/persons.js';
@@ -70,5 +71,5 @@ export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOpt
   }
   await writer.writePage(cohorts.map((c) => ({ ...c })));
   await writer.end();
-  if (writer.count === 0) ctx.info(`person ${personId} is in no cohort of your current project`);
+  if (writer.count === 0) ctx.info(`${personName({ ...target, id: personId })} is in no cohort of your current project`);
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
@@ -38,19 +39,20 @@ export async function personsDeleteEventsRun(ctx: Context, options: PersonsDelet
   const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
     person: resolved,
-    action: `delete all events of person ${id}`,
+    action: `delete all events of ${personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid })}`,
     consequences: [`will queue the deletion of all their events (${EVENTS_BATCH_NOTE}); the person stays`],
     question: 'Delete all events of this person?',
   });
+  const name = personName({ ...target, id, uuid: shown?.uuid ?? resolved.listed?.uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their events go.
   const { status } = await unconfirmed(
-    `the deletion of person ${id}'s events`,
+    `the deletion of the events of ${name}`,
     'run the command again to make sure (queueing it twice is harmless), and see the queue with `hogctl persons deletion-status`',
     () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'events' }),
   );
-  await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of person ${id}'s events`, [
+  await report({ person: id, events_queued_for_deletion: true, status }, `queued the deletion of the events of ${name}`, [
     `${EVENTS_BATCH_NOTE}; follow it with \`hogctl persons deletion-status\`.`,
   ]);
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
@@ -35,19 +36,20 @@ export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsD
   const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
     person: resolved,
-    action: `delete all session recordings of person ${id}`,
+    action: `delete all session recordings of ${personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid })}`,
     consequences: ['will delete all their session recordings; the person stays'],
     question: 'Delete all recordings of this person?',
   });
+  const name = personName({ ...target, id, uuid: shown?.uuid ?? resolved.listed?.uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   // bulk_delete with keep_person: the person stays, only their recordings go.
   const { status } = await unconfirmed(
-    `the deletion of person ${id}'s recordings`,
+    `the deletion of the recordings of ${name}`,
     'run the command again to make sure (starting it twice is harmless)',
     () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'recordings' }),
   );
-  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of person ${id}'s recordings`, [
+  await report({ person: id, recordings_deletion_started: true, status }, `started the deletion of the recordings of ${name}`, [
     'It runs asynchronously; the recordings disappear once it has finished.',
   ]);
 }

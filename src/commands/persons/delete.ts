@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
@@ -59,7 +60,8 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
     ...(options.deleteRecordings ? ['all their session recordings'] : []),
   ];
-  const what = options.keepPerson ? `delete the data of person ${id}` : `delete person ${id}`;
+  const asked = personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid });
+  const what = options.keepPerson ? `delete the data of ${asked}` : `delete ${asked}`;
   const shown = await confirmPersonAction(ctx, {
     yes: options.yes,
     person: resolved,
@@ -68,6 +70,7 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     question: options.keepPerson ? 'Delete this data?' : 'Delete this person?',
   });
 
+  const name = personName({ ...target, id, uuid: shown?.uuid ?? resolved.listed?.uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const flags = {
@@ -76,15 +79,15 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
     keepPerson: Boolean(options.keepPerson),
   };
   const result = await unconfirmed(
-    options.keepPerson ? `the deletion of person ${id}'s data` : `the deletion of person ${id}`,
+    options.keepPerson ? `the deletion of the data of ${name}` : `the deletion of ${name}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
     () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'person', flags }),
   );
   const { status, goneEarlier } = result;
   if (goneEarlier) {
     const summary = options.keepPerson
-      ? `person ${id}'s data: an earlier attempt's answer was lost, and the retry no longer found the person`
-      : `person ${id} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
+      ? `the data of ${name}: an earlier attempt's answer was lost, and the retry no longer found the person`
+      : `${name} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
     await report(
       {
         person: id,
@@ -124,10 +127,10 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
       status,
     },
     options.keepPerson || unknown
-      ? `deletion of person ${id}${options.keepPerson ? "'s data" : ''} accepted`
+      ? `deletion of ${options.keepPerson ? 'the data of ' : ''}${name} accepted`
       : queued
-        ? `queued the deletion of person ${id}`
-        : `deleted person ${id}`,
+        ? `queued the deletion of ${name}`
+        : `deleted ${name}`,
     notes,
   );
 }

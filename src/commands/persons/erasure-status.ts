@@ -31,26 +31,12 @@ export function personsErasureStatusCommand(): Command {
   return new Command('erasure-status')
     .summary('check later that an erasure is still complete, from its receipt')
     .description(
-      'Reads the receipt of a `persons bulk-delete` run and asks the server, project by project: are the persons still ' +
-        "gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless someone resets " +
-        'them), and has the deletion of their events run? PostHog queues event deletions and runs them in a weekly batch ' +
-        '(Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads only.\n\n' +
-        'Once that deletion has run, it counts the events that still carry one of the erased distinct ids (a HogQL ' +
-        'query, 1,000 distinct ids a query). PostHog deletes events by person id only, so events sent personless, and ' +
-        'events from before a merge, which carry another person id, stay: the status is then events_remain, with the ' +
-        'count and the distinct ids. No PostHog API deletes events by distinct id.\n\n' +
-        'What the receipt holds in clear: the UUIDs of the persons, and their distinct ids (such as user-1971), because ' +
-        'this check asks the server whether each still names no one, and it cannot ask by a hash. They name a person as ' +
-        'well as an address does: keep the receipt as private as the data it records. The e-mail addresses of the ' +
-        'request, and distinct ids that look like one, are kept by HMAC-SHA256 under the evidence key of the config ' +
-        'directory (`hogctl evidence export-key`), which the receipt does not hold: without the key, no one can tell from ' +
-        'the receipt, its journal or its plan which addresses they name, even by hashing guesses. Those distinct ids ' +
-        'cannot be checked here (--keep-identifiers keeps them in clear). Recording deletions cannot be read back from the ' +
-        'API.\n\n' +
-        '--check-email <address> (or - to read it from standard input) asks the receipt alone, with the evidence key and ' +
-        'without the server, whether this erasure was asked to erase that address: exit 0 yes (and whether it named ' +
-        'a person), 3 no, 2 the receipt or the key cannot answer (a receipt of an earlier hogctl, another key).\n\n' +
-        'Exit codes: 0 complete in every project, 8 something is pending or back (listed), 2 the receipt cannot be used.',
+      'Reads the receipt of a `persons bulk-delete` run and asks the server, project by project: are the persons ' +
+        "still gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless " +
+        'someone resets them), and has the deletion of their events run? PostHog queues event deletions and runs them ' +
+        'in a weekly batch (Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads ' +
+        'only.\n\nMore in `hogctl help erasure` (the events a deletion leaves, what the receipt keeps in clear, ' +
+        '--check-email, exit codes).',
     )
     .requiredOption('--receipt <path>', 'the receipt a bulk-delete run wrote')
     .option('--check-email <address>', 'tell whether the erasure was asked to erase this address (- reads it from standard input)')

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseSetValue } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
@@ -52,11 +53,11 @@ export async function personsSetPropRun(
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `setting ${key} on person ${id}`,
+    `setting ${key} on ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: setting the same value twice is harmless`,
     () => api.updateProperty(client, projectId, id, key, value),
   );
-  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on person ${id} accepted`, [
+  await report({ person: id, key, value, status }, `${key} = ${JSON.stringify(value)} on ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the old value for a few seconds.',
   ]);
 }

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { confirmPersonAction, personToShow, type ShownPerson } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
@@ -75,7 +76,7 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
   let person = await confirmPersonAction(ctx, {
     yes: options.yes,
     person: resolved,
-    action: `split person ${id}`,
+    action: `split ${personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid })}`,
     check: (p) => main !== undefined && checkMain(p, main),
     consequences: (p) => {
       const moving = toSplit ?? p.distinct_ids.filter((d) => d !== main);
@@ -94,12 +95,13 @@ export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions
     checkMain(person, main);
   }
   const body = main !== undefined ? { main_distinct_id: main } : { distinct_ids_to_split: toSplit };
+  const name = personName({ ...target, id, uuid: person?.uuid ?? resolved.listed?.uuid });
   const status = await unconfirmed(
-    `the split of person ${id}`,
+    `the split of ${name}`,
     `${checkPerson(id)}: the distinct ids it still lists were not moved; run the command again only for those`,
     () => api.splitPerson(client, projectId, id, body),
   );
-  await report({ person: id, ...body, status }, `split of person ${id} accepted`, [
+  await report({ person: id, ...body, status }, `split of ${name} accepted`, [
     'PostHog splits asynchronously: each moved distinct id gets its own new person in a few seconds.',
   ]);
 }

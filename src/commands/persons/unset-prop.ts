@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
@@ -40,11 +41,11 @@ export async function personsUnsetPropRun(
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `the removal of ${key} from person ${id}`,
+    `the removal of ${key} from ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: removing it twice is harmless`,
     () => api.deleteProperty(client, projectId, id, key),
   );
-  await report({ person: id, unset: key, status }, `removal of ${key} from person ${id} accepted`, [
+  await report({ person: id, unset: key, status }, `removal of ${key} from ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the property for a few seconds.',
   ]);
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
+import { personName } from '../../cli/names.js';
 import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
@@ -53,11 +54,11 @@ export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptio
   const client = await ctx.api();
   const id = await resolvePersonId(ctx, target, client);
   const status = await unconfirmed(
-    `the update of person ${id}`,
+    `the update of ${personName({ ...target, id })}`,
     `${checkPerson(id)}, or run the command again: setting the same values twice is harmless`,
     () => api.updatePerson(client, projectId, id, properties),
   );
-  await report({ person: id, properties, status }, `update of person ${id} accepted`, [
+  await report({ person: id, properties, status }, `update of ${personName({ ...target, id })} accepted`, [
     'PostHog applies it asynchronously: reads may show the old values for a few seconds.',
   ]);
 }

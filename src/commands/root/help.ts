@@ -2,21 +2,21 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
-import { TOPICS, topicText } from '../../docs/topics.js';
+import { PROSE_TOPICS, TOPICS, topicText } from '../../docs/topics.js';
 import { suggest } from '../../cli/suggest.js';
 
 export function helpCommand(): Command {
   const command = new Command('help')
-    .summary('show help for a command, or a topic: exit-codes, environment')
+    .summary(`show help for a command, or a topic: ${Object.keys(TOPICS).join(', ')}`)
     .description(
-      'Show the help of a command (the same as `hogctl <command> --help`), or a topic: exit-codes lists what each exit code means, environment the variables hogctl reads.',
+      `Show the help of a command (the same as \`hogctl <command> --help\`), or a topic: exit-codes lists what each exit code means, environment the variables hogctl reads, and ${PROSE_TOPICS.map((name) => `${name} ${(TOPICS[name] as { about: string }).about}`).join('; ')}.`,
     )
     .argument('[words...]', 'a command (e.g. persons list) or a topic')
-    .addHelpText('after', examples('hogctl help persons list', 'hogctl help exit-codes', 'hogctl help environment'))
+    .addHelpText('after', examples('hogctl help persons list', 'hogctl help exit-codes', 'hogctl help environment', 'hogctl help erasure'))
     .action(async (words: string[], _options: unknown, command: Command) => {
       const root = command.parent!;
       const write = (text: string) => root.configureOutput().writeOut?.(text);
-      if (words.length === 1 && TOPICS[words[0]]) return write(topicText(words[0]));
+      if (words.length === 1 && TOPICS[words[0]]) return write(topicText(words[0], root.configureOutput().getOutHelpWidth?.() ?? 80));
       let target: Command = root;
       for (const word of words) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));

@@ -94,7 +94,7 @@ describe('the end of a bulk run', () => {
     expect(end.error).toBeInstanceOf(CancelledError);
     expect(end.error!.exitCode).toBe(130);
     expect(end.error!.message).toBe(
-      `interrupted: ${facts.account}; 2,000 ids not done yet (1,000 of them sent in requests whose answers were lost: the next run checks them first)`,
+      `interrupted: ${facts.account}; 1,000 ids were sent and their answers lost (the next run checks them first); 1,000 ids not done yet`,
     );
     expect(end.error!.hint).toBe(`continue with:\n  ${facts.resume}`);
   });

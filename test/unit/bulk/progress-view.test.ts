@@ -16,7 +16,15 @@ function view(options: { tty?: boolean; quiet?: boolean; debug?: boolean } = {})
   const ctx = new Context(deps, { quiet: options.quiet, debug: options.debug });
   const budget = new RateBudget(DELETE_WINDOWS, { now: () => NOW, sleep: async () => {} });
   const action = { describeAnswer: () => 'found 1000, deleted 1000' } as unknown as BulkAction;
-  const progress = new ProgressView(ctx, { action, ids: 4000, requests: 4, budget, concurrency: 2, requestTimeoutMs: 120_000 });
+  const progress = new ProgressView(ctx, {
+    action,
+    ids: 4000,
+    requests: 4,
+    budget,
+    concurrency: 2,
+    requestTimeoutMs: 120_000,
+    inFlight: () => ({ count: 0 }),
+  });
   return { progress, stderr };
 }
 

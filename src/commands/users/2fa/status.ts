@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { withContext } from '../../../cli/with-context.js';
 import { examples } from '../../../cli/help-text.js';
+import { userName } from '../../../cli/names.js';
 import { mark, writeSummary } from '../../../io/summary.js';
 import { checkUserId, twoFactorStatus } from '../../../api/users.js';
 import { writeBackupCodes } from './shared/show-codes.js';
@@ -46,7 +47,7 @@ export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusO
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }
   const output = await ctx.output();
-  const who = user === '@me' ? 'you' : `user ${user}`;
+  const who = userName(user);
   const codes = status.backup_codes.length;
   const summary = status.is_enabled
     ? mark(
