@@ -44,8 +44,9 @@ export interface BulkAction {
   confirmation(count: number): string;
   /** The scope the personal key must hold for the requests. */
   scope: string;
-  /** One attempt at one chunk, and what its answer means for the runner. */
-  attempt(chunk: Chunk): Promise<Attempt>;
+  /** One attempt at one chunk, and what its answer means for the runner. `note` writes a line
+   * above the progress bar: how a chunk that takes long (an export's person) goes. */
+  attempt(chunk: Chunk, note?: (line: string) => void): Promise<Attempt>;
   /** Which ids of requests whose answers were lost still need the action; undefined: send
    * them again unchecked (harmless for this action). */
   presence?: PresenceCheck;

@@ -310,7 +310,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       if (!env.journal) createBundleDir(out);
       saveState(out, state);
     },
-    attempt: async (chunk: Chunk): Promise<Attempt> => {
+    attempt: async (chunk: Chunk, note?: (line: string) => void): Promise<Attempt> => {
       try {
         let summary: PersonSummary | undefined;
         for (const uuid of chunk.ids) {
@@ -325,6 +325,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
               currentTeam: fields.current_team,
               recordings: fields.recordings,
               maxWaitMs: k.maxWaitMs,
+              note: note ?? ((line) => ctx.info(line)),
             },
             person(chunk.project!, uuid),
           );

@@ -10,7 +10,6 @@ import { CancelledError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { underQueryLimit, type WaitCap } from '../io/countdown.js';
-import { truncate } from '../io/columns.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { appendGzipLines, cutTo, listFiles, makeDir, sha256File } from './bundle.js';
@@ -61,6 +60,8 @@ export interface PersonWriter {
   recordings: boolean;
   /** --max-wait: a longer wait for the query limit stops the run, every page kept. */
   maxWaitMs: number;
+  /** A line above the engine's progress bar (a line a page). */
+  note: (line: string) => void;
 }
 
 const month = (timestamp: string) => timestamp.slice(0, 7);
@@ -117,7 +118,6 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
 async function writeEvents(w: PersonWriter, person: ExportPerson, label: string): Promise<void> {
   const { ctx, bundle } = w;
   const cap: WaitCap = { maxWaitMs: w.maxWaitMs, flag: '--max-wait' };
-  const progress = progressLine(ctx);
   const eventsPath = join(bundle, person.dir, EVENTS_FILE);
   const historyPath = join(bundle, person.dir, HISTORY_FILE);
   // What a stopped run wrote after its last recorded page goes; that page is asked for again.
@@ -144,14 +144,12 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
       counted_();
       person.events.cursor = { timestamp: page[page.length - 1].timestamp, uuid: page[page.length - 1].uuid };
       saveState(bundle, w.state);
-      progress(
+      w.note(
         `${label}: ${counted(person.events.count, 'event')} written${person.events.estimate !== undefined ? ` of about ${formatNumber(person.events.estimate)}` : ''} (${counted(person.events.queries, 'query', 'queries')})`,
       );
       if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled');
     }
-    progress(undefined);
   } catch (err) {
-    progress(undefined);
     const why = refusal(err);
     if (why === undefined) throw err;
     person.events.unavailable = why;
@@ -161,26 +159,6 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
   counted_();
   person.events.done = true;
   saveState(bundle, w.state);
-}
-
-/** On a terminal one line, redrawn after every page; off one, a line a page (for a log). */
-function progressLine(ctx: Context): (line: string | undefined) => void {
-  const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
-  let shown = '';
-  return (line) => {
-    if (!tty) {
-      if (line !== undefined) ctx.info(line);
-      return;
-    }
-    if (line === undefined) {
-      if (shown) ctx.io.stderr.write(`\r\u001b[2K${shown}\n`);
-      shown = '';
-      return;
-    }
-    shown = line;
-    // Never wrapped: a wrapped line is not cleared by the next redraw.
-    ctx.io.stderr.write(`\r\u001b[2K${truncate(line, Math.max(10, (ctx.io.stderr.columns || 100) - 1))}`);
-  };
 }
 
 /** One page: the events as NDJSON, and the property changes they carry, each as a gzip member. */

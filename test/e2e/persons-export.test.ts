@@ -313,7 +313,7 @@ describe('hogctl persons export', () => {
 });
 
 describe('hogctl persons export on a terminal', () => {
-  it('shows one progress line, redrawn after every page, and leaves the last one standing', async () => {
+  it("shows a line a page above the bulk jobs' progress bar, and the bar", async () => {
     const res = await runInTerminal(
       ['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', join(dir, 'tty')],
       world.env,
@@ -326,6 +326,8 @@ describe('hogctl persons export on a terminal', () => {
     );
     expect(res.code, res.output).toBe(0);
     expect(res.raw).toContain('\r\u001b[2K');
+    // The bulk jobs' bar, persons done of those planned.
+    expect(res.raw).toContain('█');
     expect(res.output).toMatch(/person [0-9a-f-]+: 1,000 events written of about 1,000 \(1 query\)/);
     expect(res.output).toContain('✔ exported 1 person and 1,000 events');
   }, 120_000);
