@@ -10,7 +10,8 @@
 // So every event is in the file exactly once, and memory holds one page at most.
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import { join, relative, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileError, openSecretFile, writeSecretFile } from '../config/secret-file.js';
@@ -79,13 +80,35 @@ export function writeJson(path: string, value: unknown): void {
   writeSecretFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Appends lines as one gzip member and syncs; returns the file's length after it. */
-export async function appendGzipLines(path: string, lines: string[]): Promise<number> {
+/** Text handed to the compressor at once: a page of 50,000 events is never one string. */
+const GZIP_BATCH_CHARS = 1 << 20;
+
+/** Appends lines as one gzip member and syncs; returns the file's length after it. The lines are
+ * compressed a megabyte at a time as they come, so a page is never joined into one string nor
+ * one buffer: only its compressed form (a tenth of it) is held until it is written. */
+export async function appendGzipLines(path: string, lines: Iterable<string>): Promise<number> {
+  const gzip = createGzip();
+  const compressed: Buffer[] = [];
+  gzip.on('data', (b: Buffer) => compressed.push(b));
+  const ended = once(gzip, 'end');
+  let batch: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    batch.push(line);
+    chars += line.length;
+    if (chars >= GZIP_BATCH_CHARS) {
+      if (!gzip.write(batch.join(''))) await once(gzip, 'drain');
+      batch = [];
+      chars = 0;
+    }
+  }
+  gzip.end(batch.join(''));
+  await ended;
   const handle = await openSecretFile(path, 'append').catch((err: unknown) => {
     throw fileError(err, path, 'write');
   });
   try {
-    await handle.write(gzipSync(Buffer.from(lines.join(''), 'utf8')));
+    await handle.write(Buffer.concat(compressed));
     await handle.sync();
     return (await handle.stat()).size;
   } catch (err) {

@@ -139,10 +139,16 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
     );
   const range = { distinctIds: person.distinctIds, until: w.until, ...(w.from ? { from: w.from } : {}) };
   try {
-    for await (const page of walkEvents(range, walk, run)) {
+    // Each page let go before the next is read: a suspended loop would hold it while the next
+    // page's answer is read and parsed, two pages at once.
+    const pages = walkEvents(range, walk, run);
+    for (let step = await pages.next(); !step.done; step = await pages.next()) {
+      let page: EventRecord[] | undefined = step.value;
+      step = { done: false, value: [] };
       await writePage(person, page, eventsPath, historyPath);
       counted_();
       person.events.cursor = { timestamp: page[page.length - 1].timestamp, uuid: page[page.length - 1].uuid };
+      page = undefined;
       saveState(bundle, w.state);
       w.note(
         `${label}: ${counted(person.events.count, 'event')} written${person.events.estimate !== undefined ? ` of about ${formatNumber(person.events.estimate)}` : ''} (${counted(person.events.queries, 'query', 'queries')})`,
@@ -163,11 +169,9 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
 
 /** One page: the events as NDJSON, and the property changes they carry, each as a gzip member. */
 async function writePage(person: ExportPerson, page: EventRecord[], eventsPath: string, historyPath: string): Promise<void> {
-  const lines: string[] = [];
   const history: string[] = [];
   const e = person.events;
   for (const event of page) {
-    lines.push(eventLine(event));
     // Only the events that change the person are parsed again, for their changes.
     if (/"\$(set|set_once|unset)"/.test(event.properties)) {
       const p = JSON.parse(event.properties) as Record<string, unknown>;
@@ -182,7 +186,12 @@ async function writePage(person: ExportPerson, page: EventRecord[], eventsPath: 
     if (e.last === null || event.timestamp > e.last) e.last = event.timestamp;
   }
   if (history.length) e.historyBytes = await appendGzipLines(historyPath, history);
-  e.bytes = await appendGzipLines(eventsPath, lines);
+  // Each line made as the compressor takes it: the page's lines are never all held at once.
+  e.bytes = await appendGzipLines(eventsPath, linesOf(page));
   e.count += page.length;
   e.historyCount += history.length;
+}
+
+function* linesOf(page: EventRecord[]): Generator<string> {
+  for (const event of page) yield eventLine(event);
 }
