@@ -27,6 +27,7 @@ import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt, ReceiptPart, ReceiptVerification } from './receipt.js';
 import type { Attempt, Chunk } from './runner.js';
+import type { CaseProject } from './projects.js';
 import type { CaseTargets, IdentifierTotals } from './targets.js';
 import type { IdKind } from './validate.js';
 
@@ -42,6 +43,8 @@ export interface BulkAction {
   flagsLabel?: string;
   /** The confirmation: "This deletes 12 persons and their events". */
   confirmation(count: number): string;
+  /** Whether hogctl can take the change back (a merge's --undo): the question then does not say it cannot. */
+  reversible?: boolean;
   /** The scope the personal key must hold for the requests. */
   scope: string;
   /** One attempt at one chunk, and what its answer means for the runner. `note` writes a line
@@ -65,6 +68,18 @@ export interface BulkAction {
   /** Lines of the plan only the kind can state (a merge's groups, whose properties win), each
    * as the plan's own lines: "  groups    12 (…)". */
   planLines?: string[];
+}
+
+/** What a kind that names its persons itself has to go on (JobKind.targets). */
+export interface TargetsEnv {
+  /** Undefined in a dry run that reads nothing. */
+  client?: ApiClient;
+  projects: CaseProject[];
+  /** The journal being continued: what the kind recorded in its header. */
+  journal?: JournalState;
+  reads: RateBudget;
+  /** The longest single wait for the HogQL query limit (--max-wait). */
+  maxWaitMs: number;
 }
 
 /** What an action is made from, once the persons are known. */
@@ -156,6 +171,10 @@ export interface JobKind {
   /** Ids whose answers asked for them to be sent again (a deletion's deletion_errors); absent:
    * an answered id is done. */
   resends?: Resends;
+  /** A kind with an input of its own (JobInput `own`: a merge's groups) names its persons here,
+   * per project, instead of the engine's lookups: from its input, or on --resume from what it
+   * recorded in the journal's header. Reads only; called once the journal is bound. */
+  targets?(ctx: Context, env: TargetsEnv): Promise<CaseTargets>;
   makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;
   /** Asks the server what the run achieved; undefined when there is nothing to ask. */
   verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;

@@ -33,7 +33,24 @@ export type JobInput =
   /** --plan: a reviewed plan. */
   | { kind: 'plan'; flag: '--plan'; file: string }
   /** --values-from: a file of per-person values, read by the verb (it names the persons). */
-  | { kind: 'values'; flag: '--values-from'; file: string; read: Input };
+  | { kind: 'values'; flag: '--values-from'; file: string; read: Input }
+  /** A kind's own input, read and checked by the verb (a merge's groups): the kind names the persons
+   * itself (JobKind.targets), from this input or, on --resume, from its journal. */
+  | { kind: 'own'; flag: string; file?: string; own: OwnInput };
+
+/** What a kind's own input is to the engine: how it is named, what binds it, where it acts. */
+export interface OwnInput {
+  /** How messages and the journal name it: the file's path, "stdin", "arguments". */
+  label: string;
+  /** SHA-256 of its text: what binds the journal and the receipt to it. */
+  sha256: string;
+  /** The projects it acts in (each group's, never one chosen for it). */
+  projects: string[];
+  /** The command line that gives it again, for the resume command. */
+  args: string[];
+  /** Names the default journal when it has no file (standard input, arguments). */
+  stem: string;
+}
 
 /** How messages and the journal name an input: its file ("stdin" for -), "--email", the selection. */
 export function inputLabel(input: JobInput): string {
@@ -44,6 +61,8 @@ export function inputLabel(input: JobInput): string {
       return 'the command line';
     case 'selection':
       return describeSelection(input.selection);
+    case 'own':
+      return input.own.label;
     default:
       return input.file === '-' ? 'stdin' : input.file;
   }
@@ -73,6 +92,8 @@ export function inputArgs(input: JobInput): string[] {
         ...(query !== null ? ['--query', query] : []),
       ];
     }
+    case 'own':
+      return input.own.args;
     default:
       return [input.flag, input.file];
   }
@@ -85,7 +106,7 @@ export function columnOf(input: JobInput): string | null {
 
 /** Whether the input comes from standard input, which has no path to find its journal by. */
 export function fromStdin(input: JobInput): boolean {
-  return (input.kind === 'ids' || input.kind === 'emails') && input.file === '-';
+  return (input.kind === 'ids' || input.kind === 'emails' || input.kind === 'own') && input.file === '-';
 }
 
 /**
@@ -112,6 +133,11 @@ export async function readJobInput(
       return listedInput(inputLabel(input), { kind: 'selection', sha256: o.selectionSha256! }, { stem: 'selection' });
     case 'values':
       return input.read;
+    case 'own': {
+      // The persons are the kind's to name (JobKind.targets): the input binds the journal by its hash.
+      const path = input.file !== undefined && input.file !== '-' ? input.file : undefined;
+      return listedInput(input.own.label, { kind: 'person_ids', sha256: input.own.sha256 }, path ? { path } : { stem: input.own.stem });
+    }
     case 'addresses':
       return checked(ctx, inlineInput(input.addresses), 'emails', { skipInvalid: o.skipInvalid });
     case 'identifiers':

@@ -140,7 +140,7 @@ async function confirm(ctx: Context, p: Prepared): Promise<void> {
   await confirmOrRefuse(ctx, {
     yes: p.s.yes,
     summary: `${p.action.confirmation(p.remaining)} ${where} on ${p.host}${p.profile ? ` (profile ${p.profile})` : ''}.`,
-    question: 'Go ahead? This cannot be undone.',
+    question: p.action.reversible ? 'Go ahead?' : 'Go ahead? This cannot be undone.',
     typeToConfirm: typed ? String(p.remaining) : undefined,
   });
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was sent');

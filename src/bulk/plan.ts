@@ -112,6 +112,8 @@ export interface PlanFacts {
   identifiers?: IdentifierTotals;
   /** A selection: how it reads. */
   selection?: string;
+  /** A kind's own input (a merge's groups): its lines say what it holds. */
+  ownInput?: boolean;
   /** The kind's own lines of the plan (BulkAction.planLines). */
   kindLines?: string[];
   sample: SamplePerson[];
@@ -165,6 +167,7 @@ export function planFacts(p: Prepared): PlanFacts {
     unresolved: targets.unresolved.length,
     identifiers: targets.identifiers,
     selection: s.input.kind === 'selection' ? p.input.label : undefined,
+    ownInput: s.input.kind === 'own',
     kindLines: p.action.planLines,
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
@@ -213,6 +216,7 @@ export function planText(p: PlanFacts): string {
   }
   if (p.planFile) lines.push(`  plan      ${p.planFile} (as reviewed: no lookup is made)`);
   else if (p.selection) lines.push(`  selection ${p.selection}`);
+  else if (p.ownInput) lines.push(`  input     ${p.input.label}`);
   else
     lines.push(
       `  input     ${p.input.label} (${list.format}): ${formatNumber(list.requested)} values, ${formatNumber(list.ids.length)} unique ${words[1]}, ${formatNumber(list.duplicates)} duplicates dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,

@@ -98,7 +98,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   const client = s.dryRun && !lookUp ? undefined : await ctx.api();
   const reached: CaseProject[] = plan
     ? plan.projects.map((p) => ({ id: p.project, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) }))
-    : await caseProjects(ctx, client, s);
+    : // A kind's own input names its projects (a merge's groups each name theirs).
+      await caseProjects(ctx, client, s.input.kind === 'own' ? { projects: s.input.own.projects } : s);
   const projects = reached.map((p) => p.id);
   const spans = spansProjects(s) || projects.length > 1;
 
@@ -122,14 +123,16 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)
-    : await findTargets(ctx, client, reached, list, bound.state, {
-        lookUp,
-        policy,
-        selection,
-        maxWaitMs: s.maxWaitMs,
-        reads,
-        concurrency: s.concurrency,
-      });
+    : kind.targets
+      ? await kind.targets(ctx, { client, projects: reached, journal: bound.state, reads, maxWaitMs: s.maxWaitMs })
+      : await findTargets(ctx, client, reached, list, bound.state, {
+          lookUp,
+          policy,
+          selection,
+          maxWaitMs: s.maxWaitMs,
+          reads,
+          concurrency: s.concurrency,
+        });
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
 
   const timeoutMs = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined ? ctx.timeoutMs() : BULK_TIMEOUT_MS;

@@ -2,6 +2,7 @@
 // refused off a terminal unless --yes, and a "no" is a cancellation (exit 130), never a success.
 import type { Context } from '../context.js';
 import { CancelledError, UsageError } from '../errors.js';
+import { fitToTerminal } from '../io/columns.js';
 
 export interface Confirmation {
   yes?: boolean;
@@ -22,7 +23,7 @@ export async function confirmOrRefuse(ctx: Context, c: Confirmation): Promise<vo
       'run it in a terminal to be asked, or pass --yes',
     );
   }
-  ctx.io.stderr.write(`${c.summary}\n`);
+  ctx.io.stderr.write(`${fitToTerminal(ctx.io.stderr, c.summary)}\n`);
   if (c.typeToConfirm !== undefined) {
     const expected = c.typeToConfirm;
     const matches = (value: string) => value.trim().toLowerCase() === expected.toLowerCase();

@@ -106,7 +106,7 @@ describe(`merging ${GROUPS.toLocaleString('en-US')} groups of duplicates among $
       try {
         return readFileSync(journal, 'utf8')
           .split('\n')
-          .filter((l) => l.startsWith('{"t":"accepted"')).length;
+          .filter((l) => l.startsWith('{"type":"answered"')).length;
       } catch {
         return 0;
       }
@@ -117,7 +117,10 @@ describe(`merging ${GROUPS.toLocaleString('en-US')} groups of duplicates among $
     const killed = await run.exited;
     expect(killed.signal).toBe('SIGKILL');
     world.sandbox.setFaults(undefined);
-    const resumed = await world.run([...args, '--resume', '-o', 'json'], { timeoutMs: 300_000 });
+    // Continued without --receipt: the journal remembers it, though its header (every group as it
+    // was) is larger than a mebibyte.
+    const resumeArgs = args.filter((a, i) => a !== '--receipt' && args[i - 1] !== '--receipt');
+    const resumed = await world.run([...resumeArgs, '--resume', '-o', 'json'], { timeoutMs: 300_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     const minutes = (Date.now() - started) / 60_000;
     expect(JSON.parse(resumed.stdout)).toMatchObject({ groups: GROUPS, merged: GROUPS, pending: 0, failed: 0, persons_merged_away: TWINS });

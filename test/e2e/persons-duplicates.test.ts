@@ -5,6 +5,7 @@ import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
 import { sdkClient, sendAndIngest, fresh, idList } from './sdk.js';
+import { runInTerminal } from './terminal.js';
 
 const PERSONS = 3_000;
 let world: World;
@@ -108,6 +109,28 @@ describe('persons duplicates', () => {
     }
     const persons = [...made.values()].reduce((n, ids) => n + ids.length + 1, 0);
     expect(res.stderr).toContain(`${made.size} groups of duplicates, ${persons} persons, found in 4 queries`);
+  });
+
+  it('on an 80-column terminal, reviews each candidate with what a person decides by: ids, created, last seen, events, what differs', async () => {
+    const res = await runInTerminal(['persons', 'duplicates', '--min-group', '3'], world.env, [], 60_000, { columns: 80, rows: 24 });
+    expect(res.code, res.output).toBe(0);
+    const lines = res.output.split(/\r?\n/);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    const email = [...triples][0];
+    const [first, second] = made.get(email)!;
+    const header = lines.findIndex((l) => l.includes(`email=${email}`));
+    expect(header, res.output).toBeGreaterThanOrEqual(0);
+    expect(lines[header]).toMatch(/^group \d+ · project \d+ · email=\S+ · 3 persons$/);
+    const group = lines.slice(header + 1, lines.findIndex((l, i) => i > header && l.startsWith('group ')) >>> 0);
+    // Every candidate: its whole UUID, then when it was created and last seen, its events, its ids, what differs.
+    expect(group.filter((l) => /^  [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/.test(l))).toHaveLength(3);
+    expect(
+      group.filter((l) => /^    created \d{4}-\d\d-\d\d \d\d:\d\d, last seen \d{4}-\d\d-\d\d \d\d:\d\d, [\d,]+ events?$/.test(l)),
+    ).toHaveLength(3);
+    expect(group.some((l) => l.includes(`distinct ids: ${first}`))).toBe(true);
+    expect(group.some((l) => l.includes(`distinct ids: ${second}`))).toBe(true);
+    expect(group.filter((l) => l.startsWith('    differs: '))).toHaveLength(3);
+    expect(group.join(' ')).toContain('plan=');
   });
 
   it('--min-group 3 keeps the groups of three', async () => {

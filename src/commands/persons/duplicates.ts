@@ -4,6 +4,8 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
+import { writeAll } from '../../io/streams.js';
+import { fitToTerminal } from '../../io/columns.js';
 import { UsageError } from '../../errors.js';
 import { caseProjects, parseProjectList } from '../../bulk/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
@@ -45,8 +47,9 @@ export function personsDuplicatesCommand(): Command {
         'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
         'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
         "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
-        'A table (and -o csv) has one row per candidate: its group, UUID, distinct ids, created, last seen, event count, ' +
-        'and the properties whose values differ within its group. -o json and -o ndjson print one object per group, with every property; ' +
+        'On a terminal each group is a short review: per candidate its UUID, created, last seen, event count, distinct ids ' +
+        'and the values of the properties that differ within its group. Piped (and with -o csv, --fields or --wide) there is one row per candidate ' +
+        'with the same columns. -o json and -o ndjson print one object per group, with every property; ' +
         'that is what `hogctl persons merge --groups` reads. The counts of groups and persons go to stderr.\n\n' +
         'Groups never span projects: with --projects or --all-projects each project is searched on its own.',
     )
@@ -91,6 +94,10 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   const client = await ctx.api();
   const projects = await caseProjects(ctx, client, projectsSetting);
   const byGroup = output.format === 'json' || output.format === 'ndjson' || output.filter !== undefined;
+  // On a terminal a table row of ten columns cannot fit 80 columns without dropping what a person
+  // decides by, so each group is a short review instead; scripts (a pipe, CSV, --fields, --wide)
+  // keep the one row per candidate.
+  const review = output.format === 'table' && output.stdout.isTTY && !output.fields && !output.wide && !byGroup;
   const writer = byGroup
     ? new RecordWriter(output, { columns: ['project_id', 'key', 'size', 'differing_properties', 'persons'] })
     : new RecordWriter(output, { columns: CANDIDATE_COLUMNS, fields: CANDIDATE_COLUMNS });
@@ -115,12 +122,15 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
         `project ${project.id}: ${formatNumber(big.persons)} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`,
       );
     }
-    if (byGroup) await writer.writePage(found.groups as unknown as Record<string, unknown>[]);
+    if (review) {
+      for (const [i, g] of found.groups.entries())
+        await writeAll(output.stdout, fitToTerminal(output.stdout, reviewText(g, groups + i + 1)));
+    } else if (byGroup) await writer.writePage(found.groups as unknown as Record<string, unknown>[]);
     else await writer.writePage(found.groups.flatMap((g, i) => candidateRows(g, groups + i + 1)));
     groups += found.groups.length;
     persons += found.groups.reduce((n, g) => n + g.size, 0);
   }
-  await writer.end();
+  if (!review) await writer.end();
   const where = projects.length === 1 ? '' : ` in ${projects.length} projects`;
   ctx.info(
     `${counted(groups, 'group')} of duplicates, ${counted(persons, 'person')}${where}, found in ${counted(queries, 'query', 'queries')}`,
@@ -142,4 +152,27 @@ function candidateRows(group: DuplicateGroup, index: number): Record<string, unk
     is_identified: p.is_identified,
     differing: names.map((name) => `${name}=${name in p.properties ? JSON.stringify(p.properties[name]) : '(none)'}`).join(' '),
   }));
+}
+
+/** "2026-11-01T10:00:00.000000Z" → "2026-11-01 10:00" (UTC, as the server gives it). */
+const minute = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) : 'never');
+
+/**
+ * A group as a person reviews it on a terminal: a line naming it, then per candidate its UUID
+ * (what `persons merge` takes), when it was created and last seen, its events, its distinct ids and
+ * the values of the properties that differ within the group.
+ */
+function reviewText(group: DuplicateGroup, index: number): string {
+  const names = group.differing_properties.filter((name) => !name.startsWith('$'));
+  const lines = [`group ${index} · project ${group.project_id} · ${keyText(group)} · ${counted(group.size, 'person')}`];
+  for (const p of group.persons) {
+    lines.push(`  ${p.uuid}${p.is_identified ? '  identified' : ''}`);
+    lines.push(`    created ${minute(p.created_at)}, last seen ${minute(p.last_seen)}, ${counted(p.event_count, 'event')}`);
+    lines.push(`    distinct ids: ${p.distinct_ids.join(' ')}`);
+    if (names.length > 0)
+      lines.push(
+        `    differs: ${names.map((name) => `${name}=${name in p.properties ? JSON.stringify(p.properties[name]) : '(none)'}`).join(' ')}`,
+      );
+  }
+  return `${lines.join('\n')}\n\n`;
 }

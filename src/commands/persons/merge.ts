@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
@@ -6,10 +7,22 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
-import { DEFAULT_KEEP, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
-import { readGroups } from '../../merge/read-groups.js';
-import { runMerge } from '../../merge/merge-job.js';
-import { runUndo } from '../../merge/undo.js';
+import {
+  DEFAULT_KEEP,
+  KEEP_RULES,
+  PROPERTY_RULE,
+  parseKeepRule,
+  type InputGroup,
+  type LeftOut,
+  type PlannedGroup,
+} from '../../merge/plan-groups.js';
+import { PLAN_FORMAT, readGroups } from '../../merge/read-groups.js';
+import { mergeKind } from '../../merge/merge-kind.js';
+import { createSecretFile } from '../../config/secret-file.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
+import type { JobInput } from '../../bulk/input.js';
+import { readMergeToUndo, undoKind } from '../../merge/undo.js';
+import { lockJournal } from '../../bulk/lock.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -44,11 +57,12 @@ export function personsMergeCommand(): Command {
         'is left out and named in the plan, never merged. Groups never span projects, and no person is created: every person is read again before the plan.\n\n' +
         "Before anything is sent the journal (0600) records every group as it was (each person's distinct ids and properties), " +
         'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
-        'accepted and reads back again; one run per journal (a lock). The confirmation asks for the number of persons merged away to be typed; ' +
-        'off a terminal --yes is needed.\n\n' +
+        'accepted and reads back again; one run per journal (a lock). As for the bulk jobs, above 100 groups the confirmation asks for their number ' +
+        'to be typed, and off a terminal --yes is needed.\n\n' +
         '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
         'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
-        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own).',
+        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own). ' +
+        'An undo is journaled and locked like the merge: interrupted, `--undo <receipt> --resume` finishes it.',
     )
     .argument('[persons...]', 'one group: the person to keep, then the persons to merge into it (UUIDs or distinct ids)')
     .option(
@@ -59,7 +73,7 @@ export function personsMergeCommand(): Command {
     .option('--dry-run', 'read the persons and print the plan; send nothing')
     .option('--plan-out <file>', 'write the plan (each group with its kept person) to this file for review; --groups <file> applies it')
     .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
-    .option('--resume', 'continue the merge of this input where it stopped (its journal)')
+    .option('--resume', 'continue the merge of this input (or the --undo of this receipt) where it stopped (its journal)')
     .option('--journal <path>', 'the journal (default: one per input, in the config directory)')
     .option('--receipt <path>', 'where the receipt goes (default: beside the journal)')
     .option(
@@ -83,17 +97,12 @@ export function personsMergeCommand(): Command {
 
 export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions, persons: string[] = []): Promise<void> {
   if (options.undo !== undefined) {
-    if (options.groups !== undefined || persons.length > 0 || options.resume || options.keep !== undefined || options.planOut !== undefined)
-      throw new UsageError('--undo takes the receipt of a merge alone (with --yes, --dry-run, --verify-timeout, --receipt)');
-    return runUndo(ctx, {
-      receipt: options.undo,
-      yes: Boolean(options.yes),
-      dryRun: Boolean(options.dryRun),
-      verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
-      maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
-      timeoutMs: ctx.timeoutMs(),
-      out: options.receipt,
-    });
+    if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
+      throw new UsageError(
+        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt)',
+      );
+    if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
+    return undoMerge(ctx, options);
   }
   if (options.groups !== undefined && persons.length > 0)
     throw new UsageError('give either --groups or the persons of one group, not both');
@@ -102,7 +111,12 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
       'one person is not a group: give the person to keep and at least one to merge into it',
       'e.g. hogctl persons merge user-1 user-2',
     );
-  if (options.groups === undefined && persons.length === 0 && !options.resume)
+  if (options.groups === undefined && persons.length === 0 && options.resume)
+    throw new UsageError(
+      '--resume continues the merge of an input: give the same --groups <file> or persons as the run it continues',
+      'its journal is found from them (or named by --journal), and the groups come from the journal',
+    );
+  if (options.groups === undefined && persons.length === 0)
     throw new UsageError(
       'nothing to merge: give --groups <file> or the persons of one group',
       'e.g. hogctl persons duplicates -o ndjson | hogctl persons merge --groups -',
@@ -115,42 +129,114 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
   if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
 
-  // Everything is read and checked before anything is sent.
-  let inputText: string;
-  let input: () => Promise<InputGroup[]>;
-  let fromPlan = false;
+  // Everything is read and checked before anything is sent; on --resume the groups are the
+  // journal's (the persons merged away no longer exist), and the input only finds and binds it.
+  let text: string;
+  let groups: InputGroup[] = [];
+  let fromPlan = true;
+  let input: JobInput;
   if (options.groups !== undefined) {
     const source = options.groups === '-' ? 'standard input' : options.groups;
-    inputText =
-      options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
-    const read = readGroups(inputText, source);
+    text = options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
+    const read = readGroups(text, source);
     fromPlan = read.fromPlan;
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
-    input = async () => read.groups;
+    groups = read.groups;
+    // `persons duplicates` found none: nothing to plan, journal or send.
+    if (groups.length === 0) {
+      ctx.info('nothing to merge: the input holds no groups');
+      return;
+    }
+    input = ownInput('--groups', options.groups, text, {
+      label: options.groups === '-' ? 'stdin' : options.groups,
+      projects: [...new Set(groups.map((g) => g.project_id))],
+      args: ['--groups', options.groups],
+    });
   } else {
-    inputText = `persons merge ${persons.join('\u0000')}`;
-    input = () => oneGroup(ctx, persons, maxWaitMs);
-    fromPlan = true;
+    text = `persons merge ${persons.join('\u0000')}`;
+    const project = await ctx.projectId();
+    if (!options.resume) groups = await oneGroup(ctx, persons, maxWaitMs);
+    input = ownInput('<persons>', undefined, text, { label: 'the persons named', projects: [project], args: persons });
   }
-  await runMerge(
-    ctx,
-    {
-      keep,
-      fromPlan,
-      dryRun: Boolean(options.dryRun),
-      planOut: options.planOut,
-      yes: Boolean(options.yes),
-      resume: Boolean(options.resume),
-      journal: options.journal,
-      receipt: options.receipt,
-      verifyTimeoutMs,
-      maxWaitMs,
-      timeoutMs: ctx.timeoutMs(),
-      inputText,
-    },
+  const settled = await settleBulkJob(ctx, {
     input,
-  );
+    dryRun: Boolean(options.dryRun),
+    yes: Boolean(options.yes),
+    journal: options.journal,
+    resume: Boolean(options.resume),
+    receipt: options.receipt,
+    maxWaitMs,
+  });
+  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs });
+  await runBulkJob(ctx, settled, kind);
+  if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
+}
+
+/**
+ * --undo <receipt>: a job of its own (journal, lock, --resume), whose groups are the merge's. The
+ * merge's journal is locked as well, so that an undo and a --resume of the same merge never run
+ * at once.
+ */
+async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<void> {
+  const receipt = options.undo!;
+  const { text, mergeJournal, groups } = await readMergeToUndo(receipt);
+  const input = ownInput('--undo', receipt, text, {
+    label: receipt,
+    projects: [...new Set(groups.map((g) => g.project_id))],
+    args: ['--undo', receipt],
+  });
+  const settled = await settleBulkJob(ctx, {
+    input,
+    dryRun: Boolean(options.dryRun),
+    yes: Boolean(options.yes),
+    journal: options.journal,
+    resume: Boolean(options.resume),
+    receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
+    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+  });
+  const kind = undoKind({
+    receipt,
+    mergeJournal,
+    groups,
+    verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
+    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+  });
+  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.deps.now);
+  try {
+    await runBulkJob(ctx, settled, kind);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/** The groups as the engine takes them: a kind's own input, bound by the hash of its text. */
+function ownInput(
+  flag: string,
+  file: string | undefined,
+  text: string,
+  o: { label: string; projects: string[]; args: string[] },
+): JobInput {
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return { kind: 'own', flag, ...(file !== undefined ? { file } : {}), own: { ...o, sha256, stem: 'merge' } };
+}
+
+/** --plan-out: every group with its kept person, as `--groups` reads it back (0600, never replacing a file). */
+async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): Promise<void> {
+  const body = {
+    format: PLAN_FORMAT,
+    keep,
+    property_rule: PROPERTY_RULE,
+    groups: plan.groups.map((g) => ({
+      project_id: g.project_id,
+      keep: g.keep.uuid,
+      persons: [g.keep, ...g.merge],
+      expected_properties: g.expected_properties,
+    })),
+    left_out: plan.leftOut,
+  };
+  if (!createSecretFile(path, `${JSON.stringify(body, null, 2)}\n`))
+    throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 
 /** `merge <keep> <other>...`: the persons these values name in the project of the settings. */

@@ -1,6 +1,7 @@
 // The input of a bulk job is one value: how messages name it and how the resume command gives it again.
 import { describe, expect, it } from 'vitest';
-import { fromStdin, inputArgs, inputLabel, type JobInput } from '../../../src/bulk/input.js';
+import type { Context } from '../../../src/context.js';
+import { fromStdin, inputArgs, inputLabel, readJobInput, type JobInput } from '../../../src/bulk/input.js';
 
 const inputs: [JobInput, string, string[]][] = [
   [{ kind: 'ids', flag: '--file', file: 'ids.txt', ids: 'distinct_ids' }, 'ids.txt', ['--file', 'ids.txt']],
@@ -13,6 +14,16 @@ const inputs: [JobInput, string, string[]][] = [
     ['--where', 'plan=free', '--cohort', '3'],
   ],
   [{ kind: 'plan', flag: '--plan', file: 'plan.json' }, 'plan.json', ['--plan', 'plan.json']],
+  [
+    {
+      kind: 'own',
+      flag: '--groups',
+      file: '-',
+      own: { label: 'stdin', sha256: 'ab'.repeat(32), projects: ['1', '2'], args: ['--groups', '-'], stem: 'merge' },
+    },
+    'stdin',
+    ['--groups', '-'],
+  ],
 ];
 
 describe('a bulk job input', () => {
@@ -22,6 +33,22 @@ describe('a bulk job input', () => {
   });
 
   it('from standard input has no path to find its journal by', () => {
-    expect(inputs.map(([input]) => fromStdin(input))).toEqual([false, true, false, false, false, false]);
+    expect(inputs.map(([input]) => fromStdin(input))).toEqual([false, true, false, false, false, false, true]);
+  });
+});
+
+describe("a kind's own input (a merge's groups)", () => {
+  const own = { label: 'groups.json', sha256: 'cd'.repeat(32), projects: ['1'], args: ['--groups', 'groups.json'], stem: 'merge' };
+
+  it('is not read by the engine: it binds the journal by the hash of its text, and names no ids', async () => {
+    const ctx = {} as Context;
+    const read = await readJobInput(ctx, { kind: 'own', flag: '--groups', file: 'groups.json', own }, {});
+    expect(read).toMatchObject({ label: 'groups.json', path: 'groups.json', list: { kind: 'person_ids', sha256: own.sha256, ids: [] } });
+  });
+
+  it('without a file (arguments, standard input) names its default journal by its stem', async () => {
+    const read = await readJobInput({} as Context, { kind: 'own', flag: '<persons>', own: { ...own, label: 'the persons named' } }, {});
+    expect(read).toMatchObject({ label: 'the persons named', stem: 'merge' });
+    expect(read.path).toBeUndefined();
   });
 });

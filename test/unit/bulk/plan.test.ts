@@ -131,4 +131,15 @@ describe('the plan', () => {
     expect(resumed).toContain('  resume    2,000 ids already answered in earlier runs (journal); 3 left');
     expect(resumed).toContain('4 in flight; nothing to send');
   });
+
+  it("a kind's own input is named by its label, and the kind's own lines follow it", () => {
+    const text = planText({
+      ...facts,
+      input: { label: 'groups.json', list: { ...list, ids: [], requested: 0 } },
+      ownInput: true,
+      kindLines: ['  groups    2 (3 persons merged away)', '  properties the kept person wins'],
+    });
+    expect(text).toContain('  input     groups.json\n  groups    2 (3 persons merged away)\n  properties the kept person wins\n  requests');
+    expect(text).not.toContain('unique person ids');
+  });
 });
