@@ -74,7 +74,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
     for (const line of end.warnings) ctx.warn(line);
     if (end.error) throw end.error;
-    const unreachable = unreachableOutcome(receipt);
+    const unreachable = unreachableOutcome(receipt, kind.words.done);
     if (unreachable) throw unreachable;
     return;
   }
@@ -124,7 +124,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
   });
   for (const line of end.warnings) ctx.warn(line);
   if (end.error) throw end.error;
-  const unreachable = unreachableOutcome(receipt);
+  const unreachable = unreachableOutcome(receipt, kind.words.done);
   if (unreachable) throw unreachable;
   ctx.info(end.success!);
 }

@@ -310,6 +310,15 @@ describe('hogctl persons export', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is never written over');
   }, 120_000);
+  it('a project the key cannot reach is named in the plan and at the end (exit 8), the rest exported', async () => {
+    const out5 = join(dir, 'kim-reach');
+    const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--projects', '1,3', '--out', out5, '-o', 'json']);
+    expect(res.code, res.stderr).toBe(8);
+    expect(res.stderr).toMatch(/✗ project 3 cannot be searched \(.*\): nothing in it will be written/);
+    expect(res.stderr).toContain('one project could not be searched, so nothing in it was written: project 3');
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000 });
+    expect(existsSync(join(out5, 'manifest.json'))).toBe(true);
+  }, 120_000);
 });
 
 describe('hogctl persons export on a terminal', () => {
