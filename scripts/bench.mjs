@@ -642,12 +642,14 @@ function writeUuids(file, count, randomUUID) {
  * run, and a run interrupted halfway with Ctrl-C then continued with --resume (--no-verify: the
  * deletion alone; the sandbox answers ids of no person as it answers real ones). Targets: at most
  * 512 MiB at 10,000,000, and a resume no larger than its run. The ten-million run and resume take
- * several minutes: `HOGCTL_BENCH_MEMORY_SIZES=1000000` measures the million alone.
+ * several minutes: `HOGCTL_BENCH_MEMORY_SIZES=1000000` measures the million alone. Then a dry run of
+ * 1,000,000 e-mail addresses (--emails) and of a 1,000,000-row --values-from
+ * (`HOGCTL_BENCH_MEMORY_INPUTS`, a list of sizes; empty: neither).
  */
 async function benchMemory() {
   const { randomUUID } = await import('node:crypto');
   const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-memory-'));
-  const sizes = (process.env.HOGCTL_BENCH_MEMORY_SIZES ?? '1000000,10000000').split(',').map(Number);
+  const sizes = (process.env.HOGCTL_BENCH_MEMORY_SIZES ?? '1000000,10000000').split(',').filter(Boolean).map(Number);
   const sandbox = await startSandbox(['--persons', '10']);
   const env = sandbox.env(dir);
   const mib = (r) => (r.rssMiB === undefined ? 'n/a' : `${fmt(r.rssMiB, 0)} MiB`);
@@ -702,6 +704,46 @@ async function benchMemory() {
         `${count.toLocaleString('en').padStart(10)} ids: dry run ${mib(dry)} (${fmt(dry.ms / 1000, 1)} s); run ${mib(first)} (stopped at half, ${fmt(first.ms / 1000, 1)} s); --resume ${mib(resumed)} (${fmt(resumed.ms / 1000, 1)} s); receipt ${fmt(receipt / 2 ** 20, 0)} MiB`,
       );
       rmSync(file);
+    }
+    // The other inputs that can be millions long: e-mail addresses (each looked up, even in a dry
+    // run) and a file of per-person values for bulk-update.
+    for (const count of (process.env.HOGCTL_BENCH_MEMORY_INPUTS ?? '1000000').split(',').filter(Boolean).map(Number)) {
+      const emails = join(dir, `emails-${count}.txt`);
+      const fd = openSync(emails, 'w');
+      try {
+        for (let i = 0; i < count; i += 100_000)
+          writeSync(fd, `${Array.from({ length: Math.min(100_000, count - i) }, (_, k) => `nobody${i + k}@example.org`).join('\n')}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      const byEmail = await run(
+        process.execPath,
+        ['--import', RSS, BIN, 'persons', 'bulk-delete', '--emails', emails, '--read-rate', '1000000', '--dry-run', '-o', 'json'],
+        { env },
+      );
+      if (byEmail.code !== 0) throw new Error(`bulk-delete --emails exited ${byEmail.code}: ${byEmail.stderr.slice(-500)}`);
+      rmSync(emails);
+      const values = join(dir, `values-${count}.ndjson`);
+      const vd = openSync(values, 'w');
+      try {
+        for (let i = 0; i < count; i += 100_000)
+          writeSync(
+            vd,
+            `${Array.from({ length: Math.min(100_000, count - i) }, (_, k) => JSON.stringify({ person_id: randomUUID(), plan: 'team', seats: (i + k) % 50 })).join('\n')}\n`,
+          );
+      } finally {
+        closeSync(vd);
+      }
+      const perPerson = await run(
+        process.execPath,
+        ['--import', RSS, BIN, 'persons', 'bulk-update', '--values-from', values, '--read-rate', '1000000', '--dry-run', '-o', 'json'],
+        { env },
+      );
+      if (perPerson.code !== 0) throw new Error(`bulk-update --values-from exited ${perPerson.code}: ${perPerson.stderr.slice(-500)}`);
+      rmSync(values);
+      console.log(
+        `${count.toLocaleString('en').padStart(10)} addresses (--emails, dry run, none known): ${mib(byEmail)} (${fmt(byEmail.ms / 1000, 1)} s); rows of --values-from (bulk-update, dry run): ${mib(perPerson)} (${fmt(perPerson.ms / 1000, 1)} s)`,
+      );
     }
   } finally {
     sandbox.stop();

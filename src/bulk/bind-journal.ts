@@ -9,7 +9,7 @@ import { checkBinding, defaultJournalPath, journalExists, readJournal, type Bind
 import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from './input.js';
-import { sameString } from './validate.js';
+import { IdSet } from './id-set.js';
 import { counted } from '../io/counts.js';
 
 export interface BoundJournal {
@@ -20,6 +20,8 @@ export interface BoundJournal {
   state?: JournalState;
   /** When the recorded run completed, if its last run did. */
   completedAt?: string;
+  /** The input's ids, which the journal keeps its requests as places in (packed-ids.ts). */
+  list?: IdSet;
 }
 
 export interface JournalSettings {
@@ -39,6 +41,7 @@ export async function bindJournal(
   const journalsDir = join(configDir(ctx.env), 'journals');
   const journalPath = s.journal ?? defaultJournalPath(journalsDir, { path: input.path, idListSha256: input.list.sha256, stem: input.stem });
   let state: JournalState | undefined;
+  const list = input.list.ids instanceof IdSet ? input.list.ids : undefined;
   if (!s.dryRun) {
     // Taken before the journal is read, so that two runs can never both act on what it says.
     if (s.journal) await checkWritableDir(s.journal, '--journal');
@@ -53,13 +56,13 @@ export async function bindJournal(
         s.journal ? 'check the --journal path' : 'run without --resume to start, or pass the --journal of the run to continue',
       );
     }
-    state = await readJournal(journalPath, { sameString: sameString(input.list), sendAgain });
+    state = await readJournal(journalPath, { list, sendAgain });
     checkBinding(journalPath, state.header!, binding);
   } else if (journalExists(journalPath) && !s.dryRun) {
     let what = '';
     let old: JournalState | undefined;
     try {
-      old = await readJournal(journalPath, { sameString: sameString(input.list), sendAgain });
+      old = await readJournal(journalPath, { list, sendAgain });
       const answered = [...old.chunks.values()].filter((c) => c.answer).length;
       what = ` (a run started ${old.header!.created_at}; ${counted(answered, 'request')} answered)`;
     } catch {
@@ -78,5 +81,5 @@ export async function bindJournal(
   }
   const completedAt =
     state?.runs[state.runs.length - 1]?.stopped?.reason === 'completed' ? state.runs[state.runs.length - 1].stopped!.at : undefined;
-  return { path: journalPath, dir: journalsDir, state, completedAt };
+  return { path: journalPath, dir: journalsDir, state, completedAt, list };
 }

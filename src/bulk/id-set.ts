@@ -13,10 +13,10 @@ const KEY_BYTES = 16;
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
 for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
-const DIGITS = '0123456789abcdef';
+const DIGIT_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
 /** Reads a canonical UUID into `out` at `at`; false (nothing to trust in `out`) for any other text. */
-function parseUuid(id: string, out: Uint8Array, at: number): boolean {
+export function parseUuid(id: string, out: Uint8Array, at: number): boolean {
   if (id.length !== 36) return false;
   let k = at;
   for (let i = 0; i < 36;) {
@@ -36,14 +36,18 @@ function parseUuid(id: string, out: Uint8Array, at: number): boolean {
   return true;
 }
 
-function formatUuid(bytes: Uint8Array, at: number): string {
-  let s = '';
+export /** The text of a UUID as char codes, filled in place: a string made by 20 concatenations would
+ * be a tree of 20 pieces (about 600 bytes) until something flattens it. */
+const TEXT = new Array<number>(36).fill(45);
+const TEXT_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+export function formatUuid(bytes: Uint8Array, at: number): string {
   for (let i = 0; i < KEY_BYTES; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
     const b = bytes[at + i];
-    s += DIGITS[b >> 4] + DIGITS[b & 15];
+    TEXT[TEXT_AT[i]] = DIGIT_CODES[b >> 4];
+    TEXT[TEXT_AT[i] + 1] = DIGIT_CODES[b & 15];
   }
-  return s;
+  return String.fromCharCode.apply(null, TEXT);
 }
 
 /** Mixes all 16 bytes: UUIDs of version 7 share their leading (time) bytes. */
@@ -56,14 +60,18 @@ function hashKey(bytes: Uint8Array, at: number): number {
   return h >>> 0;
 }
 
+/** A list of ids in order: an array, or an IdSet, which holds ten million of them compactly. */
+export type Ids = Pick<readonly string[], 'length' | 'at' | 'slice'> & Iterable<string>;
+
 export class IdSet implements Iterable<string> {
   private readonly pages: Uint8Array[] = [];
   private uuids = 0;
   /** Slots hold a UUID's number + 1; 0 is empty. */
   private table = new Int32Array(1024);
   private readonly scratch = new Uint8Array(KEY_BYTES);
-  /** Ids that are not canonical UUIDs, with their index in the order of the set. */
-  private readonly others = new Map<string, number>();
+  /** Ids that are not canonical UUIDs, with their index in the order of the set; made again
+   * from `othersList` when it was let go (`letLookupGo`). */
+  private othersMap?: Map<string, number> = new Map();
   /** The index in the set's order of each UUID, kept once both kinds are present (else the
    * UUIDs' own numbers are their indexes, or the others' come first in a set without UUIDs). */
   private order?: Int32Array;
@@ -77,6 +85,33 @@ export class IdSet implements Iterable<string> {
 
   get size(): number {
     return this.uuids + this.othersList.length;
+  }
+
+  /** The number of ids, as a list names it: the set stands for the list of its ids, in order. */
+  get length(): number {
+    return this.size;
+  }
+
+  /** As JSON, the list it stands for. */
+  toJSON(): string[] {
+    return [...this];
+  }
+
+  /** The id at this place in the order of the set (0 for the first added), or undefined. */
+  at(index: number): string | undefined {
+    if (index < 0 || index >= this.size) return undefined;
+    if (this.sequence) {
+      const s = this.sequence[index];
+      return s >= 0 ? this.uuidAt(s) : this.othersList[-1 - s];
+    }
+    return index < this.uuids ? this.uuidAt(index) : this.othersList[index - this.uuids];
+  }
+
+  /** The ids from `start` to before `end`, as strings: a request's worth at a time. */
+  slice(start = 0, end = this.size): string[] {
+    const out: string[] = [];
+    for (let i = Math.max(0, start); i < Math.min(end, this.size); i++) out.push(this.at(i)!);
+    return out;
   }
 
   /** Adds the id; true when it was not in the set yet. */
@@ -169,6 +204,27 @@ export class IdSet implements Iterable<string> {
       }
     }
     while (o < others.length) yield others[o++];
+  }
+
+  /**
+   * Lets the lookup of the ids that are not UUIDs go (a map entry of about 50 bytes each, a
+   * million e-mail addresses' worth of it) once the list is read; `has`, `indexOf` and `add`
+   * make it again on their first need.
+   */
+  letLookupGo(): void {
+    if (this.othersList.length) this.othersMap = undefined;
+  }
+
+  private get others(): Map<string, number> {
+    if (!this.othersMap) {
+      const map = new Map<string, number>();
+      if (this.sequence) {
+        const size = this.size;
+        for (let i = 0; i < size; i++) if (this.sequence[i] < 0) map.set(this.othersList[-1 - this.sequence[i]], i);
+      } else this.othersList.forEach((id, k) => map.set(id, this.uuids + k));
+      this.othersMap = map;
+    }
+    return this.othersMap;
   }
 
   private uuidAt(n: number): string {

@@ -20,6 +20,7 @@ import { openSecretFile } from '../config/secret-file.js';
 import type { IdsFormat } from './read-ids.js';
 import type { IdKind } from './validate.js';
 import { IdSet } from './id-set.js';
+import { PackedIds } from './packed-ids.js';
 import type { IdentifierNaming } from './identifiers.js';
 import { counted } from '../io/counts.js';
 
@@ -165,7 +166,8 @@ export interface ChunkRecord {
   run: number;
   /** The project the chunk went to. */
   project: string;
-  ids: string[];
+  /** 16 bytes a UUID (packed-ids.ts): every request of ten million ids stays in memory. */
+  ids: PackedIds;
   sentAt: string;
   answer?: { at: string; status: number; attempts: number; summary: unknown; unclear?: number };
   failure?: { at: string; attempts: number; status: number | null; error: string; unclear?: number };
@@ -200,8 +202,12 @@ export class JournalState {
   /** The last verification: the ids it found gone, and whether it finished. */
   verification?: { gone: Set<string>; finished: boolean };
 
-  /** `sendAgain`: how the kind's answers name ids still to do; without it, every answered id is done. */
-  constructor(private readonly sendAgain?: SendAgain) {}
+  /** `sendAgain`: how the kind's answers name ids still to do; without it, every answered id is done.
+   * `list`: the input's ids, which requests are kept as places in when cut from it (packed-ids.ts). */
+  constructor(
+    private readonly sendAgain?: SendAgain,
+    private readonly list?: IdSet,
+  ) {}
 
   apply(record: JournalRecord): void {
     switch (record.type) {
@@ -239,7 +245,7 @@ export class JournalState {
           chunk: record.chunk,
           run: record.run,
           project: record.project ?? this.header?.project ?? '',
-          ids: record.ids,
+          ids: new PackedIds(record.ids, this.list),
           sentAt: record.at,
           ...(record.resend ? { resend: true } : {}),
         });
@@ -300,14 +306,40 @@ export class JournalState {
   /** Ids of every chunk the server answered with success, and ids found gone after a lost
    * answer: these are never sent again. */
   answeredIds(): IdSet {
+    const done = new IdSet();
+    this.eachAnswered((id) => done.add(id));
+    return done;
+  }
+
+  /** The place in `list` of each id answeredIds() holds that is in it, once or more: by the
+   * places a request keeps (packed-ids.ts) where it can, so that a resume of millions of ids makes
+   * no string of each. */
+  eachAnsweredIn(list: IdSet, take: (at: number) => void): void {
+    const failed = this.toSendAgain();
+    const byId = (id: string) => {
+      if (failed.has(id)) return;
+      const at = list.indexOf(id);
+      if (at >= 0) take(at);
+    };
+    for (const chunk of this.chunks.values()) {
+      if (chunk.answer)
+        for (let i = 0; i < chunk.ids.length; i++) {
+          const at = failed.size ? -1 : chunk.ids.placeIn(list, i);
+          if (at >= 0) take(at);
+          else byId(chunk.ids.at(i));
+        }
+      for (const id of chunk.gone ?? []) byId(id);
+    }
+  }
+
+  /** Each id answeredIds() holds, once or more, without a set of them all. */
+  eachAnswered(take: (id: string) => void): void {
     // Ids an answer asked to be sent again were not done: they go again (toSendAgain()).
     const failed = this.toSendAgain();
-    const done = new IdSet();
     for (const chunk of this.chunks.values()) {
-      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) done.add(id);
-      for (const id of chunk.gone ?? []) if (!failed.has(id)) done.add(id);
+      if (chunk.answer) for (const id of chunk.ids) if (!failed.has(id)) take(id);
+      for (const id of chunk.gone ?? []) if (!failed.has(id)) take(id);
     }
-    return done;
   }
 
   /** Ids the kind's answers ask to be sent again and no later answer did, with their project. */
@@ -354,16 +386,12 @@ export function journalExists(path: string): boolean {
 
 /**
  * Reads a journal. A last line cut short by a crash is expected and ignored (its chunk is simply
- * not answered); a broken line anywhere else means the file was edited or damaged.
- * `sameString`: the string the input already holds for an id (validate.ts), so that a resumed run
- * keeps each id of its chunks once, not once from the input and again from the journal.
+ * not answered); a broken line anywhere else means the file was edited or damaged. The ids of
+ * its requests are kept packed (packed-ids.ts), as places in `list` (the input's ids) where they
+ * are in it, not as the strings of the lines.
  */
-export async function readJournal(
-  path: string,
-  o: { sameString?: (id: string) => string; sendAgain?: SendAgain } = {},
-): Promise<JournalState> {
-  const { sameString } = o;
-  const state = new JournalState(o.sendAgain);
+export async function readJournal(path: string, o: { list?: IdSet; sendAgain?: SendAgain } = {}): Promise<JournalState> {
+  const state = new JournalState(o.sendAgain, o.list);
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let previous: { text: string; number: number } | undefined;
   let number = 0;
@@ -384,7 +412,6 @@ export async function readJournal(
         `${path} is not a hogctl bulk job journal (no header line)`,
         'pass the journal a previous run wrote, or another --journal',
       );
-    if (sameString && record.type === 'sending') record.ids = record.ids.map(sameString);
     state.apply(record);
   };
   try {

@@ -9,9 +9,10 @@ import { AuthError, CliError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { RateBudget } from './rate.js';
 import type { IdKind } from './validate.js';
+import type { Ids } from './id-set.js';
 
 /** The ids (of those given, in that project) that still name a person, or null when the server could not say. */
-export type PresenceCheck = (ids: string[], project: string) => Promise<Set<string> | null>;
+export type PresenceCheck = (ids: Ids, project: string) => Promise<Set<string> | null>;
 
 export interface PresenceCheckSettings {
   client: ApiClient;

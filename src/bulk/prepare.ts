@@ -8,8 +8,9 @@ import type { ApiClient } from '../http/client.js';
 import type { OutputSettings } from '../io/output.js';
 import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
-import { chunkIds } from './chunk.js';
-import { IdSet } from './id-set.js';
+import { lazyChunks, type ChunkList } from './chunk.js';
+import { IdSet, type Ids } from './id-set.js';
+import type { JournalState } from './journal.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from './identifiers.js';
 import { evidenceKey } from '../config/evidence-key.js';
 import { readJobInput, selectionOf, type Input } from './input.js';
@@ -17,7 +18,6 @@ import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget } from './rate.js';
 import { sleep } from '../sleep.js';
-import type { Chunk } from './runner.js';
 import { checkSelection } from './selection.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
@@ -51,7 +51,7 @@ export interface Prepared {
   action: BulkAction;
   /** How many ids earlier runs had answered: never sent again. */
   done: { size: number };
-  chunks: Chunk[];
+  chunks: ChunkList;
   remaining: number;
   timeoutMs: number;
   receiptPath?: string;
@@ -117,9 +117,9 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     input,
     kind.resends?.find,
   );
-  // The input's index served to read the journal into the input's own strings (validate.ts):
-  // let its hundreds of megabytes (at ten million ids) go.
-  list.index = undefined;
+  // Read, the list is looked up by its UUIDs alone (journal requests, ids sent): the map of its
+  // other ids (a million addresses: 50 MB) may go.
+  if (list.ids instanceof IdSet) list.ids.letLookupGo();
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)
@@ -147,13 +147,13 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     journal: bound.state,
     dryRun: Boolean(s.dryRun),
   });
-  const done = bound.state?.answeredIds() ?? new IdSet();
-  let next = (bound.state?.maxChunk ?? 0) + 1;
-  const chunks = targets.projects.flatMap((p) => {
-    const mine = chunkIds(done.size ? p.ids.filter((id) => !done.has(id)) : p.ids, next, kind.chunkSize, p.id);
-    next += mine.length;
-    return mine;
-  });
+  const answered = new AnsweredIds(bound.state);
+  const skips = targets.projects.map((p) => answered.skipIn(p.ids));
+  const chunks = lazyChunks(
+    targets.projects.map((p, i) => ({ ids: p.ids, project: p.id, skip: skips[i] })),
+    (bound.state?.maxChunk ?? 0) + 1,
+    kind.chunkSize,
+  );
   const receiptPath = s.receipt ?? (s.dryRun ? undefined : bound.path.replace(/\.ndjson$/, '') + '.receipt.json');
   if (s.receipt) await checkWritableDir(s.receipt, '--receipt');
   if (s.journal) await checkWritableDir(s.journal, '--journal');
@@ -176,11 +176,44 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     bound,
     targets,
     action,
-    // Their count only: the set itself (hundreds of megabytes at ten million ids) goes now.
-    done: { size: done.size },
+    done: { size: answered.count },
     chunks,
-    remaining: chunks.reduce((k, c) => k + c.ids.length, 0),
+    remaining: chunks.ids,
     timeoutMs,
     receiptPath,
   };
+}
+
+/**
+ * The ids earlier runs answered (never sent again), project by project, and how many. Over a
+ * compact list (id-set.ts) a bit per id marks them, by their place: a --resume of ten million ids
+ * holds no second set of them (which would make it larger than the run it continues).
+ */
+class AnsweredIds {
+  count = 0;
+  private set?: IdSet;
+
+  constructor(private readonly journal: JournalState | undefined) {}
+
+  skipIn(ids: Ids): ((index: number, id: string) => boolean) | undefined {
+    const journal = this.journal;
+    if (!journal || journal.chunks.size === 0) return undefined;
+    if (ids instanceof IdSet) {
+      const bits = new Uint8Array((ids.size + 7) >>> 3);
+      let marked = 0;
+      journal.eachAnsweredIn(ids, (at) => {
+        if (bits[at >>> 3] & (1 << (at & 7))) return;
+        bits[at >>> 3] |= 1 << (at & 7);
+        marked++;
+      });
+      this.count += marked;
+      return marked ? (at) => (bits[at >>> 3] & (1 << (at & 7))) !== 0 : undefined;
+    }
+    if (!this.set) {
+      this.set = journal.answeredIds();
+      this.count += this.set.size;
+    }
+    const done = this.set;
+    return done.size ? (_at, id) => done.has(id) : undefined;
+  }
 }

@@ -14,7 +14,8 @@ import type { BadValue, IdKind, IdList } from './validate.js';
 import type { IdsFormat } from './read-ids.js';
 import { identifierKey, type IdentifierPolicy } from './identifiers.js';
 import type { IdentifierTotals } from './targets.js';
-import { IdSet } from './id-set.js';
+import { IdSet, type Ids } from './id-set.js';
+import { IdSubset } from './id-subset.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -124,8 +125,8 @@ export interface ReceiptProject {
   failed: number;
   not_sent: number;
   /** Every id sent to this project and answered (or found gone after a lost answer): what
-   * erasure-status checks. */
-  ids_sent: string[];
+   * erasure-status checks. In memory, compactly (id-set.ts); written as a JSON array. */
+  ids_sent: Ids;
   /** The distinct ids of those persons, read before they were deleted, in clear: erasure-status
    * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
    * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
@@ -239,16 +240,18 @@ const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
 };
 
 /** What a set of chunks adds up to: the counts of the receipt, for a job or one of its projects,
- * with what the kind's answers add up to. */
-function tally(chunks: ChunkRecord[], targets: number) {
+ * with what the kind's answers add up to. `list`: the input's ids, which the ids sent are
+ * counted as a bit each of (id-subset.ts). */
+function tally(chunks: ChunkRecord[], targets: number, list?: IdSet) {
   const answered = chunks.filter((c) => c.answer);
-  // The ids themselves stay the chunks' strings: the sets are compact (id-set.ts) and `sentList`
-  // holds the strings the chunks already hold, so that a receipt of ten million ids makes none.
-  const sentIds = new IdSet();
-  const sentList: string[] = [];
-  for (const c of answered) for (const id of c.ids) if (sentIds.add(id)) sentList.push(id);
+  // `sentIds` is a bit per id of the input's list (and a compact set of any other, id-subset.ts),
+  // and also the list of the ids sent, which the receipt writes out one at a time: a receipt of
+  // ten million ids makes no string of each, and no second set of them.
+  const sentIds = new IdSubset(list);
+  for (const c of answered) sentIds.addAll(c.ids);
   const gone = new IdSet();
-  for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id) && sentIds.add(id)) sentList.push(id);
+  for (const c of chunks) for (const id of c.gone ?? []) if (gone.add(id)) sentIds.add(id);
+  const sentList: Ids = sentIds;
 
   // A chunk that failed and whose ids were later sent again in a chunk that succeeded is no
   // longer a failure; of ids that failed more than once, the latest failure is the one shown.
@@ -300,7 +303,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
   const { part } = meta;
   const lookedUp = meta.sentIdKind === 'person_uuids';
-  const total = tally(chunks, meta.targets);
+  const list = ids.ids instanceof IdSet ? ids.ids : undefined;
+  const total = tally(chunks, meta.targets, list);
   const { answered, gone, failedChunks, unanswered, unclear, unclearIds } = total;
   const own = part.tally?.({ chunks, answered, gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
@@ -320,7 +324,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   const projects = projectMetas.map((p): ReceiptProject => {
     const mine = chunks.filter((c) => c.project === p.id);
     // A job of one project is its project: the same sums, not a second tally over as many ids.
-    const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets);
+    const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
     const kindCounts = part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
     const recorded = state?.recorded.get(p.id);
     const sent = sums.sentList;
@@ -335,7 +339,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
       not_sent: sums.moved.not_sent,
       ...kindCounts,
       ids_sent: sent,
-      distinct_ids: recorded ? [...new Set(sent.flatMap((id) => recorded.get(id) ?? []))] : sent.length ? null : [],
+      distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
       verification: p.verification ? { ...p.verification } : null,
     };
   });
@@ -496,6 +500,13 @@ class BufferedText {
  * surrogates (a surrogate pair is tested as two halves, and then escaped in JSON.stringify's way). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** The distinct ids recorded for these persons, each once. */
+function distinctIdsOf(persons: Ids, recorded: Map<string, string[]>): string[] {
+  const out = new Set<string>();
+  for (const id of persons) for (const d of recorded.get(id) ?? []) out.add(d);
+  return [...out];
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
@@ -506,6 +517,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * long arrays element by element. */
 async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
   const inner = `${indent}  `;
+  // A compact list of ids (id-set.ts) is written as the array it stands for, an id at a time.
+  if (value instanceof IdSet || value instanceof IdSubset) {
+    if (value.size === 0) return out.write('[]');
+    let first = true;
+    await out.write('[');
+    for (const id of value) {
+      out.add(`${first ? '' : ','}\n${inner}`);
+      first = false;
+      if (out.addString(id)) await out.flush();
+    }
+    await out.write(`\n${indent}]`);
+    return;
+  }
   // An array of objects is written element by element however short: a receipt's one project
   // holds its ids.
   if (

@@ -2,7 +2,7 @@
 // anything is deleted, because bulk_delete matches UUIDs only (docs/server-contract.md §6.6). One
 // GET per id, a few at a time within the read rate; an id no person has is reported, not sent.
 // Then every target once.
-import { IdSet } from './id-set.js';
+import { IdSet, type Ids } from './id-set.js';
 import type { Context } from '../context.js';
 import { CancelledError, CliError, NotFoundError } from '../errors.js';
 import { getPerson } from '../api/persons.js';
@@ -61,7 +61,7 @@ export function uuidLookup(client: ApiClient, projectId: string): (id: string) =
 }
 
 export interface Targets {
-  ids: string[];
+  ids: Ids;
   /** Integer ids, or e-mail addresses, that name no person. */
   unresolved: string[];
   resolvedDuplicates: number;
@@ -78,7 +78,8 @@ export async function resolveTargets(
 ): Promise<Targets> {
   const newlyResolved = new Map<string, string | null>();
   if (list.kind === 'person_ids' && list.integerCount > 0) {
-    const todo = list.ids.filter((id) => isIntegerId(id) && !known.has(id));
+    const todo: string[] = [];
+    for (const id of list.ids) if (isIntegerId(id) && !known.has(id)) todo.push(id);
     if (todo.length > 0 && lookup) {
       const tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
       // Reads have their own, lower limit; staying under it spares a storm of 429s.
@@ -116,8 +117,8 @@ export async function resolveTargets(
   // Without integer ids every value goes out as it is, and each is already there once: the list
   // itself, rather than a copy of ten million ids.
   if (list.kind !== 'person_ids' || list.integerCount === 0) return { ids: list.ids, unresolved: [], resolvedDuplicates: 0, newlyResolved };
+  // Compact too (id-set.ts): the set is the list of targets, in order.
   const seen = new IdSet();
-  const ids: string[] = [];
   const unresolved: string[] = [];
   let resolvedDuplicates = 0;
   for (const id of list.ids) {
@@ -132,11 +133,7 @@ export async function resolveTargets(
         continue;
       } else target = uuid.toLowerCase();
     }
-    if (!seen.add(target)) {
-      resolvedDuplicates++;
-      continue;
-    }
-    ids.push(target);
+    if (!seen.add(target)) resolvedDuplicates++;
   }
-  return { ids, unresolved, resolvedDuplicates, newlyResolved };
+  return { ids: seen, unresolved, resolvedDuplicates, newlyResolved };
 }

@@ -15,7 +15,8 @@ import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
 import { sleep } from '../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
-import { chunkIds } from './chunk.js';
+import { chunkIds, type ChunkList } from './chunk.js';
+import { IdSet } from './id-set.js';
 import { counted } from '../io/counts.js';
 
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
@@ -39,7 +40,7 @@ export interface RunJobOptions {
   /** After the findings are journaled and before the first chunk: reads what the job must have
    * before it deletes (snapshot.ts). */
   beforeChunks?: (journal: JournalState, append: (record: JournalRecord) => Promise<void>) => Promise<void>;
-  chunks: Chunk[];
+  chunks: ChunkList;
   windows: RateWindow[];
   concurrency: number;
   perMinute: number;
@@ -63,7 +64,7 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
   const now = () => new Date(ctx.deps.now()).toISOString();
   ensurePrivateDir(s.journal.dir);
   const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
-  const journal = s.journal.state ?? new JournalState(s.resends?.find);
+  const journal = s.journal.state ?? new JournalState(s.resends?.find, s.journal.list);
   const append = async (record: JournalRecord) => {
     await writer.append(record);
     journal.apply(record);
@@ -81,17 +82,16 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
     await s.beforeChunks?.(journal, append);
     await s.action.prepare?.(journal);
 
-    if (await checkLostAnswers(ctx, s.action, journal, append)) {
-      const done = journal.answeredIds();
-      chunks = chunks.map((c) => ({ ...c, ids: c.ids.filter((id) => !done.has(id)) })).filter((c) => c.ids.length > 0);
-    }
+    const gone = await checkLostAnswers(ctx, s.action, journal, append);
+    // The chunks left out what earlier runs answered already; now also what the checks found gone.
+    if (gone) chunks = withoutIds(chunks, gone);
 
     const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
     const budget = new RateBudget(s.windows, clock);
     budget.seed(earlierRequests(journal, s.windows, ctx.deps.now()));
     const progress = new ProgressView(ctx, {
       action: s.action,
-      ids: chunks.reduce((k, c) => k + c.ids.length, 0),
+      ids: chunks.ids,
       unit: s.unit,
       requests: chunks.length,
       budget,
@@ -203,20 +203,20 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
 
 /**
  * Ids sent in an earlier run whose answers were lost: asks the action which of them still need
- * it, journals the answer, and says what it found. True when it checked any.
+ * it, journals the answer, and says what it found. The ids it found gone, when it checked any.
  */
 async function checkLostAnswers(ctx: Context, action: BulkAction, journal: JournalState, append: (r: JournalRecord) => Promise<void>) {
   const check = action.presence;
   const lost = check ? journal.lostAnswerIds() : [];
-  if (!check || lost.length === 0) return false;
+  if (!check || lost.length === 0) return undefined;
   const count = lost.reduce((k, l) => k + l.ids.length, 0);
   ctx.info(`checking ${counted(count, 'id')} sent in ${counted(lost.length, 'request')} of an earlier run whose answers were lost…`);
-  let gone = 0;
+  const gone = new IdSet();
   for (const l of lost) {
     const present = await check(l.ids, l.project);
     if (present === null) break;
     const chunkGone = l.ids.filter((id) => !present.has(id));
-    gone += chunkGone.length;
+    for (const id of chunkGone) gone.add(id);
     await append({
       type: 'checked',
       chunk: l.chunk,
@@ -225,8 +225,25 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
       present: l.ids.length - chunkGone.length,
     });
   }
-  ctx.info(action.checkedLost(gone));
-  return true;
+  ctx.info(action.checkedLost(gone.size));
+  return gone;
+}
+
+/** The chunks without these ids (and without those left empty), made as they are taken. */
+function withoutIds(chunks: ChunkList, ids: IdSet): ChunkList {
+  const kept = function* () {
+    for (const c of chunks) {
+      const left = c.ids.filter((id) => !ids.has(id));
+      if (left.length) yield left.length === c.ids.length ? c : { ...c, ids: left };
+    }
+  };
+  let length = 0;
+  let count = 0;
+  for (const c of kept()) {
+    length++;
+    count += c.ids.length;
+  }
+  return { length, ids: count, [Symbol.iterator]: kept };
 }
 
 /** Requests carrying the ids answers asked to be sent again, project by project. */

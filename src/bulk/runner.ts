@@ -92,7 +92,9 @@ export interface RunResult {
   answered: number;
   failed: number;
   /** Chunks never sent (stopped before) or given up mid-wait (interrupted). */
-  unsent: Chunk[];
+  /** The indexes of the chunks left unsent or unfinished (their ids are in the journal's
+   * sources, not kept here). */
+  unsent: number[];
 }
 
 /** Backoff for 5xx and network failures: 1 s doubling to 30 s, with jitter. */
@@ -102,10 +104,11 @@ export const THROTTLE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000,
 
 class Stop extends Error {}
 
-export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunResult> {
+/** `chunks` may be made as they are taken (chunk.ts, lazyChunks): each is taken once. */
+export async function runChunks(chunks: Iterable<Chunk> & { readonly length: number }, o: RunnerOptions): Promise<RunResult> {
   const budget = o.budget ?? new RateBudget(o.perMinute, o.clock);
-  const queue = chunks.slice();
-  const unsent: Chunk[] = [];
+  const queue = chunks[Symbol.iterator]();
+  const unsent: number[] = [];
   let answered = 0;
   let failed = 0;
   let stop: { reason: StopReason; error?: CliError; until?: number } | undefined;
@@ -273,12 +276,13 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   async function worker(): Promise<void> {
     for (;;) {
       if (stop) return;
-      const chunk = queue.shift();
-      if (!chunk) return;
+      const next = queue.next();
+      if (next.done) return;
+      const chunk = next.value;
       try {
         await runOne(chunk);
       } catch (err) {
-        unsent.push(chunk);
+        unsent.push(chunk.index);
         if (!(err instanceof Stop)) {
           // The journal cannot be written (or worse): nothing more may be sent.
           stop ??= { reason: 'interrupted' };
@@ -306,8 +310,8 @@ export async function runChunks(chunks: Chunk[], o: RunnerOptions): Promise<RunR
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
   }
-  unsent.push(...queue);
-  unsent.sort((a, b) => a.index - b.index);
+  for (let rest = queue.next(); !rest.done; rest = queue.next()) unsent.push(rest.value.index);
+  unsent.sort((a, b) => a - b);
   const reason: StopReason = stop?.reason ?? (failed > 0 ? 'partial' : 'completed');
   return { reason, error: stop?.error, until: stop?.until, answered, failed, unsent };
 }

@@ -18,12 +18,13 @@ import { recordedDistinctId, type IdentifierPolicy } from './identifiers.js';
 import type { JournalRecord, JournalState } from './journal.js';
 import type { RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
+import type { Ids } from './id-set.js';
 import { counted } from '../io/counts.js';
 
 export interface SnapshotProject {
   id: string;
   /** The persons the job will act on. */
-  ids: string[];
+  ids: Ids;
 }
 
 export interface SnapshotSettings {
@@ -60,7 +61,7 @@ export async function takeSnapshot(
 ): Promise<void> {
   const todo = projects.map((p) => ({
     id: p.id,
-    ids: p.ids.filter((id) => (s.backup ? !journal.backedUp.has(id) : !journal.recorded.get(p.id)?.has(id))),
+    ids: Array.from(p.ids).filter((id) => (s.backup ? !journal.backedUp.has(id) : !journal.recorded.get(p.id)?.has(id))),
   }));
   const total = todo.reduce((k, p) => k + p.ids.length, 0);
   if (total === 0) return;

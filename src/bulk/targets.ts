@@ -17,6 +17,7 @@ import { ApiError, AuthError, CancelledError, UsageError } from '../errors.js';
 import { batchPersons, PERSON_BATCH_MAX, type ListedPerson } from '../api/persons.js';
 import type { ApiClient } from '../http/client.js';
 import type { JournalState } from './journal.js';
+import { IdSet, type Ids } from './id-set.js';
 import { identifierKey, matchEmails, type IdentifierPolicy, type NearMatch } from './identifiers.js';
 import { unreachableReason, type CaseProject } from './projects.js';
 import type { RateBudget } from './rate.js';
@@ -30,8 +31,9 @@ export interface ProjectTargets {
   name: string | null;
   /** Why the job could not search this project; then `ids` is empty. */
   unreachable?: string;
-  /** The persons to act on, each once: UUIDs (or the values as given, in a job without lookups). */
-  ids: string[];
+  /** The persons to act on, each once: UUIDs (or the values as given, in a job without lookups),
+   * compactly when there can be millions (id-set.ts). */
+  ids: Ids;
   /** The persons each identifier (by key) names here. */
   matches: Map<string, string[]>;
   /** Identifiers looked up in this run, by key, to journal. */
@@ -290,18 +292,14 @@ async function matchInProject(
       }
     }
   }
-  const ids: string[] = [];
-  const seen = new Set<string>();
+  // The set is the list of persons, in the order they were found, 16 bytes a UUID.
+  const ids = new IdSet();
   const matches = new Map<string, string[]>();
   for (const value of list.ids) {
     const key = keyOf(value);
     const persons = newlyMatched.get(key) ?? known.get(key) ?? [];
     matches.set(key, persons);
-    for (const uuid of persons) {
-      if (seen.has(uuid)) continue;
-      seen.add(uuid);
-      ids.push(uuid);
-    }
+    for (const uuid of persons) ids.add(uuid);
   }
   ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
   return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy, near }, queries, noRestLookup };
@@ -325,7 +323,7 @@ async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>)
 /** How the identifiers fared over every project. */
 function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPolicy): IdentifierTotals {
   const t = tallyIdentifiers(
-    list.ids.map((value) => ({ value, key: identifierKey(value, policy) })),
+    Array.from(list.ids, (value) => ({ value, key: identifierKey(value, policy) })),
     projects.map((p) => p.matches),
   );
   const searched = projects.filter((p) => !p.unreachable);

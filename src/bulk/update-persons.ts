@@ -249,7 +249,11 @@ function ownValues(
     const mine = new Map<string, Record<string, unknown>>();
     const matches = p.matches.size ? p.matches : (journal?.matched.get(p.id) ?? new Map<string, string[]>());
     for (const [identifier, values] of u.values) {
-      for (const uuid of matches.get(identifier) ?? []) mine.set(uuid, { ...mine.get(uuid), ...values });
+      for (const uuid of matches.get(identifier) ?? []) {
+        // The file's own object when one identifier names the person: no copy of a million.
+        const earlier = mine.get(uuid);
+        mine.set(uuid, earlier ? { ...earlier, ...values } : values);
+      }
     }
     out.set(p.id, mine);
   }

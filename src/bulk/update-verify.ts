@@ -79,7 +79,7 @@ export async function verifyUpdate(
   const deadline = ctx.deps.now() + timeoutMs;
   const sleep = ctx.deps.sleep ?? realSleep;
   for (const p of env.targets.projects.filter((t) => !t.unreachable)) {
-    const sent = p.ids.filter((id) => done.has(id));
+    const sent = Array.from(p.ids).filter((id) => done.has(id));
     const pending = new Set(sent);
     const applied: string[] = [];
     const gone: string[] = [];
@@ -128,7 +128,7 @@ export async function verifyUpdate(
       await sleep(ROUND_MS, ctx.deps.signal).catch(() => undefined);
       if (ctx.deps.signal?.aborted) break;
     }
-    const failed = [...gone, ...p.ids.filter((id) => failedChunks.has(id))];
+    const failed = [...gone, ...Array.from(p.ids).filter((id) => failedChunks.has(id))];
     perProject.set(p.id, {
       status: unavailable ? 'unavailable' : pending.size ? 'pending' : 'applied',
       at: new Date(ctx.deps.now()).toISOString(),

@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { showValue, type IdentifierTag, type IdsFormat, type RawItem } from './read-ids.js';
 import { isUuid } from '../api/uuid.js';
 import { lowerAscii } from './identifiers.js';
-import { IdSet } from './id-set.js';
+import { IdSet, type Ids } from './id-set.js';
 import { formatNumber, plural } from '../io/counts.js';
 
 /** What the values of the input are; `selection` has none: --where, --cohort or --query chose the persons. */
@@ -29,11 +29,9 @@ export interface BadValue {
 export interface IdList {
   kind: IdKind;
   format: IdsFormat;
-  /** Unique valid values in the order they first appear. */
-  ids: string[];
-  /** The same values, compactly, with the place of each in `ids`: for finding the one string of
-   * an id read again elsewhere (a journal), instead of keeping a second. */
-  index?: IdSet;
+  /** Unique valid values in the order they first appear, compactly (16 bytes a UUID, id-set.ts):
+   * ten million of them as strings would be 640 MB. */
+  ids: Ids;
   /** Values read, bad ones and duplicates included. */
   requested: number;
   duplicates: number;
@@ -100,12 +98,11 @@ export interface ValidateOptions {
   keepInvalid?: number;
 }
 
-/** Reads every batch of `items` and returns the validated list; memory is the unique ids (and
- * their compact index, 16 bytes a UUID, in place of a Set of strings). */
+/** Reads every batch of `items` and returns the validated list; memory is the unique ids, 16
+ * bytes a UUID (in place of an array and a Set of strings). */
 export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, options: ValidateOptions): Promise<IdList> {
   const keep = options.keepInvalid ?? 10_000;
   const seen = new IdSet();
-  const ids: string[] = [];
   const invalid: BadValue[] = [];
   let requested = 0;
   let duplicates = 0;
@@ -134,21 +131,11 @@ export async function collectIds(items: AsyncGenerator<RawItem[], IdsFormat>, op
         duplicates++;
         continue;
       }
-      ids.push(verdict.id);
       const personId = verdict.id.startsWith('person_id:') ? verdict.id.slice(10) : kind === 'person_ids' ? verdict.id : null;
       if (personId !== null && isIntegerId(personId)) integerCount++;
     }
   }
-  return { kind, format, ids, index: seen, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(seen) };
-}
-
-/** The string `ids` holds for this id, if it holds it: so that an id read again (from a journal)
- * is kept once. */
-export function sameString(list: Pick<IdList, 'ids' | 'index'>): (id: string) => string {
-  return (id) => {
-    const at = list.index ? list.index.indexOf(id) : -1;
-    return at >= 0 ? list.ids[at] : id;
-  };
+  return { kind, format, ids: seen, requested, duplicates, invalidCount, invalid, integerCount, sha256: idListSha256(seen) };
 }
 
 /** SHA-256 of the sorted ids, one per line: `LC_ALL=C sort -u ids.txt | sha256sum` for a clean file. */

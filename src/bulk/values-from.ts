@@ -51,10 +51,18 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const ndjson = /\.(nd)?jsonl?$/i.test(path) || text.trimStart().startsWith('{');
-  const rows = ndjson ? readNdjson(text, path) : await readCsv(text, path);
-  if (rows.length === 0)
+  // Rows are made as they are read, twice (once for the columns, once for the values): a
+  // million of them kept as objects would be a gigabyte.
+  const rows = ndjson ? ndjsonRows(text, path) : await csvRows(text, path);
+  const seen = new Set<string>();
+  let count = 0;
+  for (const row of rows()) {
+    count++;
+    for (const name of Object.keys(row.values)) seen.add(name);
+  }
+  if (count === 0)
     throw new InputError(path, 1, 'no rows: the file holds no person', 'pass the file of per-person values; nothing was sent');
-  const names = [...new Set(rows.flatMap((r) => Object.keys(r.values)))];
+  const names = [...seen];
   const column = o.column ?? ID_COLUMNS.find(([name]) => names.includes(name))?.[0];
   if (column === undefined || !names.includes(column)) {
     throw new InputError(
@@ -72,13 +80,15 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
     throw new InputError(path, 1, `no column besides "${column}": no value to set`, 'add a column per property; nothing was sent');
 
   const values = new Map<string, Record<string, unknown>>();
-  /** Where each person's value of each property was given: the line. */
+  /** The line of each person's first row; and, for a person of several rows, where each of its
+   * properties was given (a map for each of a million persons would be most of the memory). */
+  const firstLine = new Map<string, number>();
   const givenAt = new Map<string, Map<string, number>>();
   const invalid: BadValue[] = [];
   let invalidCount = 0;
   let duplicates = 0;
   let integerCount = 0;
-  for (const row of rows) {
+  for (const row of rows()) {
     const raw = row.values[column];
     const verdict = typeof raw === 'string' || typeof raw === 'number' ? classify(String(raw), kind) : { reason: 'empty' };
     if ('reason' in verdict) {
@@ -94,10 +104,21 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
       else if (value !== '') own[key] = parseSetValue(String(value));
     }
     const earlier = values.get(verdict.id);
-    const lines = givenAt.get(verdict.id) ?? new Map<string, number>();
+    if (!earlier) {
+      firstLine.set(verdict.id, row.line);
+      if (kind === 'person_ids' && /^\d+$/.test(verdict.id)) integerCount++;
+      values.set(verdict.id, own);
+      continue;
+    }
+    duplicates++;
+    let lines = givenAt.get(verdict.id);
+    if (!lines) {
+      const first = firstLine.get(verdict.id)!;
+      givenAt.set(verdict.id, (lines = new Map(Object.keys(earlier).map((key) => [key, first]))));
+    }
     for (const [key, value] of Object.entries(own)) {
       // Two rows that give one person two values: which one is meant cannot be guessed.
-      if (earlier && key in earlier && !sameValue(earlier[key], value))
+      if (key in earlier && !sameValue(earlier[key], value))
         throw new InputError(
           path,
           row.line,
@@ -106,17 +127,15 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
         );
       if (!lines.has(key)) lines.set(key, row.line);
     }
-    givenAt.set(verdict.id, lines);
-    if (earlier) duplicates++;
-    else if (kind === 'person_ids' && /^\d+$/.test(verdict.id)) integerCount++;
     values.set(verdict.id, { ...earlier, ...own });
   }
+  // The strings the values' map holds already (an IdSet would make each again as it is read).
   const ids = [...values.keys()];
   const list: IdList = {
     kind,
     format: ndjson ? 'ndjson' : 'csv',
     ids,
-    requested: rows.length,
+    requested: count,
     duplicates,
     invalidCount,
     invalid,
@@ -137,40 +156,49 @@ interface Row {
   values: Record<string, unknown>;
 }
 
-function readNdjson(text: string, path: string): Row[] {
-  const rows: Row[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new InputError(path, i + 1, 'not a JSON line', 'each line must be one JSON object; nothing was sent');
+/** The rows of an NDJSON text, made as they are read (each call reads the text again). */
+function ndjsonRows(text: string, path: string): () => Generator<Row> {
+  return function* () {
+    let line = 0;
+    for (let at = 0; at < text.length;) {
+      const nl = text.indexOf('\n', at);
+      const end = nl === -1 ? text.length : nl;
+      const source = text.slice(at, end);
+      at = end + 1;
+      line++;
+      if (source.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(source);
+      } catch {
+        throw new InputError(path, line, 'not a JSON line', 'each line must be one JSON object; nothing was sent');
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw new InputError(
+          path,
+          line,
+          'not a JSON object',
+          'each line must be one object of a person, e.g. {"email": "lee@example.net", "plan": "team"}',
+        );
+      yield { line, values: value as Record<string, unknown> };
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value))
-      throw new InputError(
-        path,
-        i + 1,
-        'not a JSON object',
-        'each line must be one object of a person, e.g. {"email": "lee@example.net", "plan": "team"}',
-      );
-    rows.push({ line: i + 1, values: value as Record<string, unknown> });
-  });
-  return rows;
+  };
 }
 
-async function readCsv(text: string, path: string): Promise<Row[]> {
+/** The rows of a CSV text, each made from its record as it is read. */
+async function csvRows(text: string, path: string): Promise<() => Generator<Row>> {
   let records: { record: string[]; line: number }[];
   try {
     records = await parseCsvRecords(text);
   } catch (err) {
     throw new InputError(path, (err as { lines?: number }).lines ?? 1, `not valid CSV (${(err as Error).message})`);
   }
-  const [header, ...body] = records;
-  if (!header) return [];
-  const names = header.record.map((h) => h.trim());
-  return body.map(({ record, line }) => ({
-    line,
-    values: Object.fromEntries(names.map((name, i) => [name, record[i] ?? ''])),
-  }));
+  const [header] = records;
+  const names = header ? header.record.map((h) => h.trim()) : [];
+  return function* () {
+    for (let i = 1; i < records.length; i++) {
+      const { record, line } = records[i];
+      yield { line, values: Object.fromEntries(names.map((name, k) => [name, record[k] ?? ''])) };
+    }
+  };
 }

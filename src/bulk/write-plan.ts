@@ -44,8 +44,8 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       project: t.id,
       name: t.name,
       unreachable: t.unreachable ?? null,
-      person_uuids: t.ids,
-      distinct_ids: Object.fromEntries(t.ids.map((id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
+      person_uuids: [...t.ids],
+      distinct_ids: Object.fromEntries(Array.from(t.ids, (id) => [id, collected.recorded.get(t.id)?.get(id) ?? []])),
       matches: ids ? Object.fromEntries(t.matches) : null,
     })),
     // Plans are made by `persons bulk-delete` alone: the deletion's flags.
@@ -56,7 +56,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       ids: list.ids.length,
       id_list_sha256: list.sha256,
       // The identifiers by their keys (keyed unless --keep-identifiers): which ones the plan covers.
-      identifier_keys: list.ids.map((value) => identifierKey(value, p.policy)),
+      identifier_keys: Array.from(list.ids, (value) => identifierKey(value, p.policy)),
       selection: selectionOf(p.s.input) ?? null,
     },
     identifiers: ids

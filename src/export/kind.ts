@@ -227,7 +227,7 @@ function unavailableOf(persons: (PersonSummary | undefined)[]): string[] {
 async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, state: ExportState): Promise<BulkAction> {
   const { fields, out } = k;
   const found = env.targets.projects.flatMap((p) =>
-    p.ids.map((uuid) => ({
+    Array.from(p.ids, (uuid) => ({
       project: p.id,
       uuid,
       distinctIds: p.distinctIds.get(uuid) ?? [],
@@ -271,7 +271,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       planLines,
     );
   for (const p of env.targets.projects.filter((x) => !x.unreachable)) {
-    const mine = p.ids.map((uuid) => state.persons[key(p.id, uuid)]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
+    const mine = Array.from(p.ids, (uuid) => state.persons[key(p.id, uuid)]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
     planLines.unshift(
       `  project ${p.id}${p.name ? ` (${p.name})` : ''}: ${counted(p.ids.length, 'person')}, ${counted(
         mine.reduce((n, x) => n + x, 0),

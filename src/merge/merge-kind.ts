@@ -270,7 +270,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
 
     receipt: {
       fields: ({ answered }) => {
-        const sent = new Set(answered.flatMap((chunk) => chunk.ids.map((id) => keyOf(chunk.project, id))));
+        const sent = new Set(answered.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
         const status = (g: PlannedGroup): GroupStatus => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending';
         return {
           merge: { keep: recordedKeep, property_rule: PROPERTY_RULE, counts: counts(status) },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkIds } from '../../../src/bulk/chunk.js';
+import { chunkIds, lazyChunks } from '../../../src/bulk/chunk.js';
+import { IdSet } from '../../../src/bulk/id-set.js';
 
 describe('chunkIds', () => {
   it('cuts at 1000 and numbers on from the journal', () => {
@@ -15,5 +16,31 @@ describe('chunkIds', () => {
     expect(chunks[2].ids[0]).toBe('2000');
     expect(() => chunkIds(['a'], 1, 1001)).toThrow(RangeError);
     expect(chunkIds([])).toEqual([]);
+  });
+});
+
+describe('lazyChunks', () => {
+  it('cuts the projects in turn as they are taken, numbering on, leaving out what is skipped', () => {
+    const a = new IdSet(Array.from({ length: 5 }, (_, i) => `a${i}`));
+    const b = ['b0', 'b1', 'b2'];
+    const chunks = lazyChunks(
+      [
+        { ids: a, project: '1', skip: (at) => at === 1 || at === 4 },
+        { ids: b, project: '2', skip: (_at, id) => id === 'b2' },
+      ],
+      8,
+      2,
+    );
+    expect([chunks.length, chunks.ids]).toEqual([3, 5]);
+    const taken = [...chunks];
+    expect(taken).toEqual([
+      { index: 8, ids: ['a0', 'a2'], project: '1' },
+      { index: 9, ids: ['a3'], project: '1' },
+      { index: 10, ids: ['b0', 'b1'], project: '2' },
+    ]);
+    // Taken again, the same chunks (a run that checks lost answers first reads them twice).
+    expect([...chunks]).toEqual(taken);
+    expect(() => lazyChunks([], 1, 0)).toThrow(RangeError);
+    expect([...lazyChunks([{ ids: [] }])]).toEqual([]);
   });
 });

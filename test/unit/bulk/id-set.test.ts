@@ -19,6 +19,35 @@ describe('IdSet', () => {
     expect(set.has('user-2')).toBe(false);
   });
 
+  it('is the list of its ids: each by its place, a slice of them, and JSON as an array', () => {
+    const uuids = Array.from({ length: 5 }, () => randomUUID());
+    // Only UUIDs, then both kinds mixed: the order of the set is kept either way.
+    for (const ids of [uuids, [uuids[0], 'user-1', uuids[1], 'user-2', uuids[2]]]) {
+      const set = new IdSet(ids);
+      expect(set.length).toBe(ids.length);
+      expect(ids.map((_, i) => set.at(i))).toEqual(ids);
+      expect([set.at(-1), set.at(ids.length)]).toEqual([undefined, undefined]);
+      expect(set.slice(1, 4)).toEqual(ids.slice(1, 4));
+      expect(set.slice(3)).toEqual(ids.slice(3));
+      expect(JSON.stringify(set)).toBe(JSON.stringify(ids));
+    }
+  });
+
+  it('finds and adds its other ids as before once it has let their lookup go', () => {
+    const u = [randomUUID(), randomUUID()];
+    for (const ids of [
+      ['a@x.org', 'b@x.org'],
+      [u[0], 'a@x.org', u[1], 'b@x.org'],
+    ]) {
+      const set = new IdSet(ids);
+      set.letLookupGo();
+      expect(ids.map((id) => set.indexOf(id))).toEqual(ids.map((_, i) => i));
+      expect([set.has('b@x.org'), set.has('c@x.org'), set.add('a@x.org'), set.add('c@x.org')]).toEqual([true, false, false, true]);
+      expect([...set]).toEqual([...ids, 'c@x.org']);
+      expect(set.indexOf('c@x.org')).toBe(ids.length);
+    }
+  });
+
   it('gives back an upper-case UUID, or a UUID without hyphens, exactly as given', () => {
     const id = randomUUID();
     const set = new IdSet([id.toUpperCase(), id.replaceAll('-', ''), `${id} `]);

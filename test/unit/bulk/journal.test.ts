@@ -12,6 +12,7 @@ import {
   readJournal,
   type JournalHeader,
 } from '../../../src/bulk/journal.js';
+import { PackedIds } from '../../../src/bulk/packed-ids.js';
 import { IdSet } from '../../../src/bulk/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../src/bulk/receipt.js';
 import { requestBody, sender } from '../../../src/bulk/send.js';
@@ -112,13 +113,39 @@ describe('journal', () => {
     expect(readFileSync(path, 'utf8')).toBe(whole);
   });
 
-  it('reads the ids of its chunks into the strings the input holds', async () => {
+  it('names the answered ids of the input by their places in it, kept or found', () => {
+    const uuids = Array.from({ length: 4 }, (_, i) => `0190ffff-0000-7000-8000-00000000000${i}`);
+    const list = new IdSet(uuids);
+    const state = new JournalState(undefined, list);
+    const send = (chunk: number, ids: string[]) => state.apply({ type: 'sending', chunk, run: 1, at: 't', ids });
+    const answer = (chunk: number) => state.apply({ type: 'answered', chunk, at: 't', status: 202, attempts: 1, summary: null });
+    send(1, [uuids[2], uuids[3]]);
+    answer(1);
+    send(2, [uuids[0], '0190ffff-0000-7000-8000-0000000000ff']);
+    answer(2);
+    send(3, [uuids[1]]);
+    const places: number[] = [];
+    state.eachAnsweredIn(list, (at) => places.push(at));
+    expect(places.sort()).toEqual([0, 2, 3]);
+  });
+
+  it('keeps the ids of its chunks packed, and gives them back as they were written', async () => {
     const path = join(dir, 'j.ndjson');
-    const ids = ['0190ffff-0000-7000-8000-000000000001', 'd1'];
-    writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify({ type: 'sending', chunk: 1, run: 1, at: 't', ids })}\n`);
-    const given = new IdSet(ids);
-    const state = await readJournal(path, { sameString: (id) => (given.has(id) ? `kept:${id}` : id) });
-    expect(state.chunks.get(1)?.ids).toEqual(ids.map((id) => `kept:${id}`));
+    const uuids = ['0190ffff-0000-7000-8000-000000000001', '0190ffff-0000-7000-8000-0000000000ab'];
+    const others = ['0190FFFF-0000-7000-8000-000000000001', 'd1'];
+    const line = (chunk: number, ids: string[]) => JSON.stringify({ type: 'sending', chunk, run: 1, at: 't', ids });
+    writeFileSync(path, `${JSON.stringify(header)}\n${line(1, uuids)}\n${line(2, others)}\n`);
+    const state = await readJournal(path);
+    expect(state.chunks.get(1)?.ids).toBeInstanceOf(PackedIds);
+    expect([...state.chunks.get(1)!.ids]).toEqual(uuids);
+    expect([...state.chunks.get(2)!.ids]).toEqual(others);
+    expect(JSON.parse(JSON.stringify(state.chunks.get(1)!.ids))).toEqual(uuids);
+    // Read against the input's list, a request cut from it is kept as its places there.
+    const list = new IdSet(['0190ffff-0000-7000-8000-0000000000ff', ...uuids]);
+    const placed = await readJournal(path, { list });
+    expect([1, 2].map((i) => placed.chunks.get(1)!.ids.placeIn(list, i - 1))).toEqual([1, 2]);
+    expect([...placed.chunks.get(1)!.ids]).toEqual(uuids);
+    expect(placed.chunks.get(2)!.ids.placeIn(list, 0)).toBe(-1);
   });
 
   it('refuses a journal damaged in the middle, or one that is not a journal', async () => {

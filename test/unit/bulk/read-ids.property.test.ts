@@ -260,7 +260,7 @@ describe('validation', () => {
           });
           const valid = entries.filter((e) => e.id !== null).map((e) => e.id!);
           const unique = [...new Set(valid)];
-          expect(list.ids).toEqual(unique);
+          expect([...list.ids]).toEqual(unique);
           expect(list.requested).toBe(entries.length);
           expect(list.duplicates).toBe(valid.length - unique.length);
           expect(list.invalidCount).toBe(entries.length - valid.length);
@@ -284,7 +284,7 @@ describe('validation', () => {
             label: 'd.json',
           });
           const unique = [...new Set(values)];
-          expect(list.ids).toEqual(unique);
+          expect([...list.ids]).toEqual(unique);
           expect(list.duplicates).toBe(values.length - unique.length);
           expect(list.invalidCount).toBe(0);
         },

@@ -248,7 +248,7 @@ describe('validation', () => {
   it('drops and counts duplicates, lists bad values with file and line, and hashes the sorted list', async () => {
     const text = `${U2}\n${U1}\n${U2.toUpperCase()}\nnope\n17\n017\n${'x'.repeat(100)}\n`;
     const list = await collectIds(readIds(chunks(text), { label: 'ids.txt' }), { kind: 'person_ids', label: 'ids.txt' });
-    expect(list.ids).toEqual([U2, U1, '17']);
+    expect([...list.ids]).toEqual([U2, U1, '17']);
     expect(list).toMatchObject({ requested: 7, duplicates: 2, invalidCount: 2, integerCount: 1, format: 'lines' });
     expect(list.invalid).toEqual([
       { file: 'ids.txt', line: 4, value: 'nope', reason: 'not a person UUID or integer id' },

@@ -1,0 +1,172 @@
+// Reads a JSON file a megabyte at a time, never as one string: a receipt of ten million ids is
+// close to half a gigabyte of text, and V8 cannot hold a string of more than 2^29 - 24 characters
+// (about 512 MiB), so `JSON.parse(await readFile(...))` fails on it before it starts. The value
+// is built as JSON.parse would build it, except that arrays of strings under the keys named in
+// `compact` are kept in an IdSet (16 bytes a UUID, src/bulk/id-set.ts) rather than as strings.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { IdSet } from '../bulk/id-set.js';
+
+const BLOCK = 1 << 20;
+
+/** Where the text is not JSON, and why (the caller says what file it is). */
+export class JsonSyntaxError extends Error {}
+
+export interface ReadJsonOptions {
+  /** Keys whose value, an array of strings, is kept as an IdSet (duplicates dropped). */
+  compact?: ReadonlySet<string>;
+  /** Characters read at a time (tests use fewer, to cross block ends everywhere). */
+  block?: number;
+}
+
+export function readJsonFile(path: string, options: ReadJsonOptions = {}): unknown {
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = Buffer.alloc(options.block ?? BLOCK);
+    const decoder = new StringDecoder('utf8');
+    return parseJsonText(() => {
+      const n = readSync(fd, bytes, 0, bytes.length, null);
+      return n === 0 ? decoder.end() || undefined : decoder.write(bytes.subarray(0, n));
+    }, options);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Parses the text `next` gives piece by piece (undefined at its end). */
+export function parseJsonText(next: () => string | undefined, options: ReadJsonOptions = {}): unknown {
+  const compact = options.compact ?? new Set<string>();
+  let text = '';
+  let at = 0;
+  let ended = false;
+
+  /** At least one more character to look at, or false at the end of the text. */
+  const more = (): boolean => {
+    while (at >= text.length) {
+      if (ended) return false;
+      const piece = next();
+      if (piece === undefined) {
+        ended = true;
+        return false;
+      }
+      text = text.slice(at) + piece;
+      at = 0;
+    }
+    return true;
+  };
+  const fail = (why: string): never => {
+    throw new JsonSyntaxError(why);
+  };
+  const peek = (): string => {
+    do {
+      for (; at < text.length; at++) {
+        const c = text.charCodeAt(at);
+        // JSON's white space: space, tab, line feed, carriage return.
+        if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return text[at];
+      }
+    } while (more());
+    return '';
+  };
+  const expect = (c: string) => {
+    if (peek() !== c) fail(`expected ${JSON.stringify(c)}`);
+    at++;
+  };
+
+  const string = (): string => {
+    expect('"');
+    let out = '';
+    let escaped = false;
+    for (;;) {
+      if (!more()) fail('a string does not end');
+      const end = text.indexOf('"', at);
+      const stop = end === -1 ? text.length : end;
+      // A quote behind an odd number of backslashes is part of the string.
+      let slashes = 0;
+      let i = stop - 1;
+      for (; i >= at && text.charCodeAt(i) === 92; i--) slashes++;
+      // All backslashes back to where this piece began: count on into what was read before it.
+      if (i < at) for (let j = out.length - 1; j >= 0 && out.charCodeAt(j) === 92; j--) slashes++;
+      const piece = text.slice(at, stop);
+      if (piece.includes('\\')) escaped = true;
+      if (end === -1 || slashes % 2 === 1) {
+        // The string goes on: keep what was read, and the quote if there was one.
+        out += end === -1 ? piece : `${piece}"`;
+        at = end === -1 ? text.length : end + 1;
+        continue;
+      }
+      out += piece;
+      at = end + 1;
+      break;
+    }
+    if (!escaped) {
+      for (let i = 0; i < out.length; i++) if (out.charCodeAt(i) < 32) fail('a control character in a string');
+      return out;
+    }
+    try {
+      return JSON.parse(`"${out}"`) as string;
+    } catch {
+      return fail('a bad escape in a string');
+    }
+  };
+
+  const literal = (): unknown => {
+    const start = at;
+    let word = '';
+    while (more() && /[-+.\w]/.test(text[at])) word += text[at++];
+    if (word === 'true') return true;
+    if (word === 'false') return false;
+    if (word === 'null') return null;
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word)) fail(`unexpected ${JSON.stringify(word || text[start] || 'end')}`);
+    return Number(word);
+  };
+
+  const value = (key?: string): unknown => {
+    const c = peek();
+    if (c === '{') {
+      at++;
+      const obj: Record<string, unknown> = {};
+      if (peek() === '}') {
+        at++;
+        return obj;
+      }
+      for (;;) {
+        const k = string();
+        expect(':');
+        const v = value(k);
+        // As JSON.parse: a key named __proto__ is an own property, not the prototype.
+        if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else obj[k] = v;
+        const sep = peek();
+        at++;
+        if (sep === '}') return obj;
+        if (sep !== ',') fail('expected "," or "}"');
+      }
+    }
+    if (c === '[') {
+      at++;
+      const ids = key !== undefined && compact.has(key) ? new IdSet() : undefined;
+      const list: unknown[] = [];
+      if (peek() === ']') {
+        at++;
+        return ids ?? list;
+      }
+      for (;;) {
+        if (ids) {
+          if (peek() !== '"') fail(`"${key}" holds something other than strings`);
+          ids.add(string());
+        } else list.push(value());
+        const sep = peek();
+        at++;
+        if (sep === ']') return ids ?? list;
+        if (sep !== ',') fail('expected "," or "]"');
+      }
+    }
+    if (c === '"') return string();
+    if (c === '') return fail('the text ends early');
+    return literal();
+  };
+
+  const result = value();
+  if (peek() !== '') fail('more text after the value');
+  return result;
+}
