@@ -25,7 +25,7 @@ import {
 import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
-import type { Attempt } from '../bulk/runner.js';
+import type { Attempt } from '../bulk/engine/runner.js';
 import { getProject } from '../api/projects.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 

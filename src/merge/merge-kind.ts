@@ -1,4 +1,4 @@
-// A merge of duplicate persons as a kind of bulk job (src/bulk/action.ts): the engine plans,
+// A merge of duplicate persons as a kind of bulk job (src/bulk/engine/action.ts): the engine plans,
 // confirms, journals, locks, sends, resumes and writes the receipt; this file says what a merge
 // is to it.
 //
@@ -26,10 +26,10 @@ import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
-import type { BulkAction, JobKind, Verdict } from '../bulk/action.js';
-import type { JournalHeader } from '../bulk/journal.js';
-import type { Receipt } from '../bulk/receipt.js';
-import type { CaseTargets } from '../bulk/targets.js';
+import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
+import type { JournalHeader } from '../bulk/engine/journal.js';
+import type { Receipt } from '../bulk/engine/receipt.js';
+import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
 import {
   PROPERTY_RULE,

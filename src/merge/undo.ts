@@ -1,4 +1,4 @@
-// `persons merge --undo <receipt>` as a kind of bulk job (src/bulk/action.ts): journaled, locked
+// `persons merge --undo <receipt>` as a kind of bulk job (src/bulk/engine/action.ts): journaled, locked
 // and resumable like the merge. PostHog calls a merge irreversible, but the merge's journal kept
 // each group as it was (every former person's distinct ids and properties), so it can be rebuilt.
 // The engine's persons are the kept persons of the groups the receipt calls merged; a chunk of
@@ -30,10 +30,10 @@ import type { ApiClient } from '../http/client.js';
 import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { CaptureEvent } from '../api/capture.js';
-import type { JobKind, Verdict } from '../bulk/action.js';
-import { readJournal, type JournalHeader } from '../bulk/journal.js';
-import type { Receipt } from '../bulk/receipt.js';
-import type { Attempt } from '../bulk/runner.js';
+import type { JobKind, Verdict } from '../bulk/engine/action.js';
+import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
+import type { Receipt } from '../bulk/engine/receipt.js';
+import type { Attempt } from '../bulk/engine/runner.js';
 import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
