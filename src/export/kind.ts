@@ -33,7 +33,7 @@ import {
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { getPerson } from '../api/persons.js';
-import { underQueryLimit } from '../io/countdown.js';
+import { underQueryLimit } from '../cli/wait-out-limit.js';
 import { formatDuration } from '../io/progress.js';
 import { counted, formatNumber } from '../io/counts.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from '../bulk/engine/action.js';
@@ -381,7 +381,7 @@ async function estimate(
           values: { ids: person.distinctIds, until: fields.until },
           name: 'hogctl export: events to read',
         },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       ),
     ).catch((err: unknown) => {
       // A key that may not query (no query:read) still exports the records; the events are
@@ -421,7 +421,7 @@ async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings): Prom
     profile: header.profile,
     requestedBy: fields.requested_by,
     startedAt: header.created_at,
-    finishedAt: new Date(ctx.deps.now()).toISOString(),
+    finishedAt: new Date(ctx.clock.now()).toISOString(),
     until: fields.until,
     from: fields.from,
     identifiers: fields.identifiers,

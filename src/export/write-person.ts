@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { CancelledError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
-import { underQueryLimit, type WaitCap } from '../io/countdown.js';
+import { underQueryLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { appendGzipLines, cutTo, listFiles, makeDir, sha256File } from './bundle.js';
@@ -134,7 +134,7 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
         w.client,
         person.project,
         { query, values, name: 'hogctl export: events' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       ),
     );
   const range = { distinctIds: person.distinctIds, until: w.until, ...(w.from ? { from: w.from } : {}) };

@@ -120,7 +120,7 @@ export async function sendEvents(
       );
     }
     if (status !== 0) last = `${status}`;
-    await (ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(Math.min(500 * 2 ** attempt, 8_000), ctx.deps.signal);
+    await ctx.clock.sleep(Math.min(500 * 2 ** attempt, 8_000), ctx.deps.signal);
   }
   throw new CliError(
     `capture at ${capture.host} did not accept a batch after ${ATTEMPTS} attempts (last: ${last})`,

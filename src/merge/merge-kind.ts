@@ -221,7 +221,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           // answers are journaled (a second Ctrl-C quits without them).
           return captureAttempt(
             () => sendBatch(capture.client, batchBody(capture.key, events), { timeoutMs: env.timeoutMs }),
-            ctx.deps.now,
+            ctx.clock.now,
             { host: capture.host, project },
           );
         },
@@ -239,8 +239,8 @@ export function mergeKind(s: MergeSettings): MergeKind {
 
     verify: async (ctx, env) => {
       const sent = env.journal.answeredIds();
-      const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-      const started = ctx.deps.now();
+      const { sleep } = ctx.clock;
+      const started = ctx.clock.now();
       const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !found.has(keyOf(g.project_id, g.keep.uuid));
       const projects = [...new Set(groups.map((g) => g.project_id))];
       for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
@@ -260,7 +260,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           }
           for (const i of done) found.set(keyOf(project, pending[i].keep), { status: 'merged' });
         }
-        if (!groups.some(waiting) || ctx.deps.now() - started + delay > s.verifyTimeoutMs) break;
+        if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
         await sleep(delay, ctx.deps.signal);
       }
       const c = counts((g) => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending');

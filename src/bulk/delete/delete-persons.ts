@@ -164,7 +164,7 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
   // Identifiers that were looked up became the persons' UUIDs: those are what is sent and checked.
   const sent = s.asGiven && kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids';
   const attempt = client
-    ? sender({ client, projectId: projects[0], kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.deps.now })
+    ? sender({ client, projectId: projects[0], kind: sent, flags, timeoutMs: s.timeoutMs, now: ctx.clock.now })
     : undefined;
   // Whether ids still name a person, read within PostHog's read rate (240/min); none with
   // --keep-person (the persons stay) or in a dry run. `warning` is said once if the server cannot tell.
@@ -279,17 +279,17 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   );
   // An interrupted verification goes on where it stopped; any other starts afresh.
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
-  if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.deps.now()).toISOString(), stage: 'started' });
+  if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'started' });
   const perProject = new Map<string, Verification>();
   const eventsLeftIn: string[] = [];
   for (const p of searched) {
     const { ids: all, notFound } = toRead.get(p.id)!;
     const ids = going ? all.filter((id) => !going.has(id)) : all;
     const checkedGone = async (gone: string[]) => {
-      if (gone.length) await env.record?.({ type: 'verified', project: p.id, at: new Date(ctx.deps.now()).toISOString(), gone });
+      if (gone.length) await env.record?.({ type: 'verified', project: p.id, at: new Date(ctx.clock.now()).toISOString(), gone });
     };
     const gone = action.gone
-      ? await verifyGone(action.gone, ids, p.id, ctx.deps.now, { notFound, alreadyGone: all.length - ids.length, checkedGone })
+      ? await verifyGone(action.gone, ids, p.id, ctx.clock.now, { notFound, alreadyGone: all.length - ids.length, checkedGone })
       : undefined;
     // The persons the server found and whose events it said it queued.
     const found = chunksOf(p.id)
@@ -311,7 +311,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
     if (gone || events) {
       const base: Verification = gone ?? {
         status: 'unavailable',
-        at: new Date(ctx.deps.now()).toISOString(),
+        at: new Date(ctx.clock.now()).toISOString(),
         checked: 0,
         still_present: 0,
         still_present_ids: [],
@@ -319,7 +319,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
       perProject.set(p.id, { ...base, ...(events ? { events } : {}) });
     }
   }
-  await env.record?.({ type: 'verification', at: new Date(ctx.deps.now()).toISOString(), stage: 'finished' });
+  await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'finished' });
   const total = totalVerification([...perProject.values()]);
   const said = total && describeVerification(total, action.targetNoun);
   if (said) ctx.info(said);

@@ -19,7 +19,6 @@ import { CLEAR, identifierKey, keyedPolicy, lowerAscii } from '../input/identifi
 import type { ApiClient } from '../../http/client.js';
 import { presenceCheck } from '../engine/lost-answers.js';
 import { RateBudget } from '../engine/rate.js';
-import { sleep } from '../../sleep.js';
 import type { DeletionReceipt } from './delete-receipt.js';
 import { READ_PER_MINUTE } from '../input/resolve.js';
 import { eventsLeft, isHashedDistinctId } from './events-left.js';
@@ -107,7 +106,7 @@ export async function erasureStatus(
   readsPerMinute = READ_PER_MINUTE,
   maxWaitMs = DEFAULT_MAX_WAIT_MS,
 ): Promise<ErasureStatus[]> {
-  const budget = new RateBudget(readsPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+  const budget = new RateBudget(readsPerMinute, ctx.clock);
   const unavailable: string[] = [];
   const check = (kind: 'person_ids' | 'distinct_ids') =>
     presenceCheck({ client, kind, budget, signal: ctx.deps.signal, unavailable: (why) => unavailable.push(why) });

@@ -7,7 +7,7 @@
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../http/client.js';
 import { runHogQL } from '../../api/query.js';
-import { underQueryLimit, type WaitCap } from '../../io/countdown.js';
+import { underQueryLimit, type WaitCap } from '../../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 /** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
@@ -36,7 +36,7 @@ export async function eventsLeft(
         client,
         project,
         { query: EVENTS_LEFT_QUERY, values: { ids }, name: 'hogctl erasure: events left' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       ),
     );
     for (const [id, count] of res.results as unknown[][]) {

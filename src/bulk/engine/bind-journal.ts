@@ -46,7 +46,7 @@ export async function bindJournal(
     // Taken before the journal is read, so that two runs can never both act on what it says.
     if (s.journal) await checkWritableDir(s.journal, '--journal');
     else ensurePrivateDir(journalsDir);
-    const lock = await lockJournal(journalPath, ctx.deps.now);
+    const lock = await lockJournal(journalPath, ctx.clock.now);
     ctx.onClose(() => lock.release());
   }
   if (s.resume) {

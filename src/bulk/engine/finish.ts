@@ -39,7 +39,7 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
     ...(selection ? { selection } : {}),
     settings: {
       receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
-      output: ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT ?? s.output ?? null,
+      output: ctx.askedFormat() ?? s.output ?? null,
       rate: s.rate.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
       concurrency: s.concurrency,
       retries: s.retries,
@@ -106,7 +106,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     status: f.status,
     version: VERSION,
     startedAt: f.journal?.header?.created_at ?? p.startedAt,
-    finishedAt: new Date(ctx.deps.now()).toISOString(),
+    finishedAt: new Date(ctx.clock.now()).toISOString(),
     profile: p.profile,
     host: p.host,
     project: targets.projects[0].id,

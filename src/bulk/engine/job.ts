@@ -118,7 +118,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     requests,
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
-    now: ctx.deps.now(),
+    now: ctx.clock.now(),
     verdict: (r) =>
       kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
   });
@@ -177,7 +177,7 @@ async function verifyJob(
   } catch (err) {
     if (!ctx.deps.signal?.aborted) throw err;
     const gone = journal.verification?.gone.size ?? 0;
-    const at = new Date(ctx.deps.now()).toISOString();
+    const at = new Date(ctx.clock.now()).toISOString();
     const total = { status: 'interrupted', at, checked: gone, still_present: 0, still_present_ids: [] };
     return { verification: { total, perProject: new Map() }, interrupted: true };
   } finally {

@@ -17,7 +17,6 @@ import { readJobInput, selectionOf, type Input } from '../input/input.js';
 import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget } from './rate.js';
-import { sleep } from '../../sleep.js';
 import { checkSelection } from '../input/selection.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
@@ -60,9 +59,9 @@ export interface Prepared {
 export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): Promise<Prepared> {
   const { baseUrl: host, profileName } = await ctx.settings();
   const profile = profileName ?? null;
-  const startedAt = new Date(ctx.deps.now()).toISOString();
+  const startedAt = new Date(ctx.clock.now()).toISOString();
   // Checked now: a bad -o must stop the run before anything is sent, not after.
-  const output = await ctx.output(s.output);
+  const output = await ctx.output({ remembered: s.output });
   const plan = s.reviewed;
   const selection = selectionOf(s.input);
   if (selection) checkSelection(selection);
@@ -90,7 +89,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   // against a guessed list either.
   if (!plan) list.sha256 = listBinding(list.sha256, policy);
 
-  const reads = new RateBudget(s.readPerMinute, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+  const reads = new RateBudget(s.readPerMinute, ctx.clock);
   // A plain file of ids for one project may go out as it is; everything else is looked up first,
   // reads only, even in a dry run: the plan needs what they find.
   const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.looksUpDistinctIds);
@@ -135,7 +134,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
         });
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
 
-  const timeoutMs = ctx.globals.timeout !== undefined || ctx.env.HOGCTL_TIMEOUT !== undefined ? ctx.timeoutMs() : BULK_TIMEOUT_MS;
+  const timeoutMs = ctx.timeoutMs(BULK_TIMEOUT_MS);
   const action = await kind.makeAction(ctx, {
     client,
     projects,

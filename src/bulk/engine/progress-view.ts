@@ -39,14 +39,14 @@ export class ProgressView {
     private readonly ctx: Context,
     private readonly s: ProgressViewSettings,
   ) {
-    this.started = ctx.deps.now();
+    this.started = ctx.clock.now();
     if (ctx.globals.quiet || ctx.globals.debug) return;
     const progress = {
       total: s.ids,
       unit: s.unit ?? 'ids',
-      now: ctx.deps.now,
+      now: ctx.clock.now,
       extra: () => {
-        const minutes = (ctx.deps.now() - this.started) / 60_000;
+        const minutes = (ctx.clock.now() - this.started) / 60_000;
         const rate = minutes > 0 && this.requestsDone > 0 ? `${formatNumber(Math.round(this.requestsDone / minutes))} req/min` : '';
         const flying = s.inFlight().count;
         return [rate, flying > 0 ? `${flying} in flight` : ''].filter(Boolean).join(' · ');
@@ -58,7 +58,7 @@ export class ProgressView {
     };
     this.bar = ctx.io.stderr.isTTY
       ? new ProgressBar({ ...progress, stream: ctx.io.stderr })
-      : new ProgressLog({ ...progress, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
+      : new ProgressLog({ ...progress, sleep: ctx.clock.sleep, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
     this.bar.update(0);
   }
 
@@ -70,7 +70,7 @@ export class ProgressView {
   private requestMs(): number {
     const measured = this.requestsDone ? this.requestMsTotal / this.requestsDone : ASSUMED_REQUEST_MS;
     const oldest = this.s.inFlight().oldestAt;
-    return Math.max(measured, oldest === undefined ? 0 : this.ctx.deps.now() - oldest);
+    return Math.max(measured, oldest === undefined ? 0 : this.ctx.clock.now() - oldest);
   }
 
   /** A line above the bar (or on its own without one). */
@@ -96,13 +96,13 @@ export class ProgressView {
 
   retrying(chunk: Chunk, why: string, ms: number): void {
     const text = `chunk ${chunk.index}: ${why}, retrying in ${Math.max(1, Math.round(ms / 1000))} s`;
-    if (this.bar) this.bar.status(text, this.ctx.deps.now() + ms);
+    if (this.bar) this.bar.status(text, this.ctx.clock.now() + ms);
     else this.ctx.debug(text);
   }
 
   /** The budget waits for a window: say so when the wait is long enough to wonder about. */
   windowWait(w: WindowWait): void {
-    const ms = w.until - this.ctx.deps.now();
+    const ms = w.until - this.ctx.clock.now();
     if (ms < 10_000) return;
     this.note(
       `${formatNumber(w.window.limit)} requests sent within the ${windowName(w.window)}: waiting ${formatDuration(ms)}, until ${formatClock(w.until)} (Ctrl-C stops; --resume continues later)`,
@@ -139,7 +139,7 @@ export class ProgressView {
 
   /** What the run waits for: a window of the budget, or the server's Retry-After. */
   private waiting(): string | undefined {
-    const now = this.ctx.deps.now();
+    const now = this.ctx.clock.now();
     const w = this.s.budget.waiting;
     if (w) return `waiting for the ${windowName(w.window)} until ${formatClock(w.until)}`;
     if (this.s.budget.pausedUntilMs > now + 1000)

@@ -14,10 +14,9 @@
 // hourly window is spent it approaches 50 minutes, which the budget knows without asking.
 import { formatNumber } from '../../io/counts.js';
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+import type { Clock } from '../../sleep.js';
+
+export type { Clock };
 
 /** At most `limit` requests in any `windowMs`. */
 export interface RateWindow {

@@ -13,7 +13,6 @@ import type { BoundJournal } from './bind-journal.js';
 import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
 import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
-import { sleep } from '../../sleep.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
 import { chunkIds, type ChunkList } from './chunk.js';
 import { IdSet } from '../input/id-set.js';
@@ -61,7 +60,7 @@ export interface RunOutcome {
 }
 
 export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome> {
-  const now = () => new Date(ctx.deps.now()).toISOString();
+  const now = () => new Date(ctx.clock.now()).toISOString();
   ensurePrivateDir(s.journal.dir);
   const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
   const journal = s.journal.state ?? new JournalState(s.resends?.find, s.journal.list);
@@ -86,9 +85,9 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
     // The chunks left out what earlier runs answered already; now also what the checks found gone.
     if (gone) chunks = withoutIds(chunks, gone);
 
-    const clock = { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep };
+    const clock = ctx.clock;
     const budget = new RateBudget(s.windows, clock);
-    budget.seed(earlierRequests(journal, s.windows, ctx.deps.now()));
+    budget.seed(earlierRequests(journal, s.windows, ctx.clock.now()));
     const progress = new ProgressView(ctx, {
       action: s.action,
       ids: chunks.ids,
@@ -220,7 +219,7 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
     await append({
       type: 'checked',
       chunk: l.chunk,
-      at: new Date(ctx.deps.now()).toISOString(),
+      at: new Date(ctx.clock.now()).toISOString(),
       gone: chunkGone,
       present: l.ids.length - chunkGone.length,
     });

@@ -20,7 +20,7 @@ import { CliError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import { runHogQL } from '../../api/query.js';
 import { PERSON_BATCH_MAX, type ListedPerson } from '../../api/persons.js';
-import { underQueryLimit } from '../../io/countdown.js';
+import { underQueryLimit } from '../../cli/wait-out-limit.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../../hogql/walk.js';
 import { formatNumber } from '../../io/counts.js';
 
@@ -195,7 +195,7 @@ export async function matchEmails(
         client,
         projectId,
         { query: hogql, values: { emails: hogql === EMAIL_QUERY ? [...batch, ...batch.map((e) => `${e}.`)] : batch }, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       );
     });
     if (res.results.length >= MAX_ROWS) {

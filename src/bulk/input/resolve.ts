@@ -94,7 +94,7 @@ export async function resolveTargets(
         pace: async (signal) => (await budget.take(signal))(),
         signal: ctx.deps.signal,
         onProgress: (done, total) => {
-          const now = ctx.deps.now();
+          const now = ctx.clock.now();
           if (tty && (now - last > 100 || done === total)) {
             last = now;
             ctx.io.stderr.write(`\r\u001b[2K  resolved ${formatNumber(done)}/${formatNumber(total)}`);

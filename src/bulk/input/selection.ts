@@ -16,7 +16,7 @@ import { isUuid } from '../../api/uuid.js';
 import type { ApiClient } from '../../http/client.js';
 import { planKeyset, type KeysetPlan } from '../../hogql/keyset.js';
 import { MAX_QUERY_ROWS, walkKeyset } from '../../hogql/walk.js';
-import { underQueryLimit } from '../../io/countdown.js';
+import { underQueryLimit } from '../../cli/wait-out-limit.js';
 import type { SelectionSpec } from '../engine/journal.js';
 
 export type { SelectionSpec };
@@ -108,7 +108,7 @@ export async function selectPersons(
           client,
           project,
           { query, values, name: 'hogctl: persons selected by --query' },
-          { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+          { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
         ),
       );
     const walk = { pages: 0 };

@@ -335,7 +335,7 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
       if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
       return classify(
         () => sendBatch(capture!.client, batchBody(capture!.key, events), { timeoutMs: env.timeoutMs, signal: ctx.deps.signal }),
-        ctx.deps.now,
+        ctx.clock.now,
         { host, project },
       );
     },
@@ -363,7 +363,7 @@ async function apiAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promi
       } catch (err) {
         // A person deleted meanwhile: nothing to change; the read-back reports it failed.
         if (err instanceof NotFoundError) return { kind: 'ok', status: 404, summary: null };
-        return attemptOf(err, ctx.deps.now);
+        return attemptOf(err, ctx.clock.now);
       }
     },
     describeAnswer: ({ status }) => (status === 404 ? 'person not found' : `accepted (${status})`),

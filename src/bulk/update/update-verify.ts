@@ -8,7 +8,6 @@ import type { Context } from '../../context.js';
 import { CancelledError, CliError } from '../../errors.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../../api/persons.js';
 import type { JobVerification, VerifyEnv } from '../engine/action.js';
-import { sleep as realSleep } from '../../sleep.js';
 import { counted } from '../../io/counts.js';
 
 /** How long between two rounds of reading back what is still pending. */
@@ -76,8 +75,8 @@ export async function verifyUpdate(
   const failedChunks = new Set<string>();
   for (const c of journal.chunks.values()) if (c.failure && !c.answer) for (const id of c.ids) if (!done.has(id)) failedChunks.add(id);
   const perProject = new Map<string, UpdateVerification>();
-  const deadline = ctx.deps.now() + timeoutMs;
-  const sleep = ctx.deps.sleep ?? realSleep;
+  const deadline = ctx.clock.now() + timeoutMs;
+  const { sleep } = ctx.clock;
   for (const p of env.targets.projects.filter((t) => !t.unreachable)) {
     const sent = Array.from(p.ids).filter((id) => done.has(id));
     const pending = new Set(sent);
@@ -123,7 +122,7 @@ export async function verifyUpdate(
           }
         }
       }
-      if (unavailable || pending.size === 0 || ctx.deps.now() + ROUND_MS > deadline) break;
+      if (unavailable || pending.size === 0 || ctx.clock.now() + ROUND_MS > deadline) break;
       // Ctrl-C ends the reading back, not the run: what is known so far goes in the receipt.
       await sleep(ROUND_MS, ctx.deps.signal).catch(() => undefined);
       if (ctx.deps.signal?.aborted) break;
@@ -131,7 +130,7 @@ export async function verifyUpdate(
     const failed = [...gone, ...Array.from(p.ids).filter((id) => failedChunks.has(id))];
     perProject.set(p.id, {
       status: unavailable ? 'unavailable' : pending.size ? 'pending' : 'applied',
-      at: new Date(ctx.deps.now()).toISOString(),
+      at: new Date(ctx.clock.now()).toISOString(),
       checked: sent.length,
       applied: applied.length,
       pending: pending.size,
@@ -146,7 +145,7 @@ export async function verifyUpdate(
   const total: UpdateVerification | undefined = parts.length
     ? {
         status: parts.some((v) => v.status === 'unavailable') ? 'unavailable' : parts.some((v) => v.pending) ? 'pending' : 'applied',
-        at: new Date(ctx.deps.now()).toISOString(),
+        at: new Date(ctx.clock.now()).toISOString(),
         checked: sum((v) => v.checked),
         applied: sum((v) => v.applied),
         pending: sum((v) => v.pending),

@@ -106,7 +106,7 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
     if (options.zip && existsSync(zipPathOf(out)))
       throw new UsageError(`${zipPathOf(out)} exists, and a bundle is never written over`, 'move it away, or give --out another directory');
   }
-  const startedAt = new Date(ctx.deps.now()).toISOString();
+  const startedAt = new Date(ctx.clock.now()).toISOString();
   const journalsDir = join(configDir(ctx.env), 'journals');
   // The journal of a new export is its own, named after its bundle and when it began.
   const journal =

@@ -202,7 +202,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
     maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
   });
-  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.deps.now);
+  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
   try {
     await runBulkJob(ctx, settled, kind);
   } finally {

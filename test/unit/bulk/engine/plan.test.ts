@@ -5,6 +5,7 @@ import { describeEstimate, estimateMs, planText, type PlanFacts } from '../../..
 import { describeDeletion } from '../../../../src/bulk/delete/delete-persons.js';
 import { DELETE_WINDOWS } from '../../../../src/bulk/engine/rate.js';
 import { progressLogInterval, ProgressLog } from '../../../../src/io/progress.js';
+import { sleep } from '../../../../src/sleep.js';
 
 const flags = (delete_events: boolean, delete_recordings: boolean, keep_person: boolean) => ({
   delete_events,
@@ -52,6 +53,7 @@ describe('progress off a terminal', () => {
       total: 3000,
       unit: 'ids',
       now: () => 0,
+      sleep,
       extra: () => '240 req/min',
       remainingMs: () => 90_000,
       intervalMs: 5,

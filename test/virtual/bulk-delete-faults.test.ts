@@ -1,27 +1,31 @@
-// Reliability: `persons bulk-delete` under every fault the sandbox injects. Each run deletes its
+// Reliability, in this process on virtual time (test/virtual/harness.ts): `persons bulk-delete`
+// under every fault the sandbox injects (the backoff between attempts is virtual; a slow answer's
+// timeout is real). Each run deletes its
 // own 1,200 persons in two requests, with one retry each; the seed makes both attempts at the
 // first request meet the fault, and leaves the second request to the dice. A run either deletes
 // them all (exit 0, and the sandbox no longer has them) or stops with exit 8, naming what failed,
 // and the resume command it prints finishes the job.
 //
 // bulk_delete is marked idempotent (unknown ids are ignored), so the runner retries every fault;
-// a slow answer the client gave up on may still have deleted its persons.
+// a slow answer the client gave up on may still have deleted its persons. Against the built
+// binary: every fault on bulk_delete in test/reliability/write-faults.test.ts ("persons delete"),
+// and a run under mixed faults in test/e2e/bulk-delete.test.ts and erasure-250k.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorld, type World } from '../e2e/harness.js';
-import { errorLine, expectCleanFailure, expectNoKey, FAULT_CASES, seedHittingFirst } from './helpers.js';
+import { startVirtualWorld, type VirtualWorld } from './harness.js';
+import { errorLine, expectCleanFailure, expectNoKey, FAULT_CASES, seedHittingFirst } from '../reliability/helpers.js';
 
 const PER_RUN = 1200;
 
-let world: World;
+let world: VirtualWorld;
 let dir: string;
 let uuids: string[];
 let cursor = 0;
 
 beforeAll(async () => {
-  world = await startWorld({ persons: PER_RUN * (FAULT_CASES.length + 1) + 50, seed: 21 });
+  world = await startVirtualWorld({ persons: PER_RUN * (FAULT_CASES.length + 1) + 50, seed: 21 });
   uuids = [];
   for (let offset = 0; offset < world.sandbox.store.size; offset += 1000)
     uuids.push(...world.sandbox.store.list({}, offset, 1000).map((p) => p.uuid));

@@ -1,8 +1,12 @@
 // Reliability: reads under every fault the sandbox can inject. Each run must either succeed with
 // complete output or exit with its documented code and a clear one-line error, never a stack.
+// In this process on virtual time (test/virtual/harness.ts): the backoff between attempts is
+// virtual, a slow answer's timeout real. Against the built binary: the exit codes of reads after
+// spent retries in test/e2e/foundation.test.ts, and the retry notices in
+// test/reliability/fail-fast.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../e2e/harness.js';
-import { expectCleanFailure } from './helpers.js';
+import { startVirtualWorld, type VirtualWorld } from './harness.js';
+import { expectCleanFailure } from '../reliability/helpers.js';
 
 const PERSONS = 1200;
 
@@ -19,9 +23,9 @@ const FAULTS: { spec: string; allowed: number[] }[] = [
   { spec: 'html=0.4', allowed: [0, 7] },
 ];
 
-let world: World;
+let world: VirtualWorld;
 beforeAll(async () => {
-  world = await startWorld({ persons: PERSONS, seed: 3 });
+  world = await startVirtualWorld({ persons: PERSONS, seed: 3 });
 });
 afterAll(async () => {
   await world.close();
