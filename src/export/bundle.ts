@@ -1,25 +1,37 @@
 // The files of a subject-access bundle: personal data of one person, so the directory is 0700
 // and every file 0600, none written through a symbolic link (src/config/secret-file.ts), and an
 // existing bundle is never written over: a new export needs a directory that does not exist or
-// is empty, and only --resume continues one (its journal says it is unfinished).
+// is empty, and only --resume continues one (its state file, export-state.json, says it is unfinished).
 //
 // The events file is written as one gzip member per page of events, each appended whole and
-// synced before the journal records the file's new length: gzip readers (gunzip, zcat, Node's
+// synced before the export's state records the file's new length: gzip readers (gunzip, zcat, Node's
 // zlib) read concatenated members as one stream, and a crash in the middle of a page leaves
-// bytes past the journaled length, which --resume cuts off before it asks for that page again.
+// bytes past the recorded length, which --resume cuts off before it asks for that page again.
 // So every event is in the file exactly once, and memory holds one page at most.
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import { join, relative, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileError, openSecretFile, writeSecretFile } from '../config/secret-file.js';
 
-export const JOURNAL_FILE = 'export-journal.json';
+export const STATE_FILE = 'export-state.json';
 export const MANIFEST_FILE = 'manifest.json';
 
 /** Makes the bundle's directory (0700), or checks that a new export may use it. */
 export function createBundleDir(dir: string): void {
+  if (checkBundleDir(dir)) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fileError(err, dir, 'create');
+  }
+}
+
+/** Checks that a new export may write its bundle into `dir`, without making it: true when it
+ * exists already (empty and private). */
+export function checkBundleDir(dir: string): boolean {
   let entries: string[] | undefined;
   try {
     const st = lstatSync(dir);
@@ -29,17 +41,11 @@ export function createBundleDir(dir: string): void {
     if (!st.isDirectory()) throw new UsageError(`--out ${dir} is a file, not a directory`, 'give --out a new directory');
     entries = readdirSync(dir);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(err, dir, 'create');
   }
-  if (entries === undefined) {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw fileError(err, dir, 'create');
-    }
-    return;
-  }
-  if (entries.includes(JOURNAL_FILE)) {
+  if (entries === undefined) return false;
+  if (entries.includes(STATE_FILE)) {
     throw new UsageError(
       `${dir} holds an export that did not finish`,
       `continue it with \`hogctl persons export --resume --out ${dir}\`, or give --out a new directory`,
@@ -57,6 +63,7 @@ export function createBundleDir(dir: string): void {
       `make it private first (\`chmod 700 ${dir}\`), or give --out a new directory, which hogctl creates 0700`,
     );
   }
+  return true;
 }
 
 /** A sub-directory of the bundle, 0700. */
@@ -73,13 +80,35 @@ export function writeJson(path: string, value: unknown): void {
   writeSecretFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Appends lines as one gzip member and syncs; returns the file's length after it. */
-export async function appendGzipLines(path: string, lines: string[]): Promise<number> {
+/** Text handed to the compressor at once: a page of 50,000 events is never one string. */
+const GZIP_BATCH_CHARS = 1 << 20;
+
+/** Appends lines as one gzip member and syncs; returns the file's length after it. The lines are
+ * compressed a megabyte at a time as they come, so a page is never joined into one string nor
+ * one buffer: only its compressed form (a tenth of it) is held until it is written. */
+export async function appendGzipLines(path: string, lines: Iterable<string>): Promise<number> {
+  const gzip = createGzip();
+  const compressed: Buffer[] = [];
+  gzip.on('data', (b: Buffer) => compressed.push(b));
+  const ended = once(gzip, 'end');
+  let batch: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    batch.push(line);
+    chars += line.length;
+    if (chars >= GZIP_BATCH_CHARS) {
+      if (!gzip.write(batch.join(''))) await once(gzip, 'drain');
+      batch = [];
+      chars = 0;
+    }
+  }
+  gzip.end(batch.join(''));
+  await ended;
   const handle = await openSecretFile(path, 'append').catch((err: unknown) => {
     throw fileError(err, path, 'write');
   });
   try {
-    await handle.write(gzipSync(Buffer.from(lines.join(''), 'utf8')));
+    await handle.write(Buffer.concat(compressed));
     await handle.sync();
     return (await handle.stat()).size;
   } catch (err) {
@@ -104,7 +133,7 @@ export async function appendLines(path: string, lines: string[]): Promise<void> 
   }
 }
 
-/** Cuts a file back to the length the journal recorded (what a stopped run wrote past it). */
+/** Cuts a file back to the length the state recorded (what a stopped run wrote past it). */
 export function cutTo(path: string, length: number): void {
   try {
     if (statSync(path).size > length) truncateSync(path, length);
@@ -120,7 +149,7 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Every file under `dir`, as paths relative to it with `/`, sorted; the journal left out. */
+/** Every file under `dir`, as paths relative to it with `/`, sorted; the state file left out. */
 export function listFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (at: string) => {
@@ -131,5 +160,5 @@ export function listFiles(dir: string): string[] {
     }
   };
   walk(dir);
-  return out.filter((p) => p !== JOURNAL_FILE && p !== MANIFEST_FILE && !p.startsWith('.')).sort();
+  return out.filter((p) => p !== STATE_FILE && p !== MANIFEST_FILE && !p.startsWith('.')).sort();
 }

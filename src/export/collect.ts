@@ -13,7 +13,7 @@ import { personActivity } from '../api/person-actions.js';
 import { personCohorts } from '../api/person-insights.js';
 import { personRecordings, propertiesAtTime, snapshotBlocks, snapshotSources } from '../api/subject-access.js';
 import { appendLines, cutTo, makeDir, writeJson } from './bundle.js';
-import type { ExportPerson, PartState } from './journal.js';
+import type { ExportPerson, PartState } from './state.js';
 
 /** Where recordings are listed from when no --from is given: five years, beyond any retention. */
 const RECORDINGS_LOOKBACK = '-1825d';

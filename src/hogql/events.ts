@@ -90,6 +90,11 @@ export function eventRecord(row: unknown[]): EventRecord {
   };
 }
 
+/** The rows of an answer as records; the answer itself (its arrays) goes once they are made. */
+function rowsOf(res: HogQLResponse): EventRecord[] {
+  return (res.results as unknown[][]).map(eventRecord);
+}
+
 /** One NDJSON line: the record, with its properties as the object their text is. */
 export function eventLine(e: EventRecord): string {
   let properties = e.properties;
@@ -123,11 +128,14 @@ export async function* walkEvents(
   pageSize = MAX_QUERY_ROWS,
 ): AsyncGenerator<EventRecord[]> {
   let cap = pageSize;
+  // Declared out here and emptied before the next query: a suspended generator keeps what its
+  // frame holds, and the page just written would otherwise live on while the next one is read.
+  let rows: EventRecord[] = [];
   for (;;) {
+    rows = [];
     const page = eventsPageQuery(range, pageSize, walk.after);
-    const res = await run(page.query, page.values);
+    rows = rowsOf(await run(page.query, page.values));
     walk.queries++;
-    const rows = (res.results as unknown[][]).map(eventRecord);
     if (rows.length === 0) return;
     const last = rows[rows.length - 1];
     const next = { timestamp: last.timestamp, uuid: last.uuid };

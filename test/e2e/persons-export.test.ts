@@ -111,12 +111,12 @@ describe('hogctl persons export', () => {
 
   it('exports every event once across a SIGKILL and --resume, with a manifest that matches the files', async () => {
     const { child, exited } = spawnCli(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()], world.env);
-    // Killed once the first page of events is journaled, and before the export ends.
-    const journal = join(out(), 'export-journal.json');
+    // Killed once the first page of events is recorded, and before the export ends.
+    const journal = join(out(), 'export-state.json');
     for (let i = 0; i < 3000; i++) {
       if (existsSync(journal)) {
         const j = JSON.parse(readFileSync(journal, 'utf8'));
-        if (j.persons.some((p: { events: { count: number } }) => p.events.count > 0)) break;
+        if (Object.values(j.persons).some((p) => (p as { events: { count: number } }).events.count > 0)) break;
       }
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -125,7 +125,9 @@ describe('hogctl persons export', () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(existsSync(journal)).toBe(true);
     // A page written after the last one journaled (the kill came between the two): --resume cuts it off.
-    const started = JSON.parse(readFileSync(journal, 'utf8')).persons.find((p: { events: { count: number } }) => p.events.count > 0);
+    const started = (Object.values(JSON.parse(readFileSync(journal, 'utf8')).persons) as { dir: string; events: { count: number } }[]).find(
+      (p) => p.events.count > 0,
+    )!;
     appendFileSync(join(out(), started.dir, 'events.ndjson.gz'), gzipSync('{"uuid":"written-after-the-journal"}\n'));
 
     const again = await world.run(['persons', 'export', '--email', SUBJECT, '--projects', '1,2', '--out', out()]);
@@ -173,6 +175,29 @@ describe('hogctl persons export', () => {
       ).toBe(f.sha256);
     }
     expect(manifest).toMatchObject({ host: new URL(world.sandbox.url).host, identifiers_as_given: { emails: [SUBJECT] } });
+
+    // The bulk engine's receipt: the persons per project, the bundle, and the manifest's digest,
+    // which the verification read back; the journal keeps each person's answer.
+    const receipt = JSON.parse(readFileSync(result.receipt, 'utf8'));
+    expect(receipt).toMatchObject({
+      command: 'persons export',
+      status: 'completed',
+      counts: { persons_exported: 2, events: 120_000 },
+      verification: { status: 'verified', mismatched: [], unlisted: [] },
+      export: { bundle: out(), files: manifest.files.length + 1 },
+    });
+    expect(receipt.export.manifest_sha256).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(out(), 'manifest.json')))
+        .digest('hex'),
+    );
+    expect(receipt.projects.map((p: { persons_exported: number }) => p.persons_exported)).toEqual([1, 1]);
+    const answers = readFileSync(result.journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'answered');
+    expect(answers.map((a) => a.summary.events.count).sort()).toEqual([50_000, 70_000]);
 
     // Private: 0700 directories, 0600 files; no key, no second subject anywhere.
     expect(statSync(out()).mode & 0o777).toBe(0o700);
@@ -230,7 +255,7 @@ describe('hogctl persons export', () => {
     // Queries answer slowly, so the signal comes while the events are being read.
     world.sandbox.setFaults('slow=100%@1500,path=/query/');
     const { child, exited } = spawnCli(['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', out2], world.env);
-    const journal = join(out2, 'export-journal.json');
+    const journal = join(out2, 'export-state.json');
     for (let i = 0; i < 3000 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGINT');
     const stopped = await exited;
@@ -248,7 +273,7 @@ describe('hogctl persons export', () => {
     world.sandbox.setRateLimit('query=4/2s');
     expect(limited.code, limited.stderr).toBe(6);
     expect(limited.stderr).toContain(`hogctl persons export --resume --out ${out4}`);
-    expect(existsSync(join(out4, 'export-journal.json'))).toBe(true);
+    expect(existsSync(join(out4, 'export-state.json'))).toBe(true);
     const resumed = await world.run(['persons', 'export', '--resume', '--out', out4, '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ events: 1_000 });
@@ -285,10 +310,19 @@ describe('hogctl persons export', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is never written over');
   }, 120_000);
+  it('a project the key cannot reach is named in the plan and at the end (exit 8), the rest exported', async () => {
+    const out5 = join(dir, 'kim-reach');
+    const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--projects', '1,3', '--out', out5, '-o', 'json']);
+    expect(res.code, res.stderr).toBe(8);
+    expect(res.stderr).toMatch(/✗ project 3 cannot be searched \(.*\): nothing in it will be written/);
+    expect(res.stderr).toContain('one project could not be searched, so nothing in it was written: project 3');
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 1, events: 1_000 });
+    expect(existsSync(join(out5, 'manifest.json'))).toBe(true);
+  }, 120_000);
 });
 
 describe('hogctl persons export on a terminal', () => {
-  it('shows one progress line, redrawn after every page, and leaves the last one standing', async () => {
+  it("shows a line a page above the bulk jobs' progress bar, and the bar", async () => {
     const res = await runInTerminal(
       ['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', join(dir, 'tty')],
       world.env,
@@ -301,6 +335,8 @@ describe('hogctl persons export on a terminal', () => {
     );
     expect(res.code, res.output).toBe(0);
     expect(res.raw).toContain('\r\u001b[2K');
+    // The bulk jobs' bar, persons done of those planned.
+    expect(res.raw).toContain('█');
     expect(res.output).toMatch(/person [0-9a-f-]+: 1,000 events written of about 1,000 \(1 query\)/);
     expect(res.output).toContain('✔ exported 1 person and 1,000 events');
   }, 120_000);

@@ -2,7 +2,8 @@
 //
 // How to add a kind (a third one beside deleting and updating persons):
 //   1. Write a function that returns a `JobKind` (below), as `deleteKind()` (delete-persons.ts)
-//      and `updateKind()` (update-persons.ts) do. Put its files together: today they sit in
+//      and `updateKind()` (update-persons.ts) do, or `exportKind()` (src/export/kind.ts), a kind
+//      in a folder of its own that only reads. Put its files together: today they sit in
 //      src/bulk/ beside the engine (delete-persons.ts, delete-receipt.ts, send.ts, verify.ts;
 //      update-persons.ts, update-verify.ts, values-from.ts); a new kind may take a folder of its
 //      own, src/bulk/<kind>/, importing the engine's types from here.
@@ -46,8 +47,9 @@ export interface BulkAction {
   reversible?: boolean;
   /** The scope the personal key must hold for the requests. */
   scope: string;
-  /** One attempt at one chunk, and what its answer means for the runner. */
-  attempt(chunk: Chunk): Promise<Attempt>;
+  /** One attempt at one chunk, and what its answer means for the runner. `note` writes a line
+   * above the progress bar: how a chunk that takes long (an export's person) goes. */
+  attempt(chunk: Chunk, note?: (line: string) => void): Promise<Attempt>;
   /** Which ids of requests whose answers were lost still need the action; undefined: send
    * them again unchecked (harmless for this action). */
   presence?: PresenceCheck;
@@ -141,6 +143,12 @@ export interface JobKind {
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
    * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
   binding: KindBinding;
+  /** Whether the job only reads from the server (an export): nothing on the server changes, so
+   * there is nothing to agree to and the engine asks for no confirmation (nor --yes). */
+  readOnly?: boolean;
+  /** The command line that continues the job, when its verb names it otherwise than by its input
+   * (an export: by its bundle, `--resume --out <dir>`); absent: the engine's (settings.ts). */
+  resumeCommand?: string;
   /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
    * journal and the receipt: an erasure must not keep new copies of them. */
   hashesIdentifiers: boolean;

@@ -52,7 +52,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
   // terminal itself would break its longer lines (identifiers, samples, paths) mid-word.
   const plan = planText(planFacts(p));
   ctx.info(ctx.io.stderr.isTTY && ctx.io.stderr.columns ? wrapHanging(plan, ctx.io.stderr.columns) : plan);
-  const resume = resumeCommand(ctx, kind.command, s, p.bound.path);
+  const resume = kind.resumeCommand ?? resumeCommand(ctx, kind.command, s, p.bound.path);
   if (s.dryRun) {
     if (s.planOut) await writePlan(ctx, p, s.planOut);
     ctx.info(p.lookUp ? `dry run: nothing was ${kind.words.done}` : 'dry run: nothing was sent');
@@ -74,12 +74,13 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
     for (const line of end.warnings) ctx.warn(line);
     if (end.error) throw end.error;
-    const unreachable = unreachableOutcome(receipt);
+    const unreachable = unreachableOutcome(receipt, kind.words.done);
     if (unreachable) throw unreachable;
     return;
   }
 
-  await confirm(ctx, p);
+  // A kind that only reads changes nothing that could need agreeing to.
+  if (!kind.readOnly) await confirm(ctx, p);
   // Before anything is journaled or changed: may this key do this in these projects?
   await checkKeyScope(ctx, p.client!, p.spans ? undefined : p.projects[0], p.action.scope);
   const { result, journal, requests } = await runJob(ctx, {
@@ -123,7 +124,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
   });
   for (const line of end.warnings) ctx.warn(line);
   if (end.error) throw end.error;
-  const unreachable = unreachableOutcome(receipt);
+  const unreachable = unreachableOutcome(receipt, kind.words.done);
   if (unreachable) throw unreachable;
   ctx.info(end.success!);
 }

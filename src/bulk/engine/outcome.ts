@@ -65,12 +65,12 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
  * A job over several projects that could not search some of them did not do all it was asked:
  * exit 8, naming them, even when everything else succeeded.
  */
-export function unreachableOutcome(receipt: Receipt): CliError | undefined {
+export function unreachableOutcome(receipt: Receipt, done = 'deleted'): CliError | undefined {
   const missed = receipt.projects.filter((p) => p.status === 'unreachable');
   if (missed.length === 0) return undefined;
   const which = missed.map((p) => `project ${p.project} (${p.unreachable_reason})`).join(', ');
   return new PartialFailureError(
-    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${plural(missed.length, 'it', 'them')} was deleted: ${which}; the receipt says so`,
+    `${missed.length === 1 ? 'one project' : `${missed.length} projects`} could not be searched, so nothing in ${plural(missed.length, 'it', 'them')} was ${done}: ${which}; the receipt says so`,
     `give the key access (or use a key that has it) and run the same command with --projects ${missed.map((p) => p.project).join(',')}`,
   );
 }

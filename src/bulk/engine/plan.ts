@@ -212,7 +212,7 @@ export function planText(p: PlanFacts): string {
     const reached = p.projects.filter((x) => !x.unreachable);
     lines.push(`  projects  ${reached.map((x) => `${x.id}${x.name ? ` (${x.name})` : ''}: ${counted(x.targets, 'person')}`).join(' · ')}`);
     for (const x of p.projects.filter((y) => y.unreachable))
-      lines.push(`  ✗ project ${x.id} cannot be searched (${x.unreachable}): nothing in it will be deleted, and the receipt says so`);
+      lines.push(`  ✗ project ${x.id} cannot be searched (${x.unreachable}): nothing in it will be ${p.done}, and the receipt says so`);
   }
   if (p.planFile) lines.push(`  plan      ${p.planFile} (as reviewed: no lookup is made)`);
   else if (p.selection) lines.push(`  selection ${p.selection}`);

@@ -116,7 +116,8 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
       clock,
       random: ctx.deps.random ?? Math.random,
       signal: ctx.deps.signal,
-      attempt: (c) => s.action.attempt(c),
+      // A kind whose chunk takes long (an export's person) says how it goes, above the bar.
+      attempt: (c) => s.action.attempt(c, (line) => progress.note(line)),
       beforeSend: (c) =>
         append({
           type: 'sending',

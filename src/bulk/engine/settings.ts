@@ -112,7 +112,7 @@ async function knownJournalPath(ctx: Context, s: BulkSettings): Promise<string |
       idListSha256: input.own.sha256,
       stem: input.own.stem,
     });
-  if (input.kind === 'addresses' || fromStdin(input)) return undefined;
+  if (input.kind === 'addresses' || input.kind === 'identifiers' || fromStdin(input)) return undefined;
   return defaultJournalPath(dir, { path: input.file, idListSha256: '' });
 }
 

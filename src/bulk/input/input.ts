@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import type { Context } from '../../context.js';
 import { CancelledError, UsageError } from '../../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
-import { collectIds, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
+import { collectIds, idListSha256, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
 import { formatNumber, plural } from '../../io/counts.js';
 import type { SelectionSpec } from '../engine/journal.js';
 import type { PlanFile } from '../engine/plan-file.js';
@@ -25,6 +25,9 @@ export type JobInput =
   | { kind: 'emails'; flag: '--emails'; file: string; format?: IdsFormat; column?: string }
   /** --email, repeated: addresses on the command line. */
   | { kind: 'addresses'; flag: '--email'; addresses: string[] }
+  /** --email, --distinct-id and --person, repeated: identifiers of the three kinds on the command
+   * line (persons export), read as a mixed file's `email:`, `distinct_id:` and `person_id:`. */
+  | { kind: 'identifiers'; flag: '--email' | '--distinct-id' | '--person'; emails: string[]; distinctIds: string[]; persons: string[] }
   /** --where, --cohort, --query: the persons a selection chooses. */
   | { kind: 'selection'; flag: '--where' | '--cohort' | '--query'; selection: SelectionSpec }
   /** --plan: a reviewed plan. */
@@ -54,6 +57,8 @@ export function inputLabel(input: JobInput): string {
   switch (input.kind) {
     case 'addresses':
       return '--email';
+    case 'identifiers':
+      return 'the command line';
     case 'selection':
       return describeSelection(input.selection);
     case 'own':
@@ -73,6 +78,12 @@ export function inputArgs(input: JobInput): string[] {
   switch (input.kind) {
     case 'addresses':
       return input.addresses.flatMap((a) => ['--email', a]);
+    case 'identifiers':
+      return [
+        ...input.emails.flatMap((e) => ['--email', e]),
+        ...input.distinctIds.flatMap((d) => ['--distinct-id', d]),
+        ...input.persons.flatMap((p) => ['--person', p]),
+      ];
     case 'selection': {
       const { where, cohort, query } = input.selection;
       return [
@@ -129,6 +140,8 @@ export async function readJobInput(
     }
     case 'addresses':
       return checked(ctx, inlineInput(input.addresses), 'emails', { skipInvalid: o.skipInvalid });
+    case 'identifiers':
+      return { list: identifierList(input), label: inputLabel(input), stem: 'identifiers' };
     case 'emails':
       return checked(ctx, await openInput(ctx, input.file, input.flag), 'emails', { ...input, skipInvalid: o.skipInvalid });
     case 'ids':
@@ -223,6 +236,28 @@ async function openInput(ctx: Context, file: string, flag: string): Promise<Open
 }
 
 type Opened = { source: AsyncIterable<Buffer | string>; label: string; path?: string; stem?: string };
+
+/** Identifiers of the three kinds given on the command line, as the lookups read a mixed file's:
+ * `email:…` (ASCII letters lowered), `distinct_id:…` (as given), `person_id:…` (lowered). */
+function identifierList(input: Extract<JobInput, { kind: 'identifiers' }>): IdList {
+  const tagged = [
+    ...input.emails.map((e) => `email:${e.trim().replace(/[A-Z]+/g, (m) => m.toLowerCase())}`),
+    ...input.distinctIds.map((d) => `distinct_id:${d}`),
+    ...input.persons.map((p) => `person_id:${p.trim().toLowerCase()}`),
+  ];
+  const ids = [...new Set(tagged)];
+  return {
+    kind: 'mixed',
+    format: 'lines',
+    ids,
+    requested: tagged.length,
+    duplicates: tagged.length - ids.length,
+    invalidCount: 0,
+    invalid: [],
+    integerCount: 0,
+    sha256: idListSha256(ids),
+  };
+}
 
 /** Values given on the command line, read as lines of a file named "--email". */
 function inlineInput(values: string[]): Opened {

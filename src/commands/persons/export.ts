@@ -3,10 +3,17 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
-import { writeRecord } from '../../io/output.js';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseProjectList } from '../../bulk/engine/projects.js';
-import { checkSettings, runExport, type ExportResult } from '../../export/run.js';
-import { PartialFailureError, UsageError } from '../../errors.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
+import { getUser } from '../../api/users.js';
+import { configDir, ensurePrivateDir } from '../../config/paths.js';
+import { checkBundleDir } from '../../export/bundle.js';
+import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../export/kind.js';
+import { loadState } from '../../export/state.js';
+import { UsageError } from '../../errors.js';
 
 export interface PersonsExportOptions {
   out?: string;
@@ -22,8 +29,6 @@ export interface PersonsExportOptions {
   recordings?: boolean;
   maxWait?: string;
 }
-
-const FIELDS = ['bundle', 'persons', 'events', 'queries', 'files', 'zip', 'unavailable', 'dry_run'];
 
 export function personsExportCommand(): Command {
   return new Command('export')
@@ -41,13 +46,15 @@ export function personsExportCommand(): Command {
         'The bundle holds personal data: its directory is made 0700 and its files 0600, a directory that exists and is ' +
         'not empty is refused (a bundle is never written over), and no key is written into it. The plan (persons per ' +
         'project, events, queries) comes first; --dry-run stops there and writes nothing. Every part and every page of ' +
-        'events is journaled as it is written: after Ctrl-C, a crash or a query limit, --resume --out <dir> continues ' +
-        'without writing any event twice. A part the key may not read (a missing scope) is named, and the rest is ' +
-        'exported.\n\n' +
+        'events is recorded as it is written: after Ctrl-C, a crash or a query limit, --resume --out <dir> continues ' +
+        'without writing any event twice. It runs as the bulk jobs do, one person at a time: their journal and a ' +
+        'receipt (the persons and events per project, the bundle, the SHA-256 of manifest.json), kept with their ' +
+        'journals; at the end every file is read back against the manifest. It only reads, so it asks for no ' +
+        'confirmation. A part the key may not read (a missing scope) is named, and the rest is exported.\n\n' +
         'Scopes: person:read and query:read; activity_log:read, cohort:read and session_recording:read for those parts.\n\n' +
         'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
         '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 8 the bundle is written but ' +
-        'some parts could not be read (listed), 130 interrupted (resume then).',
+        'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
     )
     .option('--out <dir>', 'the directory of the bundle (created 0700; must not exist or be empty)')
     .option('--email <address>', 'an e-mail address of the data subject (repeatable)', collect)
@@ -81,31 +88,65 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
   if (!options.out) {
     throw new UsageError('--out <dir> is required: the directory of the bundle', 'e.g. --out ./lee-export');
   }
-  const settings = {
-    out: options.out,
-    emails: options.email ?? [],
-    distinctIds: options.distinctId ?? [],
-    persons: options.person ?? [],
+  const out = options.out;
+  const resume = Boolean(options.resume);
+  const dryRun = Boolean(options.dryRun);
+  const emails = options.email ?? [];
+  const distinctIds = options.distinctId ?? [];
+  const persons = options.person ?? [];
+  checkExportFlags({ resume, given: emails.length + distinctIds.length + persons.length, from: options.from });
+  const maxWaitMs = options.maxWait ? parseDuration(options.maxWait, '--max-wait') : 15 * 60_000;
+
+  // --resume --out <dir>: the bundle names its journal and the identifiers it began with.
+  const state = resume ? loadState(out) : undefined;
+  const identifiers = state?.identifiers ?? { emails, distinct_ids: distinctIds, persons };
+  if (!resume && !dryRun) {
+    // Before anything is asked: a bundle is never written over.
+    checkBundleDir(out);
+    if (options.zip && existsSync(zipPathOf(out)))
+      throw new UsageError(`${zipPathOf(out)} exists, and a bundle is never written over`, 'move it away, or give --out another directory');
+  }
+  const startedAt = new Date(ctx.clock.now()).toISOString();
+  const journalsDir = join(configDir(ctx.env), 'journals');
+  // The journal of a new export is its own, named after its bundle and when it began.
+  const journal =
+    state?.journal ??
+    join(
+      journalsDir,
+      `export-${createHash('sha256').update(bundlePath(out)).digest('hex').slice(0, 12)}-${startedAt.replace(/[-:]|\.\d+/g, '')}.ndjson`,
+    );
+  if (!dryRun && !state) ensurePrivateDir(journalsDir);
+  const settled = await settleBulkJob(ctx, {
+    input: {
+      kind: 'identifiers',
+      flag: identifiers.emails.length ? '--email' : identifiers.distinct_ids.length ? '--distinct-id' : '--person',
+      emails: identifiers.emails,
+      distinctIds: identifiers.distinct_ids,
+      persons: identifiers.persons,
+    },
+    dryRun,
+    resume,
+    journal: dryRun ? undefined : journal,
     projects: options.projects ? parseProjectList(options.projects) : undefined,
     allProjects: Boolean(options.allProjects),
-    from: options.from,
-    recordings: Boolean(options.recordings),
-    zip: Boolean(options.zip),
-    dryRun: Boolean(options.dryRun),
-    resume: Boolean(options.resume),
-    maxWaitMs: options.maxWait ? parseDuration(options.maxWait, '--max-wait') : 15 * 60_000,
-  };
-  checkSettings(settings);
-  const output = await ctx.output();
-  let result: ExportResult;
-  try {
-    result = await runExport(ctx, settings);
-  } catch (err) {
-    const partial = (err as { result?: ExportResult }).result;
-    if (err instanceof PartialFailureError && partial) {
-      await writeRecord(output, { ...partial, unavailable: partial.unavailable.length }, { columns: FIELDS, fields: FIELDS });
-    }
-    throw err;
+    // One person at a time: its progress is one line, and its queries share one budget.
+    concurrency: 1,
+    maxWaitMs,
+  });
+  let fields = exportFieldsOf(settled.recorded);
+  if (!fields) {
+    const me = await getUser(await ctx.api()).catch(() => null);
+    const team = (me as { team?: { id?: unknown } } | null)?.team?.id;
+    fields = {
+      out: bundlePath(out),
+      until: startedAt,
+      from: options.from ?? null,
+      recordings: Boolean(options.recordings),
+      zip: Boolean(options.zip),
+      requested_by: me?.email ?? (await ctx.settings()).profileName ?? null,
+      current_team: team === undefined || team === null ? null : String(team),
+      identifiers,
+    };
   }
-  await writeRecord(output, { ...result, unavailable: result.unavailable.length }, { columns: FIELDS, fields: FIELDS });
+  await runBulkJob(ctx, settled, exportKind(ctx, { out, journal, fields, state, maxWaitMs: settled.maxWaitMs }));
 }

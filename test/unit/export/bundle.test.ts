@@ -1,11 +1,11 @@
 // The bundle's files: a private directory that is never written over, and an events file that is
-// a series of gzip members cut back to the journaled length.
+// a series of gzip members cut back to the recorded length.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendGzipLines, createBundleDir, cutTo, JOURNAL_FILE, listFiles } from '../../../src/export/bundle.js';
+import { appendGzipLines, createBundleDir, cutTo, STATE_FILE, listFiles } from '../../../src/export/bundle.js';
 import { UsageError } from '../../../src/errors.js';
 import { thrown } from '../helpers.js';
 
@@ -30,7 +30,7 @@ describe('createBundleDir', () => {
       message: expect.stringContaining('holds a finished bundle'),
     });
     mkdirSync(join(root, 'half'));
-    writeFileSync(join(root, 'half', JOURNAL_FILE), '{}');
+    writeFileSync(join(root, 'half', STATE_FILE), '{}');
     expect(thrown(() => createBundleDir(join(root, 'half'))).hint).toContain('--resume --out');
     symlinkSync(join(root, 'a-target'), join(root, 'link'));
     expect(thrown(() => createBundleDir(join(root, 'link'))).message).toContain('symbolic link');
@@ -54,7 +54,7 @@ describe('the events file', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  it('is cut back to the journaled length, dropping a page written after it', async () => {
+  it('is cut back to the recorded length, dropping a page written after it', async () => {
     const path = join(root, 'events.ndjson.gz');
     const journaled = await appendGzipLines(path, ['{"n":1}\n']);
     await appendGzipLines(path, ['{"n":2}\n']);
@@ -65,9 +65,9 @@ describe('the events file', () => {
 });
 
 describe('listFiles', () => {
-  it('lists every file under the bundle but the journal and the manifest, sorted, with /', () => {
+  it('lists every file under the bundle but the state file and the manifest, sorted, with /', () => {
     mkdirSync(join(root, 'p', 'q'), { recursive: true });
-    for (const f of ['p/q/b.json', 'p/a.json', 'summary.html', JOURNAL_FILE, 'manifest.json']) writeFileSync(join(root, f), '');
+    for (const f of ['p/q/b.json', 'p/a.json', 'summary.html', STATE_FILE, 'manifest.json']) writeFileSync(join(root, f), '');
     expect(listFiles(root)).toEqual(['p/a.json', 'p/q/b.json', 'summary.html']);
   });
 });
