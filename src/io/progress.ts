@@ -5,6 +5,7 @@
 import type { OutStream } from './streams.js';
 import type { Clock } from '../sleep.js';
 import { formatNumber } from './counts.js';
+import { fitToTerminal } from './columns.js';
 
 export interface ProgressOptions {
   stream: OutStream;
@@ -124,7 +125,7 @@ export class ProgressBar extends Progress {
   /** Writes a line above the bar without garbling it. */
   note(line: string): void {
     this.clear();
-    this.o.stream.write(`${line}\n`);
+    this.o.stream.write(`${fitToTerminal(this.o.stream, line)}\n`);
     if (this.drawn) this.draw(this.o.now());
   }
 

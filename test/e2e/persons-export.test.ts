@@ -340,6 +340,23 @@ describe('hogctl persons export on a terminal', () => {
     expect(res.output).toMatch(/person [0-9a-f-]+: 1,000 events written of about 1,000 \(1 query\)/);
     expect(res.output).toContain('✔ exported 1 person and 1,000 events');
   }, 120_000);
+
+  it('on an 80-column terminal, the line a page writes above the bar is wrapped at spaces', async () => {
+    const res = await runInTerminal(
+      ['persons', 'export', '--distinct-id', 'kim-p2', '--projects', '2', '--out', join(dir, 'tty80')],
+      world.env,
+      [],
+      60_000,
+      { columns: 80, rows: 24 },
+    );
+    expect(res.code, res.output).toBe(0);
+    // A bar is cleared in place (a carriage return), so its frames come apart from the lines.
+    const lines = res.output.split(/\r?\n|\r/).filter((l) => l !== '');
+    const page = lines.findIndex((l) => /^project 2, person [0-9a-f-]+:/.test(l));
+    expect(page, res.output).toBeGreaterThanOrEqual(0);
+    expect(lines[page].length, lines[page]).toBeLessThanOrEqual(80);
+    expect(`${lines[page]} ${lines[page + 1]}`).toMatch(/: 1,000 events written of about 1,000 \(1 query\)/);
+  }, 120_000);
 });
 
 /** The entries of a .zip, read through its central directory, each inflated and its CRC checked. */
