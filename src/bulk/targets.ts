@@ -69,9 +69,11 @@ export interface IdentifierTotals {
   inSeveralProjects: number;
   /** Persons named, over every project. */
   persons: number;
-  /** Identifiers that name no one in any project searched: as given (for the terminal) and by key. */
-  unmatched: string[];
+  /** Identifiers that name no one in any project searched, by key (as many as there are)... */
   unmatchedKeys: string[];
+  /** ...and the first of them as given, the most the terminal shows (UNMATCHED_SHOWN): a list of
+   * a million addresses would be kept only to be counted. */
+  unmatchedFirst: string[];
   /** Every identifier of the input, by key: what `erasure-status --check-email` looks in. */
   keys: readonly string[];
   /** How many addresses were found where, over every project; absent when some were not looked
@@ -368,10 +370,13 @@ function totals(list: IdList, keys: readonly string[], projects: ProjectTargets[
   return t;
 }
 
+/** How many identifiers that name no one are kept as given, to be shown. */
+export const UNMATCHED_SHOWN = 20;
+
 /** How identifiers (as given, and by key: `keys[i]` is the i-th value's) fared over projects,
  * from what each key matched in each. */
 export function tallyIdentifiers(values: Iterable<string>, keys: readonly string[], matches: Map<string, string[]>[]): IdentifierTotals {
-  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatched: [], unmatchedKeys: [], keys };
+  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatchedKeys: [], unmatchedFirst: [], keys };
   const persons = new Set<string>();
   let at = 0;
   for (const value of values) {
@@ -385,7 +390,7 @@ export function tallyIdentifiers(values: Iterable<string>, keys: readonly string
       for (const uuid of found) persons.add(uuid);
     }
     if (where === 0) {
-      t.unmatched.push(value);
+      if (t.unmatchedFirst.length < UNMATCHED_SHOWN) t.unmatchedFirst.push(value);
       t.unmatchedKeys.push(key);
     } else t.matched++;
     if (several) t.several++;
