@@ -383,7 +383,7 @@ async function benchVerify() {
   const deleteSpec = `${(480 * scale) / 60}/1s,${(4800 * scale) / 60}/60s`;
   const readsPerMinute = 240 * scale;
   // Each bulk_delete is answered after the 500 ms the plan assumes of a request (ASSUMED_REQUEST_MS
-  // in src/bulk/plan.ts): the sandbox answers in a few ms, which measured its speed, not the plan's.
+  // in src/bulk/engine/plan.ts): the sandbox answers in a few ms, which measured its speed, not the plan's.
   const sandbox = await startSandbox([
     '--persons',
     '10',

@@ -15,6 +15,7 @@ import { checkFilter, type OutputFilter } from './io/filter.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
 import type { Invocation } from './cli/rerun.js';
+import { sleep, type Clock } from './sleep.js';
 
 declare const HOGCTL_VERSION: string;
 export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSION : '0.0.0-dev';
@@ -23,7 +24,8 @@ export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSI
 export interface Deps {
   io: Io;
   env: NodeJS.ProcessEnv;
-  now: () => number;
+  /** The clock and the one wait; the Context fills in the real ones (`ctx.clock`). */
+  now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   /** Replaces the network (tests use undici's MockAgent). */
@@ -62,13 +64,18 @@ export class Context {
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
   private outputAsked = false;
+  /** The time and the one wait (src/sleep.ts) every part of a command reads and waits through:
+   * the real ones unless main() was given others (tests run on virtual time). */
+  readonly clock: Clock;
 
   constructor(
     readonly deps: Deps,
     readonly globals: GlobalOptions,
     /** The command line as typed, for a command that prints how to run it again. */
     readonly invocation: Invocation = { path: [], args: [], flags: [] },
-  ) {}
+  ) {
+    this.clock = { now: deps.now ?? Date.now, sleep: deps.sleep ?? sleep };
+  }
 
   get io(): Io {
     return this.deps.io;
@@ -198,7 +205,7 @@ export class Context {
     const settings = await this.settings();
     const { SessionJar, sessionFilePath } = await import('./config/session-jar.js');
     const origin = new URL(settings.baseUrl).origin;
-    return SessionJar.load(sessionFilePath(configDir(this.env), settings.profileName, origin), origin, this.deps.now);
+    return SessionJar.load(sessionFilePath(configDir(this.env), settings.profileName, origin), origin, this.clock.now);
   }
 
   /** `profile "prod"`, or the site when no profile is in use. */
@@ -240,17 +247,18 @@ export class Context {
       dispatcher: this.deps.dispatcher,
       debug: this.globals.debug ? (line) => this.debug(line) : undefined,
       notice: (line) => this.info(line),
-      sleep: this.deps.sleep,
+      sleep: this.clock.sleep,
       random: this.deps.random,
-      now: this.deps.now,
+      now: this.clock.now,
     });
     this.clients.push(client);
     return client;
   }
 
-  timeoutMs(): number {
+  /** Each request's time limit: --timeout, else HOGCTL_TIMEOUT, else the command's default. */
+  timeoutMs(defaultMs = 30_000): number {
     const raw = this.globals.timeout ?? this.env.HOGCTL_TIMEOUT;
-    if (raw === undefined) return 30_000;
+    if (raw === undefined) return defaultMs;
     return fromEnv(this.globals.timeout === undefined ? 'HOGCTL_TIMEOUT' : undefined, raw, () => {
       const seconds = Number(raw);
       if (!Number.isFinite(seconds) || seconds <= 0) {
@@ -306,24 +314,28 @@ export class Context {
     return this.outputAsked ? undefined : this.outputFilter();
   }
 
-  /** `remembered`: the format a resumed bulk job's journal remembers, used when neither -o nor
-   * HOGCTL_OUTPUT gives one. */
-  async output(remembered?: string): Promise<OutputSettings> {
+  /** The output format asked for: -o, else HOGCTL_OUTPUT, as given; undefined when neither is. */
+  askedFormat(): string | undefined {
+    return this.globals.output ?? this.env.HOGCTL_OUTPUT;
+  }
+
+  /**
+   * The output settings: the format is -o, else HOGCTL_OUTPUT, else `remembered` (the format a
+   * resumed bulk job's journal remembers), else the command's default (`table`; `api` shows JSON
+   * bodies), and JSON under --jq or --template.
+   */
+  async output(o: { remembered?: string; defaultFormat?: Format } = {}): Promise<OutputSettings> {
     this.outputAsked = true;
     const filter = this.outputFilter();
     const fromVariable = this.globals.output === undefined && this.env.HOGCTL_OUTPUT !== undefined && !filter;
     const format: Format = filter
       ? 'json'
-      : fromEnv(
-          fromVariable ? 'HOGCTL_OUTPUT' : undefined,
-          this.globals.output ?? this.env.HOGCTL_OUTPUT ?? remembered ?? 'table',
-          parseFormat,
-        );
+      : fromEnv(fromVariable ? 'HOGCTL_OUTPUT' : undefined, this.askedFormat() ?? o.remembered ?? o.defaultFormat ?? 'table', parseFormat);
     return {
       format,
       filter,
       fields: parseFields(this.globals.fields),
-      chosen: filter !== undefined || this.globals.output !== undefined || this.env.HOGCTL_OUTPUT !== undefined || remembered !== undefined,
+      chosen: filter !== undefined || this.askedFormat() !== undefined || o.remembered !== undefined,
       color: this.colorOn('stdout'),
       stdout: this.io.stdout,
       wide: Boolean(this.globals.wide),

@@ -12,7 +12,6 @@ export async function main(argv: string[], given: Partial<Deps> = {}): Promise<n
   const deps: Deps = {
     io: given.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
     env: given.env ?? process.env,
-    now: given.now ?? Date.now,
     ...given,
   } as Deps;
   // Each request in flight (up to --concurrency, at most 64) and each wait listens on the Ctrl-C

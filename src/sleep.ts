@@ -16,3 +16,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** What reads the time and waits: the real clock and sleep, or virtual ones in tests. */
+export interface Clock {
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}

@@ -2,7 +2,7 @@
 // hand over (GDPR Art. 15). In order:
 //
 // 1. Find the persons, project by project, through the same identifier resolution as an erasure
-//    (src/bulk/targets.ts: e-mail addresses as the email property and as distinct ids, distinct
+//    (src/bulk/input/targets.ts: e-mail addresses as the email property and as distinct ids, distinct
 //    ids and person UUIDs by the batch lookups), so that an erasure of the same request finds
 //    exactly the persons the export found.
 // 2. Plan: the persons per project, their events counted, the queries that takes. --dry-run ends
@@ -22,17 +22,16 @@ import type { ApiClient } from '../http/client.js';
 import { runHogQL } from '../api/query.js';
 import { getPerson } from '../api/persons.js';
 import { getUser } from '../api/users.js';
-import { underQueryLimit, type WaitCap } from '../io/countdown.js';
+import { underQueryLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { formatDuration } from '../io/progress.js';
 import { truncate } from '../io/columns.js';
-import { caseProjects } from '../bulk/projects.js';
-import { findTargets } from '../bulk/targets.js';
-import { CLEAR } from '../bulk/identifiers.js';
-import { RateBudget } from '../bulk/rate.js';
-import { READ_PER_MINUTE } from '../bulk/resolve.js';
-import { lockJournal } from '../bulk/lock.js';
-import { idListSha256, type IdList } from '../bulk/validate.js';
-import { sleep } from '../sleep.js';
+import { caseProjects } from '../bulk/engine/projects.js';
+import { findTargets } from '../bulk/input/targets.js';
+import { CLEAR } from '../bulk/input/identifiers.js';
+import { RateBudget } from '../bulk/engine/rate.js';
+import { READ_PER_MINUTE } from '../bulk/input/resolve.js';
+import { lockJournal } from '../bulk/engine/lock.js';
+import { idListSha256, type IdList } from '../bulk/input/validate.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { appendGzipLines, createBundleDir, cutTo, listFiles, makeDir, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
@@ -151,7 +150,7 @@ export async function runExport(ctx: Context, s: ExportSettings): Promise<Export
     createBundleDir(s.out);
     saveJournal(s.out, journal);
   }
-  const lock = await lockJournal(journalPath(s.out), ctx.deps.now);
+  const lock = await lockJournal(journalPath(s.out), ctx.clock.now);
   try {
     await write(ctx, client, s.out, journal, s.maxWaitMs);
   } catch (err) {
@@ -175,7 +174,7 @@ export async function runExport(ctx: Context, s: ExportSettings): Promise<Export
 async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: string, profile: string | null): Promise<ExportJournal> {
   const list = identifierList(s);
   const projects = await caseProjects(ctx, client, { projects: s.projects, allProjects: s.allProjects });
-  const reads = new RateBudget(READ_PER_MINUTE, { now: ctx.deps.now, sleep: ctx.deps.sleep ?? sleep });
+  const reads = new RateBudget(READ_PER_MINUTE, ctx.clock);
   const cap: WaitCap = { maxWaitMs: s.maxWaitMs, flag: '--max-wait' };
   const found = await findTargets(ctx, client, projects, list, undefined, {
     lookUp: true,
@@ -184,7 +183,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
     reads,
     concurrency: 4,
   });
-  const until = new Date(ctx.deps.now()).toISOString();
+  const until = new Date(ctx.clock.now()).toISOString();
   const me = await getUser(client).catch(() => null);
   const journal: ExportJournal = {
     journal_format: 1,
@@ -242,7 +241,7 @@ async function plan(ctx: Context, client: ApiClient, s: ExportSettings, host: st
           values: { ids: person.distinctIds, until },
           name: 'hogctl export: events to read',
         },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       ),
     ).catch((err: unknown) => {
       // A key that may not query (no query:read) still exports the records; the events are
@@ -342,7 +341,7 @@ async function write(ctx: Context, client: ApiClient, bundle: string, journal: E
           client,
           person.project,
           { query, values, name: 'hogctl export: events' },
-          { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+          { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
         ),
       );
     const range = { distinctIds: person.distinctIds, until: journal.until, ...(journal.from ? { from: journal.from } : {}) };
@@ -428,7 +427,7 @@ async function finish(ctx: Context, bundle: string, journal: ExportJournal): Pro
         ],
       });
   }
-  const createdAt = new Date(ctx.deps.now()).toISOString();
+  const createdAt = new Date(ctx.clock.now()).toISOString();
   const identifiers = [...journal.identifiers.emails, ...journal.identifiers.distinct_ids, ...journal.identifiers.persons];
   writeSecretFile(
     join(bundle, 'summary.html'),

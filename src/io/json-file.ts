@@ -2,10 +2,10 @@
 // close to half a gigabyte of text, and V8 cannot hold a string of more than 2^29 - 24 characters
 // (about 512 MiB), so `JSON.parse(await readFile(...))` fails on it before it starts. The value
 // is built as JSON.parse would build it, except that arrays of strings under the keys named in
-// `compact` are kept in an IdSet (16 bytes a UUID, src/bulk/id-set.ts) rather than as strings.
+// `compact` are kept in an IdSet (16 bytes a UUID, src/bulk/input/id-set.ts) rather than as strings.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { IdSet } from '../bulk/id-set.js';
+import { IdSet } from '../bulk/input/id-set.js';
 
 const BLOCK = 1 << 20;
 

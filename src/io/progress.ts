@@ -3,6 +3,7 @@
 // `intervalMs`; off a terminal (CI logs) a plain line every `HOGCTL_PROGRESS_INTERVAL` seconds
 // (default 10), so a log shows the job is alive without filling up with carriage returns.
 import type { OutStream } from './streams.js';
+import type { Clock } from '../sleep.js';
 import { formatNumber } from './counts.js';
 
 export interface ProgressOptions {
@@ -160,14 +161,25 @@ export function progressLogInterval(env: Record<string, string | undefined>): nu
   return Number.isFinite(s) && s > 0 ? s * 1000 : 10_000;
 }
 
-/** Off a terminal: a line every `intervalMs`, on a timer, so long waits show too. */
+/** Off a terminal: a line every `intervalMs` of the clock, so long waits show too. */
 export class ProgressLog extends Progress {
-  private readonly timer: NodeJS.Timeout;
+  private readonly stopped = new AbortController();
 
-  constructor(o: ProgressOptions) {
+  /** `sleep` is the wait between two lines: the Context's clock's. */
+  constructor(o: ProgressOptions & Pick<Clock, 'sleep'>) {
     super(o);
-    this.timer = setInterval(() => this.write(), o.intervalMs ?? 10_000);
-    this.timer.unref();
+    void this.tick(o.sleep, o.intervalMs ?? 10_000);
+  }
+
+  private async tick(sleep: Clock['sleep'], intervalMs: number): Promise<void> {
+    for (;;) {
+      try {
+        await sleep(intervalMs, this.stopped.signal);
+      } catch {
+        return;
+      }
+      this.write();
+    }
   }
 
   note(line: string): void {
@@ -181,7 +193,7 @@ export class ProgressLog extends Progress {
   }
 
   finish(): void {
-    clearInterval(this.timer);
+    this.stopped.abort();
   }
 
   private write(): void {

@@ -20,7 +20,7 @@ import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL, type HogQLResponse } from '../api/query.js';
-import { underQueryLimit } from '../io/countdown.js';
+import { underQueryLimit } from '../cli/wait-out-limit.js';
 import { formatNumber } from '../io/counts.js';
 
 /** The most rows any of these queries asks for (MAX_SELECT_RETURNED_ROWS). */
@@ -177,7 +177,7 @@ function queryRunner(ctx: Context, client: ApiClient, projectId: string, maxWait
         client,
         projectId,
         { query: text, values, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.deps.sleep, now: ctx.deps.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       );
     });
 }

@@ -25,7 +25,7 @@ import {
 import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { parseRetryAfter } from '../http/retry.js';
-import type { Attempt } from '../bulk/runner.js';
+import type { Attempt } from '../bulk/engine/runner.js';
 import { getProject } from '../api/projects.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 
@@ -120,7 +120,7 @@ export async function sendEvents(
       );
     }
     if (status !== 0) last = `${status}`;
-    await (ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(Math.min(500 * 2 ** attempt, 8_000), ctx.deps.signal);
+    await ctx.clock.sleep(Math.min(500 * 2 ** attempt, 8_000), ctx.deps.signal);
   }
   throw new CliError(
     `capture at ${capture.host} did not accept a batch after ${ATTEMPTS} attempts (last: ${last})`,

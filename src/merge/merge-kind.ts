@@ -1,4 +1,4 @@
-// A merge of duplicate persons as a kind of bulk job (src/bulk/action.ts): the engine plans,
+// A merge of duplicate persons as a kind of bulk job (src/bulk/engine/action.ts): the engine plans,
 // confirms, journals, locks, sends, resumes and writes the receipt; this file says what a merge
 // is to it.
 //
@@ -26,10 +26,10 @@ import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
-import type { BulkAction, JobKind, Verdict } from '../bulk/action.js';
-import type { JournalHeader } from '../bulk/journal.js';
-import type { Receipt } from '../bulk/receipt.js';
-import type { CaseTargets } from '../bulk/targets.js';
+import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
+import type { JournalHeader } from '../bulk/engine/journal.js';
+import type { Receipt } from '../bulk/engine/receipt.js';
+import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
 import {
   PROPERTY_RULE,
@@ -221,7 +221,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           // answers are journaled (a second Ctrl-C quits without them).
           return captureAttempt(
             () => sendBatch(capture.client, batchBody(capture.key, events), { timeoutMs: env.timeoutMs }),
-            ctx.deps.now,
+            ctx.clock.now,
             { host: capture.host, project },
           );
         },
@@ -239,8 +239,8 @@ export function mergeKind(s: MergeSettings): MergeKind {
 
     verify: async (ctx, env) => {
       const sent = env.journal.answeredIds();
-      const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-      const started = ctx.deps.now();
+      const { sleep } = ctx.clock;
+      const started = ctx.clock.now();
       const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !found.has(keyOf(g.project_id, g.keep.uuid));
       const projects = [...new Set(groups.map((g) => g.project_id))];
       for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
@@ -260,7 +260,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           }
           for (const i of done) found.set(keyOf(project, pending[i].keep), { status: 'merged' });
         }
-        if (!groups.some(waiting) || ctx.deps.now() - started + delay > s.verifyTimeoutMs) break;
+        if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
         await sleep(delay, ctx.deps.signal);
       }
       const c = counts((g) => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending');

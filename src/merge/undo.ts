@@ -1,4 +1,4 @@
-// `persons merge --undo <receipt>` as a kind of bulk job (src/bulk/action.ts): journaled, locked
+// `persons merge --undo <receipt>` as a kind of bulk job (src/bulk/engine/action.ts): journaled, locked
 // and resumable like the merge. PostHog calls a merge irreversible, but the merge's journal kept
 // each group as it was (every former person's distinct ids and properties), so it can be rebuilt.
 // The engine's persons are the kept persons of the groups the receipt calls merged; a chunk of
@@ -30,10 +30,10 @@ import type { ApiClient } from '../http/client.js';
 import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 import type { CaptureEvent } from '../api/capture.js';
-import type { JobKind, Verdict } from '../bulk/action.js';
-import { readJournal, type JournalHeader } from '../bulk/journal.js';
-import type { Receipt } from '../bulk/receipt.js';
-import type { Attempt } from '../bulk/runner.js';
+import type { JobKind, Verdict } from '../bulk/engine/action.js';
+import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
+import type { Receipt } from '../bulk/engine/receipt.js';
+import type { Attempt } from '../bulk/engine/runner.js';
 import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
@@ -187,8 +187,8 @@ export function undoKind(s: UndoSettings): JobKind {
     verify: async (ctx, env) => {
       goneOf(env.journal.chunks.values());
       const sent = env.journal.answeredIds();
-      const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-      const started = ctx.deps.now();
+      const { sleep } = ctx.clock;
+      const started = ctx.clock.now();
       const waiting = (g: RecordedGroup) => sent.has(g.keep.uuid) && status(g) === 'pending';
       const projects = [...new Set(groups.map((g) => g.project_id))];
       for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
@@ -197,7 +197,7 @@ export function undoKind(s: UndoSettings): JobKind {
           if (mine.length === 0) continue;
           for (const g of await restoredGroups(ctx, env.client, project, mine, s.maxWaitMs)) restored.add(keyOf(project, g));
         }
-        if (!groups.some(waiting) || ctx.deps.now() - started + delay > s.verifyTimeoutMs) break;
+        if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
         await sleep(delay, ctx.deps.signal);
       }
       const c = counts();
@@ -276,14 +276,14 @@ async function undoChunk(
   stamp: UndoHeader,
   o: { timeoutMs: number; waitMs: number; maxWaitMs: number },
 ): Promise<Attempt> {
-  const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  const { sleep } = ctx.clock;
   const interrupted: Attempt = { kind: 'retry', status: null, error: 'interrupted' };
   /** Waits until `done`, or the wait limit; false when Ctrl-C cut it short. */
   const until = async (done: () => Promise<boolean>): Promise<boolean> => {
-    const started = ctx.deps.now();
+    const started = ctx.clock.now();
     for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
       if (await done()) return true;
-      if (ctx.deps.now() - started + delay > o.waitMs) return true;
+      if (ctx.clock.now() - started + delay > o.waitMs) return true;
       try {
         await sleep(delay, ctx.deps.signal);
       } catch {

@@ -109,24 +109,6 @@ describe('persons delete, of a person the server could not delete', () => {
     expect(alive([uuid])).toEqual([uuid]);
     world.sandbox.failDeletions([uuid], 0);
   });
-
-  it('a server without bulk_delete: the single DELETE answers 503 person_deletion_failed, which is sent again', async () => {
-    const [first, second] = uuids.slice(cursor, (cursor += 2));
-    world.sandbox.setBulkDeleteResponse('absent');
-    try {
-      world.sandbox.failDeletions([first]);
-      const ok = await world.run(['persons', 'delete', first, '-y']);
-      expect(ok.code, ok.stderr).toBe(0);
-      expect(alive([first])).toEqual([]);
-      world.sandbox.failDeletions([second], 100);
-      const failed = await world.run(['persons', 'delete', second, '-y', '--timeout', '5']);
-      expect(failed.code).toBe(7);
-      expect(failed.stderr).toMatch(/the server found person \S+ but could not delete it .*it asks for the deletion to be sent again/);
-      expect(failed.stderr).not.toMatch(/may or may not/);
-      expect(alive([second])).toEqual([second]);
-    } finally {
-      world.sandbox.setBulkDeleteResponse('summary');
-      world.sandbox.failDeletions([second], 0);
-    }
-  });
+  // A server without bulk_delete (the single DELETE answers 503 person_deletion_failed, retried with
+  // backoff) runs on virtual time: test/virtual/deletion-failed.test.ts.
 });

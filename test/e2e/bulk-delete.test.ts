@@ -1,7 +1,6 @@
 // End-to-end: `hogctl persons bulk-delete`, the built binary against the in-process sandbox.
 // Each test works on its own slice of the sandbox's persons, so one sandbox serves the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,94 +80,6 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 
 const answeredLines = (journal: string) => (existsSync(journal) ? readJsonLines(journal).filter((r) => r.type === 'answered').length : 0);
 
-describe('250,000 distinct ids', () => {
-  it('deletes every person, sends each id once in at most 250 requests, and the receipt matches the sandbox', async () => {
-    const big = await startWorld({ persons: 250_000, seed: 5 });
-    try {
-      const ids = collect(big, 250_000, (p) => p.distinctIds[0]);
-      expect(new Set(ids).size).toBe(250_000);
-      // 3% duplicates spread through the file, some CRLF lines, a BOM and a comment.
-      const lines: string[] = ['# GDPR erasure, ticket 4711'];
-      let dupes = 0;
-      ids.forEach((id, i) => {
-        lines.push(i % 10 === 3 ? `${id}\r` : id);
-        if (i % 100 < 3) {
-          lines.push(ids[Math.floor(i / 2)]);
-          dupes++;
-        }
-      });
-      expect(dupes).toBe(7500);
-      const path = file('big.txt', `\uFEFF${lines.join('\n')}\n`);
-      const receiptPath = join(dir, 'big-receipt.json');
-      const before = big.sandbox.requests.length;
-      const res = await big.run(
-        [
-          'persons',
-          'bulk-delete',
-          '--file',
-          path,
-          '--distinct-ids',
-          // Distinct ids are looked up first (1,250 reads of 200): not at PostHog's 240 a minute here.
-          '--read-rate',
-          '1000000',
-          '--rate',
-          '100000',
-          '--concurrency',
-          '8',
-          '-y',
-          // Verifying 250,000 persons reads at PostHog's 240 requests a minute: 5 minutes.
-          '--no-verify',
-          '-o',
-          'json',
-          '--receipt',
-          receiptPath,
-        ],
-        { timeoutMs: 120_000 },
-      );
-      expect(res.stderr).not.toMatch(/error/);
-      expect(res.code).toBe(0);
-
-      expect(big.sandbox.store.size).toBe(0);
-      expect(big.sandbox.store.deletedCount).toBe(250_000);
-      const requests = bulkRequests(before, big);
-      expect(requests.length).toBeLessThanOrEqual(250);
-      const sent = sentIds(requests);
-      expect(sent).toHaveLength(250_000);
-      expect(new Set(sent).size).toBe(250_000);
-      // Looked up, the persons go by UUID.
-      expect(requests.every((r) => r.status === 202 && 'ids' in JSON.parse(r.body))).toBe(true);
-
-      const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
-      expect(receipt.status).toBe('completed');
-      expect(receipt.counts).toMatchObject({
-        requested: 257_500,
-        unique: 250_000,
-        duplicates: 7500,
-        invalid: 0,
-        sent: 250_000,
-        failed: 0,
-        not_sent: 0,
-        persons_found: big.sandbox.store.deletedCount,
-        persons_deleted: big.sandbox.store.deletedCount,
-      });
-      expect(receipt.not_reported).toEqual([]);
-      expect(receipt.id_list_sha256).toBe(
-        createHash('sha256')
-          .update(`${[...ids].sort().join('\n')}\n`)
-          .digest('hex'),
-      );
-      expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', sent: 250_000, persons_deleted: 250_000, receipt: receiptPath });
-      // The journal and the receipt hold ids, never the key.
-      expect(readFileSync(receiptPath, 'utf8')).not.toContain(big.env.HOGCTL_API_KEY);
-      expect(readFileSync(receipt.journal, 'utf8')).not.toContain(big.env.HOGCTL_API_KEY);
-    } finally {
-      await big.close();
-    }
-    // 250,000 persons seeded, looked up by distinct id (1,250 reads) and deleted: up to a minute
-    // and a half on a loaded two-core machine; a limit of its own, never a measure.
-  }, 240_000);
-});
-
 describe('faults', () => {
   it('with 20% 429s (with and without Retry-After), 5% 500s and 2% dropped connections, every person is deleted', async () => {
     const ids = take(20_000);
@@ -183,6 +94,9 @@ describe('faults', () => {
         '--file',
         path,
         '--rate',
+        '6000',
+        // Verifying 20,000 persons at PostHog's 240 reads a minute takes 25 s: not this test's subject.
+        '--read-rate',
         '6000',
         '-y',
         '-o',
@@ -230,7 +144,8 @@ describe('crash and resume', () => {
     const answeredIds = new Set(atKill.filter((r) => r.type === 'sending' && answered.has(r.chunk)).flatMap((r) => r.ids));
     const resumeFrom = world.sandbox.requests.length;
 
-    const res = await world.run([...args, '--resume', '--rate', '6000']);
+    // Verifying 30,000 persons at PostHog's 240 reads a minute takes 38 s: not this test's subject.
+    const res = await world.run([...args, '--resume', '--rate', '6000', '--read-rate', '6000']);
     expect(res.code).toBe(0);
     expect(ids.filter((id) => alive(id))).toEqual([]);
     const resent = sentIds(bulkRequests(resumeFrom)).filter((id) => answeredIds.has(id));
@@ -270,7 +185,20 @@ describe('crash and resume', () => {
     const deleted = ids.filter((id) => !alive(id)).length;
     expect(deleted).toBe(done.length * 1000);
 
-    const resumed = await world.run(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--resume', '--rate', '6000', '-y']);
+    const resumed = await world.run([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--journal',
+      journal,
+      '--resume',
+      '--rate',
+      '6000',
+      '--read-rate',
+      '6000',
+      '-y',
+    ]);
     expect(resumed.code).toBe(0);
     expect(ids.filter((id) => alive(id))).toEqual([]);
   });
@@ -422,7 +350,21 @@ describe('safety', () => {
     const ids = take(3000);
     const path = file('partial.txt', ids.join('\n'));
     const receiptPath = join(dir, 'partial-receipt.json');
-    const args = ['persons', 'bulk-delete', '--file', path, '-y', '-o', 'json', '--receipt', receiptPath, '--rate', '6000'];
+    const args = [
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '-y',
+      '-o',
+      'json',
+      '--receipt',
+      receiptPath,
+      '--rate',
+      '6000',
+      '--read-rate',
+      '6000',
+    ];
     world.sandbox.setFaults('500=1,path=bulk_delete');
     let res;
     try {

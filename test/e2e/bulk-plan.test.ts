@@ -1,13 +1,14 @@
 // End-to-end: what bulk-delete shows while it plans, asks and runs: the estimate and pacing under
 // two scaled-down delete windows, the progress off and on a terminal, the dry run, the exact
-// confirmation, and CSV piped in from hogctl's own `-o csv`.
+// confirmation, and CSV piped in from hogctl's own `-o csv`. The long waits for a window (on a
+// terminal, and a resumed run counting the earlier one's requests) and a chunk retried in the
+// bar run in-process on virtual time: test/virtual/bulk-windows.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { startWorld, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
 
 let dir: string;
@@ -53,73 +54,10 @@ describe('two delete windows, scaled down', () => {
   });
 });
 
-describe('a run resumed within the long window', () => {
+describe('the plan and the question on a terminal', () => {
   let world: World;
   beforeAll(async () => {
-    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/12s' });
-  });
-  afterAll(() => world.close());
-
-  it("counts the earlier run's requests from its journal and waits instead of provoking a 429", async () => {
-    const path = unknownIds('resume.txt', 12_000);
-    const journal = join(dir, 'resume.ndjson');
-    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--rate', '4/s,8/12s', '-y'];
-    // First run: stopped with Ctrl-C once it waits for the long window.
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: cleanEnv({ ...world.env, HOGCTL_PROGRESS_INTERVAL: '0.1' }),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    let interrupted = false;
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-      // Once: a second Ctrl-C stops at once, without the journal's last words.
-      if (!interrupted && /waiting for the 8\/12s window/.test(stderr)) {
-        interrupted = true;
-        child.kill('SIGINT');
-      }
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(code).toBe(130);
-    const first = bulkRequests(world).length;
-    expect(first).toBe(8);
-    const res = await world.run([...args, '--resume'], { env: { HOGCTL_PROGRESS_INTERVAL: '0.3' } });
-    expect(res.code).toBe(0);
-    const second = bulkRequests(world, 0).slice(first);
-    expect(second.map((r) => r.status)).toEqual([202, 202, 202, 202]);
-    expect(res.stderr).toMatch(/waiting for the 8\/12s window until/);
-  });
-});
-
-describe('a long wait for a window, on a terminal', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({ persons: 5, rateLimit: 'delete=4/1s,8/15s' });
-  });
-  afterAll(() => world.close());
-
-  it('says in the bar and in a line which window it waits for, and until when', async () => {
-    const path = unknownIds('long-wait.txt', 9000);
-    const res = await runInTerminal(
-      ['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'],
-      { ...world.env, TZ: 'UTC' },
-      [],
-      60_000,
-    );
-    expect(res.code).toBe(0);
-    expect(res.output).toMatch(
-      /8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/,
-    );
-    // The pseudo-terminal has no size, so the bar is cut at 100 columns, before the time.
-    expect(res.output).toMatch(/\d,000\/9,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/15s window/);
-    expect(bulkRequests(world).filter((r) => r.status === 429)).toEqual([]);
-  });
-});
-
-describe('the plan, the question and the progress on a terminal', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({ persons: 300, faults: '503=0.5,seed=4,path=bulk_delete' });
+    world = await startWorld({ persons: 300 });
   });
   afterAll(() => world.close());
 
@@ -180,20 +118,6 @@ describe('the plan, the question and the progress on a terminal', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toMatch(/\(dry run: nothing will be changed\)$/m);
     expect(res.stderr).toMatch(/^ {2}changes {3}set plan="starter" · unset sessions \(through capture\)$/m);
-  });
-
-  it('shows a chunk being retried, and why, in the progress bar', async () => {
-    const path = join(dir, 'retry.txt');
-    writeFileSync(
-      path,
-      uuids(20, 6)
-        .concat(Array.from({ length: 7999 }, () => randomUUID()))
-        .join('\n'),
-    );
-    const res = await runInTerminal(['persons', 'bulk-delete', '--file', path, '-y', '--rate', '6000'], world.env, [], 120_000);
-    expect(bulkRequests(world).some((r) => r.status === 503)).toBe(true);
-    expect(res.output).toMatch(/chunk \d+: 503, retrying in \d+ s/);
-    expect(res.code).toBe(0);
   });
 });
 

@@ -125,30 +125,7 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(refused.stderr).toMatch(/query:read/);
   });
 
-  it("waits out the query endpoint's limit between pages, saying until when", async () => {
-    world.sandbox.setRateLimit('query=1/3s');
-    try {
-      const res = await world.run([
-        'persons',
-        'funnel',
-        '--events',
-        '[{"id": "a"}, {"id": "b"}]',
-        '--funnel-step',
-        '1',
-        '--all',
-        '--page-size',
-        '1500',
-        '-o',
-        'ndjson',
-      ]);
-      expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(/^rate-limited by the server \(queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m);
-      expect(ids(res.stdout)).toEqual(funnelPeople(world.sandbox.store, 2, 1).map((p) => p.uuid));
-    } finally {
-      world.sandbox.setRateLimit();
-    }
-  });
-
+  // Waiting out the query limit between pages runs on virtual time: test/virtual/query-limits.test.ts.
   it('--page-size pages with limit and offset, up to the largest page the server pages on', async () => {
     const before = world.sandbox.requests.length;
     const res = await world.run([

@@ -277,47 +277,8 @@ describe('persons query errors', () => {
 });
 
 describe('--all under the legacy HogQL limit (120 queries an hour, scaled down here)', () => {
-  it('waits as long as the server asks, saying until when, and prints every row once', async () => {
-    world.sandbox.setRateLimit('query=3/3s');
-    try {
-      const before = world.sandbox.requests.length;
-      const res = await world.run(['persons', 'query', 'SELECT id FROM persons', '--all', '--page-size', '5000', '-o', 'ndjson']);
-      expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toMatch(
-        /^rate-limited by the server \(HogQL queries per hour\): waiting \d+s, until \d\d:\d\d:\d\d \(Ctrl-C stops\)$/m,
-      );
-      const ids = lines(res.stdout).map((l) => JSON.parse(l).id);
-      expect(ids).toEqual(inKeysetOrder().map((p) => p.uuid));
-      expect(world.sandbox.requests.slice(before).some((r) => r.status === 429)).toBe(true);
-    } finally {
-      world.sandbox.setRateLimit();
-    }
-  });
-
-  it('--max-wait caps each wait, not their sum: waits that add up to more than it are all waited out', async () => {
-    // Seven queries at two per 2 s: three waits of up to 2 s each, more than 3 s in all.
-    world.sandbox.setRateLimit('query=2/2s');
-    try {
-      const res = await world.run([
-        'persons',
-        'query',
-        'SELECT id FROM persons',
-        '--all',
-        '--page-size',
-        '5000',
-        '--max-wait',
-        '3s',
-        '-o',
-        'ndjson',
-      ]);
-      expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr.match(/^rate-limited by the server \(HogQL queries per hour\): waiting/gm)?.length).toBeGreaterThanOrEqual(2);
-      expect(lines(res.stdout).map((l) => JSON.parse(l).id)).toEqual(inKeysetOrder().map((p) => p.uuid));
-    } finally {
-      world.sandbox.setRateLimit();
-    }
-  });
-
+  // Waiting the limit out, each wait within --max-wait, runs on virtual time:
+  // test/virtual/query-limits.test.ts.
   it('stopped by a wait past --max-wait, prints the command with every flag given and the cursor; run as printed, it continues there', async () => {
     const text = "SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != 'XX'";
     world.sandbox.setRateLimit('query=3/1h');

@@ -43,21 +43,26 @@ export function seedHittingFirst(spec: string, kind: FaultKind, method: string, 
   throw new Error(`no seed makes "${spec}" hit the first ${n} requests with ${kind}`);
 }
 
+/** What the checks below read of a world and of a run: the built binary's, or an in-process one
+ * on virtual time (test/virtual/harness.ts). */
+type Served = Pick<World, 'sandbox'>;
+type Printed = Pick<RunResult, 'stdout' | 'stderr'>;
+
 /** A failure as a user must see it: an `error:` line, no stack trace, never the key. */
-export function expectCleanFailure(world: World, res: RunResult): void {
+export function expectCleanFailure(world: Served, res: Printed): void {
   expect(res.stderr).toMatch(/^error: /m);
   expect(res.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   expect(res.stderr).not.toMatch(/unexpected failure|this is a bug/);
   expectNoKey(world, res);
 }
 
-export function expectNoKey(world: World, res: RunResult): void {
+export function expectNoKey(world: Served, res: Printed): void {
   expect(res.stderr).not.toContain(world.sandbox.defaultKey);
   expect(res.stdout).not.toContain(world.sandbox.defaultKey);
 }
 
 /** The first `error:` line. */
-export function errorLine(res: RunResult): string {
+export function errorLine(res: Printed): string {
   return /^error: .*$/m.exec(res.stderr)?.[0] ?? '';
 }
 

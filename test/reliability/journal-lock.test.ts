@@ -63,8 +63,9 @@ describe('two --resume runs on one journal', () => {
     expect((await first.exited).signal).toBe('SIGKILL');
     expect(existsSync(`${journal}.lock`)).toBe(true);
 
-    // A: slow enough to still be running when B starts.
-    const a = spawnCli([...args, '--resume', '--rate', '120'], world.env);
+    // A: slow enough to still be running when B starts; its verification of 12,000 persons need not
+    // take 15 s at the default 240 reads a minute.
+    const a = spawnCli([...args, '--resume', '--rate', '120', '--read-rate', '6000'], world.env);
     await until(
       () => existsSync(`${journal}.lock`) && readFileSync(`${journal}.lock`, 'utf8').includes(`"pid":${a.child.pid}`),
       "A's lock",

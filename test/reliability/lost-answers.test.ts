@@ -84,21 +84,9 @@ describe.each(LOST)('persons writes whose answer is lost (%s)', (kind) => {
   });
 });
 
-describe.each(LOST)('persons deletions of data whose answer is lost (%s)', (kind) => {
-  it('delete-events: the deletion was queued; the error says it may have been and how to check', async () => {
-    const person = freshPerson();
-    const res = await underFault(kind, 'path=bulk_delete', ['persons', 'delete-events', person.uuid, '--yes']);
-    expectUnconfirmed(res, new RegExp(`the deletion of person ${person.uuid}'s events`), 'hogctl persons deletion-status');
-    await eventually(() => world.sandbox.deletions.eventDeletions(1).some((d) => d.key === person.uuid), 'the event deletion was queued');
-  });
-
-  it('delete-recordings: the deletion was started; the error says it may have been', async () => {
-    const person = freshPerson();
-    const res = await underFault(kind, 'path=bulk_delete', ['persons', 'delete-recordings', person.uuid, '--yes']);
-    expectUnconfirmed(res, new RegExp(`the deletion of person ${person.uuid}'s recordings`), 'run the command again');
-    await eventually(() => world.sandbox.deletions.recordings.some((d) => d.personUuid === person.uuid), 'the recordings deletion started');
-  });
-});
+// The deletions of a person's events and recordings, whose requests are retried when the answer is
+// lost (15 s of backoff each on the real clock), run on virtual time:
+// test/virtual/lost-deletions.test.ts.
 
 describe('users 2fa writes whose answer is lost', () => {
   const account = () => world.sandbox.identity.byEmail(world.sandbox.twoFactorUser.email)!;

@@ -1,6 +1,6 @@
 // Memory that does not grow into the gigabytes with the input: a bulk-delete of 400,000 person ids,
 // interrupted and resumed, each run in a V8 heap of 64 MiB. Before the ids were held compactly
-// (src/bulk/id-set.ts), the journal read back into the input's own strings and the receipt
+// (src/bulk/input/id-set.ts), the journal read back into the input's own strings and the receipt
 // written as it is made, the resume alone needed well over twice that and died out of memory.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -117,7 +117,8 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
       // The server finished both requests meanwhile; resuming checks their ids and counts them.
       await until(() => alive(ids) === 2000, 'the two requests to finish on the server');
       world.sandbox.setFaults();
-      const resumed = start(resumeArgs(run.out.stderr).concat('-y', '-o', 'json'));
+      // The lost answers' ids and the 4,000 persons are read back; not at 240 reads a minute here.
+      const resumed = start(resumeArgs(run.out.stderr).concat('-y', '-o', 'json', '--read-rate', '6000'));
       expect((await resumed.exited).code).toBe(0);
       expect(resumed.out.stderr).toMatch(/checking 2,000 ids sent in 2 requests of an earlier run whose answers were lost…/);
       expect(resumed.out.stderr).toMatch(/2,000 of them no longer name a person/);
@@ -179,7 +180,7 @@ describe('Ctrl-C, a second Ctrl-C, and SIGTERM', () => {
       });
       expect(run.out.stderr).toMatch(/^interrupted: 1,000 persons deleted/m);
       world.sandbox.setFaults();
-      const resumed = start(resumeArgs(run.out.stderr).concat('-y'));
+      const resumed = start(resumeArgs(run.out.stderr).concat('-y', '--read-rate', '6000'));
       expect((await resumed.exited).code).toBe(0);
       expect(alive(ids)).toBe(0);
     } finally {
@@ -263,6 +264,10 @@ describe('answers lost after the server did the work', () => {
         '1',
         '--rate',
         '6000',
+        // The checks of lost answers and the verification read at 240 a minute by default (10 s
+        // here): the reads are this test's subject, not their pace.
+        '--read-rate',
+        '6000',
         '--retries',
         '3',
       ]);
@@ -284,7 +289,21 @@ describe('answers lost after the server did the work', () => {
     const table = idsFile('drop-after-table', 2000);
     world.sandbox.setFaults(`${spec},seed=${seedHittingFirst(spec, 'drop-after', 'POST', '/api/projects/1/persons/bulk_delete/', 1)}`);
     try {
-      const plain = start(['persons', 'bulk-delete', '--file', table.path, '-y', '--concurrency', '1', '--rate', '6000', '--retries', '3']);
+      const plain = start([
+        'persons',
+        'bulk-delete',
+        '--file',
+        table.path,
+        '-y',
+        '--concurrency',
+        '1',
+        '--rate',
+        '6000',
+        '--read-rate',
+        '6000',
+        '--retries',
+        '3',
+      ]);
       expect((await plain.exited).code).toBe(0);
       expect(plain.out.stderr).toMatch(
         /✔ [\d,]+ persons deleted \([\d,]+ found\) from [\d,]+ ids sent; [\d,]+ ids sent whose answers were lost name no person any more when checked \(the lost request deleted them, or they never named one\)/,
@@ -327,7 +346,21 @@ describe('answers lost after the server did the work', () => {
     } finally {
       world.sandbox.setFaults();
     }
-    const resumed = start(['persons', 'bulk-delete', '--file', path, '--journal', journal, '--resume', '-y', '-o', 'json']);
+    // Verifying 6,000 persons at the default 240 reads a minute takes 8 s: not this test's subject.
+    const resumed = start([
+      'persons',
+      'bulk-delete',
+      '--file',
+      path,
+      '--journal',
+      journal,
+      '--resume',
+      '--read-rate',
+      '6000',
+      '-y',
+      '-o',
+      'json',
+    ]);
     expect((await resumed.exited).code).toBe(0);
     expect(alive(ids)).toBe(0);
     const deleted = world.sandbox.store.deletedCount - deletedBefore;

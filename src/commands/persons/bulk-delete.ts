@@ -1,15 +1,15 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import type { BulkSettings } from '../../bulk/settings.js';
+import type { BulkSettings } from '../../bulk/engine/settings.js';
 import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { oneOf } from '../../cli/exclusive.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type InputFlagOptions, type JobFlagOptions } from './shared/job-flags.js';
-import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
-import { deleteKind, recordedFlags } from '../../bulk/delete-persons.js';
-import { parseProjectList } from '../../bulk/projects.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
+import { deleteKind, recordedFlags } from '../../bulk/delete/delete-persons.js';
+import { parseProjectList } from '../../bulk/engine/projects.js';
 
 /** The flags as commander hands them over (the job flags' numbers still text, checked in the run). */
 export type PersonsBulkDeleteOptions = JobFlagOptions &

@@ -7,7 +7,7 @@ import { RecordWriter } from '../../io/output.js';
 import { writeAll } from '../../io/streams.js';
 import { fitToTerminal } from '../../io/columns.js';
 import { UsageError } from '../../errors.js';
-import { caseProjects, parseProjectList } from '../../bulk/projects.js';
+import { caseProjects, parseProjectList } from '../../bulk/engine/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
 import { counted, formatNumber } from '../../io/counts.js';
 

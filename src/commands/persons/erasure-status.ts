@@ -6,7 +6,7 @@ import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
-import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/erasure-status.js';
+import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/delete/erasure-status.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsErasureStatusOptions {

@@ -4,7 +4,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
 import { writeRecord } from '../../io/output.js';
-import { parseProjectList } from '../../bulk/projects.js';
+import { parseProjectList } from '../../bulk/engine/projects.js';
 import { checkSettings, runExport, type ExportResult } from '../../export/run.js';
 import { PartialFailureError, UsageError } from '../../errors.js';
 

@@ -7,7 +7,7 @@ import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration, collect } from '../../cli/flags.js';
 import { rerunCommand } from '../../cli/rerun.js';
 import { stoppedError } from '../../cli/stopped.js';
-import { underRateLimit, type RateLimitName } from '../../io/countdown.js';
+import { underRateLimit, type RateLimitName } from '../../cli/wait-out-limit.js';
 import { RecordWriter } from '../../io/output.js';
 import { countCsvRecords } from '../../io/csv-records.js';
 import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';

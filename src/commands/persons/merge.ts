@@ -19,10 +19,10 @@ import {
 import { PLAN_FORMAT, readGroups } from '../../merge/read-groups.js';
 import { mergeKind } from '../../merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
-import { runBulkJob, settleBulkJob } from '../../bulk/job.js';
-import type { JobInput } from '../../bulk/input.js';
+import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
+import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
-import { lockJournal } from '../../bulk/lock.js';
+import { lockJournal } from '../../bulk/engine/lock.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -202,7 +202,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
     maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
   });
-  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.deps.now);
+  const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
   try {
     await runBulkJob(ctx, settled, kind);
   } finally {

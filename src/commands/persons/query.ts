@@ -7,7 +7,7 @@ import { rerunCommand } from '../../cli/rerun.js';
 import { stoppedError } from '../../cli/stopped.js';
 import { collect } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
-import { underQueryLimit } from '../../io/countdown.js';
+import { underQueryLimit } from '../../cli/wait-out-limit.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { planKeyset, parseCursor, formatCursor } from '../../hogql/keyset.js';
 import { MAX_QUERY_ROWS, walkKeyset, type KeysetWalk } from '../../hogql/walk.js';
@@ -128,7 +128,7 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
       client,
       projectId,
       { query, values: vals, name: QUERY_NAME },
-      { signal: ctx.deps.signal, sleep: ctx.deps.sleep, now: ctx.deps.now, retry },
+      { signal: ctx.deps.signal, sleep: ctx.clock.sleep, now: ctx.clock.now, retry },
     );
   // With --all the server's query limit is waited out, with a countdown; a single query leaves
   // the waiting to the client.

@@ -1,4 +1,4 @@
-// Virtual time for the tests of code that waits through a Clock (src/bulk/rate.ts): nothing
+// Virtual time for the tests of code that waits through a Clock (src/bulk/engine/rate.ts): nothing
 // really sleeps, so a test of an hour-long window runs at once and its times are exact.
 /** Virtual time: sleeps resolve in order of their wake-up time, only when everything else waits. */
 export class FakeClock {

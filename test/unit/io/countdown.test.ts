@@ -1,12 +1,12 @@
-// Waiting out a rate limit: each wait the server asks for is capped by --max-wait, not their sum,
-// so an export that meets the hourly query limit several times is not stopped for having waited.
+// The countdown of a wait: one line that counts down on a terminal, within its width, and no
+// listener left behind on the Ctrl-C signal.
 import { getEventListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { Context, type Deps } from '../../../src/context.js';
-import { RateLimitedError } from '../../../src/errors.js';
-import { underQueryLimit, underRateLimit, waitWithCountdown } from '../../../src/io/countdown.js';
-import { Collector, rejection } from '../helpers.js';
+import * as countdown from '../../../src/io/countdown.js';
+import { waitWithCountdown } from '../../../src/io/countdown.js';
+import { Collector } from '../helpers.js';
 
 const MINUTE = 60_000;
 
@@ -26,62 +26,11 @@ function world(options: { tty?: boolean; columns?: number } = {}) {
   return { ctx: new Context(deps, {}), stderr, slept, elapsed: () => slept.reduce((a, b) => a + b, 0) };
 }
 
-/** A request refused with these Retry-Afters in turn, then answered. */
-function refusedWith(...waits: number[]) {
-  const asked: { maxRetryAfterMs: number }[] = [];
-  const send = async (retry: { maxRetryAfterMs: number }) => {
-    asked.push(retry);
-    const wait = waits[asked.length - 1];
-    if (wait === undefined) return 'answer';
-    const error = new RateLimitedError('throttled');
-    error.retryAfterMs = wait;
-    throw error;
-  };
-  return { send, asked };
-}
-
-describe('underQueryLimit', () => {
-  it('waits out several waits each within --max-wait, however much they add up to', async () => {
-    const { ctx, stderr, elapsed } = world();
-    const { send, asked } = refusedWith(55 * MINUTE, 58 * MINUTE, 59 * MINUTE);
-    await expect(underQueryLimit(ctx, { maxWaitMs: 60 * MINUTE, flag: '--max-wait' }, send)).resolves.toBe('answer');
-    expect(elapsed()).toBe((55 + 58 + 59) * MINUTE);
-    // The client is told not to wait itself, so the wait happens here, with a line saying so.
-    expect(asked.every((r) => r.maxRetryAfterMs === 0)).toBe(true);
-    expect(stderr.text.match(/^rate-limited by the server \(HogQL queries per hour\): waiting \S+, until \d\d:\d\d/gm)).toHaveLength(3);
-  });
-
-  it('a single wait longer than --max-wait stops at once (exit 6), saying how long the server asked', async () => {
-    const { ctx, slept } = world();
-    const { send } = refusedWith(10 * MINUTE, 45 * MINUTE);
-    const error = await rejection(() => underQueryLimit(ctx, { maxWaitMs: 40 * MINUTE, flag: '--max-wait' }, send));
-    expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error.exitCode).toBe(6);
-    expect(error.message).toBe('the server limits queries and asks to wait 45m00s, longer than --max-wait 40m00s');
-    expect(error.hint).toBe('continue later, or pass a longer --max-wait');
-    expect(slept).toEqual([10 * MINUTE]);
-  });
-
-  it('passes on any other error, and a 429 without Retry-After, without waiting', async () => {
-    const { ctx, slept } = world();
-    const bare = new RateLimitedError('throttled, no Retry-After');
-    await expect(underQueryLimit(ctx, { maxWaitMs: MINUTE, flag: '--max-wait' }, () => Promise.reject(bare))).rejects.toBe(bare);
-    expect(slept).toEqual([]);
-  });
-});
-
-describe('underRateLimit', () => {
-  it('names the limit it waits for in the countdown and in the message', async () => {
-    const { ctx, stderr } = world();
-    const name = { waiting: 'rate-limited by the server (persons reads)', limits: 'the server limits reads' };
-    const { send } = refusedWith(30_000, 2 * MINUTE);
-    const error = await rejection(() => underRateLimit(ctx, { maxWaitMs: MINUTE, flag: '--max-wait' }, send, name));
-    expect(stderr.text).toMatch(/^rate-limited by the server \(persons reads\): waiting 30s, until/m);
-    expect(error.message).toBe('the server limits reads and asks to wait 2m00s, longer than --max-wait 1m00s');
-  });
-});
-
 describe('waitWithCountdown', () => {
+  it("only draws: whether to wait and for how long is the command's policy (src/cli/wait-out-limit.ts)", () => {
+    expect(Object.keys(countdown)).toEqual(['waitWithCountdown']);
+  });
+
   it('on a terminal, counts down on one line and clears it', async () => {
     const { ctx, stderr, slept } = world({ tty: true });
     await waitWithCountdown(ctx, 3_000, 'waiting for the limit');

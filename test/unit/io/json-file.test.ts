@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IdSet } from '../../../src/bulk/id-set.js';
+import { IdSet } from '../../../src/bulk/input/id-set.js';
 import { JsonSyntaxError, parseJsonText, readJsonFile } from '../../../src/io/json-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-json-file-'));

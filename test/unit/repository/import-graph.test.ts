@@ -55,7 +55,7 @@ const LAZY_ELSEWHERE: Record<string, string[]> = {
   'src/io/output.ts': ['chalk', 'csv-stringify/sync'],
   'src/io/filter.ts': ['jq-wasm', 'handlebars'],
   'src/io/csv-records.ts': ['csv-parse/sync'],
-  'src/bulk/read-ids.ts': ['csv-parse'],
+  'src/bulk/input/read-ids.ts': ['csv-parse'],
   'src/commands/users/2fa/shared/qr.ts': ['uqr'],
   'src/commands/root/shared/start-sandbox.ts': ['@hogctl/sandbox'],
   'src/commands/root/demo.ts': ['../../main.js'],
@@ -117,6 +117,20 @@ describe('the import graph', () => {
   it('persons get loads only what a person by id needs: not the bulk engine, HogQL or node:crypto', () => {
     const loaded = [...staticClosure(join(cliSrc, 'commands/persons/get.ts'))];
     expect(loaded.filter((p) => /^src\/(bulk|hogql)\//.test(p) || p === 'node:crypto')).toEqual([]);
+  });
+
+  it("the bulk engine and its input readers import no kind's code, type imports included", () => {
+    const kinds = /^src\/(bulk\/(delete|update)|merge|export)\//;
+    const crossings = sourceFiles(join(cliSrc, 'bulk'))
+      .filter((file) => /^src\/bulk\/(engine|input)\//.test(relative(root, file)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((i) => i.spec.startsWith('.'))
+          .map((i) => relative(root, resolve(dirname(file), i.spec)))
+          .filter((target) => kinds.test(target))
+          .map((target) => `${relative(root, file)} → ${target}`),
+      );
+    expect(crossings).toEqual([]);
   });
 
   it('the CLI has no cycle of static imports', () => {

@@ -4,13 +4,13 @@ import * as api from '../../../api/persons.js';
 import type { Context } from '../../../context.js';
 import { NotFoundError } from '../../../errors.js';
 import { RecordWriter } from '../../../io/output.js';
-import { lowerAscii, matchEmails } from '../../../bulk/identifiers.js';
+import { lowerAscii, matchEmails } from '../../../bulk/input/identifiers.js';
 import { PERSON_COLUMNS, printPersonRecord } from './person-columns.js';
 import { parseDuration } from '../../../cli/flags.js';
 
 /**
  * `--email`: the persons the address names (as their email property, or as a distinct id), found
- * by the lookup the erasure uses (src/bulk/identifiers.ts), so both agree on who has an address. One person prints
+ * by the lookup the erasure uses (src/bulk/input/identifiers.ts), so both agree on who has an address. One person prints
  * as the record; several as a list, newest first, with their number on stderr.
  */
 export async function getByEmail(ctx: Context, address: string, maxWait: string): Promise<void> {

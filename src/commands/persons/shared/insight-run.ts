@@ -8,7 +8,7 @@ import type { InsightKind } from '../../../api/actors.js';
 import { RecordWriter } from '../../../io/output.js';
 import { DEFAULT_ACTORS_MAX_WAIT, type ActorsOptions, type InsightParamOptions, type PeopleOptions } from './insight-options.js';
 import { readFile } from 'node:fs/promises';
-import { underRateLimit, type RateLimitName } from '../../../io/countdown.js';
+import { underRateLimit, type RateLimitName } from '../../../cli/wait-out-limit.js';
 import { actorsPage, actorsSource, MAX_ACTORS_PAGE } from '../../../api/actors.js';
 import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { rerunCommand } from '../../../cli/rerun.js';

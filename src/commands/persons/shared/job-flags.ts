@@ -6,10 +6,10 @@ import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { oneOf } from '../../../cli/exclusive.js';
-import type { Input, JobInput } from '../../../bulk/input.js';
-import type { IdsFormat } from '../../../bulk/read-ids.js';
-import { parseRateWindows } from '../../../bulk/rate.js';
-import type { BulkSettings } from '../../../bulk/settings.js';
+import type { Input, JobInput } from '../../../bulk/input/input.js';
+import type { IdsFormat } from '../../../bulk/input/read-ids.js';
+import { parseRateWindows } from '../../../bulk/engine/rate.js';
+import type { BulkSettings } from '../../../bulk/engine/settings.js';
 
 /** Requests in flight at most: more would only queue behind the rate windows and the server. */
 export const MAX_CONCURRENCY = 64;

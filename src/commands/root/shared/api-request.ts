@@ -56,8 +56,7 @@ export function toQuery(fields: Record<string, unknown>): Query {
 
 /** JSON unless -o (or HOGCTL_OUTPUT) asks for another format: `api` shows bodies, not tables. */
 export async function outputFor(ctx: Context): Promise<OutputSettings> {
-  const output = await ctx.output();
-  return (ctx.globals.output ?? ctx.env.HOGCTL_OUTPUT) ? output : { ...output, format: 'json' };
+  return ctx.output({ defaultFormat: 'json' });
 }
 
 function isObject(value: unknown): value is Row {

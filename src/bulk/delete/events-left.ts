@@ -1,0 +1,55 @@
+// The events that still carry erased distinct ids, once PostHog's event deletion has run. PostHog
+// deletes events by their stored person_id only (posthog/models/async_deletion/delete_events.py,
+// docs/server-contract.md §14.5): personless events and events from before a merge carry another
+// person id and survive it, and no endpoint deletes events by distinct id. The count is a HogQL
+// read of the events table by distinct_id (docs/server-contract.md §14.5), used by
+// `persons erasure-status` and by the verification at the end of an erasure.
+import type { Context } from '../../context.js';
+import type { ApiClient } from '../../http/client.js';
+import { runHogQL } from '../../api/query.js';
+import { underQueryLimit, type WaitCap } from '../../cli/wait-out-limit.js';
+import { counted, formatNumber } from '../../io/counts.js';
+
+/** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
+ * below the query's size limits, and the answer has a row per distinct id at most. */
+const EVENT_COUNT_BATCH = 1000;
+const EVENTS_LEFT_QUERY = 'SELECT distinct_id, count() FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT 50000';
+
+/** A distinct id kept by a hash (it looked like an address): it cannot be asked about. */
+export function isHashedDistinctId(distinctId: string): boolean {
+  return /^(hmac|sha256):[0-9a-f]{64}$/.test(distinctId);
+}
+
+/** How many events each of these distinct ids still carries (those with none are absent). */
+export async function eventsLeft(
+  ctx: Context,
+  client: ApiClient,
+  project: string,
+  distinctIds: string[],
+  cap: WaitCap,
+): Promise<Map<string, number>> {
+  const left = new Map<string, number>();
+  for (let i = 0; i < distinctIds.length; i += EVENT_COUNT_BATCH) {
+    const ids = distinctIds.slice(i, i + EVENT_COUNT_BATCH);
+    const res = await underQueryLimit(ctx, cap, (retry) =>
+      runHogQL(
+        client,
+        project,
+        { query: EVENTS_LEFT_QUERY, values: { ids }, name: 'hogctl erasure: events left' },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+      ),
+    );
+    for (const [id, count] of res.results as unknown[][]) {
+      const k = Number(count);
+      if (typeof id === 'string' && k > 0) left.set(id, (left.get(id) ?? 0) + k);
+    }
+  }
+  return left;
+}
+
+/** "3 events still carry 2 of the erased distinct ids (anon-1, device-7)" */
+export function describeEventsLeft(left: Map<string, number>): string {
+  const events = [...left.values()].reduce((k, x) => k + x, 0);
+  const ids = [...left.keys()];
+  return `${counted(events, 'event still carries', 'events still carry')} ${formatNumber(ids.length)} of the erased distinct ids (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`;
+}

@@ -1,0 +1,148 @@
+// What a bulk job writes down: the journal's first line (what the run is bound to, and the
+// settings --resume takes from it), the findings journaled before the first request, and at the
+// end the receipt (built from the journal: the server's answers) with its summary on stdout.
+import { resolve as resolvePath } from 'node:path';
+import type { Context } from '../../context.js';
+import { VERSION } from '../../context.js';
+import { writeSummary } from '../../io/summary.js';
+import type { JobVerification } from './action.js';
+import { namingOf, recordedDistinctId, type IdentifierPolicy } from '../input/identifiers.js';
+import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, type JournalState, type KindFields } from './journal.js';
+import type { Prepared } from './prepare.js';
+import { spansProjects } from './projects.js';
+import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { columnOf, selectionOf } from '../input/input.js';
+import type { CaseTargets } from '../input/targets.js';
+
+/** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
+export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
+  const { s, input, kind } = p;
+  const own = kindHeader(kind.binding.fields, kind.journalHeader?.(p.startedAt));
+  const selection = selectionOf(s.input);
+  return {
+    created_at: p.startedAt,
+    profile: p.profile,
+    host: p.host,
+    project: p.projects[0],
+    ...(p.projects.length > 1 || spansProjects(s) ? { projects: p.projects } : {}),
+    id_kind: input.list.kind,
+    command: kind.command,
+    ...own,
+    input: {
+      file: input.label,
+      format: input.list.format,
+      column: columnOf(s.input),
+      ids: input.list.ids.length,
+      id_list_sha256: input.list.sha256,
+      given: { kind: s.input.kind, flag: s.input.flag },
+    },
+    ...(selection ? { selection } : {}),
+    settings: {
+      receipt: p.receiptPath ? resolvePath(p.receiptPath) : null,
+      output: ctx.askedFormat() ?? s.output ?? null,
+      rate: s.rate.map((w) => ({ limit: w.limit, window_ms: w.windowMs })),
+      concurrency: s.concurrency,
+      retries: s.retries,
+      max_wait_ms: s.maxWaitMs,
+      skip_invalid: Boolean(s.skipInvalid),
+      backup: s.backup ? resolvePath(s.backup) : null,
+      read_rate: s.readPerMinute,
+      projects_flag: s.allProjects ? 'all' : s.projects ? 'list' : null,
+    },
+    ...(p.policy.by !== 'clear' || input.list.kind === 'emails' || input.list.kind === 'mixed' ? { identifiers: namingOf(p.policy) } : {}),
+  };
+}
+
+/** The kind's fields of the header: its binding and what it adds. A name of the engine's is a
+ * mistake of the kind, which would overwrite what the journal needs. */
+function kindHeader(binding: KindFields, extra: KindFields = {}): KindFields {
+  const own = { ...binding, ...extra };
+  const taken = Object.keys(own).filter((k) => (ENGINE_HEADER_FIELDS as readonly string[]).includes(k));
+  if (taken.length) throw new Error(`a kind of bulk job may not name its journal fields ${taken.join(', ')}: the engine's own`);
+  return own;
+}
+
+/** What the lookups found, as journal records, so that a resume need not look again. */
+export function findings(targets: CaseTargets, policy: IdentifierPolicy): JournalRecord[] {
+  const out: JournalRecord[] = [];
+  const slices = <T>(entries: T[], make: (part: T[]) => JournalRecord) => {
+    for (let i = 0; i < entries.length; i += 10_000) out.push(make(entries.slice(i, i + 10_000)));
+  };
+  slices([...targets.newlyResolved], (part) => ({ type: 'resolved', ids: Object.fromEntries(part) }));
+  for (const p of targets.projects) {
+    slices([...p.newlyMatched], (part) => ({ type: 'matched', project: p.id, ids: Object.fromEntries(part) }));
+    if (p.newlySelected) {
+      const ids = p.newlySelected;
+      for (let i = 0; i < ids.length || i === 0; i += 10_000)
+        out.push({
+          type: 'selected',
+          project: p.id,
+          ids: ids.slice(i, i + 10_000),
+          ...(i + 10_000 >= ids.length ? { complete: true } : {}),
+        });
+    }
+    const recorded = [...p.distinctIds].map(
+      ([uuid, ids]) => [uuid, p.distinctIdsRecorded ? ids : ids.map((d) => recordedDistinctId(d, policy))] as const,
+    );
+    slices(recorded, (part) => ({ type: 'recorded', project: p.id, persons: Object.fromEntries(part) }));
+  }
+  return out;
+}
+
+export interface Finish {
+  status: ReceiptStatus;
+  journal?: JournalState;
+  error?: string;
+  /** Print the summary on stdout (a dry run prints it only for scripts that asked for JSON). */
+  print: boolean;
+  verification?: JobVerification;
+}
+
+/** Writes the receipt and prints its summary. */
+export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Receipt> {
+  const { s, input, targets, kind } = p;
+  const receipt = buildReceipt(f.journal, input.list, {
+    command: kind.command,
+    status: f.status,
+    version: VERSION,
+    startedAt: f.journal?.header?.created_at ?? p.startedAt,
+    finishedAt: new Date(ctx.clock.now()).toISOString(),
+    profile: p.profile,
+    host: p.host,
+    project: targets.projects[0].id,
+    file: input.label,
+    format: input.list.format,
+    column: columnOf(s.input),
+    kind: input.list.kind,
+    sentIdKind: !p.lookUp && !p.plan ? (input.list.kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids') : 'person_uuids',
+    part: kind.receipt,
+    skipInvalid: Boolean(s.skipInvalid),
+    journal: f.journal?.header ? p.bound.path : null,
+    receipt: p.receiptPath ?? null,
+    targets: targets.projects.reduce((k, t) => k + t.ids.length, 0),
+    // Identifiers are named by their keys; several naming one person are no duplicates.
+    unresolved: targets.identifiers ? targets.identifiers.unmatchedKeys : targets.unresolved,
+    resolvedDuplicates: targets.identifiers ? 0 : targets.resolvedDuplicates,
+    identifiers: targets.identifiers && { policy: p.policy, totals: targets.identifiers },
+    verification: f.verification?.total,
+    selection: selectionOf(s.input),
+    projects: targets.projects.map((t) => ({
+      id: t.id,
+      name: t.name,
+      unreachable: t.unreachable,
+      targets: t.ids.length,
+      verification: f.verification?.perProject.get(t.id),
+    })),
+    backup: s.backup ? resolvePath(s.backup) : null,
+    error: f.error,
+  });
+  if (p.receiptPath) await writeReceipt(p.receiptPath, receipt);
+  if (!f.print) return receipt;
+  const record = summaryRecord(receipt, kind.receipt);
+  record.receipt = p.receiptPath ?? null;
+  // A person at a terminal has read what happened on stderr (the success or failure line): the
+  // thirty fields of the record would push the plan and the progress off the screen.
+  const every = p.receiptPath ? 'every count is in the receipt, and -o json prints them here' : '-o json prints every count';
+  await writeSummary(p.output, [`${receipt.status}: ${every}`], record, { columns: Object.keys(record) });
+  return receipt;
+}

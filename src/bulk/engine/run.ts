@@ -1,0 +1,280 @@
+// The run of a bulk job, once it has been planned and agreed to: every request and every answer
+// goes into the journal before anything else happens, ids whose answers were lost in an earlier
+// run are checked before they are sent again, and the rate budget counts the earlier runs'
+// requests that the server still counts. Ctrl-C (or SIGTERM) stops sending and waits for the
+// requests in flight; a second one quits at once. Whatever happens, the journal says what was
+// sent and answered, so the run can be continued with --resume.
+import { stat, unlink } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import { VERSION } from '../../context.js';
+import { ensurePrivateDir } from '../../config/paths.js';
+import type { BulkAction, Resends } from './action.js';
+import type { BoundJournal } from './bind-journal.js';
+import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
+import { ProgressView } from './progress-view.js';
+import { RateBudget, type RateWindow } from './rate.js';
+import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
+import { chunkIds, type ChunkList } from './chunk.js';
+import { IdSet } from '../input/id-set.js';
+import { counted } from '../../io/counts.js';
+
+/** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
+const PATIENCE_MS = 60 * 60 * 1000;
+
+/** What a run is given: the action, the journal, the chunks, and how fast and how patiently to send. */
+export interface RunJobOptions {
+  action: BulkAction;
+  journal: BoundJournal;
+  /** The journal's first line, written when the journal is new. */
+  header: JournalHeaderFields;
+  /** Ids the kind's answers ask to be sent again (a deletion's deletion_errors). */
+  resends?: Resends;
+  /** Ids a request carries at most (for the ids sent again). */
+  chunkSize: number;
+  resume: boolean;
+  /** What was found in this run before anything is deleted (resolved integer ids, matched
+   * identifiers, selected persons, their distinct ids), journaled so that a resume need not
+   * look it up again. */
+  findings: JournalRecord[];
+  /** After the findings are journaled and before the first chunk: reads what the job must have
+   * before it deletes (snapshot.ts). */
+  beforeChunks?: (journal: JournalState, append: (record: JournalRecord) => Promise<void>) => Promise<void>;
+  chunks: ChunkList;
+  windows: RateWindow[];
+  concurrency: number;
+  perMinute: number;
+  retries: number;
+  maxWaitMs: number;
+  requestTimeoutMs: number;
+  /** What the ids are, in the progress bar ("ids", "persons"). */
+  unit?: string;
+  /** The command line that continues the run, for when it stops early. */
+  resumeCommand: string;
+}
+
+export interface RunOutcome {
+  result: RunResult;
+  journal: JournalState;
+  /** Requests this run was to send, after the lost answers were checked. */
+  requests: number;
+}
+
+export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome> {
+  const now = () => new Date(ctx.clock.now()).toISOString();
+  ensurePrivateDir(s.journal.dir);
+  const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
+  const journal = s.journal.state ?? new JournalState(s.resends?.find, s.journal.list);
+  const append = async (record: JournalRecord) => {
+    await writer.append(record);
+    journal.apply(record);
+  };
+  const run = journal.lastRun + 1;
+  let chunks = s.chunks;
+  let view: ProgressView | undefined;
+  // Set once the runner's options exist: the progress asks them what is in flight.
+  let runner: RunnerOptions | undefined;
+  let result: RunResult;
+  try {
+    if (!journal.header) await append({ type: 'header', journal_format: JOURNAL_FORMAT, hogctl: VERSION, ...s.header });
+    await append({ type: 'run', run, at: now(), resume: s.resume });
+    for (const record of s.findings) await append(record);
+    await s.beforeChunks?.(journal, append);
+    await s.action.prepare?.(journal);
+
+    const gone = await checkLostAnswers(ctx, s.action, journal, append);
+    // The chunks left out what earlier runs answered already; now also what the checks found gone.
+    if (gone) chunks = withoutIds(chunks, gone);
+
+    const clock = ctx.clock;
+    const budget = new RateBudget(s.windows, clock);
+    budget.seed(earlierRequests(journal, s.windows, ctx.clock.now()));
+    const progress = new ProgressView(ctx, {
+      action: s.action,
+      ids: chunks.ids,
+      unit: s.unit,
+      requests: chunks.length,
+      budget,
+      concurrency: s.concurrency,
+      requestTimeoutMs: s.requestTimeoutMs,
+      inFlight: () => ({ count: runner?.inFlight?.() ?? 0, oldestAt: runner?.oldestInFlight?.() }),
+    });
+    view = progress;
+    budget.onWait = (w) => progress.windowWait(w);
+    const options: RunnerOptions = {
+      concurrency: s.concurrency,
+      perMinute: s.perMinute,
+      budget,
+      retries: s.retries,
+      patienceMs: PATIENCE_MS,
+      maxWaitMs: s.maxWaitMs,
+      quit: ctx.deps.quit,
+      check: s.action.presence,
+      checked: async (c, r) => {
+        await append({ type: 'checked', chunk: c.index, at: now(), gone: r.gone, present: r.present });
+        if (r.done) progress.chunkDone(c);
+      },
+      clock,
+      random: ctx.deps.random ?? Math.random,
+      signal: ctx.deps.signal,
+      attempt: (c) => s.action.attempt(c),
+      beforeSend: (c) =>
+        append({
+          type: 'sending',
+          chunk: c.index,
+          run,
+          at: now(),
+          ids: c.ids,
+          ...(c.project ? { project: c.project } : {}),
+          ...(c.resend ? { resend: true } : {}),
+        }),
+      answered: async (c, r) => {
+        await append({
+          type: 'answered',
+          chunk: c.index,
+          at: now(),
+          status: r.status,
+          attempts: r.attempts,
+          summary: r.summary,
+          ...(r.unclear ? { unclear: r.unclear } : {}),
+        });
+        progress.chunkDone(c, r.ms);
+      },
+      failed: async (c, r) => {
+        await append({
+          type: 'failed',
+          chunk: c.index,
+          at: now(),
+          attempts: r.attempts,
+          status: r.status,
+          error: r.error,
+          ...(r.unclear ? { unclear: r.unclear } : {}),
+        });
+        progress.chunkFailed(c, r.attempts, r.error);
+      },
+      notice: (message) => progress.note(message),
+      retrying: (c, why, ms) => progress.retrying(c, why, ms),
+      attempted: (c, a, attempt, ms) => progress.attempted(c, a, attempt, ms),
+    };
+    runner = options;
+    const onInterrupt = () => progress.interrupted(options.inFlight?.() ?? 0);
+    ctx.deps.signal?.addEventListener('abort', onInterrupt, { once: true });
+    if (ctx.deps.quit) ctx.deps.handlesQuit?.();
+    try {
+      result = await runChunks(chunks, options);
+      // Ids an answer asked to be sent again (persons the server found but could not delete,
+      // deletion_errors) go again at once, under the same budget: at most --retries rounds; what
+      // is left then, --resume sends.
+      for (let round = 0; s.resends && round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
+        const again = resendChunks(journal, s.chunkSize);
+        if (again.length === 0) break;
+        progress.note(s.resends.note(again.reduce((k, c) => k + c.ids.length, 0)));
+        result = mergeResults(result, await runChunks(again, options));
+      }
+    } finally {
+      ctx.deps.signal?.removeEventListener('abort', onInterrupt);
+    }
+    progress.finish();
+    if (ctx.deps.quit?.aborted)
+      ctx.warn('quit: requests still in flight were left without their answers; the next run checks their ids before sending them again');
+    await append({ type: 'stopped', run, at: now(), reason: result.reason });
+  } catch (err) {
+    view?.finish();
+    // The journal could not be written (or something unexpected broke): say where things stand.
+    await writer.close().catch(() => {});
+    const sent = journal.chunks.size > 0;
+    const empty = await stat(s.journal.path).then(
+      (i) => i.size === 0,
+      () => false,
+    );
+    // Not one line could be written: nothing was sent, and an empty journal would only be in
+    // the way of the next run.
+    if (!sent && !s.resume && empty) await unlink(s.journal.path).catch(() => {});
+    else
+      ctx.warn(
+        `the run stopped early; the journal ${s.journal.path} records every request sent and every answer received. Continue with:\n  ${s.resumeCommand}`,
+      );
+    throw err;
+  }
+  await writer.close();
+  return { result, journal, requests: chunks.length };
+}
+
+/**
+ * Ids sent in an earlier run whose answers were lost: asks the action which of them still need
+ * it, journals the answer, and says what it found. The ids it found gone, when it checked any.
+ */
+async function checkLostAnswers(ctx: Context, action: BulkAction, journal: JournalState, append: (r: JournalRecord) => Promise<void>) {
+  const check = action.presence;
+  const lost = check ? journal.lostAnswerIds() : [];
+  if (!check || lost.length === 0) return undefined;
+  const count = lost.reduce((k, l) => k + l.ids.length, 0);
+  ctx.info(`checking ${counted(count, 'id')} sent in ${counted(lost.length, 'request')} of an earlier run whose answers were lost…`);
+  const gone = new IdSet();
+  for (const l of lost) {
+    const present = await check(l.ids, l.project);
+    if (present === null) break;
+    const chunkGone = l.ids.filter((id) => !present.has(id));
+    for (const id of chunkGone) gone.add(id);
+    await append({
+      type: 'checked',
+      chunk: l.chunk,
+      at: new Date(ctx.clock.now()).toISOString(),
+      gone: chunkGone,
+      present: l.ids.length - chunkGone.length,
+    });
+  }
+  ctx.info(action.checkedLost(gone.size));
+  return gone;
+}
+
+/** The chunks without these ids (and without those left empty), made as they are taken. */
+function withoutIds(chunks: ChunkList, ids: IdSet): ChunkList {
+  const kept = function* () {
+    for (const c of chunks) {
+      const left = c.ids.filter((id) => !ids.has(id));
+      if (left.length) yield left.length === c.ids.length ? c : { ...c, ids: left };
+    }
+  };
+  let length = 0;
+  let count = 0;
+  for (const c of kept()) {
+    length++;
+    count += c.ids.length;
+  }
+  return { length, ids: count, [Symbol.iterator]: kept };
+}
+
+/** Requests carrying the ids answers asked to be sent again, project by project. */
+function resendChunks(journal: JournalState, chunkSize: number): Chunk[] {
+  const byProject = new Map<string, string[]>();
+  for (const [id, project] of journal.toSendAgain()) byProject.set(project, [...(byProject.get(project) ?? []), id]);
+  let next = journal.maxChunk + 1;
+  return [...byProject].flatMap(([project, ids]) => {
+    const mine = chunkIds(ids, next, chunkSize, project).map((c) => ({ ...c, resend: true }));
+    next += mine.length;
+    return mine;
+  });
+}
+
+/** A run followed by a round of resends, as one. */
+function mergeResults(first: RunResult, then: RunResult): RunResult {
+  return {
+    ...then,
+    reason: then.reason === 'completed' ? first.reason : then.reason,
+    answered: first.answered + then.answered,
+    failed: first.failed + then.failed,
+    unsent: [...first.unsent, ...then.unsent],
+  };
+}
+
+/** Requests of earlier runs the server still counts in its windows: one per attempt, at its answer. */
+function earlierRequests(journal: JournalState, windows: RateWindow[], now: number): number[] {
+  const longest = Math.max(...windows.map((w) => w.windowMs));
+  const earlier: number[] = [];
+  for (const c of journal.chunks.values()) {
+    const last = c.answer ?? c.failure;
+    const at = Date.parse(last?.at ?? c.sentAt);
+    if (now - at < longest) for (let i = 0; i < Math.max(1, last?.attempts ?? 1); i++) earlier.push(at);
+  }
+  return earlier;
+}

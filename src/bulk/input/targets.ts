@@ -1,0 +1,401 @@
+// Step 3 of a bulk job: the persons it acts on, project by project, found before anything is
+// changed. Two ways:
+//
+// - A plain file of person ids (or distinct ids) for one project is sent as it is: UUIDs go out
+//   unchanged, integer ids are looked up first (bulk_delete matches UUIDs only), and the server's
+//   answers say whom they found (resolve.ts). No read per person, so 250,000 ids start at once.
+// - Everything else is looked up, in every project of the job: e-mail addresses with batched
+//   HogQL reads (identifiers.ts), person UUIDs and distinct ids with batch_by_uuids and
+//   batch_by_distinct_ids (200 a request, within the read rate), a mixed file by its columns,
+//   and a selection by running it (selection.ts). Then the plan can say how many persons each
+//   project holds and which identifiers name no one, and only persons that exist are sent.
+//
+// What was found is journaled (matched identifiers, selected persons), so that --resume finds
+// the same persons without asking again.
+import type { Context } from '../../context.js';
+import { ApiError, AuthError, CancelledError, UsageError } from '../../errors.js';
+import { batchPersons, PERSON_BATCH_MAX, type ListedPerson } from '../../api/persons.js';
+import type { ApiClient } from '../../http/client.js';
+import type { JournalState } from '../engine/journal.js';
+import { IdSet, type Ids } from './id-set.js';
+import { identifierKey, matchEmails, type IdentifierPolicy, type NearMatch } from './identifiers.js';
+import { unreachableReason, type CaseProject } from '../engine/projects.js';
+import type { RateBudget } from '../engine/rate.js';
+import { resolveTargets, uuidLookup } from './resolve.js';
+import { hasSelection, selectPersons, type SelectionSpec } from './selection.js';
+import { isIntegerId, splitTagged, type IdList } from './validate.js';
+import { counted, formatNumber } from '../../io/counts.js';
+
+export interface ProjectTargets {
+  id: string;
+  name: string | null;
+  /** Why the job could not search this project; then `ids` is empty. */
+  unreachable?: string;
+  /** The persons to act on, each once: UUIDs (or the values as given, in a job without lookups),
+   * compactly when there can be millions (id-set.ts). */
+  ids: Ids;
+  /** The persons each identifier (by key) names here. */
+  matches: Map<string, string[]>;
+  /** Identifiers looked up in this run, by key, to journal. */
+  newlyMatched: Map<string, string[]>;
+  /** The persons a selection chose in this run, to journal. */
+  newlySelected?: string[];
+  /** Distinct ids of the persons, where the lookups read them whole. */
+  distinctIds: Map<string, string[]>;
+  /** They are as the journal keeps them already (a plan's: e-mail-like ones by hash). */
+  distinctIdsRecorded?: boolean;
+  /** The first persons found, for the plan. */
+  sample: ListedPerson[];
+  /** Where the addresses were found, by key, when every one was looked up in this run. */
+  foundBy?: FoundBy<Set<string>>;
+  /** Stored addresses that differ from one asked only by spaces or a trailing dot: reported. */
+  near?: NearMatch[];
+}
+
+/** Where e-mail addresses were found: as the `email` property, as a distinct id, and of those,
+ * as the distinct id of a person HogQL does not show (revived after an earlier deletion). */
+export interface FoundBy<T> {
+  emailProperty: T;
+  distinctId: T;
+  revived: T;
+}
+
+export interface IdentifierTotals {
+  /** Identifiers that name at least one person. */
+  matched: number;
+  /** ...that name more than one person in one project (all of them go). */
+  several: number;
+  /** ...that name persons in more than one project. */
+  inSeveralProjects: number;
+  /** Persons named, over every project. */
+  persons: number;
+  /** Identifiers that name no one in any project searched, by key (as many as there are)... */
+  unmatchedKeys: string[];
+  /** ...and the first of them as given, the most the terminal shows (UNMATCHED_SHOWN): a list of
+   * a million addresses would be kept only to be counted. */
+  unmatchedFirst: string[];
+  /** Every identifier of the input, by key: what `erasure-status --check-email` looks in. */
+  keys: readonly string[];
+  /** How many addresses were found where, over every project; absent when some were not looked
+   * up in this run (a resumed one finds them in its journal). */
+  foundBy?: FoundBy<number>;
+  /** The server could not look addresses up as distinct ids in the person store. */
+  noRestLookup?: boolean;
+  /** Persons whose stored address is near one asked, over every project: not deleted. */
+  near?: (NearMatch & { project: string })[];
+}
+
+export interface CaseTargets {
+  projects: ProjectTargets[];
+  /** With identifiers looked up (not a selection, not a plain file). */
+  identifiers?: IdentifierTotals;
+  /** A plain file: integer ids no person has, ids that name a person already listed, lookups to journal. */
+  unresolved: string[];
+  resolvedDuplicates: number;
+  newlyResolved: Map<string, string | null>;
+  /** HogQL queries sent to find the persons. */
+  queries: number;
+}
+
+export interface FindSettings {
+  /** Look every identifier up (else: a plain file for one project, sent as it is). */
+  lookUp: boolean;
+  policy: IdentifierPolicy;
+  selection?: SelectionSpec;
+  maxWaitMs: number;
+  /** The read budget of the job. */
+  reads: RateBudget;
+  concurrency: number;
+}
+
+export async function findTargets(
+  ctx: Context,
+  client: ApiClient | undefined,
+  projects: CaseProject[],
+  list: IdList,
+  journal: JournalState | undefined,
+  s: FindSettings,
+): Promise<CaseTargets> {
+  if (!s.lookUp) {
+    const [project] = projects;
+    const found = await resolveTargets(ctx, list, journal?.resolved ?? new Map(), client && uuidLookup(client, project.id), s);
+    return {
+      projects: [{ ...project, ids: found.ids, matches: new Map(), newlyMatched: new Map(), distinctIds: new Map(), sample: [] }],
+      unresolved: found.unresolved,
+      resolvedDuplicates: found.resolvedDuplicates,
+      newlyResolved: found.newlyResolved,
+      queries: 0,
+    };
+  }
+  if (!client) throw new Error('looking persons up needs a client');
+  const budget = s.reads;
+  const spans = projects.length > 1;
+  // Each identifier's key (an HMAC under the evidence key, unless --keep-identifiers), made once
+  // and shared by every map and list that names it: a million keys are 80 MB a copy.
+  const keys = hasSelection(s.selection) ? [] : Array.from(list.ids, (value) => identifierKey(value, s.policy));
+  const out: ProjectTargets[] = [];
+  let queries = 0;
+  let noRestLookup = false;
+  for (const project of projects) {
+    const targets: ProjectTargets = {
+      ...project,
+      ids: [],
+      matches: new Map(),
+      newlyMatched: new Map(),
+      distinctIds: new Map(),
+      sample: [],
+    };
+    out.push(targets);
+    if (project.unreachable) continue;
+    if (spans) ctx.info(`project ${project.id}${project.name ? ` (${project.name})` : ''}:`);
+    try {
+      if (hasSelection(s.selection)) {
+        const done = journal?.selected.get(project.id);
+        if (done?.complete) targets.ids = done.ids;
+        else {
+          const selected = await selectPersons(ctx, client, project.id, s.selection, { maxWaitMs: s.maxWaitMs });
+          queries += selected.queries;
+          Object.assign(targets, {
+            ids: selected.ids,
+            newlySelected: selected.ids,
+            distinctIds: selected.distinctIds,
+            sample: selected.sample,
+          });
+        }
+        if (spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
+      } else {
+        const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
+        const found = await matchInProject(ctx, client, project.id, list, keys, known, { ...s, budget, spans });
+        queries += found.queries;
+        noRestLookup ||= found.noRestLookup;
+        Object.assign(targets, found.targets);
+      }
+    } catch (err) {
+      // A project the key may not read is reported, not skipped silently; one of several only.
+      if (!spans || !(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+      targets.unreachable = unreachableReason(err);
+      targets.ids = [];
+    }
+  }
+  if (out.every((p) => p.unreachable)) {
+    throw new AuthError(
+      `no project could be searched: ${out.map((p) => `project ${p.id}: ${p.unreachable}`).join('; ')}; nothing was deleted`,
+      'check the key with `hogctl auth status` and the projects with `hogctl projects list`',
+    );
+  }
+  return {
+    projects: out,
+    identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, keys, out), ...(noRestLookup ? { noRestLookup } : {}) },
+    unresolved: [],
+    resolvedDuplicates: 0,
+    newlyResolved: new Map(),
+    queries,
+  };
+}
+
+interface MatchSettings extends FindSettings {
+  budget: RateBudget;
+  spans: boolean;
+}
+
+/** What an identifier that names no one matches: one shared empty list, not one per identifier
+ * (frozen, so that nothing can add to it). */
+const NO_PERSONS = Object.freeze([]) as unknown as string[];
+
+/** The persons each identifier names in one project: those journaled, and the rest looked up.
+ * `keys[i]` is the key of the i-th value of the list. */
+async function matchInProject(
+  ctx: Context,
+  client: ApiClient,
+  project: string,
+  list: IdList,
+  keys: readonly string[],
+  known: Map<string, string[]>,
+  s: MatchSettings,
+): Promise<{
+  targets: Pick<ProjectTargets, 'ids' | 'matches' | 'newlyMatched' | 'distinctIds' | 'sample' | 'foundBy' | 'near'>;
+  queries: number;
+  noRestLookup: boolean;
+}> {
+  // The values to look up by kind, each with its place in the list (where its key is).
+  const byKind = { email: [] as string[], person_id: [] as string[], distinct_id: [] as string[] };
+  const placeOf = { email: [] as number[], person_id: [] as number[], distinct_id: [] as number[] };
+  let place = 0;
+  for (const value of list.ids) {
+    const at = place++;
+    if (known.has(keys[at])) continue;
+    const kind =
+      list.kind === 'mixed'
+        ? splitTagged(value).tag
+        : list.kind === 'emails'
+          ? 'email'
+          : list.kind === 'distinct_ids'
+            ? 'distinct_id'
+            : 'person_id';
+    byKind[kind].push(value);
+    placeOf[kind].push(at);
+  }
+  const bare = (value: string) => (list.kind === 'mixed' ? splitTagged(value).value : value);
+  const integers: number[] = [];
+  byKind.person_id.forEach((v, i) => {
+    if (isIntegerId(bare(v))) integers.push(i);
+  });
+  if (integers.length && s.spans) {
+    throw new UsageError(
+      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(byKind.person_id[integers[0]])}) in a job over several projects: integer ids are numbered per project`,
+      'give the persons by UUID, distinct id or e-mail address, or run one project at a time with --project',
+    );
+  }
+  const newlyMatched = new Map<string, string[]>();
+  const distinctIds = new Map<string, string[]>();
+  const sample: ListedPerson[] = [];
+  const note = (at: number, persons: ListedPerson[]) => {
+    newlyMatched.set(keys[at], persons.length ? persons.map((p) => p.uuid.toLowerCase()) : NO_PERSONS);
+    for (const p of persons) {
+      // A minimal record holds at most 10 distinct ids: a full ten may be cut short.
+      if (p.distinct_ids && p.distinct_ids.length < 10) distinctIds.set(p.uuid.toLowerCase(), p.distinct_ids);
+      if (sample.length < 5) sample.push(p);
+    }
+  };
+  let queries = 0;
+  let foundBy: FoundBy<Set<string>> | undefined;
+  let noRestLookup = false;
+  let near: NearMatch[] | undefined;
+  const todo = byKind.email.length + byKind.person_id.length + byKind.distinct_id.length;
+  if (todo > 0) {
+    ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
+    if (byKind.email.length) {
+      const addresses = list.kind === 'mixed' ? byKind.email.map(bare) : byKind.email;
+      const found = await matchEmails(ctx, client, project, addresses, {
+        maxWaitMs: s.maxWaitMs,
+        byDistinctIds: (ids) => read(ctx, s.budget, () => batchPersons(client, project, 'distinct_ids', ids, { signal: ctx.deps.signal })),
+      });
+      queries += found.queries;
+      noRestLookup = found.noRestLookup;
+      near = found.near;
+      const keysOf = (of: Set<string>) => {
+        const found = new Set<string>();
+        addresses.forEach((address, i) => of.has(address) && found.add(keys[placeOf.email[i]]));
+        return found;
+      };
+      if (known.size === 0)
+        foundBy = { emailProperty: keysOf(found.byProperty), distinctId: keysOf(found.byDistinctId), revived: keysOf(found.revived) };
+      addresses.forEach((address, i) => newlyMatched.set(keys[placeOf.email[i]], found.matches.get(address) ?? NO_PERSONS));
+    }
+    const isInteger = new Set(integers);
+    for (const kind of ['uuids', 'distinct_ids'] as const) {
+      const values = kind === 'uuids' ? byKind.person_id : byKind.distinct_id;
+      const places = kind === 'uuids' ? placeOf.person_id : placeOf.distinct_id;
+      const todo = values.flatMap((_, i) => (kind === 'uuids' && isInteger.has(i) ? [] : [i]));
+      for (let i = 0; i < todo.length; i += PERSON_BATCH_MAX) {
+        const batch = todo.slice(i, i + PERSON_BATCH_MAX);
+        const found = await read(ctx, s.budget, () =>
+          batchPersons(
+            client,
+            project,
+            kind,
+            batch.map((j) => bare(values[j])),
+            { signal: ctx.deps.signal },
+          ),
+        );
+        if (found === null) {
+          throw new UsageError(
+            `this server has no /persons/batch_by_${kind}/ endpoint (an older PostHog), so the ${kind === 'uuids' ? 'person ids' : 'distinct ids'} cannot be looked up`,
+            'run one project at a time with a plain --file of person ids (or --distinct-ids), which needs no lookup',
+          );
+        }
+        for (const j of batch) {
+          const value = bare(values[j]);
+          const person = found.get(kind === 'uuids' ? value.toLowerCase() : value);
+          note(places[j], person ? [person] : []);
+        }
+      }
+    }
+    const lookup = uuidLookup(client, project);
+    for (const i of integers) {
+      const uuid = await read(ctx, s.budget, () => lookup(bare(byKind.person_id[i])));
+      newlyMatched.set(keys[placeOf.person_id[i]], uuid ? [uuid.toLowerCase()] : NO_PERSONS);
+    }
+    if (byKind.email.length && sample.length < 5) {
+      // Addresses give UUIDs only: read a few records for the plan.
+      const some = [...newlyMatched.values()].flat().slice(0, 5 - sample.length);
+      if (some.length) {
+        const found = await read(ctx, s.budget, () => batchPersons(client, project, 'uuids', some, { signal: ctx.deps.signal }));
+        for (const p of found?.values() ?? []) sample.push(p);
+      }
+    }
+  }
+  // The set is the list of persons, in the order they were found, 16 bytes a UUID.
+  const ids = new IdSet();
+  // Addresses all looked up in this run were noted in the list's order: that map is the matches.
+  const matches = list.kind === 'emails' && known.size === 0 ? newlyMatched : new Map<string, string[]>();
+  for (const key of keys) {
+    const persons = newlyMatched.get(key) ?? known.get(key) ?? NO_PERSONS;
+    if (matches !== newlyMatched) matches.set(key, persons);
+    for (const uuid of persons) ids.add(uuid);
+  }
+  ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
+  return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy, near }, queries, noRestLookup };
+}
+
+/** One read within the read rate; Ctrl-C stops it before anything was deleted. */
+async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>): Promise<T> {
+  let release: () => void;
+  try {
+    release = await budget.take(ctx.deps.signal);
+  } catch {
+    throw new CancelledError('cancelled while looking the persons up; nothing was deleted');
+  }
+  try {
+    return await send();
+  } finally {
+    release();
+  }
+}
+
+/** How the identifiers fared over every project. */
+function totals(list: IdList, keys: readonly string[], projects: ProjectTargets[]): IdentifierTotals {
+  const t = tallyIdentifiers(
+    list.ids,
+    keys,
+    projects.map((p) => p.matches),
+  );
+  const searched = projects.filter((p) => !p.unreachable);
+  const near = searched.flatMap((p) => (p.near ?? []).map((m) => ({ ...m, project: p.id })));
+  if (near.length) t.near = near;
+  if (searched.length && searched.every((p) => p.foundBy)) {
+    const count = (of: (f: FoundBy<Set<string>>) => Set<string>) => new Set(searched.flatMap((p) => [...of(p.foundBy!)])).size;
+    t.foundBy = { emailProperty: count((f) => f.emailProperty), distinctId: count((f) => f.distinctId), revived: count((f) => f.revived) };
+  }
+  return t;
+}
+
+/** How many identifiers that name no one are kept as given, to be shown. */
+export const UNMATCHED_SHOWN = 20;
+
+/** How identifiers (as given, and by key: `keys[i]` is the i-th value's) fared over projects,
+ * from what each key matched in each. */
+export function tallyIdentifiers(values: Iterable<string>, keys: readonly string[], matches: Map<string, string[]>[]): IdentifierTotals {
+  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatchedKeys: [], unmatchedFirst: [], keys };
+  const persons = new Set<string>();
+  let at = 0;
+  for (const value of values) {
+    const key = keys[at++];
+    let where = 0;
+    let several = false;
+    for (const project of matches) {
+      const found = project.get(key) ?? [];
+      if (found.length) where++;
+      if (found.length > 1) several = true;
+      for (const uuid of found) persons.add(uuid);
+    }
+    if (where === 0) {
+      if (t.unmatchedFirst.length < UNMATCHED_SHOWN) t.unmatchedFirst.push(value);
+      t.unmatchedKeys.push(key);
+    } else t.matched++;
+    if (several) t.several++;
+    if (where > 1) t.inSeveralProjects++;
+  }
+  t.persons = persons.size;
+  return t;
+}

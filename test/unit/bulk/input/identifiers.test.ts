@@ -1,0 +1,58 @@
+// How identifiers are named in the evidence: by the evidence key now, by their salt in journals
+// of earlier versions (continued as they began), or in clear.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { evidenceKey } from '../../../../src/config/evidence-key.js';
+import {
+  CLEAR,
+  identifierKey,
+  keyedPolicy,
+  listBinding,
+  namingOf,
+  policyOfJournal,
+  recordedDistinctId,
+} from '../../../../src/bulk/input/identifiers.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hogctl-identifiers-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('identifier names', () => {
+  it('are HMAC-SHA256 under the identifier sub-key, not anything the files hold', () => {
+    const key = evidenceKey({ HOGCTL_CONFIG_DIR: dir });
+    const policy = keyedPolicy(key);
+    const expected = createHmac('sha256', key.identifiers).update('lee@example.net').digest('hex');
+    expect(identifierKey('lee@example.net', policy)).toBe(expected);
+    expect(recordedDistinctId('lee@example.net', policy)).toBe(`hmac:${expected}`);
+    expect(recordedDistinctId('user-1971', policy)).toBe('user-1971');
+    expect(listBinding('a'.repeat(64), policy)).toBe(
+      createHmac('sha256', key.identifiers)
+        .update(`id list:${'a'.repeat(64)}`)
+        .digest('hex'),
+    );
+    expect(namingOf(policy)).toEqual({ key_id: key.id });
+  });
+
+  it('of a journal of an earlier version keep its salt; a journal of this one needs its key', () => {
+    const salted = policyOfJournal({ salt: 'ab'.repeat(16) }, {}, 'j.ndjson');
+    expect(identifierKey('lee@example.net', salted)).toBe(
+      createHash('sha256')
+        .update(`${'ab'.repeat(16)}:lee@example.net`)
+        .digest('hex'),
+    );
+    expect(recordedDistinctId('lee@example.net', salted)).toMatch(/^sha256:/);
+    expect(policyOfJournal({ salt: null }, {}, 'j.ndjson')).toEqual(CLEAR);
+    const key = evidenceKey({ HOGCTL_CONFIG_DIR: dir });
+    expect(() => policyOfJournal({ key_id: key.id }, { HOGCTL_CONFIG_DIR: join(dir, 'other') }, 'j.ndjson')).toThrow(
+      `the journal j.ndjson names its identifiers with evidence key ${key.id}, and there is no evidence key here`,
+    );
+    expect(identifierKey('x', policyOfJournal({ key_id: key.id }, { HOGCTL_CONFIG_DIR: dir }, 'j.ndjson'))).toBe(
+      identifierKey('x', keyedPolicy(key)),
+    );
+  });
+});
