@@ -128,7 +128,8 @@ const sameSet = (a: string[], b: Set<string>) => a.length === b.size && a.every(
 /** The identifiers' totals, counted from the persons each key names in each project. */
 function planTotals(plan: PlanBody): IdentifierTotals {
   return tallyIdentifiers(
-    plan.input.identifier_keys.map((key) => ({ value: key, key })),
+    plan.input.identifier_keys,
+    plan.input.identifier_keys,
     plan.projects.map((p) => new Map(Object.entries(p.matches ?? {}))),
   );
 }

@@ -4,7 +4,7 @@ import { formatDuration } from '../../io/progress.js';
 import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, simulate, type RateWindow } from './rate.js';
 import type { IdList } from '../input/validate.js';
-import type { FoundBy, IdentifierTotals } from '../input/targets.js';
+import { UNMATCHED_SHOWN, type FoundBy, type IdentifierTotals } from '../input/targets.js';
 import type { Prepared } from './prepare.js';
 import { counted, formatNumber, plural } from '../../io/counts.js';
 
@@ -238,10 +238,11 @@ export function planText(p: PlanFacts): string {
       lines.push(
         '  warning   this server has no batch_by_distinct_ids (an older PostHog): persons revived after an earlier deletion, which HogQL does not show, were not sought',
       );
-    if (e.unmatched.length) {
-      const shown = e.unmatched.slice(0, 20).join(', ');
-      const more = e.unmatched.length > 20 ? `, … and ${formatNumber(e.unmatched.length - 20)} more` : '';
-      lines.push(`  missing   ${naming(e.unmatched.length, words)} no person (the receipt lists them): ${shown}${more}`);
+    const unmatched = e.unmatchedKeys.length;
+    if (unmatched) {
+      const shown = e.unmatchedFirst.slice(0, UNMATCHED_SHOWN).join(', ');
+      const more = unmatched > UNMATCHED_SHOWN ? `, … and ${formatNumber(unmatched - UNMATCHED_SHOWN)} more` : '';
+      lines.push(`  missing   ${naming(unmatched, words)} no person (the receipt lists them): ${shown}${more}`);
     }
     if (e.near?.length) {
       // Not deleted without the person's say-so: a stray space may be a slip of the same person,
@@ -292,12 +293,13 @@ function foundWhere(f: FoundBy<number>): string {
  * 4 persons, 1 named no one (nobody@example.com); ". Person ids that all named someone say
  * nothing the persons' count does not: then nothing. */
 export function describeAsked(kind: string, t: IdentifierTotals): string {
-  if (kind === 'person_ids' && t.unmatched.length === 0) return '';
+  const unmatched = t.unmatchedKeys.length;
+  if (kind === 'person_ids' && unmatched === 0) return '';
   const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
-  const given = t.matched + t.unmatched.length;
+  const given = t.matched + unmatched;
   const persons = counted(t.persons, 'person');
-  const missing = t.unmatched.length
-    ? `, ${formatNumber(t.unmatched.length)} named no one (${t.unmatched.slice(0, 5).join(', ')}${t.unmatched.length > 5 ? `, … and ${formatNumber(t.unmatched.length - 5)} more: the receipt lists them` : ''})`
+  const missing = unmatched
+    ? `, ${formatNumber(unmatched)} named no one (${t.unmatchedFirst.slice(0, 5).join(', ')}${unmatched > 5 ? `, … and ${formatNumber(unmatched - 5)} more: the receipt lists them` : ''})`
     : '';
   return `${formatNumber(given)} ${words[given === 1 ? 0 : 1]}: ${formatNumber(t.matched)} named ${persons}${missing}; `;
 }

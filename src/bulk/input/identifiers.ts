@@ -248,7 +248,12 @@ export async function matchEmails(
     }
   }
   // A person that an address names anyway (as a distinct id, say) goes: no need to report it.
-  const named = new Set([...finds.matches.values()].flat());
-  finds.near = near.filter((m) => !named.has(m.uuid));
+  // Asked only of the few near ones, not by a set of every person the addresses name.
+  if (near.length) {
+    const nearPersons = new Set(near.map((m) => m.uuid));
+    const named = new Set<string>();
+    for (const uuids of finds.matches.values()) for (const uuid of uuids) if (nearPersons.has(uuid)) named.add(uuid);
+    finds.near = near.filter((m) => !named.has(m.uuid));
+  }
   return finds;
 }

@@ -69,11 +69,13 @@ export interface IdentifierTotals {
   inSeveralProjects: number;
   /** Persons named, over every project. */
   persons: number;
-  /** Identifiers that name no one in any project searched: as given (for the terminal) and by key. */
-  unmatched: string[];
+  /** Identifiers that name no one in any project searched, by key (as many as there are)... */
   unmatchedKeys: string[];
+  /** ...and the first of them as given, the most the terminal shows (UNMATCHED_SHOWN): a list of
+   * a million addresses would be kept only to be counted. */
+  unmatchedFirst: string[];
   /** Every identifier of the input, by key: what `erasure-status --check-email` looks in. */
-  keys: string[];
+  keys: readonly string[];
   /** How many addresses were found where, over every project; absent when some were not looked
    * up in this run (a resumed one finds them in its journal). */
   foundBy?: FoundBy<number>;
@@ -128,6 +130,9 @@ export async function findTargets(
   if (!client) throw new Error('looking persons up needs a client');
   const budget = s.reads;
   const spans = projects.length > 1;
+  // Each identifier's key (an HMAC under the evidence key, unless --keep-identifiers), made once
+  // and shared by every map and list that names it: a million keys are 80 MB a copy.
+  const keys = hasSelection(s.selection) ? [] : Array.from(list.ids, (value) => identifierKey(value, s.policy));
   const out: ProjectTargets[] = [];
   let queries = 0;
   let noRestLookup = false;
@@ -160,7 +165,7 @@ export async function findTargets(
         if (spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
       } else {
         const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
-        const found = await matchInProject(ctx, client, project.id, list, known, { ...s, budget, spans });
+        const found = await matchInProject(ctx, client, project.id, list, keys, known, { ...s, budget, spans });
         queries += found.queries;
         noRestLookup ||= found.noRestLookup;
         Object.assign(targets, found.targets);
@@ -180,7 +185,7 @@ export async function findTargets(
   }
   return {
     projects: out,
-    identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, out, s.policy), ...(noRestLookup ? { noRestLookup } : {}) },
+    identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, keys, out), ...(noRestLookup ? { noRestLookup } : {}) },
     unresolved: [],
     resolvedDuplicates: 0,
     newlyResolved: new Map(),
@@ -193,12 +198,18 @@ interface MatchSettings extends FindSettings {
   spans: boolean;
 }
 
-/** The persons each identifier names in one project: those journaled, and the rest looked up. */
+/** What an identifier that names no one matches: one shared empty list, not one per identifier
+ * (frozen, so that nothing can add to it). */
+const NO_PERSONS = Object.freeze([]) as unknown as string[];
+
+/** The persons each identifier names in one project: those journaled, and the rest looked up.
+ * `keys[i]` is the key of the i-th value of the list. */
 async function matchInProject(
   ctx: Context,
   client: ApiClient,
   project: string,
   list: IdList,
+  keys: readonly string[],
   known: Map<string, string[]>,
   s: MatchSettings,
 ): Promise<{
@@ -206,29 +217,40 @@ async function matchInProject(
   queries: number;
   noRestLookup: boolean;
 }> {
-  const keyOf = (value: string) => identifierKey(value, s.policy);
+  // The values to look up by kind, each with its place in the list (where its key is).
   const byKind = { email: [] as string[], person_id: [] as string[], distinct_id: [] as string[] };
+  const placeOf = { email: [] as number[], person_id: [] as number[], distinct_id: [] as number[] };
+  let place = 0;
   for (const value of list.ids) {
-    if (known.has(keyOf(value))) continue;
-    if (list.kind === 'mixed') byKind[splitTagged(value).tag].push(value);
-    else byKind[list.kind === 'emails' ? 'email' : list.kind === 'distinct_ids' ? 'distinct_id' : 'person_id'].push(value);
+    const at = place++;
+    if (known.has(keys[at])) continue;
+    const kind =
+      list.kind === 'mixed'
+        ? splitTagged(value).tag
+        : list.kind === 'emails'
+          ? 'email'
+          : list.kind === 'distinct_ids'
+            ? 'distinct_id'
+            : 'person_id';
+    byKind[kind].push(value);
+    placeOf[kind].push(at);
   }
   const bare = (value: string) => (list.kind === 'mixed' ? splitTagged(value).value : value);
-  const integers = byKind.person_id.filter((v) => isIntegerId(bare(v)));
+  const integers: number[] = [];
+  byKind.person_id.forEach((v, i) => {
+    if (isIntegerId(bare(v))) integers.push(i);
+  });
   if (integers.length && s.spans) {
     throw new UsageError(
-      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(integers[0])}) in a job over several projects: integer ids are numbered per project`,
+      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(byKind.person_id[integers[0]])}) in a job over several projects: integer ids are numbered per project`,
       'give the persons by UUID, distinct id or e-mail address, or run one project at a time with --project',
     );
   }
   const newlyMatched = new Map<string, string[]>();
   const distinctIds = new Map<string, string[]>();
   const sample: ListedPerson[] = [];
-  const note = (value: string, persons: ListedPerson[]) => {
-    newlyMatched.set(
-      keyOf(value),
-      persons.map((p) => p.uuid.toLowerCase()),
-    );
+  const note = (at: number, persons: ListedPerson[]) => {
+    newlyMatched.set(keys[at], persons.length ? persons.map((p) => p.uuid.toLowerCase()) : NO_PERSONS);
     for (const p of persons) {
       // A minimal record holds at most 10 distinct ids: a full ten may be cut short.
       if (p.distinct_ids && p.distinct_ids.length < 10) distinctIds.set(p.uuid.toLowerCase(), p.distinct_ids);
@@ -243,45 +265,56 @@ async function matchInProject(
   if (todo > 0) {
     ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
     if (byKind.email.length) {
-      const found = await matchEmails(ctx, client, project, byKind.email.map(bare), {
+      const addresses = list.kind === 'mixed' ? byKind.email.map(bare) : byKind.email;
+      const found = await matchEmails(ctx, client, project, addresses, {
         maxWaitMs: s.maxWaitMs,
         byDistinctIds: (ids) => read(ctx, s.budget, () => batchPersons(client, project, 'distinct_ids', ids, { signal: ctx.deps.signal })),
       });
       queries += found.queries;
       noRestLookup = found.noRestLookup;
       near = found.near;
-      const keys = (of: Set<string>) => new Set(byKind.email.filter((v) => of.has(bare(v))).map(keyOf));
+      const keysOf = (of: Set<string>) => {
+        const found = new Set<string>();
+        addresses.forEach((address, i) => of.has(address) && found.add(keys[placeOf.email[i]]));
+        return found;
+      };
       if (known.size === 0)
-        foundBy = { emailProperty: keys(found.byProperty), distinctId: keys(found.byDistinctId), revived: keys(found.revived) };
-      for (const value of byKind.email) {
-        const uuids = found.matches.get(bare(value)) ?? [];
-        newlyMatched.set(keyOf(value), uuids);
-      }
+        foundBy = { emailProperty: keysOf(found.byProperty), distinctId: keysOf(found.byDistinctId), revived: keysOf(found.revived) };
+      addresses.forEach((address, i) => newlyMatched.set(keys[placeOf.email[i]], found.matches.get(address) ?? NO_PERSONS));
     }
-    const uuids = byKind.person_id.filter((v) => !isIntegerId(bare(v)));
-    for (const [kind, values] of [
-      ['uuids', uuids],
-      ['distinct_ids', byKind.distinct_id],
-    ] as const) {
-      for (let i = 0; i < values.length; i += PERSON_BATCH_MAX) {
-        const batch = values.slice(i, i + PERSON_BATCH_MAX);
-        const found = await read(ctx, s.budget, () => batchPersons(client, project, kind, batch.map(bare), { signal: ctx.deps.signal }));
+    const isInteger = new Set(integers);
+    for (const kind of ['uuids', 'distinct_ids'] as const) {
+      const values = kind === 'uuids' ? byKind.person_id : byKind.distinct_id;
+      const places = kind === 'uuids' ? placeOf.person_id : placeOf.distinct_id;
+      const todo = values.flatMap((_, i) => (kind === 'uuids' && isInteger.has(i) ? [] : [i]));
+      for (let i = 0; i < todo.length; i += PERSON_BATCH_MAX) {
+        const batch = todo.slice(i, i + PERSON_BATCH_MAX);
+        const found = await read(ctx, s.budget, () =>
+          batchPersons(
+            client,
+            project,
+            kind,
+            batch.map((j) => bare(values[j])),
+            { signal: ctx.deps.signal },
+          ),
+        );
         if (found === null) {
           throw new UsageError(
             `this server has no /persons/batch_by_${kind}/ endpoint (an older PostHog), so the ${kind === 'uuids' ? 'person ids' : 'distinct ids'} cannot be looked up`,
             'run one project at a time with a plain --file of person ids (or --distinct-ids), which needs no lookup',
           );
         }
-        for (const value of batch) {
-          const person = found.get(kind === 'uuids' ? bare(value).toLowerCase() : bare(value));
-          note(value, person ? [person] : []);
+        for (const j of batch) {
+          const value = bare(values[j]);
+          const person = found.get(kind === 'uuids' ? value.toLowerCase() : value);
+          note(places[j], person ? [person] : []);
         }
       }
     }
     const lookup = uuidLookup(client, project);
-    for (const value of integers) {
-      const uuid = await read(ctx, s.budget, () => lookup(bare(value)));
-      newlyMatched.set(keyOf(value), uuid ? [uuid.toLowerCase()] : []);
+    for (const i of integers) {
+      const uuid = await read(ctx, s.budget, () => lookup(bare(byKind.person_id[i])));
+      newlyMatched.set(keys[placeOf.person_id[i]], uuid ? [uuid.toLowerCase()] : NO_PERSONS);
     }
     if (byKind.email.length && sample.length < 5) {
       // Addresses give UUIDs only: read a few records for the plan.
@@ -294,11 +327,11 @@ async function matchInProject(
   }
   // The set is the list of persons, in the order they were found, 16 bytes a UUID.
   const ids = new IdSet();
-  const matches = new Map<string, string[]>();
-  for (const value of list.ids) {
-    const key = keyOf(value);
-    const persons = newlyMatched.get(key) ?? known.get(key) ?? [];
-    matches.set(key, persons);
+  // Addresses all looked up in this run were noted in the list's order: that map is the matches.
+  const matches = list.kind === 'emails' && known.size === 0 ? newlyMatched : new Map<string, string[]>();
+  for (const key of keys) {
+    const persons = newlyMatched.get(key) ?? known.get(key) ?? NO_PERSONS;
+    if (matches !== newlyMatched) matches.set(key, persons);
     for (const uuid of persons) ids.add(uuid);
   }
   ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
@@ -321,9 +354,10 @@ async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>)
 }
 
 /** How the identifiers fared over every project. */
-function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPolicy): IdentifierTotals {
+function totals(list: IdList, keys: readonly string[], projects: ProjectTargets[]): IdentifierTotals {
   const t = tallyIdentifiers(
-    Array.from(list.ids, (value) => ({ value, key: identifierKey(value, policy) })),
+    list.ids,
+    keys,
     projects.map((p) => p.matches),
   );
   const searched = projects.filter((p) => !p.unreachable);
@@ -336,12 +370,17 @@ function totals(list: IdList, projects: ProjectTargets[], policy: IdentifierPoli
   return t;
 }
 
-/** How identifiers (as given, and by key) fared over projects, from what each key matched in each. */
-export function tallyIdentifiers(identifiers: { value: string; key: string }[], matches: Map<string, string[]>[]): IdentifierTotals {
-  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatched: [], unmatchedKeys: [], keys: [] };
+/** How many identifiers that name no one are kept as given, to be shown. */
+export const UNMATCHED_SHOWN = 20;
+
+/** How identifiers (as given, and by key: `keys[i]` is the i-th value's) fared over projects,
+ * from what each key matched in each. */
+export function tallyIdentifiers(values: Iterable<string>, keys: readonly string[], matches: Map<string, string[]>[]): IdentifierTotals {
+  const t: IdentifierTotals = { matched: 0, several: 0, inSeveralProjects: 0, persons: 0, unmatchedKeys: [], unmatchedFirst: [], keys };
   const persons = new Set<string>();
-  for (const { value, key } of identifiers) {
-    t.keys.push(key);
+  let at = 0;
+  for (const value of values) {
+    const key = keys[at++];
     let where = 0;
     let several = false;
     for (const project of matches) {
@@ -351,7 +390,7 @@ export function tallyIdentifiers(identifiers: { value: string; key: string }[], 
       for (const uuid of found) persons.add(uuid);
     }
     if (where === 0) {
-      t.unmatched.push(value);
+      if (t.unmatchedFirst.length < UNMATCHED_SHOWN) t.unmatchedFirst.push(value);
       t.unmatchedKeys.push(key);
     } else t.matched++;
     if (several) t.several++;
