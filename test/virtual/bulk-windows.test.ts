@@ -37,8 +37,9 @@ describe('a long wait for a window, on a terminal', () => {
     const path = unknownIds('long-wait.txt', 9000);
     const res = await world.run(['persons', 'bulk-delete', '--file', path, '--rate', '4/s,8/15s', '-y'], { terminal: { columns: 100 } });
     expect(res.code, res.stderr).toBe(0);
+    // The line above the bar is wrapped at spaces to the 100 columns.
     expect(res.stderr).toMatch(
-      /8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/,
+      /8 requests sent within the 8\/15s window: waiting 1\ds, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume\s+continues later\)/,
     );
     // A terminal of 100 columns: the bar is cut there, before the time.
     expect(res.stderr).toMatch(/\d,000\/9,000 ids \d+% · \d+ req\/min · ETA \d+s · waiting for the 8\/15s window/);
