@@ -344,6 +344,27 @@ describe('hogctl persons export', () => {
           .digest('hex'),
       );
       expect(readFileSync(join(out6, 'summary.html'), 'utf8')).toMatch(/<td>feature flags<\/td><td class="num">1<\/td>/);
+
+      // A person of 22 distinct ids: the first 20 are evaluated, and the file says 2 were not.
+      const many = 'many@example.org';
+      await capture(
+        1,
+        Array.from({ length: 22 }, (_, i) => ({
+          event: '$identify',
+          distinct_id: many,
+          timestamp: new Date(Date.now() - (30 - i) * DAY).toISOString(),
+          properties: { $anon_distinct_id: `many-anon-${i}` },
+        })),
+      );
+      const out7 = join(dir, 'many-flags');
+      const more = await world.run(['persons', 'export', '--distinct-id', many, '--out', out7, '-o', 'json'], { env });
+      expect(more.code, more.stderr).toBe(0);
+      const [merged] = JSON.parse(readFileSync(join(out7, 'manifest.json'), 'utf8')).projects[0].persons;
+      expect(merged.distinct_ids).toHaveLength(23);
+      const evaluated = JSON.parse(readFileSync(join(out7, merged.dir, 'feature-flags.json'), 'utf8'));
+      expect(Object.keys(evaluated.by_distinct_id)).toEqual(merged.distinct_ids.slice(0, 20));
+      expect(evaluated.distinct_ids_not_evaluated).toBe(3);
+      expect(merged.counts['feature flags']).toBe(20);
     } finally {
       rmSync(env.HOGCTL_CONFIG_DIR, { recursive: true, force: true });
     }
