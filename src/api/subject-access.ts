@@ -7,6 +7,10 @@
 //   (posthog/session_recordings/session_recording_api.py, `SessionRecordingViewSet.list`, scope
 //   session_recording:read): `{"results", "has_next", "version"}`; date_from is always given,
 //   since the server's default looks back three days only.
+// - GET feature_flags/evaluation_reasons/?distinct_id=<id> (posthog/api/feature_flag.py,
+//   `FeatureFlagViewSet.evaluation_reasons`): `{"<flag key>": {"value", "evaluation": {"reason",
+//   "condition_index"}}}` for every flag, disabled ones as `value: false`. The action has no scope
+//   mapping, so PostHog refuses a personal API key (403) and answers a signed-in session.
 import type { ApiClient } from '../http/client.js';
 import { expectShape } from '../http/foreign-answer.js';
 import { personsPath } from './persons.js';
@@ -101,4 +105,25 @@ export async function snapshotBlocks(
 ): Promise<string> {
   const res = await client.get<string>(snapshotsPath(projectId, sessionId), query, { signal: options.signal, text: true });
   return typeof res.body === 'string' ? res.body : `${JSON.stringify(res.body)}\n`;
+}
+
+export interface FlagEvaluation {
+  value: unknown;
+  evaluation: { reason?: string; condition_index?: number | null; [field: string]: unknown };
+}
+
+/** Every feature flag of the project as PostHog evaluates it for one distinct id. */
+export async function flagEvaluationReasons(
+  client: ApiClient,
+  projectId: string,
+  distinctId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<Record<string, FlagEvaluation>> {
+  const res = await client.get<Record<string, FlagEvaluation>>(
+    `/api/projects/${encodeURIComponent(projectId)}/feature_flags/evaluation_reasons/`,
+    { distinct_id: distinctId },
+    { signal: options.signal },
+  );
+  expectShape(res, 'GET', "a distinct id's feature-flag evaluation reasons", (b) => isObject(b) && Object.values(b).every(isObject));
+  return res.body;
 }

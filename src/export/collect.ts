@@ -1,6 +1,6 @@
 // Writes one person's parts other than the events (docs/server-contract.md §15): the record with all
 // its distinct ids, the properties as of the export's upper bound, the cohorts, the activity log
-// and the session recordings' list. A part the server refuses to give (a scope the key lacks, an
+// the session recordings' list and the feature flags' evaluation reasons. A part the server refuses to give (a scope the key lacks, an
 // endpoint refused to keys, one an older server does not have) is recorded with the server's
 // reason and the rest go on: the bundle says what is missing instead of failing whole.
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import type { ApiClient } from '../http/client.js';
 import { getPerson } from '../api/persons.js';
 import { personActivity } from '../api/person-actions.js';
 import { personCohorts } from '../api/person-insights.js';
-import { personRecordings, propertiesAtTime, snapshotBlocks, snapshotSources } from '../api/subject-access.js';
+import { flagEvaluationReasons, personRecordings, propertiesAtTime, snapshotBlocks, snapshotSources } from '../api/subject-access.js';
 import { appendLines, cutTo, makeDir, writeJson } from './bundle.js';
 import type { ExportPerson, PartState } from './state.js';
 
@@ -25,12 +25,21 @@ export const PARTS = [
   { name: 'cohorts', file: 'cohorts.json' },
   { name: 'activity', file: 'activity.json' },
   { name: 'recordings', file: 'recordings.ndjson' },
+  /** Per distinct id (the first FLAG_DISTINCT_IDS), every flag's value and why. */
+  { name: 'feature flags', file: 'feature-flags.json' },
   /** With --recordings: recordings/<session id>.jsonl, the blocks as the server sends them. */
   { name: 'recording content', file: 'recordings' },
 ] as const;
 
 /** Block keys of `blob_v2` a personal key may ask for in one call (docs/server-contract.md §15.4). */
 const BLOCKS_PER_CALL = 20;
+
+/** Distinct ids whose flags are evaluated, a request each: a person merged from thousands of
+ * anonymous ids would otherwise cost thousands of requests for near-identical answers. */
+export const FLAG_DISTINCT_IDS = 20;
+
+/** PostHog's words when an action has no scope a personal key could hold (posthog/permissions.py). */
+const KEYS_REFUSED = /does not support personal API key access/i;
 
 export type PartName = (typeof PARTS)[number]['name'];
 
@@ -53,6 +62,8 @@ export interface CollectContext {
   currentTeam: string | null;
   /** --recordings: the recordings' content too. */
   recordings: boolean;
+  /** The signed-in session (`hogctl auth login`), for what PostHog refuses to keys; null if none. */
+  sessionClient: ApiClient | null;
 }
 
 /** Reads and writes one part; returns what the journal records of it. */
@@ -106,6 +117,29 @@ export async function collectPart(c: CollectContext, person: ExportPerson, part:
           count += page.length;
         }
         return { count };
+      }
+      case 'feature flags': {
+        const evaluated = person.distinctIds.slice(0, FLAG_DISTINCT_IDS);
+        const byDistinctId: Record<string, unknown> = {};
+        try {
+          for (const id of evaluated)
+            byDistinctId[id] = await flagEvaluationReasons(c.sessionClient ?? client, person.project, id, { signal });
+        } catch (err) {
+          // No key may read them (the action has no scope mapping): only a session can.
+          if (
+            c.sessionClient === null &&
+            err instanceof ApiError &&
+            err.status === 403 &&
+            KEYS_REFUSED.test(String(err.server.detail ?? ''))
+          )
+            return {
+              count: null,
+              note: 'PostHog gives feature-flag evaluation reasons to a signed-in session only, not to an API key; run `hogctl auth login` and export again to include them',
+            };
+          throw err;
+        }
+        writeJson(file, { distinct_ids_not_evaluated: person.distinctIds.length - evaluated.length, by_distinct_id: byDistinctId });
+        return { count: evaluated.length };
       }
       case 'recording content': {
         if (!c.recordings) return { count: null, note: 'not asked for (--recordings)' };

@@ -283,9 +283,10 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
     `  bundle    ${fields.zip ? zipPathOf(out) : out} (events ${fields.from ? `from ${fields.from} ` : ''}up to ${fields.until}${fields.recordings ? "; the recordings' content" : ''})`,
   );
   let client: ApiClient | undefined = env.client;
+  let sessionClient: ApiClient | null = null;
   return {
     title: 'export everything PostHog holds about these persons',
-    request: 'reads only: the person, its properties, cohorts, activity and recordings; its events by HogQL',
+    request: 'reads only: the person, its properties, cohorts, activity, recordings and feature flags; its events by HogQL',
     flags: `${fields.from ? `--from ${fields.from}` : 'every event'}${fields.recordings ? ', --recordings' : ''}${fields.zip ? ', --zip' : ''}`,
     flagsLabel: 'export',
     confirmation: (count) => `This exports ${counted(count, 'person')}`,
@@ -307,6 +308,8 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
     },
     prepare: async () => {
       client = env.client;
+      // The flags' evaluation reasons are served to a session only: used when one is signed in.
+      sessionClient = await ctx.api({ auth: 'session' }).catch(() => null);
       if (!env.journal) createBundleDir(out);
       saveState(out, state);
     },
@@ -324,6 +327,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
               from: fields.from,
               currentTeam: fields.current_team,
               recordings: fields.recordings,
+              sessionClient,
               maxWaitMs: k.maxWaitMs,
               note: note ?? ((line) => ctx.info(line)),
             },

@@ -58,6 +58,8 @@ export interface PersonWriter {
   from: string | null;
   currentTeam: string | null;
   recordings: boolean;
+  /** The signed-in session, for the parts PostHog refuses to keys; null if none. */
+  sessionClient: ApiClient | null;
   /** --max-wait: a longer wait for the query limit stops the run, every page kept. */
   maxWaitMs: number;
   /** A line above the engine's progress bar (a line a page). */
@@ -79,6 +81,7 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
     from: w.from,
     currentTeam: w.currentTeam,
     recordings: w.recordings,
+    sessionClient: w.sessionClient,
   };
   for (const part of PARTS) {
     if (person.parts[part.name] || (part.name === 'recording content' && !w.recordings)) continue;

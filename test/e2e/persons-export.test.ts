@@ -11,6 +11,7 @@ import { crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
 import { runInTerminal } from './terminal.js';
+import { evaluationReasons } from '../../packages/sandbox/src/feature-flags.js';
 
 let world: World;
 let dir: string;
@@ -175,6 +176,10 @@ describe('hogctl persons export', () => {
       ).toBe(f.sha256);
     }
     expect(manifest).toMatchObject({ host: new URL(world.sandbox.url).host, identifiers_as_given: { emails: [SUBJECT] } });
+    // PostHog answers flag evaluation reasons to a signed-in session only: with a key alone they
+    // are named as not exported, and how to include them said.
+    expect(p1.not_exported['feature flags']).toContain('hogctl auth login');
+    expect(readFileSync(join(out(), 'summary.html'), 'utf8')).toContain('feature flags');
 
     // The bulk engine's receipt: the persons per project, the bundle, and the manifest's digest,
     // which the verification read back; the journal keeps each person's answer.
@@ -246,7 +251,7 @@ describe('hogctl persons export', () => {
     expect(only.code, only.stderr).toBe(8);
     expect(only.stderr).toContain("events not exported: 403: API key missing required scope 'query:read'");
     const m = JSON.parse(readFileSync(join(records, 'manifest.json'), 'utf8'));
-    expect(m.projects[0].persons[0].not_exported).toEqual({ events: "403: API key missing required scope 'query:read'" });
+    expect(m.projects[0].persons[0].not_exported).toMatchObject({ events: "403: API key missing required scope 'query:read'" });
     expect(m.files.map((f: { path: string }) => f.path.split('/').pop())).toContain('person.json');
   }, 120_000);
 
@@ -310,6 +315,61 @@ describe('hogctl persons export', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is never written over');
   }, 120_000);
+  it("signed in, each person's feature-flag evaluation reasons per distinct id, as the sandbox evaluates them", async () => {
+    const env = { HOGCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'hogctl-e2e-flags-')) };
+    try {
+      const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+        env,
+        stdin: world.sandbox.login.password,
+      });
+      expect(login.code, login.stderr).toBe(0);
+      const out6 = join(dir, 'kim-flags');
+      const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--out', out6, '-o', 'json'], { env });
+      expect(res.code, res.stderr).toBe(0);
+      const manifest = JSON.parse(readFileSync(join(out6, 'manifest.json'), 'utf8'));
+      const [person] = manifest.projects[0].persons;
+      const path = `${person.dir}/feature-flags.json`;
+      const flags = JSON.parse(readFileSync(join(out6, path), 'utf8'));
+      const owner = world.sandbox.store.getByDistinctId('kim-device');
+      expect(flags).toEqual({
+        distinct_ids_not_evaluated: 0,
+        by_distinct_id: Object.fromEntries(person.distinct_ids.map((id: string) => [id, evaluationReasons(1, id, owner)])),
+      });
+      expect(Object.keys(flags.by_distinct_id)).toEqual(['kim-device']);
+      expect(person.counts['feature flags']).toBe(1);
+      const listed = manifest.files.find((f: { path: string }) => f.path === path);
+      expect(listed.sha256).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(out6, path)))
+          .digest('hex'),
+      );
+      expect(readFileSync(join(out6, 'summary.html'), 'utf8')).toMatch(/<td>feature flags<\/td><td class="num">1<\/td>/);
+
+      // A person of 22 distinct ids: the first 20 are evaluated, and the file says 2 were not.
+      const many = 'many@example.org';
+      await capture(
+        1,
+        Array.from({ length: 22 }, (_, i) => ({
+          event: '$identify',
+          distinct_id: many,
+          timestamp: new Date(Date.now() - (30 - i) * DAY).toISOString(),
+          properties: { $anon_distinct_id: `many-anon-${i}` },
+        })),
+      );
+      const out7 = join(dir, 'many-flags');
+      const more = await world.run(['persons', 'export', '--distinct-id', many, '--out', out7, '-o', 'json'], { env });
+      expect(more.code, more.stderr).toBe(0);
+      const [merged] = JSON.parse(readFileSync(join(out7, 'manifest.json'), 'utf8')).projects[0].persons;
+      expect(merged.distinct_ids).toHaveLength(23);
+      const evaluated = JSON.parse(readFileSync(join(out7, merged.dir, 'feature-flags.json'), 'utf8'));
+      expect(Object.keys(evaluated.by_distinct_id)).toEqual(merged.distinct_ids.slice(0, 20));
+      expect(evaluated.distinct_ids_not_evaluated).toBe(3);
+      expect(merged.counts['feature flags']).toBe(20);
+    } finally {
+      rmSync(env.HOGCTL_CONFIG_DIR, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('a project the key cannot reach is named in the plan and at the end (exit 8), the rest exported', async () => {
     const out5 = join(dir, 'kim-reach');
     const res = await world.run(['persons', 'export', '--distinct-id', 'kim-device', '--projects', '1,3', '--out', out5, '-o', 'json']);
@@ -352,7 +412,8 @@ describe('hogctl persons export on a terminal', () => {
     expect(res.code, res.output).toBe(0);
     // A bar is cleared in place (a carriage return), so its frames come apart from the lines.
     const lines = res.output.split(/\r?\n|\r/).filter((l) => l !== '');
-    const page = lines.findIndex((l) => /^project 2, person [0-9a-f-]+:/.test(l));
+    // The page's line, not the one saying the flags need a session.
+    const page = lines.findIndex((l, i) => /^project 2, person [0-9a-f-]+:/.test(l) && /events written/.test(`${l} ${lines[i + 1]}`));
     expect(page, res.output).toBeGreaterThanOrEqual(0);
     expect(lines[page].length, lines[page]).toBeLessThanOrEqual(80);
     expect(`${lines[page]} ${lines[page + 1]}`).toMatch(/: 1,000 events written of about 1,000 \(1 query\)/);

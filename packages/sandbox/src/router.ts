@@ -11,7 +11,8 @@ import type { ThrottleClass } from './rate-limit.js';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The `scope_object` of a view; null for views that take no personal-key scopes at all. */
-export type ScopeObject = 'person' | 'project' | 'user' | 'query' | 'activity_log' | 'cohort' | 'personal_api_key' | 'session_recording';
+export type ScopeObject =
+  'person' | 'project' | 'user' | 'query' | 'activity_log' | 'cohort' | 'personal_api_key' | 'session_recording' | 'feature_flag';
 
 export interface ActionSpec {
   /** DRF action name: list, retrieve, create, update, partial_update, destroy, or a custom one. */

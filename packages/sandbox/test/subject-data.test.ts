@@ -170,3 +170,61 @@ describe('GET /session_recordings/{id}/ and /snapshots/', () => {
     expect(twenty.status).toBe(200);
   });
 });
+
+describe('GET /feature_flags/evaluation_reasons/', () => {
+  const path = '/api/projects/1/feature_flags/evaluation_reasons/';
+  let cookie = '';
+  beforeAll(async () => {
+    const login = await call(sb, '/api/login/', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sb.login),
+    });
+    expect(login.status).toBe(200);
+    const raw = login.headers['set-cookie'];
+    cookie = (Array.isArray(raw) ? raw : [raw ?? ''])
+      .map((line) => line.split(';')[0])
+      .filter(Boolean)
+      .join('; ');
+  });
+  const asSession = (query: string) => call(sb, `${path}${query}`, { key: null, headers: { cookie } });
+
+  it('evaluates every flag for the distinct id, as flag_matching.py does, disabled flags included', async () => {
+    const res = await asSession('?distinct_id=sar@example.net');
+    expect(res.status).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['beta-feature', 'example-net-users', 'legacy-checkout']);
+    // A person property condition: the person of the distinct id has an @example.net address.
+    expect(body['example-net-users']).toEqual({ value: true, evaluation: { reason: 'condition_match', condition_index: 0 } });
+    expect(body['legacy-checkout']).toEqual({ value: false, evaluation: { reason: 'disabled', condition_index: null } });
+    // The merged anonymous id is the same person; an id with no person matches no property condition.
+    expect((await asSession('?distinct_id=anon-sar')).json()['example-net-users'].value).toBe(true);
+    expect((await asSession('?distinct_id=nobody-here')).json()['example-net-users']).toEqual({
+      value: false,
+      evaluation: { reason: 'no_condition_match', condition_index: 0 },
+    });
+  });
+
+  it("rolls out 50% by PostHog's SHA-1 of `<flag key>.<distinct id>` (its own test_rollout_percentage ids)", async () => {
+    expect((await asSession('?distinct_id=example_id')).json()['beta-feature']).toEqual({
+      value: true,
+      evaluation: { reason: 'condition_match', condition_index: 0 },
+    });
+    expect((await asSession('?distinct_id=another_id')).json()['beta-feature']).toEqual({
+      value: false,
+      evaluation: { reason: 'out_of_rollout_bound', condition_index: 0 },
+    });
+  });
+
+  it("refuses a missing distinct_id in the view's words, and refuses personal API keys (no scope mapping)", async () => {
+    const missing = await asSession('');
+    expect(missing.status).toBe(400);
+    expect(missing.json()).toMatchObject({ type: 'validation_error', detail: 'distinct_id is required' });
+    for (const key of [undefined, sb.addKey(['feature_flag:read'])]) {
+      const res = await call(sb, `${path}?distinct_id=example_id`, key ? { key } : {});
+      expect(res.status).toBe(403);
+      expect(res.json().detail).toBe('This action does not support personal API key access');
+    }
+  });
+});

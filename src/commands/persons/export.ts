@@ -39,7 +39,9 @@ export function personsExportCommand(): Command {
         '`persons bulk-delete --email` finds them for an erasure, and writes a bundle into --out: per project and ' +
         'person, the record with all distinct ids and properties (person.json), the properties as of the export ' +
         '(properties-at-export.json) and every change of them the events carry (properties-history.ndjson.gz), the ' +
-        'cohorts, the activity log, the session recordings listed, and every event of every distinct id ' +
+        'cohorts, the activity log, the session recordings listed, the feature flags with the reason each has its ' +
+        'value (feature-flags.json; PostHog serves these to a signed-in session only: run `hogctl auth login` first), ' +
+        'and every event of every distinct id ' +
         '(events.ndjson.gz, read from HogQL 50,000 at a time); then summary.html, one page to send on, and ' +
         'manifest.json, with who asked, the host, the identifiers as given, the counts, the time range and the SHA-256 ' +
         'of every file. Events are exported up to the moment the export began.\n\n' +

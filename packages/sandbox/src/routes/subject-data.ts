@@ -14,10 +14,19 @@
 // the sessions whose events resolve to that person (person_id read through merge overrides, as
 // in the persons-on-events mode PostHog uses for it, docs/server-contract.md §15.4). The snapshot
 // content is one rrweb meta event per page the session saw, as JSON lines.
+//
+// - GET /feature_flags/evaluation_reasons/?distinct_id= (posthog/api/feature_flag.py,
+//   `FeatureFlagViewSet.evaluation_reasons`): every flag of the project as evaluated for that
+//   distinct id (feature-flags.ts), disabled flags as `value: false`, reason "disabled". The
+//   action names no `required_scopes` and is neither `list` nor `retrieve`, and the view set sets
+//   no `scope_object_read_actions`, so it has no scope mapping (posthog/permissions.py,
+//   `ScopeBasePermission._get_required_scopes`): a personal API key is refused with 403 "This
+//   action does not support personal API key access"; a signed-in session is answered.
 
 import { json, lastParam, type Handler, type RequestContext, type Services, type SandboxResponse } from '../context.js';
 import type { EventStore } from '../events.js';
 import { notFound, rawError, validationError } from '../errors.js';
+import { evaluationReasons } from '../feature-flags.js';
 import { serializeRecord } from '../person-format.js';
 import type { ThrottleClass } from '../rate-limit.js';
 import type { Router } from '../router.js';
@@ -323,6 +332,16 @@ const snapshots: Handler = (ctx, app): SandboxResponse => {
   return { status: 200, headers: { 'Content-Type': 'application/jsonl' }, body: lines.join('\n') + (lines.length ? '\n' : '') };
 };
 
+// ---- feature flags --------------------------------------------------------------------------
+
+const flagEvaluationReasons: Handler = (ctx, app) => {
+  const distinctId = lastParam(ctx.query, 'distinct_id');
+  // `if not distinct_id: raise ValidationError(detail="distinct_id is required")`.
+  if (!distinctId) throw validationError('distinct_id is required');
+  const person = storeFor(ctx, app).getByDistinctId(distinctId);
+  return json(200, evaluationReasons(ctx.project!.id, distinctId, person));
+};
+
 export function registerSubjectDataRoutes(router: Router): void {
   router.add({
     ...personsRouteDefaults,
@@ -353,5 +372,14 @@ export function registerSubjectDataRoutes(router: Router): void {
     pattern: '/api/projects/:projectId/session_recordings/:id/snapshots',
     detail: true,
     methods: { GET: { action: 'snapshots', handler: snapshots, requiredScopes: ['session_recording:read'] } },
+  });
+  router.add({
+    scopeObject: 'feature_flag',
+    projectParam: 'projectId',
+    throttle: (): ThrottleClass => 'default',
+    environmentsAlias: true,
+    pattern: '/api/projects/:projectId/feature_flags/evaluation_reasons',
+    detail: false,
+    methods: { GET: { action: 'evaluation_reasons', handler: flagEvaluationReasons, requiredScopes: null } },
   });
 }
