@@ -11,21 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
-import {
-  ApiError,
-  AuthError,
-  CliError,
-  ExitCode,
-  NotPostHogApiError,
-  RateLimitedError,
-  TlsError,
-  UnavailableError,
-  UsageError,
-} from '../errors.js';
+import { AuthError, CliError, UnavailableError } from '../errors.js';
 import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
-import { describeHttpError } from '../http/describe-error.js';
-import { parseRetryAfter } from '../http/retry.js';
-import type { Attempt } from '../bulk/engine/runner.js';
 import { getProject } from '../api/projects.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 
@@ -147,63 +134,4 @@ export async function mergedGroups(
     for (const [id, person] of found) owner.set(id, person.uuid.toLowerCase());
   }
   return new Set(groups.filter((g) => g.distinctIds.every((id) => owner.get(id) === g.keep)).map((g) => g.index));
-}
-
-/**
- * One attempt at a capture request, as the bulk engine's runner reads it: accepted, throttled
- * (429, with its Retry-After), worth another try (a lost answer, 408, 5xx: the events carry the
- * same UUIDs, and a merge applied twice is applied once), or refused for the whole run (401/403,
- * another 4xx, a quota, an answer that is not capture's).
- */
-export async function captureAttempt(
-  send: () => Promise<{ status: number; url: string; body: unknown; headers: Record<string, string | string[] | undefined> }>,
-  now: () => number,
-  to: { host: string; project: string },
-): Promise<Attempt> {
-  let res;
-  try {
-    res = await send();
-  } catch (err) {
-    if (err instanceof NotPostHogApiError || err instanceof TlsError || err instanceof UsageError)
-      return { kind: 'rejected', status: 0, error: err };
-    if (err instanceof RateLimitedError) return { kind: 'throttled', status: 429, retryAfterMs: err.retryAfterMs, error: err.message };
-    if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
-    if (err instanceof ApiError) {
-      if (err.status === 401 || err.status === 403) return { kind: 'auth', status: err.status, error: err };
-      if (err.status >= 500 || err.status === 408) return { kind: 'retry', status: err.status, error: err.message };
-      return { kind: 'rejected', status: err.status, error: err };
-    }
-    throw err;
-  }
-  const { status } = res;
-  if (status >= 200 && status < 300) {
-    const answer = readCaptureAnswer(status, res.body);
-    if (answer.accepted) return { kind: 'ok', status, summary: null };
-    if ('quotaLimited' in answer)
-      return {
-        kind: 'rejected',
-        status,
-        error: new ApiError(
-          `capture at ${to.host} dropped the events: project ${to.project} is over its quota (${answer.quotaLimited.join(', ')}); nothing in that request was merged`,
-          status,
-          { code: 'quota_limited' },
-          "raise the project's billing limit in PostHog",
-          ExitCode.rejected,
-        ),
-      };
-    return {
-      kind: 'rejected',
-      status,
-      error: new NotPostHogApiError(
-        `${to.host} answered the capture request with ${answer.unknown}, not as PostHog's capture does`,
-        'check --base-url',
-      ),
-    };
-  }
-  const error = describeHttpError('POST', res.url, status, res.body);
-  if (status === 429)
-    return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], now()), error: error.message };
-  if (status === 401 || status === 403) return { kind: 'auth', status, error };
-  if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message };
-  return { kind: 'rejected', status, error };
 }

@@ -40,7 +40,8 @@ import {
   type LeftOut,
   type PlannedGroup,
 } from './plan-groups.js';
-import { captureAttempt, captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
+import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
+import { captureAttempt } from '../bulk/engine/capture-attempt.js';
 
 const n = formatNumber;
 
@@ -223,6 +224,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
             () => sendBatch(capture.client, batchBody(capture.key, events), { timeoutMs: env.timeoutMs }),
             ctx.clock.now,
             { host: capture.host, project },
+            'no group of that request is counted as merged',
           );
         },
         targetNoun: 'groups',

@@ -27,30 +27,17 @@
 // a minute), for servers or policies without capture.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
-import {
-  ApiError,
-  AuthError,
-  ExitCode,
-  NotFoundError,
-  NotPostHogApiError,
-  RateLimitedError,
-  TlsError,
-  PartialFailureError,
-  UnavailableError,
-  UsageError,
-  type CliError,
-} from '../../errors.js';
-import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../../api/capture.js';
+import { ApiError, AuthError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
+import { batchBody, ingestionUrl, sendBatch, type CaptureEvent } from '../../api/capture.js';
 import { deleteProperty, updatePerson } from '../../api/person-actions.js';
 import { getProject, type Project } from '../../api/projects.js';
 import type { ApiClient } from '../../http/client.js';
-import { describeHttpError } from '../../http/describe-error.js';
-import { parseRetryAfter } from '../../http/retry.js';
 import type { ActionEnv, BulkAction, JobKind, KindFields, Verdict } from '../engine/action.js';
 import { describeChanges, type Changes } from './changes.js';
 import type { JournalHeader, JournalState } from '../engine/journal.js';
 import type { Receipt, ReceiptPart } from '../engine/receipt.js';
 import type { Attempt, Chunk } from '../engine/runner.js';
+import { attemptOf, captureAttempt } from '../engine/capture-attempt.js';
 import type { IdKind } from '../input/validate.js';
 import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
 import { describeAsked } from '../engine/plan.js';
@@ -123,7 +110,7 @@ export function updateKind(u: UpdateSettings): JobKind {
     journalHeader: (startedAt) => (viaApi ? {} : { capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt } }),
     makeAction: async (ctx, env) => {
       await refusePersonless(ctx, env, { warnUnreadable: viaApi });
-      return viaApi ? apiAction(ctx, env, u) : captureAction(ctx, env, u);
+      return viaApi ? apiAction(env, u) : captureAction(ctx, env, u);
     },
     verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
     receipt: updateReceipt(changes),
@@ -333,17 +320,18 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
         });
       }
       if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
-      return classify(
+      return captureAttempt(
         () => sendBatch(capture!.client, batchBody(capture!.key, events), { timeoutMs: env.timeoutMs, signal: ctx.deps.signal }),
         ctx.clock.now,
         { host, project },
+        'no person of that request is counted as changed',
       );
     },
     describeAnswer: ({ status }) => `accepted (${status})`,
   };
 }
 
-async function apiAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
+async function apiAction(env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
   let own = new Map<string, Map<string, Record<string, unknown>>>();
   return {
     ...common(env, u, `PATCH /api/projects/${env.projects[0]}/persons/<uuid>/ and POST …/delete_property/, one person at a time`),
@@ -363,73 +351,11 @@ async function apiAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promi
       } catch (err) {
         // A person deleted meanwhile: nothing to change; the read-back reports it failed.
         if (err instanceof NotFoundError) return { kind: 'ok', status: 404, summary: null };
-        return attemptOf(err, ctx.clock.now);
+        return attemptOf(err);
       }
     },
     describeAnswer: ({ status }) => (status === 404 ? 'person not found' : `accepted (${status})`),
   };
-}
-
-/** A capture answer as the runner reads it. */
-async function classify(
-  send: () => Promise<{ status: number; url: string; body: unknown; headers: Record<string, string | string[] | undefined> }>,
-  now: () => number,
-  to: { host: string; project: string },
-): Promise<Attempt> {
-  let res;
-  try {
-    res = await send();
-  } catch (err) {
-    return attemptOf(err, now);
-  }
-  const { status } = res;
-  if (status >= 200 && status < 300) {
-    const answer = readCaptureAnswer(status, res.body);
-    if (answer.accepted) return { kind: 'ok', status, summary: null };
-    // Every other request of the run would be answered the same way: stop; --resume sends these again.
-    if ('quotaLimited' in answer)
-      return {
-        kind: 'rejected',
-        status,
-        error: new ApiError(
-          `project ${to.project} is over its billing quota for ${answer.quotaLimited.join(', ')} (capture answered quota_limited: ${JSON.stringify(answer.quotaLimited)}): the events were dropped and no person of that request was changed`,
-          status,
-          { code: 'quota_limited' },
-          "raise the project's billing limit in PostHog (or wait for the next billing period)",
-          ExitCode.rejected,
-        ),
-      };
-    return {
-      kind: 'rejected',
-      status,
-      error: new NotPostHogApiError(
-        `${new URL(to.host).host} answered POST /batch/ with ${answer.unknown}, which is not an acceptance PostHog's capture gives ({"status": "Ok"}, {"status": 1} or an empty 204): no person of that request is counted as changed`,
-        `check the ingestion host (now ${to.host}; --capture-url or HOGCTL_CAPTURE_URL change it)`,
-      ),
-    };
-  }
-  const error = describeHttpError('POST', res.url, status, res.body);
-  if (status === 429)
-    return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], now()), error: error.message };
-  if (status === 401 || status === 403) return { kind: 'auth', status, error };
-  if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message };
-  // 400 (a malformed event) or 413 (too large): every other batch would fail the same way.
-  return { kind: 'rejected', status, error };
-}
-
-/** An error thrown by a request, as the runner reads it. */
-function attemptOf(err: unknown, now: () => number): Attempt {
-  if (err instanceof NotPostHogApiError || err instanceof TlsError || err instanceof UsageError)
-    return { kind: 'rejected', status: 0, error: err };
-  if (err instanceof RateLimitedError) return { kind: 'throttled', status: 429, retryAfterMs: err.retryAfterMs, error: err.message };
-  if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
-  if (err instanceof ApiError) {
-    if (err.status === 401 || err.status === 403) return { kind: 'auth', status: err.status, error: err };
-    if (err.status >= 500 || err.status === 408) return { kind: 'retry', status: err.status, error: err.message };
-    return { kind: 'rejected', status: err.status, error: err as CliError };
-  }
-  void now;
-  throw err;
 }
 
 /** What every event of a run carries, the same in each request that sends it again. */
