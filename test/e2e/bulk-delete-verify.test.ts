@@ -33,6 +33,14 @@ function idsFile(name: string, count: number): string {
 const checks = (w: World, since: number) => w.sandbox.requests.slice(since).filter((r) => r.path.endsWith('/batch_by_uuids/'));
 
 describe('verification after a bulk-delete', () => {
+  it('says there is nothing to read back when the server found none of the ids', async () => {
+    const path = join(dir, 'nobody-known.txt');
+    writeFileSync(path, `${Array.from({ length: 5 }, () => randomUUID()).join('\n')}\n`);
+    const res = await world.run(['persons', 'bulk-delete', '--file', path, '--receipt', join(dir, 'nobody-known.receipt.json'), '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('verifying: nothing to read back (5 ids the server did not find are not read back)');
+  });
+
   it('speaks of one person as one', async () => {
     const res = await world.run([
       'persons',
