@@ -52,6 +52,21 @@ export function refusal(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What to do about the parts `unavailable` names ("…: activity: 403: …"): a refusal is fixed by
+ * the key's scopes, an endpoint the server does not offer (404/405, an older PostHog) is not.
+ */
+export function unreadableHint(unavailable: string[]): string {
+  const refused = unavailable.some((u) => /: 40[13]: /.test(u));
+  const absent = unavailable.some((u) => /: 40[45]: /.test(u));
+  return [
+    refused ? 'give the key the scopes named (Settings → Personal API keys) and export again into a new directory' : '',
+    absent ? 'a part this server does not offer cannot be exported from it; the rest of the bundle stands' : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
 export interface CollectContext {
   ctx: Context;
   client: ApiClient;

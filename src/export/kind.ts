@@ -41,7 +41,7 @@ import type { KindFields } from '../bulk/engine/journal.js';
 import type { Attempt, Chunk } from '../bulk/engine/runner.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { createBundleDir } from './bundle.js';
-import { PARTS, refusal } from './collect.js';
+import { PARTS, refusal, unreadableHint } from './collect.js';
 import { sealBundle, type SealVerification } from './seal.js';
 import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
 import { writePerson, type PersonSummary } from './write-person.js';
@@ -204,7 +204,7 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
           warnings: [],
           error: new PartialFailureError(
             `the bundle is written, but ${counted(unavailable.length, 'part')} could not be read: ${unavailable.join('; ')}`,
-            'give the key the scopes named (Settings → Personal API keys) and export again into a new directory',
+            unreadableHint(unavailable),
           ),
         };
       return { warnings: [] };
