@@ -34,6 +34,7 @@ import type { JobKind, Verdict } from '../bulk/engine/action.js';
 import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
 import type { Attempt } from '../bulk/engine/runner.js';
+import { sameValue } from '../bulk/engine/same-value.js';
 import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
 import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
@@ -383,7 +384,7 @@ async function restoredGroups(
         return (
           person !== undefined &&
           JSON.stringify([...person.distinct_ids].sort()) === JSON.stringify([...p.distinct_ids].sort()) &&
-          canonical(person.properties) === canonical(p.properties)
+          sameValue(person.properties, p.properties)
         );
       }),
     )
@@ -409,15 +410,4 @@ export async function readMergeToUndo(receiptPath: string): Promise<{ text: stri
   if (!header) throw new UsageError(`${receipt.journal} is not the journal of a merge`, 'give the receipt `hogctl persons merge` wrote');
   const merged = new Set(receipt.groups.filter((g) => g.status === 'merged').map((g) => keyOf(g.project_id, g.keep)));
   return { text, mergeJournal: receipt.journal, groups: header.groups.filter((g) => merged.has(keyOf(g.project_id, g.keep.uuid))) };
-}
-
-/** JSON with object keys sorted: a person's properties are jsonb, which reorders keys. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
 }

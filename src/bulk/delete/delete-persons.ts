@@ -274,12 +274,14 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   const toRead = new Map(searched.map((p) => [p.id, idsToVerify(journal, chunksOf(p.id))]));
   const count = searched.reduce((k, p) => k + toRead.get(p.id)!.ids.length, 0);
   const skipped = searched.reduce((k, p) => k + toRead.get(p.id)!.notFound, 0);
-  const notFound = skipped ? `${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back` : '';
-  const asking =
+  const aside = skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : '';
+  const one = action.targetNoun.replace(/s$/, '');
+  const which = count === 1 ? one : counted(count, one, action.targetNoun);
+  ctx.info(
     count === 0
-      ? `verifying: nothing to read back${notFound ? ` (${notFound})` : ''}`
-      : `verifying: asking the server whether the ${count === 1 ? action.targetNoun.replace(/s$/, '') : `${formatNumber(count)} ${action.targetNoun}`} ${plural(count, 'is', 'are')} gone…${notFound ? ` (${notFound})` : ''}`;
-  ctx.info(asking);
+      ? `verifying: nothing to read back${aside}`
+      : `verifying: asking the server whether the ${which} ${plural(count, 'is', 'are')} gone…${aside}`,
+  );
   // An interrupted verification goes on where it stopped; any other starts afresh.
   const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
   if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'started' });

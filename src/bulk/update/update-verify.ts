@@ -9,6 +9,7 @@ import { CancelledError, CliError } from '../../errors.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../../api/persons.js';
 import type { JobVerification, VerifyEnv } from '../engine/action.js';
 import { counted } from '../../io/counts.js';
+import { sameValue } from '../engine/same-value.js';
 
 /** How long between two rounds of reading back what is still pending. */
 const ROUND_MS = 2_000;
@@ -42,25 +43,6 @@ export function shows(properties: Record<string, unknown>, expected: ExpectedCha
   for (const key of expected.setOnce) if (properties[key] === undefined) return false;
   for (const key of expected.unset) if (key in properties) return false;
   return true;
-}
-
-/**
- * Whether two JSON values are the same value: objects with the same keys and values in any order
- * (PostgreSQL's jsonb gives an object's keys back in an order of its own: shorter keys first),
- * arrays with the same items in the same order.
- */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => sameValue(item, b[i]));
-  }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  return keys.every((key) => Object.hasOwn(y, key) && sameValue(x[key], y[key]));
 }
 
 export async function verifyUpdate(

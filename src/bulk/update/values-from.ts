@@ -14,7 +14,7 @@ import { fileError } from '../../config/secret-file.js';
 import { parseSetValue } from '../../api/set-value.js';
 import { parseCsvRecords } from '../../io/csv-records.js';
 import { InputError } from '../input/read-ids.js';
-import { sameValue } from './update-verify.js';
+import { sameValue } from '../engine/same-value.js';
 import { classify, idListSha256, listBadValues, type BadValue, type IdKind, type IdList } from '../input/validate.js';
 import { formatNumber } from '../../io/counts.js';
 
