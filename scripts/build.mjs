@@ -1,7 +1,9 @@
 // Bundles src/ into dist/:
-// - main.js and chunks/: the CLI as ES modules with code splitting, so that each command loads
-//   only the small entry chunk and its own verb, and every heavy module (HTTP client, config
-//   writer, prompts) stays behind a lazy import();
+// - main.cjs and its V8 code cache: the CLI as one CommonJS file, which the bin compiles through
+//   the cache (scripts/bundle/code-cache.cjs, copied to dist/). Every module behind a lazy
+//   import() (each verb, the HTTP client, the config writer, prompts) runs only when imported,
+//   and V8 compiles a function only when it is first called, so a command still runs only the
+//   code it uses;
 // - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
 // - jq.wasm, jq compiled to WebAssembly, which --jq loads (src/io/filter.ts);
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
@@ -9,9 +11,11 @@
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { lazyBuiltins, requireBanner, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
+import { fileURLToPath } from 'node:url';
+import { importMetaUrl, lazyBuiltins, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
 import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
+
+const { compileWithCodeCache } = createRequire(import.meta.url)('./bundle/code-cache.cjs');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -40,42 +44,40 @@ async function buildUndici(outdir) {
 }
 
 async function buildMain(outdir) {
-  const { metafile } = await build({
+  await build({
     ...common,
     entryPoints: { main: 'src/main.ts' },
     outdir,
-    splitting: true,
-    format: 'esm',
-    chunkNames: 'chunks/[name]-[hash]',
-    define: versionDefine(pkg.version),
-    banner: { js: requireBanner },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    define: { ...versionDefine(pkg.version), ...importMetaUrl.define },
+    banner: { js: importMetaUrl.banner },
     plugins: [lazyBuiltins, undiciWithCodeCache],
-    metafile: true,
   });
-  // load.mjs finds dist/undici.cjs one directory up from its own chunk.
-  const [loaderChunk] =
-    Object.entries(metafile.outputs).find(([, output]) =>
-      Object.keys(output.inputs).some((input) => input.endsWith('bundle/undici/load.mjs')),
-    ) ?? [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? ''))
-    throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
-  // src/io/filter.ts reads jq.wasm one directory up from its own chunk: dist/jq.wasm.
-  const [filterChunk] =
-    Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('src/io/filter.ts'))) ??
-    [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(filterChunk ?? ''))
-    throw new Error(`src/io/filter.ts must be bundled into dist/chunks/, not ${filterChunk}`);
+  copyFileSync('scripts/bundle/code-cache.cjs', `${outdir}/code-cache.cjs`);
   copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), `${outdir}/jq.wasm`);
 }
 
-/** The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree. */
-async function writeRootHelp(outdir) {
-  const rendered = [];
-  const sink = { isTTY: false, write: (s) => rendered.push(s) };
-  const { main } = await import(pathToFileURL(`${outdir}/main.js`).href);
-  const code = await main(['--help'], { io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {} });
-  if (code !== 0) throw new Error(`rendering the root help exited ${code}: ${rendered.join('')}`);
-  writeFileSync(`${outdir}/root-help.txt`, rendered.join(''));
+/**
+ * The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree; and
+ * the bundle's V8 code cache, taken after that rendering and a verb's help, so that it holds the
+ * functions that build and parse the command tree as well as the top level.
+ */
+async function writeRootHelpAndCodeCache(outdir) {
+  const file = `${outdir}/main.cjs`;
+  const { exports, script } = compileWithCodeCache(file);
+  const render = async (argv) => {
+    const rendered = [];
+    const sink = { isTTY: false, write: (s) => rendered.push(s) };
+    const code = await exports.main(argv, { io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {} });
+    if (code !== 0) throw new Error(`rendering \`hogctl ${argv.join(' ')}\` exited ${code}: ${rendered.join('')}`);
+    return rendered.join('');
+  };
+  writeFileSync(`${outdir}/root-help.txt`, await render(['--help']));
+  await render(['persons', 'get', '--help']);
+  writeFileSync(`${file}.cache`, script.createCachedData());
+  // What --debug names when V8 refuses the cache.
+  writeFileSync(`${file}.cache.json`, `${JSON.stringify({ node: process.version })}\n`);
 }
 
 // Build beside dist/ and swap it in, so that a test run using dist/ never sees it half-written.
@@ -84,7 +86,7 @@ const old = `dist.old-${process.pid}`;
 try {
   await buildUndici(fresh);
   await buildMain(fresh);
-  await writeRootHelp(fresh);
+  await writeRootHelpAndCodeCache(fresh);
 } catch (err) {
   rmSync(fresh, { recursive: true, force: true });
   throw err;

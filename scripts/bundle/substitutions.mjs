@@ -39,6 +39,11 @@ export function versionDefine(version) {
   return { HOGCTL_VERSION: JSON.stringify(version) };
 }
 
-/** Bundled CommonJS dependencies call require(): the ES module bundle gets one at its top. */
-export const requireBanner =
-  "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);";
+/**
+ * `import.meta.url` in the CommonJS bundle: the URL of the bundle itself (dist/main.cjs), where
+ * src/io/filter.ts finds dist/jq.wasm and undici/load.mjs finds dist/undici.cjs, beside it.
+ */
+export const importMetaUrl = {
+  define: { 'import.meta.url': '__hogctlBundleUrl' },
+  banner: "const __hogctlBundleUrl = require('node:url').pathToFileURL(__filename).href;",
+};

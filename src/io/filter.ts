@@ -33,7 +33,7 @@ function jqMessage(stderr: string): string {
 let jqPromise: Promise<Jq> | undefined;
 
 /**
- * jq's WebAssembly module. In the bundle it is `dist/jq.wasm`, one directory up from the chunk
+ * jq's WebAssembly module. In the bundle it is `dist/jq.wasm`, beside the bundle (dist/main.cjs)
  * that holds this code (scripts/bundle/README.md); from source jq-wasm finds its own copy.
  */
 function loadJqOnce(): Promise<Jq> {
@@ -44,7 +44,7 @@ function loadJqOnce(): Promise<Jq> {
     setFlagsFromString('--liftoff-only');
     let wasmBinary: Uint8Array | undefined;
     try {
-      wasmBinary = readFileSync(new URL('../jq.wasm', import.meta.url));
+      wasmBinary = readFileSync(new URL('./jq.wasm', import.meta.url));
     } catch {
       wasmBinary = undefined;
     }

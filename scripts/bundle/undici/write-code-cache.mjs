@@ -1,10 +1,10 @@
-// The build's last step for dist/undici.cjs: V8's code cache of it, which code-cache.cjs reads at
+// The build's last step for dist/undici.cjs: V8's code cache of it, which ../code-cache.cjs reads at
 // run time (see this folder's README for when it is used).
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 
-const { compileWithCodeCache } = createRequire(import.meta.url)('./code-cache.cjs');
+const { compileWithCodeCache } = createRequire(import.meta.url)('../code-cache.cjs');
 
 /**
  * Writes `file`.cache: V8's code cache for the file, taken after one request through it (to a
