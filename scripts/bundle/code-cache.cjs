@@ -12,7 +12,9 @@ const { Script } = require('node:vm');
 
 /** Runs `file` as a CommonJS module; `status` tells whether V8 used the cache. */
 function compileWithCodeCache(file) {
-  const source = readFileSync(file, 'utf8');
+  // The build writes only ASCII (esbuild escapes anything else), which latin1 reads as is and
+  // twice as fast as utf8 (~3 ms for the CLI's bundle).
+  const source = readFileSync(file, 'latin1');
   let cachedData;
   try {
     cachedData = readFileSync(`${file}.cache`);
