@@ -29,7 +29,15 @@ const common = {
   sourcemap: 'linked',
   minify: true,
   logLevel: 'warning',
+  charset: 'ascii',
 };
+
+/** scripts/bundle/code-cache.cjs reads the bundles as latin1, which is right for ASCII only. */
+function checkAscii(file) {
+  const bytes = readFileSync(file);
+  const at = bytes.findIndex((byte) => byte > 0x7f);
+  if (at !== -1) throw new Error(`${file} has a byte that is not ASCII at ${at}: esbuild's charset must stay 'ascii'`);
+}
 
 async function buildUndici(outdir) {
   await build({
@@ -40,6 +48,7 @@ async function buildUndici(outdir) {
     outExtension: { '.js': '.cjs' },
     plugins: [lazyBuiltins],
   });
+  checkAscii(`${outdir}/undici.cjs`);
   await writeCodeCache(`${outdir}/undici.cjs`);
 }
 
@@ -54,6 +63,7 @@ async function buildMain(outdir) {
     banner: { js: importMetaUrl.banner },
     plugins: [lazyBuiltins, undiciWithCodeCache],
   });
+  checkAscii(`${outdir}/main.cjs`);
   copyFileSync('scripts/bundle/code-cache.cjs', `${outdir}/code-cache.cjs`);
   copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), `${outdir}/jq.wasm`);
 }
