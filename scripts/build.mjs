@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { importMetaUrl, lazyBuiltins, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
+import { importMetaUrl, lazyBuiltins, undiciWithCodeCache, VENDOR_BUNDLES, vendorBundles, versionDefine } from './bundle/substitutions.mjs';
 import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
 
 const { compileWithCodeCache } = createRequire(import.meta.url)('./bundle/code-cache.cjs');
@@ -66,11 +66,28 @@ async function buildMain(outdir) {
     outExtension: { '.js': '.cjs' },
     define: { ...versionDefine(pkg.version), ...importMetaUrl.define },
     banner: { js: importMetaUrl.banner },
-    plugins: [lazyBuiltins, undiciWithCodeCache],
+    plugins: [lazyBuiltins, undiciWithCodeCache, vendorBundles],
   });
   checkAscii(`${outdir}/main.cjs`);
+  // The bin compiles the bundle as a vm.Script, which has no loader for import().
+  if (readFileSync(`${outdir}/main.cjs`, 'latin1').includes('import('))
+    throw new Error(`${outdir}/main.cjs calls import(): bundle the module, or require it (scripts/bundle/substitutions.mjs)`);
   copyFileSync('scripts/bundle/code-cache.cjs', `${outdir}/code-cache.cjs`);
   copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), `${outdir}/jq.wasm`);
+}
+
+/** The packages of VENDOR_BUNDLES, each as dist/vendor/<name>.cjs. */
+async function buildVendors(outdir) {
+  await build({
+    ...common,
+    entryPoints: Object.fromEntries(VENDOR_BUNDLES.map(({ name, module }) => [`vendor/${name}`, module])),
+    outdir,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    // jq-wasm's ES module build works out its own folder from import.meta.url at load.
+    define: importMetaUrl.define,
+    banner: { js: importMetaUrl.banner },
+  });
 }
 
 /**
@@ -101,6 +118,7 @@ const old = `dist.old-${process.pid}`;
 try {
   await buildUndici(fresh);
   await buildMain(fresh);
+  await buildVendors(fresh);
   await writeRootHelpAndCodeCache(fresh);
 } catch (err) {
   rmSync(fresh, { recursive: true, force: true });

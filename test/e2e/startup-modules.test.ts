@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   preload = join(dir, 'record-modules.cjs');
   writeFileSync(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_OUT, JSON.stringify(process.moduleLoadList)));\n`,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_OUT, JSON.stringify([...process.moduleLoadList, ...Object.keys(require.cache)])));\n`,
   );
 });
 
@@ -28,7 +28,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The built-in modules a process loaded, `--require`d through NODE_OPTIONS. */
+/** The built-in modules and the CommonJS files a process loaded, `--require`d through NODE_OPTIONS. */
 async function modulesOf(run: (env: Record<string, string>) => Promise<unknown> | unknown, name: string): Promise<Set<string>> {
   const out = join(dir, `${name}.json`);
   await run({ NODE_OPTIONS: `--require ${preload}`, MODULES_OUT: out });
@@ -56,5 +56,21 @@ describe('persons get -o json', () => {
       'NativeModule assert',
     ];
     expect(unwanted.filter((name) => loaded.has(name) && !bare.has(name))).toEqual([]);
+  });
+
+  it('loads no package that only other commands use; --template loads Handlebars from its own file', async () => {
+    const vendor = (files: Set<string>) =>
+      [...files].filter((file) => /[\\/]dist[\\/]vendor[\\/]/.test(file)).map((file) => basename(file));
+    const plain = await modulesOf(async (env) => {
+      const res = await world.run(['persons', 'get', '1', '-o', 'json'], { env });
+      expect(res.code, res.stderr).toBe(0);
+    }, 'plain');
+    expect(vendor(plain)).toEqual([]);
+    const templated = await modulesOf(async (env) => {
+      const res = await world.run(['persons', 'get', '1', '--template', '{{id}}'], { env });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout.trim()).toBe('1');
+    }, 'templated');
+    expect(vendor(templated)).toEqual(['handlebars.cjs']);
   });
 });
