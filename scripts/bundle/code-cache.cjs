@@ -38,7 +38,7 @@ function compileWithCodeCache(file) {
 function loadCompiled(file) {
   // getCompileCacheDir came with node 22.8; on 22.1 to 22.7 the shipped cache is used as on node 20.
   const compileCache = module_.getCompileCacheDir?.();
-  const built = builtBy(file);
+  const built = compileCache && builtBy(file);
   if (compileCache && built !== process.version) {
     return {
       exports: require(file),
