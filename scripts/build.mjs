@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { importMetaUrl, lazyBuiltins, undiciWithCodeCache, VENDOR_BUNDLES, vendorBundles, versionDefine } from './bundle/substitutions.mjs';
 import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
 
-const { compileWithCodeCache } = createRequire(import.meta.url)('./bundle/code-cache.cjs');
+const { compileWithCodeCache, WRAPPER } = createRequire(import.meta.url)('./bundle/code-cache.cjs');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -51,6 +51,8 @@ async function buildUndici(outdir) {
     outdir,
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
+    banner: { js: WRAPPER.head },
+    footer: { js: WRAPPER.tail },
     plugins: [lazyBuiltins],
   });
   checkAscii(`${outdir}/undici.cjs`);
@@ -65,7 +67,8 @@ async function buildMain(outdir) {
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
     define: { ...versionDefine(pkg.version), ...importMetaUrl.define },
-    banner: { js: importMetaUrl.banner },
+    banner: { js: WRAPPER.head + importMetaUrl.banner },
+    footer: { js: WRAPPER.tail },
     plugins: [lazyBuiltins, undiciWithCodeCache, vendorBundles],
   });
   checkAscii(`${outdir}/main.cjs`);

@@ -70,10 +70,12 @@ export function versionDefine(version) {
 }
 
 /**
- * `import.meta.url` in the CommonJS bundle: the URL of the bundle itself (dist/main.cjs), where
- * src/io/filter.ts finds dist/jq.wasm and undici/load.mjs finds dist/undici.cjs, beside it.
+ * The start of each CommonJS bundle built from ES modules: strict mode, as ES modules always are
+ * (esbuild's own "use strict" would come after this banner, too late to count), and
+ * `import.meta.url`: the URL of the bundle itself (dist/main.cjs), where src/io/filter.ts finds
+ * dist/jq.wasm and undici/load.mjs finds dist/undici.cjs, beside it.
  */
 export const importMetaUrl = {
   define: { 'import.meta.url': '__hogctlBundleUrl' },
-  banner: "const __hogctlBundleUrl = require('node:url').pathToFileURL(__filename).href;",
+  banner: "'use strict'; const __hogctlBundleUrl = require('node:url').pathToFileURL(__filename).href;",
 };
