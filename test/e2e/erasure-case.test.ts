@@ -99,7 +99,7 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
     // (persons revived after a deletion, which HogQL hides): 50 a project.
     const queries = requestsSince(from).filter((r) => r.path.endsWith('/query/'));
     for (const p of [1, 2, 4, 5]) expect(queries.filter((r) => r.path === `/api/projects/${p}/query/`)).toHaveLength(20);
-    expect(queries).toHaveLength(160);
+    expect(queries).toHaveLength(80);
     const lookups = requestsSince(from).filter((r) => r.path.endsWith('/batch_by_distinct_ids/'));
     for (const p of [1, 2, 4, 5]) expect(lookups.filter((r) => r.path.startsWith(`/api/projects/${p}/`))).toHaveLength(50);
 
