@@ -18,7 +18,7 @@ import { requireEvidenceKey } from '../../config/evidence-key.js';
 import { CLEAR, identifierKey, keyedPolicy, lowerAscii } from '../input/identifiers.js';
 import type { ApiClient } from '../../http/client.js';
 import { presenceCheck } from '../engine/lost-answers.js';
-import { RateBudget } from '../engine/rate.js';
+import { RateBudget, readBurst } from '../engine/rate.js';
 import type { DeletionReceipt } from './delete-receipt.js';
 import { READ_PER_MINUTE } from '../input/resolve.js';
 import { eventsLeft, isHashedDistinctId } from './events-left.js';
@@ -106,7 +106,7 @@ export async function erasureStatus(
   readsPerMinute = READ_PER_MINUTE,
   maxWaitMs = DEFAULT_MAX_WAIT_MS,
 ): Promise<ErasureStatus[]> {
-  const budget = new RateBudget(readsPerMinute, ctx.clock);
+  const budget = new RateBudget(readsPerMinute, ctx.clock, readBurst(readsPerMinute));
   const unavailable: string[] = [];
   const check = (kind: 'person_ids' | 'distinct_ids') =>
     presenceCheck({ client, kind, budget, signal: ctx.deps.signal, unavailable: (why) => unavailable.push(why) });

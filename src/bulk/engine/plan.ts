@@ -2,7 +2,7 @@
 // requests, how long under the server's rate windows) and the exact words of the confirmation.
 import { formatDuration } from '../../io/progress.js';
 import { CHUNK_SIZE } from './chunk.js';
-import { formatWindow, simulate, type RateWindow } from './rate.js';
+import { formatWindow, readBurst, simulate, type RateWindow } from './rate.js';
 import type { IdList } from '../input/validate.js';
 import { UNMATCHED_SHOWN, type FoundBy, type IdentifierTotals } from '../input/targets.js';
 import type { Prepared } from './prepare.js';
@@ -44,7 +44,7 @@ export interface VerifyReads {
 
 /** How long `reads` reads of the verification take at the read budget. */
 function readsMs(reads: number, perMinute: number): number {
-  return reads ? simulate(reads, [{ limit: perMinute, windowMs: 60_000 }], 1, ASSUMED_READ_MS) : 0;
+  return reads ? simulate(reads, [{ limit: perMinute, windowMs: 60_000 }], 1, ASSUMED_READ_MS, [], 0, { burst: readBurst(perMinute) }) : 0;
 }
 
 const readsOf = (ids: number) => Math.ceil(ids / READ_BATCH);

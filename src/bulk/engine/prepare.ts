@@ -16,7 +16,7 @@ import { evidenceKey } from '../../config/evidence-key.js';
 import { readJobInput, selectionOf, type Input } from '../input/input.js';
 import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
-import { RateBudget } from './rate.js';
+import { RateBudget, readBurst } from './rate.js';
 import { checkSelection } from '../input/selection.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
@@ -89,7 +89,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   // against a guessed list either.
   if (!plan) list.sha256 = listBinding(list.sha256, policy);
 
-  const reads = new RateBudget(s.readPerMinute, ctx.clock);
+  const reads = new RateBudget(s.readPerMinute, ctx.clock, readBurst(s.readPerMinute));
   // A plain file of ids for one project may go out as it is; everything else is looked up first,
   // reads only, even in a dry run: the plan needs what they find.
   const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.looksUpDistinctIds);

@@ -3,8 +3,10 @@
 // `duration`), and deletes have two: PersonsDeleteBurstThrottle 480/minute and
 // PersonsDeleteSustainedThrottle 4800/hour (PostHog/posthog posthog/api/person.py, on top of
 // PersonalApiKeyRateThrottle in posthog/rate_limit.py). So the budget:
-//   - spaces requests evenly at the shortest window's rate, with no burst, because a burst at the
-//     start of a window is exactly what pushes the end of it over the limit;
+//   - spaces requests evenly at the shortest window's rate. A budget may allow a small burst
+//     first (`burst` requests back to back, as a generic cell-rate algorithm does: the credit
+//     comes back only while the budget is idle), which spares a short phase of reads, 50 lookups
+//     say, the even spacing; it never lets more than `limit` into a window, by the next rule;
 //   - for every window, starts request k+limit only once request k has been answered and a whole
 //     window has passed since: the server saw request k no later than its answer, so by then it
 //     has left the server's window too, and no 429 is ever provoked, whatever the latency;
@@ -29,6 +31,16 @@ export const DELETE_WINDOWS: readonly RateWindow[] = [
   { limit: 480, windowMs: 60_000 },
   { limit: 4800, windowMs: 3_600_000 },
 ];
+
+/**
+ * The burst of the job's reads (lookups, snapshots, the verification): a quarter of a minute's
+ * reads. PostHog counts reads in a minute window and an hour window (docs/server-contract.md §5),
+ * never their spacing, so a short phase of reads (the 50 lookups of 10,000 addresses) may go at
+ * once; a long one still runs at the rate.
+ */
+export function readBurst(perMinute: number): number {
+  return Math.max(1, Math.floor(perMinute / 4));
+}
 
 /** Resolves with `promise`, or rejects when `signal` aborts first. */
 function untilOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -69,10 +81,12 @@ export class RateBudget {
   /** Called when a window (not the even spacing) makes the budget wait. */
   onWait?: (wait: WindowWait) => void;
 
-  /** `rate`: requests per minute (one window), or the windows. */
+  /** `rate`: requests per minute (one window), or the windows. `burst`: how many requests an idle
+   * budget lets start back to back before the spacing holds (1: none). */
   constructor(
     rate: number | readonly RateWindow[],
     private readonly clock: Clock,
+    private readonly burst = 1,
   ) {
     this.windows = typeof rate === 'number' ? [{ limit: rate, windowMs: 60_000 }] : [...rate].sort((a, b) => a.windowMs - b.windowMs);
     if (this.windows.length === 0) throw new RangeError('a rate budget needs at least one window');
@@ -86,7 +100,9 @@ export class RateBudget {
   async take(signal?: AbortSignal): Promise<() => void> {
     for (;;) {
       const now = this.clock.now();
-      let slot = Math.max(now, this.next, this.pausedUntil);
+      // `next` is when the spacing alone would start the next request; an idle budget has the
+      // credit of `burst - 1` spacings before it.
+      let slot = Math.max(now, this.next - (this.burst - 1) * this.intervalMs, this.pausedUntil);
       let binding: RateWindow | undefined;
       let onTheWay: Sent | undefined;
       for (const w of this.windows) {
@@ -116,7 +132,7 @@ export class RateBudget {
         continue;
       }
       this.waitingOn = undefined;
-      this.next = now + this.intervalMs;
+      this.next = Math.max(this.next, now) + this.intervalMs;
       let release!: () => void;
       const answered = new Promise<void>((resolve) => (release = resolve));
       const entry: Sent = { start: now, end: null, answered, release: () => {} };
@@ -161,15 +177,16 @@ export class RateBudget {
   finishEstimate(requests: number, concurrency: number, requestMs: number): number {
     const now = this.clock.now();
     const history = this.sent.map((s) => s.end ?? Math.max(now, s.start + requestMs));
-    const from = Math.max(now, this.next, this.pausedUntil);
-    return from - now + simulate(requests, this.windows, concurrency, requestMs, history, from);
+    const from = Math.max(now, this.pausedUntil);
+    return from - now + simulate(requests, this.windows, concurrency, requestMs, history, from, { next: this.next, burst: this.burst });
   }
 }
 
 /**
  * The time the budget needs for `requests` requests that each take `requestMs` with
  * `concurrency` in flight, after requests that were answered at `history` (oldest first),
- * starting no earlier than `from`. The same rules as RateBudget.take.
+ * starting no earlier than `from`; `pace` is the spacing's state (RateBudget's `next` and `burst`;
+ * by default a budget that has sent nothing and allows no burst). The same rules as RateBudget.take.
  */
 export function simulate(
   requests: number,
@@ -178,21 +195,23 @@ export function simulate(
   requestMs: number,
   history: number[] = [],
   from = 0,
+  pace: { next?: number; burst?: number } = {},
 ): number {
   const sorted = [...windows].sort((a, b) => a.windowMs - b.windowMs);
   const interval = sorted[0].windowMs / sorted[0].limit;
+  const credit = ((pace.burst ?? 1) - 1) * interval;
   const ends = history.slice();
   const base = ends.length;
-  let next = from;
+  let next = pace.next ?? from;
   let last = from;
   for (let i = 0; i < requests; i++) {
-    let t = next;
+    let t = Math.max(from, next - credit);
     if (i >= concurrency) t = Math.max(t, ends[base + i - concurrency]);
     for (const w of sorted) {
       const k = ends.length - w.limit;
       if (k >= 0) t = Math.max(t, ends[k] + w.windowMs);
     }
-    next = t + interval;
+    next = Math.max(next, t) + interval;
     ends.push(t + requestMs);
     last = t + requestMs;
   }

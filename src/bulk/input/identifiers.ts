@@ -1,7 +1,7 @@
 // E-mail addresses as the identifiers of an erasure. A request arrives as "delete everything
 // about lee@example.net", so the job finds the persons that address names: as their `email`
 // property, and as one of their distinct ids (matchEmails says how, and why both HogQL and the
-// REST lookup are asked). Batched reads, EMAIL_BATCH addresses a query through one list
+// REST lookup are asked). Batched reads, up to EMAIL_BATCH addresses a query through one list
 // placeholder (`lower(properties.email) IN {emails}`; PostHog passes lists to IN the same way in
 // its own HogQL tests), never one list request per address. Matching is exact and
 // case-insensitive for ASCII letters, as HogQL's lower() (ClickHouse's) is: the addresses are
@@ -31,8 +31,34 @@ export interface IdentifierNaming {
   salt?: string | null;
 }
 
-/** Addresses a query: 10,000 addresses take 20 queries. */
-export const EMAIL_BATCH = 500;
+/** Addresses a query: 10,000 addresses take 10 batches, two queries each. */
+const EMAIL_BATCH = 1000;
+/**
+ * Characters of addresses a batch holds at most. PostHog hands a placeholder's values to
+ * ClickHouse inside the query text, and ClickHouse refuses a query longer than its
+ * max_query_size, 256 KiB by default; the persons query lists each address twice (as asked and
+ * with a trailing dot), so 100,000 characters of addresses stay well under it. Addresses of
+ * usual length fill a batch by count first.
+ */
+const EMAIL_BATCH_CHARS = 100_000;
+
+/** The addresses in batches of at most EMAIL_BATCH, and of at most EMAIL_BATCH_CHARS characters. */
+export function emailBatches(emails: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const email of emails) {
+    if (batch.length && (batch.length === EMAIL_BATCH || chars + email.length > EMAIL_BATCH_CHARS)) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(email);
+    chars += email.length;
+  }
+  if (batch.length) batches.push(batch);
+  return batches;
+}
 
 // The addresses as they are stored, and those that differ from one asked only by spaces around
 // it or one trailing dot: `{emails}` holds each address and the address with a dot after it.
@@ -151,7 +177,7 @@ export function nearAddress(stored: string): string {
 }
 
 /**
- * The persons each address names, found three ways, 500 addresses at a time:
+ * The persons each address names, found three ways, up to 1,000 addresses at a time:
  *
  * - the `email` property, case-insensitively: `lower(properties.email) IN {emails}` over `persons`;
  * - a distinct id equal to the address, case-insensitively as well: HogQL's `person_distinct_ids`
@@ -212,8 +238,8 @@ export async function matchEmails(
   // The persons HogQL shows: one found by the REST lookup alone is hidden from it.
   const shown = new Set<string>();
   const near: NearMatch[] = [];
-  for (let i = 0; i < emails.length; i += EMAIL_BATCH) {
-    const batch = emails.slice(i, i + EMAIL_BATCH);
+  let done = 0;
+  for (const batch of emailBatches(emails)) {
     const asked = new Set(batch);
     for (const [uuid, email, stored] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
       if (!asked.has(email)) {
@@ -229,7 +255,8 @@ export async function matchEmails(
       finds.byDistinctId.add(email);
       shown.add(uuid);
     }
-    o.onBatch?.(Math.min(i + EMAIL_BATCH, emails.length), emails.length);
+    done += batch.length;
+    o.onBatch?.(done, emails.length);
   }
   for (let i = 0; i < emails.length; i += PERSON_BATCH_MAX) {
     const some = emails.slice(i, i + PERSON_BATCH_MAX);

@@ -90,7 +90,7 @@ export async function resolveTargets(
       let last = 0;
       const resolved = await resolveIntegerIds(todo, lookup, {
         concurrency: s.concurrency,
-        // Reads are spaced evenly only; each slot is released as soon as it is taken.
+        // Reads are only spaced (after the budget's burst); each slot is released as soon as it is taken.
         pace: async (signal) => (await budget.take(signal))(),
         signal: ctx.deps.signal,
         onProgress: (done, total) => {

@@ -30,6 +30,31 @@ describe('RateBudget and --rate', () => {
     expect(times).toEqual([0, 10_000, 10_500]);
   });
 
+  it('lets an idle budget start a burst back to back, then spaces; the credit comes back only while idle', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget(60, clock, 4);
+    const times: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 6; i++) ((await budget.take())(), times.push(clock.t));
+      await clock.sleep(60_000);
+      for (let i = 0; i < 5; i++) ((await budget.take())(), times.push(clock.t));
+    })();
+    await clock.drive(work);
+    expect(times).toEqual([0, 0, 0, 0, 1_000, 2_000, 62_000, 62_000, 62_000, 62_000, 63_000]);
+    expect(budget.finishEstimate(1, 1, 0)).toBe(1_000);
+  });
+
+  it('a burst never lets more than a window holds into it', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget([{ limit: 4, windowMs: 60_000 }], clock, 4);
+    const times: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 6; i++) ((await budget.take())(), times.push(clock.t));
+    })();
+    await clock.drive(work);
+    expect(times).toEqual([0, 0, 0, 0, 60_000, 60_000]);
+  });
+
   it('keeps to every window: the short one by spacing, the long one by answers a window ago', async () => {
     const clock = new FakeClock();
     const budget = new RateBudget(

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { evidenceKey } from '../../../../src/config/evidence-key.js';
 import {
   CLEAR,
+  emailBatches,
   identifierKey,
   keyedPolicy,
   listBinding,
@@ -54,5 +55,22 @@ describe('identifier names', () => {
     expect(identifierKey('x', policyOfJournal({ key_id: key.id }, { HOGCTL_CONFIG_DIR: dir }, 'j.ndjson'))).toBe(
       identifierKey('x', keyedPolicy(key)),
     );
+  });
+});
+
+describe('e-mail batches', () => {
+  it('hold 1,000 addresses of usual length, so 10,000 take 10 batches and 20 queries', () => {
+    const emails = Array.from({ length: 10_000 }, (_, i) => `user${i}@example.com`);
+    const batches = emailBatches(emails);
+    expect(batches.map((b) => b.length)).toEqual(Array(10).fill(1000));
+    expect(batches.flat()).toEqual(emails);
+  });
+
+  it('hold fewer long addresses, so that a query stays well under ClickHouse max_query_size', () => {
+    const emails = Array.from({ length: 1000 }, (_, i) => `${'x'.repeat(240)}${i}@example.com`);
+    const batches = emailBatches(emails);
+    expect(batches.length).toBeGreaterThan(2);
+    for (const batch of batches) expect(batch.join('').length).toBeLessThanOrEqual(100_000);
+    expect(batches.flat()).toEqual(emails);
   });
 });
