@@ -96,12 +96,9 @@ export class ApiClient {
     // it quickly (Liftoff) and then again, optimised, on a background thread that node waits for
     // at exit: ~80 ms added to every request command. The quick compile parses fast enough for a
     // command-line client. Set when a client that connects is made (before its first
-    // connection), so that importing this module changes nothing process-wide. And all of the
-    // parser at once: V8 would otherwise compile each of its functions on its first call, one by
-    // one while the first answer is parsed, ~0.6 ms more in all (src/io/filter.ts turns that
-    // back on for jq's far larger module). node:v8 is fetched here, not imported: loading it
-    // costs a command ~1 ms that only this line needs.
-    if (this.ownsDispatcher) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only --no-wasm-lazy-compilation');
+    // connection), so that importing this module changes nothing process-wide. node:v8 is
+    // fetched here, not imported: loading it costs a command ~1 ms that only this line needs.
+    if (this.ownsDispatcher) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
     // EnvHttpProxyAgent keeps one keep-alive pool per origin and honours HTTPS_PROXY/NO_PROXY.
     this.dispatcher = options.dispatcher ?? new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
     this.sleep = options.sleep ?? sleep;

@@ -38,10 +38,9 @@ let jqPromise: Promise<Jq> | undefined;
 function loadJqOnce(): Promise<Jq> {
   // As for undici's parser (src/http/client.ts): V8's quick compile runs jq's WebAssembly well
   // enough for one expression, and the optimising one would cost more than it saves (the first
-  // expression took ~140 ms without this, ~60 ms with it). Each function of jq's ~0.9 MB is
-  // compiled when first called (V8's default, which the HTTP client turns off for its parser).
+  // expression took ~140 ms without this, ~60 ms with it).
   jqPromise ??= import('jq-wasm').then(({ loadJq }) => {
-    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only --wasm-lazy-compilation');
+    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
     let wasmBinary: Uint8Array | undefined;
     try {
       wasmBinary = readFileSync(new URL('./jq.wasm', import.meta.url));
