@@ -1,6 +1,6 @@
 // Compiles a CommonJS file with the V8 code cache stored beside it (<file>.cache), as node does
 // for its own built-in modules. Parsing and compiling the CLI's bundle (dist/main.cjs) and undici's
-// (dist/undici.cjs) cost a request command ~40 ms; with the caches V8 reads them back instead.
+// (dist/undici.cjs) cost a request command ~30 ms; with the caches V8 reads them back instead.
 // The caches are made by the build on the node that builds; V8 checks each against its own
 // version, flags and the source, and compiles from source as usual when it does not match.
 // The bin loads this file from dist/ (the build copies it there) for dist/main.cjs, and the
@@ -13,7 +13,7 @@ const { Script } = require('node:vm');
 /**
  * What the build puts around each bundle it compiles with a cache (esbuild's banner and footer):
  * one function of the CommonJS module's arguments, which node calls at once when it requires the
- * file (where \`module\` is defined) and which is the script's value when compiled below. V8 then
+ * file (where `module` is defined) and which is the script's value when compiled below. V8 then
  * reads the file's text as it is, without a wrapped copy of it on its heap: that copy (0.9 MB
  * for the two bundles) cost a garbage collection at start-up.
  */
@@ -24,8 +24,8 @@ const WRAPPER = {
 
 /** Runs `file` as a CommonJS module; `status` tells whether V8 used the cache. */
 function compileWithCodeCache(file) {
-  // The build writes only ASCII (esbuild escapes anything else), which latin1 reads as is and
-  // twice as fast as utf8 (~3 ms for the CLI's bundle).
+  // The build writes only ASCII (esbuild escapes anything else, the build checks), which latin1
+  // reads as utf8 would, in half the time.
   const source = readFileSync(file, 'latin1');
   let cachedData;
   try {
