@@ -5,6 +5,8 @@
 //   and V8 compiles a function only when it is first called, so a command still runs only the
 //   code it uses;
 // - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
+// - vendor/<name>.cjs: the packages that only some commands use (prompts, Handlebars, jq, the
+//   sandbox), which the CLI's bundle requires when one of those commands runs;
 // - jq.wasm, jq compiled to WebAssembly, which --jq loads (src/io/filter.ts);
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
 // Everything that makes dist/ differ from src/ is in scripts/bundle/ (its README lists it).
