@@ -2,6 +2,7 @@
 // SVG, no script, no link, no image from anywhere), so it opens the same offline, in a mail
 // client or years later: per project, what the bundle holds with counts and date ranges, and a
 // bar chart of the events per month.
+import { formatNumber } from '../io/counts.js';
 
 export interface SummaryPerson {
   uuid: string;
@@ -32,7 +33,7 @@ export interface SummaryInput {
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatNumber;
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
 
 /** Every month from the first to the last, gaps included, so the bars keep their time scale. */

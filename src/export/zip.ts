@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw } from 'node:zlib';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { formatNumber } from '../io/counts.js';
 import { fileError, openSecretFile } from '../config/secret-file.js';
 
 const LIMIT = 0xffff_ffff;
@@ -42,7 +43,7 @@ export async function writeZip(dir: string, files: string[], zipPath: string, ro
   const total = files.reduce((k, f) => k + statSync(join(dir, f)).size, 0);
   if (total >= LIMIT) {
     throw new UsageError(
-      `the bundle holds ${total.toLocaleString('en-US')} bytes, more than a .zip without Zip64 can (4 GiB)`,
+      `the bundle holds ${formatNumber(total)} bytes, more than a .zip without Zip64 can (4 GiB)`,
       'hand over the directory itself, or an archive made with another tool',
     );
   }

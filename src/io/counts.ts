@@ -2,9 +2,15 @@
 // whatever the locale (messages, journals and tests read the same everywhere), and a noun that
 // agrees with its count.
 
-/** 1234567 → "1,234,567". */
+/**
+ * 1234567 → "1,234,567", as `n.toLocaleString('en-US')` writes it. Whole numbers, nearly every
+ * count, are grouped by hand: the first call of toLocaleString loads ICU's number formatting,
+ * about 13 ms of a command's start-up. Fractions keep ICU's rounding.
+ */
 export function formatNumber(n: number): string {
-  return n.toLocaleString('en-US');
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en-US');
+  const grouped = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ',');
+  return n < 0 ? `-${grouped}` : grouped;
 }
 
 /** The noun for `n` things: `one` for exactly 1, else `many` (by default `one` and an "s"). */

@@ -8,6 +8,8 @@
 /** Ids per page of 16-byte keys: a page is 1 MiB, and the set never copies one to grow. */
 const PAGE_IDS = 1 << 16;
 const KEY_BYTES = 16;
+/** Below this many ids, sorted() sorts the strings instead of bucketing the UUIDs. */
+const SHORT_LIST = 4096;
 
 /** The value of a hex digit's char code, or -1. Lower case only: the canonical form. */
 const HEX = new Int8Array(128).fill(-1);
@@ -170,6 +172,12 @@ export class IdSet implements Iterable<string> {
    * bytes and merged with the other ids. Holds 4 bytes an id, not a sorted copy of the strings.
    */
   *sorted(): IterableIterator<string> {
+    // A short list is sorted as strings: the buckets' two passes over 65,536 counts would cost a
+    // short run more than the sort.
+    if (this.size < SHORT_LIST) {
+      yield* [...this].sort();
+      return;
+    }
     const count = new Uint32Array(65537);
     for (let n = 0; n < this.uuids; n++) {
       const page = this.pages[n >>> 16];

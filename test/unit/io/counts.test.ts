@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { counted, formatNumber, plural } from '../../../src/io/counts.js';
 
 describe('counts', () => {
   it('groups digits by commas whatever the locale', () => {
     expect(formatNumber(0)).toBe('0');
     expect(formatNumber(1234567)).toBe('1,234,567');
+  });
+
+  it("writes every number as toLocaleString('en-US') does, whole numbers by hand", () => {
+    fc.assert(fc.property(fc.oneof(fc.maxSafeInteger(), fc.double()), (n) => formatNumber(n) === n.toLocaleString('en-US')));
+    for (const n of [-0, 0.5, 1.0005, -1234.5678, 2 ** 60, NaN, Infinity]) expect(formatNumber(n)).toBe(n.toLocaleString('en-US'));
   });
 
   it('gives the noun that agrees with the count', () => {

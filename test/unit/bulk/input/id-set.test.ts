@@ -3,6 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 
 describe('IdSet', () => {
+  it("sorts a long list (bucketed by the UUIDs' first bytes) as the default sort does", () => {
+    // Sharing first bytes, so that buckets hold several UUIDs; and ids that sort between them.
+    const ids = Array.from({ length: 6000 }, (_, i) =>
+      i % 7 === 0 ? `user-${i}` : `${(i % 300).toString(16).padStart(4, '0')}${randomUUID().slice(4)}`,
+    );
+    expect([...new IdSet(ids).sorted()]).toEqual([...new Set(ids)].sort());
+  });
+
   it('keeps canonical UUIDs and other ids, each once, in the order first added', () => {
     const a = randomUUID();
     const b = randomUUID();
