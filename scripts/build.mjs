@@ -102,7 +102,7 @@ async function buildVendors(outdir) {
  */
 async function writeRootHelpAndCodeCache(outdir) {
   const file = `${outdir}/main.cjs`;
-  const { exports, script } = compileWithCodeCache(file);
+  const { exports, script } = compileWithCodeCache(file, 'dist/main.cjs');
   const render = async (argv) => {
     const rendered = [];
     const sink = { isTTY: false, write: (s) => rendered.push(s) };

@@ -22,8 +22,12 @@ const WRAPPER = {
   tail: '\n});',
 };
 
-/** Runs `file` as a CommonJS module; `status` tells whether V8 used the cache. */
-function compileWithCodeCache(file) {
+/**
+ * Runs `file` as a CommonJS module; `status` tells whether V8 used the cache. Stack traces name
+ * the script `name`, or, where V8 takes the cache, the name it was built with (the build gives
+ * `dist/<file>`, not the folder it writes in).
+ */
+function compileWithCodeCache(file, name = file) {
   // The build writes only ASCII (esbuild escapes anything else, the build checks), which latin1
   // reads as utf8 would, in half the time.
   const source = readFileSync(file, 'latin1');
@@ -34,7 +38,7 @@ function compileWithCodeCache(file) {
     // No cache (a build that made none): compile from source.
   }
   if (!source.startsWith(WRAPPER.head)) throw new Error(`${file} was not built to be compiled with a code cache (scripts/build.mjs)`);
-  const script = new Script(source, { filename: file, cachedData });
+  const script = new Script(source, { filename: name, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, module_.createRequire(resolve(file)), module, file, dirname(file));
   const status = cachedData === undefined ? 'missing' : script.cachedDataRejected ? rejection(file) : 'used';

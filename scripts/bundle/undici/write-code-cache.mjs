@@ -12,7 +12,8 @@ const { compileWithCodeCache } = createRequire(import.meta.url)('../code-cache.c
  * the top level.
  */
 export async function writeCodeCache(file) {
-  const { exports: undici, script } = compileWithCodeCache(file);
+  // Named as stack traces show it wherever hogctl is installed (code-cache.cjs).
+  const { exports: undici, script } = compileWithCodeCache(file, 'dist/undici.cjs');
   const server = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"id":1}'));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   // No proxy: the build's own environment must not route this request elsewhere.

@@ -34,3 +34,25 @@ describe('the bundles', () => {
     expect(typeof require(join(dist, 'undici.cjs')).EnvHttpProxyAgent).toBe('function');
   });
 });
+
+describe('the CLI bundle compiled through its code cache', () => {
+  it('names itself dist/main.cjs in stack traces, not the folder the build wrote it in', async () => {
+    const { loadCompiled } = require('../../../scripts/bundle/code-cache.cjs') as {
+      loadCompiled: (file: string) => { exports: { main: (argv: string[], deps: object) => Promise<number> }; status: string };
+    };
+    const { exports, status } = loadCompiled(join(dist, 'main.cjs'));
+    expect(status).toBe('used');
+    let thrown: Error | undefined;
+    const stdout = {
+      isTTY: false,
+      write: () => {
+        thrown = new Error('written');
+        throw thrown;
+      },
+    };
+    await exports.main(['--version'], { io: { stdout, stderr: { isTTY: false, write: () => true }, stdin: process.stdin }, env: {} });
+    const frames = thrown!.stack!.split('\n').filter((line) => line.includes('main.cjs'));
+    expect(frames.length).toBeGreaterThan(0);
+    for (const frame of frames) expect(frame).toMatch(/[( ]dist[\\/]main\.cjs:\d+:\d+\)?$/);
+  });
+});
