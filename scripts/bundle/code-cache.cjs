@@ -13,12 +13,14 @@ const { Script } = require('node:vm');
 /**
  * What the build puts around each bundle it compiles with a cache (esbuild's banner and footer):
  * one function of the CommonJS module's arguments, which node calls at once when it requires the
- * file (where `module` is defined) and which is the script's value when compiled below. V8 then
- * reads the file's text as it is, without a wrapped copy of it on its heap: that copy (0.9 MB
- * for the two bundles) cost a garbage collection at start-up.
+ * file (inside node's module function, whose `arguments` those are) and which is the script's
+ * value when compiled below (at the top of a script, where there are no `arguments`; `module`
+ * may be a global there, as under `node -e`). V8 then reads the file's text as it is, without a
+ * wrapped copy of it on its heap: that copy (0.9 MB for the two bundles) cost a garbage
+ * collection at start-up.
  */
 const WRAPPER = {
-  head: "((f) => typeof module === 'undefined' ? f : f(exports, require, module, __filename, __dirname))(function (exports, require, module, __filename, __dirname) {",
+  head: "((f) => typeof arguments === 'undefined' ? f : f.apply(this, arguments))(function (exports, require, module, __filename, __dirname) {",
   tail: '\n});',
 };
 

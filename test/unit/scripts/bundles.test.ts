@@ -1,4 +1,5 @@
 // What scripts/build.mjs leaves in dist/ (run the build first, as `npm test` does).
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -36,22 +37,23 @@ describe('the bundles', () => {
 });
 
 describe('the CLI bundle compiled through its code cache', () => {
-  it('names itself dist/main.cjs in stack traces, not the folder the build wrote it in', async () => {
-    const { loadCompiled } = require('../../../scripts/bundle/code-cache.cjs') as {
-      loadCompiled: (file: string) => { exports: { main: (argv: string[], deps: object) => Promise<number> }; status: string };
-    };
-    const { exports, status } = loadCompiled(join(dist, 'main.cjs'));
+  it('names itself dist/main.cjs in stack traces, not the folder the build wrote it in', () => {
+    // In a process of its own: V8 takes the cache only with the flags it was made with, and
+    // other tests in this process may set some (--liftoff-only, for jq).
+    const probe = `
+      const { loadCompiled } = require(${JSON.stringify(join(import.meta.dirname, '../../../scripts/bundle/code-cache.cjs'))});
+      const { exports, status } = loadCompiled(${JSON.stringify(join(dist, 'main.cjs'))});
+      let thrown;
+      const stdout = { isTTY: false, write: () => { thrown = new Error('written'); throw thrown; } };
+      const stderr = { isTTY: false, write: () => true };
+      exports.main(['--version'], { io: { stdout, stderr, stdin: process.stdin }, env: {} })
+        .then(() => console.log(JSON.stringify({ status, stack: thrown.stack })));
+    `;
+    const res = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    const { status, stack } = JSON.parse(res.stdout) as { status: string; stack: string };
     expect(status).toBe('used');
-    let thrown: Error | undefined;
-    const stdout = {
-      isTTY: false,
-      write: () => {
-        thrown = new Error('written');
-        throw thrown;
-      },
-    };
-    await exports.main(['--version'], { io: { stdout, stderr: { isTTY: false, write: () => true }, stdin: process.stdin }, env: {} });
-    const frames = thrown!.stack!.split('\n').filter((line) => line.includes('main.cjs'));
+    const frames = stack.split('\n').filter((line) => line.includes('main.cjs'));
     expect(frames.length).toBeGreaterThan(0);
     for (const frame of frames) expect(frame).toMatch(/[( ]dist[\\/]main\.cjs:\d+:\d+\)?$/);
   });
