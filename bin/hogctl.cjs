@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // Runs the bundled CLI. Kept tiny so that start-up cost is the bundle's alone. CommonJS on
-// purpose: node starts a CommonJS entry ~10 ms sooner than an ES module one, and the bundle is
-// still loaded as ES modules by the import() below.
+// purpose: node starts a CommonJS entry ~10 ms sooner than an ES module one, and so is the bundle.
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
 
@@ -31,7 +30,11 @@ async function run() {
   // cache; undici's shipped one serves there (scripts/bundle/README.md says when each is used).
   // It never throws: a folder it cannot write just means no cache.
   require('node:module').enableCompileCache?.();
-  const { main } = await import('../dist/main.js');
+  // The bundle is one CommonJS file compiled through the V8 code cache the build ships beside it
+  // (or node's compile cache: scripts/bundle/README.md): node 20 keeps no compiled code of ES
+  // modules between runs, and loading the bundle as ES modules cost every command ~20 ms.
+  const bundle = require('../dist/code-cache.cjs').loadCompiled(path.join(__dirname, '../dist/main.cjs'));
+  const { main } = bundle.exports;
 
   // `hogctl ... | head` closes stdout early; that is a normal end, not an error.
   process.stdout.on('error', (err) => {
@@ -57,7 +60,12 @@ async function run() {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  process.exitCode = await main(args, { signal: controller.signal, quit: quit.signal, handlesQuit: () => (handlesQuit = true) });
+  process.exitCode = await main(args, {
+    signal: controller.signal,
+    quit: quit.signal,
+    handlesQuit: () => (handlesQuit = true),
+    codeCacheStatus: bundle.status,
+  });
   // Requests left in flight would keep the process alive until they end.
   if (quit.signal.aborted) process.exit(process.exitCode);
 }

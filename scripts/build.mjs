@@ -1,17 +1,23 @@
 // Bundles src/ into dist/:
-// - main.js and chunks/: the CLI as ES modules with code splitting, so that each command loads
-//   only the small entry chunk and its own verb, and every heavy module (HTTP client, config
-//   writer, prompts) stays behind a lazy import();
+// - main.cjs and its V8 code cache: the CLI as one CommonJS file, which the bin compiles through
+//   the cache (scripts/bundle/code-cache.cjs, copied to dist/). Every module behind a lazy
+//   import() (each verb, the HTTP client, the config writer, prompts) runs only when imported,
+//   and V8 compiles a function only when it is first called, so a command still runs only the
+//   code it uses;
 // - undici.cjs and its V8 code cache (scripts/bundle/undici/), which every request command loads;
+// - vendor/<name>.cjs: the packages that only some commands use (prompts, Handlebars, jq, the
+//   sandbox), which the CLI's bundle requires when one of those commands runs;
 // - jq.wasm, jq compiled to WebAssembly, which --jq loads (src/io/filter.ts);
 // - root-help.txt, which the bin prints for `hogctl --help` without loading the bundle.
 // Everything that makes dist/ differ from src/ is in scripts/bundle/ (its README lists it).
 import { build } from 'esbuild';
 import { copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { lazyBuiltins, requireBanner, undiciWithCodeCache, versionDefine } from './bundle/substitutions.mjs';
+import { fileURLToPath } from 'node:url';
+import { importMetaUrl, lazyBuiltins, undiciWithCodeCache, VENDOR_BUNDLES, vendorBundles, versionDefine } from './bundle/substitutions.mjs';
 import { writeCodeCache } from './bundle/undici/write-code-cache.mjs';
+
+const { compileWithCodeCache, WRAPPER } = createRequire(import.meta.url)('./bundle/code-cache.cjs');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -25,7 +31,20 @@ const common = {
   sourcemap: 'linked',
   minify: true,
   logLevel: 'warning',
+  charset: 'ascii',
 };
+
+/**
+ * scripts/bundle/code-cache.cjs reads the bundles as latin1, which reads ASCII as utf8 would.
+ * esbuild escapes every other character of the code (charset 'ascii'); only the licences it
+ * gathers at the end of the file, a comment, keep their authors' names as written.
+ */
+function checkAscii(file) {
+  const text = readFileSync(file, 'utf8');
+  const licences = text.indexOf('\n/*! Bundled license information:');
+  const other = /[^\x00-\x7f]/.exec(licences === -1 ? text : text.slice(0, licences));
+  if (other) throw new Error(`${file} has a character that is not ASCII at ${other.index}: esbuild's charset must stay 'ascii'`);
+}
 
 async function buildUndici(outdir) {
   await build({
@@ -34,48 +53,68 @@ async function buildUndici(outdir) {
     outdir,
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
+    banner: { js: WRAPPER.head },
+    footer: { js: WRAPPER.tail },
     plugins: [lazyBuiltins],
   });
+  checkAscii(`${outdir}/undici.cjs`);
   await writeCodeCache(`${outdir}/undici.cjs`);
 }
 
 async function buildMain(outdir) {
-  const { metafile } = await build({
+  await build({
     ...common,
     entryPoints: { main: 'src/main.ts' },
     outdir,
-    splitting: true,
-    format: 'esm',
-    chunkNames: 'chunks/[name]-[hash]',
-    define: versionDefine(pkg.version),
-    banner: { js: requireBanner },
-    plugins: [lazyBuiltins, undiciWithCodeCache],
-    metafile: true,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    define: { ...versionDefine(pkg.version), ...importMetaUrl.define },
+    banner: { js: WRAPPER.head + importMetaUrl.banner },
+    footer: { js: WRAPPER.tail },
+    plugins: [lazyBuiltins, undiciWithCodeCache, vendorBundles],
   });
-  // load.mjs finds dist/undici.cjs one directory up from its own chunk.
-  const [loaderChunk] =
-    Object.entries(metafile.outputs).find(([, output]) =>
-      Object.keys(output.inputs).some((input) => input.endsWith('bundle/undici/load.mjs')),
-    ) ?? [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(loaderChunk ?? ''))
-    throw new Error(`scripts/bundle/undici/load.mjs must be bundled into dist/chunks/, not ${loaderChunk}`);
-  // src/io/filter.ts reads jq.wasm one directory up from its own chunk: dist/jq.wasm.
-  const [filterChunk] =
-    Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('src/io/filter.ts'))) ??
-    [];
-  if (!/[\\/]chunks[\\/][^\\/]+\.js$/.test(filterChunk ?? ''))
-    throw new Error(`src/io/filter.ts must be bundled into dist/chunks/, not ${filterChunk}`);
+  checkAscii(`${outdir}/main.cjs`);
+  // The bin compiles the bundle as a vm.Script, which has no loader for import().
+  if (readFileSync(`${outdir}/main.cjs`, 'latin1').includes('import('))
+    throw new Error(`${outdir}/main.cjs calls import(): bundle the module, or require it (scripts/bundle/substitutions.mjs)`);
+  copyFileSync('scripts/bundle/code-cache.cjs', `${outdir}/code-cache.cjs`);
   copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), `${outdir}/jq.wasm`);
 }
 
-/** The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree. */
-async function writeRootHelp(outdir) {
-  const rendered = [];
-  const sink = { isTTY: false, write: (s) => rendered.push(s) };
-  const { main } = await import(pathToFileURL(`${outdir}/main.js`).href);
-  const code = await main(['--help'], { io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {} });
-  if (code !== 0) throw new Error(`rendering the root help exited ${code}: ${rendered.join('')}`);
-  writeFileSync(`${outdir}/root-help.txt`, rendered.join(''));
+/** The packages of VENDOR_BUNDLES, each as dist/vendor/<name>.cjs. */
+async function buildVendors(outdir) {
+  await build({
+    ...common,
+    entryPoints: Object.fromEntries(VENDOR_BUNDLES.map(({ name, module }) => [`vendor/${name}`, module])),
+    outdir,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    // jq-wasm's ES module build works out its own folder from import.meta.url at load.
+    define: importMetaUrl.define,
+    banner: { js: importMetaUrl.banner },
+  });
+}
+
+/**
+ * The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree; and
+ * the bundle's V8 code cache, taken after that rendering and a verb's help, so that it holds the
+ * functions that build and parse the command tree as well as the top level.
+ */
+async function writeRootHelpAndCodeCache(outdir) {
+  const file = `${outdir}/main.cjs`;
+  const { exports, script } = compileWithCodeCache(file, 'dist/main.cjs');
+  const render = async (argv) => {
+    const rendered = [];
+    const sink = { isTTY: false, write: (s) => rendered.push(s) };
+    const code = await exports.main(argv, { io: { stdout: sink, stderr: sink, stdin: process.stdin }, env: {} });
+    if (code !== 0) throw new Error(`rendering \`hogctl ${argv.join(' ')}\` exited ${code}: ${rendered.join('')}`);
+    return rendered.join('');
+  };
+  writeFileSync(`${outdir}/root-help.txt`, await render(['--help']));
+  await render(['persons', 'get', '--help']);
+  writeFileSync(`${file}.cache`, script.createCachedData());
+  // What --debug names when V8 refuses the cache.
+  writeFileSync(`${file}.cache.json`, `${JSON.stringify({ node: process.version })}\n`);
 }
 
 // Build beside dist/ and swap it in, so that a test run using dist/ never sees it half-written.
@@ -84,7 +123,8 @@ const old = `dist.old-${process.pid}`;
 try {
   await buildUndici(fresh);
   await buildMain(fresh);
-  await writeRootHelp(fresh);
+  await buildVendors(fresh);
+  await writeRootHelpAndCodeCache(fresh);
 } catch (err) {
   rmSync(fresh, { recursive: true, force: true });
   throw err;

@@ -38,6 +38,9 @@ export interface Deps {
   /** Says that the running command handles a second Ctrl-C itself (a bulk run writes up what
    * it knows); otherwise the process ends at once. */
   handlesQuit?: () => void;
+  /** How the bin compiled the bundle (through its shipped V8 code cache, node's compile cache,
+   * or from source, and why): `--debug` says it with the first request. */
+  codeCacheStatus?: string;
 }
 
 /** The flags every command takes (ARCHITECTURE.md §1), as commander hands them over. */
@@ -238,6 +241,7 @@ export class Context {
   /** A client with the given credentials (session sign-in brings its own). */
   async client(settings: Settings, credentials?: Credentials): Promise<ApiClient> {
     const { ApiClient } = await import('./http/client.js');
+    if (this.clients.length === 0 && this.deps.codeCacheStatus) this.debug(`hogctl code cache: ${this.deps.codeCacheStatus}`);
     const client = new ApiClient({
       baseUrl: settings.baseUrl,
       credentials,

@@ -10,7 +10,15 @@ import type { Deps } from './context.js';
 
 export async function main(argv: string[], given: Partial<Deps> = {}): Promise<number> {
   const deps: Deps = {
-    io: given.io ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    // stdin on first use: node opens it as a stream then, which a command that reads nothing
+    // (most of them) need not pay for.
+    io: given.io ?? {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      get stdin() {
+        return process.stdin;
+      },
+    },
     env: given.env ?? process.env,
     ...given,
   } as Deps;

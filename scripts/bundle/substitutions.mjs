@@ -10,6 +10,7 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const LAZY_BUILTINS = [
   { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
   { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
+  { module: 'node:assert', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'assert.cjs' },
 ];
 
 /** esbuild plugin: the stand-ins of shims/ for the built-ins above, inside those dependencies only. */
@@ -21,6 +22,35 @@ export const lazyBuiltins = {
         importer.test(args.importer) ? { path: here(`./shims/${shim}`) } : undefined,
       );
     }
+  },
+};
+
+// Packages that a module the CLI loads only on demand uses alone, each bundled as a file of its
+// own, dist/vendor/<name>.cjs, which that module requires when it first runs. In the CLI's bundle
+// they would be read from disk by every command (node reads ~1 ms per MB here), and they are
+// three fifths of it.
+export const VENDOR_BUNDLES = [
+  { name: 'inquirer', module: '@inquirer/prompts' }, // the prompts: src/prompts/inquirer.ts
+  { name: 'handlebars', module: 'handlebars' }, // --template: src/io/filter.ts
+  { name: 'jq', module: 'jq-wasm' }, // --jq: src/io/filter.ts
+  { name: 'sandbox', module: '@hogctl/sandbox' }, // hogctl sandbox and demo: src/commands/root/shared/start-sandbox.ts
+];
+
+/**
+ * esbuild plugin: the CLI's imports of the packages above load their own bundles. Each import
+ * becomes a one-line module that requires the file, so that a dynamic import() stays inside the
+ * bundle as a lazy require: the bin compiles the bundle as a vm.Script, which cannot import().
+ */
+export const vendorBundles = {
+  name: 'vendor-bundles',
+  setup(build) {
+    for (const { name, module } of VENDOR_BUNDLES) {
+      build.onResolve({ filter: new RegExp(`^${module.replace(/[/.]/g, '\\$&')}$`) }, (args) =>
+        /[\\/]src[\\/]/.test(args.importer) ? { path: name, namespace: 'vendor' } : undefined,
+      );
+    }
+    build.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({ contents: `module.exports = require('./vendor/${args.path}.cjs');` }));
+    build.onResolve({ filter: /^\.\/vendor\//, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -39,6 +69,13 @@ export function versionDefine(version) {
   return { HOGCTL_VERSION: JSON.stringify(version) };
 }
 
-/** Bundled CommonJS dependencies call require(): the ES module bundle gets one at its top. */
-export const requireBanner =
-  "import { createRequire as __hogctlCreateRequire } from 'node:module'; const require = __hogctlCreateRequire(import.meta.url);";
+/**
+ * The start of each CommonJS bundle built from ES modules: strict mode, as ES modules always are
+ * (esbuild's own "use strict" would come after this banner, too late to count), and
+ * `import.meta.url`: the URL of the bundle itself (dist/main.cjs), where src/io/filter.ts finds
+ * dist/jq.wasm and undici/load.mjs finds dist/undici.cjs, beside it.
+ */
+export const importMetaUrl = {
+  define: { 'import.meta.url': '__hogctlBundleUrl' },
+  banner: "'use strict'; const __hogctlBundleUrl = require('node:url').pathToFileURL(__filename).href;",
+};

@@ -17,12 +17,15 @@ import {
   linkSync,
   lstatSync,
   openSync,
+  // fs.promises, not node:fs/promises: node loads it on first use, and importing it cost every
+  // command that reads its settings ~1 ms, for the journal and receipt files of bulk commands.
+  promises,
   readFileSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError, UsageError } from '../errors.js';
 
@@ -162,7 +165,7 @@ function removeQuietly(path: string): void {
  */
 export async function openSecretFile(path: string, mode: 'create' | 'append'): Promise<FileHandle> {
   try {
-    return await open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | (mode === 'create' ? O_EXCL : 0), 0o600);
+    return await promises.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | (mode === 'create' ? O_EXCL : 0), 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // O_EXCL answers EEXIST for a link too; a link must not pass as "already exists".

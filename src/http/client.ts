@@ -1,6 +1,5 @@
 // The single door to the network (ARCHITECTURE.md §2): one keep-alive pool per origin, bearer auth,
 // User-Agent, timeouts, retries, typed errors and a redacted debug log.
-import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
 import { NotPostHogApiError, RateLimitedError, TlsError, UnavailableError, UsageError, type CliError } from '../errors.js';
@@ -97,8 +96,9 @@ export class ApiClient {
     // it quickly (Liftoff) and then again, optimised, on a background thread that node waits for
     // at exit: ~80 ms added to every request command. The quick compile parses fast enough for a
     // command-line client. Set when a client that connects is made (before its first
-    // connection), so that importing this module changes nothing process-wide.
-    if (this.ownsDispatcher) setFlagsFromString('--liftoff-only');
+    // connection), so that importing this module changes nothing process-wide. node:v8 is
+    // fetched here, not imported: loading it costs a command ~1 ms that only this line needs.
+    if (this.ownsDispatcher) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
     // EnvHttpProxyAgent keeps one keep-alive pool per origin and honours HTTPS_PROXY/NO_PROXY.
     this.dispatcher = options.dispatcher ?? new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
     this.sleep = options.sleep ?? sleep;

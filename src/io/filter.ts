@@ -3,7 +3,6 @@
 // compiled to WebAssembly), and templates are Handlebars (`{{field}}`, `{{#each this}}`), the
 // JavaScript engine closest to gh's Go templates. Both load only when a flag asks for them.
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import type { Jq } from 'jq-wasm';
 import { UsageError } from '../errors.js';
 
@@ -33,7 +32,7 @@ function jqMessage(stderr: string): string {
 let jqPromise: Promise<Jq> | undefined;
 
 /**
- * jq's WebAssembly module. In the bundle it is `dist/jq.wasm`, one directory up from the chunk
+ * jq's WebAssembly module. In the bundle it is `dist/jq.wasm`, beside the bundle (dist/main.cjs)
  * that holds this code (scripts/bundle/README.md); from source jq-wasm finds its own copy.
  */
 function loadJqOnce(): Promise<Jq> {
@@ -41,10 +40,10 @@ function loadJqOnce(): Promise<Jq> {
   // enough for one expression, and the optimising one would cost more than it saves (the first
   // expression took ~140 ms without this, ~60 ms with it).
   jqPromise ??= import('jq-wasm').then(({ loadJq }) => {
-    setFlagsFromString('--liftoff-only');
+    process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
     let wasmBinary: Uint8Array | undefined;
     try {
-      wasmBinary = readFileSync(new URL('../jq.wasm', import.meta.url));
+      wasmBinary = readFileSync(new URL('./jq.wasm', import.meta.url));
     } catch {
       wasmBinary = undefined;
     }

@@ -1,7 +1,8 @@
-// undici ships as dist/undici.cjs with a V8 code cache made by the build (scripts/bundle/undici/). On the
-// node that built it the cache is used; anywhere else V8 refuses it and compiles from source,
-// and requests work the same. Where node has a compile cache of its own (22.8 and later, turned on
-// by the bin), a node other than the building one loads undici through that instead.
+// The CLI ships as dist/main.cjs and undici as dist/undici.cjs, each with a V8 code cache made by
+// the build (scripts/bundle/). On the node that built them the caches are used; anywhere else V8
+// refuses them and compiles from source, and commands work the same. Where node has a compile
+// cache of its own (22.8 and later, turned on by the bin), a node other than the building one
+// loads them through that instead.
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
@@ -25,11 +26,12 @@ afterAll(async () => {
 
 const getPerson = (bin?: string) => world.run(['persons', 'get', '1', '-o', 'json', '--debug'], { bin });
 
-describe('undici code cache', () => {
+describe('the code caches of the CLI and of undici', () => {
   it('is used by the node that built it', async () => {
     const res = await getPerson();
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: used');
+    expect(res.stderr).toContain('hogctl code cache: used');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 
@@ -39,27 +41,32 @@ describe('undici code cache', () => {
     expect(res.stderr).toContain(
       `undici code cache: rejected by V8, which checks its version, its flags (from NODE_OPTIONS or node's command line) and the file: built by node ${process.version}, running ${process.version}; NODE_OPTIONS is set; compiled from source instead`,
     );
+    expect(res.stderr).toContain('hogctl code cache: rejected by V8');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 
   it('when V8 refuses it, undici compiles from source and the request works', async () => {
     writeFileSync(join(copy, 'dist/undici.cjs.cache'), Buffer.alloc(4096, 7));
+    writeFileSync(join(copy, 'dist/main.cjs.cache'), Buffer.alloc(4096, 7));
     const res = await getPerson(join(copy, 'bin/hogctl.cjs'));
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: rejected');
+    expect(res.stderr).toContain('hogctl code cache: rejected');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 
   it('when it is missing, the same', async () => {
     rmSync(join(copy, 'dist/undici.cjs.cache'));
+    rmSync(join(copy, 'dist/main.cjs.cache'));
     const res = await getPerson(join(copy, 'bin/hogctl.cjs'));
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: missing');
+    expect(res.stderr).toContain('hogctl code cache: missing');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 });
 
-describe('undici on a node other than the one that built it', () => {
+describe('the CLI and undici on a node other than the one that built them', () => {
   // node 20 has no compile cache: the shipped one stays in use there (V8 takes it, whatever the
   // recorded version says). On node 22.8+ the bin turns node's own on, and undici goes through it.
   const hasCompileCache = typeof (module as { getCompileCacheDir?: unknown }).getCompileCacheDir === 'function';
@@ -69,6 +76,7 @@ describe('undici on a node other than the one that built it', () => {
     other = mkdtempSync(join(tmpdir(), 'hogctl-other-node-'));
     for (const part of ['bin', 'dist', 'package.json']) cpSync(part, join(other, part), { recursive: true });
     writeFileSync(join(other, 'dist/undici.cjs.cache.json'), '{"node":"v0.0.0"}\n');
+    writeFileSync(join(other, 'dist/main.cjs.cache.json'), '{"node":"v0.0.0"}\n');
   });
 
   afterAll(() => {
@@ -85,6 +93,7 @@ describe('undici on a node other than the one that built it', () => {
     );
     expect(status, res.stderr).not.toBeNull();
     expect(readdirSync(status![1]).length).toBeGreaterThan(0);
+    expect(res.stderr).toMatch(/hogctl code cache: node's compile cache in .+ \(the shipped one is for node v0\.0\.0, this is v[\d.]+\)/);
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 
@@ -92,6 +101,7 @@ describe('undici on a node other than the one that built it', () => {
     const res = await getPerson();
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('undici code cache: used');
+    expect(res.stderr).toContain('hogctl code cache: used');
     expect(JSON.parse(res.stdout).id).toBe(1);
   });
 });

@@ -1,10 +1,10 @@
-// The build's last step for dist/undici.cjs: V8's code cache of it, which code-cache.cjs reads at
+// The build's last step for dist/undici.cjs: V8's code cache of it, which ../code-cache.cjs reads at
 // run time (see this folder's README for when it is used).
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 
-const { compileWithCodeCache } = createRequire(import.meta.url)('./code-cache.cjs');
+const { compileWithCodeCache } = createRequire(import.meta.url)('../code-cache.cjs');
 
 /**
  * Writes `file`.cache: V8's code cache for the file, taken after one request through it (to a
@@ -12,7 +12,8 @@ const { compileWithCodeCache } = createRequire(import.meta.url)('./code-cache.cj
  * the top level.
  */
 export async function writeCodeCache(file) {
-  const { exports: undici, script } = compileWithCodeCache(file);
+  // Named as stack traces show it wherever hogctl is installed (code-cache.cjs).
+  const { exports: undici, script } = compileWithCodeCache(file, 'dist/undici.cjs');
   const server = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"id":1}'));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   // No proxy: the build's own environment must not route this request elsewhere.
