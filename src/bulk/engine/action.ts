@@ -137,8 +137,14 @@ export interface Resends {
 export interface JobKind {
   /** The command that runs it, as the resume command names it: "persons bulk-delete". */
   command: string;
-  /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a request carries). */
+  /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a
+   * request carries). The engine's messages for every kind take them from here. */
   words: { job: string; request: string; done: string; unit: string };
+  /** How to take instead, by its person id, a person whose stored address differs from one given
+   * only by spaces or a trailing dot (the plan's near-matches, which the job leaves alone): "delete"
+   * it "(`hogctl persons delete <uuid>`, or a person_id column beside email)". Absent: "name it by
+   * person id". */
+  byPersonId?: { verb: string; how: string };
   /** What binds the journal besides the input: the kind's fields of the journal's header (a
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
    * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
