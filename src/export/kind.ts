@@ -107,6 +107,7 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
   return {
     command: 'persons export',
     words: { job: 'export', request: 'request', done: 'written', unit: 'persons' },
+    byPersonId: { verb: 'export', how: '--person <uuid>' },
     binding: {
       fields: { export: fields },
       describe: (f) => {

@@ -82,6 +82,23 @@ describe('persons bulk-update', () => {
     expect(world.sandbox.capture.personsCreated).toBe(created);
   });
 
+  it("speaks of changing, not deleting: an address stored with a stray space is not changed, in the plan's words", async () => {
+    const [spaced, exact] = take(2);
+    const address = String(spaced.properties.email);
+    store().setProperties(spaced.id, { email: ` ${address}` });
+    const file = join(dir, 'near.txt');
+    writeFileSync(file, `${address}\n${exact.properties.email}\n`);
+    const res = await world.run(['persons', 'bulk-update', '--emails', file, '--set', 'near=1', '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    const plan = res.stderr.replace(/\s+/g, ' ');
+    expect(plan).toContain('1 stored address differs from one given only by surrounding spaces or a trailing dot; it will not be changed:');
+    expect(plan).toContain(`If it is the same person, change it by person id (a person_id column beside email)`);
+    expect(plan).toContain('dry run: nothing was changed');
+    // The engine's words for every kind: nothing here deletes.
+    expect(plan).not.toMatch(/delet/i);
+    expect(props(spaced).near).toBeUndefined();
+  });
+
   it('--values-from gives each person their own values, typed as --set types them', async () => {
     const [a, b] = take(2);
     const csv = join(dir, 'values.csv');

@@ -59,6 +59,7 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
   return {
     command: 'persons bulk-delete',
     words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
+    byPersonId: { verb: 'delete', how: '`hogctl persons delete <uuid>`, or a person_id column beside email' },
     binding: { fields: { flags }, describe: flagWords },
     hashesIdentifiers: true,
     sendsIdsAsGiven: true,

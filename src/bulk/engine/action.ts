@@ -1,12 +1,11 @@
 // The boundary between the bulk engine and a kind of bulk job.
 //
-// How to add a kind (a third one beside deleting and updating persons):
-//   1. Write a function that returns a `JobKind` (below), as `deleteKind()` (delete-persons.ts)
-//      and `updateKind()` (update-persons.ts) do, or `exportKind()` (src/export/kind.ts), a kind
-//      in a folder of its own that only reads. Put its files together: today they sit in
-//      src/bulk/ beside the engine (delete-persons.ts, delete-receipt.ts, send.ts, verify.ts;
-//      update-persons.ts, update-verify.ts, values-from.ts); a new kind may take a folder of its
-//      own, src/bulk/<kind>/, importing the engine's types from here.
+// How to add a kind (beside deleting, updating, merging, undoing a merge and exporting persons):
+//   1. Write a function that returns a `JobKind` (below), as `deleteKind()`
+//      (src/bulk/delete/delete-persons.ts), `updateKind()` (src/bulk/update/update-persons.ts),
+//      `mergeKind()` (src/merge/merge-kind.ts) and `exportKind()` (src/export/kind.ts, a kind that
+//      only reads) do. Put its files together in a folder of its own, src/bulk/<kind>/, importing
+//      the engine's types from here; the engine imports no kind's code.
 //   2. Supply what binds its journal (`binding`: fields of the journal's header, compared on
 //      --resume, and how to describe them), its requests (`makeAction` → `BulkAction`: one
 //      attempt at a chunk, the plan's and confirmation's words, the scope), its rate windows and
@@ -137,8 +136,14 @@ export interface Resends {
 export interface JobKind {
   /** The command that runs it, as the resume command names it: "persons bulk-delete". */
   command: string;
-  /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a request carries). */
+  /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a
+   * request carries). The engine's messages for every kind take them from here. */
   words: { job: string; request: string; done: string; unit: string };
+  /** How to take instead, by its person id, a person whose stored address differs from one given
+   * only by spaces or a trailing dot (the plan's near-matches, which the job leaves alone): "delete"
+   * it "(`hogctl persons delete <uuid>`, or a person_id column beside email)". Absent: "name it by
+   * person id". */
+  byPersonId?: { verb: string; how: string };
   /** What binds the journal besides the input: the kind's fields of the journal's header (a
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
    * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */

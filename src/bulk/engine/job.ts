@@ -95,7 +95,12 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     beforeChunks:
       kind.snapshot(p.lookUp) || p.plan || s.backup
         ? (state, append) =>
-            takeSnapshot(ctx, p.client!, p.targets.projects, state, append, { policy: p.policy, backup: s.backup, reads: p.reads })
+            takeSnapshot(ctx, p.client!, p.targets.projects, state, append, {
+              policy: p.policy,
+              backup: s.backup,
+              reads: p.reads,
+              done: kind.words.done,
+            })
         : undefined,
     chunks: p.chunks,
     windows: s.rate,
@@ -119,6 +124,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     receiptPath: p.receiptPath!,
     maxWaitMs: s.maxWaitMs,
     now: ctx.clock.now(),
+    done: kind.words.done,
     verdict: (r) =>
       kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
   });

@@ -31,6 +31,8 @@ export interface OutcomeFacts {
   receiptPath: string;
   maxWaitMs: number;
   now: number;
+  /** What the job does to persons: "deleted", "changed" (JobKind.words.done). */
+  done: string;
   /** What the kind makes of a run whose requests all went through (action.ts, JobKind.verdict). */
   verdict(receipt: Receipt): Verdict;
 }
@@ -47,7 +49,7 @@ export function outcome(result: RunResult, receipt: Receipt, o: OutcomeFacts): O
   const warnings: string[] = [];
   if (receipt.unclear_requests) {
     warnings.push(
-      `${counted(receipt.unclear_requests.ids, 'id')} went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt deleted are not counted as deleted or found; the receipt says so`,
+      `${counted(receipt.unclear_requests.ids, 'id')} went out in requests that had an attempt without a clear answer (a timeout, a lost connection or a server error) and could not be checked afterwards: persons such an attempt ${o.done} are not counted as ${o.done} or found; the receipt says so`,
     );
   }
   if (receipt.not_reported.length) {

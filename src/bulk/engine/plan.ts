@@ -96,6 +96,8 @@ export interface PlanFacts {
   title: string;
   /** What the job does to persons, for the dry run's note: "deleted", "changed". */
   done: string;
+  /** How the near-matches of addresses are taken by person id instead (JobKind.byPersonId). */
+  byPersonId?: { verb: string; how: string };
   dryRun: boolean;
   profile: string | null;
   host: string;
@@ -156,6 +158,7 @@ export function planFacts(p: Prepared): PlanFacts {
   return {
     title: p.action.title,
     done: p.kind.words.done,
+    byPersonId: p.kind.byPersonId,
     dryRun: Boolean(s.dryRun),
     profile: p.profile,
     host: p.host,
@@ -245,16 +248,18 @@ export function planText(p: PlanFacts): string {
       lines.push(`  missing   ${naming(unmatched, words)} no person (the receipt lists them): ${shown}${more}`);
     }
     if (e.near?.length) {
-      // Not deleted without the person's say-so: a stray space may be a slip of the same person,
+      // Not taken without the operator's say-so: a stray space may be a slip of the same person,
       // or another person's address altogether.
       const count = e.near.length;
+      const it = count === 1 ? 'it' : 'them';
+      const instead = p.byPersonId ? `${p.byPersonId.verb} ${it} by person id (${p.byPersonId.how})` : `name ${it} by person id`;
       const shown = e.near
         .slice(0, 10)
         .map((m) => `${JSON.stringify(m.stored)} (person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`)
         .join('; ');
       const more = count > 10 ? `; … and ${formatNumber(count - 10)} more` : '';
       lines.push(
-        `  near      ${formatNumber(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be deleted: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, delete ${count === 1 ? 'it' : 'them'} by person id (\`hogctl persons delete <uuid>\`, or a person_id column beside email)`,
+        `  near      ${formatNumber(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be ${p.done}: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, ${instead}`,
       );
     }
   } else {

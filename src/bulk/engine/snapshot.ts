@@ -33,6 +33,8 @@ export interface SnapshotSettings {
   reads: RateBudget;
   /** --backup <file>; a resumed run appends to the backup it started. */
   backup?: string;
+  /** What the job does to persons, in its messages: "deleted", "changed" (JobKind.words.done). */
+  done: string;
 }
 
 /** Refuses a --backup path that cannot be used, before anything is sent: a new run never
@@ -67,7 +69,7 @@ export async function takeSnapshot(
   if (total === 0) return;
   ctx.info(
     s.backup
-      ? `backing up ${counted(total, 'person')} to ${s.backup} before anything is deleted…`
+      ? `backing up ${counted(total, 'person')} to ${s.backup} before anything is ${s.done}…`
       : `recording the distinct ids of ${counted(total, 'person')} for the receipt…`,
   );
   const backup = s.backup ? await openBackup(s.backup) : undefined;
@@ -77,7 +79,7 @@ export async function takeSnapshot(
     try {
       release = await budget.take(ctx.deps.signal);
     } catch {
-      throw new CancelledError('cancelled before anything was deleted');
+      throw new CancelledError(`cancelled before anything was ${s.done}`);
     }
     try {
       return await send();
@@ -92,7 +94,7 @@ export async function takeSnapshot(
         const found = await read(() => batchPersons(client, project.id, 'uuids', batch, { signal: ctx.deps.signal }));
         if (found === null) {
           throw new UsageError(
-            'this server has no /persons/batch_by_uuids/ endpoint (an older PostHog), so the persons cannot be read before they are deleted',
+            `this server has no /persons/batch_by_uuids/ endpoint (an older PostHog), so the persons cannot be read before they are ${s.done}`,
             s.backup
               ? 'drop --backup, or export the persons first with `hogctl persons list --all -o ndjson`'
               : 'run without looking the persons up',

@@ -15,7 +15,7 @@ import { takeSnapshot } from './snapshot.js';
 
 /**
  * --plan-out: the plan of a dry run, with the persons' distinct ids read now, so that applying it
- * needs no read before it deletes.
+ * needs no read before it sends.
  */
 export async function writePlan(ctx: Context, p: Prepared, path: string): Promise<void> {
   const collected = new JournalState();
@@ -23,6 +23,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
   await takeSnapshot(ctx, p.client!, p.targets.projects, collected, async (record) => collected.apply(record), {
     policy: p.policy,
     reads: p.reads,
+    done: p.kind.words.done,
   });
   const { list } = p.input;
   const ids = p.targets.identifiers;

@@ -91,6 +91,7 @@ export function updateKind(u: UpdateSettings): JobKind {
   return {
     command: 'persons bulk-update',
     words: { job: 'update', request: 'change', done: 'changed', unit: 'persons' },
+    byPersonId: { verb: 'change', how: 'a person_id column beside email' },
     binding: {
       fields: { changes },
       describe: (fields) => {

@@ -16,6 +16,7 @@ const facts: OutcomeFacts = {
   receiptPath: '/tmp/ids.receipt.json',
   maxWaitMs: 15 * 60_000,
   now: Date.UTC(2026, 10, 22, 10, 0, 0),
+  done: 'deleted',
   verdict: (r) =>
     deletionVerdict(r as DeletionReceipt, {
       resume: 'hogctl persons bulk-delete --file ids.txt --resume',
@@ -134,10 +135,17 @@ describe('the end of a bulk run', () => {
     );
     expect(end.warnings).toHaveLength(2);
     expect(end.warnings[0]).toMatch(/^1,000 ids went out in requests that had an attempt without a clear answer/);
+    expect(end.warnings[0]).toContain('persons such an attempt deleted are not counted as deleted or found; the receipt says so');
     expect(end.warnings[1]).toBe(
       'the server did not report persons_deleted (2 requests): an older server answers with an empty body; the receipt says so',
     );
     expect(end.success).toBeDefined();
+  });
+
+  it('says what an unclear attempt may have done in the words of the kind, which may not delete', () => {
+    const end = outcome(result('completed'), receipt({}, { unclear_requests: { ids: 500 } } as never), { ...facts, done: 'changed' });
+    expect(end.warnings[0]).toContain('persons such an attempt changed are not counted as changed or found; the receipt says so');
+    expect(end.warnings[0]).not.toMatch(/delet/);
   });
 
   it('persons still there after the run: exit 8 when the server said it deleted them, a warning when it queued them', () => {
