@@ -28,8 +28,10 @@ export class DeletionQueue {
 
   constructor(
     private readonly now: () => number,
-    /** What the job does with each deletion it completes (the sandbox removes the events). */
-    private readonly onComplete: (row: AsyncDeletion) => void = () => {},
+    /** What the job does with the deletions it completes, one team's at a time (the sandbox
+     * removes their events in one pass over the team's events, as PostHog's job does in one
+     * mutation for the batch: posthog/models/async_deletion/delete_events.py). */
+    private readonly onComplete: (teamId: number, rows: AsyncDeletion[]) => void = () => {},
   ) {}
 
   /** queue_person_event_deletion; an existing row for the person is kept as it is. */
@@ -59,13 +61,19 @@ export class DeletionQueue {
   /** What the Sunday batch does: deletes the events of every pending deletion (by stored
    * person_id, `onComplete`) and marks it verified. Returns how many. */
   runBatch(teamId?: number): number {
-    let done = 0;
+    const byTeam = new Map<number, AsyncDeletion[]>();
     for (const row of this.events.values()) {
       if (row.deleteVerifiedAtMs === null && (teamId === undefined || row.teamId === teamId)) {
-        this.onComplete(row);
-        row.deleteVerifiedAtMs = this.now();
-        done++;
+        const rows = byTeam.get(row.teamId) ?? [];
+        rows.push(row);
+        byTeam.set(row.teamId, rows);
       }
+    }
+    let done = 0;
+    for (const [team, rows] of byTeam) {
+      this.onComplete(team, rows);
+      for (const row of rows) row.deleteVerifiedAtMs = this.now();
+      done += rows.length;
     }
     return done;
   }

@@ -265,7 +265,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     activity: new ActivityLog(now),
     // PostHog's event deletion job removes events by their stored person_id.
-    deletions: new DeletionQueue(now, (row) => events.get(row.teamId)?.deleteByStoredPersonIds([row.key])),
+    deletions: new DeletionQueue(now, (teamId, rows) => events.get(teamId)?.deleteByStoredPersonIds(rows.map((row) => row.key))),
     events,
     deletionFaults: new DeletionFaults(),
   };
