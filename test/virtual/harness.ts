@@ -179,7 +179,10 @@ export interface VirtualWorld {
 /** A sandbox and hogctl in this process, sharing one virtual clock. */
 export async function startVirtualWorld(options: SandboxOptions = {}): Promise<VirtualWorld> {
   const clock = new VirtualClock();
-  const sandbox = await startSandbox({ quiet: true, ...options, now: clock.now });
+  // The sandbox's apply delay (capture, accepted writes) passes on the same clock, while a run
+  // moves it; a delay of 0 is a real timer's, so that an apply left after a run still happens.
+  const later = (ms: number, fn: () => void) => void (ms > 0 ? clock.sleep(ms).then(fn) : setTimeout(fn, 0));
+  const sandbox = await startSandbox({ quiet: true, ...options, now: clock.now, later });
   const configDir = mkdtempSync(join(tmpdir(), 'hogctl-virtual-'));
   const agent = new CountingAgent({ keepAliveTimeout: 10_000, connections: 16 });
   const env = {

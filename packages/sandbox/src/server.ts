@@ -72,6 +72,10 @@ export interface SandboxOptions {
   now?: () => number;
   /** Delay before accepted (202) writes apply; default 50. */
   applyDelayMs?: number;
+  /** Runs `fn` after `ms` on the clock `now` reads: how accepted writes and captured events are
+   * applied later. Default: a real timer (cleared by close). A test on a virtual clock passes its
+   * own, so that the apply delay passes on that clock too. */
+  later?: (ms: number, fn: () => void) => void;
   /** How bulk_delete answers: 'summary' (newest, default), 'queued' (persons_queued_for_deletion,
    * applied after applyDelayMs), 'empty' (older servers' empty 202) or 'absent' (servers from
    * before bulk_delete: POST answers 405). */
@@ -256,13 +260,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     now,
     siteUrl,
     applyDelayMs: nonNegativeInt(opts.applyDelayMs, 'applyDelayMs', 50),
-    later(ms, fn) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        fn();
-      }, ms);
-      timers.add(timer);
-    },
+    later:
+      opts.later ??
+      ((ms, fn) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          fn();
+        }, ms);
+        timers.add(timer);
+      }),
     activity: new ActivityLog(now),
     // PostHog's event deletion job removes events by their stored person_id.
     deletions: new DeletionQueue(now, (teamId, rows) => events.get(teamId)?.deleteByStoredPersonIds(rows.map((row) => row.key))),

@@ -11,8 +11,12 @@ import type { JobVerification, VerifyEnv } from '../engine/action.js';
 import { counted } from '../../io/counts.js';
 import { sameValue } from '../engine/same-value.js';
 
-/** How long between two rounds of reading back what is still pending. */
-const ROUND_MS = 2_000;
+/** How long between two rounds of reading back what is still pending: from a quarter of a second,
+ * doubling to 2 s. A change sent through capture usually shows within a second, so a small update
+ * is not kept waiting for a round sized for a slow one; the read budget paces the rounds of a
+ * large one. The merge reads back the same way (src/merge/merge-kind.ts). */
+const FIRST_ROUND_MS = 250;
+const LAST_ROUND_MS = 2_000;
 
 export interface ExpectedChanges {
   set: Record<string, unknown>;
@@ -68,7 +72,7 @@ export async function verifyUpdate(
     ctx.info(
       `verifying: reading the ${counted(sent.length, 'person')} back until the changes show (at most ${Math.round(timeoutMs / 1000)}s)…`,
     );
-    for (;;) {
+    for (let delay = FIRST_ROUND_MS; ; delay = Math.min(delay * 2, LAST_ROUND_MS)) {
       const round = [...pending];
       for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
         const batch = round.slice(i, i + PERSON_BATCH_MAX);
@@ -104,9 +108,9 @@ export async function verifyUpdate(
           }
         }
       }
-      if (unavailable || pending.size === 0 || ctx.clock.now() + ROUND_MS > deadline) break;
+      if (unavailable || pending.size === 0 || ctx.clock.now() + delay > deadline) break;
       // Ctrl-C ends the reading back, not the run: what is known so far goes in the receipt.
-      await sleep(ROUND_MS, ctx.deps.signal).catch(() => undefined);
+      await sleep(delay, ctx.deps.signal).catch(() => undefined);
       if (ctx.deps.signal?.aborted) break;
     }
     const failed = [...gone, ...Array.from(p.ids).filter((id) => failedChunks.has(id))];

@@ -1,7 +1,7 @@
 // Unit tests mirror what they test: test/unit/<path>/<module>.test.ts (or .property.test.ts, for
 // fast-check properties) tests src/<path>/<module>.ts, so the test of a module is found by its
 // path. repository/ holds whole-tree checks and scripts/ the build's, which mirror no module.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceFiles } from '../../../packages/sandbox/test/module-imports.js';
@@ -33,5 +33,21 @@ describe('unit tests', () => {
     expect(moduleOf('test/unit/api/person-filters.property.test.ts')).toBe('src/api/person-filters.ts');
     expect(moduleOf('test/unit/repository/citations.test.ts')).toBeUndefined();
     expect(existsSync(join(root, moduleOf('test/unit/commands/auth/login-errors.test.ts')!))).toBe(false);
+  });
+});
+
+describe('test files that mock a module', () => {
+  // The unit and end-to-end projects share modules between files; a file that replaces a module
+  // with vi.mock runs in a project of its own. A path left behind by a move (seen: the lock's
+  // test ran shared, and hung when another file had loaded node:fs/promises first) fails here.
+  it('are exactly the files vitest.config.ts lists in MOCKS_MODULES', () => {
+    const config = readFileSync(join(root, 'vitest.config.ts'), 'utf8');
+    const listed = [...(/const MOCKS_MODULES = \[([^\]]*)\]/.exec(config)?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    const mocking = ['test', 'packages']
+      .flatMap((dir) => sourceFiles(join(root, dir)))
+      .filter((file) => file.endsWith('.test.ts') && /\bvi\.mock\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(mocking.length).toBeGreaterThan(0);
+    expect(listed.sort()).toEqual(mocking.sort());
   });
 });
