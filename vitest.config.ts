@@ -59,7 +59,7 @@ export default defineConfig({
           name: 'end-to-end',
           include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/virtual/**/*.test.ts'],
           // As the unit tests: the harness, the sandbox and the CLI's modules are loaded once a
-          // worker, not once a file (about 40 s of CPU a run); each file starts its own sandbox.
+          // worker, not once a file (about 30 s of CPU a run); each file starts its own sandbox.
           isolate: false,
           // The sandbox of a large world makes young garbage by the hundred megabytes (a person is
           // generated whenever read): a larger young generation halves a HogQL paging test's GC.
