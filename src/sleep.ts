@@ -17,6 +17,18 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The waits between rounds of asking whether something asynchronous has happened (a query done,
+ * a change applied, a merge read back): from a quarter of a second, doubling up to a longest wait,
+ * so that what is quick is seen quickly and what is slow is not asked after too often:
+ * `for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, lastMs))`.
+ */
+export const FIRST_POLL_MS = 250;
+
+export function nextPollDelay(delay: number, lastMs: number): number {
+  return Math.min(delay * 2, lastMs);
+}
+
 /** What reads the time and waits: the real clock and sleep, or virtual ones in tests. */
 export interface Clock {
   now: () => number;

@@ -1,7 +1,7 @@
 // POST /api/projects/{id}/query/ with a HogQLQuery (docs/server-contract.md §7), and the polling of
 // GET /query/{query_id}/ when the server answers 202 with a query that is still running.
 import type { ApiClient } from '../http/client.js';
-import { sleep as realSleep } from '../sleep.js';
+import { FIRST_POLL_MS, nextPollDelay, sleep as realSleep } from '../sleep.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { ApiError, CliError, ExitCode, NotPostHogApiError, UnavailableError } from '../errors.js';
 import { describeHttpError } from '../http/describe-error.js';
@@ -91,7 +91,7 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
   const now = options.now ?? Date.now;
   const maxWaitMs = options.maxWaitMs ?? 600_000;
   const started = now();
-  for (let delay = 250; ; delay = Math.min(delay * 2, 2_000)) {
+  for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 2_000)) {
     // A query that failed answers the poll with 400 (or 500) and its error in query_status, not
     // with a 202 (docs/server-contract.md §7.2): that message is the one to show.
     const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {

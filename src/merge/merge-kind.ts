@@ -22,6 +22,7 @@
 // (a merge of two ids without persons would create one, B.3.5).
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
+import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -245,7 +246,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const started = ctx.clock.now();
       const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !found.has(keyOf(g.project_id, g.keep.uuid));
       const projects = [...new Set(groups.map((g) => g.project_id))];
-      for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
         for (const project of projects) {
           const pending = groups
             .filter((g) => g.project_id === project && waiting(g))

@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
+import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -192,7 +193,7 @@ export function undoKind(s: UndoSettings): JobKind {
       const started = ctx.clock.now();
       const waiting = (g: RecordedGroup) => sent.has(g.keep.uuid) && status(g) === 'pending';
       const projects = [...new Set(groups.map((g) => g.project_id))];
-      for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
         for (const project of projects) {
           const mine = groups.filter((g) => g.project_id === project && waiting(g));
           if (mine.length === 0) continue;
@@ -282,7 +283,7 @@ async function undoChunk(
   /** Waits until `done`, or the wait limit; false when Ctrl-C cut it short. */
   const until = async (done: () => Promise<boolean>): Promise<boolean> => {
     const started = ctx.clock.now();
-    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
       if (await done()) return true;
       if (ctx.clock.now() - started + delay > o.waitMs) return true;
       try {

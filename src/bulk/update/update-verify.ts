@@ -5,17 +5,17 @@
 // time is up; the receipt then says, per person, applied, still pending, or failed (gone, or its
 // request failed).
 import type { Context } from '../../context.js';
+import { FIRST_POLL_MS, nextPollDelay } from '../../sleep.js';
 import { CancelledError, CliError } from '../../errors.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../../api/persons.js';
 import type { JobVerification, VerifyEnv } from '../engine/action.js';
 import { counted } from '../../io/counts.js';
 import { sameValue } from '../engine/same-value.js';
 
-/** How long between two rounds of reading back what is still pending: from a quarter of a second,
- * doubling to 2 s. A change sent through capture usually shows within a second, so a small update
- * is not kept waiting for a round sized for a slow one; the read budget paces the rounds of a
- * large one. The merge reads back the same way (src/merge/merge-kind.ts). */
-const FIRST_ROUND_MS = 250;
+/** The longest wait between two rounds of reading back what is still pending (nextPollDelay: from a
+ * quarter of a second, doubling). A change sent through capture usually shows within a second, so
+ * a small update is not kept waiting for a round sized for a slow one; the read budget paces the
+ * rounds of a large one. */
 const LAST_ROUND_MS = 2_000;
 
 export interface ExpectedChanges {
@@ -72,7 +72,7 @@ export async function verifyUpdate(
     ctx.info(
       `verifying: reading the ${counted(sent.length, 'person')} back until the changes show (at most ${Math.round(timeoutMs / 1000)}s)…`,
     );
-    for (let delay = FIRST_ROUND_MS; ; delay = Math.min(delay * 2, LAST_ROUND_MS)) {
+    for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, LAST_ROUND_MS)) {
       const round = [...pending];
       for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
         const batch = round.slice(i, i + PERSON_BATCH_MAX);
