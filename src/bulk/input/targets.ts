@@ -288,25 +288,16 @@ async function matchInProject(
       const values = kind === 'uuids' ? byKind.person_id : byKind.distinct_id;
       const places = kind === 'uuids' ? placeOf.person_id : placeOf.distinct_id;
       const todo = values.flatMap((_, i) => (kind === 'uuids' && isInteger.has(i) ? [] : [i]));
-      const batchOf = (b: number) => todo.slice(b * PERSON_BATCH_MAX, (b + 1) * PERSON_BATCH_MAX);
       // Up to --concurrency reads on their way: a lookup is bound by round trips, not by the
       // server (one at a time, 100,000 distinct ids took 500 requests and 2.9 s against a sandbox
       // idle half of it); the read budget still paces them. Taken in order, they fill the matches
       // and the plan's sample as one at a time did.
-      const answers = inOrder(Math.ceil(todo.length / PERSON_BATCH_MAX), s.concurrency, (b) =>
-        read(ctx, s.budget, () =>
-          batchPersons(
-            client,
-            project,
-            kind,
-            batchOf(b).map((j) => bare(values[j])),
-            { signal: ctx.deps.signal },
-          ),
-        ),
-      );
-      let b = 0;
-      for await (const found of answers) {
-        const batch = batchOf(b++);
+      const answers = inOrder(Math.ceil(todo.length / PERSON_BATCH_MAX), s.concurrency, async (b) => {
+        const batch = todo.slice(b * PERSON_BATCH_MAX, (b + 1) * PERSON_BATCH_MAX);
+        const asked = batch.map((j) => bare(values[j]));
+        return { batch, found: await read(ctx, s.budget, () => batchPersons(client, project, kind, asked, { signal: ctx.deps.signal })) };
+      });
+      for await (const { batch, found } of answers) {
         if (found === null) {
           throw new UsageError(
             `this server has no /persons/batch_by_${kind}/ endpoint (an older PostHog), so the ${kind === 'uuids' ? 'person ids' : 'distinct ids'} cannot be looked up`,

@@ -19,13 +19,19 @@ function calls() {
   return { start, ends, most: () => most };
 }
 
+/** Runs inOrder to its end in the background, keeping the answers as they come. */
+function drain(count: number, ahead: number, start: (i: number) => Promise<number>) {
+  const got: number[] = [];
+  const done = (async () => {
+    for await (const answer of inOrder(count, ahead, start)) got.push(answer);
+  })();
+  return { got, done };
+}
+
 describe('inOrder', () => {
   it('keeps up to `ahead` calls on their way and yields their answers in the order asked', async () => {
     const c = calls();
-    const got: number[] = [];
-    const done = (async () => {
-      for await (const answer of inOrder(3, 2, c.start)) got.push(answer);
-    })();
+    const { got, done } = drain(3, 2, c.start);
     await new Promise((r) => setImmediate(r));
     expect(c.most()).toBe(2);
     // The second ends first; the first's answer still comes first.
@@ -42,10 +48,7 @@ describe('inOrder', () => {
 
   it('throws a failure at its turn, and a later failure is no unhandled rejection', async () => {
     const c = calls();
-    const got: number[] = [];
-    const done = (async () => {
-      for await (const answer of inOrder(6, 4, c.start)) got.push(answer);
-    })();
+    const { got, done } = drain(6, 4, c.start);
     await new Promise((r) => setImmediate(r));
     for (const i of [3, 2, 1, 0]) c.ends[i]();
     await expect(done).rejects.toThrow('read 3 failed');
