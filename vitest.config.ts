@@ -62,7 +62,8 @@ export default defineConfig({
           // worker, not once a file (about 30 s of CPU a run); each file starts its own sandbox.
           isolate: false,
           // The sandbox of a large world makes young garbage by the hundred megabytes (a person is
-          // generated whenever read): a larger young generation halves a HogQL paging test's GC.
+          // generated whenever read): with a larger young generation, the HogQL paging test
+          // (persons-query) took 14.8 s of CPU instead of 18.4.
           execArgv: ['--max-semi-space-size=64'],
         },
       },
