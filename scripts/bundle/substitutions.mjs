@@ -11,6 +11,7 @@ const LAZY_BUILTINS = [
   { module: 'node:child_process', importer: /[\\/]node_modules[\\/]commander[\\/]/, shim: 'child-process.cjs' },
   { module: 'node:http2', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http2.cjs' },
   { module: 'node:assert', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'assert.cjs' },
+  { module: 'node:http', importer: /[\\/]node_modules[\\/]undici[\\/]/, shim: 'http.cjs' },
 ];
 
 /** esbuild plugin: the stand-ins of shims/ for the built-ins above, inside those dependencies only. */

@@ -2,8 +2,10 @@
 // They must behave as the real modules do wherever those dependencies use them.
 import assert from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import http from 'node:http';
 import http2 from 'node:http2';
 import childProcess from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -69,5 +71,42 @@ describe('assert shim', () => {
       ).toEqual([]);
       expect(source, file).not.toMatch(/require\(['"](node:)?assert['"]\)\s*[.[]/);
     }
+  });
+});
+
+describe('http shim', () => {
+  const path = require.resolve('../../../scripts/bundle/shims/http.cjs');
+  const shim = require(path);
+  const maxHeaderSizeUnder = (nodeArgs: string[], nodeOptions?: string) => {
+    const env = { ...process.env, NODE_OPTIONS: nodeOptions ?? '' };
+    const res = spawnSync(process.execPath, [...nodeArgs, '-p', `require(${JSON.stringify(path)}).maxHeaderSize`], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(res.status, res.stderr).toBe(0);
+    return Number(res.stdout);
+  };
+
+  it('gives node’s limit of a response’s headers, and the one node’s command line or NODE_OPTIONS sets', () => {
+    expect(shim.maxHeaderSize).toBe(http.maxHeaderSize);
+    expect(maxHeaderSizeUnder([])).toBe(16384);
+    expect(maxHeaderSizeUnder(['--max-http-header-size=32768'])).toBe(32768);
+    expect(maxHeaderSizeUnder([], '--max-http-header-size=65536')).toBe(65536);
+  });
+
+  it('is all the bundled undici reads of node:http: maxHeaderSize, and IncomingMessage to compare a body’s constructor with', () => {
+    const bundled = JSON.parse(readFileSync(join(import.meta.dirname, '../../../dist/undici.cjs.map'), 'utf8')).sources as string[];
+    const lib = join(dirname(require.resolve('undici/package.json')), 'lib');
+    const users = readdirSync(lib, { recursive: true, encoding: 'utf8' })
+      .filter((file) => bundled.some((source) => source.endsWith(`undici/lib/${file.replaceAll('\\', '/')}`)))
+      .map((file) => ({ file, source: readFileSync(join(lib, file), 'utf8') }))
+      .filter(({ source }) => /require\(['"](node:)?http['"]\)/.test(source));
+    expect(users.map(({ file }) => file.replaceAll('\\', '/')).sort()).toEqual(['core/util.js', 'dispatcher/client.js']);
+    const client = users.find(({ file }) => file.endsWith('client.js'))!.source;
+    expect(new Set([...client.matchAll(/\bhttp\.(\w+)/g)].map((m) => m[1]))).toEqual(new Set(['maxHeaderSize']));
+    const util = users.find(({ file }) => file.endsWith('util.js'))!.source;
+    expect(util).toContain("const { IncomingMessage } = require('node:http')\n");
+    expect([...util.matchAll(/IncomingMessage/g)].length).toBe(2);
+    expect(util).toContain('Object.getPrototypeOf(stream).constructor === IncomingMessage');
   });
 });
