@@ -20,6 +20,7 @@ export class DeletionFaults {
 
   /** Whether this attempt at deleting the person fails; an attempt that fails is counted. */
   failsNow(uuid: string): boolean {
+    if (this.left.size === 0) return false;
     const key = uuid.toLowerCase();
     const times = this.left.get(key);
     if (!times) return false;

@@ -38,7 +38,7 @@ export function deletePersons(
   if (!flags.keepPerson) {
     for (const person of persons) {
       // A person whose deletion raises stays, and is reported (deletion-faults.ts).
-      if (!app.deletionFaults.failsNow(person.uuid) && store.delete(person.id)) {
+      if (!app.deletionFaults.failsNow(person.uuid) && store.delete(person)) {
         deleted++;
         app.activity.log({ teamId, itemId: person.id, activity: 'deleted', user: actor, detail: { name: person.uuid } });
       } else {

@@ -326,12 +326,16 @@ export class SandboxStore {
 
   // ---- writes ------------------------------------------------------------------------------
 
-  /** Tombstones a person (by uuid, or by integer id) and blocks its distinct ids. Returns false
-   * when unknown or already gone. */
-  delete(uuidOrId: string | number): boolean {
-    const id = typeof uuidOrId === 'number' ? uuidOrId : this.idOfUuid(uuidOrId);
+  /** Tombstones a person (one read from this store, or by uuid or integer id) and blocks its
+   * distinct ids. Returns false when unknown or already gone. A person passed in is not generated
+   * again: a bulk delete of 100,000 persons generated each twice, to find it and here. */
+  delete(target: Person | string | number): boolean {
+    const id = typeof target === 'number' ? target : typeof target === 'string' ? this.idOfUuid(target) : target.id;
     if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.lastId || this.deleted[id]) return false;
-    for (const distinctId of this.materialize(id).distinctIds) this.blockedDistinctIds.add(distinctId);
+    // An override is the person as it is now (it may have changed since `target` was read); without
+    // one, the person is as generated, which `target` already is.
+    const person = this.overrides.get(id) ?? (typeof target === 'object' ? target : this.generate(id));
+    for (const distinctId of person.distinctIds) this.blockedDistinctIds.add(distinctId);
     this.deleted[id] = 1;
     this.overrides.delete(id);
     if (!this.hidden.delete(id)) this.liveCount--;

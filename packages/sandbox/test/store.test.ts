@@ -76,6 +76,17 @@ describe('SandboxStore', () => {
     expect(store.getByUuid('0190aaaa-aaaa-7aaa-8aaa-aaaaaaaaaaaa')).toBeUndefined();
   });
 
+  it('deleting a person read earlier blocks the distinct ids it has now, not those it had then', () => {
+    const store = new SandboxStore({ persons: 10, seed: 1 });
+    const [read, other] = store.list({}, 0, 2);
+    // Between the read and the deletion (a queued bulk delete runs later), a distinct id moved in.
+    const moved = other.distinctIds[0];
+    expect(store.moveDistinctId(moved, read.id)).toBe(true);
+    expect(store.delete(read)).toBe(true);
+    for (const d of [...read.distinctIds, moved]) expect(store.isDistinctIdBlocked(d), d).toBe(true);
+    expect(store.delete(read)).toBe(false);
+  });
+
   it('deletes in O(1) and keeps listing, counting and lookups consistent', () => {
     const store = new SandboxStore({ persons: 100, seed: 1 });
     const before = store.list({}, 0, 100);
