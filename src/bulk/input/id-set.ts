@@ -38,11 +38,12 @@ export function parseUuid(id: string, out: Uint8Array, at: number): boolean {
   return true;
 }
 
-export /** The text of a UUID as char codes, filled in place: a string made by 20 concatenations would
+/** The text of a UUID as char codes, filled in place: a string made by 20 concatenations would
  * be a tree of 20 pieces (about 600 bytes) until something flattens it. */
 const TEXT = new Array<number>(36).fill(45);
 const TEXT_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
+/** The canonical text (lower case, hyphenated) of the 16 bytes of a UUID at `at`. */
 export function formatUuid(bytes: Uint8Array, at: number): string {
   for (let i = 0; i < KEY_BYTES; i++) {
     const b = bytes[at + i];
