@@ -213,7 +213,7 @@ async function benchBulk() {
   const single = 2_000;
   const limit = 600;
   const env = (sandbox) => sandbox.env(dir);
-  const bulk = async (sandbox, name, ids, rate) => {
+  const bulk = async (sandbox, name, ids, rate, idKind = '--distinct-ids') => {
     const file = join(dir, `${name}.txt`);
     writeFileSync(file, `${ids.join('\n')}\n`);
     const res = await run(
@@ -228,7 +228,7 @@ async function benchBulk() {
         'bulk-delete',
         '--file',
         file,
-        '--distinct-ids',
+        ...(idKind ? [idKind] : []),
         '--rate',
         String(rate),
         '--read-rate',
@@ -269,15 +269,24 @@ async function benchBulk() {
       limited.stop();
     }
 
-    // 2. No limit: how fast, and how much faster than one DELETE per person.
-    const free = await startSandbox(['--persons', String(count + single)]);
+    // 2. No limit: how fast, and how much faster than one DELETE per person. Then the same by
+    // person UUIDs, which need no lookup: the deletion alone, as a run by distinct ids did before
+    // it looked the persons up.
+    const free = await startSandbox(['--persons', String(2 * count + single)]);
     try {
-      const persons = await sandboxPersons(free, count + single);
+      const persons = await sandboxPersons(free, 2 * count + single);
       const res = await bulk(
         free,
         'free',
         persons.slice(0, count).map((p) => p.distinctId),
         1_000_000,
+      );
+      const byUuid = await bulk(
+        free,
+        'free-uuids',
+        persons.slice(count, 2 * count).map((p) => p.uuid),
+        1_000_000,
+        '',
       );
       // The baseline: a bare undici loop deleting persons one request at a time, in its own process.
       const bare = `
@@ -296,7 +305,7 @@ async function benchBulk() {
       const one = await run(process.execPath, ['--input-type=module', '-e', bare], {
         env: env(free),
         stdin: persons
-          .slice(count)
+          .slice(2 * count)
           .map((p) => p.uuid)
           .join('\n'),
       });
@@ -305,6 +314,9 @@ async function benchBulk() {
       const bulkRate = count / (res.ms / 1000);
       const oneRate = single / (one.ms / 1000);
       console.log(`no limit: hogctl ${fmt(res.ms / 1000, 1)} s = ${fmt(bulkRate, 0)} ids/s end to end (--concurrency 4)`);
+      console.log(
+        `no limit, ${count.toLocaleString('en')} person UUIDs (no lookup): hogctl ${fmt(byUuid.ms / 1000, 1)} s = ${fmt(count / (byUuid.ms / 1000), 0)} ids/s end to end`,
+      );
       console.log(
         `one DELETE /persons/:id/ at a time: ${single.toLocaleString('en')} in ${fmt(one.ms / 1000, 1)} s = ${fmt(oneRate, 0)} ids/s, so ${fmt((one.ms * count) / single / 1000, 0)} s for ${count.toLocaleString('en')}`,
       );
