@@ -54,7 +54,10 @@ export const TOPICS: Record<string, Topic> = {
       ['`HOGCTL_OUTPUT`', 'default output format: table, json, ndjson or csv'],
       ['`HOGCTL_TIMEOUT`', 'default per-request timeout in seconds (like `--timeout`)'],
       ['`HOGCTL_PROGRESS_INTERVAL`', 'seconds between progress lines of long jobs off a terminal (default 10)'],
-      ['`HOGCTL_CAPTURE_URL`', "ingestion host of `persons bulk-update`'s capture requests (like `--capture-url`; beats the profile's)"],
+      [
+        '`HOGCTL_CAPTURE_URL`',
+        "ingestion host of the capture requests of `persons bulk-update` and `persons merge` (like bulk-update's `--capture-url`; beats the profile's)",
+      ],
       [
         '`HOGCTL_EVIDENCE_KEY`',
         "the evidence key that signs plans and names an erasure's addresses, instead of the config directory's file (a CI secret)",

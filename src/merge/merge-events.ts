@@ -54,10 +54,12 @@ export interface CaptureTarget {
   host: string;
 }
 
-/** A client for capture with the project's key, read with the personal key (never printed). */
+/** A client for capture with the project's key, read with the personal key (never printed), at
+ * the ingestion host: HOGCTL_CAPTURE_URL or the profile's capture URL when set, as for
+ * `persons bulk-update`. */
 export async function captureClient(ctx: Context, client: ApiClient, projectId: string): Promise<CaptureTarget> {
   const settings = await ctx.settings();
-  const host = ingestionUrl(settings.baseUrl);
+  const host = settings.captureUrl ?? ingestionUrl(settings.baseUrl);
   const project = await getProject(client, projectId, { signal: ctx.deps.signal });
   const key = typeof project.api_token === 'string' ? project.api_token : '';
   if (!key)

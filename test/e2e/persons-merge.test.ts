@@ -363,6 +363,26 @@ describe('persons merge', () => {
   });
 
   // Last: the sdk helper counts project 1's ingestion against every capture.
+  it('sends its events to HOGCTL_CAPTURE_URL when set, with the project key only (the personal key never goes there)', async () => {
+    const posthog = sdkClient(world);
+    const [a, b] = [fresh('routed-a'), fresh('routed-b')];
+    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
+    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const from = world.sandbox.requests.length;
+    const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
+    const res = await world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } });
+    expect(res.code, res.stderr).toBe(0);
+    const batches = world.sandbox.requests.slice(from).filter((r) => r.path === '/batch/');
+    expect(batches.length).toBeGreaterThan(0);
+    for (const batch of batches) {
+      expect(batch.headers.host).toBe(new URL(other).host);
+      expect(batch.headers.authorization).toBeUndefined();
+    }
+    expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
+  });
+
   it('merges in another project with that project’s key, never across projects', async () => {
     const staging = world.sandbox.world.projects[1];
     const other = new PostHog(staging.apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
