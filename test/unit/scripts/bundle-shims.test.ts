@@ -91,7 +91,11 @@ describe('http shim', () => {
     expect(shim.maxHeaderSize).toBe(http.maxHeaderSize);
     expect(maxHeaderSizeUnder([])).toBe(16384);
     expect(maxHeaderSizeUnder(['--max-http-header-size=32768'])).toBe(32768);
+    expect(maxHeaderSizeUnder(['--max_http_header_size=32768'])).toBe(32768);
     expect(maxHeaderSizeUnder([], '--max-http-header-size=65536')).toBe(65536);
+    expect(maxHeaderSizeUnder([], '--max-http-header-size 65536')).toBe(65536);
+    expect(maxHeaderSizeUnder([], '--max_http_header_size=65536')).toBe(65536);
+    expect(maxHeaderSizeUnder([], '"--max-http-header-size=65536"')).toBe(65536);
   });
 
   it('is all the bundled undici reads of node:http: maxHeaderSize, and IncomingMessage to compare a body’s constructor with', () => {
