@@ -84,7 +84,11 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     // The profile's permission is for its own host only.
     allowInsecureHttp: profile?.allow_insecure_http === true && profileOrigin === new URL(base.url).origin,
     // The profile's capture host is for the profile's own site.
-    captureUrl: env.HOGCTL_CAPTURE_URL || (profileOrigin === new URL(base.url).origin ? profile?.capture_url : undefined),
+    captureUrl: env.HOGCTL_CAPTURE_URL
+      ? fromEnv('HOGCTL_CAPTURE_URL', env.HOGCTL_CAPTURE_URL, (v) => normalizeBaseUrl(v, 'capture').url)
+      : profileOrigin === new URL(base.url).origin
+        ? profile?.capture_url
+        : undefined,
     sources: { baseUrl: baseSource ?? 'default', projectId: projectSource, apiKey: envKey ? 'env' : storedKey ? 'profile' : undefined },
     ...(profile ? { profileOrigin: profileOrigin ?? `(invalid base URL ${JSON.stringify(profile.base_url)})` } : {}),
   };
@@ -152,20 +156,28 @@ export function checkProjectId(id: string): string {
   return id;
 }
 
+/** What a URL setting is called in its errors: the site (--base-url) or its ingestion host
+ * (--capture-url, HOGCTL_CAPTURE_URL). */
+const URL_KINDS = {
+  base: { name: 'base URL', example: 'the site address, e.g. https://us.posthog.com' },
+  capture: { name: 'capture URL', example: 'the ingestion host, e.g. https://us.i.posthog.com' },
+};
+
 /**
  * Accepts a site URL with or without a trailing slash, and also an old saved URL that points into
  * `/api/environments/<id>/` or `/api/projects/<id>/`: the origin is kept and the id becomes the
  * default project, because hogctl always calls the canonical `/api/projects/` paths.
  */
-export function normalizeBaseUrl(raw: string): { url: string; projectId?: string } {
+export function normalizeBaseUrl(raw: string, what: keyof typeof URL_KINDS = 'base'): { url: string; projectId?: string } {
+  const kind = URL_KINDS[what];
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new UsageError(`invalid base URL "${raw}": use the site address, e.g. https://us.posthog.com`);
+    throw new UsageError(`invalid ${kind.name} "${raw}": use ${kind.example}`);
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new UsageError(`invalid base URL "${raw}": it must start with https:// (or http:// for a local server)`);
+    throw new UsageError(`invalid ${kind.name} "${raw}": it must start with https:// (or http:// for a local server)`);
   }
   const match = /^(.*?)\/api\/(?:projects|environments)\/(\d+)(?:\/.*)?$/.exec(parsed.pathname);
   const path = (match ? match[1] : parsed.pathname).replace(/\/+$/, '');

@@ -54,12 +54,18 @@ export interface CaptureTarget {
   host: string;
 }
 
-/** A client for capture with the project's key, read with the personal key (never printed), at
- * the ingestion host: HOGCTL_CAPTURE_URL or the profile's capture URL when set, as for
- * `persons bulk-update`. */
+/** The ingestion host: HOGCTL_CAPTURE_URL or the profile's capture URL when set, as for
+ * `persons bulk-update`, else the one of the site. */
+export async function captureHost(ctx: Context): Promise<string> {
+  const settings = await ctx.settings();
+  return settings.captureUrl ?? ingestionUrl(settings.baseUrl);
+}
+
+/** A client for capture at the ingestion host with the project's key, read with the personal key
+ * (never printed). */
 export async function captureClient(ctx: Context, client: ApiClient, projectId: string): Promise<CaptureTarget> {
   const settings = await ctx.settings();
-  const host = settings.captureUrl ?? ingestionUrl(settings.baseUrl);
+  const host = await captureHost(ctx);
   const project = await getProject(client, projectId, { signal: ctx.deps.signal });
   const key = typeof project.api_token === 'string' ? project.api_token : '';
   if (!key)
@@ -100,7 +106,7 @@ export async function sendEvents(
         );
       throw new CliError(
         `${capture.host} answered the capture request with ${answer.unknown}, not as PostHog's capture does`,
-        'check --base-url',
+        "check --base-url, and HOGCTL_CAPTURE_URL or the profile's capture URL when one is set",
       );
     }
     if (status !== 0 && status !== 429 && status < 500) {

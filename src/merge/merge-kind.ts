@@ -41,7 +41,7 @@ import {
   type LeftOut,
   type PlannedGroup,
 } from './plan-groups.js';
-import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
+import { captureClient, captureHost, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
 import { captureAttempt } from '../bulk/engine/capture-attempt.js';
 
 const n = formatNumber;
@@ -190,7 +190,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const planned = byKeep();
       const action: BulkAction = {
         title: 'merge duplicate persons',
-        request: `POST <capture>/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
+        request: `POST ${await captureHost(ctx)}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
         flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : `by --keep ${recordedKeep}`,
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),

@@ -38,7 +38,15 @@ import type { Attempt } from '../bulk/engine/runner.js';
 import { sameValue } from '../bulk/engine/same-value.js';
 import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
-import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
+import {
+  EVENTS_A_REQUEST,
+  captureClient,
+  captureHost,
+  mergeEvent,
+  mergeEventUuid,
+  sendEvents,
+  type CaptureTarget,
+} from './merge-events.js';
 
 const n = formatNumber;
 
@@ -146,7 +154,7 @@ export function undoKind(s: UndoSettings): JobKind {
       let stamp: UndoHeader | undefined;
       return {
         title: 'undo a merge of duplicate persons',
-        request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
+        request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${await captureHost(ctx)}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
         flags: `${s.receipt} (journal ${mergeJournal})`,
         flagsLabel: 'undoes',
         planLines: [

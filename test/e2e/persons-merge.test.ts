@@ -362,7 +362,6 @@ describe('persons merge', () => {
     for (const [a, b] of pairs) expect(store.getByDistinctId(a)!.uuid).not.toBe(store.getByDistinctId(b)!.uuid);
   });
 
-  // Last: the sdk helper counts project 1's ingestion against every capture.
   it('sends its events to HOGCTL_CAPTURE_URL when set, with the project key only (the personal key never goes there)', async () => {
     const posthog = sdkClient(world);
     const [a, b] = [fresh('routed-a'), fresh('routed-b')];
@@ -374,6 +373,8 @@ describe('persons merge', () => {
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
     const res = await world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } });
     expect(res.code, res.stderr).toBe(0);
+    // The plan names where the events go before anything is sent.
+    expect(res.stderr).toContain(`POST ${other}/batch/`);
     const batches = world.sandbox.requests.slice(from).filter((r) => r.path === '/batch/');
     expect(batches.length).toBeGreaterThan(0);
     for (const batch of batches) {
@@ -383,6 +384,7 @@ describe('persons merge', () => {
     expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
   });
 
+  // Last: the sdk helper counts project 1's ingestion against every capture.
   it('merges in another project with that project’s key, never across projects', async () => {
     const staging = world.sandbox.world.projects[1];
     const other = new PostHog(staging.apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });

@@ -136,7 +136,7 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
 
-  const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl).url;
+  const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl, 'capture').url;
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   // --column names the persons in the file of --values-from: the verb read it.
   const input = jobInputOf(

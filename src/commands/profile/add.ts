@@ -36,7 +36,7 @@ export function profileAddCommand(): Command {
     .option('--allow-insecure-http', 'allow sending the key over plain http:// to a host that is not loopback')
     .option(
       '--capture-url <url>',
-      'where `persons bulk-update` sends capture requests, when not the site derived from the base URL (us.i.posthog.com for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted)',
+      'where `persons bulk-update` and `persons merge` send capture requests, when not the site derived from the base URL (us.i.posthog.com for us.posthog.com, eu.i.posthog.com for eu.posthog.com, the site itself when self-hosted)',
     )
     .option('--use', 'make it the current profile')
     .option('-y, --yes', 'replace an existing profile without asking')
@@ -180,7 +180,7 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
       project_id: projectId,
       ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}),
       ...(options.captureUrl !== undefined
-        ? { capture_url: normalizeBaseUrl(options.captureUrl).url }
+        ? { capture_url: normalizeBaseUrl(options.captureUrl, 'capture').url }
         : existing?.capture_url && existing.base_url === base.url
           ? { capture_url: existing.capture_url }
           : {}),

@@ -138,6 +138,17 @@ describe('resolveSettings', () => {
 });
 
 describe('a profile key goes only to its host', () => {
+  it('HOGCTL_CAPTURE_URL is normalised, and one that is not a URL is a usage error naming the variable', () => {
+    expect(resolveSettings({}, { HOGCTL_CAPTURE_URL: 'https://ingest.example.com/' }, store).captureUrl).toBe('https://ingest.example.com');
+    for (const value of ['eu.i.posthog.com', 'ftp://ingest.example.com']) {
+      const err = thrown(() => resolveSettings({}, { HOGCTL_CAPTURE_URL: value }, store));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.exitCode).toBe(2);
+      expect(err.message).toContain(`invalid capture URL "${value}" (from HOGCTL_CAPTURE_URL)`);
+      expect(err.hint).toContain('unset HOGCTL_CAPTURE_URL');
+    }
+  });
+
   it('refuses a stored key with --base-url or HOGCTL_BASE_URL naming another host (exit 2)', async () => {
     for (const [flags, env, via] of [
       [{ baseUrl: 'https://collector.example' }, {}, '--base-url'],
