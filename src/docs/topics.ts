@@ -56,7 +56,7 @@ export const TOPICS: Record<string, Topic> = {
       ['`HOGCTL_PROGRESS_INTERVAL`', 'seconds between progress lines of long jobs off a terminal (default 10)'],
       [
         '`HOGCTL_CAPTURE_URL`',
-        "ingestion host of the capture requests of `persons bulk-update` and `persons merge` (like bulk-update's `--capture-url`; beats the profile's)",
+        "ingestion host of the capture requests of `persons bulk-update` and `persons merge` (`--capture-url` beats it; it beats the profile's)",
       ],
       [
         '`HOGCTL_EVIDENCE_KEY`',

@@ -54,18 +54,17 @@ export interface CaptureTarget {
   host: string;
 }
 
-/** The ingestion host: HOGCTL_CAPTURE_URL or the profile's capture URL when set, as for
- * `persons bulk-update`, else the one of the site. */
-export async function captureHost(ctx: Context): Promise<string> {
+/** The ingestion host: --capture-url (`given`), else HOGCTL_CAPTURE_URL or the profile's capture
+ * URL, as for `persons bulk-update`, else the site's. */
+export async function captureHost(ctx: Context, given?: string): Promise<string> {
   const settings = await ctx.settings();
-  return settings.captureUrl ?? ingestionUrl(settings.baseUrl);
+  return given ?? settings.captureUrl ?? ingestionUrl(settings.baseUrl);
 }
 
 /** A client for capture at the ingestion host with the project's key, read with the personal key
  * (never printed). */
-export async function captureClient(ctx: Context, client: ApiClient, projectId: string): Promise<CaptureTarget> {
+export async function captureClient(ctx: Context, client: ApiClient, projectId: string, host: string): Promise<CaptureTarget> {
   const settings = await ctx.settings();
-  const host = await captureHost(ctx);
   const project = await getProject(client, projectId, { signal: ctx.deps.signal });
   const key = typeof project.api_token === 'string' ? project.api_token : '';
   if (!key)

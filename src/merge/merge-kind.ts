@@ -110,6 +110,8 @@ export interface MergeSettings {
   /** A reviewed plan (or one group given as arguments): its kept persons stand. */
   fromPlan: boolean;
   verifyTimeoutMs: number;
+  /** --capture-url, when given. */
+  captureUrl?: string;
 }
 
 export interface MergeKind extends JobKind {
@@ -188,9 +190,10 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const captures = new Map<string, CaptureTarget>();
       let stamp: { nonce: string; timestamp: string } | undefined;
       const planned = byKeep();
+      const host = await captureHost(ctx, s.captureUrl);
       const action: BulkAction = {
         title: 'merge duplicate persons',
-        request: `POST ${await captureHost(ctx)}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
+        request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
         flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : `by --keep ${recordedKeep}`,
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),
@@ -204,7 +207,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           // The project API key of every project with groups, read now: a key that cannot read one
           // stops the run before anything is sent.
           for (const p of env.targets.projects)
-            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id));
+            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
         },
         attempt: async (chunk) => {
           const project = chunk.project ?? env.projects[0];

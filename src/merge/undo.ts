@@ -74,6 +74,8 @@ export interface UndoSettings {
   groups: RecordedGroup[];
   verifyTimeoutMs: number;
   maxWaitMs: number;
+  /** --capture-url, when given. */
+  captureUrl?: string;
 }
 
 export type UndoStatus = 'restored' | 'pending' | 'failed';
@@ -151,10 +153,11 @@ export function undoKind(s: UndoSettings): JobKind {
       const formers = groups.reduce((k, g) => k + g.merge.length, 0);
       const planned = byKeep();
       const captures = new Map<string, CaptureTarget>();
+      const host = await captureHost(ctx, s.captureUrl);
       let stamp: UndoHeader | undefined;
       return {
         title: 'undo a merge of duplicate persons',
-        request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${await captureHost(ctx)}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
+        request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${host}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
         flags: `${s.receipt} (journal ${mergeJournal})`,
         flagsLabel: 'undoes',
         planLines: [
@@ -167,7 +170,7 @@ export function undoKind(s: UndoSettings): JobKind {
           goneOf(journal.chunks.values());
           if (!env.client) return;
           for (const p of env.targets.projects)
-            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id));
+            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
         },
         attempt: async (chunk) => {
           const project = chunk.project ?? env.projects[0];

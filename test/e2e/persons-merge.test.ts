@@ -384,6 +384,30 @@ describe('persons merge', () => {
     expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
   });
 
+  it('--capture-url beats HOGCTL_CAPTURE_URL, and one that is not a URL is refused before anything is sent', async () => {
+    const posthog = sdkClient(world);
+    const [a, b] = [fresh('flagged-a'), fresh('flagged-b')];
+    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
+    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const before = world.sandbox.requests.length;
+    const bad = await world.run(['persons', 'merge', a, b, '--yes', '--capture-url', 'eu.i.posthog.com']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid capture URL "eu.i.posthog.com"');
+    expect(world.sandbox.requests.length).toBe(before);
+    const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
+    // Nothing listens on port 9: had the variable won, the run would fail.
+    const res = await world.run(['persons', 'merge', a, b, '--yes', '--capture-url', other], {
+      env: { HOGCTL_CAPTURE_URL: 'http://127.0.0.1:9' },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const batches = world.sandbox.requests.slice(before).filter((r) => r.path === '/batch/');
+    expect(batches.map((r) => r.headers.host)).toEqual(batches.map(() => new URL(other).host));
+    expect(batches.length).toBeGreaterThan(0);
+    expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
+  });
+
   // Last: the sdk helper counts project 1's ingestion against every capture.
   it('merges in another project with that project’s key, never across projects', async () => {
     const staging = world.sandbox.world.projects[1];

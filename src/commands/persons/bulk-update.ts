@@ -5,8 +5,8 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
+import { CAPTURE_URL_HELP, givenCaptureUrl } from './shared/capture-url.js';
 import { parseAssignments } from '../../api/set-value.js';
-import { normalizeBaseUrl } from '../../config/settings.js';
 import type { Changes } from '../../bulk/update/changes.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { BulkSettings } from '../../bulk/engine/settings.js';
@@ -81,7 +81,7 @@ export function personsBulkUpdateCommand(): Command {
     .option('--set-once <key=value>', 'set it only where the person has no value yet (repeatable; capture only)', collect)
     .option('--unset <key>', 'remove this property (repeatable)', collect)
     .addOption(new Option('--via <way>', 'how the changes are sent').choices(['capture', 'api']).default('capture'))
-    .option('--capture-url <url>', 'the ingestion host for capture requests (default: derived from the base URL)')
+    .option('--capture-url <url>', CAPTURE_URL_HELP)
     .option(
       '--verify-timeout <duration>',
       `how long to read the persons back until the changes show, e.g. 30s, 5m (default ${DEFAULT_VERIFY_TIMEOUT})`,
@@ -136,7 +136,7 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
 
-  const captureUrl = o.captureUrl === undefined ? (await ctx.settings()).captureUrl : normalizeBaseUrl(o.captureUrl, 'capture').url;
+  const captureUrl = givenCaptureUrl(o) ?? (await ctx.settings()).captureUrl;
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   // --column names the persons in the file of --values-from: the verb read it.
   const input = jobInputOf(

@@ -23,6 +23,7 @@ import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
+import { CAPTURE_URL_HELP, givenCaptureUrl } from './shared/capture-url.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -36,6 +37,7 @@ export interface PersonsMergeOptions {
   verifyTimeout?: string;
   maxWait?: string;
   undo?: string;
+  captureUrl?: string;
 }
 
 const DEFAULT_VERIFY_TIMEOUT = '5m';
@@ -82,6 +84,7 @@ export function personsMergeCommand(): Command {
     )
     .option('--undo <receipt>', "give every person a merge merged away its distinct ids and properties back, from the merge's journal")
     .option('--max-wait <duration>', 'the longest single wait the query limit may ask for (default 60m)')
+    .option('--capture-url <url>', CAPTURE_URL_HELP)
     .addHelpText(
       'after',
       examples(
@@ -99,7 +102,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   if (options.undo !== undefined) {
     if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
       throw new UsageError(
-        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt)',
+        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --capture-url)',
       );
     if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
     return undoMerge(ctx, options);
@@ -127,6 +130,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const keep = options.keep === undefined ? DEFAULT_KEEP : parseKeepRule(options.keep);
   const verifyTimeoutMs = parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
+  const captureUrl = givenCaptureUrl(options);
   if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
 
   // Everything is read and checked before anything is sent; on --resume the groups are the
@@ -168,7 +172,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     receipt: options.receipt,
     maxWaitMs,
   });
-  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs });
+  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureUrl });
   await runBulkJob(ctx, settled, kind);
   if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
 }
@@ -180,6 +184,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
  */
 async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<void> {
   const receipt = options.undo!;
+  const captureUrl = givenCaptureUrl(options);
   const { text, mergeJournal, groups } = await readMergeToUndo(receipt);
   const input = ownInput('--undo', receipt, text, {
     label: receipt,
@@ -201,6 +206,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     groups,
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
     maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+    captureUrl,
   });
   const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
   try {
