@@ -221,6 +221,40 @@ describe('the ingestion host', () => {
   });
 });
 
+describe('--capture-url on the line that continues a stopped run', () => {
+  it('is repeated, so that the rest of the events go where the first went', async () => {
+    const persons = take(3);
+    const file = join(dir, 'routed-resume.txt');
+    writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
+    const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
+    world.sandbox.setFaults('odd-200=1,path=/batch/');
+    let res;
+    try {
+      res = await world.run([
+        'persons',
+        'bulk-update',
+        '--file',
+        file,
+        '--set',
+        'routed_resume=1',
+        '--capture-url',
+        other,
+        '--no-verify',
+        '-y',
+      ]);
+    } finally {
+      world.sandbox.setFaults(undefined);
+    }
+    expect(res.code, res.stderr).toBe(7);
+    const line = /hogctl persons bulk-update .*--resume/.exec(res.stderr)?.[0];
+    expect(line, res.stderr).toContain(`--capture-url ${other} --resume`);
+    const from = world.sandbox.requests.length;
+    const again = await world.run([...line!.split(' ').slice(1), '--no-verify', '-y']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(batches(from).map((r) => r.headers.host)).toEqual([new URL(other).host]);
+  });
+});
+
 /** The events of the /batch/ requests since `from` (the sandbox keeps capture bodies decoded). */
 function eventsSent(from: number): { uuid: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }[] {
   return batches(from).flatMap((r) => JSON.parse(r.body).batch);

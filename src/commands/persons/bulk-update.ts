@@ -5,7 +5,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
-import { CAPTURE_URL_HELP, givenCaptureUrl } from './shared/capture-url.js';
+import { CAPTURE_URL_HELP, captureUrlRepeat, givenCaptureUrl } from './shared/capture-url.js';
 import { parseAssignments } from '../../api/set-value.js';
 import type { Changes } from '../../bulk/update/changes.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
@@ -136,14 +136,15 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
 
-  const captureUrl = givenCaptureUrl(o) ?? (await ctx.settings()).captureUrl;
+  const givenUrl = givenCaptureUrl(o);
+  const captureUrl = givenUrl ?? (await ctx.settings()).captureUrl;
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   // --column names the persons in the file of --values-from: the verb read it.
   const input = jobInputOf(
     values ? { ...o, column: undefined } : o,
     values && { list: values.list, label: o.valuesFrom!, path: o.valuesFrom },
   )!;
-  const settings: BulkSettings = { input, ...job };
+  const settings: BulkSettings = { input, ...job, repeat: captureUrlRepeat(givenUrl) };
   const settled = await settleBulkJob(ctx, settings);
   // Resumed without changes on the command line, the journal's.
   const changes = given ?? recordedChanges(settled.recorded);

@@ -23,7 +23,7 @@ import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
-import { CAPTURE_URL_HELP, givenCaptureUrl } from './shared/capture-url.js';
+import { CAPTURE_URL_HELP, captureUrlRepeat, givenCaptureUrl } from './shared/capture-url.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -171,6 +171,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     resume: Boolean(options.resume),
     receipt: options.receipt,
     maxWaitMs,
+    repeat: captureUrlRepeat(captureUrl),
   });
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureUrl });
   await runBulkJob(ctx, settled, kind);
@@ -199,6 +200,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     resume: Boolean(options.resume),
     receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
     maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+    repeat: captureUrlRepeat(captureUrl),
   });
   const kind = undoKind({
     receipt,

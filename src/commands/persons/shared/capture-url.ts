@@ -9,3 +9,9 @@ export const CAPTURE_URL_HELP =
 export function givenCaptureUrl(options: { captureUrl?: string }): string | undefined {
   return options.captureUrl === undefined ? undefined : normalizeBaseUrl(options.captureUrl, 'capture').url;
 }
+
+/** The flag again on the line that continues the run (BulkSettings.repeat): the journal does not
+ * record where the events went, and a resume without it would send the rest elsewhere. */
+export function captureUrlRepeat(given: string | undefined): string[] {
+  return given === undefined ? [] : ['--capture-url', given];
+}
