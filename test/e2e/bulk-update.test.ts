@@ -227,24 +227,9 @@ describe('--capture-url on the line that continues a stopped run', () => {
     const file = join(dir, 'routed-resume.txt');
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
-    world.sandbox.setFaults('odd-200=1,path=/batch/');
-    let res;
-    try {
-      res = await world.run([
-        'persons',
-        'bulk-update',
-        '--file',
-        file,
-        '--set',
-        'routed_resume=1',
-        '--capture-url',
-        other,
-        '--no-verify',
-        '-y',
-      ]);
-    } finally {
-      world.sandbox.setFaults(undefined);
-    }
+    const res = await world.withFaults('odd-200=1,path=/batch/', () =>
+      world.run(['persons', 'bulk-update', '--file', file, '--set', 'routed_resume=1', '--capture-url', other, '--no-verify', '-y']),
+    );
     expect(res.code, res.stderr).toBe(7);
     const line = /hogctl persons bulk-update .*--resume/.exec(res.stderr)?.[0];
     expect(line, res.stderr).toContain(`--capture-url ${other} --resume`);
@@ -267,10 +252,8 @@ describe('what capture answers is read, not assumed', () => {
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
     const journal = join(dir, 'odd.ndjson');
     const receipt = join(dir, 'odd.receipt.json');
-    world.sandbox.setFaults('odd-200=1,path=/batch/');
-    let res;
-    try {
-      res = await world.run([
+    const res = await world.withFaults('odd-200=1,path=/batch/', () =>
+      world.run([
         'persons',
         'bulk-update',
         '--file',
@@ -283,10 +266,8 @@ describe('what capture answers is read, not assumed', () => {
         '--receipt',
         receipt,
         '-y',
-      ]);
-    } finally {
-      world.sandbox.setFaults(undefined);
-    }
+      ]),
+    );
     expect(res.code, res.stderr).toBe(7);
     expect(res.stderr).toContain('{"status":0,"error":"ingestion is paused for this project"}');
     expect(res.stderr).toContain('not an acceptance');
@@ -309,25 +290,9 @@ describe('what capture answers is read, not assumed', () => {
     const file = join(dir, 'quota.txt');
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
     const journal = join(dir, 'quota.ndjson');
-    world.sandbox.setFaults('quota-limited=1,path=/batch/');
-    let res;
-    try {
-      res = await world.run([
-        'persons',
-        'bulk-update',
-        '--file',
-        file,
-        '--set',
-        'quota=1',
-        '--verify-timeout',
-        '2s',
-        '--journal',
-        journal,
-        '-y',
-      ]);
-    } finally {
-      world.sandbox.setFaults(undefined);
-    }
+    const res = await world.withFaults('quota-limited=1,path=/batch/', () =>
+      world.run(['persons', 'bulk-update', '--file', file, '--set', 'quota=1', '--verify-timeout', '2s', '--journal', journal, '-y']),
+    );
     expect(res.code, res.stderr).toBe(5);
     expect(res.stderr).toMatch(/over its billing quota for events/);
     expect(res.stderr).not.toContain('ingestion may still be applying them');
@@ -414,13 +379,9 @@ describe('event uuids', () => {
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
     const journal = join(dir, 'resent.ndjson');
     const from = world.sandbox.requests.length;
-    world.sandbox.setFaults('500=1,path=/batch/');
-    let res;
-    try {
-      res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'resent=1', '--retries', '1', '--journal', journal, '-y']);
-    } finally {
-      world.sandbox.setFaults(undefined);
-    }
+    const res = await world.withFaults('500=1,path=/batch/', () =>
+      world.run(['persons', 'bulk-update', '--file', file, '--set', 'resent=1', '--retries', '1', '--journal', journal, '-y']),
+    );
     expect(res.code, res.stderr).toBe(8);
     const middle = world.sandbox.requests.length;
     const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
@@ -437,13 +398,9 @@ describe('event uuids', () => {
     const file = join(dir, 'older.txt');
     writeFileSync(file, `${person.uuid}\n`);
     const journal = join(dir, 'older.ndjson');
-    world.sandbox.setFaults('500=1,path=/batch/');
-    let res;
-    try {
-      res = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'older=1', '--retries', '0', '--journal', journal, '-y']);
-    } finally {
-      world.sandbox.setFaults(undefined);
-    }
+    const res = await world.withFaults('500=1,path=/batch/', () =>
+      world.run(['persons', 'bulk-update', '--file', file, '--set', 'older=1', '--retries', '0', '--journal', journal, '-y']),
+    );
     expect(res.code, res.stderr).toBe(8);
     // As an earlier version wrote it: no capture_events in the header.
     const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');

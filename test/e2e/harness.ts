@@ -84,6 +84,8 @@ export interface World {
   /** Env pointing the CLI at the sandbox with the default all-scopes key. */
   env: Record<string, string>;
   run(args: string[], options?: RunOptions): Promise<RunResult>;
+  /** `run` while the sandbox injects these faults (faults.ts), cleared afterwards however it ends. */
+  withFaults<T>(spec: string, run: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,14 @@ export async function startWorld(options: SandboxOptions = {}): Promise<World> {
     configDir,
     env,
     run: (args, runOptions = {}) => runCli(args, { ...runOptions, env: { ...env, ...runOptions.env } }),
+    withFaults: async (spec, run) => {
+      sandbox.setFaults(spec);
+      try {
+        return await run();
+      } finally {
+        sandbox.setFaults(undefined);
+      }
+    },
     close: async () => {
       await sandbox.close();
       rmSync(configDir, { recursive: true, force: true });

@@ -28,15 +28,6 @@ function freshPerson(): Person {
 
 const personPath = (p: Person) => `/api/projects/${world.sandbox.projectId}/persons/${p.uuid}/`;
 
-async function withFaults<T>(spec: string, run: () => Promise<T>): Promise<T> {
-  world.sandbox.setFaults(spec);
-  try {
-    return await run();
-  } finally {
-    world.sandbox.setFaults();
-  }
-}
-
 const propertyOf = (p: Person, key: string) => world.sandbox.store.getByUuid(p.uuid)?.properties[key];
 
 describe.each(FAULT_CASES)('under $kind', (c) => {
@@ -45,7 +36,7 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
     const spec = `${c.entry(0.5)},method=PATCH`;
     const seed = seedHittingFirst(spec, c.kind, 'PATCH', personPath(person));
     const args = ['persons', 'update', person.uuid, '--set', `reliability=after-${c.kind}`, '--timeout', '1'];
-    const res = await withFaults(`${spec},seed=${seed}`, () => world.run(args));
+    const res = await world.withFaults(`${spec},seed=${seed}`, () => world.run(args));
     expectNoKey(world, res);
     expect([0, c.code]).toContain(res.code);
     if (res.code !== 0) {
@@ -64,7 +55,7 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
     const spec = `${c.entry(0.5)},method=POST,path=bulk_delete`;
     const seed = seedHittingFirst(spec, c.kind, 'POST', '/api/projects/1/persons/bulk_delete/');
     const args = ['persons', 'delete', person.uuid, '--yes', '--timeout', '1'];
-    const res = await withFaults(`${spec},seed=${seed}`, () => world.run(args));
+    const res = await world.withFaults(`${spec},seed=${seed}`, () => world.run(args));
     expectNoKey(world, res);
     // 3: a retry found the person already gone, deleted by an attempt whose answer was lost.
     expect([0, 3, c.code]).toContain(res.code);
@@ -120,7 +111,7 @@ describe('when every retry meets the fault', () => {
 describe('failures a user must be able to read', () => {
   it('a --timeout shorter than a slow answer exits 7 naming the timeout, and says the update may have been applied', async () => {
     const person = freshPerson();
-    const res = await withFaults('slow=1@2500,method=PATCH', () =>
+    const res = await world.withFaults('slow=1@2500,method=PATCH', () =>
       world.run(['persons', 'update', person.uuid, '--set', 'late=yes', '--timeout', '1']),
     );
     expect(res.code).toBe(7);
@@ -135,7 +126,7 @@ describe('failures a user must be able to read', () => {
   it('an HTML error page from a proxy shows its title, never its markup', async () => {
     const person = freshPerson();
     for (const spec of ['html=1', '502=1']) {
-      const res = await withFaults(`${spec},method=PATCH`, () => world.run(['persons', 'update', person.uuid, '--set', 'x=1']));
+      const res = await world.withFaults(`${spec},method=PATCH`, () => world.run(['persons', 'update', person.uuid, '--set', 'x=1']));
       expect(res.code).toBe(7);
       expectCleanFailure(world, res);
       expect(errorLine(res)).toMatch(
