@@ -26,6 +26,14 @@ function snapshot(): Map<string, string> {
   return new Map([...world.sandbox.store].map((p) => [p.uuid, JSON.stringify([[...p.distinctIds].sort(), p.properties, p.createdAtUs])]));
 }
 
+/** Persons made through PostHog's SDK, one a distinct id with these properties, once ingested. */
+async function identified(persons: [distinctId: string, properties: Record<string, unknown>][]): Promise<void> {
+  const posthog = sdkClient(world);
+  for (const [distinctId, properties] of persons) posthog.identify({ distinctId, properties });
+  await sendAndIngest(world, posthog);
+  await posthog.shutdown();
+}
+
 beforeAll(async () => {
   world = await startWorld({ persons: 600, seed: 31 });
   const posthog = sdkClient(world);
@@ -165,12 +173,11 @@ describe('persons merge', () => {
   });
 
   it('Ctrl-C while sending stops with 130, a receipt of what was not sent, and --resume finishes', async () => {
-    const posthog = sdkClient(world);
     const [a, b] = [fresh('int-a'), fresh('int-b')];
-    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
-    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
     const journal = join(world.configDir, 'interrupted.ndjson');
     const receipt = join(world.configDir, 'interrupted.json');
     const args = ['persons', 'merge', a, b, '--yes', '--journal', journal, '--receipt', receipt];
@@ -195,11 +202,8 @@ describe('persons merge', () => {
   });
 
   it('--undo reports a group whose kept person was deleted since, and undoes the others (exit 8)', async () => {
-    const posthog = sdkClient(world);
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((x) => fresh(`undo-${x}`));
-    for (const id of [a, b, c, d]) posthog.identify({ distinctId: id, properties: { mine: id } });
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified([a, b, c, d].map((id) => [id, { mine: id }]));
     const store = world.sandbox.store;
     const groupsFile = join(world.configDir, 'two-groups.json');
     const person = (id: string) => {
@@ -228,12 +232,11 @@ describe('persons merge', () => {
   });
 
   it('merge <keep> <other> merges one group into the first person named; --resume of a finished merge sends nothing more', async () => {
-    const posthog = sdkClient(world);
     const [a, b] = [fresh('one-a'), fresh('one-b')];
-    posthog.identify({ distinctId: a, properties: { plan: 'a', only_a: 1 } });
-    posthog.identify({ distinctId: b, properties: { plan: 'b', only_b: 1 } });
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified([
+      [a, { plan: 'a', only_a: 1 }],
+      [b, { plan: 'b', only_b: 1 }],
+    ]);
     const keepUuid = world.sandbox.store.getByDistinctId(b)!.uuid;
     const res = await world.run(['persons', 'merge', b, a, '--yes']);
     expect(res.code, res.stderr).toBe(0);
@@ -249,14 +252,13 @@ describe('persons merge', () => {
   });
 
   it("a merge killed (SIGKILL) while sending continues from the bulk engine's journal with --resume", async () => {
-    const posthog = sdkClient(world);
     const pairs = Array.from({ length: 3 }, (_, i) => [fresh(`kill-${i}-a`), fresh(`kill-${i}-b`)] as const);
-    for (const [a, b] of pairs) {
-      posthog.identify({ distinctId: a, properties: { plan: 'a', only_a: a } });
-      posthog.identify({ distinctId: b, properties: { plan: 'b', only_b: b } });
-    }
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified(
+      pairs.flatMap(([a, b]) => [
+        [a, { plan: 'a', only_a: a }],
+        [b, { plan: 'b', only_b: b }],
+      ]),
+    );
     const store = world.sandbox.store;
     const person = (id: string) => {
       const p = store.getByDistinctId(id)!;
@@ -363,12 +365,11 @@ describe('persons merge', () => {
   });
 
   it('sends its events to HOGCTL_CAPTURE_URL when set, with the project key only (the personal key never goes there)', async () => {
-    const posthog = sdkClient(world);
     const [a, b] = [fresh('routed-a'), fresh('routed-b')];
-    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
-    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
     const from = world.sandbox.requests.length;
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
     const res = await world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } });
@@ -385,12 +386,11 @@ describe('persons merge', () => {
   });
 
   it('--capture-url beats HOGCTL_CAPTURE_URL, and one that is not a URL is refused before anything is sent', async () => {
-    const posthog = sdkClient(world);
     const [a, b] = [fresh('flagged-a'), fresh('flagged-b')];
-    posthog.identify({ distinctId: a, properties: { plan: 'a' } });
-    posthog.identify({ distinctId: b, properties: { plan: 'b' } });
-    await sendAndIngest(world, posthog);
-    await posthog.shutdown();
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
     const before = world.sandbox.requests.length;
     const bad = await world.run(['persons', 'merge', a, b, '--yes', '--capture-url', 'eu.i.posthog.com']);
     expect(bad.code).toBe(2);
