@@ -22,6 +22,12 @@ export function ingestionUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
+/** Where a run's capture requests go: --capture-url (`given`), else HOGCTL_CAPTURE_URL or the
+ * profile's capture URL (`settings.captureUrl`), else the site's ingestion host. */
+export function captureHost(settings: { baseUrl: string; captureUrl?: string }, given?: string): string {
+  return given ?? settings.captureUrl ?? ingestionUrl(settings.baseUrl);
+}
+
 export interface CaptureEvent {
   event: string;
   distinct_id: string;

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
 import { AuthError, CliError, UnavailableError } from '../errors.js';
-import { batchBody, ingestionUrl, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
 import { getProject } from '../api/projects.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 
@@ -52,13 +52,6 @@ export interface CaptureTarget {
   client: ApiClient;
   key: string;
   host: string;
-}
-
-/** The ingestion host: --capture-url (`given`), else HOGCTL_CAPTURE_URL or the profile's capture
- * URL, as for `persons bulk-update`, else the site's. */
-export async function captureHost(ctx: Context, given?: string): Promise<string> {
-  const settings = await ctx.settings();
-  return given ?? settings.captureUrl ?? ingestionUrl(settings.baseUrl);
 }
 
 /** A client for capture at the ingestion host with the project's key, read with the personal key

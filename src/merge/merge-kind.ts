@@ -26,7 +26,7 @@ import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, captureHost, sendBatch, type CaptureEvent } from '../api/capture.js';
 import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
 import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
@@ -41,7 +41,7 @@ import {
   type LeftOut,
   type PlannedGroup,
 } from './plan-groups.js';
-import { captureClient, captureHost, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
+import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
 import { captureAttempt } from '../bulk/engine/capture-attempt.js';
 
 const n = formatNumber;
@@ -190,7 +190,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const captures = new Map<string, CaptureTarget>();
       let stamp: { nonce: string; timestamp: string } | undefined;
       const planned = byKeep();
-      const host = await captureHost(ctx, s.captureUrl);
+      const host = captureHost(await ctx.settings(), s.captureUrl);
       const action: BulkAction = {
         title: 'merge duplicate persons',
         request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,

@@ -30,7 +30,7 @@ import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
-import type { CaptureEvent } from '../api/capture.js';
+import { captureHost, type CaptureEvent } from '../api/capture.js';
 import type { JobKind, Verdict } from '../bulk/engine/action.js';
 import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
@@ -38,15 +38,7 @@ import type { Attempt } from '../bulk/engine/runner.js';
 import { sameValue } from '../bulk/engine/same-value.js';
 import { readPersons } from './find-duplicates.js';
 import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
-import {
-  EVENTS_A_REQUEST,
-  captureClient,
-  captureHost,
-  mergeEvent,
-  mergeEventUuid,
-  sendEvents,
-  type CaptureTarget,
-} from './merge-events.js';
+import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
 
 const n = formatNumber;
 
@@ -153,7 +145,7 @@ export function undoKind(s: UndoSettings): JobKind {
       const formers = groups.reduce((k, g) => k + g.merge.length, 0);
       const planned = byKeep();
       const captures = new Map<string, CaptureTarget>();
-      const host = await captureHost(ctx, s.captureUrl);
+      const host = captureHost(await ctx.settings(), s.captureUrl);
       let stamp: UndoHeader | undefined;
       return {
         title: 'undo a merge of duplicate persons',

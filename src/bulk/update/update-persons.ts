@@ -28,7 +28,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
-import { batchBody, ingestionUrl, sendBatch, type CaptureEvent } from '../../api/capture.js';
+import { batchBody, captureHost, sendBatch, type CaptureEvent } from '../../api/capture.js';
 import { deleteProperty, updatePerson } from '../../api/person-actions.js';
 import { getProject, type Project } from '../../api/projects.js';
 import type { ApiClient } from '../../http/client.js';
@@ -69,7 +69,7 @@ export interface UpdateSettings {
   changes: Changes;
   /** Per-person values, by the identifier that names the person (as the input lists it). */
   values?: Map<string, Record<string, unknown>>;
-  /** Where capture requests go, when not the host derived from the base URL. */
+  /** --capture-url, when given (captureHost: it beats the settings). */
   captureUrl?: string;
   /** How long to read the persons back for; 0: do not. */
   verifyTimeoutMs: number;
@@ -272,7 +272,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
 
 async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
   const settings = await ctx.settings();
-  const host = u.captureUrl ?? ingestionUrl(settings.baseUrl);
+  const host = captureHost(settings, u.captureUrl);
   let capture: { client: ApiClient; key: string } | undefined;
   let stamp: EventStamp | undefined;
   let distinctIdOf = new Map<string, string>();

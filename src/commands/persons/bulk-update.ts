@@ -136,15 +136,14 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       ? { via: o.via, set, set_once: setOnce, unset, values_from: values ? { file: o.valuesFrom!, sha256: values.sha256 } : null }
       : undefined;
 
-  const givenUrl = givenCaptureUrl(o);
-  const captureUrl = givenUrl ?? (await ctx.settings()).captureUrl;
+  const captureUrl = givenCaptureUrl(o);
   const verifyTimeoutMs = o.verify === false ? 0 : parseDuration(o.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   // --column names the persons in the file of --values-from: the verb read it.
   const input = jobInputOf(
     values ? { ...o, column: undefined } : o,
     values && { list: values.list, label: o.valuesFrom!, path: o.valuesFrom },
   )!;
-  const settings: BulkSettings = { input, ...job, repeat: captureUrlRepeat(givenUrl) };
+  const settings: BulkSettings = { input, ...job, repeat: captureUrlRepeat(captureUrl) };
   const settled = await settleBulkJob(ctx, settings);
   // Resumed without changes on the command line, the journal's.
   const changes = given ?? recordedChanges(settled.recorded);

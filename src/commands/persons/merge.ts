@@ -186,6 +186,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
 async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<void> {
   const receipt = options.undo!;
   const captureUrl = givenCaptureUrl(options);
+  const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
   const { text, mergeJournal, groups } = await readMergeToUndo(receipt);
   const input = ownInput('--undo', receipt, text, {
     label: receipt,
@@ -199,7 +200,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     journal: options.journal,
     resume: Boolean(options.resume),
     receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
-    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+    maxWaitMs,
     repeat: captureUrlRepeat(captureUrl),
   });
   const kind = undoKind({
@@ -207,7 +208,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     mergeJournal,
     groups,
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
-    maxWaitMs: parseDuration(options.maxWait ?? '60m', '--max-wait'),
+    maxWaitMs,
     captureUrl,
   });
   const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
