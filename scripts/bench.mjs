@@ -104,11 +104,11 @@ async function benchStartup() {
   const sandbox = await startSandbox(['--persons', '100']);
   try {
     const env = sandbox.env('/nonexistent-hogctl-bench');
-    const { base, cli, ratio } = await pairedRatio(
-      node,
-      { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env }) },
-      rounds,
-    );
+    const getPerson =
+      (bin, extraEnv = {}) =>
+      () =>
+        run(process.execPath, [bin, 'persons', 'get', '1', '-o', 'json'], { env: { ...env, ...extraEnv } });
+    const { base, cli, ratio } = await pairedRatio(node, { name: 'persons get', run: getPerson(BIN) }, rounds);
     console.log(`hogctl ${'persons get 1'.padEnd(16)} ${fmt(cli)} ms   node -e 0 ${fmt(base)} ms   ratio ${fmt(ratio, 2)}x`);
     // node reads the certificates NODE_EXTRA_CA_CERTS names as it starts, before any code runs; on
     // a machine that sets it for every process, bare node's time is mostly that, and the ratios
@@ -117,7 +117,7 @@ async function benchStartup() {
       const bare = { NODE_EXTRA_CA_CERTS: undefined };
       const plain = await pairedRatio(
         { name: 'node -e 0', run: () => run(process.execPath, ['-e', '0'], { env: bare }) },
-        { name: 'persons get', run: () => run(process.execPath, [BIN, 'persons', 'get', '1', '-o', 'json'], { env: { ...env, ...bare } }) },
+        { name: 'persons get', run: getPerson(BIN, bare) },
         rounds,
       );
       console.log(
@@ -132,7 +132,6 @@ async function benchStartup() {
         cpSync(fileURLToPath(new URL(`../${part}`, import.meta.url)), join(copy, part), { recursive: true });
       rmSync(join(copy, 'dist/undici.cjs.cache'));
       rmSync(join(copy, 'dist/main.cjs.cache'));
-      const getPerson = (bin) => () => run(process.execPath, [bin, 'persons', 'get', '1', '-o', 'json'], { env });
       const cache = await pairedRatio(
         { name: 'without the code cache', run: getPerson(join(copy, 'bin/hogctl.cjs')) },
         { name: 'with the code cache', run: getPerson(BIN) },
