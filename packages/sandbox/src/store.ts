@@ -332,8 +332,11 @@ export class SandboxStore {
   delete(target: Person | string | number): boolean {
     const id = typeof target === 'number' ? target : typeof target === 'string' ? this.idOfUuid(target) : target.id;
     if (id === undefined || !Number.isInteger(id) || id < 1 || id > this.lastId || this.deleted[id]) return false;
-    // An override is the person as it is now (it may have changed since `target` was read); without
-    // one, the person is as generated, which `target` already is.
+    // The distinct ids the person has now, as PostHog's deletion reads them when it runs (its
+    // fetch_distinct_ids step, PostHog/posthog posthog/models/person/bulk_delete.py; a queued bulk
+    // delete runs after its answer, docs/server-contract.md §6.6). An override is the person as it
+    // is now (it may have changed since `target` was read); without one, the person is as
+    // generated, which `target` already is.
     const person = this.overrides.get(id) ?? (typeof target === 'object' ? target : this.generate(id));
     for (const distinctId of person.distinctIds) this.blockedDistinctIds.add(distinctId);
     this.deleted[id] = 1;
