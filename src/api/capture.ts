@@ -22,10 +22,11 @@ export function ingestionUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
-/** Where a run's capture requests go: --capture-url (`given`), else HOGCTL_CAPTURE_URL or the
- * profile's capture URL (`settings.captureUrl`), else the site's ingestion host. */
-export function captureHost(settings: { baseUrl: string; captureUrl?: string }, given?: string): string {
-  return given ?? settings.captureUrl ?? ingestionUrl(settings.baseUrl);
+/** Where capture requests go when neither --capture-url nor a journal says: HOGCTL_CAPTURE_URL or
+ * the profile's capture URL (`settings.captureUrl`), else the site's ingestion host
+ * (commands/persons/shared/capture-url.ts runCaptureHost puts the three in order). */
+export function captureHost(settings: { baseUrl: string; captureUrl?: string }): string {
+  return settings.captureUrl ?? ingestionUrl(settings.baseUrl);
 }
 
 export interface CaptureEvent {

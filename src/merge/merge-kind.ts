@@ -26,7 +26,7 @@ import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { batchBody, captureHost, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
 import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
 import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
@@ -110,8 +110,8 @@ export interface MergeSettings {
   /** A reviewed plan (or one group given as arguments): its kept persons stand. */
   fromPlan: boolean;
   verifyTimeoutMs: number;
-  /** --capture-url, when given. */
-  captureUrl?: string;
+  /** Where the capture requests go (runCaptureHost): recorded in the journal. */
+  captureHost: string;
 }
 
 export interface MergeKind extends JobKind {
@@ -153,7 +153,8 @@ export function mergeKind(s: MergeSettings): MergeKind {
     chunkSize: GROUPS_A_REQUEST,
     windows: [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => false,
-    journalHeader: (startedAt): { merge: MergeHeader } => ({
+    journalHeader: (startedAt): { merge: MergeHeader; capture_host: string } => ({
+      capture_host: s.captureHost,
       merge: {
         nonce: randomBytes(16).toString('hex'),
         timestamp: startedAt,
@@ -190,7 +191,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const captures = new Map<string, CaptureTarget>();
       let stamp: { nonce: string; timestamp: string } | undefined;
       const planned = byKeep();
-      const host = captureHost(await ctx.settings(), s.captureUrl);
+      const host = s.captureHost;
       const action: BulkAction = {
         title: 'merge duplicate persons',
         request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,

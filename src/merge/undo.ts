@@ -30,7 +30,7 @@ import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { splitPerson } from '../api/person-actions.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
-import { captureHost, type CaptureEvent } from '../api/capture.js';
+import type { CaptureEvent } from '../api/capture.js';
 import type { JobKind, Verdict } from '../bulk/engine/action.js';
 import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
@@ -66,8 +66,8 @@ export interface UndoSettings {
   groups: RecordedGroup[];
   verifyTimeoutMs: number;
   maxWaitMs: number;
-  /** --capture-url, when given. */
-  captureUrl?: string;
+  /** Where the capture requests go (runCaptureHost): recorded in the journal. */
+  captureHost: string;
 }
 
 export type UndoStatus = 'restored' | 'pending' | 'failed';
@@ -115,7 +115,8 @@ export function undoKind(s: UndoSettings): JobKind {
     chunkSize: GROUPS_A_CHUNK,
     windows: [{ limit: CHUNKS_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => false,
-    journalHeader: (startedAt): { undo: UndoHeader } => ({
+    journalHeader: (startedAt): { undo: UndoHeader; capture_host: string } => ({
+      capture_host: s.captureHost,
       undo: { merge_journal: mergeJournal, nonce: randomBytes(16).toString('hex'), timestamp: startedAt, groups },
     }),
 
@@ -145,7 +146,7 @@ export function undoKind(s: UndoSettings): JobKind {
       const formers = groups.reduce((k, g) => k + g.merge.length, 0);
       const planned = byKeep();
       const captures = new Map<string, CaptureTarget>();
-      const host = captureHost(await ctx.settings(), s.captureUrl);
+      const host = s.captureHost;
       let stamp: UndoHeader | undefined;
       return {
         title: 'undo a merge of duplicate persons',

@@ -221,22 +221,33 @@ describe('the ingestion host', () => {
   });
 });
 
-describe('--capture-url on the line that continues a stopped run', () => {
-  it('is repeated, so that the rest of the events go where the first went', async () => {
+describe('a run continued sends the rest of its events where the first went', () => {
+  it('the journal records the capture host: a resume without HOGCTL_CAPTURE_URL goes on there, and a --capture-url elsewhere is refused', async () => {
     const persons = take(3);
     const file = join(dir, 'routed-resume.txt');
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
     const res = await world.withFaults('odd-200=1,path=/batch/', () =>
-      world.run(['persons', 'bulk-update', '--file', file, '--set', 'routed_resume=1', '--capture-url', other, '--no-verify', '-y']),
+      world.run(['persons', 'bulk-update', '--file', file, '--set', 'routed_resume=1', '--no-verify', '-y'], {
+        env: { HOGCTL_CAPTURE_URL: other },
+      }),
     );
     expect(res.code, res.stderr).toBe(7);
     const line = /hogctl persons bulk-update .*--resume/.exec(res.stderr)?.[0];
-    expect(line, res.stderr).toContain(`--capture-url ${other} --resume`);
+    expect(line, res.stderr).toBeDefined();
+    const args = [...line!.split(' ').slice(1), '-y'];
+
     const from = world.sandbox.requests.length;
-    const again = await world.run([...line!.split(' ').slice(1), '--no-verify', '-y']);
+    const elsewhere = await world.run([...args, '--no-verify', '--capture-url', 'http://127.0.0.1:9']);
+    expect(elsewhere.code, elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).toContain(`sent its capture requests to ${other}, not to http://127.0.0.1:9`);
+    expect(batches(from)).toEqual([]);
+
+    // Read back this time: the changes arrived.
+    const again = await world.run(args);
     expect(again.code, again.stderr).toBe(0);
     expect(batches(from).map((r) => r.headers.host)).toEqual([new URL(other).host]);
+    for (const p of persons) expect(props(p).routed_resume).toBe(1);
   });
 });
 

@@ -385,6 +385,27 @@ describe('persons merge', () => {
     expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
   });
 
+  it('--resume sends the rest of the events where the first went: the journal records the host', async () => {
+    const [a, b] = [fresh('resumed-a'), fresh('resumed-b')];
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
+    const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
+    const stopped = await world.withFaults('odd-200=1,path=/batch/', () =>
+      world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } }),
+    );
+    expect(stopped.code, stopped.stderr).toBe(7);
+    const from = world.sandbox.requests.length;
+    // Without the variable: had the settings chosen, the events would go to the site itself.
+    const resumed = await world.run(['persons', 'merge', a, b, '--yes', '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`POST ${other}/batch/`);
+    const batches = world.sandbox.requests.slice(from).filter((r) => r.path === '/batch/');
+    expect(batches.map((r) => r.headers.host)).toEqual([new URL(other).host]);
+    expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
+  });
+
   it('--capture-url beats HOGCTL_CAPTURE_URL, and one that is not a URL is refused before anything is sent', async () => {
     const [a, b] = [fresh('flagged-a'), fresh('flagged-b')];
     await identified([

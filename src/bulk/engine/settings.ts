@@ -48,9 +48,6 @@ export interface BulkSettings {
   planOut?: string;
   /** --backup <file>: the records of the persons, written before the first deletion. */
   backup?: string;
-  /** Flags given that the journal does not remember (--capture-url), repeated on the line that
-   * continues the run, so that it goes on as it began. */
-  repeat?: string[];
 }
 
 /** The settings of this run, decided from the command line, the journal it resumes and the
@@ -98,7 +95,7 @@ export function resumeCommand(ctx: Context, command: string, s: BulkSettings, jo
   else if (s.projects) parts.push('--projects', q(s.projects.join(',')));
   const stdin = fromStdin(s.input);
   if (stdin || s.input.kind === 'addresses' || s.journal) parts.push('--journal', q(journal));
-  parts.push(...(s.repeat ?? []).map(q), '--resume');
+  parts.push('--resume');
   if (stdin) parts.push('< <the same ids>');
   return parts.join(' ');
 }

@@ -28,7 +28,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
-import { batchBody, captureHost, sendBatch, type CaptureEvent } from '../../api/capture.js';
+import { batchBody, sendBatch, type CaptureEvent } from '../../api/capture.js';
 import { deleteProperty, updatePerson } from '../../api/person-actions.js';
 import { getProject, type Project } from '../../api/projects.js';
 import type { ApiClient } from '../../http/client.js';
@@ -69,8 +69,8 @@ export interface UpdateSettings {
   changes: Changes;
   /** Per-person values, by the identifier that names the person (as the input lists it). */
   values?: Map<string, Record<string, unknown>>;
-  /** --capture-url, when given (captureHost: it beats the settings). */
-  captureUrl?: string;
+  /** Where the capture requests go (runCaptureHost): recorded in the journal. Absent with --via api. */
+  captureHost?: string;
   /** How long to read the persons back for; 0: do not. */
   verifyTimeoutMs: number;
 }
@@ -108,7 +108,13 @@ export function updateKind(u: UpdateSettings): JobKind {
       : [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => !viaApi,
     // A new journal gets the nonce and the time of its events (see the top of this file).
-    journalHeader: (startedAt) => (viaApi ? {} : { capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt } }),
+    journalHeader: (startedAt) =>
+      viaApi
+        ? {}
+        : {
+            capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt },
+            capture_host: u.captureHost,
+          },
     makeAction: async (ctx, env) => {
       await refusePersonless(ctx, env, { warnUnreadable: viaApi });
       return viaApi ? apiAction(env, u) : captureAction(ctx, env, u);
@@ -272,7 +278,8 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
 
 async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
   const settings = await ctx.settings();
-  const host = captureHost(settings, u.captureUrl);
+  const host = u.captureHost;
+  if (!host) throw new Error('an update through capture is given its capture host');
   let capture: { client: ApiClient; key: string } | undefined;
   let stamp: EventStamp | undefined;
   let distinctIdOf = new Map<string, string>();

@@ -5,7 +5,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect, parseDuration } from '../../cli/flags.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
-import { CAPTURE_URL_HELP, captureUrlRepeat, givenCaptureUrl } from './shared/capture-url.js';
+import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseAssignments } from '../../api/set-value.js';
 import type { Changes } from '../../bulk/update/changes.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
@@ -143,7 +143,7 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
     values ? { ...o, column: undefined } : o,
     values && { list: values.list, label: o.valuesFrom!, path: o.valuesFrom },
   )!;
-  const settings: BulkSettings = { input, ...job, repeat: captureUrlRepeat(captureUrl) };
+  const settings: BulkSettings = { input, ...job };
   const settled = await settleBulkJob(ctx, settings);
   // Resumed without changes on the command line, the journal's.
   const changes = given ?? recordedChanges(settled.recorded);
@@ -158,5 +158,6 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       `the run changes each person as ${expected.file} said when it started, and ${values ? `${o.valuesFrom} is not that file any more` : '--values-from is missing'}`,
       `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
     );
-  await runBulkJob(ctx, settled, updateKind({ changes, values: values?.values, captureUrl, verifyTimeoutMs }));
+  const captureHost = changes.via === 'api' ? undefined : await runCaptureHost(ctx, captureUrl, settled.recorded);
+  await runBulkJob(ctx, settled, updateKind({ changes, values: values?.values, captureHost, verifyTimeoutMs }));
 }

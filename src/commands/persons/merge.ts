@@ -23,7 +23,7 @@ import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
-import { CAPTURE_URL_HELP, captureUrlRepeat, givenCaptureUrl } from './shared/capture-url.js';
+import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -171,9 +171,9 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     resume: Boolean(options.resume),
     receipt: options.receipt,
     maxWaitMs,
-    repeat: captureUrlRepeat(captureUrl),
   });
-  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureUrl });
+  const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
+  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
   await runBulkJob(ctx, settled, kind);
   if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
 }
@@ -201,7 +201,6 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     resume: Boolean(options.resume),
     receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
     maxWaitMs,
-    repeat: captureUrlRepeat(captureUrl),
   });
   const kind = undoKind({
     receipt,
@@ -209,7 +208,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     groups,
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
     maxWaitMs,
-    captureUrl,
+    captureHost: await runCaptureHost(ctx, captureUrl, settled.recorded),
   });
   const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
   try {
