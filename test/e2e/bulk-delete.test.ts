@@ -489,6 +489,16 @@ describe('inputs and servers', () => {
     expect(persons.every((p) => !alive(p.uuid))).toBe(true);
   });
 
+  it("runs its help's example: NDJSON strings on standard input (`cat ids.ndjson | … --file -`)", async () => {
+    const ids = take(3);
+    const res = await world.run(['persons', 'bulk-delete', '--file', '-', '-y', '-o', 'json'], {
+      stdin: ids.map((id) => JSON.stringify(id)).join('\n') + '\n',
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons_deleted: 3 });
+    expect(ids.every((id) => !alive(id))).toBe(true);
+  });
+
   it('takes a JSON array and NDJSON objects with --column', async () => {
     const [a, b] = [take(3), take(3)];
     const json = await world.run(['persons', 'bulk-delete', '--file', file('arr.json', JSON.stringify(a)), '-y']);

@@ -170,8 +170,25 @@ export function detectFormat(options: Pick<ReadOptions, 'format' | 'path' | 'col
   const first = /\S/.exec(text)?.[0];
   if (first === '[') return 'json';
   if (first === '{') return 'ndjson';
+  if (first === '"' && isJsonString(firstLine(text))) return 'ndjson';
   if (options.column !== undefined || looksLikeCsvHeader(text)) return 'csv';
   return 'lines';
+}
+
+function firstLine(text: string): string {
+  return /^[^\n]*/.exec(text.replace(/^\s+/, ''))![0].replace(/\r$/, '');
+}
+
+/**
+ * A line that is one JSON string, as `jq '.uuid'` prints them: NDJSON of strings. An id of a
+ * plain list never starts with a quote, and a quoted CSV header (`"id","email"`) is no one string.
+ */
+function isJsonString(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'string';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -179,8 +196,9 @@ export function detectFormat(options: Pick<ReadOptions, 'format' | 'path' | 'col
  * export): several names, none of them an id. A line of one id never holds a comma.
  */
 function looksLikeCsvHeader(text: string): boolean {
-  const line = /^[^\n]*/.exec(text.replace(/^\s+/, ''))![0].replace(/\r$/, '');
-  const fields = line.split(',').map((f) => f.trim().replace(/^"(.*)"$/, '$1'));
+  const fields = firstLine(text)
+    .split(',')
+    .map((f) => f.trim().replace(/^"(.*)"$/, '$1'));
   return fields.length > 1 && fields.every((f) => /^[A-Za-z_$][\w.$-]*$/.test(f));
 }
 

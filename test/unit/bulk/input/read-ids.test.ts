@@ -229,6 +229,10 @@ describe('detectFormat', () => {
     expect(detectFormat({ path: 'a.txt' }, Buffer.from('\uFEFF  [1]'))).toBe('json');
     expect(detectFormat({}, Buffer.from('{"id":1}'))).toBe('ndjson');
     expect(detectFormat({}, Buffer.from(U1))).toBe('lines');
+    // Strings, a line each (jq '.uuid' on standard input): NDJSON, not ids with quotes around them.
+    expect(detectFormat({}, Buffer.from(`"${U1}"\r\n"${U2}"\n`))).toBe('ndjson');
+    expect(detectFormat({}, Buffer.from('"id","email"\n'))).toBe('csv');
+    expect(detectFormat({}, Buffer.from('"unclosed\n'))).toBe('lines');
     expect(detectFormat({ column: 'id' }, Buffer.from('id,email'))).toBe('csv');
   });
 });
