@@ -196,6 +196,19 @@ describe('persons bulk-update', () => {
   });
 });
 
+describe('an input that names no one', () => {
+  it('changes nothing, says so, and warns of no --no-verify it was not given', async () => {
+    const file = join(dir, 'nobody.txt');
+    writeFileSync(file, 'nobody-1@example.com\nnobody-2@example.com\n');
+    const from = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-update', '--emails', file, '--set', 'vip=true', '-y']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain('--no-verify');
+    expect(res.stderr).toContain('nothing to send');
+    expect(batches(from)).toEqual([]);
+  });
+});
+
 describe('the ingestion host', () => {
   it('is us.i or eu.i for PostHog Cloud, the site itself when self-hosted', () => {
     expect(ingestionUrl('https://us.posthog.com')).toBe('https://us.i.posthog.com');

@@ -165,8 +165,10 @@ function updateReceipt(changes: Changes): ReceiptPart {
 function updateVerdict(receipt: UpdateReceipt, resume: string): Verdict {
   const u = receipt.update;
   if (!u.verified || (u.persons_pending === 0 && u.persons_failed === 0)) {
+    // Unread because nothing was sent (no person matched) is no --no-verify.
+    const unread = !u.verified && receipt.counts.sent > 0;
     return {
-      warnings: u.verified ? [] : ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'],
+      warnings: unread ? ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'] : [],
     };
   }
   const parts = [
