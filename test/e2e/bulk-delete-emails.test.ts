@@ -77,7 +77,7 @@ describe('persons bulk-delete --emails', () => {
     expect(bystanders.every(alive)).toBe(true);
     expect(res.stderr).toContain('Plan: delete persons by e-mail address');
     expect(res.stderr).toContain(
-      '  matched   1,200 e-mail addresses name 1,201 persons; 1 of them name more than one person, and all of those go',
+      '  matched   1,200 e-mail addresses name 1,201 persons; 1 of them names more than one person, and all of those go',
     );
     expect(res.stderr).toContain(
       '  missing   50 e-mail addresses name no person (the receipt lists them): nobody0@example.org, nobody1@example.org',

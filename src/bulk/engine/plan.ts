@@ -222,7 +222,7 @@ export function planText(p: PlanFacts): string {
   else if (p.ownInput) lines.push(`  input     ${p.input.label}`);
   else
     lines.push(
-      `  input     ${p.input.label} (${list.format}): ${formatNumber(list.requested)} values, ${formatNumber(list.ids.length)} unique ${words[1]}, ${formatNumber(list.duplicates)} duplicates dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
+      `  input     ${p.input.label} (${list.format}): ${counted(list.requested, 'value')}, ${formatNumber(list.ids.length)} unique ${plural(list.ids.length, ...words)}, ${counted(list.duplicates, 'duplicate')} dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
     );
   lines.push(...(p.kindLines ?? []));
   if (p.selection) {
@@ -232,9 +232,11 @@ export function planText(p: PlanFacts): string {
   if (p.identifiers) {
     const e = p.identifiers;
     const several = e.several
-      ? `; ${formatNumber(e.several)} of them name more than one person${p.spans ? ' in a project' : ''}, and all of those go`
+      ? `; ${formatNumber(e.several)} of them ${plural(e.several, 'names', 'name')} more than one person${p.spans ? ' in a project' : ''}, and all of those go`
       : '';
-    const across = e.inSeveralProjects ? `; ${formatNumber(e.inSeveralProjects)} name persons in more than one project` : '';
+    const across = e.inSeveralProjects
+      ? `; ${formatNumber(e.inSeveralProjects)} ${plural(e.inSeveralProjects, 'names', 'name')} persons in more than one project`
+      : '';
     lines.push(`  matched   ${naming(e.matched, words)} ${counted(e.persons, 'person')}${across}${several}`);
     if (e.foundBy) lines.push(`  found     ${foundWhere(e.foundBy)}`);
     if (e.noRestLookup)
@@ -273,7 +275,7 @@ export function planText(p: PlanFacts): string {
       `  resume    ${counted(p.resume.answered, 'id')} already answered in earlier runs (journal); ${formatNumber(p.resume.left)} left`,
     );
   lines.push(
-    `  requests  ${formatNumber(p.requests)} of at most ${formatNumber(p.chunkSize ?? CHUNK_SIZE)} ${(p.chunkSize ?? CHUNK_SIZE) === 1 ? 'person' : (p.unit ?? 'ids')} (${p.request})`,
+    `  requests  ${formatNumber(p.requests)}${(p.chunkSize ?? CHUNK_SIZE) === 1 ? ', one person each' : ` of at most ${formatNumber(p.chunkSize ?? CHUNK_SIZE)} ${p.unit ?? 'ids'}`} (${p.request})`,
     `  ${p.flagsLabel.padEnd(9)} ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );

@@ -110,7 +110,7 @@ describe('the plan', () => {
         '  profile   prod',
         '  host      https://eu.posthog.com',
         '  project   42',
-        '  input     ids.txt (lines): 5 values, 3 unique person ids, 1 duplicates dropped, 1 invalid',
+        '  input     ids.txt (lines): 5 values, 3 unique person ids, 1 duplicate dropped, 1 invalid',
         '  requests  1 of at most 1,000 ids (POST /api/projects/42/persons/bulk_delete/)',
         '  flags     delete events: yes · delete recordings: no · keep person: no',
         '  budget    480/min + 4,800/h requests, 4 in flight; estimated time about 1s (at ~0.5 s a request; longer if the server is slower)',
@@ -118,6 +118,17 @@ describe('the plan', () => {
         '  receipt   /j/ids.receipt.json',
       ].join('\n'),
     );
+  });
+
+  it('counts one as one: a value, an id, a duplicate; a request of one person says so', () => {
+    const one = planText({
+      ...facts,
+      input: { label: 'one.txt', list: { ...list, ids: ['a'], requested: 1, duplicates: 0, invalidCount: 0, integerCount: 0 } },
+      chunkSize: 1,
+      unit: 'persons',
+    });
+    expect(one).toContain('  input     one.txt (lines): 1 value, 1 unique person id, 0 duplicates dropped, 0 invalid');
+    expect(one).toContain('  requests  1, one person each (POST /api/projects/42/persons/bulk_delete/)');
   });
 
   it('a dry run says so, names integer ids still to resolve, and has no journal; a resume counts what is left', () => {
