@@ -385,6 +385,16 @@ describe('persons merge', () => {
     expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
   });
 
+  it('a person that does not exist is not found (exit 3), as persons get says it, and nothing is sent', async () => {
+    const [a] = [fresh('lonely-a')];
+    await identified([[a, { plan: 'a' }]]);
+    const from = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'merge', a, fresh('nobody'), '--yes']);
+    expect(res.code, res.stderr).toBe(3);
+    expect(res.stderr).toContain('nothing was merged');
+    expect(world.sandbox.requests.slice(from).filter((r) => r.path === '/batch/')).toEqual([]);
+  });
+
   it('--resume sends the rest of the events where the first went: the journal records the host', async () => {
     const [a, b] = [fresh('resumed-a'), fresh('resumed-b')];
     await identified([

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseDuration } from '../../cli/flags.js';
@@ -261,8 +261,9 @@ async function oneGroup(ctx: Context, values: string[], maxWaitMs: number): Prom
   );
   const uuids = values.map((v) => (isUuid(v) ? v.toLowerCase() : byDistinctId.get(v)));
   const missing = values.filter((_, i) => uuids[i] === undefined || !persons.has(uuids[i]!));
+  // Not found, as `persons get` says it (exit 3).
   if (missing.length > 0)
-    throw new UsageError(
+    throw new NotFoundError(
       `no person in project ${project} has ${missing.map((m) => JSON.stringify(m)).join(', ')}; nothing was merged`,
       'give person UUIDs or distinct ids of this project (`hogctl persons get <id>` checks one)',
     );
