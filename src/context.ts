@@ -67,6 +67,8 @@ export class Context {
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
   private outputAsked = false;
+  /** The progress bar on the terminal, while one is drawn: lines written meanwhile go above it. */
+  private bar?: { note(line: string): void };
   /** The time and the one wait (src/sleep.ts) every part of a command reads and waits through:
    * the real ones unless main() was given others (tests run on virtual time). */
   readonly clock: Clock;
@@ -99,12 +101,24 @@ export class Context {
 
   /** Progress and notes go to stderr and are silenced by --quiet; data never goes here. */
   info(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${fitToTerminal(this.io.stderr, message)}\n`);
+    if (!this.globals.quiet) this.line(message);
   }
 
   warn(message: string): void {
-    const line = `${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}`;
-    this.io.stderr.write(`${fitToTerminal(this.io.stderr, line)}\n`);
+    this.line(`${this.colorOn() ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}`);
+  }
+
+  /**
+   * While a progress bar is drawn (`bar`; undefined once it is gone), info and warnings are written
+   * above it: written into its line, they would be glued to it and the bar left behind.
+   */
+  drawingProgress(bar: { note(line: string): void } | undefined): void {
+    this.bar = bar;
+  }
+
+  private line(text: string): void {
+    if (this.bar) this.bar.note(text);
+    else this.io.stderr.write(`${fitToTerminal(this.io.stderr, text)}\n`);
   }
 
   debug(line: string): void {

@@ -93,6 +93,9 @@ abstract class Progress {
   abstract finish(): void;
 }
 
+/** Cells at the end of the bar's line left for the terminal's echo of a key ("^C") and the cursor. */
+const ECHO_CELLS = 3;
+
 export class ProgressBar extends Progress {
   private lastDraw = 0;
   private drawn = false;
@@ -147,11 +150,14 @@ export class ProgressBar extends Progress {
     const words = `${counts}${rest ? ` · ${rest}` : ''}`;
     // A pseudo-terminal without a size reports 0 columns: then the width is unknown.
     const columns = this.o.stream.columns || 100;
-    // The bar gives way (down to 10 cells) before the words do: the ETA must stay on screen.
-    const width = Math.max(10, Math.min(this.o.width ?? 24, columns - 2 - words.length));
+    // The bar gives way (down to 10 cells) before the words do: the ETA must stay on screen. The
+    // last cells stay free for the terminal's echo of Ctrl-C ("^C"): a full line would wrap it, and
+    // the bar, one line up, could then not be cleared.
+    const room = columns - ECHO_CELLS;
+    const width = Math.max(10, Math.min(this.o.width ?? 24, room - 1 - words.length));
     const filled = Math.round(share * width);
     const text = `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${words}`;
-    this.o.stream.write(`\r\u001b[2K${text.length >= columns ? text.slice(0, columns - 1) : text}`);
+    this.o.stream.write(`\r\u001b[2K${text.length > room ? text.slice(0, room) : text}`);
   }
 }
 

@@ -56,9 +56,12 @@ export class ProgressView {
       waiting: () => this.waiting(),
       tickMs: TICK_MS,
     };
-    this.bar = ctx.io.stderr.isTTY
-      ? new ProgressBar({ ...progress, stream: ctx.io.stderr })
-      : new ProgressLog({ ...progress, sleep: ctx.clock.sleep, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
+    if (ctx.io.stderr.isTTY) {
+      this.bar = new ProgressBar({ ...progress, stream: ctx.io.stderr });
+      ctx.drawingProgress(this.bar);
+    } else {
+      this.bar = new ProgressLog({ ...progress, sleep: ctx.clock.sleep, stream: ctx.io.stderr, intervalMs: progressLogInterval(ctx.env) });
+    }
     this.bar.update(0);
   }
 
@@ -135,6 +138,7 @@ export class ProgressView {
 
   finish(): void {
     this.bar?.finish();
+    this.ctx.drawingProgress(undefined);
   }
 
   /** What the run waits for: a window of the budget, or the server's Retry-After. */

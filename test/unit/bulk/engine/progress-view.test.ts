@@ -25,7 +25,7 @@ function view(options: { tty?: boolean; quiet?: boolean; debug?: boolean } = {})
     requestTimeoutMs: 120_000,
     inFlight: () => ({ count: 0 }),
   });
-  return { progress, stderr };
+  return { progress, stderr, ctx };
 }
 
 const chunk = { index: 3, ids: Array.from({ length: 1000 }, (_, i) => `id-${i}`) };
@@ -49,6 +49,22 @@ describe('the progress of a bulk run', () => {
     expect(stderr.text).toMatch(
       /4,800 requests sent within the hourly window \(4,800\/h\): waiting 50m00s, until \d\d:\d\d:\d\d \(Ctrl-C stops; --resume continues later\)/,
     );
+  });
+
+  it('on a terminal, a warning or a note of the command goes above the bar, and the bar leaves room for "^C"', () => {
+    const { progress, stderr, ctx } = view({ tty: true });
+    progress.chunkDone(chunk, 400);
+    ctx.warn('person 1: feature flags not exported');
+    ctx.info('a note');
+    const bar = (text: string) => text.split('\r\u001b[2K').filter((part) => part.includes('░'));
+    // Cleared first (carriage return, erase line), then the line, then the bar again below it.
+    expect(stderr.text).toMatch(/\r\u001b\[2K(\u001b\[33m)?warning:(\u001b\[39m)? person 1: feature flags not exported\n[^\n]*░/);
+    expect(stderr.text).toMatch(/\r\u001b\[2Ka note\n[^\n]*░/);
+    for (const drawn of bar(stderr.text)) expect(drawn.length).toBeLessThanOrEqual(100 - 3);
+    progress.finish();
+    const before = stderr.text.length;
+    ctx.info('after');
+    expect(stderr.text.slice(before)).toBe('after\n');
   });
 
   it('off a terminal: plain lines without carriage returns, a failed chunk as a warning', () => {
