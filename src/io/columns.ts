@@ -84,7 +84,7 @@ export function fitColumns(headers: number[], natural: number[], freeText: boole
  * otherwise break it mid-word at its edge. A continuation starts two cells in from the line's
  * value (after its label and the spaces that follow, `  input     …`, or after its indent), so it
  * reads apart from the next value; a line without indent (prose) stays flush. A word longer than
- * the room is cut.
+ * the room is not cut: a path or a UUID must copy whole.
  */
 export function wrapHanging(text: string, width: number): string {
   return text
@@ -108,32 +108,16 @@ function wrapLine(line: string, width: number): string {
   const out: string[] = [];
   let current = m[0];
   let empty = true;
-  for (let word of line.slice(m[0].length).split(' ').filter(Boolean)) {
+  for (const word of line.slice(m[0].length).split(' ').filter(Boolean)) {
     if (!empty && displayWidth(current) + 1 + displayWidth(word) > limit) {
       out.push(current);
       [current, empty] = [indent, true];
     }
-    // A word longer than a whole line is cut at the edge.
-    while (empty && displayWidth(current) + displayWidth(word) > limit) {
-      const head = cutAt(word, limit - displayWidth(current));
-      out.push(current + head);
-      [current, word] = [indent, word.slice(head.length)];
-    }
+    // A word longer than a whole line (a path, a UUID) stays whole on a line of its own and runs
+    // over the edge: the terminal wraps it for the eye, and a copy of it is still the word.
     current += empty ? word : ` ${word}`;
     empty = false;
   }
   out.push(current);
   return out.map((l) => l.trimEnd()).join('\n');
-}
-
-/** The longest start of `word` that fits in `cells` (at least one character). */
-function cutAt(word: string, cells: number): string {
-  let out = '';
-  let used = 0;
-  for (const ch of word) {
-    if (out && used + charWidth(ch) > cells) break;
-    out += ch;
-    used += charWidth(ch);
-  }
-  return out;
 }

@@ -64,10 +64,13 @@ describe('wrapHanging', () => {
     ]);
   });
 
-  it('cuts a word longer than the room (a path) rather than overflow', () => {
-    const out = wrapHanging('  journal   /tmp/a-very-long-directory-name/and-a-longer-file-name.ndjson', 40).split('\n');
-    for (const line of out) expect(displayWidth(line)).toBeLessThanOrEqual(40);
-    expect(out[0]).toMatch(/^ {2}journal {3}\/tmp\//);
-    expect(out.map((l) => l.trim()).join('')).toBe('journal   /tmp/a-very-long-directory-name/and-a-longer-file-name.ndjson');
+  it('keeps a word longer than the room (a path, a UUID) whole on its own line, so that it copies whole', () => {
+    const path = '/tmp/a-very-long-directory-name/and-a-longer-file-name.ndjson';
+    expect(wrapHanging(`  journal   ${path}`, 40).split('\n')).toEqual([`  journal   ${path}`]);
+    expect(wrapHanging(`  receipt   kept at ${path} for you`, 40).split('\n')).toEqual([
+      '  receipt   kept at',
+      `              ${path}`,
+      '              for you',
+    ]);
   });
 });
