@@ -67,6 +67,9 @@ describe('persons list --all under the read limit', () => {
     for (const uuid of before.slice(200, 260)) world.sandbox.store.delete(uuid);
     const rest = await runPrinted(printed, world.env);
     expect(rest.code, rest.stderr).toBe(0);
+    // The deletions happened before this run, not while it ran.
+    expect(rest.stderr).toContain('the place to continue from had moved (persons deleted since the listing stopped');
+    expect(rest.stderr).not.toContain('while this listing ran');
     expect(lines(rest.stdout)[0]).not.toBe('id');
     expect(lines(first.stdout + rest.stdout)).toEqual(['id', ...before]);
   });

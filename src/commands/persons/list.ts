@@ -185,10 +185,17 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     });
   }
   await writer.end();
-  if (shifted > 0)
+  if (shifted > 0) {
+    // A continuation's place may have moved before it ran, or its --offset and --after may not be
+    // from the same listing: the deletions are not known to have happened while it ran.
+    const why =
+      options.offset === undefined && options.after === undefined
+        ? 'persons were deleted while this listing ran'
+        : 'the place to continue from had moved (persons deleted since the listing stopped, or --offset and --after not printed together)';
     ctx.info(
-      `persons were deleted while this listing ran: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
+      `${why}: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
+  }
   if (writer.count === 0)
     ctx.info(
       options.email === undefined
