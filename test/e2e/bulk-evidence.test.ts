@@ -277,6 +277,9 @@ describe('the identifiers in the evidence', () => {
     expect(yes.stderr).toContain('this erasure was asked to erase');
     const fromStdin = await check('', `${email(erased[0])}\n`);
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    // The status is the run's, and named so.
+    const json = await world.run(['persons', 'erasure-status', '--receipt', receipt, '--check-email', email(erased[0])!, '-o', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ asked: true, matched: true, run_status: 'completed' }]);
     const unmatched = await check('nobody@example.net');
     expect(unmatched.code, unmatched.stderr).toBe(0);
     expect(unmatched.stderr).toContain('no person had it');

@@ -149,11 +149,12 @@ async function checkEmailRun(
     );
   }
   const { asked, matched } = checkAddress(options.receipt, receipt, address, ctx.env);
+  // The run's status, named as such: beside an address, "status" read as the address's own.
   const writer = new RecordWriter(output, {
-    columns: ['email', 'asked', 'matched', 'status'],
-    fields: ['email', 'asked', 'matched', 'status'],
+    columns: ['email', 'asked', 'matched', 'run_status'],
+    fields: ['email', 'asked', 'matched', 'run_status'],
   });
-  await writer.writePage([{ email: address, asked, matched, status: receipt.status }]);
+  await writer.writePage([{ email: address, asked, matched, run_status: receipt.status }]);
   await writer.end();
   if (!asked) {
     throw new NotFoundError(
