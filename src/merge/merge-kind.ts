@@ -32,6 +32,7 @@ import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
 import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
+import { lowerAscii, nearAddress } from '../bulk/input/identifiers.js';
 import {
   PROPERTY_RULE,
   expectedProperties,
@@ -369,11 +370,27 @@ function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
     );
   if (groups.length > 5) lines.push(`            … and ${n(groups.length - 5)} more groups (--plan-out writes them all)`);
   lines.push(`  properties ${PROPERTY_RULE}`);
+  const unclean = groups.filter((g) => isNearOnly(g.keep.properties.email) && g.merge.some((p) => isClean(p.properties.email)));
+  if (unclean.length > 0) {
+    lines.push(
+      `  warning   ${counted(unclean.length, 'group keeps', 'groups keep')} an e-mail address with spaces around it or a trailing dot where another person of the group has it clean; after the merge \`persons get --email\` and an erasure by that address find the person only as a near-match:`,
+    );
+    for (const g of unclean.slice(0, 5)) lines.push(`            ${g.keep.uuid} keeps ${JSON.stringify(g.keep.properties.email)}`);
+    if (unclean.length > 5) lines.push(`            … and ${n(unclean.length - 5)} more groups (--plan-out writes them all)`);
+    lines.push('            choose another --keep, or set the address after the merge (`hogctl persons set-prop <uuid> email <address>`)');
+  }
   if (leftOut.length > 0) lines.push(`  left out  ${counted(leftOut.length, 'person')}:`);
   for (const l of leftOut.slice(0, 20)) lines.push(`            ${l.uuid} (project ${l.project_id}): ${l.reason}`);
   if (leftOut.length > 20) lines.push(`            … and ${n(leftOut.length - 20)} more (--plan-out lists them all)`);
   return lines;
 }
+
+/** An address that the e-mail lookups match only as a near-match (bulk/input/identifiers.ts
+ * nearAddress: spaces around it, a trailing dot), and one they match exactly. The kept person's
+ * properties win a merge (PROPERTY_RULE), so a group that keeps the first and merges away the
+ * second leaves its person harder to find by address, an erasure's included. */
+const isNearOnly = (email: unknown) => typeof email === 'string' && nearAddress(email) !== lowerAscii(email);
+const isClean = (email: unknown) => typeof email === 'string' && email.includes('@') && nearAddress(email) === lowerAscii(email);
 
 /** The groups as they are now on the server: each person read again, gone ones left out. */
 async function readNow(

@@ -385,6 +385,21 @@ describe('persons merge', () => {
     expect(world.sandbox.store.getByDistinctId(a)!.uuid).toBe(world.sandbox.store.getByDistinctId(b)!.uuid);
   });
 
+  it('warns when a group keeps an address with spaces around it over a clean one: lookups would find it only as a near-match', async () => {
+    const [a, b] = [fresh('spaced-a'), fresh('spaced-b')];
+    await identified([
+      [a, { email: ` ${a}@example.com` }],
+      [b, { email: `${a.toUpperCase()}@EXAMPLE.COM` }],
+    ]);
+    const res = await world.run(['persons', 'merge', a, b, '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('1 group keeps an e-mail address with spaces around it or a trailing dot');
+    expect(res.stderr).toContain(`keeps " ${a}@example.com"`);
+    // Kept the other way round, nothing to warn of.
+    const other = await world.run(['persons', 'merge', b, a, '--dry-run']);
+    expect(other.stderr).not.toContain('near-match');
+  });
+
   it('a person that does not exist is not found (exit 3), as persons get says it, and nothing is sent', async () => {
     const [a] = [fresh('lonely-a')];
     await identified([[a, { plan: 'a' }]]);
