@@ -489,6 +489,32 @@ describe('inputs and servers', () => {
     expect(persons.every((p) => !alive(p.uuid))).toBe(true);
   });
 
+  it('a selection started again after it completed is refused, not skipped: persons it names now would be left', async () => {
+    const store = world.sandbox.store;
+    const [a, b, c] = take(3).map((u) => store.getByUuid(u)!);
+    for (const p of [a, b]) store.setProperties(p.id, { rerun_tag: 'x' });
+    const args = ['persons', 'bulk-delete', '--where', 'rerun_tag=x', '-y', '--no-verify'];
+    expect((await world.run(args)).code).toBe(0);
+    expect([a, b].some((p) => alive(p.uuid))).toBe(false);
+    // Later, another person matches: starting the same job again must not claim it done.
+    store.setProperties(c.id, { rerun_tag: 'x' });
+    const before = world.sandbox.requests.length;
+    const again = await world.run(args);
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toMatch(
+      /this erasure already completed at \S+ \(journal .*\); it acted on the persons it found when it began \(the selection\), and nothing was sent now/,
+    );
+    expect(again.stderr).toContain('--journal <new path>');
+    expect(world.sandbox.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    // --resume still says it completed (and checks it again); a new journal acts on the new match.
+    const resumed = await world.run([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('this erasure already completed');
+    const fresh = await world.run([...args, '--journal', join(dir, 'rerun-2.ndjson')]);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(alive(c.uuid)).toBe(false);
+  });
+
   it("runs its help's example: NDJSON strings on standard input (`cat ids.ndjson | … --file -`)", async () => {
     const ids = take(3);
     const res = await world.run(['persons', 'bulk-delete', '--file', '-', '-y', '-o', 'json'], {

@@ -116,6 +116,17 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     input,
     kind.resends?.find,
   );
+  // Started again after it completed, a run whose persons were found (a selection, addresses,
+  // distinct ids, a merge's groups) would act on those it found then: persons the input names now
+  // that it did not (created or changed since, or a merge undone) would be left, with a success.
+  // Said, and refused; --resume checks the finished run again (job.ts).
+  const found = Boolean(selection) || list.kind !== 'person_ids' || s.input.kind === 'own';
+  if (bound.completedAt && !s.resume && !plan && found) {
+    throw new UsageError(
+      `this ${kind.words.job} already completed at ${bound.completedAt} (journal ${bound.path}); it acted on the persons it found when it began (${selection ? 'the selection' : input.label}), and nothing was sent now`,
+      'the input may name other persons now: start a new run with --journal <new path> to act on them, or add --resume to check the finished run again',
+    );
+  }
   // Read, the list is looked up by its UUIDs alone (journal requests, ids sent): the map of its
   // other ids (a million addresses: 50 MB) may go.
   if (list.ids instanceof IdSet) list.ids.letLookupGo();
