@@ -414,5 +414,16 @@ export async function readMergeToUndo(receiptPath: string): Promise<{ text: stri
   const header = mergeHeaderOf((await readJournal(receipt.journal)).header);
   if (!header) throw new UsageError(`${receipt.journal} is not the journal of a merge`, 'give the receipt `hogctl persons merge` wrote');
   const merged = new Set(receipt.groups.filter((g) => g.status === 'merged').map((g) => keyOf(g.project_id, g.keep)));
+  if (merged.size === 0) {
+    const statuses = new Map<string, number>();
+    for (const g of receipt.groups) statuses.set(g.status, (statuses.get(g.status) ?? 0) + 1);
+    const said = [...statuses].map(([status, k]) => `${formatNumber(k)} ${status}`).join(', ') || 'no groups';
+    throw new UsageError(
+      `${receiptPath} calls no group merged (${said}): there is nothing to undo`,
+      statuses.has('pending')
+        ? 'a pending merge may show later: read it back with the command the merge printed (`hogctl persons merge … --resume`), then undo'
+        : 'give the receipt of a merge that merged',
+    );
+  }
   return { text, mergeJournal: receipt.journal, groups: header.groups.filter((g) => merged.has(keyOf(g.project_id, g.keep.uuid))) };
 }

@@ -251,6 +251,44 @@ describe('persons merge', () => {
     expect(existsSync(journals)).toBe(true);
   });
 
+  it('merged, undone, then started again without --resume: refused (exit 2), not groups "pending" that nothing will merge', async () => {
+    const [a, b] = [fresh('again-a'), fresh('again-b')];
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
+    const receipt = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-again-')), 'merged.json');
+    expect((await world.run(['persons', 'merge', a, b, '--yes', '--receipt', receipt])).code).toBe(0);
+    const undone = await world.run(['persons', 'merge', '--undo', receipt, '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    const captured = world.sandbox.capture.events;
+    const restarted = await world.run(['persons', 'merge', a, b, '--yes']);
+    expect(restarted.code, restarted.stderr).toBe(2);
+    expect(restarted.stderr).toContain('this merge already completed at');
+    expect(restarted.stderr).toContain('--journal <new path>');
+    expect(world.sandbox.capture.events).toBe(captured);
+    // The receipt the undo needs is as the merge wrote it.
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).groups.map((g: { status: string }) => g.status)).toEqual(['merged']);
+  });
+
+  it('--undo of a receipt that calls no group merged says there is nothing to undo (exit 2), not an unexpected failure', async () => {
+    const [a, b] = [fresh('pending-a'), fresh('pending-b')];
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
+    const receipt = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-pending-')), 'pending.receipt.json');
+    expect((await world.run(['persons', 'merge', a, b, '--yes', '--receipt', receipt])).code).toBe(0);
+    // As a merge read back too early writes it: its group still pending.
+    const written = JSON.parse(readFileSync(receipt, 'utf8'));
+    for (const g of written.groups) g.status = 'pending';
+    writeFileSync(receipt, JSON.stringify(written));
+    const res = await world.run(['persons', 'merge', '--undo', receipt, '--yes']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain('calls no group merged (1 pending): there is nothing to undo');
+    expect(res.stderr).toContain('--resume');
+  });
+
   it("a merge killed (SIGKILL) while sending continues from the bulk engine's journal with --resume", async () => {
     const pairs = Array.from({ length: 3 }, (_, i) => [fresh(`kill-${i}-a`), fresh(`kill-${i}-b`)] as const);
     await identified(
