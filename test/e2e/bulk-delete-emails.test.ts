@@ -219,6 +219,13 @@ describe('persons bulk-delete --emails', () => {
     const kinds = await world.run(['persons', 'bulk-delete', '--emails', file, '--distinct-ids', '-y']);
     expect(kinds.code).toBe(2);
     expect(kinds.stderr).toContain('--distinct-ids goes with --file');
+    // How to read a file, given where no file is read, would be ignored: refused.
+    const unread = await world.run(['persons', 'bulk-delete', '--email', 'a@example.org', '--format', 'csv', '--column', 'x', '-y']);
+    expect(unread.code).toBe(2);
+    expect(unread.stderr).toContain('--format goes with --file or --emails: it says how to read the file, and --email reads none');
+    const selected = await world.run(['persons', 'bulk-delete', '--where', 'plan=nope', '--column', 'x', '-y']);
+    expect(selected.code).toBe(2);
+    expect(selected.stderr).toContain('--column goes with --file or --emails');
     const none = await world.run(['persons', 'bulk-delete', '-y']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('nothing to delete: give --file <path> (ids), --emails <path> or --email <address>');

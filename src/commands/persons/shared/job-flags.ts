@@ -145,6 +145,14 @@ export function jobInputOf(o: InputFlagOptions, values?: Input): JobInput | unde
   );
   if (flag === undefined) return undefined;
   if (o.distinctIds && flag !== '--file') throw new UsageError('--distinct-ids goes with --file: it says what the values of the file are');
+  // How a file of ids is read: nothing else reads one (--values-from detects its own format, and
+  // its verb takes --column before this).
+  const reading = o.format !== undefined ? '--format' : o.column !== undefined ? '--column' : undefined;
+  if (reading && (flag === '--values-from' ? reading === '--format' : flag !== '--file' && flag !== '--emails'))
+    throw new UsageError(
+      `${reading} goes with --file or --emails: it says how to read the file, and ${flag} reads none`,
+      `drop ${reading}`,
+    );
   const read = { format: o.format, column: o.column };
   const path = (file: string) => {
     if (file.trim() === '') throw new UsageError(`${flag} is empty: give the path of the file, or - for standard input`);
