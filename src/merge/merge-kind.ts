@@ -309,7 +309,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
         'each group sent was read back (batch_by_distinct_ids) until every distinct id of the group named the kept person, or --verify-timeout passed; `groups` says per group merged, pending or failed',
       notes: {
         unanswered:
-          'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run sends the same events again (a merge applied twice is applied once)',
+          'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run sends the same events again (a merge applied twice is applied once)',
         unclear:
           'an attempt at these requests timed out, lost its answer or met a server error: it may have been carried out; sending the same events again is harmless',
         lostAnswers: () => 'sent in a request whose answer was lost; sent again with the same events',

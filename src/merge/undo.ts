@@ -231,7 +231,7 @@ export function undoKind(s: UndoSettings): JobKind {
         "every former person of each group undone was read back (HogQL) until its distinct ids and properties equalled the merge's journal, or --verify-timeout passed",
       notes: {
         unanswered:
-          'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run undoes them again (each step is safe to repeat)',
+          'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run undoes them again (each step is safe to repeat)',
         unclear: 'an attempt at these groups did not finish cleanly: it may have been carried out in part; undoing them again is harmless',
         lostAnswers: () => 'undone in a chunk whose answer was lost; undone again',
       },

@@ -157,7 +157,7 @@ export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
     verificationNote: VERIFICATION_NOTE,
     notes: {
       unanswered:
-        'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run checks which of their ids still name a person before sending them again',
+        'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run checks which of their ids still name a person before sending them again',
       unclear:
         'an attempt at these requests timed out, lost its answer or met a server error, and its ids could not be checked afterwards: it may have deleted persons, who are then not counted in persons_found or persons_deleted',
       lostAnswers: (lookedUp) =>

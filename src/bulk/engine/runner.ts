@@ -216,9 +216,16 @@ export async function runChunks(chunks: Iterable<Chunk> & { readonly length: num
         await o.failed(chunk, { status: result.status, error: result.error.message, attempts, unclear });
         return;
       }
+      if (stop && result.kind === 'throttled') {
+        // Stopping, and refused by the rate limit: certainly not done. Journaled as such, not
+        // left unanswered as if its answer had been lost; --resume sends it again.
+        failed++;
+        await o.failed(chunk, { status: 429, error: `rate-limited as the run stopped (${result.error})`, attempts, unclear });
+        return;
+      }
       if (stop) {
-        // Interrupted while this attempt was on its way: its failure says nothing was done, so
-        // the chunk is simply left for --resume.
+        // Interrupted while this attempt was on its way, and its answer unclear or lost: the
+        // chunk is left unanswered, for --resume to check before sending it again.
         throw new Stop();
       }
       if (result.kind === 'throttled') {

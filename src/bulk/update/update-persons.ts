@@ -145,7 +145,7 @@ function updateReceipt(changes: Changes): ReceiptPart {
       'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed',
     notes: {
       unanswered:
-        'sent by a run that stopped (a crash, a kill, or a second Ctrl-C) before their answer was journaled; the next run sends them again, with the same events',
+        'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run sends them again, with the same events',
       unclear:
         'an attempt at these requests timed out, lost its answer or met a server error: it may have been carried out; sending the same events again is harmless',
       lostAnswers: () => 'sent in a request whose answer was lost, then found done when checked; never sent again',

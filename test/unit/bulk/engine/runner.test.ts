@@ -218,6 +218,21 @@ describe('runChunks', () => {
     expect(tries.get(3)).toBe(1);
   });
 
+  it('stopping, journals requests in flight that the rate limit refused as failed (not done), not as sent with their answer lost', async () => {
+    const throttled = (retryAfterMs: number): Attempt => ({ kind: 'throttled', status: 429, retryAfterMs, error: 'throttled' });
+    const { log, run } = setup(
+      tenChunks(),
+      // Four on their way at once; the first answer stops the run, the other three come after.
+      (c) => (c.index === 1 ? throttled(3_600_000) : c.index <= 4 ? throttled(60_000) : ok),
+      { concurrency: 4, perMinute: 1e9, maxWaitMs: 15 * 60_000 },
+    );
+    const result = await run();
+    expect(result.reason).toBe('rate_limited');
+    expect(result).toMatchObject({ answered: 0, failed: 4 });
+    for (const i of [2, 3, 4]) expect(log.events).toContain(`journal failed ${i} after 1: rate-limited as the run stopped (throttled)`);
+    expect(result.unsent).toEqual([5, 6, 7, 8, 9, 10]);
+  });
+
   it('after a lost answer checks the ids: gone ones are journaled and never sent again; all gone settles the chunk', async () => {
     const sent: string[][] = [];
     const checked: string[] = [];
