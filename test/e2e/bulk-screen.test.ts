@@ -132,7 +132,7 @@ describe('the closing lines, in the units asked for', () => {
     expect(stopped.code, stopped.output).toBe(130);
     const said = joined(stopped.output);
     expect(said).toMatch(
-      /interrupted: no request was answered; 900 ids were sent and their answers lost \(the next run checks them first\)/,
+      /interrupted: no request was answered; 900 ids were on the way, without an answer \(the next run takes them up first\)/,
     );
     expect(said).not.toMatch(/from 0 ids sent|ids not done yet/);
     expect(world.sandbox.store.deletedCount).toBe(deletedBefore + 900);

@@ -101,8 +101,10 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
         error: new CancelledError(
           [
             `interrupted: ${o.account}`,
+            // Every kind's next run takes them up first (a deletion checks them, an update or a
+            // merge sends them again, an export goes on writing them): nothing more is known.
             c.unconfirmed &&
-              `${counted(c.unconfirmed, 'id')} ${c.unconfirmed === 1 ? 'was sent and its answer' : 'were sent and their answers'} lost (the next run checks them first)`,
+              `${counted(c.unconfirmed, 'id')} ${c.unconfirmed === 1 ? 'was' : 'were'} on the way, without an answer (the next run takes ${c.unconfirmed === 1 ? 'it' : 'them'} up first)`,
             c.not_sent + c.failed && `${counted(c.not_sent + c.failed, 'id')} not done yet`,
           ]
             .filter(Boolean)

@@ -95,7 +95,7 @@ describe('the end of a bulk run', () => {
     expect(end.error).toBeInstanceOf(CancelledError);
     expect(end.error!.exitCode).toBe(130);
     expect(end.error!.message).toBe(
-      `interrupted: ${facts.account}; 1,000 ids were sent and their answers lost (the next run checks them first); 1,000 ids not done yet`,
+      `interrupted: ${facts.account}; 1,000 ids were on the way, without an answer (the next run takes them up first); 1,000 ids not done yet`,
     );
     expect(end.error!.hint).toBe(`continue with:\n  ${facts.resume}`);
   });
