@@ -18,8 +18,9 @@ export function givenCaptureUrl(options: { captureUrl?: string }): string | unde
 /**
  * Where a run's capture requests go: --capture-url; else, for a run continued, where its journal
  * says they went (`recorded`: the kind's fields of its header, whose `capture_host` the three
- * kinds write); else where the settings say (captureHost). A run continued in a shell without HOGCTL_CAPTURE_URL, or typed without the flag,
- * must not send the rest of its events to another host; a flag that names another one is refused.
+ * kinds write); else where the settings say (captureHost). A run continued in a shell without
+ * HOGCTL_CAPTURE_URL, or typed without the flag, must not send the rest of its events to another
+ * host; a flag that names another one is refused.
  */
 export async function runCaptureHost(ctx: Context, given: string | undefined, recorded: KindFields | undefined): Promise<string> {
   const then = recorded?.capture_host;
