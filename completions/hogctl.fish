@@ -832,6 +832,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l plan-out -r 
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l profile -x -a '(__hogctl_profiles)'
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l project
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l quiet
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l rate
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l receipt -r -F
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l resume
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l template

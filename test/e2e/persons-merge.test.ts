@@ -438,6 +438,20 @@ describe('persons merge', () => {
     expect(other.stderr).not.toContain('near-match');
   });
 
+  it('--rate sets the budget where the server is not PostHog Cloud, and a bad one is refused before anything is read', async () => {
+    const [a, b] = [fresh('rated-a'), fresh('rated-b')];
+    await identified([
+      [a, { plan: 'a' }],
+      [b, { plan: 'b' }],
+    ]);
+    const dry = await world.run(['persons', 'merge', a, b, '--dry-run', '--rate', '1200/min']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('budget    1,200/min requests');
+    const bad = await world.run(['persons', 'merge', a, b, '--dry-run', '--rate', 'fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --rate "fast"');
+  });
+
   it('a person that does not exist is not found (exit 3), as persons get says it, and nothing is sent', async () => {
     const [a] = [fresh('lonely-a')];
     await identified([[a, { plan: 'a' }]]);

@@ -24,6 +24,7 @@ import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
+import { parseRateFlag } from './shared/job-flags.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -38,6 +39,7 @@ export interface PersonsMergeOptions {
   maxWait?: string;
   undo?: string;
   captureUrl?: string;
+  rate?: string;
 }
 
 const DEFAULT_VERIFY_TIMEOUT = '5m';
@@ -84,6 +86,10 @@ export function personsMergeCommand(): Command {
     )
     .option('--undo <receipt>', "give every person a merge merged away its distinct ids and properties back, from the merge's journal")
     .option('--max-wait <duration>', 'the longest single wait the query limit may ask for (default 60m)')
+    .option(
+      '--rate <windows>',
+      "requests at most per window, where the server's limits are not PostHog Cloud's, e.g. 1200/min (default 600/min for a merge's capture requests; 24/min for an undo's chunks of 10 groups, within PostHog's 240 person writes a minute)",
+    )
     .option('--capture-url <url>', CAPTURE_URL_HELP)
     .addHelpText(
       'after',
@@ -102,7 +108,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   if (options.undo !== undefined) {
     if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
       throw new UsageError(
-        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --capture-url)',
+        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --rate, --capture-url)',
       );
     if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
     return undoMerge(ctx, options);
@@ -171,6 +177,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     resume: Boolean(options.resume),
     receipt: options.receipt,
     maxWaitMs,
+    rate: parseRateFlag(options.rate),
   });
   const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
@@ -201,6 +208,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     resume: Boolean(options.resume),
     receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
     maxWaitMs,
+    rate: parseRateFlag(options.rate),
   });
   const kind = undoKind({
     receipt,

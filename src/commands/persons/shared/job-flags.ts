@@ -8,7 +8,7 @@ import { parseCount, parseDuration } from '../../../cli/flags.js';
 import { oneOf } from '../../../cli/exclusive.js';
 import type { Input, JobInput } from '../../../bulk/input/input.js';
 import type { IdsFormat } from '../../../bulk/input/read-ids.js';
-import { parseRateWindows } from '../../../bulk/engine/rate.js';
+import { parseRateWindows, type RateWindow } from '../../../bulk/engine/rate.js';
 import type { BulkSettings } from '../../../bulk/engine/settings.js';
 
 /** Requests in flight at most: more would only queue behind the rate windows and the server. */
@@ -83,16 +83,23 @@ export function addJobFlags(command: Command, words: JobFlagWords): Command {
     .option('--skip-invalid', words.skipInvalid);
 }
 
+/** --rate, checked; undefined when not given (the kind's windows, or the journal's, stand). */
+export function parseRateFlag(raw: string | undefined): RateWindow[] | undefined {
+  if (raw === undefined) return undefined;
+  const rate = parseRateWindows(raw);
+  if (rate === undefined)
+    throw new UsageError(
+      `invalid --rate "${raw}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`,
+    );
+  return rate;
+}
+
 /** Checks the job flags: the same limits for every bulk verb. */
 export function parseJobFlags(o: JobFlagOptions): JobFlags {
   const concurrency = o.concurrency === undefined ? undefined : parseCount(o.concurrency, '--concurrency');
   if (concurrency !== undefined && concurrency > MAX_CONCURRENCY)
     throw new UsageError(`invalid --concurrency "${o.concurrency}": at most ${MAX_CONCURRENCY} requests can be in flight`);
-  const rate = o.rate === undefined ? undefined : parseRateWindows(o.rate);
-  if (o.rate !== undefined && rate === undefined)
-    throw new UsageError(
-      `invalid --rate "${o.rate}": give requests per window, comma-separated, e.g. 480/min,4800/h, 240 (per minute) or 8/s`,
-    );
+  const rate = parseRateFlag(o.rate);
   return {
     dryRun: o.dryRun,
     yes: o.yes,
