@@ -72,17 +72,17 @@ export async function startSandbox(args) {
     child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
   });
   const info = JSON.parse(line);
-  return {
-    ...info,
-    /** The variables that point hogctl at this sandbox, with its config in `configDir`. */
-    env: (configDir) => ({
-      HOGCTL_BASE_URL: info.url,
-      HOGCTL_PROJECT_ID: String(info.project_id),
-      HOGCTL_API_KEY: info.api_key,
-      HOGCTL_CONFIG_DIR: configDir,
-    }),
-    stop: () => child.kill('SIGTERM'),
-  };
+  return { ...info, env: sandboxEnv(info), stop: () => child.kill('SIGTERM') };
+}
+
+/** The variables that point hogctl at a sandbox (its ready line), with its config in `configDir`. */
+function sandboxEnv(info) {
+  return (configDir) => ({
+    HOGCTL_BASE_URL: info.url,
+    HOGCTL_PROJECT_ID: String(info.project_id),
+    HOGCTL_API_KEY: info.api_key,
+    HOGCTL_CONFIG_DIR: configDir,
+  });
 }
 
 async function benchStartup() {
@@ -824,7 +824,8 @@ async function startMeasuredSandbox(args) {
       });
       child.kill('SIGTERM');
     });
-  return { ...JSON.parse(line), stop };
+  const info = JSON.parse(line);
+  return { ...info, env: sandboxEnv(info), stop };
 }
 
 async function sandboxState(sandbox) {
