@@ -87,9 +87,16 @@ describe('retry waits over a second are announced', () => {
     const seed = seedHittingFirst('502=0.5', '502', 'GET', path, 3);
     world.sandbox.setFaults(`502=0.5,seed=${seed},path=${path}`);
     try {
+      const from = world.sandbox.requests.length;
       const res = await world.run(['persons', 'list', '-o', 'json']);
+      // What the server answered, and the exit code, for a failure to explain itself (a run on a
+      // loaded machine once printed nothing here, and could not be made to again).
+      const seen = `exit ${res.code}; answers ${world.sandbox.requests
+        .slice(from)
+        .map((r) => `${r.method} ${r.path} ${r.status}`)
+        .join(', ')}`;
       // The third retry waits 1–2 s (500 ms doubling, with jitter): that one is announced.
-      expect(res.stderr).toMatch(/^retrying \(4\/6\) after 502, in 2s$/m);
+      expect(res.stderr, seen).toMatch(/^retrying \(4\/6\) after 502, in 2s$/m);
       expect(res.stderr).not.toMatch(/retrying \(2\/6\)/);
       if (res.code !== 0) expectCleanFailure(world, res);
     } finally {
