@@ -34,6 +34,17 @@ async function identified(persons: [distinctId: string, properties: Record<strin
   await posthog.shutdown();
 }
 
+/** Two new persons, `<name>-a` with plan a and `<name>-b` with plan b, identified through the SDK:
+ * the group most tests merge. */
+async function identifiedPair(name: string): Promise<[string, string]> {
+  const [a, b] = [fresh(`${name}-a`), fresh(`${name}-b`)];
+  await identified([
+    [a, { plan: 'a' }],
+    [b, { plan: 'b' }],
+  ]);
+  return [a, b];
+}
+
 beforeAll(async () => {
   world = await startWorld({ persons: 600, seed: 31 });
   const posthog = sdkClient(world);
@@ -173,11 +184,7 @@ describe('persons merge', () => {
   });
 
   it('Ctrl-C while sending stops with 130, a receipt of what was not sent, and --resume finishes', async () => {
-    const [a, b] = [fresh('int-a'), fresh('int-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('int');
     const journal = join(world.configDir, 'interrupted.ndjson');
     const receipt = join(world.configDir, 'interrupted.json');
     const args = ['persons', 'merge', a, b, '--yes', '--journal', journal, '--receipt', receipt];
@@ -252,11 +259,7 @@ describe('persons merge', () => {
   });
 
   it('merged, undone, then started again without --resume: refused (exit 2), not groups "pending" that nothing will merge', async () => {
-    const [a, b] = [fresh('again-a'), fresh('again-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('again');
     const receipt = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-again-')), 'merged.json');
     expect((await world.run(['persons', 'merge', a, b, '--yes', '--receipt', receipt])).code).toBe(0);
     const undone = await world.run(['persons', 'merge', '--undo', receipt, '--yes']);
@@ -272,11 +275,7 @@ describe('persons merge', () => {
   });
 
   it('--undo of a receipt that calls no group merged says there is nothing to undo (exit 2), not an unexpected failure', async () => {
-    const [a, b] = [fresh('pending-a'), fresh('pending-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('pending');
     const receipt = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-pending-')), 'pending.receipt.json');
     expect((await world.run(['persons', 'merge', a, b, '--yes', '--receipt', receipt])).code).toBe(0);
     // As a merge read back too early writes it: its group still pending.
@@ -403,11 +402,7 @@ describe('persons merge', () => {
   });
 
   it('sends its events to HOGCTL_CAPTURE_URL when set, with the project key only (the personal key never goes there)', async () => {
-    const [a, b] = [fresh('routed-a'), fresh('routed-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('routed');
     const from = world.sandbox.requests.length;
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
     const res = await world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } });
@@ -439,11 +434,7 @@ describe('persons merge', () => {
   });
 
   it('--rate sets the budget where the server is not PostHog Cloud, and a bad one is refused before anything is read', async () => {
-    const [a, b] = [fresh('rated-a'), fresh('rated-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('rated');
     const dry = await world.run(['persons', 'merge', a, b, '--dry-run', '--rate', '1200/min']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain('budget    1,200/min requests');
@@ -463,11 +454,7 @@ describe('persons merge', () => {
   });
 
   it('--resume sends the rest of the events where the first went: the journal records the host', async () => {
-    const [a, b] = [fresh('resumed-a'), fresh('resumed-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('resumed');
     const other = world.sandbox.url.replace('127.0.0.1', 'localhost');
     const stopped = await world.withFaults('odd-200=1,path=/batch/', () =>
       world.run(['persons', 'merge', a, b, '--yes'], { env: { HOGCTL_CAPTURE_URL: other } }),
@@ -484,11 +471,7 @@ describe('persons merge', () => {
   });
 
   it('--capture-url beats HOGCTL_CAPTURE_URL, and one that is not a URL is refused before anything is sent', async () => {
-    const [a, b] = [fresh('flagged-a'), fresh('flagged-b')];
-    await identified([
-      [a, { plan: 'a' }],
-      [b, { plan: 'b' }],
-    ]);
+    const [a, b] = await identifiedPair('flagged');
     const before = world.sandbox.requests.length;
     const bad = await world.run(['persons', 'merge', a, b, '--yes', '--capture-url', 'eu.i.posthog.com']);
     expect(bad.code).toBe(2);
