@@ -61,7 +61,18 @@ async function pairedRatio(baseline, contender, rounds) {
 }
 
 export async function startSandbox(args) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child, info } = await spawnSandbox(args);
+  return { ...info, stop: () => child.kill('SIGTERM') };
+}
+
+/** `hogctl sandbox` on a free port (node started with `nodeArgs`), once it has printed its ready
+ * line: that line parsed, with `env`; `stderr()` is what it has written there so far. */
+async function spawnSandbox(args, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'sandbox', '--port', '0', '--quiet', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const line = await new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (d) => {
@@ -69,10 +80,10 @@ export async function startSandbox(args) {
       const nl = buf.indexOf('\n');
       if (nl >= 0) resolve(buf.slice(0, nl));
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${stderr.slice(-500)}`)));
   });
   const info = JSON.parse(line);
-  return { ...info, env: sandboxEnv(info), stop: () => child.kill('SIGTERM') };
+  return { child, info: { ...info, env: sandboxEnv(info) }, stderr: () => stderr };
 }
 
 /** The variables that point hogctl at a sandbox (its ready line), with its config in `configDir`. */
@@ -802,30 +813,16 @@ async function benchMemory() {
 
 /** `hogctl sandbox` with its peak memory reported when it stops (`stop()` resolves to MiB). */
 async function startMeasuredSandbox(args) {
-  const child = spawn(process.execPath, ['--import', RSS, BIN, 'sandbox', '--port', '0', '--quiet', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const line = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) resolve(buf.slice(0, nl));
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${stderr.slice(-500)}`)));
-  });
+  const { child, info, stderr } = await spawnSandbox(args, ['--import', RSS]);
   const stop = () =>
     new Promise((resolve) => {
       child.on('close', () => {
-        const rss = /max-rss-kib=(\d+)/.exec(stderr);
+        const rss = /max-rss-kib=(\d+)/.exec(stderr());
         resolve(rss ? Number(rss[1]) / 1024 : NaN);
       });
       child.kill('SIGTERM');
     });
-  const info = JSON.parse(line);
-  return { ...info, env: sandboxEnv(info), stop };
+  return { ...info, stop };
 }
 
 async function sandboxState(sandbox) {
