@@ -28,7 +28,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
-import { batchBody, sendBatch, type CaptureEvent } from '../../api/capture.js';
+import { batchBody, dropOlderThanSeconds, sendBatch, stampToSend, type CaptureEvent } from '../../api/capture.js';
 import { deleteProperty, updatePerson } from '../../api/person-actions.js';
 import { getProject, type Project } from '../../api/projects.js';
 import type { ApiClient } from '../../http/client.js';
@@ -299,6 +299,7 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
       const project = await getProject(env.client, env.projects[0], { signal: ctx.deps.signal });
       // The setting may have changed since the plan was made.
       checkPersonProcessing(env.projects[0], project);
+      stamp = stampToSend(stamp, dropOlderThanSeconds(project.drop_events_older_than), ctx.clock.now());
       const key = typeof project.api_token === 'string' ? project.api_token : '';
       if (!key)
         throw new AuthError(
