@@ -26,7 +26,7 @@ import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, stampToSend, sendBatch, type CaptureEvent } from '../api/capture.js';
 import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
 import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
@@ -57,6 +57,9 @@ export interface KeptPerson {
   uuid: string;
   distinct_ids: string[];
   properties: Record<string, unknown>;
+  /** As read before the merge: what an undo counts as given back or not. */
+  created_at: string;
+  is_identified: boolean;
 }
 
 /** A group as the journal keeps it. */
@@ -120,8 +123,14 @@ export interface MergeKind extends JobKind {
   planned(): { groups: PlannedGroup[]; leftOut: LeftOut[] };
 }
 
-const slim = (p: Candidate): KeptPerson => ({ uuid: p.uuid, distinct_ids: p.distinct_ids, properties: p.properties });
-const full = (p: KeptPerson): Candidate => ({ ...p, created_at: '', last_seen: null, event_count: 0, is_identified: false });
+const slim = (p: Candidate): KeptPerson => ({
+  uuid: p.uuid,
+  distinct_ids: p.distinct_ids,
+  properties: p.properties,
+  created_at: p.created_at,
+  is_identified: p.is_identified,
+});
+const full = (p: KeptPerson): Candidate => ({ ...p, last_seen: null, event_count: 0 });
 const keyOf = (project: string, uuid: string) => `${project}:${uuid}`;
 
 export function mergeKind(s: MergeSettings): MergeKind {
@@ -216,12 +225,12 @@ export function mergeKind(s: MergeSettings): MergeKind {
           const capture = captures.get(project);
           if (!capture || !stamp) throw new Error('a dry run sends nothing');
           const events: CaptureEvent[] = [];
+          const sent = stampToSend(stamp, capture.dropOlderThanSeconds, ctx.clock.now());
           for (const uuid of chunk.ids) {
             const g = planned.get(keyOf(project, uuid));
             if (!g) continue;
             const into = g.keep.distinct_ids[0];
-            for (const other of g.merge)
-              events.push(mergeEvent({ into, alias: other.distinct_ids[0], person: other.uuid }, stamp, project));
+            for (const other of g.merge) events.push(mergeEvent({ into, alias: other.distinct_ids[0], person: other.uuid }, sent, project));
           }
           if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
           // Not cut short by Ctrl-C: the runner waits for the requests in flight, so that their

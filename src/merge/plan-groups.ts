@@ -85,7 +85,9 @@ export function parseKeepRule(raw: string): KeepRule {
 }
 
 /** `{...On, ..., ...O1, ...K}`: PostHog's mergePeople applied once per merged person, in order. */
-export function expectedProperties(keep: Candidate, merge: Candidate[]): Record<string, unknown> {
+type WithProperties = Pick<Candidate, 'properties'>;
+
+export function expectedProperties(keep: WithProperties, merge: WithProperties[]): Record<string, unknown> {
   let properties = { ...keep.properties };
   for (const other of merge) properties = { ...other.properties, ...properties };
   return properties;

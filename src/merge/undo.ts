@@ -1,44 +1,35 @@
 // `persons merge --undo <receipt>` as a kind of bulk job (src/bulk/engine/action.ts): journaled, locked
 // and resumable like the merge. PostHog calls a merge irreversible, but the merge's journal kept
-// each group as it was (every former person's distinct ids and properties), so it can be rebuilt.
-// The engine's persons are the kept persons of the groups the receipt calls merged; a chunk of
-// them is undone in three steps, each read back before the next:
+// each group as it was (every former person's distinct ids and properties), so it can be rebuilt,
+// with the limits NOT_GIVEN_BACK names.
 //
-// 1. split the kept person: POST persons/{uuid}/split/ with `distinct_ids_to_split`, the ids of
-//    the persons merged into it still on it (`posthog-ingestion.md` D.8.2: each id moves to a
-//    person of its own, asynchronously); until none of them names the kept person;
-// 2. join again the ids each former person had: `$merge_dangerously` from its first id, one event
-//    per other id (E.3); until each former person's ids name one person;
-// 3. restore the properties through capture: a `$set` event per former person with its old
-//    properties, and `$unset` of the keys it has now but had not (B.2.3).
-//
-// Every step is safe to do again (a split only of the ids still on the kept person; events with
-// the same UUIDs; a merge applied twice is applied once), so a chunk whose answer was lost, or a
-// run killed halfway and continued with --resume, finishes the undo instead of failing at the
-// split. The verification reads back (HogQL) until every former person's ids and properties
-// equal the journal's, or --verify-timeout passes. The persons so rebuilt are new persons (new
-// UUIDs, PostHog's split rule B.1.2) holding the old ids and properties; the kept person keeps its
-// UUID. A kept person deleted since (an erasure) cannot be undone: its group is reported, never
-// rebuilt (its ids name no one, and a merge of ids without persons would create one, B.3.5).
+// Before anything is written every group is judged against the person store (undo-check.ts): a
+// group whose distinct ids no longer all name the kept person, or whose kept person changed since
+// the merge (unless --changed says otherwise), is refused with its reason, and the journal's
+// header records the judgement, so that --resume undoes exactly the groups the first run chose.
+// The engine's persons are the kept persons of the groups left; a chunk of them is undone in
+// three steps (undo-steps.ts). The verification reads the person store back until every former
+// person's distinct ids and properties are what the undo gives back, or --verify-timeout passes,
+// and counts what did not come back (a UUID, a created_at, is_identified).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../context.js';
 import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
-import { NotFoundError, PartialFailureError, UsageError } from '../errors.js';
+import { PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { splitPerson } from '../api/person-actions.js';
-import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
-import type { CaptureEvent } from '../api/capture.js';
-import type { JobKind, Verdict } from '../bulk/engine/action.js';
+import { stampToSend } from '../api/capture.js';
+import type { JobKind, TargetsEnv, Verdict } from '../bulk/engine/action.js';
 import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
-import type { Attempt } from '../bulk/engine/runner.js';
+import type { CaseTargets } from '../bulk/input/targets.js';
 import { sameValue } from '../bulk/engine/same-value.js';
-import { readPersons } from './find-duplicates.js';
-import { mergeHeaderOf, type KeptPerson, type RecordedGroup } from './merge-kind.js';
-import { EVENTS_A_REQUEST, captureClient, mergeEvent, mergeEventUuid, sendEvents, type CaptureTarget } from './merge-events.js';
+import { mergeHeaderOf, type RecordedGroup } from './merge-kind.js';
+import { captureClient, type CaptureTarget } from './merge-events.js';
+import { GONE, holdsOwnIds, isRefused, judgeGroup, type ChangedRule, type RefusedGroup, type UndoGroup } from './undo-check.js';
+import { personsOf, targetOf, undoChunk } from './undo-steps.js';
+import { NOT_GIVEN_BACK } from './not-given-back.js';
 
 const n = formatNumber;
 
@@ -49,13 +40,17 @@ const GROUPS_A_CHUNK = 10;
  * about a minute). */
 const CHUNKS_PER_MINUTE = 24;
 
-/** The undo's field of its journal's header: the groups it gives back, as the merge's journal kept them. */
+/** The undo's field of its journal's header: what the first run judged, as --resume continues it. */
 export interface UndoHeader {
   /** The merge's journal the groups come from. */
   merge_journal: string;
   nonce: string;
   timestamp: string;
-  groups: RecordedGroup[];
+  changed_rule: ChangedRule;
+  /** The groups it gives back. */
+  groups: UndoGroup[];
+  /** The groups it leaves alone, and why. */
+  refused: RefusedGroup[];
 }
 
 export interface UndoSettings {
@@ -64,39 +59,143 @@ export interface UndoSettings {
   /** The merge's journal, and its groups that the receipt calls merged (on --resume the undo's journal's stand). */
   mergeJournal: string;
   groups: RecordedGroup[];
+  changed: ChangedRule;
   verifyTimeoutMs: number;
-  maxWaitMs: number;
   /** Where the capture requests go (runCaptureHost): recorded in the journal. */
   captureHost: string;
 }
 
-export type UndoStatus = 'restored' | 'pending' | 'failed';
+export type UndoStatus = 'restored' | 'pending' | 'failed' | 'refused';
+
+/** What came back of the persons merged away, counted over the groups restored. */
+export interface NotRestored {
+  /** Persons rebuilt under a new UUID. */
+  uuid: number;
+  created_at: number;
+  /** Null where the person store's answers do not show it. */
+  is_identified: number | null;
+}
 
 export type UndoReceipt = Receipt & {
-  undo: { merge_receipt: string; merge_journal: string; counts: { groups: number; restored: number; pending: number; failed: number } };
-  groups: { project_id: string; keep: string; status: UndoStatus; reason?: string; persons: { distinct_ids: string[] }[] }[];
+  undo: {
+    merge_receipt: string;
+    merge_journal: string;
+    changed_rule: ChangedRule;
+    counts: { groups: number; restored: number; pending: number; failed: number; refused: number };
+    not_restored: NotRestored;
+    not_given_back: string[];
+  };
+  groups: {
+    project_id: string;
+    keep: string;
+    status: UndoStatus;
+    reason?: string;
+    changed?: string[];
+    persons: { uuid: string; distinct_ids: string[] }[];
+  }[];
 };
 
 const keyOf = (project: string, uuid: string) => `${project}:${uuid}`;
-const GONE = 'the kept person no longer exists (deleted since the merge?): its former persons cannot be rebuilt';
 
 function undoHeaderOf(header: JournalHeader | undefined): UndoHeader | undefined {
   const u = header?.undo as UndoHeader | undefined;
   return u && Array.isArray(u.groups) ? u : undefined;
 }
 
+/** Every group judged against the person store now (a dry run without a client: all given back as they were). */
+async function judgeAll(
+  ctx: Context,
+  client: ApiClient | undefined,
+  groups: RecordedGroup[],
+  rule: ChangedRule,
+): Promise<{ groups: UndoGroup[]; refused: RefusedGroup[] }> {
+  if (!client) return { groups: groups.map((g) => ({ ...g, keep_target: g.keep.properties, changed: [] })), refused: [] };
+  const undo: UndoGroup[] = [];
+  const refused: RefusedGroup[] = [];
+  for (const project of new Set(groups.map((g) => g.project_id))) {
+    const mine = groups.filter((g) => g.project_id === project);
+    const ids = mine.flatMap((g) => [g.keep, ...g.merge].flatMap((p) => p.distinct_ids));
+    const owners = await personsOf(client, project, ids, ctx.deps.signal);
+    for (const g of mine) {
+      const judged = judgeGroup(g, owners, rule);
+      if (isRefused(judged)) refused.push(judged);
+      else undo.push(judged);
+    }
+  }
+  return { groups: undo, refused };
+}
+
+/** An undo with nothing left to do is refused before its plan: already undone, or every group refused. */
+function nothingLeft(receipt: string, refused: RefusedGroup[]): UsageError {
+  if (refused.every((r) => r.undone))
+    return new UsageError(
+      `${receipt} was already undone: every former person holds its own distinct ids again`,
+      'there is nothing to undo',
+    );
+  const lines = refused.slice(0, 10).map((r) => `  ${r.keep} (project ${r.project_id}): ${r.reason}`);
+  if (refused.length > 10) lines.push(`  … and ${n(refused.length - 10)} more`);
+  return new UsageError(
+    `no group of ${receipt} can be undone; nothing was sent:\n${lines.join('\n')}`,
+    refused.some((r) => r.reason.includes('--changed'))
+      ? 'a group whose kept person changed since the merge is undone with --changed keep (the changes stay on it) or --changed overwrite'
+      : 'each reason says what changed since the merge',
+  );
+}
+
+function targetsOf(env: TargetsEnv, groups: UndoGroup[]): CaseTargets {
+  return {
+    projects: env.projects.map((p) => ({
+      ...p,
+      ids: p.unreachable ? [] : groups.filter((g) => g.project_id === p.id).map((g) => g.keep.uuid),
+      matches: new Map(),
+      newlyMatched: new Map(),
+      distinctIds: new Map(),
+      sample: [],
+    })),
+    unresolved: [],
+    resolvedDuplicates: 0,
+    newlyResolved: new Map(),
+    queries: 0,
+  };
+}
+
+/** The plan's lines of an undo: the groups it gives back, those it refuses, the keys changed since, what it cannot give back. */
+function planLines(groups: UndoGroup[], refused: RefusedGroup[], rule: ChangedRule): string[] {
+  const formers = groups.reduce((k, g) => k + g.merge.length, 0);
+  const lines = [
+    `  groups    ${n(groups.length)} merged groups (${counted(formers, 'person')} to give back their distinct ids and properties)`,
+  ];
+  const changed = groups.filter((g) => g.changed.length > 0);
+  if (changed.length > 0) {
+    const how = rule === 'keep' ? 'kept as they are now (--changed keep)' : 'set back as before the merge (--changed overwrite)';
+    lines.push(`  changed   ${counted(changed.length, 'kept person')} changed since the merge; those keys are ${how}:`);
+    for (const g of changed.slice(0, 5)) lines.push(`            ${g.keep.uuid}: ${g.changed.join(', ')}`);
+    if (changed.length > 5) lines.push(`            … and ${n(changed.length - 5)} more`);
+  }
+  if (refused.length > 0) lines.push(`  refused   ${counted(refused.length, 'group')}, left as they are:`);
+  for (const r of refused.slice(0, 10)) lines.push(`            ${r.keep} (project ${r.project_id}): ${r.reason}`);
+  if (refused.length > 10) lines.push(`            … and ${n(refused.length - 10)} more (the receipt lists them all)`);
+  lines.push('  not given back (no PostHog API can):');
+  for (const line of NOT_GIVEN_BACK) lines.push(`            ${line}`);
+  return lines;
+}
+
 export function undoKind(s: UndoSettings): JobKind {
-  let groups = s.groups;
+  let groups: UndoGroup[] = [];
+  let refused: RefusedGroup[] = [];
   let mergeJournal = s.mergeJournal;
+  let rule = s.changed;
   /** Kept persons found deleted (from the chunks' answers), and groups read back restored. */
   const gone = new Set<string>();
   const restored = new Set<string>();
+  const notRestored: NotRestored = { uuid: 0, created_at: 0, is_identified: 0 };
   const byKeep = () => new Map(groups.map((g) => [keyOf(g.project_id, g.keep.uuid), g]));
-  const status = (g: RecordedGroup): UndoStatus =>
+  const status = (g: UndoGroup): UndoStatus =>
     gone.has(keyOf(g.project_id, g.keep.uuid)) ? 'failed' : restored.has(keyOf(g.project_id, g.keep.uuid)) ? 'restored' : 'pending';
   const counts = () => {
-    const c = { groups: groups.length, restored: 0, pending: 0, failed: 0 };
+    const c = { groups: groups.length + refused.length, restored: 0, pending: 0, failed: 0, refused: 0 };
     for (const g of groups) c[status(g)]++;
+    for (const r of refused) c[r.status]++;
     return c;
   };
   const goneOf = (chunks: Iterable<{ project: string; answer?: { summary: unknown } }>) => {
@@ -117,29 +216,28 @@ export function undoKind(s: UndoSettings): JobKind {
     snapshot: () => false,
     journalHeader: (startedAt): { undo: UndoHeader; capture_host: string } => ({
       capture_host: s.captureHost,
-      undo: { merge_journal: mergeJournal, nonce: randomBytes(16).toString('hex'), timestamp: startedAt, groups },
+      undo: {
+        merge_journal: mergeJournal,
+        nonce: randomBytes(16).toString('hex'),
+        timestamp: startedAt,
+        changed_rule: rule,
+        groups,
+        refused,
+      },
     }),
 
-    targets: async (_ctx, env) => {
+    targets: async (ctx, env) => {
       const recorded = undoHeaderOf(env.journal?.header);
       if (recorded) {
-        groups = recorded.groups;
+        // Continued: the groups as the first run judged them.
+        ({ groups, refused } = recorded);
         mergeJournal = recorded.merge_journal;
+        rule = recorded.changed_rule;
+      } else {
+        ({ groups, refused } = await judgeAll(ctx, env.client, s.groups, rule));
+        if (groups.length === 0) throw nothingLeft(s.receipt, refused);
       }
-      return {
-        projects: env.projects.map((p) => ({
-          ...p,
-          ids: p.unreachable ? [] : groups.filter((g) => g.project_id === p.id).map((g) => g.keep.uuid),
-          matches: new Map(),
-          newlyMatched: new Map(),
-          distinctIds: new Map(),
-          sample: [],
-        })),
-        unresolved: [],
-        resolvedDuplicates: 0,
-        newlyResolved: new Map(),
-        queries: 0,
-      };
+      return targetsOf(env, groups);
     },
 
     makeAction: async (ctx, env) => {
@@ -147,19 +245,17 @@ export function undoKind(s: UndoSettings): JobKind {
       const planned = byKeep();
       const captures = new Map<string, CaptureTarget>();
       const host = s.captureHost;
-      let stamp: UndoHeader | undefined;
+      let header: UndoHeader | undefined;
       return {
         title: 'undo a merge of duplicate persons',
         request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${host}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
         flags: `${s.receipt} (journal ${mergeJournal})`,
         flagsLabel: 'undoes',
-        planLines: [
-          `  groups    ${n(groups.length)} merged groups (${counted(formers, 'person')} to give back their distinct ids and properties)`,
-        ],
+        planLines: planLines(groups, refused, rule),
         confirmation: (count) => `This splits ${counted(count, 'person')} and rebuilds ${n(formers)} from the journal ${mergeJournal}`,
         scope: 'person:write',
         prepare: async (journal) => {
-          stamp = undoHeaderOf(journal.header);
+          header = undoHeaderOf(journal.header);
           goneOf(journal.chunks.values());
           if (!env.client) return;
           for (const p of env.targets.projects)
@@ -168,20 +264,21 @@ export function undoKind(s: UndoSettings): JobKind {
         attempt: async (chunk) => {
           const project = chunk.project ?? env.projects[0];
           const capture = captures.get(project);
-          if (!env.client || !capture || !stamp) throw new Error('a dry run sends nothing');
-          const mine = chunk.ids.map((uuid) => planned.get(keyOf(project, uuid))).filter((g): g is RecordedGroup => g !== undefined);
-          return undoChunk(ctx, env.client, capture, project, mine, stamp, {
-            timeoutMs: env.timeoutMs,
-            waitMs: s.verifyTimeoutMs,
-            maxWaitMs: s.maxWaitMs,
-          });
+          if (!env.client || !capture || !header) throw new Error('a dry run sends nothing');
+          const mine = chunk.ids.map((uuid) => planned.get(keyOf(project, uuid))).filter((g): g is UndoGroup => g !== undefined);
+          const stamp = stampToSend(
+            { nonce: `undo:${header.nonce}`, timestamp: header.timestamp },
+            capture.dropOlderThanSeconds,
+            ctx.clock.now(),
+          );
+          return undoChunk({ ctx, client: env.client, capture, project, stamp, timeoutMs: env.timeoutMs, waitMs: s.verifyTimeoutMs }, mine);
         },
         targetNoun: 'groups',
         checkedLost: () => '',
         account: (receipt) => {
           const c = (receipt as UndoReceipt).undo?.counts;
           if (!c) return `${n(receipt.counts.sent)} groups sent`;
-          return `${n(c.restored)} of ${n(c.groups)} groups restored, ${n(c.pending)} pending, ${n(c.failed)} failed`;
+          return `${n(c.restored)} of ${n(c.groups)} groups restored, ${n(c.pending)} pending, ${n(c.failed)} failed, ${n(c.refused)} refused`;
         },
         describeAnswer: ({ summary }) => {
           const g = (summary as { gone?: string[] } | null)?.gone?.length ?? 0;
@@ -193,18 +290,17 @@ export function undoKind(s: UndoSettings): JobKind {
     verify: async (ctx, env) => {
       goneOf(env.journal.chunks.values());
       const sent = env.journal.answeredIds();
-      const { sleep } = ctx.clock;
       const started = ctx.clock.now();
-      const waiting = (g: RecordedGroup) => sent.has(g.keep.uuid) && status(g) === 'pending';
+      const waiting = (g: UndoGroup) => sent.has(g.keep.uuid) && status(g) === 'pending';
       const projects = [...new Set(groups.map((g) => g.project_id))];
       for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
         for (const project of projects) {
           const mine = groups.filter((g) => g.project_id === project && waiting(g));
           if (mine.length === 0) continue;
-          for (const g of await restoredGroups(ctx, env.client, project, mine, s.maxWaitMs)) restored.add(keyOf(project, g));
+          for (const g of await restoredGroups(ctx, env.client, project, mine, notRestored)) restored.add(keyOf(project, g));
         }
         if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
-        await sleep(delay, ctx.deps.signal);
+        await ctx.clock.sleep(delay, ctx.deps.signal);
       }
       const c = counts();
       return { total: { status: c.pending === 0 ? 'finished' : 'timed_out', ...c }, perProject: new Map() };
@@ -214,21 +310,32 @@ export function undoKind(s: UndoSettings): JobKind {
       fields: ({ answered }) => {
         goneOf(answered);
         return {
-          undo: { merge_receipt: s.receipt, merge_journal: mergeJournal, counts: counts() },
-          groups: groups.map((g) => {
-            const st = status(g);
-            return {
-              project_id: g.project_id,
-              keep: g.keep.uuid,
-              status: st,
-              ...(st === 'failed' ? { reason: GONE } : {}),
-              persons: [g.keep, ...g.merge].map((p) => ({ distinct_ids: p.distinct_ids })),
-            };
-          }),
+          undo: {
+            merge_receipt: s.receipt,
+            merge_journal: mergeJournal,
+            changed_rule: rule,
+            counts: counts(),
+            not_restored: notRestored,
+            not_given_back: NOT_GIVEN_BACK,
+          },
+          groups: [
+            ...groups.map((g) => {
+              const st = status(g);
+              return {
+                project_id: g.project_id,
+                keep: g.keep.uuid,
+                status: st,
+                ...(st === 'failed' ? { reason: GONE } : {}),
+                ...(g.changed.length ? { changed: g.changed } : {}),
+                persons: [g.keep, ...g.merge].map((p) => ({ uuid: p.uuid, distinct_ids: p.distinct_ids })),
+              };
+            }),
+            ...refused.map((r) => ({ project_id: r.project_id, keep: r.keep, status: r.status, reason: r.reason, persons: [] })),
+          ],
         };
       },
       verificationNote:
-        "every former person of each group undone was read back (HogQL) until its distinct ids and properties equalled the merge's journal, or --verify-timeout passed",
+        'every former person of each group undone was read back from the person store (batch_by_distinct_ids) until its distinct ids and properties were what the undo gives back, or --verify-timeout passed; `not_restored` counts the persons merged away that came back under a new UUID, created_at or is_identified',
       notes: {
         unanswered:
           'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run undoes them again (each step is safe to repeat)',
@@ -237,7 +344,7 @@ export function undoKind(s: UndoSettings): JobKind {
       },
       incomplete: (r) => {
         const c = (r as UndoReceipt).undo.counts;
-        return c.pending > 0 || c.failed > 0;
+        return c.pending > 0 || c.failed > 0 || c.refused > 0;
       },
       summary: (r) => ({ ...(r as UndoReceipt).undo.counts }),
     },
@@ -249,167 +356,83 @@ export function undoKind(s: UndoSettings): JobKind {
 function undoVerdict(receipt: UndoReceipt, resume: string): Verdict {
   const c = receipt.undo.counts;
   const line = `${n(c.restored)} of ${n(c.groups)} groups restored, ${n(c.pending)} pending`;
-  const failed = receipt.groups.filter((g) => g.status === 'failed');
-  if (failed.length > 0)
+  const left = receipt.groups.filter((g) => g.status === 'failed' || g.status === 'refused');
+  if (left.length > 0)
     return {
       warnings: [],
       error: new PartialFailureError(
-        `${line}; ${n(failed.length)} could not be undone: ${failed
+        `${line}; ${n(left.length)} not undone: ${left
           .slice(0, 10)
-          .map((g) => `the kept person ${g.keep} no longer exists`)
+          .map((g) => (g.status === 'failed' ? `the kept person ${g.keep} no longer exists` : `${g.keep}: ${g.reason}`))
           .join('; ')}`,
-        'the receipt lists them; their former persons cannot be rebuilt from a deleted person',
+        'the receipt lists each group and why; a refused group was left as it is',
       ),
     };
   if (c.pending > 0)
     return {
       warnings: [],
-      error: new PartialFailureError(line, `PostHog may still be applying it: read back again later with:\n  ${resume}`),
+      error: new PartialFailureError(
+        line,
+        `accepted but not yet read back as given back: ingestion may be slow, or the project may be over its billing limit (capture then answers 200 and drops the events; an ingestion warning or the billing page says so); read back again later with:\n  ${resume}`,
+      ),
     };
   return { warnings: [] };
 }
 
-/**
- * One chunk of groups undone, every step safe to repeat. Its answer names the kept persons found
- * deleted. A wait cut short by Ctrl-C leaves the chunk to --resume.
- */
-async function undoChunk(
-  ctx: Context,
-  client: ApiClient,
-  capture: CaptureTarget,
-  project: string,
-  given: RecordedGroup[],
-  stamp: UndoHeader,
-  o: { timeoutMs: number; waitMs: number; maxWaitMs: number },
-): Promise<Attempt> {
-  const { sleep } = ctx.clock;
-  const interrupted: Attempt = { kind: 'retry', status: null, error: 'interrupted' };
-  /** Waits until `done`, or the wait limit; false when Ctrl-C cut it short. */
-  const until = async (done: () => Promise<boolean>): Promise<boolean> => {
-    const started = ctx.clock.now();
-    for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
-      if (await done()) return true;
-      if (ctx.clock.now() - started + delay > o.waitMs) return true;
-      try {
-        await sleep(delay, ctx.deps.signal);
-      } catch {
-        return false;
-      }
-    }
-  };
-  const owners = (ids: string[]) => ownersOf(client, project, ids);
-  try {
-    // 1. Split off the kept person the ids of the persons merged into it that it still holds. A
-    // kept person none of whose own ids names anyone was deleted since: reported, never rebuilt.
-    const before = await owners(given.flatMap((g) => [g.keep, ...g.merge].flatMap((p) => p.distinct_ids)));
-    const gone = given.filter((g) => g.keep.distinct_ids.every((id) => before.get(id) === undefined)).map((g) => g.keep.uuid);
-    for (const uuid of gone)
-      ctx.warn(`project ${project}: the kept person ${uuid} no longer exists (deleted since the merge?): its group cannot be undone`);
-    const groups = given.filter((g) => !gone.includes(g.keep.uuid));
-    for (const g of groups) {
-      const still = g.merge.flatMap((p) => p.distinct_ids).filter((id) => before.get(id) === g.keep.uuid);
-      if (still.length === 0) continue;
-      try {
-        await splitPerson(client, project, g.keep.uuid, { distinct_ids_to_split: still });
-      } catch (err) {
-        if (!(err instanceof NotFoundError)) throw err;
-        gone.push(g.keep.uuid);
-      }
-    }
-    const live = groups.filter((g) => !gone.includes(g.keep.uuid));
-    if (live.length === 0) return { kind: 'ok', status: 200, summary: { gone } };
-    const formerIds = live.flatMap((g) => g.merge.flatMap((p) => p.distinct_ids));
-    const keptOf = new Map(live.flatMap((g) => g.merge.flatMap((p) => p.distinct_ids.map((id) => [id, g.keep.uuid] as const))));
-    if (!(await until(async () => [...(await owners(formerIds))].every(([id, uuid]) => keptOf.get(id) !== uuid)))) return interrupted;
-
-    // 2. Join again the ids of each former person that had more than one.
-    const events = { nonce: `undo:${stamp.nonce}`, timestamp: stamp.timestamp };
-    const joins: CaptureEvent[] = [];
-    for (const p of live.flatMap((g) => g.merge))
-      for (const other of p.distinct_ids.slice(1))
-        joins.push(mergeEvent({ into: p.distinct_ids[0], alias: other, person: `${p.uuid}:${other}` }, events, project));
-    for (let i = 0; i < joins.length; i += EVENTS_A_REQUEST)
-      await sendEvents(ctx, capture, joins.slice(i, i + EVENTS_A_REQUEST), o.timeoutMs);
-    const joined = (owner: Map<string, string>, p: KeptPerson) =>
-      p.distinct_ids.every((id) => owner.get(id) !== undefined && owner.get(id) === owner.get(p.distinct_ids[0]));
-    const rejoined = await until(async () => {
-      const owner = await owners(formerIds);
-      return live.every((g) => g.merge.every((p) => joined(owner, p)));
-    });
-    if (!rejoined) return interrupted;
-
-    // 3. Restore the properties of every former person, the kept one included.
-    const formers = live.flatMap((g) => [g.keep, ...g.merge]);
-    const now = await readPersons(ctx, client, project, { uuids: [], distinctIds: formers.map((p) => p.distinct_ids[0]) }, o.maxWaitMs);
-    const sets: CaptureEvent[] = formers.map((p) => {
-      const current = now.persons.get(now.byDistinctId.get(p.distinct_ids[0]) ?? '')?.properties ?? {};
-      const unset = Object.keys(current).filter((k) => !(k in p.properties));
-      return {
-        event: '$set',
-        distinct_id: p.distinct_ids[0],
-        properties: { $set: p.properties, ...(unset.length ? { $unset: unset } : {}) },
-        timestamp: events.timestamp,
-        uuid: mergeEventUuid(events.nonce, project, `set:${p.uuid}`),
-      };
-    });
-    for (let i = 0; i < sets.length; i += EVENTS_A_REQUEST)
-      await sendEvents(ctx, capture, sets.slice(i, i + EVENTS_A_REQUEST), o.timeoutMs);
-    return { kind: 'ok', status: 200, summary: { gone } };
-  } catch (err) {
-    if (ctx.deps.signal?.aborted) return interrupted;
-    if (err instanceof UsageError) return { kind: 'rejected', status: 0, error: err };
-    return { kind: 'retry', status: null, error: err instanceof Error ? err.message : String(err), unclear: true };
-  }
-}
-
-/** Which person (by UUID) each distinct id names now, from the person store. */
-async function ownersOf(client: ApiClient, project: string, ids: string[]): Promise<Map<string, string>> {
-  const owner = new Map<string, string>();
-  for (let i = 0; i < ids.length; i += PERSON_BATCH_MAX) {
-    const found = await batchPersons(client, project, 'distinct_ids', ids.slice(i, i + PERSON_BATCH_MAX));
-    for (const [id, p] of found ?? []) owner.set(id, p.uuid.toLowerCase());
-  }
-  return owner;
-}
-
-/** The kept UUIDs of the groups whose every former person holds exactly its ids and properties again. */
+/** The kept UUIDs of the groups whose every former person holds exactly what the undo gives back; counts what did not come back. */
 async function restoredGroups(
   ctx: Context,
   client: ApiClient,
   project: string,
-  groups: RecordedGroup[],
-  maxWaitMs: number,
+  groups: UndoGroup[],
+  notRestored: NotRestored,
 ): Promise<string[]> {
-  const formers = groups.flatMap((g) => [g.keep, ...g.merge]);
-  const read = await readPersons(ctx, client, project, { uuids: [], distinctIds: formers.flatMap((p) => p.distinct_ids) }, maxWaitMs);
-  return groups
-    .filter((g) =>
-      [g.keep, ...g.merge].every((p) => {
-        const person = read.persons.get(read.byDistinctId.get(p.distinct_ids[0]) ?? '');
-        return (
-          person !== undefined &&
-          JSON.stringify([...person.distinct_ids].sort()) === JSON.stringify([...p.distinct_ids].sort()) &&
-          sameValue(person.properties, p.properties)
-        );
-      }),
-    )
-    .map((g) => g.keep.uuid);
+  const ids = groups.flatMap((g) => [g.keep, ...g.merge].flatMap((p) => p.distinct_ids));
+  const owners = await personsOf(client, project, ids, ctx.deps.signal);
+  const done = groups.filter((g) =>
+    [g.keep, ...g.merge].every((p) => {
+      const person = owners.get(p.distinct_ids[0]);
+      return person !== undefined && holdsOwnIds(owners, p) && sameValue(person.properties, targetOf(g, p));
+    }),
+  );
+  for (const p of done.flatMap((g) => g.merge)) {
+    const person = owners.get(p.distinct_ids[0])!;
+    if (person.uuid !== p.uuid) notRestored.uuid++;
+    if (p.created_at && Date.parse(person.created_at) !== Date.parse(p.created_at)) notRestored.created_at++;
+    // The person store's answer shows is_identified on some servers only: counted where shown.
+    if (person.is_identified === undefined) notRestored.is_identified = null;
+    else if (notRestored.is_identified !== null && person.is_identified !== p.is_identified) notRestored.is_identified++;
+  }
+  return done.map((g) => g.keep.uuid);
 }
-
 /**
  * What --undo gives back: the groups the merge's receipt calls merged, as the merge's journal kept
  * them (each person's distinct ids and properties, before the merge).
  */
-export async function readMergeToUndo(receiptPath: string): Promise<{ text: string; mergeJournal: string; groups: RecordedGroup[] }> {
+export async function readMergeToUndo(
+  receiptPath: string,
+): Promise<{ text: string; mergeJournal: string; groups: RecordedGroup[]; made: { host: string; projects: string[] } }> {
   let text: string;
-  let receipt: { command?: string; journal?: unknown; undo?: unknown; groups?: { status: string; keep: string; project_id: string }[] };
+  let receipt: {
+    command?: string;
+    journal?: unknown;
+    undo?: unknown;
+    host?: unknown;
+    groups?: { status: string; keep: string; project_id: string }[];
+  };
   try {
     text = await readFile(receiptPath, 'utf8');
     receipt = JSON.parse(text) as typeof receipt;
   } catch {
     throw new UsageError(`cannot read ${receiptPath} as the receipt of a merge`, 'give the receipt `hogctl persons merge` wrote');
   }
-  if (receipt.command !== 'persons merge' || typeof receipt.journal !== 'string' || !Array.isArray(receipt.groups) || receipt.undo)
+  if (
+    receipt.command !== 'persons merge' ||
+    typeof receipt.journal !== 'string' ||
+    typeof receipt.host !== 'string' ||
+    !Array.isArray(receipt.groups) ||
+    receipt.undo
+  )
     throw new UsageError(`${receiptPath} is not the receipt of a merge`, 'give the receipt `hogctl persons merge` wrote');
   const header = mergeHeaderOf((await readJournal(receipt.journal)).header);
   if (!header) throw new UsageError(`${receipt.journal} is not the journal of a merge`, 'give the receipt `hogctl persons merge` wrote');
@@ -425,5 +448,10 @@ export async function readMergeToUndo(receiptPath: string): Promise<{ text: stri
         : 'give the receipt of a merge that merged',
     );
   }
-  return { text, mergeJournal: receipt.journal, groups: header.groups.filter((g) => merged.has(keyOf(g.project_id, g.keep.uuid))) };
+  return {
+    text,
+    mergeJournal: receipt.journal,
+    groups: header.groups.filter((g) => merged.has(keyOf(g.project_id, g.keep.uuid))),
+    made: { host: receipt.host, projects: [...new Set(receipt.groups.map((g) => g.project_id))] },
+  };
 }

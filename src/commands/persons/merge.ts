@@ -22,6 +22,8 @@ import { createSecretFile } from '../../config/secret-file.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
+import { CHANGED_RULES, parseChangedRule } from '../../merge/undo-check.js';
+import { NOT_GIVEN_BACK } from '../../merge/not-given-back.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseRateFlag } from './shared/job-flags.js';
@@ -38,6 +40,7 @@ export interface PersonsMergeOptions {
   verifyTimeout?: string;
   maxWait?: string;
   undo?: string;
+  changed?: string;
   captureUrl?: string;
   rate?: string;
 }
@@ -63,9 +66,14 @@ export function personsMergeCommand(): Command {
         'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
         'accepted and reads back again; one run per journal (a lock). As for the bulk jobs, above 100 groups the confirmation asks for their number ' +
         'to be typed, and off a terminal --yes is needed.\n\n' +
-        '--undo <receipt> reverses a merge: each kept person is split (POST persons/{id}/split/), the distinct ids each former person had ' +
-        'are joined again, and its properties are set back through capture, as the journal kept them; read back like the merge. ' +
-        'The rebuilt persons hold their old ids and properties under new UUIDs (the kept person keeps its own). ' +
+        "--undo <receipt> gives the persons a merge merged away their distinct ids and properties back, from the merge's journal: " +
+        'each kept person is split (POST persons/{id}/split/), the distinct ids each former person had are joined again, ' +
+        'and its properties are set back through capture; read back like the merge. A split gives each distinct id the UUID PostHog made for it, ' +
+        'so a person ingestion created for one of its ids gets its old UUID back; the kept person keeps its own. ' +
+        'Before anything is written every group is checked: a group whose distinct ids no longer all name the kept person ' +
+        '(merged again, split or deleted since) is refused, and so, unless --changed says otherwise, is a group whose kept person changed since the merge; ' +
+        'the plan names each with its reason. The undo runs only on the host and project of the merge, and once. ' +
+        `What it cannot give back: ${NOT_GIVEN_BACK.join('; ')}. ` +
         'An undo is journaled and locked like the merge: interrupted, `--undo <receipt> --resume` finishes it.',
     )
     .argument('[persons...]', 'one group: the person to keep, then the persons to merge into it (UUIDs or distinct ids)')
@@ -85,6 +93,10 @@ export function personsMergeCommand(): Command {
       `how long to read back before a group is reported pending, e.g. 90s, 10m (default ${DEFAULT_VERIFY_TIMEOUT})`,
     )
     .option('--undo <receipt>', "give every person a merge merged away its distinct ids and properties back, from the merge's journal")
+    .option(
+      '--changed <rule>',
+      `with --undo, a group whose kept person changed since the merge: ${CHANGED_RULES.join(', ')} (default refuse: left as it is, named in the plan; keep: undone, the keys changed stay on the kept person as they are now; overwrite: set back too)`,
+    )
     .option('--max-wait <duration>', 'the longest single wait the query limit may ask for (default 60m)')
     .option(
       '--rate <windows>',
@@ -108,7 +120,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   if (options.undo !== undefined) {
     if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
       throw new UsageError(
-        '--undo takes the receipt of a merge alone (with --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --rate, --capture-url)',
+        '--undo takes the receipt of a merge alone (with --changed, --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --rate, --capture-url)',
       );
     if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
     return undoMerge(ctx, options);
@@ -194,7 +206,11 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
   const receipt = options.undo!;
   const captureUrl = givenCaptureUrl(options);
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
-  const { text, mergeJournal, groups } = await readMergeToUndo(receipt);
+  if (options.changed !== undefined && options.resume)
+    throw new UsageError('--changed applies when an undo starts: --resume undoes the groups its first run chose, as that run judged them');
+  const changed = options.changed === undefined ? 'refuse' : parseChangedRule(options.changed);
+  const { text, mergeJournal, groups, made } = await readMergeToUndo(receipt);
+  await sameHostAndProject(ctx, receipt, made);
   const input = ownInput('--undo', receipt, text, {
     label: receipt,
     projects: [...new Set(groups.map((g) => g.project_id))],
@@ -214,8 +230,8 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     receipt,
     mergeJournal,
     groups,
+    changed,
     verifyTimeoutMs: parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout'),
-    maxWaitMs,
     captureHost: await runCaptureHost(ctx, captureUrl, settled.recorded),
   });
   const lock = options.dryRun ? undefined : await lockJournal(mergeJournal, ctx.clock.now);
@@ -224,6 +240,33 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
   } finally {
     await lock?.release();
   }
+}
+
+/**
+ * An undo writes where the merge was made, and nowhere else: on another host the same project ids
+ * and distinct ids name other persons, and a merge of ids without persons creates one. So the
+ * host and a project of the receipt must be the ones in use.
+ */
+async function sameHostAndProject(ctx: Context, receipt: string, made: { host: string; projects: string[] }): Promise<void> {
+  const { baseUrl } = await ctx.settings();
+  const origin = (url: string) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return url;
+    }
+  };
+  if (origin(made.host) !== origin(baseUrl))
+    throw new UsageError(
+      `${receipt} is the receipt of a merge on ${origin(made.host)}, not on ${origin(baseUrl)} (the host in use); nothing was sent`,
+      `undo it with the profile or --base-url of ${origin(made.host)}`,
+    );
+  const project = await ctx.projectId();
+  if (!made.projects.includes(project))
+    throw new UsageError(
+      `${receipt} is the receipt of a merge in project ${made.projects.join(', ')}, not in project ${project} (the project in use); nothing was sent`,
+      `undo it with --project ${made.projects[0]}`,
+    );
 }
 
 /** The groups as the engine takes them: a kind's own input, bound by the hash of its text. */
