@@ -59,7 +59,8 @@ export interface UndoSettings {
   /** The merge's journal, and its groups that the receipt calls merged (on --resume the undo's journal's stand). */
   mergeJournal: string;
   groups: RecordedGroup[];
-  changed: ChangedRule;
+  /** --changed as given (undefined: refuse, or on --resume the first run's). */
+  changed: ChangedRule | undefined;
   verifyTimeoutMs: number;
   /** Where the capture requests go (runCaptureHost): recorded in the journal. */
   captureHost: string;
@@ -184,7 +185,7 @@ export function undoKind(s: UndoSettings): JobKind {
   let groups: UndoGroup[] = [];
   let refused: RefusedGroup[] = [];
   let mergeJournal = s.mergeJournal;
-  let rule = s.changed;
+  let rule: ChangedRule = s.changed ?? 'refuse';
   /** Kept persons found deleted (from the chunks' answers), and groups read back restored. */
   const gone = new Set<string>();
   const restored = new Set<string>();
@@ -233,6 +234,11 @@ export function undoKind(s: UndoSettings): JobKind {
         ({ groups, refused } = recorded);
         mergeJournal = recorded.merge_journal;
         rule = recorded.changed_rule;
+        if (s.changed !== undefined && s.changed !== rule)
+          throw new UsageError(
+            `this undo was started with --changed ${rule}: --resume undoes the groups its first run chose, as that run judged them`,
+            `run it with --changed ${rule}, or without --changed`,
+          );
       } else {
         ({ groups, refused } = await judgeAll(ctx, env.client, s.groups, rule));
         if (groups.length === 0) throw nothingLeft(s.receipt, refused);

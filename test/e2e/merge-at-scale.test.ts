@@ -8,6 +8,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidFromDistinctId } from '@hogctl/sandbox';
 import { spawnCli, startWorld, type World } from './harness.js';
 import { sdkClient, sendAndIngest, fresh } from './sdk.js';
 
@@ -24,6 +25,29 @@ let before = new Map<string, { ids: string[]; properties: Record<string, unknown
 
 const variant = (email: string, k: number) =>
   [email.toUpperCase(), `  ${email}`, email.charAt(0).toUpperCase() + email.slice(1), `${email} `][k % 4];
+
+/**
+ * `hogctl <args>` with the sandbox slowed by `faults` until `answers` of its requests are
+ * answered, killed there (SIGKILL), then the same with --resume at full speed: its summary must
+ * match `summary`; returns the receipt it wrote.
+ */
+async function killedOnceThenResumed(
+  args: string[],
+  o: { journal: string; receipt: string; faults: string; answers: number; summary: Record<string, number> },
+) {
+  world.sandbox.setFaults(o.faults);
+  const run = spawnCli([...args, '--journal', o.journal], world.env);
+  const answered = answeredLines(o.journal);
+  for (let i = 0; i < 6000 && answered() < o.answers; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(answered()).toBeGreaterThanOrEqual(o.answers);
+  run.child.kill('SIGKILL');
+  expect((await run.exited).signal).toBe('SIGKILL');
+  world.sandbox.setFaults(undefined);
+  const resumed = await world.run([...args, '--journal', o.journal, '--resume', '-o', 'json'], { timeoutMs: 300_000 });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(JSON.parse(resumed.stdout)).toMatchObject(o.summary);
+  return JSON.parse(readFileSync(o.receipt, 'utf8'));
+}
 
 function snapshot() {
   return new Map([...world.sandbox.store].map((p) => [p.uuid, { ids: [...p.distinctIds].sort(), properties: p.properties }]));
@@ -202,10 +226,10 @@ describe(`merging ${GROUPS.toLocaleString('en-US')} groups of duplicates among $
     for (const g of groups.slice(100)) expect(world.sandbox.store.getByDistinctId(g.ids[0])).toBeDefined();
   }, 300_000);
 
-  it('--undo of a merge of 200 groups gives every former person its ids and properties back', async () => {
+  it('a merge of 200 groups and its undo, each killed once and resumed, give every former person back and touch no one else', async () => {
     const more: { email: string; ids: string[] }[] = [];
     await seedGroups(2 * GROUPS + 10, 200, more, 'again');
-    const holdersSnap = holdersOf(snapshot());
+    const beforeMerge = snapshot();
     const found = await world.run(['persons', 'duplicates', '-o', 'json'], { timeoutMs: 120_000 });
     expect(found.code, found.stderr).toBe(0);
     const emails = new Set(more.map((g) => g.email));
@@ -214,22 +238,48 @@ describe(`merging ${GROUPS.toLocaleString('en-US')} groups of duplicates among $
     const file = join(world.configDir, 'groups-200.json');
     writeFileSync(file, JSON.stringify(picked));
     const merged = join(world.configDir, 'merge-200.json');
-    const merge = await world.run(['persons', 'merge', '--groups', file, '--yes', '--receipt', merged], { timeoutMs: 120_000 });
-    expect(merge.code, merge.stderr).toBe(0);
+    // 200 groups are two capture requests (100 groups each): killed after the first.
+    await killedOnceThenResumed(['persons', 'merge', '--groups', file, '--yes', '--receipt', merged], {
+      journal: join(world.configDir, 'merge-200.ndjson'),
+      receipt: merged,
+      faults: 'slow=1@300,path=/batch/',
+      answers: 1,
+      summary: { groups: 200, merged: 200, pending: 0 },
+    });
     for (const g of more) expect(new Set(g.ids.map((id) => world.sandbox.store.getByDistinctId(id)?.uuid)).size).toBe(1);
+
+    // An edit after the merge, which the undo must keep (--changed keep) on the kept person.
+    const edited = world.sandbox.store.getByDistinctId(more[0].ids[0])!;
+    const posthog = sdkClient(world);
+    posthog.capture({ distinctId: more[0].ids[0], event: '$set', properties: { $set: { support_ticket: 'T-1' } } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+
     // This sandbox limits nothing: --rate lifts the undo's default (24 chunks a minute, within
     // PostHog's person writes), which would take 50 s of this test's wall time for 20 chunks.
-    const undo = await world.run(['persons', 'merge', '--undo', merged, '--yes', '--rate', '600/min', '-o', 'json'], {
-      timeoutMs: 300_000,
+    const undone = await killedOnceThenResumed(['persons', 'merge', '--undo', merged, '--yes', '--rate', '600/min', '--changed', 'keep'], {
+      journal: join(world.configDir, 'undo-200.ndjson'),
+      receipt: merged.replace(/\.json$/, '.undo.json'),
+      faults: 'slow=1@300,path=/split/',
+      answers: 2,
+      summary: { groups: 200, restored: 200, pending: 0, refused: 0 },
     });
-    expect(undo.code, undo.stderr).toBe(0);
-    expect(JSON.parse(undo.stdout)).toMatchObject({ groups: 200, restored: 200, pending: 0 });
-    for (const g of more) {
-      for (const [, p] of holdersSnap(g.ids)) {
-        const now = world.sandbox.store.getByDistinctId(p.ids[0])!;
-        expect([...now.distinctIds].sort()).toEqual(p.ids);
-        expect(canonical(now.properties)).toBe(canonical(p.properties));
-      }
+
+    // Every person of the project as before the merge (ids, properties, and the UUID wherever
+    // PostHog's split gives it back), but the edit; no one else written to; no $geoip_* anywhere.
+    const after = snapshot();
+    const rebuilt = new Set<string>();
+    for (const [uuid, p] of beforeMerge) {
+      const now = after.get(uuid) ?? after.get(world.sandbox.store.getByDistinctId(p.ids[0])!.uuid)!;
+      if (!after.has(uuid)) rebuilt.add(uuid);
+      const expected = uuid === edited.uuid ? { ...p.properties, support_ticket: 'T-1' } : p.properties;
+      expect(canonical({ ids: now.ids, properties: now.properties })).toBe(canonical({ ids: p.ids, properties: expected }));
     }
+    expect(after.size).toBe(beforeMerge.size);
+    // A UUID comes back when ingestion made the person for one of its ids (UUIDv5); others cannot.
+    const ownUuid = [...rebuilt].filter((uuid) => beforeMerge.get(uuid)!.ids.some((id) => uuidFromDistinctId(1, id) === uuid));
+    expect(ownUuid).toEqual([]);
+    expect(undone.undo.not_restored.uuid).toBe(rebuilt.size);
+    for (const p of world.sandbox.store) expect(Object.keys(p.properties).filter((k) => k.includes('geoip'))).toEqual([]);
   }, 300_000);
 });

@@ -206,9 +206,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
   const receipt = options.undo!;
   const captureUrl = givenCaptureUrl(options);
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
-  if (options.changed !== undefined && options.resume)
-    throw new UsageError('--changed applies when an undo starts: --resume undoes the groups its first run chose, as that run judged them');
-  const changed = options.changed === undefined ? 'refuse' : parseChangedRule(options.changed);
+  const changed = options.changed === undefined ? undefined : parseChangedRule(options.changed);
   const { text, mergeJournal, groups, made } = await readMergeToUndo(receipt);
   await sameHostAndProject(ctx, receipt, made);
   const input = ownInput('--undo', receipt, text, {
