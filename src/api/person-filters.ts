@@ -61,10 +61,13 @@ export function parseWhere(expression: string): PropertyFilter {
   if (!key)
     throw new UsageError(`invalid --where "${expression}": the property name is empty`, 'write it as key=value, e.g. --where plan=team');
   const values = (best.operator === 'exact' || best.operator === 'is_not') && raw.includes(',') ? raw.split(',') : [raw];
-  if (values.includes('')) {
+  const blank = values.find(isBlank);
+  if (blank !== undefined) {
+    const what = blank === '' ? 'empty' : blank.trim() === '' ? 'only spaces' : `${blank.trim()}, an empty string in quotes`;
     throw new UsageError(
-      `invalid --where "${expression}": the value after ${best.op} is empty${values.length > 1 ? ' in the list' : ''}`,
-      `give a value, e.g. --where ${key}${best.op}team; to choose persons by whether the property exists, use --where has:${key} or --where lacks:${key}`,
+      `invalid --where "${expression}": the value after ${best.op} is ${what}${values.length > 1 ? ' in the list' : ''}`,
+      `give a value, e.g. --where ${key}${best.op}team; to choose persons by whether the property exists, use --where has:${key} or --where lacks:${key}; ` +
+        `to match the empty string on purpose, give the filter as JSON: --properties '[{"key":"${key}","value":"","operator":"${best.operator}","type":"person"}]'`,
     );
   }
   let value: unknown = raw;
@@ -74,6 +77,16 @@ export function parseWhere(expression: string): PropertyFilter {
     value = values;
   }
   return { key, value, operator: best.operator, type: 'person' };
+}
+
+/**
+ * A value that selects what an empty one would: nothing, spaces (an unset variable between
+ * quotes), or a pair of quotes meant for a shell that did not take them. PostHog compares `!=`
+ * with a value no person has as "every person", so such a value is refused, not sent.
+ */
+function isBlank(value: string): boolean {
+  const v = value.trim();
+  return v === '' || v === '""' || v === "''";
 }
 
 /** Reads `--properties`: a JSON array of filters (or one filter object); items without a type get "person". */

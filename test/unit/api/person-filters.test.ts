@@ -52,6 +52,17 @@ describe('parseWhere', () => {
     }
   });
 
+  it('refuses a value of only spaces or of an empty pair of quotes, which would select every person with !=', () => {
+    for (const bad of ['plan!= ', 'plan!=""', "plan!=''", 'plan=  ', 'email~ ', 'plan!=free, ']) {
+      const err = thrown(() => parseWhere(bad));
+      expect(err.exitCode, bad).toBe(2);
+      expect(err.message).toMatch(/^invalid --where ".*": the value after \S+ is (only spaces|"", an empty string in quotes|''|empty)/);
+      expect((err as UsageError).hint).toContain('"value":""');
+    }
+    // A value with spaces inside it is a value.
+    expect(parseWhere('name=Ana Lee')).toMatchObject({ value: 'Ana Lee' });
+  });
+
   it('reads has:<key> and lacks:<key> as the is_set and is_not_set operators', () => {
     expect(parseWhere('has:email')).toEqual({ key: 'email', value: 'is_set', operator: 'is_set', type: 'person' });
     expect(parseWhere(' lacks: phone ')).toEqual({ key: 'phone', value: 'is_not_set', operator: 'is_not_set', type: 'person' });
