@@ -147,6 +147,15 @@ function deletionErrorsOf(chunks: ChunkRecord[], answered: ChunkRecord[]): Recor
 }
 
 /** The deletion's part of the receipt. */
+/**
+ * A dry run's persons_found: the persons its lookup found, which its plan names (a CI gate reads
+ * this, not the plan on stderr); null when the ids of a plain file go out as given, unlooked-up.
+ */
+function plannedPersons(r: Receipt): number | null {
+  if (r.sent_id_kind !== 'person_uuids') return null;
+  return r.projects.reduce((k, p) => k + p.targets, 0);
+}
+
 export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
   return {
     tally: (t) => deletionTally(t, flags),
@@ -169,7 +178,7 @@ export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
     incomplete: (r) => ((r as DeletionReceipt).counts.deletion_errors ?? 0) > 0,
     summary: (r) => {
       const v = (r as DeletionReceipt).verification;
-      return { events_verification: v?.events?.status ?? null };
+      return { events_verification: v?.events?.status ?? null, ...(r.status === 'dry_run' ? { persons_found: plannedPersons(r) } : {}) };
     },
   };
 }

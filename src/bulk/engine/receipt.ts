@@ -567,7 +567,6 @@ async function writeJson(out: BufferedText, value: unknown, indent: string): Pro
 }
 
 /** The flat record printed on stdout. */
-/** The flat record printed on stdout. */
 export function summaryRecord(r: Receipt, part: Pick<ReceiptPart, 'summary'>): Record<string, unknown> {
   return {
     status: r.status,
