@@ -166,7 +166,7 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
       'json',
     ]);
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toContain(`✔ the erasure is complete: ${persons.toLocaleString('en-US')} persons still gone`);
+    expect(done.stderr).toContain(`✔ the erasure is complete: the ${persons.toLocaleString('en-US')} persons it deleted are still gone`);
     expect(JSON.parse(done.stdout).every((s: { status: string; events_completed: number }) => s.status === 'complete')).toBe(true);
   });
 

@@ -44,6 +44,8 @@ export interface ErasureStatus {
    * carry erased distinct ids: `events_remaining`), or unknown (the server could not say). */
   status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'unknown';
   persons_checked: number;
+  /** The persons the erasure deleted, as its receipt counted them (null: the server did not say). */
+  persons_deleted: number | null;
   persons_present: number;
   persons_present_ids: string[];
   distinct_ids_checked: number;
@@ -133,6 +135,7 @@ async function projectStatus(
     name: p.name,
     status: 'complete',
     persons_checked: 0,
+    persons_deleted: typeof p.persons_deleted === 'number' ? p.persons_deleted : null,
     persons_present: 0,
     persons_present_ids: [],
     distinct_ids_checked: 0,

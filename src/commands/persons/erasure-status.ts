@@ -83,11 +83,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   await writer.end();
   const open = statuses.filter((s) => s.status !== 'complete');
   if (open.length === 0) {
-    const persons = statuses.reduce((k, s) => k + s.persons_checked, 0);
-    const events = statuses.reduce((k, s) => k + s.events_completed, 0);
-    ctx.info(
-      `✔ the erasure is complete: ${formatNumber(persons)} persons still gone${events ? `, the deletion of their events has run (${formatNumber(events)})` : ''}`,
-    );
+    ctx.info(completeLine(statuses));
     return;
   }
   const details = open.map(describe).join('; ');
@@ -96,7 +92,23 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   throw new PartialFailureError(`the erasure is not complete: ${details}`, hintFor(open));
 }
 
-/** "1 person", "2 persons": a count with the words that agree with it. */
+/**
+ * The line of a complete erasure, counting the persons it deleted, not the ids it sent: ids that
+ * named no one (a plain file is sent unlooked-up) were never persons, and are not "still gone".
+ */
+function completeLine(statuses: ErasureStatus[]): string {
+  const ids = statuses.reduce((k, s) => k + s.persons_checked, 0);
+  const known = statuses.every((s) => s.persons_deleted !== null);
+  const deleted = statuses.reduce((k, s) => k + (s.persons_deleted ?? 0), 0);
+  const events = statuses.reduce((k, s) => k + s.events_completed, 0);
+  const ran = events ? `, the deletion of their events has run (${formatNumber(events)})` : '';
+  // With --keep-person no person was to go: only their data.
+  if (ids === 0) return `✔ the erasure is complete${ran}`;
+  if (!known) return `✔ the erasure is complete: none of the ${counted(ids, 'id')} it sent names a person now${ran}`;
+  if (deleted === 0) return `✔ the erasure deleted no one: none of the ${counted(ids, 'id')} it sent names a person now`;
+  const others = ids > deleted ? `; the other ${counted(ids - deleted, 'id')} it sent named no person, and still name none` : '';
+  return `✔ the erasure is complete: the ${counted(deleted, 'person')} it deleted ${deleted === 1 ? 'is' : 'are'} still gone${others}${ran}`;
+}
 
 function describe(s: ErasureStatus): string {
   const where = `project ${s.project}`;
