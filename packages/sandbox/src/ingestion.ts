@@ -18,7 +18,12 @@
 // - A distinct id of a deleted person gets a new person that ClickHouse hides until
 //   reset_person_distinct_id (posthog/models/person/deletion.py).
 // - Each event is stored with the person_id it was ingested with; merges write overrides.
+// - Before any of that, an event without `$ip` gets the client's address (nodejs/src/utils/event.ts
+//   `sanitizeEvent`), and the project's transformations run: GeoIP (geoip.ts) when the project has
+//   it on, so the `$set`/`$set_once` it adds are applied with the event's own. `anonymize_ips`
+//   deletes `$ip` from the stored event afterwards (prepare-event-step.ts).
 
+import { applyGeoip } from './geoip.js';
 import { valuesAsJsonb } from './jsonb.js';
 import { uuidFromDistinctId } from './person-uuid.js';
 import type { EventStore } from './events.js';
@@ -38,7 +43,19 @@ export interface IngestEvent {
   timestampUs: number;
   createdAtUs: number;
   sentAt?: string;
+  /** The client's address, as capture saw it. */
+  ip?: string;
 }
+
+/** The project's settings that ingestion reads (world.ts `Project`). */
+export interface IngestionSettings {
+  /** `person_processing_opt_out`: all its events are personless. */
+  personProcessingOptOut: boolean;
+  geoipEnabled: boolean;
+  anonymizeIps: boolean;
+}
+
+const DEFAULT_SETTINGS: IngestionSettings = { personProcessingOptOut: false, geoipEnabled: true, anonymizeIps: false };
 
 export interface IngestionWarning {
   type: 'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified';
@@ -133,6 +150,14 @@ interface PersonUpdates {
   unset: string[];
 }
 
+/** utils/event.ts sanitizeEvent (`$ip` from the request when the event has none), then the
+ * project's transformations: GeoIP, when on. */
+function transform(event: IngestEvent, settings: IngestionSettings): Json {
+  const properties: Json = { ...event.properties };
+  if (!properties.$ip && event.ip) properties.$ip = event.ip;
+  return settings.geoipEnabled ? applyGeoip(properties) : properties;
+}
+
 /** utils/event.ts normalizeEvent: top-level `$set`/`$set_once` merged into the properties' (the
  * top-level keys win), then the automatic person properties (`liftPersonProperties`). */
 function normalize(event: IngestEvent): Json {
@@ -204,16 +229,16 @@ export class ProjectIngestion {
     private readonly teamId: number,
     private readonly store: SandboxStore,
     private readonly events: EventStore,
-    /** The project's `person_processing_opt_out`: all its events are personless. */
-    private readonly optedOut: () => boolean = () => false,
+    private readonly settings: () => IngestionSettings = () => DEFAULT_SETTINGS,
   ) {}
 
   ingest(raw: IngestEvent): void {
-    const properties = normalize(raw);
+    const settings = this.settings();
+    const properties = normalize({ ...raw, properties: transform(raw, settings) });
     const event = { ...raw, properties };
     let person: Person | undefined;
     let personUuid: string | undefined;
-    const optedOut = this.optedOut();
+    const optedOut = settings.personProcessingOptOut;
     if (properties.$process_person_profile === false || optedOut) {
       const existing = this.store.getByDistinctId(event.distinctId);
       if (!existing) {
@@ -227,6 +252,7 @@ export class ProjectIngestion {
       person = this.processPerson(event);
       personUuid = person.uuid;
     }
+    if (properties.$ip && settings.anonymizeIps) delete properties.$ip;
     this.events.add({
       uuid: event.uuid,
       event: event.event,
