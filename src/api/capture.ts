@@ -63,9 +63,16 @@ export function readCaptureAnswer(status: number, body: unknown): CaptureAnswer 
   return { accepted: false, unknown: `${status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
 }
 
-/** The body of POST /batch/, gzipped (capture reads `Content-Encoding: gzip`). */
+/**
+ * The body of POST /batch/, gzipped (capture reads `Content-Encoding: gzip`). Every event carries
+ * `$geoip_disable: true`, as posthog-node's do by default: otherwise the GeoIP transformation, on
+ * for every new project, `$set`s the location of the address the request came from (the
+ * operator's) on each person the event names, and `$set_once`s it as their `$initial_geoip_*`
+ * (docs/server-contract.md §14.1). Added here, so that no event hogctl sends can forget it.
+ */
 export function batchBody(projectKey: string, events: CaptureEvent[]): Buffer {
-  return gzipSync(JSON.stringify({ api_key: projectKey, historical_migration: false, batch: events }));
+  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
+  return gzipSync(JSON.stringify({ api_key: projectKey, historical_migration: false, batch }));
 }
 
 /** Sends one batch; every answer comes back (the caller decides what a status means). */

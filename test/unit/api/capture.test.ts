@@ -1,5 +1,6 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readCaptureAnswer } from '../../../src/api/capture.js';
+import { batchBody, readCaptureAnswer, type CaptureEvent } from '../../../src/api/capture.js';
 
 // PostHog/posthog rust/capture/src/api.rs: CaptureResponse { status: Ok | NoContent, quota_limited }.
 describe('readCaptureAnswer', () => {
@@ -31,5 +32,25 @@ describe('readCaptureAnswer', () => {
       expect(answer).toHaveProperty('unknown');
     }
     expect(readCaptureAnswer(200, { status: 0, error: 'x' })).toEqual({ accepted: false, unknown: '200 {"status":0,"error":"x"}' });
+  });
+});
+
+describe('batchBody', () => {
+  it("turns GeoIP off on every event, as posthog-node does: the operator's location is no person's", () => {
+    const events: CaptureEvent[] = ['a', 'b'].map((id) => ({
+      event: '$set',
+      distinct_id: id,
+      properties: { $set: { plan: id } },
+      timestamp: '2026-11-22T10:00:00Z',
+      uuid: `0190a5f2-0000-4000-8000-00000000000${id === 'a' ? 1 : 2}`,
+    }));
+    const sent = JSON.parse(gunzipSync(batchBody('phc_key', events)).toString('utf8'));
+    expect(sent).toMatchObject({ api_key: 'phc_key', historical_migration: false });
+    expect(sent.batch.map((e: CaptureEvent) => e.properties)).toEqual([
+      { $set: { plan: 'a' }, $geoip_disable: true },
+      { $set: { plan: 'b' }, $geoip_disable: true },
+    ]);
+    // The caller's events (kept in a journal or a receipt) are not changed.
+    expect(events[0].properties).toEqual({ $set: { plan: 'a' } });
   });
 });
