@@ -36,9 +36,11 @@
 //   events are dropped.
 // - Success is `200 {"status":"Ok"}` (api.rs `CaptureResponse { status: CaptureResponseCode::Ok,
 //   quota_limited: None }`: the enum has no serde_repr, so it is written as its variant's name, and
-//   `quota_limited` is left out when None). A project over its billing quota is answered
-//   `{"status": "Ok", "quota_limited": ["events"]}` with its events dropped: the sandbox gives that
-//   answer through the `quota-limited` fault (faults.ts).
+//   `quota_limited` is left out when None). A batch of events of a project over its billing limit
+//   gets the same `{"status": "Ok"}`, its events dropped (v0_endpoint.rs `event()`:
+//   `Err(CaptureError::BillingLimit) => Ok(CaptureResponse { status: Ok, quota_limited: None })`;
+//   only recordings are answered `quota_limited: ["recordings"]`): the sandbox gives that answer
+//   through the `quota-limited` fault (faults.ts).
 
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
