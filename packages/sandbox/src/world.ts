@@ -34,6 +34,11 @@ export interface Project {
    * event, after GeoIP has used it (nodejs/src/ingestion/common/steps/event-processing/
    * prepare-event-step.ts). */
   anonymizeIps: boolean;
+  /** The team's `drop_events_older_than` in seconds (null: keep every event; at least an hour,
+   * `MinValueValidator(timedelta(hours=1))` in posthog/models/team/team.py): ingestion drops an
+   * event older than that when it arrives. Set in Django admin only: no REST serializer has it,
+   * so the sandbox sets it through `/_sandbox/` alone. */
+  dropEventsOlderThanSeconds: number | null;
 }
 
 export interface SandboxUser {
@@ -84,6 +89,7 @@ export function createWorld(seed: number, extraProjects: number[] = []): World {
     personProcessingOptOut: false,
     geoipEnabled: true,
     anonymizeIps: false,
+    dropEventsOlderThanSeconds: null,
   });
   const projects = [project(1, home, 'Default project'), project(2, home, 'Staging'), project(3, other, 'Someone else’s project')];
   for (const id of extraProjects) projects.push(project(id, home, `Project ${id}`));
