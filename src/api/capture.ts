@@ -4,9 +4,11 @@
 // Capture authenticates with the project API key in the body (`api_key`), never with a personal
 // key, and lives on its own host on PostHog Cloud. It answers a batch it accepted with `200
 // {"status": "Ok"}` (older servers `{"status": 1}`), or 204 with no body, and says nothing per
-// event; a project over its billing quota gets `"quota_limited": ["events"]` beside the status, and
-// its events are dropped. Errors are plain text (PostHog/posthog rust/capture/src/api.rs,
-// CaptureResponse, CaptureResponseCode). Only these shapes are taken as acceptance: any other 2xx
+// event. Events of a project over its billing limit get the same `{"status": "Ok"}` and are
+// dropped (rust/capture/src/v0_endpoint.rs `event()`), so acceptance never means applied; older
+// servers answered them `"quota_limited": ["events"]` beside the status, still read here as a
+// refusal. Errors are plain text (PostHog/posthog rust/capture/src/api.rs, CaptureResponse,
+// CaptureResponseCode). Only these shapes are taken as acceptance: any other 2xx
 // (a proxy's, or another service's `{"status": 0, "error": …}`) says nothing was ingested.
 import { gzipSync } from 'node:zlib';
 import type { ApiClient, ApiResponse } from '../http/client.js';
@@ -63,9 +65,16 @@ export function readCaptureAnswer(status: number, body: unknown): CaptureAnswer 
   return { accepted: false, unknown: `${status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
 }
 
-/** The body of POST /batch/, gzipped (capture reads `Content-Encoding: gzip`). */
+/**
+ * The body of POST /batch/, gzipped (capture reads `Content-Encoding: gzip`). Every event carries
+ * `$geoip_disable: true`, as posthog-node's do by default: otherwise the GeoIP transformation, on
+ * for every new project, `$set`s the location of the address the request came from (the
+ * operator's) on each person the event names, and `$set_once`s it as their `$initial_geoip_*`
+ * (docs/server-contract.md §14.1). Added here, so that no event hogctl sends can forget it.
+ */
 export function batchBody(projectKey: string, events: CaptureEvent[]): Buffer {
-  return gzipSync(JSON.stringify({ api_key: projectKey, historical_migration: false, batch: events }));
+  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
+  return gzipSync(JSON.stringify({ api_key: projectKey, historical_migration: false, batch }));
 }
 
 /** Sends one batch; every answer comes back (the caller decides what a status means). */

@@ -295,13 +295,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
             const key = keyOf(g.project_id, g.keep.uuid);
             const st = status(g);
             const reason =
-              st === 'failed'
-                ? found.get(key)?.reason
-                : st === 'pending'
-                  ? sent.has(key)
-                    ? 'sent; not yet one person when the read-back stopped (PostHog may be slow, or refused it: an ingestion warning says why)'
-                    : 'not sent'
-                  : undefined;
+              st === 'failed' ? found.get(key)?.reason : st === 'pending' ? (sent.has(key) ? PENDING_REASON : 'not sent') : undefined;
             return {
               project_id: g.project_id,
               status: st,
@@ -334,6 +328,15 @@ export function mergeKind(s: MergeSettings): MergeKind {
   };
 }
 
+/**
+ * Why a group capture accepted may still not be one person. Capture's 200 says only that the
+ * events were taken: a project over its billing limit gets the same 200 and its events are dropped
+ * (rust/capture/src/v0_endpoint.rs `event()`, docs/server-contract.md §14.1), and ingestion
+ * refuses some merges, naming why in an ingestion warning.
+ */
+const PENDING_REASON =
+  "accepted by capture but not applied when the read-back stopped: ingestion may be slow, the project may be over its billing limit (capture answers 200 and drops the events), or PostHog refused the merge (an ingestion warning in the project's Data management says why, e.g. a merge over the size limit)";
+
 /** Groups sent but not (yet) one person are a failure to report (exit 8); --resume reads them back again. */
 function mergeVerdict(receipt: MergeReceipt, resume: string): Verdict {
   const c = receipt.merge.counts;
@@ -346,7 +349,8 @@ function mergeVerdict(receipt: MergeReceipt, resume: string): Verdict {
     warnings: [],
     error: new PartialFailureError(
       `${n(c.merged)} of ${n(c.groups)} groups merged (${n(c.persons_merged_away)} persons merged away), ${n(c.pending)} pending, ${n(c.failed)} failed; the receipt lists each group`,
-      `read them back again later with:\n  ${resume}`,
+      `read them back again later with:\n  ${resume}\n` +
+        "if they stay pending, capture took the events but PostHog did not apply them: check the organization's billing limits and the project's ingestion warnings (Data management), then merge those groups again in a new run (a merge applied twice is applied once)",
     ),
   };
 }

@@ -169,7 +169,9 @@ describe('persons bulk-update', () => {
         '-y',
       ]);
       expect(res.code).toBe(8);
-      expect(res.stderr).toContain('1 person did not show the changes within --verify-timeout (ingestion may still be applying them)');
+      expect(res.stderr).toContain(
+        '1 person did not show the changes when the read-back stopped (capture accepted them: ingestion may be slow',
+      );
       await new Promise((r) => setTimeout(r, 3000));
       const again = await slow.run(['persons', 'bulk-update', '--file', one, '--journal', journal, '--resume']);
       expect(again.code, again.stderr).toBe(0);
@@ -309,7 +311,7 @@ describe('what capture answers is read, not assumed', () => {
     for (const p of persons) expect(props(p).odd).toBe(1);
   });
 
-  it('quota_limited is a failure that names the quota (exit 5), and --resume sends those persons again', async () => {
+  it('over the billing limit capture answers 200 and drops the events: pending (exit 8) with the words to check, and a new run applies them', async () => {
     const persons = take(3);
     const file = join(dir, 'quota.txt');
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
@@ -317,13 +319,15 @@ describe('what capture answers is read, not assumed', () => {
     const res = await world.withFaults('quota-limited=1,path=/batch/', () =>
       world.run(['persons', 'bulk-update', '--file', file, '--set', 'quota=1', '--verify-timeout', '2s', '--journal', journal, '-y']),
     );
-    expect(res.code, res.stderr).toBe(5);
-    expect(res.stderr).toMatch(/over its billing quota for events/);
-    expect(res.stderr).not.toContain('ingestion may still be applying them');
+    expect(res.code, res.stderr).toBe(8);
+    expect(res.stderr).toContain('3 persons did not show the changes when the read-back stopped');
+    expect(res.stderr).toContain('over its billing limit, for which capture answers 200 and drops the events');
+    expect(res.stderr).toContain("check the organization's billing limits and the project's ingestion warnings");
     for (const p of persons) expect(props(p).quota).toBeUndefined();
 
+    // Once the project is under its limit again, a new run sends the changes again.
     const from = world.sandbox.requests.length;
-    const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
+    const again = await world.run(['persons', 'bulk-update', '--file', file, '--set', 'quota=1', '-y']);
     expect(again.code, again.stderr).toBe(0);
     expect(eventsSent(from)).toHaveLength(3);
     expect(again.stderr).toContain('✔ verified: all 3 persons show the changes');

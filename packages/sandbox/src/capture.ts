@@ -36,9 +36,11 @@
 //   events are dropped.
 // - Success is `200 {"status":"Ok"}` (api.rs `CaptureResponse { status: CaptureResponseCode::Ok,
 //   quota_limited: None }`: the enum has no serde_repr, so it is written as its variant's name, and
-//   `quota_limited` is left out when None). A project over its billing quota is answered
-//   `{"status": "Ok", "quota_limited": ["events"]}` with its events dropped: the sandbox gives that
-//   answer through the `quota-limited` fault (faults.ts).
+//   `quota_limited` is left out when None). A batch of events of a project over its billing limit
+//   gets the same `{"status": "Ok"}`, its events dropped (v0_endpoint.rs `event()`:
+//   `Err(CaptureError::BillingLimit) => Ok(CaptureResponse { status: Ok, quota_limited: None })`;
+//   only recordings are answered `quota_limited: ["recordings"]`): the sandbox gives that answer
+//   through the `quota-limited` fault (faults.ts).
 
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
@@ -292,7 +294,7 @@ function timestampOf(event: Json, sentAtMs: number | undefined, nowMs: number): 
 }
 
 /** v0_request.rs RawRequest + events/analytics.rs process_single_event, for the whole request. */
-export function readRequest(path: string, payload: string, query: URLSearchParams, nowMs: number): CapturedBatch {
+export function readRequest(path: string, payload: string, query: URLSearchParams, nowMs: number, ip = ''): CapturedBatch {
   let data: unknown;
   try {
     data = JSON.parse(payload);
@@ -356,6 +358,7 @@ export function readRequest(path: string, payload: string, query: URLSearchParam
       timestampUs: Math.round(timestampMs * 1000),
       createdAtUs: Math.round(nowMs * 1000),
       sentAt: sentAt,
+      ip,
     });
   }
   if (events.length === 0) throw new CaptureError(400, 'request holds no event after filtering');
@@ -378,7 +381,9 @@ export class Capture {
 
   constructor(private readonly deps: CaptureDeps) {}
 
-  handle(method: string, path: string, body: Buffer, headers: Headers, query: URLSearchParams): SandboxResponse {
+  /** `ip`: the client's address (v0_endpoint.rs takes it as `InsecureClientIp` and hands it to
+   * ingestion with each event). */
+  handle(method: string, path: string, body: Buffer, headers: Headers, query: URLSearchParams, ip = ''): SandboxResponse {
     const cors = corsHeaders(headers);
     if (method === 'OPTIONS') return json(200, CAPTURE_OK, cors);
     if (method !== 'POST' && method !== 'GET') return text(405, 'Method Not Allowed');
@@ -386,7 +391,7 @@ export class Capture {
     if (body.length > limit) return text(413, 'Failed to buffer the request body: length limit exceeded');
     let batch: CapturedBatch;
     try {
-      batch = readRequest(path, decodePayload(path, body, headers, query), query, this.deps.now());
+      batch = readRequest(path, decodePayload(path, body, headers, query), query, this.deps.now(), ip);
     } catch (error) {
       if (error instanceof CaptureError) return text(error.status, error.message);
       throw error;

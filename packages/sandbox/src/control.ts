@@ -1,7 +1,8 @@
 // The sandbox's own routes under /_sandbox/ (packages/sandbox/README.md, "Inspection and
 // control"): what it received and holds, the mail it would have sent, and the switches a test or
-// a demo turns (the weekly deletion job, session age, a project's person processing). They are not
-// recorded, throttled, faulted or authenticated.
+// a demo turns (the weekly deletion job, session age, a project's person processing, GeoIP, IP
+// anonymisation and the age past which its events are dropped). They are not recorded,
+// throttled, faulted or authenticated.
 
 import { json, type SandboxResponse } from './context.js';
 import type { DeletionQueue } from './deletions.js';
@@ -29,13 +30,39 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   if (method === 'POST' && run) return json(200, { completed: deps.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
   const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
   if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
-  // A project's person_processing_opt_out, as its settings page turns it on and off.
-  const optOut = /^\/_sandbox\/projects\/(\d+)\/person-processing-opt-out\/(on|off)$/.exec(p);
-  const project = optOut ? world.projects.find((x) => x.id === Number(optOut[1])) : undefined;
-  if (method === 'POST' && project) {
-    project.personProcessingOptOut = optOut![2] === 'on';
-    return json(200, { project: project.id, person_processing_opt_out: project.personProcessingOptOut });
+  const drop = /^\/_sandbox\/projects\/(\d+)\/drop-events-older-than\/(\d+|off)$/.exec(p);
+  if (method === 'POST' && drop) return dropEventsOlderThan(world, Number(drop[1]), drop[2]);
+  const setting = /^\/_sandbox\/projects\/(\d+)\/([a-z-]+)\/(on|off)$/.exec(p);
+  const project = setting ? world.projects.find((x) => x.id === Number(setting[1])) : undefined;
+  const field = setting ? PROJECT_SWITCHES[setting[2]] : undefined;
+  if (method === 'POST' && project && field) {
+    project[field.key] = setting![3] === 'on';
+    return json(200, { project: project.id, [field.name]: project[field.key] });
   }
   const error = notFound();
   return json(error.status, error.body);
 }
+
+/** Team.drop_events_older_than (posthog/models/team/team.py): seconds, at least an hour, or off
+ * (null). Only Django admin sets it on PostHog. */
+function dropEventsOlderThan(world: World, id: number, value: string): SandboxResponse {
+  const project = world.projects.find((x) => x.id === id);
+  if (!project) {
+    const error = notFound();
+    return json(error.status, error.body);
+  }
+  const seconds = value === 'off' ? null : Number(value);
+  if (seconds !== null && seconds < 3600)
+    return json(400, { drop_events_older_than: ['Ensure this value is greater than or equal to 1:00:00.'] });
+  project.dropEventsOlderThanSeconds = seconds;
+  return json(200, { project: project.id, drop_events_older_than_seconds: seconds });
+}
+
+/** A project's switches, as its settings pages turn them on and off: the path's word, the field,
+ * and the name the answer gives it. */
+const PROJECT_SWITCHES: Record<string, { key: 'personProcessingOptOut' | 'geoipEnabled' | 'anonymizeIps'; name: string }> = {
+  'person-processing-opt-out': { key: 'personProcessingOptOut', name: 'person_processing_opt_out' },
+  // The GeoIP transformation (a hog function, not a team field: the name is the sandbox's own).
+  geoip: { key: 'geoipEnabled', name: 'geoip' },
+  'anonymize-ips': { key: 'anonymizeIps', name: 'anonymize_ips' },
+};

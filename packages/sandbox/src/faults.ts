@@ -10,10 +10,13 @@
 // 502 and 504 (a proxy's HTML page), 503 (database_unavailable, Retry-After: 1), drop (socket
 // destroyed, no answer), slow, truncate (200 whose JSON body is cut in the middle), html (a CDN's
 // HTML error page with status 502), drop-after and 504-after (see below), and two 200 answers of
-// capture: quota-limited (`{"status": "Ok", "quota_limited": ["events"]}`, what capture answers a
-// project over its billing quota, whose events it drops: PostHog/posthog rust/capture/src/api.rs,
-// CaptureResponse) and odd-200 (`{"status": 0, "error": …}`, a 200 that is no acceptance capture
-// gives, as from a proxy or a foreign service). Both answer before routing: nothing is ingested.
+// capture: quota-limited (`{"status": "Ok"}`, what capture answers a batch of events of a project
+// over its billing limit, whose events it drops: PostHog/posthog rust/capture/src/v0_endpoint.rs
+// `event()`, `Err(CaptureError::BillingLimit) => Ok(CaptureResponse { status: Ok, quota_limited:
+// None })`, "return OK here to avoid clients retrying"; only `recording()` answers
+// `quota_limited: ["recordings"]`, and the sandbox has no recordings endpoint) and odd-200
+// (`{"status": 0, "error": …}`, a 200 that is no acceptance capture gives, as from a proxy or a
+// foreign service). Both answer before routing: nothing is ingested.
 // They are meant for capture paths (`path=/batch/`); elsewhere they give the same body.
 //
 // Only /api/, /logout and capture (`/batch/`, `/i/v0/e/`) requests are eligible. Kinds are mutually exclusive: one PRNG draw per eligible
@@ -178,7 +181,8 @@ export function faultResponse(kind: Exclude<FaultKind, 'drop' | 'slow' | 'trunca
     case 'html':
       return html(502, CDN_ERROR_PAGE);
     case 'quota-limited':
-      return json(200, { status: 'Ok', quota_limited: ['events'] });
+      // The events are dropped and the answer is the acceptance itself: a client cannot tell.
+      return json(200, { status: 'Ok' });
     case 'odd-200':
       return json(200, { status: 0, error: 'ingestion is paused for this project' });
   }

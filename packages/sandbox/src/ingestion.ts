@@ -18,7 +18,16 @@
 // - A distinct id of a deleted person gets a new person that ClickHouse hides until
 //   reset_person_distinct_id (posthog/models/person/deletion.py).
 // - Each event is stored with the person_id it was ingested with; merges write overrides.
+// - An event older than the project's `drop_events_older_than` when it arrives (capture time minus
+//   the event's timestamp, in seconds, above the threshold) is dropped with the ingestion warning
+//   `event_dropped_too_old` (nodejs/src/ingestion/common/steps/event-processing/
+//   drop-old-events-step.ts); a threshold of null or 0 keeps every event, a future one is kept.
+// - Before any of that, an event without `$ip` gets the client's address (nodejs/src/utils/event.ts
+//   `sanitizeEvent`), and the project's transformations run: GeoIP (geoip.ts) when the project has
+//   it on, so the `$set`/`$set_once` it adds are applied with the event's own. `anonymize_ips`
+//   deletes `$ip` from the stored event afterwards (prepare-event-step.ts).
 
+import { applyGeoip } from './geoip.js';
 import { valuesAsJsonb } from './jsonb.js';
 import { uuidFromDistinctId } from './person-uuid.js';
 import type { EventStore } from './events.js';
@@ -38,13 +47,36 @@ export interface IngestEvent {
   timestampUs: number;
   createdAtUs: number;
   sentAt?: string;
+  /** The client's address, as capture saw it. */
+  ip?: string;
 }
 
+/** The project's settings that ingestion reads (world.ts `Project`). */
+export interface IngestionSettings {
+  /** `person_processing_opt_out`: all its events are personless. */
+  personProcessingOptOut: boolean;
+  geoipEnabled: boolean;
+  anonymizeIps: boolean;
+  dropEventsOlderThanSeconds: number | null;
+}
+
+const DEFAULT_SETTINGS: IngestionSettings = {
+  personProcessingOptOut: false,
+  geoipEnabled: true,
+  anonymizeIps: false,
+  dropEventsOlderThanSeconds: null,
+};
+
 export interface IngestionWarning {
-  type: 'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified';
+  type: 'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified' | 'event_dropped_too_old';
   eventUuid: string;
-  sourceDistinctId: string;
+  /** The other distinct id of a refused merge. */
+  sourceDistinctId?: string;
+  /** The event's distinct id. */
   targetDistinctId: string;
+  /** The rest of PostHog's warning details (event_dropped_too_old: `event`, `eventTimestamp`,
+   * `ageInSeconds`, `dropThresholdSeconds`). */
+  details?: Record<string, unknown>;
 }
 
 export interface IngestionStats {
@@ -55,6 +87,8 @@ export interface IngestionStats {
   optedOut: number;
   personsCreated: number;
   merges: number;
+  /** Events dropped as older than the project's `drop_events_older_than`. */
+  droppedTooOld: number;
 }
 
 /** person-update.ts NO_PERSON_UPDATE_EVENTS */
@@ -133,6 +167,14 @@ interface PersonUpdates {
   unset: string[];
 }
 
+/** utils/event.ts sanitizeEvent (`$ip` from the request when the event has none), then the
+ * project's transformations: GeoIP, when on. */
+function transform(event: IngestEvent, settings: IngestionSettings): Json {
+  const properties: Json = { ...event.properties };
+  if (!properties.$ip && event.ip) properties.$ip = event.ip;
+  return settings.geoipEnabled ? applyGeoip(properties) : properties;
+}
+
 /** utils/event.ts normalizeEvent: top-level `$set`/`$set_once` merged into the properties' (the
  * top-level keys win), then the automatic person properties (`liftPersonProperties`). */
 function normalize(event: IngestEvent): Json {
@@ -198,22 +240,23 @@ export class ProjectIngestion {
   /** posthog_personlessdistinctid: distinct ids seen in personless mode. */
   private readonly personless = new Set<string>();
   readonly warnings: IngestionWarning[] = [];
-  readonly stats: IngestionStats = { events: 0, personless: 0, optedOut: 0, personsCreated: 0, merges: 0 };
+  readonly stats: IngestionStats = { events: 0, personless: 0, optedOut: 0, personsCreated: 0, merges: 0, droppedTooOld: 0 };
 
   constructor(
     private readonly teamId: number,
     private readonly store: SandboxStore,
     private readonly events: EventStore,
-    /** The project's `person_processing_opt_out`: all its events are personless. */
-    private readonly optedOut: () => boolean = () => false,
+    private readonly settings: () => IngestionSettings = () => DEFAULT_SETTINGS,
   ) {}
 
   ingest(raw: IngestEvent): void {
-    const properties = normalize(raw);
+    const settings = this.settings();
+    if (this.tooOld(raw, settings.dropEventsOlderThanSeconds)) return;
+    const properties = normalize({ ...raw, properties: transform(raw, settings) });
     const event = { ...raw, properties };
     let person: Person | undefined;
     let personUuid: string | undefined;
-    const optedOut = this.optedOut();
+    const optedOut = settings.personProcessingOptOut;
     if (properties.$process_person_profile === false || optedOut) {
       const existing = this.store.getByDistinctId(event.distinctId);
       if (!existing) {
@@ -227,6 +270,7 @@ export class ProjectIngestion {
       person = this.processPerson(event);
       personUuid = person.uuid;
     }
+    if (properties.$ip && settings.anonymizeIps) delete properties.$ip;
     this.events.add({
       uuid: event.uuid,
       event: event.event,
@@ -338,6 +382,26 @@ export class ProjectIngestion {
     for (const distinctId of distinctIds.slice(1)) this.events.override(distinctId, person.uuid);
     this.stats.personsCreated++;
     return person;
+  }
+
+  /** drop-old-events-step.ts: age = capture time − the event's (sent_at-corrected) timestamp. */
+  private tooOld(event: IngestEvent, thresholdSeconds: number | null): boolean {
+    if (!thresholdSeconds) return false;
+    const ageInSeconds = (event.createdAtUs - event.timestampUs) / 1e6;
+    if (ageInSeconds <= thresholdSeconds) return false;
+    this.stats.droppedTooOld++;
+    this.warnings.push({
+      type: 'event_dropped_too_old',
+      eventUuid: event.uuid,
+      targetDistinctId: event.distinctId,
+      details: {
+        event: event.event,
+        eventTimestamp: new Date(event.timestampUs / 1000).toISOString(),
+        ageInSeconds: Math.floor(ageInSeconds),
+        dropThresholdSeconds: thresholdSeconds,
+      },
+    });
+    return true;
   }
 
   private warn(type: IngestionWarning['type'], event: IngestEvent, source: string): void {

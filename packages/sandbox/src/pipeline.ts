@@ -138,7 +138,7 @@ export async function handleRequest(exchange: Exchange, deps: PipelineDeps): Pro
   if (isCapture) {
     if (fault?.kind === 'truncate')
       finish({ status: 200, headers: { 'Content-Type': 'application/json' }, body: truncateBody('{"status":"Ok"}') });
-    else finish(deps.capture.handle(method, path, body, exchange.headers, new URLSearchParams(rawQuery)));
+    else finish(deps.capture.handle(method, path, body, exchange.headers, new URLSearchParams(rawQuery), exchange.remoteAddress));
     return;
   }
 

@@ -182,7 +182,7 @@ function seedProjects(opts: SandboxOptions, seed: number) {
   const ingestion = new Map<number, ProjectIngestion>(
     [...stores].map(([id, store]) => [
       id,
-      new ProjectIngestion(id, store, events.get(id)!, () => world.projects.find((p) => p.id === id)?.personProcessingOptOut ?? false),
+      new ProjectIngestion(id, store, events.get(id)!, () => world.projects.find((p) => p.id === id)!),
     ]),
   );
   return { world, stores, events, ingestion };

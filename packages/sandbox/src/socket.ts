@@ -21,6 +21,10 @@ export interface Exchange {
   /** The query string without the leading `?`, exactly as received. */
   rawQuery: string;
   headers: http.IncomingHttpHeaders;
+  /** The client's address as the connection shows it ('' when unknown). An IPv4 client of a
+   * dual-stack listener shows as `::ffff:a.b.c.d`; it is given as `a.b.c.d`, the address the
+   * client has. */
+  remoteAddress: string;
   /** 'too-large' past 20 MiB (the body is read to its end, and not kept). */
   body: Buffer | 'too-large';
   /** Writes the answer (nothing once the client has gone). */
@@ -82,6 +86,7 @@ async function exchangeOf(req: http.IncomingMessage, res: http.ServerResponse, n
     path: q === -1 ? rawUrl : rawUrl.slice(0, q),
     rawQuery: q === -1 ? '' : rawUrl.slice(q + 1),
     headers: req.headers,
+    remoteAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1'),
     body,
     send: (response, extraHeaders = {}) => send(res, response, extraHeaders),
     drop: () => req.socket.destroy(),

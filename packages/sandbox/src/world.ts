@@ -25,6 +25,20 @@ export interface Project {
    * one (PostHog/posthog nodejs/src/worker/ingestion/event-pipeline/processPersonlessStep.ts,
    * `team.person_processing_opt_out`). */
   personProcessingOptOut: boolean;
+  /** Whether the project runs the GeoIP transformation (geoip.ts). On: PostHog makes it, enabled,
+   * for every new project where MMDB is enabled (the `enabled_default_hog_functions_for_new_team`
+   * signal, products/cdp/backend/models/hog_functions/hog_function.py); off when a test or
+   * `/_sandbox/` disables it, as a user does on the project's data pipeline page. */
+  geoipEnabled: boolean;
+  /** The team's `anonymize_ips` (model default false): ingestion deletes `$ip` from the stored
+   * event, after GeoIP has used it (nodejs/src/ingestion/common/steps/event-processing/
+   * prepare-event-step.ts). */
+  anonymizeIps: boolean;
+  /** The team's `drop_events_older_than` in seconds (null: keep every event; at least an hour,
+   * `MinValueValidator(timedelta(hours=1))` in posthog/models/team/team.py): ingestion drops an
+   * event older than that when it arrives. Set in Django admin only: no REST serializer has it,
+   * so the sandbox sets it through `/_sandbox/` alone. */
+  dropEventsOlderThanSeconds: number | null;
 }
 
 export interface SandboxUser {
@@ -73,6 +87,9 @@ export function createWorld(seed: number, extraProjects: number[] = []): World {
     timezone: 'UTC',
     createdAt: '2024-09-01T09:00:00.000000Z',
     personProcessingOptOut: false,
+    geoipEnabled: true,
+    anonymizeIps: false,
+    dropEventsOlderThanSeconds: null,
   });
   const projects = [project(1, home, 'Default project'), project(2, home, 'Staging'), project(3, other, 'Someone else’s project')];
   for (const id of extraProjects) projects.push(project(id, home, `Project ${id}`));

@@ -121,7 +121,7 @@ export function updateKind(u: UpdateSettings): JobKind {
     },
     verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
     receipt: updateReceipt(changes),
-    verdict: (receipt, o) => updateVerdict(receipt as UpdateReceipt, o.resume),
+    verdict: (receipt, o) => updateVerdict(receipt as UpdateReceipt, o.resume, viaApi),
   };
 }
 
@@ -142,7 +142,7 @@ function updateReceipt(changes: Changes): ReceiptPart {
       };
     },
     verificationNote:
-      'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (ingestion may still apply it), failed_ids are gone or their request failed',
+      'every person sent a change was read back with batch_by_uuids until the change showed or --verify-timeout passed; applied_ids show it, pending_ids not yet (capture accepted the change: ingestion may still apply it, or the project was over its billing limit and the event was dropped), failed_ids are gone or their request failed',
     notes: {
       unanswered:
         'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run sends them again, with the same events',
@@ -158,11 +158,13 @@ function updateReceipt(changes: Changes): ReceiptPart {
 }
 
 /**
- * What reading an update back found: persons that did not show the changes in time (ingestion may
- * still apply them) or that are gone are a failure to report (exit 8); running the same command
- * with --resume reads them back again.
+ * What reading an update back found: persons that did not show the changes in time or that are
+ * gone are a failure to report (exit 8); running the same command with --resume reads them back
+ * again. Capture's 200 says only that it took the events: ingestion may still apply them, or never
+ * will, for a project over its billing limit gets the same 200 and its events are dropped
+ * (rust/capture/src/v0_endpoint.rs `event()`, docs/server-contract.md §14.1).
  */
-function updateVerdict(receipt: UpdateReceipt, resume: string): Verdict {
+function updateVerdict(receipt: UpdateReceipt, resume: string, viaApi: boolean): Verdict {
   const u = receipt.update;
   if (!u.verified || (u.persons_pending === 0 && u.persons_failed === 0)) {
     // Unread because nothing was sent (no person matched) is no --no-verify.
@@ -171,16 +173,21 @@ function updateVerdict(receipt: UpdateReceipt, resume: string): Verdict {
       warnings: unread ? ['the persons were not read back (--no-verify): the receipt cannot say whether the changes show'] : [],
     };
   }
+  const why = viaApi
+    ? 'ingestion may still be applying them'
+    : 'capture accepted them: ingestion may be slow, or the project may be over its billing limit, for which capture answers 200 and drops the events';
   const parts = [
-    u.persons_pending &&
-      `${counted(u.persons_pending, 'person')} did not show the changes within --verify-timeout (ingestion may still be applying them)`,
+    u.persons_pending && `${counted(u.persons_pending, 'person')} did not show the changes when the read-back stopped (${why})`,
     u.persons_failed && `${counted(u.persons_failed, 'person')} could not be changed (gone, or their request failed)`,
   ].filter(Boolean);
   return {
     warnings: [],
     error: new PartialFailureError(
       `${parts.join('; ')}; ${formatNumber(u.persons_applied)} show them; the receipt lists each person`,
-      `read them back again with:\n  ${resume}`,
+      `read them back again with:\n  ${resume}` +
+        (u.persons_pending && !viaApi
+          ? "\nif they stay pending, PostHog did not apply the events it took: check the organization's billing limits and the project's ingestion warnings (Data management), then run the update again as a new run (--resume does not send them again)"
+          : ''),
     ),
   };
 }

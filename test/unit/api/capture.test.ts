@@ -1,5 +1,6 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { dropOlderThanSeconds, readCaptureAnswer, stampToSend } from '../../../src/api/capture.js';
+import { batchBody, dropOlderThanSeconds, readCaptureAnswer, stampToSend, type CaptureEvent } from '../../../src/api/capture.js';
 
 // PostHog/posthog rust/capture/src/api.rs: CaptureResponse { status: Ok | NoContent, quota_limited }.
 describe('readCaptureAnswer', () => {
@@ -57,5 +58,25 @@ describe('stampToSend', () => {
   it("sends the events afresh, now, when the journal's time is near the age the project drops", () => {
     const now = at('2026-11-22T10:55:00Z');
     expect(stampToSend(recorded, 3_600, now)).toEqual({ nonce: 'n:2026-11-22T10:55:00.000Z', timestamp: '2026-11-22T10:55:00.000Z' });
+  });
+});
+
+describe('batchBody', () => {
+  it("turns GeoIP off on every event, as posthog-node does: the operator's location is no person's", () => {
+    const events: CaptureEvent[] = ['a', 'b'].map((id) => ({
+      event: '$set',
+      distinct_id: id,
+      properties: { $set: { plan: id } },
+      timestamp: '2026-11-22T10:00:00Z',
+      uuid: `0190a5f2-0000-4000-8000-00000000000${id === 'a' ? 1 : 2}`,
+    }));
+    const sent = JSON.parse(gunzipSync(batchBody('phc_key', events)).toString('utf8'));
+    expect(sent).toMatchObject({ api_key: 'phc_key', historical_migration: false });
+    expect(sent.batch.map((e: CaptureEvent) => e.properties)).toEqual([
+      { $set: { plan: 'a' }, $geoip_disable: true },
+      { $set: { plan: 'b' }, $geoip_disable: true },
+    ]);
+    // The caller's events (kept in a journal or a receipt) are not changed.
+    expect(events[0].properties).toEqual({ $set: { plan: 'a' } });
   });
 });

@@ -18,6 +18,9 @@ function serializeProjectDetail(project: Project) {
     product_description: null,
     // TeamSerializer (posthog/api/team.py) serves the team's setting; null on teams that never set it.
     person_processing_opt_out: project.personProcessingOptOut,
+    // TEAM_CONFIG_FIELDS (posthog/api/team.py) and ProjectBackwardCompatSerializer
+    // (posthog/api/project.py) both serve it. GeoIP is a hog function, not a team field: not here.
+    anonymize_ips: project.anonymizeIps,
   };
 }
 
