@@ -96,39 +96,26 @@ export function sendBatch(
   });
 }
 
-/** When a journaled event time is this close to the project's limit, a fresh one is sent instead. */
+/** When a journaled event time is this close to the limit, a fresh one is sent instead. */
 const DROP_MARGIN_MS = 10 * 60_000;
+/**
+ * The shortest drop_events_older_than a project may have (`MinValueValidator(timedelta(hours=1))`,
+ * posthog/models/team/team.py). The REST API does not show a project's setting (posthog/api/team.py
+ * TEAM_CONFIG_FIELDS and TeamSerializer leave it out), so any project may drop what is older.
+ */
+const SHORTEST_DROP_SECONDS = 3_600;
 
 /**
  * The timestamp (and the nonce its UUIDs come from) of a job's events. A job keeps the first
  * run's, so that a request sent again carries the same events; but ingestion drops an event
  * older than the project's `drop_events_older_than` after capture answered 200
  * (nodejs/src/ingestion/common/steps/event-processing/drop-old-events-step.ts), so a run resumed
- * near that age sends the events afresh, now: they are idempotent in effect (a merge applied
- * twice is applied once, a $set of the same values changes nothing).
+ * near the shortest such age sends the events afresh, now: they are idempotent in effect (a merge applied twice is applied once, a $set of the same values changes
+ * nothing).
  */
-export function stampToSend(
-  recorded: { nonce: string; timestamp: string },
-  dropOlderThanSeconds: number | null,
-  nowMs: number,
-): { nonce: string; timestamp: string } {
-  if (!dropOlderThanSeconds) return recorded;
+export function stampToSend(recorded: { nonce: string; timestamp: string }, nowMs: number): { nonce: string; timestamp: string } {
   const age = nowMs - Date.parse(recorded.timestamp);
-  if (age < dropOlderThanSeconds * 1000 - DROP_MARGIN_MS) return recorded;
+  if (age < SHORTEST_DROP_SECONDS * 1000 - DROP_MARGIN_MS) return recorded;
   const timestamp = new Date(nowMs).toISOString();
   return { nonce: `${recorded.nonce}:${timestamp}`, timestamp };
-}
-
-/**
- * A project's `drop_events_older_than` in seconds, as the REST API gives it: Django REST
- * framework writes a DurationField as `[DD ]HH:MM:SS[.ffffff]` (`duration_string()`); null or
- * absent: events of any age are kept.
- */
-export function dropOlderThanSeconds(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
-  if (typeof value !== 'string') return null;
-  const m = /^(?:(-?\d+) )?(\d+):(\d{2}):(\d{2})(?:\.\d+)?$/.exec(value.trim());
-  if (!m) return null;
-  const seconds = Number(m[1] ?? 0) * 86_400 + Number(m[2]) * 3_600 + Number(m[3]) * 60 + Number(m[4]);
-  return seconds > 0 ? seconds : null;
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import type { ApiClient } from '../http/client.js';
 import { AuthError, CliError, UnavailableError } from '../errors.js';
-import { batchBody, dropOlderThanSeconds, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
+import { batchBody, readCaptureAnswer, sendBatch, type CaptureEvent } from '../api/capture.js';
 import { getProject } from '../api/projects.js';
 import { batchPersons, PERSON_BATCH_MAX } from '../api/persons.js';
 
@@ -52,8 +52,6 @@ export interface CaptureTarget {
   client: ApiClient;
   key: string;
   host: string;
-  /** The project's drop_events_older_than, in seconds (null: events of any age are kept). */
-  dropOlderThanSeconds: number | null;
 }
 
 /** A client for capture at the ingestion host with the project's key, read with the personal key
@@ -68,7 +66,7 @@ export async function captureClient(ctx: Context, client: ApiClient, projectId: 
       'use a personal key with project:read',
     );
   const capture = await ctx.client({ ...settings, baseUrl: host }, { headers: () => ({}), secrets: () => [key] });
-  return { client: capture, key, host, dropOlderThanSeconds: dropOlderThanSeconds(project.drop_events_older_than) };
+  return { client: capture, key, host };
 }
 
 /** Sends one batch of events, retrying what may be retried; throws when capture refuses. */

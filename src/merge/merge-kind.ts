@@ -225,7 +225,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
           const capture = captures.get(project);
           if (!capture || !stamp) throw new Error('a dry run sends nothing');
           const events: CaptureEvent[] = [];
-          const sent = stampToSend(stamp, capture.dropOlderThanSeconds, ctx.clock.now());
+          const sent = stampToSend(stamp, ctx.clock.now());
           for (const uuid of chunk.ids) {
             const g = planned.get(keyOf(project, uuid));
             if (!g) continue;

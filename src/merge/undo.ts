@@ -272,11 +272,7 @@ export function undoKind(s: UndoSettings): JobKind {
           const capture = captures.get(project);
           if (!env.client || !capture || !header) throw new Error('a dry run sends nothing');
           const mine = chunk.ids.map((uuid) => planned.get(keyOf(project, uuid))).filter((g): g is UndoGroup => g !== undefined);
-          const stamp = stampToSend(
-            { nonce: `undo:${header.nonce}`, timestamp: header.timestamp },
-            capture.dropOlderThanSeconds,
-            ctx.clock.now(),
-          );
+          const stamp = stampToSend({ nonce: `undo:${header.nonce}`, timestamp: header.timestamp }, ctx.clock.now());
           return undoChunk({ ctx, client: env.client, capture, project, stamp, timeoutMs: env.timeoutMs, waitMs: s.verifyTimeoutMs }, mine);
         },
         targetNoun: 'groups',

@@ -56,6 +56,11 @@ export class VirtualClock {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
 
+  /** Time passes between two runs (a resume hours later); no sleeper wakes early for it. */
+  advance(ms: number): void {
+    this.t += ms;
+  }
+
   /** The earliest sleeper wakes, and the time moves to its wake-up; false when nobody sleeps. */
   wakeNext(): boolean {
     if (this.sleepers.length === 0) return false;

@@ -18,12 +18,16 @@ afterAll(() => world.close());
 
 const fresh = (name: string) => `${name}-${++serial}`;
 
-/** Events through capture, as an app would send them, once applied. */
-async function capture(events: Record<string, unknown>[], sandbox: Sandbox = world.sandbox): Promise<void> {
+/** Events through capture, as posthog-node sends them (GeoIP off), once applied. */
+async function capture(
+  events: { event: string; distinct_id: string; properties: Record<string, unknown> }[],
+  sandbox: Sandbox = world.sandbox,
+): Promise<void> {
+  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
   const res = await fetch(`${sandbox.url}/batch/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: sandbox.world.projects[0].apiToken, batch: events }),
+    body: JSON.stringify({ api_key: sandbox.world.projects[0].apiToken, batch }),
   });
   expect(res.status).toBe(200);
   await new Promise((r) => setTimeout(r, 20));
@@ -32,8 +36,8 @@ async function capture(events: Record<string, unknown>[], sandbox: Sandbox = wor
 /** A person identified under `id` with these properties; more ids joined to it with `also`. */
 async function person(id: string, properties: Record<string, unknown>, also: string[] = []): Promise<void> {
   await capture([
-    { event: '$identify', distinct_id: id, properties: { $set: properties, $geoip_disable: true } },
-    ...also.map((alias) => ({ event: '$create_alias', distinct_id: id, properties: { alias, $geoip_disable: true } })),
+    { event: '$identify', distinct_id: id, properties: { $set: properties } },
+    ...also.map((alias) => ({ event: '$create_alias', distinct_id: id, properties: { alias } })),
   ]);
 }
 

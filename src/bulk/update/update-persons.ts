@@ -28,7 +28,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, NotFoundError, PartialFailureError, UsageError } from '../../errors.js';
-import { batchBody, dropOlderThanSeconds, sendBatch, stampToSend, type CaptureEvent } from '../../api/capture.js';
+import { batchBody, sendBatch, stampToSend, type CaptureEvent } from '../../api/capture.js';
 import { deleteProperty, updatePerson } from '../../api/person-actions.js';
 import { getProject, type Project } from '../../api/projects.js';
 import type { ApiClient } from '../../http/client.js';
@@ -301,12 +301,11 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
       for (const [, persons] of journal.recorded)
         for (const [uuid, ids] of persons) if (ids[0] !== undefined) distinctIdOf.set(uuid, ids[0]);
       own = ownValues(u, env.targets.projects, journal);
-      stamp = eventStamp(journal.header!);
+      stamp = stampToSend(eventStamp(journal.header!), ctx.clock.now());
       if (capture || !env.client) return;
       const project = await getProject(env.client, env.projects[0], { signal: ctx.deps.signal });
       // The setting may have changed since the plan was made.
       checkPersonProcessing(env.projects[0], project);
-      stamp = stampToSend(stamp, dropOlderThanSeconds(project.drop_events_older_than), ctx.clock.now());
       const key = typeof project.api_token === 'string' ? project.api_token : '';
       if (!key)
         throw new AuthError(

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { batchBody, dropOlderThanSeconds, readCaptureAnswer, stampToSend, type CaptureEvent } from '../../../src/api/capture.js';
+import { batchBody, readCaptureAnswer, stampToSend, type CaptureEvent } from '../../../src/api/capture.js';
 
 // PostHog/posthog rust/capture/src/api.rs: CaptureResponse { status: Ok | NoContent, quota_limited }.
 describe('readCaptureAnswer', () => {
@@ -35,29 +35,17 @@ describe('readCaptureAnswer', () => {
   });
 });
 
-// posthog/models/team/team.py drop_events_older_than, a DurationField: DRF writes it "[DD ]HH:MM:SS".
-describe('dropOlderThanSeconds', () => {
-  it('reads the duration as the REST API writes it, and no setting as none', () => {
-    expect(dropOlderThanSeconds('01:00:00')).toBe(3_600);
-    expect(dropOlderThanSeconds('7 00:00:00')).toBe(7 * 86_400);
-    expect(dropOlderThanSeconds('1 02:03:04.500000')).toBe(86_400 + 7_384);
-    expect(dropOlderThanSeconds(7_200)).toBe(7_200);
-    for (const none of [null, undefined, '', '00:00:00', 'P1D', 0, -5]) expect(dropOlderThanSeconds(none)).toBeNull();
-  });
-});
-
 describe('stampToSend', () => {
   const recorded = { nonce: 'n', timestamp: '2026-11-22T10:00:00.000Z' };
   const at = (iso: string) => Date.parse(iso);
 
   it("keeps the journal's time and nonce, so that a request sent again carries the same events", () => {
-    expect(stampToSend(recorded, null, at('2027-01-01T00:00:00Z'))).toBe(recorded);
-    expect(stampToSend(recorded, 3_600, at('2026-11-22T10:40:00Z'))).toBe(recorded);
+    expect(stampToSend(recorded, at('2026-11-22T10:49:59Z'))).toBe(recorded);
   });
 
-  it("sends the events afresh, now, when the journal's time is near the age the project drops", () => {
+  it("sends the events afresh, now, when the journal's time is near an hour old, the shortest age a project may drop", () => {
     const now = at('2026-11-22T10:55:00Z');
-    expect(stampToSend(recorded, 3_600, now)).toEqual({ nonce: 'n:2026-11-22T10:55:00.000Z', timestamp: '2026-11-22T10:55:00.000Z' });
+    expect(stampToSend(recorded, now)).toEqual({ nonce: 'n:2026-11-22T10:55:00.000Z', timestamp: '2026-11-22T10:55:00.000Z' });
   });
 });
 
