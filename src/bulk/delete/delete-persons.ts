@@ -125,6 +125,12 @@ export function deletionVerdict(
     };
   }
   const v = receipt.verification;
+  if (v?.status === 'unavailable')
+    return {
+      warnings: [
+        `the verification could not run (the server could not say whether the persons are gone): the receipt does not confirm the erasure; check it later with:\n  hogctl persons erasure-status --receipt ${o.receiptPath ?? '<receipt>'}`,
+      ],
+    };
   if (!v || v.status !== 'still_present') return { warnings: [] };
   const left = `${formatNumber(v.still_present)} of the ${formatNumber(v.checked)} persons still exist on the server`;
   if ((receipt.counts.persons_queued_for_deletion ?? 0) > 0) {

@@ -5,7 +5,7 @@
 // call, within the read rate): the others are recorded as gone, and only the present ones are
 // sent again. That keeps the receipt equal to what the server did.
 import { personsPresent, PERSON_BATCH_MAX } from '../../api/persons.js';
-import { AuthError, CliError } from '../../errors.js';
+import { ApiError, AuthError, CliError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import type { RateBudget } from './rate.js';
 import type { IdKind } from '../input/validate.js';
@@ -42,7 +42,10 @@ export function presenceCheck(s: PresenceCheckSettings): PresenceCheck {
         );
       } catch (err) {
         if (!(err instanceof CliError) || s.signal?.aborted) throw err;
-        if (err instanceof AuthError) {
+        // A key the server refuses outright is refused everywhere (exit 4), not a check that
+        // could not be made: the run must not end as if it had checked.
+        if (err instanceof ApiError && err.status === 401) throw err;
+        if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
           gaveUp = true;
           s.unavailable(`the key may not read persons: ${err.message}`);
         }
