@@ -257,7 +257,10 @@ export function planText(p: PlanFacts): string {
       const instead = p.byPersonId ? `${p.byPersonId.verb} ${it} by person id (${p.byPersonId.how})` : `name ${it} by person id`;
       const shown = e.near
         .slice(0, 10)
-        .map((m) => `${JSON.stringify(m.stored)} (person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`)
+        .map(
+          (m) =>
+            `${JSON.stringify(m.stored)} (${m.as ? `${m.as} of ` : ''}person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`,
+        )
         .join('; ');
       const more = count > 10 ? `; … and ${formatNumber(count - 10)} more` : '';
       lines.push(

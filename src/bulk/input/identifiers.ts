@@ -60,14 +60,16 @@ export function emailBatches(emails: readonly string[]): string[][] {
   return batches;
 }
 
-// The addresses as they are stored, and those that differ from one asked only by spaces around
-// it or one trailing dot: `{emails}` holds each address and the address with a dot after it.
+// The addresses as they are stored (as the email property or as a distinct id), and those that
+// differ from one asked only by spaces around it or one trailing dot: `{emails}` holds each
+// address and the address with a dot after it.
 // HogQL's trim() is ClickHouse's trimBoth(), which removes spaces at both ends
 // (posthog/hogql/functions/mapping.py: "trim": HogQLFunctionMeta("trimBoth", 1, 1)). The near ones
 // are reported, never deleted: they may be typing slips of the same person, or someone else.
 const EMAIL_QUERY =
   'SELECT id, lower(properties.email), properties.email FROM persons WHERE lower(trim(properties.email)) IN {emails} LIMIT 50000';
-const DISTINCT_ID_QUERY = 'SELECT person_id, lower(distinct_id) FROM person_distinct_ids WHERE lower(distinct_id) IN {emails} LIMIT 50000';
+const DISTINCT_ID_QUERY =
+  'SELECT person_id, lower(distinct_id), distinct_id FROM person_distinct_ids WHERE lower(trim(distinct_id)) IN {emails} LIMIT 50000';
 
 /** ClickHouse's lower(): ASCII letters only. */
 export function lowerAscii(text: string): string {
@@ -157,8 +159,8 @@ export interface EmailFinds {
   queries: number;
   /** The server has no batch_by_distinct_ids (an older PostHog): revived persons were not sought. */
   noRestLookup: boolean;
-  /** Persons whose stored `email` differs from an address asked only by spaces around it or a
-   * trailing dot: not matched, reported in the plan. */
+  /** Persons whose stored `email` or distinct id differs from an address asked only by spaces
+   * around it or a trailing dot: not matched, reported in the plan. */
   near: NearMatch[];
 }
 
@@ -166,9 +168,11 @@ export interface EmailFinds {
 export interface NearMatch {
   /** The address asked for (lowered). */
   address: string;
-  /** The `email` property as stored. */
+  /** The `email` property, or the distinct id, as stored. */
   stored: string;
   uuid: string;
+  /** Set when the stored value is a distinct id of the person, not its `email` property. */
+  as?: 'distinct id';
 }
 
 /** The address a stored one is near: spaces at both ends and one trailing dot removed, lowered. */
@@ -220,7 +224,7 @@ export async function matchEmails(
       return runHogQL(
         client,
         projectId,
-        { query: hogql, values: { emails: hogql === EMAIL_QUERY ? [...batch, ...batch.map((e) => `${e}.`)] : batch }, name },
+        { query: hogql, values: { emails: [...batch, ...batch.map((e) => `${e}.`)] }, name },
         { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       );
     });
@@ -250,7 +254,11 @@ export async function matchEmails(
       finds.byProperty.add(email);
       shown.add(uuid);
     }
-    for (const [uuid, email] of await query(DISTINCT_ID_QUERY, batch, 'hogctl erasure: persons by an address as distinct id')) {
+    for (const [uuid, email, stored] of await query(DISTINCT_ID_QUERY, batch, 'hogctl erasure: persons by an address as distinct id')) {
+      if (!asked.has(email)) {
+        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid, as: 'distinct id' });
+        continue;
+      }
       add(email, uuid);
       finds.byDistinctId.add(email);
       shown.add(uuid);
