@@ -84,6 +84,7 @@ export function sendBatch(
     acceptStatus: () => true,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
+    answer: 'capture',
   });
 }
 

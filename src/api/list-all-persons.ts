@@ -85,7 +85,7 @@ export async function* listAllPersons(
   for (;;) {
     const asked = url;
     const res = await send((retry) =>
-      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry }),
+      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry, answer: 'page' }),
     );
     const rows = res.body?.results;
     if (!Array.isArray(rows)) {

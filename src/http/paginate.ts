@@ -20,7 +20,7 @@ export async function* paginate<T>(client: ApiClient, path: string, query: Query
   let url: string | null | undefined = client.url(path, query).href;
   const trail = new PageTrail(url);
   while (url && remaining > 0) {
-    const res: { body: Page<T> } = await client.get<Page<T>>(url, undefined, { signal: options.signal });
+    const res: { body: Page<T> } = await client.get<Page<T>>(url, undefined, { signal: options.signal, answer: 'page' });
     // A JSON answer without a `results` list is not a page: reading it as an empty one would
     // report "no persons" from whatever answered.
     if (!Array.isArray(res.body?.results)) {
