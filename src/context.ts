@@ -15,7 +15,7 @@ import { checkFilter, type OutputFilter } from './io/filter.js';
 import type { SessionJar } from './config/session-jar.js';
 import type { Prompter } from './prompts/prompter.js';
 import type { Invocation } from './cli/rerun.js';
-import { sleep, type Clock } from './sleep.js';
+import { MAX_TIMER_MS, sleep, type Clock } from './sleep.js';
 
 declare const HOGCTL_VERSION: string;
 export const VERSION: string = typeof HOGCTL_VERSION === 'string' ? HOGCTL_VERSION : '0.0.0-dev';
@@ -282,7 +282,14 @@ export class Context {
       if (!Number.isFinite(seconds) || seconds <= 0) {
         throw new UsageError(`invalid timeout "${raw}": give a number of seconds greater than 0, e.g. --timeout 30`);
       }
-      return Math.round(seconds * 1000);
+      // A request's time limit is one timer; a longer one would fire at once, failing every request.
+      const ms = Math.round(seconds * 1000);
+      if (ms > MAX_TIMER_MS) {
+        throw new UsageError(
+          `invalid timeout "${raw}": at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days), the longest time node can time`,
+        );
+      }
+      return ms;
     });
   }
 

@@ -97,6 +97,10 @@ export class NotPostHogApiError extends CliError {
   override readonly exitCode = ExitCode.unavailable;
 }
 
+/** An answer larger than hogctl reads for its kind of request (src/http/answer-size.ts): not read
+ * to its end, and never asked again, as no foreign answer is. */
+export class AnswerTooLargeError extends NotPostHogApiError {}
+
 /** The TLS handshake failed (an untrusted or wrong certificate): the request never left, and
  * trying again cannot help. */
 export class TlsError extends CliError {

@@ -1,8 +1,24 @@
 // The one wait of the program: retries, the rate budget, countdowns and read-back rounds all sleep
 // through it. Ctrl-C (the signal) ends a wait at once, and the wait removes its abort listener when
 // it ends, because a long run sleeps thousands of times on the same signal and node warns, over the
-// progress line, past ten listeners on one.
+// progress line, past ten listeners on one. A wait longer than a node timer can hold is slept in
+// steps instead of firing at once.
+
+/** The longest delay a node timer keeps (2^31 - 1 ms, about 24.8 days): a longer one fires at
+ * once, with a TimeoutOverflowWarning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return ms > MAX_TIMER_MS ? sleepInSteps(ms, signal) : sleepOnce(ms, signal);
+}
+
+/** A legitimate wait longer than a timer can hold (a server's Retry-After under a --max-wait of
+ * months) is slept in steps a timer can hold, so that it lasts as long as asked. */
+async function sleepInSteps(ms: number, signal?: AbortSignal): Promise<void> {
+  for (let left = ms; left > 0; left -= MAX_TIMER_MS) await sleepOnce(Math.min(left, MAX_TIMER_MS), signal);
+}
+
+function sleepOnce(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

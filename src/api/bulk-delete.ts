@@ -36,6 +36,7 @@ export function bulkDeletePersons(
     idempotent: true,
     retry: { maxRetries: 0 },
     acceptStatus: () => true,
+    answer: 'action',
   });
 }
 

@@ -93,6 +93,7 @@ export function sendBatch(
     acceptStatus: () => true,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
+    answer: 'capture',
   });
 }
 

@@ -17,6 +17,7 @@
 import type { ApiClient } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { NotPostHogApiError } from '../errors.js';
+import { PageTrail } from '../http/paginate.js';
 import { listQuery, MAX_PERSONS_PAGE, personsPath, type ListedPerson, type PersonFilters } from './persons.js';
 
 /** Rows each next page starts early: cheap (1 in 40 for 1000-row pages), and usually enough. */
@@ -79,10 +80,12 @@ export async function* listAllPersons(
         : withWindow(first, nextOffset, o.pageSize);
   // Rows without a created_at to compare (not a server hogctl knows): plain paging.
   let plain = false;
+  // The server's links followed since the listing last stepped back on purpose.
+  const trail = new PageTrail(nextOffset === 0 ? first.href : undefined);
   for (;;) {
     const asked = url;
     const res = await send((retry) =>
-      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry }),
+      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry, answer: 'page' }),
     );
     const rows = res.body?.results;
     if (!Array.isArray(rows)) {
@@ -101,7 +104,7 @@ export async function* listAllPersons(
       if (nextAt !== undefined) position.offset = nextAt;
       if (rows.length > 0) yield rows;
       if (!link || rows.length === 0) return;
-      url = new URL(client.link(link));
+      url = new URL(trail.follow(client.link(link)));
       continue;
     }
     const offset = Number(url.searchParams.get('offset') ?? 0);
@@ -109,6 +112,8 @@ export async function* listAllPersons(
     if (boundary && offset > 0 && !(rows.length > 0 && timeOf(rows[0]) > boundary.at)) {
       const from = Math.max(0, nextOffset - back * 4);
       o.onShift?.(nextOffset - from);
+      // Rows were deleted above: the pages ahead are read again from further back, legitimately.
+      trail.clear();
       back = nextOffset - from;
       url = withWindow(url, from, Math.min(MAX_PERSONS_PAGE, o.pageSize + back));
       continue;
@@ -126,7 +131,7 @@ export async function* listAllPersons(
     position.offset = nextOffset;
     if (fresh.length > 0) yield fresh;
     if (!link || rows.length === 0) return;
-    const next = new URL(client.link(link));
+    const next = new URL(trail.follow(client.link(link)));
     if (nextAt === undefined) {
       // Not an offset link: follow it as it is.
       url = next;

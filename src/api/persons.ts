@@ -95,7 +95,7 @@ export async function exportPersonsCsv(client: ApiClient, projectId: string, fil
   const res = await client.get<string>(
     personsPath(projectId),
     { ...listQuery(filters, 100), limit: undefined, format: 'csv' },
-    { text: true },
+    { text: true, answer: 'page' },
   );
   return typeof res.body === 'string' ? res.body : '';
 }

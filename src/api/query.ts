@@ -76,7 +76,7 @@ export async function runHogQL(
   const res = await client.post<HogQLResponse>(
     queryPath(projectId),
     { query, name: request.name, refresh: 'blocking' },
-    { idempotent: true, signal: options.signal, retry: options.retry },
+    { idempotent: true, signal: options.signal, retry: options.retry, answer: 'query' },
   );
   const status = res.body?.query_status;
   if (res.status === 202 || (status && status.complete === false)) {
@@ -97,6 +97,7 @@ async function waitForQuery(client: ApiClient, projectId: string, id: string, op
     const res = await client.get<{ query_status?: QueryStatus }>(queryPath(projectId, `${encodeURIComponent(id)}/`), undefined, {
       acceptStatus: (s) => s === 202 || s === 400 || s === 500,
       signal: options.signal,
+      answer: 'query',
     });
     const status = res.body?.query_status;
     if (!status && (res.status === 400 || res.status === 500)) {

@@ -2,11 +2,20 @@
 // User-Agent, timeouts, retries, typed errors and a redacted debug log.
 import type { Dispatcher } from 'undici';
 import { codeCacheStatus, EnvHttpProxyAgent, undiciRequest } from './undici.js';
-import { NotPostHogApiError, RateLimitedError, TlsError, UnavailableError, UsageError, type CliError } from '../errors.js';
+import {
+  AnswerTooLargeError,
+  NotPostHogApiError,
+  RateLimitedError,
+  TlsError,
+  UnavailableError,
+  UsageError,
+  type CliError,
+} from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, isIdempotent, parseRetryAfter, retryableStatus, type RetryPolicy } from './retry.js';
 import { describeHttpError } from './describe-error.js';
 import { checkSuccessAnswer, redirectError } from './foreign-answer.js';
 import { isLoopback } from './loopback.js';
+import { ANSWER_CAPS, readCapped, tooLarge, type AnswerKind } from './answer-size.js';
 import { sleep } from '../sleep.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | string[]>;
@@ -35,6 +44,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the client's timeout for this request (bulk deletes take longer). */
   timeoutMs?: number;
+  /** What the answer is, for how large it may be (src/http/answer-size.ts); 'other' by default. */
+  answer?: AnswerKind;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -72,6 +83,8 @@ export interface ClientOptions {
   random?: () => number;
   now?: () => number;
   retry?: Partial<RetryPolicy>;
+  /** The largest answer of each kind, in bytes; tests make them small. */
+  answerCaps?: Partial<Record<AnswerKind, number>>;
 }
 
 class TimeoutError extends Error {}
@@ -175,7 +188,8 @@ export class ApiClient {
       try {
         outcome = { response: await this.once(method, url, req) };
       } catch (err) {
-        if (req.signal?.aborted) throw err;
+        // Asking again would bring the same oversized answer.
+        if (req.signal?.aborted || err instanceof AnswerTooLargeError) throw err;
         outcome = { failure: err as Error };
       }
       const elapsed = this.now() - started;
@@ -294,7 +308,14 @@ export class ApiClient {
         body,
         signal: controller.signal,
       });
-      const text = await res.body.text();
+      const kind = req.answer ?? 'other';
+      const cap = this.options.answerCaps?.[kind] ?? ANSWER_CAPS[kind];
+      const declared = Number(res.headers['content-length']);
+      if (declared > cap) {
+        res.body.destroy();
+        throw tooLarge(method, url, kind, cap, declared);
+      }
+      const text = await readCapped(res.body, cap, () => tooLarge(method, url, kind, cap));
       if (sameOrigin) await this.options.credentials?.onResponse?.(url, res.headers);
       return {
         status: res.statusCode,

@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Context, type Deps, type GlobalOptions } from '../../src/context.js';
 import { sleep } from '../../src/sleep.js';
+import { UsageError } from '../../src/errors.js';
 
 function contextWith(deps: Partial<Deps> = {}, globals: GlobalOptions = {}): Context {
   return new Context({ io: { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() }, env: {}, ...deps }, globals);
@@ -41,6 +42,25 @@ describe('the Context', () => {
     expect(contextWith().timeoutMs(120_000)).toBe(120_000);
     expect(contextWith({ env: { HOGCTL_TIMEOUT: '5' } }).timeoutMs(120_000)).toBe(5_000);
     expect(contextWith({ env: { HOGCTL_TIMEOUT: '5' } }, { timeout: '2' }).timeoutMs(120_000)).toBe(2_000);
+  });
+
+  it('refuses a timeout longer than a node timer holds (it would fire at once and fail every request): exit 2, naming the maximum', () => {
+    expect(contextWith({}, { timeout: '2147483' }).timeoutMs()).toBe(2_147_483_000);
+    const refused = (deps: Partial<Deps>, globals: GlobalOptions) => {
+      try {
+        contextWith(deps, globals).timeoutMs();
+      } catch (error) {
+        return error as UsageError;
+      }
+      throw new Error('accepted');
+    };
+    const flag = refused({}, { timeout: '3000000' });
+    expect(flag).toBeInstanceOf(UsageError);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.message).toBe('invalid timeout "3000000": at most 2147483 seconds (about 24 days), the longest time node can time');
+    expect(refused({}, { timeout: '2147484' }).message).toMatch(/at most 2147483 seconds/);
+    const variable = refused({ env: { HOGCTL_TIMEOUT: '3000000' } }, {});
+    expect(variable.message).toMatch(/^invalid timeout "3000000" \(from HOGCTL_TIMEOUT\): at most 2147483 seconds/);
   });
 
   it('takes the output format from -o, else HOGCTL_OUTPUT, else the command’s default; JSON under --jq', async () => {

@@ -4,15 +4,13 @@
 // What the input is, is one value (JobInput) made once by the verb from its flags: it carries the
 // flag that gave it and the label that messages, the journal and the resume command name it by.
 // This file switches on it, in readJobInput; everything else asks it.
-import { createReadStream } from 'node:fs';
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Context } from '../../context.js';
 import { CancelledError, UsageError } from '../../errors.js';
 import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { collectIds, idListSha256, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
 import { formatNumber, plural } from '../../io/counts.js';
+import { openInputFile } from '../../io/input-file.js';
 import type { SelectionSpec } from '../engine/journal.js';
 import type { PlanFile } from '../engine/plan-file.js';
 import { describeSelection } from './selection.js';
@@ -143,9 +141,9 @@ export async function readJobInput(
     case 'identifiers':
       return { list: identifierList(input), label: inputLabel(input), stem: 'identifiers' };
     case 'emails':
-      return checked(ctx, await openInput(ctx, input.file, input.flag), 'emails', { ...input, skipInvalid: o.skipInvalid });
+      return checked(ctx, openInput(ctx, input.file, input.flag), 'emails', { ...input, skipInvalid: o.skipInvalid });
     case 'ids':
-      return checked(ctx, await openInput(ctx, input.file, input.flag), input.ids, { ...input, skipInvalid: o.skipInvalid });
+      return checked(ctx, openInput(ctx, input.file, input.flag), input.ids, { ...input, skipInvalid: o.skipInvalid });
   }
 }
 
@@ -182,11 +180,19 @@ async function checked(
   // A CSV with a column per kind of identifier (email, distinct_id, person_id) is read as such,
   // unless --column, --distinct-ids or --emails says what the values are.
   const mixed = kind === 'person_ids' && s.column === undefined;
-  const list = await collectIds(
-    readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn, mixed }),
-    { kind, label: input.label },
-  );
-  if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was sent');
+  const cancelled = () => new CancelledError('cancelled; nothing was sent');
+  let list: IdList;
+  try {
+    list = await collectIds(
+      readIds(input.source, { label: input.label, path: input.path, format: s.format, column: s.column, defaultColumns, onColumn, mixed }),
+      { kind, label: input.label },
+    );
+  } catch (err) {
+    // Ctrl-C or SIGTERM destroyed the stream (a FIFO whose writer never came, a slow pipe).
+    if (ctx.deps.signal?.aborted) throw cancelled();
+    throw err;
+  }
+  if (ctx.deps.signal?.aborted) throw cancelled();
   if (list.ids.length === 0 && list.invalidCount === 0) {
     throw new InputError(
       input.label,
@@ -208,7 +214,7 @@ async function checked(
   return { list, label: input.label, path: input.path, stem: input.stem };
 }
 
-async function openInput(ctx: Context, file: string, flag: string): Promise<Opened> {
+function openInput(ctx: Context, file: string, flag: string): Opened {
   if (file === '-') {
     if (ctx.io.stdin.isTTY) {
       throw new UsageError(
@@ -218,21 +224,7 @@ async function openInput(ctx: Context, file: string, flag: string): Promise<Open
     }
     return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, label: 'stdin', stem: 'stdin' };
   }
-  try {
-    const info = await stat(file);
-    if (info.isDirectory()) throw new UsageError(`${file} is a directory, not a file of ids`);
-    // The stream below opens the file only when first read, where a refusal would be no usage error.
-    await access(file, constants.R_OK);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
-    throw new UsageError(
-      code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${why}`,
-      `check the path given to ${flag} and its permissions; nothing was sent`,
-    );
-  }
-  return { source: createReadStream(file, { highWaterMark: 256 * 1024 }), label: file, path: file };
+  return { source: openInputFile(file, flag, ctx.deps.signal), label: file, path: file };
 }
 
 type Opened = { source: AsyncIterable<Buffer | string>; label: string; path?: string; stem?: string };

@@ -3,7 +3,8 @@
 // above the current page, and created at the top, between requests.
 import { afterEach, describe, expect, it } from 'vitest';
 import { listAllPersons, OVERLAP, type ListPosition } from '../../../src/api/list-all-persons.js';
-import { FakeApi, makeClient, ORIGIN } from '../helpers.js';
+import { FakeApi, makeClient, ORIGIN, rejection } from '../helpers.js';
+import { NotPostHogApiError } from '../../../src/errors.js';
 
 let api: FakeApi;
 afterEach(async () => {
@@ -136,4 +137,41 @@ describe('listAllPersons', () => {
       expect(page.length).toBeGreaterThan(0);
     expect(sent).toBe(2);
   });
+
+  for (const dated of [true, false]) {
+    it(`stops with an error when the next links go round in a circle, A → B → A (${dated ? 'rows with created_at' : 'plain paging'})`, async () => {
+      api = new FakeApi();
+      const rows = persons(4).map((p) => (dated ? p : { id: p.id }));
+      let answered = 0;
+      api.agent
+        .get(ORIGIN)
+        .intercept({ path: (p) => p.startsWith('/api/projects/1/persons/'), method: 'GET' })
+        .reply((opts) => {
+          // A bound on the old endless loop: past it, an answer that is no page at all.
+          if (++answered > 20) return { statusCode: 200, data: '{}', responseOptions: { headers: { 'content-type': 'application/json' } } };
+          const q = new URL(opts.path, ORIGIN).searchParams;
+          const offset = Number(q.get('offset') ?? 0);
+          const limit = Number(q.get('limit'));
+          // Offset paging whose last page links back to the first.
+          const next = `${ORIGIN}/api/projects/1/persons/?limit=${limit}&offset=${offset + limit >= rows.length ? 0 : offset + limit}`;
+          return {
+            statusCode: 200,
+            data: JSON.stringify({ results: rows.slice(offset, offset + limit), next }),
+            responseOptions: { headers: { 'content-type': 'application/json' } },
+          };
+        })
+        .persist();
+      const { client } = makeClient(api);
+      const listed: string[] = [];
+      const error = await rejection(async () => {
+        for await (const page of listAllPersons(client, '1', { properties: [] }, { pageSize: 2 })) listed.push(...page.map((p) => p.id));
+      });
+      expect(error).toBeInstanceOf(NotPostHogApiError);
+      expect(error.message).toMatch(
+        /^app\.posthog\.test handed out a next link back to a page already read \(\/api\/projects\/1\/persons\/\?limit=\d+&offset=\d+\)/,
+      );
+      expect(listed).toEqual(['p0', 'p1', 'p2', 'p3']);
+      expect(answered).toBeLessThanOrEqual(4);
+    });
+  }
 });

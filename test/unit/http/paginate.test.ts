@@ -70,15 +70,35 @@ describe('paginate', () => {
     expect(api.requests).toHaveLength(0);
   });
 
-  it('stops if a page links to itself', async () => {
-    api = new FakeApi().on('GET', `${PATH}?offset=0`, [
-      { status: 200, body: { results: people('a'), next: `${ORIGIN}${PATH}?offset=0` } },
-      { status: 200, body: { results: people('a'), next: `${ORIGIN}${PATH}?offset=0` } },
-    ]);
+  it('stops with an error naming the host and the link if a page links to itself', async () => {
+    api = new FakeApi().on('GET', `${PATH}?offset=0`, [{ status: 200, body: { results: people('a'), next: `${ORIGIN}${PATH}?offset=0` } }]);
     const { client } = makeClient(api);
-    const pages = await collect(paginate<{ id: string }>(client, PATH, { offset: 0 }));
+    const pages: { id: string }[][] = [];
+    const error = await rejection(async () => {
+      for await (const page of paginate<{ id: string }>(client, PATH, { offset: 0 })) pages.push(page);
+    });
+    expect(error).toBeInstanceOf(NotPostHogApiError);
+    expect(error.message).toContain(`${new URL(ORIGIN).host} handed out a next link back to a page already read (${PATH}?offset=0)`);
     expect(pages).toEqual([people('a')]);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('stops with an error (exit 7) when the links go round in a circle of two pages, A → B → A', async () => {
+    api = new FakeApi()
+      .on('GET', `${PATH}?limit=1`, [{ status: 200, body: { results: people('a'), next: `${ORIGIN}${PATH}?limit=1&offset=1` } }])
+      .on('GET', `${PATH}?limit=1&offset=1`, [{ status: 200, body: { results: people('b'), next: `${ORIGIN}${PATH}?limit=1` } }]);
+    const { client } = makeClient(api);
+    const pages: { id: string }[][] = [];
+    const error = await rejection(async () => {
+      for await (const page of paginate<{ id: string }>(client, PATH, { limit: 1 })) pages.push(page);
+    });
+    expect(error).toBeInstanceOf(NotPostHogApiError);
+    expect((error as NotPostHogApiError).exitCode).toBe(7);
+    expect(error.message).toMatch(
+      /handed out a next link back to a page already read \(\/api\/projects\/1\/persons\/\?limit=1\): its pages go round in a circle/,
+    );
+    expect(pages).toEqual([people('a'), people('b')]);
+    expect(api.requests).toHaveLength(2);
   });
 
   it('refuses a next link to another host after printing the page it came with: nothing is sent there, and the error names that host', async () => {
