@@ -41,6 +41,7 @@ import type { KindFields } from '../bulk/engine/journal.js';
 import type { Attempt, Chunk } from '../bulk/engine/runner.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { createBundleDir } from './bundle.js';
+import { personDir } from './safe-name.js';
 import { PARTS, refusal, unreadableHint } from './collect.js';
 import { sealBundle, type SealVerification } from './seal.js';
 import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
@@ -235,6 +236,10 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       foundBy: [...p.matches].filter(([, uuids]) => uuids.includes(uuid)).map(([key]) => bare(key)),
     })),
   );
+  // Every directory named before anything is asked or written: an id that is not PostHog's (one
+  // that would climb out of --out) stops the run here.
+  const host = env.client ? new URL(env.client.origin).host : 'the server';
+  const dirs = new Map(found.map((p) => [`${p.project}/${p.uuid}`, personDir(p.project, p.uuid, host)]));
   const given = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids, ...fields.identifiers.persons];
   if (found.length === 0 && !env.journal) {
     throw new NotFoundError(
@@ -250,7 +255,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
     const fresh: ExportPerson = {
       project,
       uuid,
-      dir: `project-${project}/person-${uuid}`,
+      dir: dirs.get(key(project, uuid)) ?? personDir(project, uuid, host),
       distinctIds: f?.distinctIds ?? [],
       foundBy: f?.foundBy ?? [],
       parts: {},

@@ -13,6 +13,7 @@ import { underQueryLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { appendGzipLines, cutTo, listFiles, makeDir, sha256File } from './bundle.js';
+import { inBundle } from './safe-name.js';
 import { collectPart, PARTS, refusal, type CollectContext } from './collect.js';
 import { saveState, type ExportPerson, type ExportState, type PartState } from './state.js';
 import { statSync } from 'node:fs';
@@ -71,7 +72,7 @@ const month = (timestamp: string) => timestamp.slice(0, 7);
 /** Writes (or goes on writing) one person; returns what it came to. */
 export async function writePerson(w: PersonWriter, person: ExportPerson): Promise<PersonSummary> {
   const { ctx, bundle } = w;
-  makeDir(join(bundle, person.dir));
+  makeDir(inBundle(bundle, person.dir));
   const label = `project ${person.project}, person ${person.uuid}`;
   const c: CollectContext = {
     ctx,
@@ -121,8 +122,8 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
 async function writeEvents(w: PersonWriter, person: ExportPerson, label: string): Promise<void> {
   const { ctx, bundle } = w;
   const cap: WaitCap = { maxWaitMs: w.maxWaitMs, flag: '--max-wait' };
-  const eventsPath = join(bundle, person.dir, EVENTS_FILE);
-  const historyPath = join(bundle, person.dir, HISTORY_FILE);
+  const eventsPath = inBundle(bundle, person.dir, EVENTS_FILE);
+  const historyPath = inBundle(bundle, person.dir, HISTORY_FILE);
   // What a stopped run wrote after its last recorded page goes; that page is asked for again.
   cutTo(eventsPath, person.events.bytes);
   cutTo(historyPath, person.events.historyBytes);

@@ -55,7 +55,8 @@ export function personsExportCommand(): Command {
         'confirmation. A part the key may not read (a missing scope) is named, and the rest is exported.\n\n' +
         'Scopes: person:read and query:read; activity_log:read, cohort:read and session_recording:read for those parts.\n\n' +
         'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
-        '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 8 the bundle is written but ' +
+        '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 7 the server or the network ' +
+        'failed, or the server answered a project id or person UUID that PostHog never gives (nothing written), 8 the bundle is written but ' +
         'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
     )
     .option('--out <dir>', 'the directory of the bundle (created 0700; must not exist or be empty)')

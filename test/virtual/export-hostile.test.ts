@@ -1,0 +1,103 @@
+// `persons export` against answers it must not trust (issue 36), in this process on virtual time
+// (test/virtual/harness.ts), with a small proxy in front of the sandbox (answer-proxy.ts): a
+// project id that climbs out of --out, and an events page cut short that says there is more.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVirtualWorld, type VirtualWorld } from './harness.js';
+import { startAnswerProxy, type AnswerProxy } from './answer-proxy.js';
+
+/** Every file under `root`, relative to it. */
+function filesUnder(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)));
+}
+
+let world: VirtualWorld;
+let base: string;
+beforeAll(async () => {
+  // Captured events are applied at once (a real timer of 0), outside any run.
+  world = await startVirtualWorld({ persons: 5, projectPersons: { 2: 5 }, seed: 36, applyDelayMs: 0 });
+  base = mkdtempSync(join(tmpdir(), 'hogctl-export-hostile-'));
+});
+afterAll(async () => {
+  await world.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('a project id from the server that would climb out of --out', () => {
+  const BAD = '../../../../x/pwnp';
+  let proxy: AnswerProxy;
+  beforeAll(async () => {
+    proxy = await startAnswerProxy(world.sandbox.url, {
+      // Project 2 is listed under the bad id, and requests for the bad id go to project 2.
+      path: (p) => p.replace(/^\/api\/projects\/([^/]+)\//, (m, id: string) => (decodeURIComponent(id) === BAD ? '/api/projects/2/' : m)),
+      answer: (p, body) => {
+        if (!/^\/api\/projects\/(\?.*)?$/.test(p)) return body;
+        const listing = body as { results: { id: unknown }[] };
+        return { ...listing, results: listing.results.map((r) => (r.id === 2 ? { ...r, id: BAD } : r)) };
+      },
+    });
+  });
+  afterAll(() => proxy.close());
+
+  it('is refused, naming the host and the value; nothing is written anywhere, and nothing is said to be exported', async () => {
+    const root = join(base, 'traversal');
+    const out = join(root, 'a', 'b', 'c', 'out');
+    mkdirSync(join(root, 'a', 'b', 'c'), { recursive: true });
+    const res = await world.run(['persons', 'export', '--email', 'user1@example.com', '--all-projects', '--out', out], {
+      env: { HOGCTL_BASE_URL: proxy.url },
+    });
+    expect(res.code, res.stderr).toBe(7);
+    expect(res.stderr).toContain(BAD);
+    expect(res.stderr).toContain(new URL(proxy.url).host);
+    expect(res.stderr).not.toMatch(/exported/);
+    expect(filesUnder(root)).toEqual([]);
+    // Refused before the journal's first line: no journal is left without a receipt.
+    expect(filesUnder(join(world.configDir, 'journals'))).toEqual([]);
+  });
+});
+
+/** Captures events into project 1 and waits until they are stored. */
+async function capture(events: Record<string, unknown>[]): Promise<void> {
+  const token = world.sandbox.world.projects.find((p) => p.id === 1)!.apiToken;
+  const res = await fetch(`${world.sandbox.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: token, batch: events }),
+  });
+  expect(res.status).toBe(200);
+  const stored = () => [...world.sandbox.ingestion.values()].reduce((k, x) => k + x.stats.events, 0);
+  for (let i = 0; i < 500 && stored() < world.sandbox.capture.events; i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('session ids that differ only in punctuation or case', () => {
+  it("each recording's content gets a file of its own, in the bundle", async () => {
+    // A client chooses its $session_id: nothing makes it a plain name.
+    const sessions = ['s.1', 's/1', 's_1', 'S_1', '../../escape'];
+    await capture(
+      sessions.map((id, i) => ({
+        event: '$pageview',
+        distinct_id: 'sessions-subject',
+        timestamp: new Date(world.clock.now() - (i + 1) * 60_000).toISOString(),
+        properties: { $session_id: id, $current_url: `https://app.example.com/page-${i}` },
+      })),
+    );
+    const out = join(base, 'sessions');
+    const res = await world.run(['persons', 'export', '--distinct-id', 'sessions-subject', '--recordings', '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    const [person] = manifest.projects[0].persons;
+    expect(person.counts['recording content']).toBe(sessions.length);
+    const files = filesUnder(out).filter((f) => f.includes(`recordings${sep}`));
+    expect(files).toHaveLength(sessions.length);
+    // Each file holds its own session's pages.
+    const pages = files.map((f) => /page-\d/.exec(readFileSync(join(out, f), 'utf8'))?.[0]).sort();
+    expect(pages).toEqual(sessions.map((_, i) => `page-${i}`).sort());
+    // The one climbing out is kept in the bundle, under a name of its own.
+    expect(filesUnder(base).filter((f) => f.includes('escape') && !f.startsWith(`sessions${sep}project-1${sep}`))).toEqual([]);
+  });
+});
