@@ -16,6 +16,12 @@ function filesUnder(root: string): string[] {
     .map((e) => relative(root, join(e.parentPath, e.name)));
 }
 
+/** Journals of the world's runs that have no receipt beside them. */
+function journalsWithoutReceipt(): string[] {
+  const files = filesUnder(join(world.configDir, 'journals'));
+  return files.filter((f) => f.endsWith('.ndjson') && !files.includes(f.replace(/\.ndjson$/, '.receipt.json')));
+}
+
 let world: VirtualWorld;
 let base: string;
 beforeAll(async () => {
@@ -57,7 +63,7 @@ describe('a project id from the server that would climb out of --out', () => {
     expect(res.stderr).not.toMatch(/exported/);
     expect(filesUnder(root)).toEqual([]);
     // Refused before the journal's first line: no journal is left without a receipt.
-    expect(filesUnder(join(world.configDir, 'journals'))).toEqual([]);
+    expect(journalsWithoutReceipt()).toEqual([]);
   });
 });
 
@@ -99,5 +105,40 @@ describe('session ids that differ only in punctuation or case', () => {
     expect(pages).toEqual(sessions.map((_, i) => `page-${i}`).sort());
     // The one climbing out is kept in the bundle, under a name of its own.
     expect(filesUnder(base).filter((f) => f.includes('escape') && !f.startsWith(`sessions${sep}project-1${sep}`))).toEqual([]);
+  });
+});
+
+describe('an --out that cannot be a bundle of its own', () => {
+  it('--out . --zip in an empty directory is refused up front (exit 2), saying what to give instead', async () => {
+    const here = join(base, 'here');
+    mkdirSync(here, { mode: 0o700 });
+    const cwd = process.cwd();
+    process.chdir(here);
+    try {
+      const res = await world.run(['persons', 'export', '--email', 'user1@example.com', '--out', '.', '--zip']);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toContain('--out .');
+      expect(res.stderr).toContain('--out ./');
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(filesUnder(here)).toEqual([]);
+    expect(journalsWithoutReceipt()).toEqual([]);
+  });
+
+  it.each([
+    ['a directory ending in /.', (d: string) => join(d, 'empty') + '/.'],
+    ['a directory ending in /..', (d: string) => join(d, 'empty', 'x') + '/..'],
+    ['the root', () => '/'],
+  ])('%s is refused as well, with or without --zip (exit 2)', async (_what, outOf) => {
+    mkdirSync(join(base, 'empty'), { recursive: true, mode: 0o700 });
+    for (const zip of [[], ['--zip']]) {
+      const res = await world.run(['persons', 'export', '--email', 'user1@example.com', '--out', outOf(base), ...zip]);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(/give --out a directory of its own/);
+    }
+    expect(filesUnder(join(base, 'empty'))).toEqual([]);
+    expect(existsSync(join(base, 'empty.zip'))).toBe(false);
+    expect(journalsWithoutReceipt()).toEqual([]);
   });
 });

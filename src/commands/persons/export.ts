@@ -10,7 +10,7 @@ import { parseProjectList } from '../../bulk/engine/projects.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import { getUser } from '../../api/users.js';
 import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { checkBundleDir } from '../../export/bundle.js';
+import { checkBundleDir, checkOutPath } from '../../export/bundle.js';
 import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../export/kind.js';
 import { loadState } from '../../export/state.js';
 import { UsageError } from '../../errors.js';
@@ -59,7 +59,10 @@ export function personsExportCommand(): Command {
         'failed, or the server answered a project id or person UUID that PostHog never gives (nothing written), 8 the bundle is written but ' +
         'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
     )
-    .option('--out <dir>', 'the directory of the bundle (created 0700; must not exist or be empty)')
+    .option(
+      '--out <dir>',
+      'the directory of the bundle, its own (not . or .., the current directory or a root; created 0700; must not exist or be empty)',
+    )
     .option('--email <address>', 'an e-mail address of the data subject (repeatable)', collect)
     .option('--distinct-id <id>', 'a distinct id of the data subject (repeatable)', collect)
     .option('--person <uuid>', 'a person UUID of the data subject (repeatable)', collect)
@@ -92,6 +95,7 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
     throw new UsageError('--out <dir> is required: the directory of the bundle', 'e.g. --out ./lee-export');
   }
   const out = options.out;
+  checkOutPath(out, options.zip ? zipPathOf(out) : null);
   const resume = Boolean(options.resume);
   const dryRun = Boolean(options.dryRun);
   const emails = options.email ?? [];
