@@ -70,7 +70,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
             unavailable: person.parts[part.name]?.unavailable,
             note: person.parts[part.name]?.note,
           })),
-          { name: 'events', count: person.events.count, unavailable: person.events.unavailable },
+          { name: 'events', count: person.events.count, unavailable: person.events.unavailable, note: person.events.short },
           { name: 'property changes', count: person.events.history_count },
         ],
       });
@@ -128,6 +128,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
               .filter(([, v]) => v.unavailable || v.note)
               .map(([k, v]) => [k, v.unavailable ?? v.note]),
             ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
+            ...(p.events.short ? [['events', `not all read: ${p.events.short}`]] : []),
           ]),
         })),
     })),

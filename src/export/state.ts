@@ -33,9 +33,11 @@ export interface EventsState {
   first: string | null;
   last: string | null;
   months: Record<string, number>;
-  /** The events the plan counted, for the progress line. */
+  /** The events the plan counted, for the progress line, and to know a walk that ended early. */
   estimate?: number;
   done: boolean;
+  /** Fewer events were read than the plan counted: what the bundle says about it. */
+  short?: string;
   unavailable?: string;
 }
 

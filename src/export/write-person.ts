@@ -45,6 +45,8 @@ export interface PersonSummary {
     last: string | null;
     months: Record<string, number>;
     unavailable?: string;
+    /** Fewer were read than the plan counted (shortOf). */
+    short?: string;
   };
   /** The person's files, relative to the bundle, hashed once the person was done. */
   files: BundleFile[];
@@ -114,6 +116,7 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
       last: e.last,
       months: e.months,
       ...(e.unavailable ? { unavailable: e.unavailable } : {}),
+      ...(e.short ? { short: e.short } : {}),
     },
     files,
   };
@@ -167,8 +170,20 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
   }
   // The query that found the end with an empty page counts too.
   counted_();
+  person.events.short = shortOf(person.events);
+  if (person.events.short) ctx.warn(`${label}: events not all read: ${person.events.short}`);
   person.events.done = true;
   saveState(bundle, w.state);
+}
+
+/**
+ * Whether the events read fall short of the plan's count (same distinct ids, same time range):
+ * the server ended the walk early, with a short page that did not say there was more. Events
+ * deleted since the plan would do the same; either way the bundle is not said to be complete.
+ */
+export function shortOf(e: { count: number; estimate?: number; unavailable?: string }): string | undefined {
+  if (e.unavailable || e.estimate === undefined || e.count >= e.estimate) return undefined;
+  return `${formatNumber(e.count)} read of the ${formatNumber(e.estimate)} the plan counted (${formatNumber(e.estimate - e.count)} missing): the server's answers ended before the last event`;
 }
 
 /** One page: the events as NDJSON, and the property changes they carry, each as a gzip member. */

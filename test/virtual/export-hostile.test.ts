@@ -3,6 +3,7 @@
 // project id that climbs out of --out, and an events page cut short that says there is more.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';
@@ -140,5 +141,74 @@ describe('an --out that cannot be a bundle of its own', () => {
     expect(filesUnder(join(base, 'empty'))).toEqual([]);
     expect(existsSync(join(base, 'empty.zip'))).toBe(false);
     expect(journalsWithoutReceipt()).toEqual([]);
+  });
+});
+
+describe('an events page cut short by the server (scaled down: 20 rows of 120)', () => {
+  const SUBJECT = 'pages-subject';
+  const EVENTS = 120;
+  const CUT = 20;
+  /** A proxy that cuts every page of the export's events to CUT rows, saying so or not. */
+  const cutting = (hasMore: (rest: number) => boolean | null) =>
+    startAnswerProxy(world.sandbox.url, {
+      answer: (_path, body, request) => {
+        const name = (request as { name?: string } | undefined)?.name;
+        const res = body as { results?: unknown[]; hasMore?: boolean | null };
+        if (name !== 'hogctl export: events' || !Array.isArray(res.results)) return body;
+        return { ...res, results: res.results.slice(0, CUT), hasMore: hasMore(res.results.length - CUT) };
+      },
+    });
+  beforeAll(async () => {
+    await capture(
+      Array.from({ length: EVENTS }, (_, i) => ({
+        event: '$pageview',
+        distinct_id: SUBJECT,
+        timestamp: new Date(world.clock.now() - (EVENTS - i) * 60_000).toISOString(),
+        properties: { $current_url: `https://app.example.com/${i}` },
+      })),
+    );
+  });
+  const eventsOf = (out: string) => {
+    const file = filesUnder(out).find((f) => f.endsWith('events.ndjson.gz'))!;
+    return gunzipSync(readFileSync(join(out, file)))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).uuid as string);
+  };
+
+  it('a page that says hasMore: true is followed to the end: every event, once', async () => {
+    const proxy = await cutting((rest) => rest > 0);
+    try {
+      const out = join(base, 'pages-more');
+      const res = await world.run(['persons', 'export', '--distinct-id', SUBJECT, '--out', out, '-o', 'json'], {
+        env: { HOGCTL_BASE_URL: proxy.url },
+      });
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ events: EVENTS });
+      const uuids = eventsOf(out);
+      expect(uuids).toHaveLength(EVENTS);
+      expect(new Set(uuids).size).toBe(EVENTS);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('an export that reads fewer events than its plan counted is not reported complete (exit 8)', async () => {
+    const proxy = await cutting(() => null);
+    try {
+      const out = join(base, 'pages-short');
+      const res = await world.run(['persons', 'export', '--distinct-id', SUBJECT, '--out', out], {
+        env: { HOGCTL_BASE_URL: proxy.url },
+      });
+      expect(res.code, res.stderr).toBe(8);
+      expect(res.stderr).toContain(`${CUT} read of the ${EVENTS} the plan counted (${EVENTS - CUT} missing)`);
+      expect(res.stderr).not.toContain('✔');
+      const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+      expect(manifest.projects[0].persons[0].not_exported.events).toContain(`${EVENTS - CUT} missing`);
+      expect(journalsWithoutReceipt()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });

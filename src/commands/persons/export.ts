@@ -57,7 +57,8 @@ export function personsExportCommand(): Command {
         'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
         '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 7 the server or the network ' +
         'failed, or the server answered a project id or person UUID that PostHog never gives (nothing written), 8 the bundle is written but ' +
-        'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
+        'some parts could not be read (listed), fewer events were read than the plan counted (the server ended them early), ' +
+        'or a file is not what the manifest says, 130 interrupted (resume then).',
     )
     .option(
       '--out <dir>',
