@@ -12,12 +12,41 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
-import { join, relative, sep } from 'node:path';
+import { join, parse, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileError, openSecretFile, writeSecretFile } from '../config/secret-file.js';
 
 export const STATE_FILE = 'export-state.json';
 export const MANIFEST_FILE = 'manifest.json';
+
+/**
+ * Refuses an --out that cannot be a bundle's own directory, before anything is asked or written:
+ * `.` or `..` as its last part (the bundle and its archive are named after that part, so `--out
+ * . --zip` once wrote `..zip` inside the bundle and then could not remove `.`), the current
+ * directory, a root, or a directory the archive (`zip`, with --zip) would be written into.
+ */
+export function checkOutPath(out: string, zip: string | null): void {
+  const dir = resolve(out);
+  const last = out
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .pop();
+  const why =
+    last === '.' || last === '..'
+      ? `it ends in "${last}"`
+      : dir === process.cwd()
+        ? 'it is the current directory'
+        : dir === parse(dir).root
+          ? 'it is the root of the file system'
+          : zip !== null && resolve(zip).startsWith(dir + sep)
+            ? `the archive (${zip}) would be written inside it`
+            : undefined;
+  if (why === undefined) return;
+  throw new UsageError(
+    `--out ${out} cannot hold a bundle: ${why}; nothing was written`,
+    'give --out a directory of its own, named for the request, e.g. --out ./lee-export (hogctl creates it 0700)',
+  );
+}
 
 /** Makes the bundle's directory (0700), or checks that a new export may use it. */
 export function createBundleDir(dir: string): void {

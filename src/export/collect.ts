@@ -4,7 +4,6 @@
 // endpoint refused to keys, one an older server does not have) is recorded with the server's
 // reason and the rest go on: the bundle says what is missing instead of failing whole.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -13,6 +12,7 @@ import { personActivity } from '../api/person-actions.js';
 import { personCohorts } from '../api/person-insights.js';
 import { flagEvaluationReasons, personRecordings, propertiesAtTime, snapshotBlocks, snapshotSources } from '../api/subject-access.js';
 import { appendLines, cutTo, makeDir, writeJson } from './bundle.js';
+import { fileStem, inBundle } from './safe-name.js';
 import type { ExportPerson, PartState } from './state.js';
 
 /** Where recordings are listed from when no --from is given: five years, beyond any retention. */
@@ -85,7 +85,7 @@ export interface CollectContext {
 export async function collectPart(c: CollectContext, person: ExportPerson, part: PartName): Promise<PartState> {
   const { client, ctx } = c;
   const signal = ctx.deps.signal;
-  const file = join(c.bundle, person.dir, PARTS.find((p) => p.name === part)!.file);
+  const file = inBundle(c.bundle, person.dir, PARTS.find((p) => p.name === part)!.file);
   try {
     switch (part) {
       case 'person': {
@@ -159,13 +159,13 @@ export async function collectPart(c: CollectContext, person: ExportPerson, part:
       case 'recording content': {
         if (!c.recordings) return { count: null, note: 'not asked for (--recordings)' };
         makeDir(file);
-        const listed = join(c.bundle, person.dir, 'recordings.ndjson');
+        const listed = inBundle(c.bundle, person.dir, 'recordings.ndjson');
         let count = 0;
         const gone: string[] = [];
         for (const line of existsSync(listed) ? readFileSync(listed, 'utf8').split('\n') : []) {
           if (!line.trim()) continue;
           const id = String((JSON.parse(line) as { id: unknown }).id);
-          const target = join(file, `${id.replace(/[^\w.-]/g, '_')}.jsonl`);
+          const target = inBundle(c.bundle, person.dir, 'recordings', `${fileStem(id)}.jsonl`);
           cutTo(target, 0);
           try {
             await recordingContent(c, person.project, id, target);

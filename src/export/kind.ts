@@ -15,7 +15,8 @@
 //   - its verification (seal.ts): summary.html and manifest.json from the journaled answers, then
 //     every file read back against the manifest; with --zip, the archive;
 //   - its receipt part (counts per project, the bundle, the manifest's SHA-256) and verdict (exit 8
-//     for a part the key may not read, or a file that is not what the manifest says).
+//     for a part the key may not read, fewer events read than the plan counted, or a file that is
+//     not what the manifest says).
 // An export changes nothing on the server, so it asks for no confirmation (JobKind.readOnly).
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
@@ -41,6 +42,7 @@ import type { KindFields } from '../bulk/engine/journal.js';
 import type { Attempt, Chunk } from '../bulk/engine/runner.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
 import { createBundleDir } from './bundle.js';
+import { personDir } from './safe-name.js';
 import { PARTS, refusal, unreadableHint } from './collect.js';
 import { sealBundle, type SealVerification } from './seal.js';
 import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
@@ -150,6 +152,7 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
             until: fields.until,
             from: fields.from,
             unavailable: unavailableOf(answered.map(summaryOf)),
+            events_short: shortEventsOf(answered.map(summaryOf)),
             persons: answered
               .map(summaryOf)
               .filter((p): p is PersonSummary => p !== undefined)
@@ -199,6 +202,15 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
           ),
         };
       }
+      const short = (receipt.export as { events_short?: string[] } | undefined)?.events_short ?? [];
+      if (short.length)
+        return {
+          warnings: [],
+          error: new PartialFailureError(
+            `the bundle is written, but not complete: fewer events were read than the plan counted: ${short.join('; ')}`,
+            'export again into a new directory; if it falls short again, the server (or a proxy in front of it) cuts its answers: run with --debug to see them',
+          ),
+        };
       const unavailable = e?.unavailable ?? [];
       if (unavailable.length)
         return {
@@ -225,6 +237,11 @@ function unavailableOf(persons: (PersonSummary | undefined)[]): string[] {
   return out;
 }
 
+/** The persons whose events fall short of the plan's count, as the messages and the receipt name them. */
+function shortEventsOf(persons: (PersonSummary | undefined)[]): string[] {
+  return persons.flatMap((p) => (p?.events.short ? [`project ${p.project}, person ${p.uuid}: ${p.events.short}`] : []));
+}
+
 async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, state: ExportState): Promise<BulkAction> {
   const { fields, out } = k;
   const found = env.targets.projects.flatMap((p) =>
@@ -235,6 +252,10 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       foundBy: [...p.matches].filter(([, uuids]) => uuids.includes(uuid)).map(([key]) => bare(key)),
     })),
   );
+  // Every directory named before anything is asked or written: an id that is not PostHog's (one
+  // that would climb out of --out) stops the run here.
+  const host = env.client ? new URL(env.client.origin).host : 'the server';
+  const dirs = new Map(found.map((p) => [`${p.project}/${p.uuid}`, personDir(p.project, p.uuid, host)]));
   const given = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids, ...fields.identifiers.persons];
   if (found.length === 0 && !env.journal) {
     throw new NotFoundError(
@@ -250,7 +271,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
     const fresh: ExportPerson = {
       project,
       uuid,
-      dir: `project-${project}/person-${uuid}`,
+      dir: dirs.get(key(project, uuid)) ?? personDir(project, uuid, host),
       distinctIds: f?.distinctIds ?? [],
       foundBy: f?.foundBy ?? [],
       parts: {},
@@ -382,8 +403,10 @@ async function estimate(
         client,
         person.project,
         {
-          query: 'SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})',
-          values: { ids: person.distinctIds, until: fields.until },
+          // The range the events are read in (src/hogql/events.ts), so that a walk that ends
+          // early is seen by its count (write-person.ts, shortOf).
+          query: `SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})${fields.from ? ' AND timestamp >= toDateTime({from})' : ''}`,
+          values: { ids: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) },
           name: 'hogctl export: events to read',
         },
         { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },

@@ -11,6 +11,7 @@ import { listFiles, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
 import { PARTS } from './collect.js';
 import type { GivenIdentifiers } from './state.js';
 import { statePath } from './state.js';
+import { inBundle } from './safe-name.js';
 import { summaryHtml, type SummaryProject } from './summary.js';
 import type { BundleFile, PersonSummary } from './write-person.js';
 import { writeZip } from './zip.js';
@@ -69,7 +70,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
             unavailable: person.parts[part.name]?.unavailable,
             note: person.parts[part.name]?.note,
           })),
-          { name: 'events', count: person.events.count, unavailable: person.events.unavailable },
+          { name: 'events', count: person.events.count, unavailable: person.events.unavailable, note: person.events.short },
           { name: 'property changes', count: person.events.history_count },
         ],
       });
@@ -77,7 +78,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
   const identifiers = [...f.identifiers.emails, ...f.identifiers.distinct_ids, ...f.identifiers.persons];
   const summaryFile = 'summary.html';
   writeSecretFile(
-    join(bundle, summaryFile),
+    inBundle(bundle, summaryFile),
     summaryHtml({ host: f.host, requestedBy: f.requestedBy, createdAt: f.finishedAt, until: f.until, identifiers, projects }),
   );
   const files: BundleFile[] = [
@@ -94,7 +95,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
     .map((p) => p.events.last)
     .filter((x): x is string => x !== null)
     .sort();
-  writeJson(join(bundle, MANIFEST_FILE), {
+  writeJson(inBundle(bundle, MANIFEST_FILE), {
     manifest_format: 1,
     kind: 'subject-access-export',
     hogctl_version: VERSION,
@@ -127,6 +128,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
               .filter(([, v]) => v.unavailable || v.note)
               .map(([k, v]) => [k, v.unavailable ?? v.note]),
             ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
+            ...(p.events.short ? [['events', `not all read: ${p.events.short}`]] : []),
           ]),
         })),
     })),

@@ -6,7 +6,7 @@
 // than from the first. It also names the journal, for `--resume --out <dir>`. It holds no key,
 // and is removed when the manifest is written: a bundle with it is unfinished.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { inBundle } from './safe-name.js';
 import { UsageError } from '../errors.js';
 import type { EventCursor } from '../hogql/events.js';
 import { STATE_FILE, writeJson } from './bundle.js';
@@ -33,9 +33,11 @@ export interface EventsState {
   first: string | null;
   last: string | null;
   months: Record<string, number>;
-  /** The events the plan counted, for the progress line. */
+  /** The events the plan counted, for the progress line, and to know a walk that ended early. */
   estimate?: number;
   done: boolean;
+  /** Fewer events were read than the plan counted: what the bundle says about it. */
+  short?: string;
   unavailable?: string;
 }
 
@@ -68,7 +70,7 @@ export interface ExportState {
 }
 
 export function statePath(dir: string): string {
-  return join(dir, STATE_FILE);
+  return inBundle(dir, STATE_FILE);
 }
 
 export function saveState(dir: string, state: ExportState): void {

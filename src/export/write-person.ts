@@ -13,6 +13,7 @@ import { underQueryLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../io/counts.js';
 import { eventLine, walkEvents, type EventRecord } from '../hogql/events.js';
 import { appendGzipLines, cutTo, listFiles, makeDir, sha256File } from './bundle.js';
+import { inBundle } from './safe-name.js';
 import { collectPart, PARTS, refusal, type CollectContext } from './collect.js';
 import { saveState, type ExportPerson, type ExportState, type PartState } from './state.js';
 import { statSync } from 'node:fs';
@@ -44,6 +45,8 @@ export interface PersonSummary {
     last: string | null;
     months: Record<string, number>;
     unavailable?: string;
+    /** Fewer were read than the plan counted (shortOf). */
+    short?: string;
   };
   /** The person's files, relative to the bundle, hashed once the person was done. */
   files: BundleFile[];
@@ -71,7 +74,7 @@ const month = (timestamp: string) => timestamp.slice(0, 7);
 /** Writes (or goes on writing) one person; returns what it came to. */
 export async function writePerson(w: PersonWriter, person: ExportPerson): Promise<PersonSummary> {
   const { ctx, bundle } = w;
-  makeDir(join(bundle, person.dir));
+  makeDir(inBundle(bundle, person.dir));
   const label = `project ${person.project}, person ${person.uuid}`;
   const c: CollectContext = {
     ctx,
@@ -113,6 +116,7 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
       last: e.last,
       months: e.months,
       ...(e.unavailable ? { unavailable: e.unavailable } : {}),
+      ...(e.short ? { short: e.short } : {}),
     },
     files,
   };
@@ -121,8 +125,8 @@ export async function writePerson(w: PersonWriter, person: ExportPerson): Promis
 async function writeEvents(w: PersonWriter, person: ExportPerson, label: string): Promise<void> {
   const { ctx, bundle } = w;
   const cap: WaitCap = { maxWaitMs: w.maxWaitMs, flag: '--max-wait' };
-  const eventsPath = join(bundle, person.dir, EVENTS_FILE);
-  const historyPath = join(bundle, person.dir, HISTORY_FILE);
+  const eventsPath = inBundle(bundle, person.dir, EVENTS_FILE);
+  const historyPath = inBundle(bundle, person.dir, HISTORY_FILE);
   // What a stopped run wrote after its last recorded page goes; that page is asked for again.
   cutTo(eventsPath, person.events.bytes);
   cutTo(historyPath, person.events.historyBytes);
@@ -166,8 +170,20 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
   }
   // The query that found the end with an empty page counts too.
   counted_();
+  person.events.short = shortOf(person.events);
+  if (person.events.short) ctx.warn(`${label}: events not all read: ${person.events.short}`);
   person.events.done = true;
   saveState(bundle, w.state);
+}
+
+/**
+ * Whether the events read fall short of the plan's count (same distinct ids, same time range):
+ * the server ended the walk early, with a short page that did not say there was more. Events
+ * deleted since the plan would do the same; either way the bundle is not said to be complete.
+ */
+export function shortOf(e: { count: number; estimate?: number; unavailable?: string }): string | undefined {
+  if (e.unavailable || e.estimate === undefined || e.count >= e.estimate) return undefined;
+  return `${formatNumber(e.count)} read of the ${formatNumber(e.estimate)} the plan counted (${formatNumber(e.estimate - e.count)} missing): the server's answers ended before the last event`;
 }
 
 /** One page: the events as NDJSON, and the property changes they carry, each as a gzip member. */

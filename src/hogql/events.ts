@@ -119,7 +119,9 @@ export interface EventsWalk {
 /**
  * Pages of events in (timestamp, uuid) order, each at most `pageSize` (50,000, the cap). It ends
  * on a page shorter than the server's cap: a page of exactly 10,000 when more were asked for
- * says the server caps there (an older PostHog), and the walk goes on.
+ * says the server caps there (an older PostHog), and the walk goes on. A page that says
+ * `hasMore: true` is never the end, however short: PostHog leaves `hasMore` null for a query with
+ * its own LIMIT (docs/server-contract.md §15.1), so a server that sets it cut the page itself.
  */
 export async function* walkEvents(
   range: EventRange,
@@ -134,7 +136,9 @@ export async function* walkEvents(
   for (;;) {
     rows = [];
     const page = eventsPageQuery(range, pageSize, walk.after);
-    rows = rowsOf(await run(page.query, page.values));
+    const res = await run(page.query, page.values);
+    const more = res.hasMore === true;
+    rows = rowsOf(res);
     walk.queries++;
     if (rows.length === 0) return;
     const last = rows[rows.length - 1];
@@ -151,6 +155,6 @@ export async function* walkEvents(
     // leaves the cursor at the last page written.
     walk.after = next;
     if (rows.length === OLDER_SERVER_MAX_ROWS && pageSize > OLDER_SERVER_MAX_ROWS) cap = OLDER_SERVER_MAX_ROWS;
-    if (rows.length < cap) return;
+    if (rows.length < cap && !more) return;
   }
 }

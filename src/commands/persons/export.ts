@@ -10,7 +10,7 @@ import { parseProjectList } from '../../bulk/engine/projects.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import { getUser } from '../../api/users.js';
 import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { checkBundleDir } from '../../export/bundle.js';
+import { checkBundleDir, checkOutPath } from '../../export/bundle.js';
 import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../export/kind.js';
 import { loadState } from '../../export/state.js';
 import { UsageError } from '../../errors.js';
@@ -55,10 +55,15 @@ export function personsExportCommand(): Command {
         'confirmation. A part the key may not read (a missing scope) is named, and the rest is exported.\n\n' +
         'Scopes: person:read and query:read; activity_log:read, cohort:read and session_recording:read for those parts.\n\n' +
         'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
-        '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 8 the bundle is written but ' +
-        'some parts could not be read (listed), or a file is not what the manifest says, 130 interrupted (resume then).',
+        '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 7 the server or the network ' +
+        'failed, or the server answered a project id or person UUID that PostHog never gives (nothing written), 8 the bundle is written but ' +
+        'some parts could not be read (listed), fewer events were read than the plan counted (the server ended them early), ' +
+        'or a file is not what the manifest says, 130 interrupted (resume then).',
     )
-    .option('--out <dir>', 'the directory of the bundle (created 0700; must not exist or be empty)')
+    .option(
+      '--out <dir>',
+      'the directory of the bundle, its own (not . or .., the current directory or a root; created 0700; must not exist or be empty)',
+    )
     .option('--email <address>', 'an e-mail address of the data subject (repeatable)', collect)
     .option('--distinct-id <id>', 'a distinct id of the data subject (repeatable)', collect)
     .option('--person <uuid>', 'a person UUID of the data subject (repeatable)', collect)
@@ -91,6 +96,7 @@ export async function personsExportRun(ctx: Context, options: PersonsExportOptio
     throw new UsageError('--out <dir> is required: the directory of the bundle', 'e.g. --out ./lee-export');
   }
   const out = options.out;
+  checkOutPath(out, options.zip ? zipPathOf(out) : null);
   const resume = Boolean(options.resume);
   const dryRun = Boolean(options.dryRun);
   const emails = options.email ?? [];

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendGzipLines, createBundleDir, cutTo, STATE_FILE, listFiles } from '../../../src/export/bundle.js';
+import { appendGzipLines, checkOutPath, createBundleDir, cutTo, STATE_FILE, listFiles } from '../../../src/export/bundle.js';
 import { UsageError } from '../../../src/errors.js';
 import { thrown } from '../helpers.js';
 
@@ -69,5 +69,22 @@ describe('listFiles', () => {
     mkdirSync(join(root, 'p', 'q'), { recursive: true });
     for (const f of ['p/q/b.json', 'p/a.json', 'summary.html', STATE_FILE, 'manifest.json']) writeFileSync(join(root, f), '');
     expect(listFiles(root)).toEqual(['p/a.json', 'p/q/b.json', 'summary.html']);
+  });
+});
+
+describe('checkOutPath', () => {
+  it('takes a directory of its own, with its archive beside it', () => {
+    checkOutPath(join(root, 'lee-export'), join(root, 'lee-export.zip'));
+    checkOutPath(`${join(root, 'lee-export')}/`, null);
+  });
+
+  it('refuses . and .. as the last part, the current directory, a root, and an archive inside the bundle', () => {
+    for (const out of ['.', './', '..', `${root}/.`, `${join(root, 'a')}/..`, process.cwd(), '/']) {
+      const err = thrown(() => checkOutPath(out, null));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.message).toContain(`--out ${out} cannot hold a bundle`);
+      expect(err.hint).toContain('--out ./');
+    }
+    expect(thrown(() => checkOutPath(join(root, 'b'), join(root, 'b', 'b.zip'))).message).toContain('inside it');
   });
 });

@@ -115,6 +115,18 @@ describe('walkEvents', () => {
     for await (const _ of walkEvents({ distinctIds: ['d'], until }, walk, fake)) void _;
     expect(walk).toMatchObject({ queries: 3, events: 20_003 });
   });
+
+  it('goes on past a short page that says hasMore: true (a server that cut it), from its last event', async () => {
+    const cut = async (query: string, values: Record<string, unknown>): Promise<HogQLResponse> => {
+      const res = await run(query, values);
+      return { ...res, results: res.results.slice(0, 5), hasMore: res.results.length > 5 };
+    };
+    const walk: EventsWalk = { queries: 0, events: 0 };
+    const events: EventRecord[] = [];
+    for await (const page of walkEvents({ distinctIds: ids, until }, walk, cut)) events.push(...page);
+    expect(events.map((e) => e.uuid)).toEqual(expected());
+    expect(walk.queries).toBe(Math.ceil(events.length / 5));
+  });
 });
 
 describe('eventLine', () => {
