@@ -816,6 +816,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l version
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l wide
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l base-url
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l capture-url
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l changed
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l debug
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l dry-run
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l fields
