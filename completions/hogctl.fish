@@ -799,6 +799,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l by
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l debug
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l fields
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l help
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l ignore-value
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l jq
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l max-group
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l max-wait

@@ -15,6 +15,7 @@
 // collected under a placeholder. Such a person is reported and left out of its group, never merged.
 import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
+import { isIllegalDistinctId } from './placeholders.js';
 
 export const KEEP_RULES = ['oldest', 'newest', 'most-events', 'identified'] as const;
 export type KeepRule = (typeof KEEP_RULES)[number];
@@ -45,19 +46,6 @@ export interface InputGroup {
   persons: Candidate[];
   /** A reviewed plan names its kept person. */
   keep?: string;
-}
-
-// person-merge-service.ts BARE_CASE_INSENSITIVE_ILLEGAL_IDS, BARE_CASE_SENSITIVE_ILLEGAL_IDS,
-// each also in single and double quotes; the empty string after trim().
-const quoted = (ids: string[]) => ids.flatMap((id) => [id, `'${id}'`, `"${id}"`]);
-const ILLEGAL_ANY_CASE = new Set(
-  quoted(['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']),
-);
-const ILLEGAL_EXACT = new Set(quoted(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']));
-
-/** person-merge-service.ts isDistinctIdIllegal() */
-export function isIllegalDistinctId(id: string): boolean {
-  return id.trim() === '' || ILLEGAL_ANY_CASE.has(id.toLowerCase()) || ILLEGAL_EXACT.has(id);
 }
 
 /** The person of a group to keep under a rule; ties go to the oldest, then the lowest UUID. */

@@ -3,7 +3,7 @@
 // for a distinct id PostHog refuses to merge (person-merge-service.ts isDistinctIdIllegal).
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../../src/merge/find-duplicates.js';
-import { chooseKeeper, expectedProperties, isIllegalDistinctId, planGroups } from '../../../src/merge/plan-groups.js';
+import { chooseKeeper, expectedProperties, planGroups } from '../../../src/merge/plan-groups.js';
 
 const person = (uuid: string, o: Partial<Candidate> = {}): Candidate => ({
   uuid,
@@ -60,13 +60,5 @@ describe('planGroups', () => {
   it('keeps the person a reviewed plan names', () => {
     const { planned } = planGroups([{ project_id: '2', persons: [old, busy], keep: busy.uuid }], 'oldest');
     expect(planned[0].keep).toBe(busy);
-  });
-});
-
-describe('isIllegalDistinctId', () => {
-  it('follows PostHog: trimmed empty, case-insensitive and exact lists, quoted forms; e-mail addresses are fine', () => {
-    for (const id of ['', '  ', 'Anonymous', 'GUEST', 'distinct_id', "'null'", '"undefined"', 'NaN', 'None', '0', '[object Object]'])
-      expect(isIllegalDistinctId(id), id).toBe(true);
-    for (const id of ['NULL', 'nan', '00', 'ana@example.com', 'user-1']) expect(isIllegalDistinctId(id), id).toBe(false);
   });
 });
