@@ -825,6 +825,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l help
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l journal -r -F
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l jq
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l keep
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l max-group
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l max-wait
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l no-color
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons merge"' -l no-input

@@ -6,6 +6,9 @@
 // makes one person, so that is where the limit holds, not per value.
 import { placeholderReason, typeReason, type JsonType } from './placeholders.js';
 
+/** --max-group's default, in `persons duplicates` and again in `persons merge`. */
+export const DEFAULT_MAX_GROUP = 100;
+
 /** A person found through one value of one key. */
 export interface KeyedRow {
   uuid: string;

@@ -6,8 +6,9 @@
 //   sends are the kept ones, one a group; a chunk of kept persons is one capture request of the
 //   `$merge_dangerously` events of their groups (one per person merged away, sent from one of the
 //   kept person's distinct ids, so capture keeps them in order: `posthog-ingestion.md` B.7.2).
-// - Before the plan every person is read again (reads only): one gone since is left out, and the
-//   person kept is chosen by the rule. The journal's header keeps each group as it was (every
+// - Before the plan every person is read again (reads only): one merged into its own group since
+//   it was listed is left out, one its group's project does not hold is refused (`readNow`), and
+//   the person kept is chosen by the rule. The journal's header keeps each group as it was (every
 //   person's distinct ids and properties): what --undo gives back, and where --resume takes the
 //   groups from, because the persons merged away no longer exist (`targets`).
 // - An event's UUID comes from the journal's nonce and the person merged away, so a request sent
@@ -24,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
-import { PartialFailureError } from '../errors.js';
+import { NotFoundError, PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { batchBody, sendBatch, type CaptureEvent } from '../api/capture.js';
 import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
@@ -392,7 +393,14 @@ function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
 const isNearOnly = (email: unknown) => typeof email === 'string' && nearAddress(email) !== lowerAscii(email);
 const isClean = (email: unknown) => typeof email === 'string' && email.includes('@') && nearAddress(email) === lowerAscii(email);
 
-/** The groups as they are now on the server: each person read again, gone ones left out. */
+/**
+ * The groups as they are now on the server, each person read again. A person whose distinct ids
+ * now name another person of its group was merged into it since it was listed: left out, as the
+ * merge it was meant for is done. A person found neither by its UUID nor through its distinct ids
+ * in its group's project (of another project, never there, deleted or merged elsewhere since) makes
+ * the file wrong about the project: refused (exit 3, as `merge <keep> <other>` says a person it
+ * cannot find), naming the group and the person, before anything is sent.
+ */
 async function readNow(
   ctx: Context,
   client: ApiClient,
@@ -403,23 +411,34 @@ async function readNow(
   for (const g of groups) byProject.set(g.project_id, [...(byProject.get(g.project_id) ?? []), g]);
   const fresh: InputGroup[] = [];
   const gone: LeftOut[] = [];
+  const missing: string[] = [];
   for (const [project, list] of byProject) {
-    const { persons } = await readPersons(
-      ctx,
-      client,
-      project,
-      { uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] },
-      maxWaitMs,
-    );
-    for (const g of list) {
+    const read = (values: { uuids: string[]; distinctIds: string[] }) => readPersons(ctx, client, project, values, maxWaitMs);
+    const { persons } = await read({ uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] });
+    const lost = list.flatMap((g) => g.persons.filter((p) => !persons.has(p.uuid)));
+    // Only when someone is not found by UUID: where its distinct ids are now.
+    const { byDistinctId } =
+      lost.length > 0
+        ? await read({ uuids: [], distinctIds: lost.flatMap((p) => p.distinct_ids) })
+        : { byDistinctId: new Map<string, string>() };
+    for (const [gi, g] of list.entries()) {
       const now: Candidate[] = [];
-      for (const p of g.persons) {
+      const uuids = new Set(g.persons.map((p) => p.uuid));
+      for (const [i, p] of g.persons.entries()) {
         const current = persons.get(p.uuid);
+        const into = p.distinct_ids.map((id) => byDistinctId.get(id)).find((u) => u !== undefined && uuids.has(u) && u !== p.uuid);
         if (current) now.push(current);
-        else gone.push({ project_id: project, uuid: p.uuid, reason: 'no longer exists (merged or deleted since it was listed)' });
+        else if (into !== undefined)
+          gone.push({ project_id: project, uuid: p.uuid, reason: `merged into ${into}, of its group, since it was listed` });
+        else missing.push(`${g.where ?? `group ${gi + 1}`} person ${i + 1} (${p.uuid})`);
       }
       fresh.push({ ...g, persons: now });
     }
+    if (missing.length > 0)
+      throw new NotFoundError(
+        `no person in project ${project} is ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${n(missing.length - 10)} more` : ''}: neither its UUID nor its distinct ids name a person there; nothing was sent`,
+        'a person of another project, never in this one, or deleted or merged elsewhere since it was listed: list the duplicates again (`hogctl persons duplicates -o json`)',
+      );
   }
   return { groups: fresh, gone };
 }

@@ -15,7 +15,7 @@
 // collected under a placeholder. Such a person is reported and left out of its group, never merged.
 import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
-import { isIllegalDistinctId } from './placeholders.js';
+import { isIllegalDistinctId, placeholderReason } from './placeholders.js';
 
 export const KEEP_RULES = ['oldest', 'newest', 'most-events', 'identified'] as const;
 export type KeepRule = (typeof KEEP_RULES)[number];
@@ -46,6 +46,10 @@ export interface InputGroup {
   persons: Candidate[];
   /** A reviewed plan names its kept person. */
   keep?: string;
+  /** Where the group was given, for messages: `groups.json group 3`, `standard input line 2`. */
+  where?: string;
+  /** What its persons share, as `persons duplicates` printed it. */
+  key?: Record<string, string>;
 }
 
 /** The person of a group to keep under a rule; ties go to the oldest, then the lowest UUID. */
@@ -79,10 +83,25 @@ export function expectedProperties(keep: Candidate, merge: Candidate[]): Record<
   return properties;
 }
 
+/** Why a group whose persons share this key is not one person (placeholders.ts), if it is not. */
+function keyPlaceholder(key: Record<string, string> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(key ?? {})) {
+    const reason = placeholderReason(value);
+    if (reason !== undefined) return `its group shares ${name}=${JSON.stringify(value)}, ${reason}`;
+  }
+  return undefined;
+}
+
 export function planGroups(groups: InputGroup[], rule: KeepRule): { planned: PlannedGroup[]; leftOut: LeftOut[] } {
   const planned: PlannedGroup[] = [];
   const leftOut: LeftOut[] = [];
   for (const group of groups) {
+    // A groups file can come from anywhere: a group joined through a placeholder is not one person.
+    const placeholder = keyPlaceholder(group.key);
+    if (placeholder !== undefined) {
+      for (const person of group.persons) leftOut.push({ project_id: group.project_id, uuid: person.uuid, reason: placeholder });
+      continue;
+    }
     const usable: Candidate[] = [];
     for (const person of group.persons) {
       const illegal = person.distinct_ids.filter(isIllegalDistinctId);

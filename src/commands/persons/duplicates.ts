@@ -10,6 +10,7 @@ import { UsageError } from '../../errors.js';
 import { caseProjects, parseProjectList } from '../../bulk/engine/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup, type FindResult } from '../../merge/find-duplicates.js';
 import { comparable } from '../../merge/placeholders.js';
+import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
@@ -23,7 +24,6 @@ export interface PersonsDuplicatesOptions {
 }
 
 const DEFAULT_MAX_WAIT = '60m';
-const DEFAULT_MAX_GROUP = 100;
 
 /** The review table and CSV: one row per candidate. */
 const CANDIDATE_COLUMNS = [

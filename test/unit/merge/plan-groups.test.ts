@@ -57,6 +57,15 @@ describe('planGroups', () => {
     expect(leftOut.find((l) => l.uuid === junk.uuid)!.reason).toContain('"null"');
   });
 
+  it('leaves out a group whose key is a placeholder: a groups file can come from anywhere', () => {
+    const { planned, leftOut } = planGroups([{ project_id: '1', persons: [old, busy], key: { email: 'N/A' } }], 'oldest');
+    expect(planned).toEqual([]);
+    expect(leftOut.map((l) => l.reason)).toEqual([
+      `its group shares email="N/A", a placeholder or test value, not one person's`,
+      `its group shares email="N/A", a placeholder or test value, not one person's`,
+    ]);
+  });
+
   it('keeps the person a reviewed plan names', () => {
     const { planned } = planGroups([{ project_id: '2', persons: [old, busy], keep: busy.uuid }], 'oldest');
     expect(planned[0].keep).toBe(busy);
