@@ -35,6 +35,7 @@ import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
 import { lowerAscii, nearAddress } from '../bulk/input/identifiers.js';
 import {
+  KEEP_MEANS,
   PROPERTY_RULE,
   expectedProperties,
   planGroups,
@@ -45,6 +46,7 @@ import {
 } from './plan-groups.js';
 import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
 import { captureAttempt } from '../bulk/engine/capture-attempt.js';
+import { whoIs } from './who.js';
 
 const n = formatNumber;
 
@@ -197,7 +199,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const action: BulkAction = {
         title: 'merge duplicate persons',
         request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
-        flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : `by --keep ${recordedKeep}`,
+        flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : keptBy(recordedKeep),
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
@@ -361,28 +363,43 @@ function targetsOf(projects: { id: string; name: string | null; unreachable?: st
   };
 }
 
-/** The plan's lines of a merge: the groups, a few of them as they will be merged, whose properties win, who is left out. */
+/** `by --keep identified (an identified person, then …)`; a journal of an older hogctl may name a rule by itself. */
+function keptBy(rule: string): string {
+  const means = (KEEP_MEANS as Record<string, string | undefined>)[rule];
+  return `by --keep ${rule}${means ? ` (${means})` : ''}`;
+}
+
+/**
+ * The plan's lines of a merge: the groups, a few of them as they will be merged with who each
+ * person is (who.ts: e-mail, name, identified, events, created, last seen: what the reviewer
+ * checks the kept person by), whose properties win, who is left out.
+ */
 function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
   const away = groups.reduce((k, g) => k + g.merge.length, 0);
   const lines = [`  groups    ${n(groups.length)} (${counted(away, 'person')} merged away, each into its group's kept person)`];
-  for (const g of groups.slice(0, 5))
-    lines.push(
-      `            keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}) ← ${g.merge.map((p) => `${p.uuid} (${p.distinct_ids[0]})`).join(', ')}`,
-    );
+  for (const g of groups.slice(0, 5)) {
+    lines.push(`            keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}): ${whoIs(g.keep)}`);
+    for (const p of g.merge) lines.push(`              ← ${p.uuid} (${p.distinct_ids[0]}): ${whoIs(p)}`);
+  }
   if (groups.length > 5) lines.push(`            … and ${n(groups.length - 5)} more groups (--plan-out writes them all)`);
   lines.push(`  properties ${PROPERTY_RULE}`);
-  const unclean = groups.filter((g) => isNearOnly(g.keep.properties.email) && g.merge.some((p) => isClean(p.properties.email)));
-  if (unclean.length > 0) {
-    lines.push(
-      `  warning   ${counted(unclean.length, 'group keeps', 'groups keep')} an e-mail address with spaces around it or a trailing dot where another person of the group has it clean; after the merge \`persons get --email\` and an erasure by that address find the person only as a near-match:`,
-    );
-    for (const g of unclean.slice(0, 5)) lines.push(`            ${g.keep.uuid} keeps ${JSON.stringify(g.keep.properties.email)}`);
-    if (unclean.length > 5) lines.push(`            … and ${n(unclean.length - 5)} more groups (--plan-out writes them all)`);
-    lines.push('            choose another --keep, or set the address after the merge (`hogctl persons set-prop <uuid> email <address>`)');
-  }
+  lines.push(...uncleanLines(groups));
   if (leftOut.length > 0) lines.push(`  left out  ${counted(leftOut.length, 'person')}:`);
   for (const l of leftOut.slice(0, 20)) lines.push(`            ${l.uuid} (project ${l.project_id}): ${l.reason}`);
   if (leftOut.length > 20) lines.push(`            … and ${n(leftOut.length - 20)} more (--plan-out lists them all)`);
+  return lines;
+}
+
+/** The warning of groups that keep an address only lookups' near-match finds over a clean one. */
+function uncleanLines(groups: PlannedGroup[]): string[] {
+  const unclean = groups.filter((g) => isNearOnly(g.keep.properties.email) && g.merge.some((p) => isClean(p.properties.email)));
+  if (unclean.length === 0) return [];
+  const lines = [
+    `  warning   ${counted(unclean.length, 'group keeps', 'groups keep')} an e-mail address with spaces around it or a trailing dot where another person of the group has it clean; after the merge \`persons get --email\` and an erasure by that address find the person only as a near-match:`,
+  ];
+  for (const g of unclean.slice(0, 5)) lines.push(`            ${g.keep.uuid} keeps ${JSON.stringify(g.keep.properties.email)}`);
+  if (unclean.length > 5) lines.push(`            … and ${n(unclean.length - 5)} more groups (--plan-out writes them all)`);
+  lines.push('            choose another --keep, or set the address after the merge (`hogctl persons set-prop <uuid> email <address>`)');
   return lines;
 }
 

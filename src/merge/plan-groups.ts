@@ -17,9 +17,20 @@ import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
 import { isIllegalDistinctId, placeholderReason } from './placeholders.js';
 
-export const KEEP_RULES = ['oldest', 'newest', 'most-events', 'identified'] as const;
+export const KEEP_RULES = ['identified', 'oldest', 'newest', 'most-events'] as const;
 export type KeepRule = (typeof KEEP_RULES)[number];
-export const DEFAULT_KEEP: KeepRule = 'oldest';
+// What a reviewer keeps: the person someone signed in as (an anonymous device person kept would
+// carry the identified one's history under a device's id and properties), then the one with the
+// most history, then the oldest. The oldest alone kept a device person that happened to be first.
+export const DEFAULT_KEEP: KeepRule = 'identified';
+
+/** Each rule in words, for the help and the plan. */
+export const KEEP_MEANS: Record<KeepRule, string> = {
+  identified: 'an identified person, then the one with the most events, then the oldest',
+  oldest: 'the earliest created',
+  newest: 'the latest created',
+  'most-events': 'the one with the most events, then the oldest',
+};
 
 export const PROPERTY_RULE =
   "the kept person's properties win; a key it lacks comes from the persons merged into it, the first merged first (PostHog's mergePeople: {...other, ...kept})";

@@ -148,7 +148,7 @@ describe('persons duplicates', () => {
     const res = await world.run(['persons', 'duplicates', '-o', 'csv']);
     expect(res.code, res.stderr).toBe(0);
     const [header, ...rows] = res.stdout.trim().split('\n');
-    expect(header).toBe('group,project_id,key,uuid,distinct_ids,created_at,last_seen,event_count,is_identified,differing');
+    expect(header).toBe('group,project_id,key,uuid,email,name,distinct_ids,created_at,last_seen,event_count,is_identified,differing');
     expect(rows).toHaveLength([...made.values()].reduce((n, ids) => n + ids.length + 1, 0));
     const email = [...made.keys()][0];
     const id = made.get(email)![0];

@@ -11,6 +11,7 @@ import { caseProjects, parseProjectList } from '../../bulk/engine/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup, type FindResult } from '../../merge/find-duplicates.js';
 import { comparable } from '../../merge/placeholders.js';
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
+import { cell, emailOf, identityOf, minute, nameOf } from '../../merge/who.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
@@ -31,6 +32,8 @@ const CANDIDATE_COLUMNS = [
   'project_id',
   'key',
   'uuid',
+  'email',
+  'name',
   'distinct_ids',
   'created_at',
   'last_seen',
@@ -49,7 +52,8 @@ export function personsDuplicatesCommand(): Command {
         'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
         'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
         "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
-        'On a terminal each group is a short review: per candidate its UUID, created, last seen, event count, distinct ids ' +
+        'On a terminal each group is a short review: per candidate its UUID, whether it is identified, its e-mail address and name ' +
+        "(quoted, so that spaces show; the name is the first of name, Name, username, as PostHog's persons list shows it), created, last seen, event count, distinct ids " +
         'and the values of the properties that differ within its group. Piped (and with -o csv, --fields or --wide) there is one row per candidate ' +
         'with the same columns. -o json and -o ndjson print one object per group, with every property; ' +
         'that is what `hogctl persons merge --groups` reads. The counts of groups and persons go to stderr.\n\n' +
@@ -175,6 +179,8 @@ function candidateRows(group: DuplicateGroup, index: number): Record<string, unk
     project_id: group.project_id,
     key: keyText(group),
     uuid: p.uuid,
+    email: cell(emailOf(p)),
+    name: cell(nameOf(p)),
     distinct_ids: p.distinct_ids.join(' '),
     created_at: p.created_at,
     last_seen: p.last_seen ?? '',
@@ -184,19 +190,18 @@ function candidateRows(group: DuplicateGroup, index: number): Record<string, unk
   }));
 }
 
-/** "2026-11-01T10:00:00.000000Z" → "2026-11-01 10:00" (UTC, as the server gives it). */
-const minute = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) : 'never');
-
 /**
  * A group as a person reviews it on a terminal: a line naming it, then per candidate its UUID
- * (what `persons merge` takes), when it was created and last seen, its events, its distinct ids and
- * the values of the properties that differ within the group.
+ * (what `persons merge` takes), who it is (e-mail, name, identified or not, events, created, last
+ * seen: merge-kind's plan says the same), its distinct ids and the values of the properties that
+ * differ within the group.
  */
 function reviewText(group: DuplicateGroup, index: number): string {
   const names = group.differing_properties.filter((name) => !name.startsWith('$'));
   const lines = [`group ${index} · project ${group.project_id} · ${keyText(group)} · ${counted(group.size, 'person')}`];
   for (const p of group.persons) {
-    lines.push(`  ${p.uuid}${p.is_identified ? '  identified' : ''}`);
+    lines.push(`  ${p.uuid}  ${p.is_identified ? 'identified' : 'not identified'}`);
+    lines.push(`    ${identityOf(p)}`);
     lines.push(`    created ${minute(p.created_at)}, last seen ${minute(p.last_seen)}, ${counted(p.event_count, 'event')}`);
     lines.push(`    distinct ids: ${p.distinct_ids.join(' ')}`);
     if (names.length > 0)

@@ -9,6 +9,7 @@ import { parseCount, parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
 import {
   DEFAULT_KEEP,
+  KEEP_MEANS,
   KEEP_RULES,
   PROPERTY_RULE,
   parseKeepRule,
@@ -53,8 +54,9 @@ export function personsMergeCommand(): Command {
       'Merge each group of duplicate persons into one of them. The groups are what `hogctl persons duplicates -o json` (or -o ndjson) ' +
         'prints, from a file or standard input (--groups -), or a plan written by --plan-out and reviewed; ' +
         '`hogctl persons merge <keep> <other>...` merges one group: the persons these UUIDs or distinct ids name, into the first.\n\n' +
-        `The person kept in each group is chosen by --keep: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP}: the earliest created; ` +
-        'most-events: the most events; identified: an identified person, then the most events; ties go to the oldest). ' +
+        `The person kept in each group is chosen by --keep: ${KEEP_RULES.map((r) => `${r}, ${KEEP_MEANS[r]}`).join('; ')} ` +
+        `(default ${DEFAULT_KEEP}; ties go to the oldest, then the lowest UUID). The plan names each kept person and those merged into it ` +
+        'by e-mail address, name, identified or not, events, created and last seen. ' +
         `Properties: ${PROPERTY_RULE}; the earliest created_at stays, and the kept person becomes identified.\n\n` +
         'PostHog has no REST endpoint for merging: each person merged away is one `$merge_dangerously` event sent through capture ' +
         '(with the project API key, read with your personal key), applied asynchronously. So the merge reads back the person store ' +
@@ -79,7 +81,10 @@ export function personsMergeCommand(): Command {
       '--groups <file>',
       'the groups to merge: `persons duplicates -o json|ndjson` output or a --plan-out plan (- reads standard input)',
     )
-    .option('--keep <rule>', `which person of a group is kept: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP})`)
+    .option(
+      '--keep <rule>',
+      `which person of a group is kept: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP}: ${KEEP_MEANS[DEFAULT_KEEP]})`,
+    )
     .option(
       '--max-group <n>',
       `refuse the input if a group has more persons than this: that many are rarely one person (default ${DEFAULT_MAX_GROUP}, as persons duplicates)`,
