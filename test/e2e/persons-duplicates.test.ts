@@ -177,6 +177,32 @@ describe('persons duplicates', () => {
     expect(plan.stderr).toMatch(/persons share plan=\w+, more than --max-group 5: left out/);
   });
 
+  it('piped into persons merge --groups - --yes, persons sharing a placeholder or a value that is not text stay apart', async () => {
+    // Three different people each under "null", "n/a", "test@test.com", true and 123, and a pair that is one person.
+    const posthog = sdkClient(world);
+    const values: unknown[] = ['null', 'n/a', 'test@test.com', true, 123];
+    const apart = values.map((contact) => {
+      const ids = [fresh('ph'), fresh('ph'), fresh('ph')];
+      for (const id of ids) posthog.identify({ distinctId: id, properties: { contact } });
+      return ids;
+    });
+    const pair = [fresh('pair'), fresh('pair')];
+    const contact = `${fresh('contact')}@corp.example`;
+    for (const id of pair) posthog.identify({ distinctId: id, properties: { contact } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const dup = await world.run(['persons', 'duplicates', '--by', 'contact', '-o', 'ndjson']);
+    expect(dup.code, dup.stderr).toBe(0);
+    expect(dup.stderr).toContain('left out contact="null" (3 persons): a placeholder');
+    expect(dup.stderr).toContain('left out contact=123 (3 persons): a number, not text that names one person');
+    const merged = await world.run(['persons', 'merge', '--groups', '-', '--yes', '-o', 'json'], { stdin: dup.stdout });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(JSON.parse(merged.stdout)).toMatchObject({ groups: 1, merged: 1 });
+    const store = world.sandbox.store;
+    for (const ids of apart) expect(new Set(ids.map((id) => store.getByDistinctId(id)!.uuid)).size).toBe(3);
+    expect(store.getByDistinctId(pair[0])!.uuid).toBe(store.getByDistinctId(pair[1])!.uuid);
+  });
+
   it('groups never span projects: the same address in two projects is a group in neither', async () => {
     const staging = world.sandbox.world.projects[1];
     const posthog = new PostHog(staging.apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
