@@ -345,7 +345,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --base-url --by --debug --fields --help --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all-projects --base-url --by --debug --fields --help --ignore-value --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons merge")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -353,7 +353,7 @@ _hogctl() {
         --groups|--journal|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-group --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -16,12 +16,18 @@
 // toString() in posthog/hogql/functions/clickhouse/conversions.py, count() and max() in
 // posthog/hogql/functions/aggregations.py. ClickHouse's lower() changes ASCII letters only and
 // trim() removes spaces only, and the sandbox copies both.
+//
+// Which values may join persons is join-persons.ts's rule. A property's stored JSON type is read
+// from the `properties` column each person comes with, not computed in HogQL: toString() makes the
+// same text of `true` and "true", of `123` and "123", and the type is needed per person anyway.
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { runHogQL, type HogQLResponse } from '../api/query.js';
 import { underQueryLimit } from '../cli/wait-out-limit.js';
 import { formatNumber } from '../io/counts.js';
+import { joinPersons, type KeyedRow, type LeftOutValue } from './join-persons.js';
+import { jsonType, placeholderReason } from './placeholders.js';
 
 /** The most rows any of these queries asks for (MAX_SELECT_RETURNED_ROWS). */
 const QUERY_LIMIT = 50_000;
@@ -35,6 +41,8 @@ export interface DuplicateKey {
   /** `email`, a property name, or the expression as given. */
   name: string;
   hogql: string;
+  /** The property the value is read from, whose stored JSON type is checked (none for an expression). */
+  property?: string;
 }
 
 /** `--by`: `email` (lower-cased and trimmed), another property's value as it is, or an expression. */
@@ -42,12 +50,12 @@ export function parseKey(raw: string): DuplicateKey {
   const text = raw.trim();
   if (text === '')
     throw new UsageError('--by is empty', 'give a property name (--by email, --by user_id) or a HogQL expression over persons');
-  if (text === 'email') return { name: 'email', hogql: 'lower(trim(properties.email))' };
-  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text)) return { name: text, hogql: `toString(properties.${text})` };
+  if (text === 'email') return { name: 'email', hogql: 'lower(trim(properties.email))', property: 'email' };
+  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text)) return { name: text, hogql: `toString(properties.${text})`, property: text };
   // An expression (it calls a function) is compared as text.
   if (/[()]/.test(text)) return { name: text, hogql: `toString(${text})` };
   // A property name with other characters is quoted as HogQL quotes names.
-  if (!/[`\n]/.test(text)) return { name: text, hogql: `toString(properties.\`${text}\`)` };
+  if (!/[`\n]/.test(text)) return { name: text, hogql: `toString(properties.\`${text}\`)`, property: text };
   throw new UsageError(
     `invalid --by "${raw}"`,
     'give a property name (--by email, --by user_id) or a HogQL expression over persons, e.g. --by "lower(properties.phone)"',
@@ -79,8 +87,10 @@ export interface DuplicateGroup {
 export interface FindOptions {
   keys: DuplicateKey[];
   minGroup: number;
-  /** Groups larger than this are not returned (a shared placeholder value, not one person). */
+  /** Groups larger than this, once joined, are not returned (a shared placeholder value, not one person). */
   maxGroup: number;
+  /** Values given to --ignore-value, as placeholders.ts `comparable` makes them. */
+  ignored: ReadonlySet<string>;
   maxWaitMs: number;
   onProgress?: (what: string) => void;
 }
@@ -90,23 +100,30 @@ export interface FindResult {
   queries: number;
   /** Keys shared by more than maxGroup persons: name, value, how many. */
   tooLarge: { key: string; value: string; persons: number }[];
+  /** Groups of more than maxGroup persons once joined (each value shared by fewer): how many, and their values. */
+  tooLargeGroups: { persons: number; values: Record<string, string[]> }[];
+  /** Values no person was joined through: placeholders, and values that are not text. */
+  leftOut: LeftOutValue[];
 }
 
 /** One project's duplicate groups. */
 export async function findDuplicates(ctx: Context, client: ApiClient, projectId: string, o: FindOptions): Promise<FindResult> {
   const counter = { queries: 0 };
   const query = queryRunner(ctx, client, projectId, o.maxWaitMs, counter);
+  const rules = { minGroup: o.minGroup, maxGroup: o.maxGroup, ignored: o.ignored };
 
-  // Persons by key value, then joined: two keys that share a person are one group.
+  // The persons of every value shared by --min-group or more, each row a person and a value; a
+  // placeholder, or a value more persons share than --max-group, is not even read.
   const tooLarge: FindResult['tooLarge'] = [];
-  const union = new UnionFind();
-  const keyOf = new Map<string, Record<string, string>>();
+  const leftOut: LeftOutValue[] = [];
+  const rows: KeyedRow[] = [];
   const persons = new Map<string, { created_at: string; is_identified: boolean; properties: Record<string, unknown> }>();
   for (const key of o.keys) {
-    const shared = await sharedValues(key, o.minGroup, query);
     const kept: { value: string; persons: number }[] = [];
-    for (const s of shared) {
-      if (s.persons > o.maxGroup) tooLarge.push({ key: key.name, value: s.value, persons: s.persons });
+    for (const s of await sharedValues(key, o.minGroup, query)) {
+      const reason = placeholderReason(s.value, o.ignored);
+      if (reason !== undefined) leftOut.push({ key: key.name, value: s.value, persons: s.persons, reason });
+      else if (s.persons > o.maxGroup) tooLarge.push({ key: key.name, value: s.value, persons: s.persons });
       else kept.push(s);
     }
     o.onProgress?.(`${formatNumber(kept.length)} values of ${key.name} shared by ${o.minGroup} or more persons`);
@@ -119,43 +136,34 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
       for (const row of res.results) {
         const [id, createdAt, identified, props, value] = row as unknown[];
         const uuid = String(id).toLowerCase();
-        persons.set(uuid, { created_at: String(createdAt), is_identified: truthy(identified), properties: parseProperties(props) });
-        const node = `${key.name}\u0000${String(value)}`;
-        union.join(node, `person\u0000${uuid}`);
-        keyOf.set(node, { [key.name]: String(value) });
+        const properties = parseProperties(props);
+        persons.set(uuid, { created_at: String(createdAt), is_identified: truthy(identified), properties });
+        const type = key.property === undefined ? undefined : jsonType(properties[key.property]);
+        rows.push({ uuid, key: key.name, value: String(value), ...(type ? { type } : {}) });
       }
     }
   }
-
-  // The groups: each set of joined nodes with its persons.
-  const members = new Map<string, { uuids: string[]; key: Record<string, string> }>();
-  for (const node of union.nodes()) {
-    const root = union.find(node);
-    const group = members.get(root) ?? { uuids: [], key: {} };
-    if (node.startsWith('person\u0000')) group.uuids.push(node.slice('person\u0000'.length));
-    else Object.assign(group.key, keyOf.get(node));
-    members.set(root, group);
-  }
-  const grouped = [...members.values()].filter((g) => g.uuids.length >= o.minGroup);
-  const uuids = grouped.flatMap((g) => g.uuids);
+  const joined = joinPersons(rows, rules);
+  const uuids = joined.groups.flatMap((g) => g.uuids);
 
   const distinctIds = await distinctIdsOf(uuids, query);
   o.onProgress?.(`distinct ids of ${formatNumber(uuids.length)} persons read`);
   const activity = await eventsOf([...distinctIds.values()].flat(), query);
 
-  const groups: DuplicateGroup[] = grouped.map((g) => {
+  const groups: DuplicateGroup[] = joined.groups.map((g) => {
     const candidates = g.uuids.map((uuid) => candidate(uuid, persons.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
     candidates.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.uuid < b.uuid ? -1 : 1));
     return {
       project_id: projectId,
-      key: g.key,
+      key: Object.fromEntries(Object.entries(g.values).map(([k, values]) => [k, values[0]])),
       size: candidates.length,
       differing_properties: differing(candidates.map((c) => c.properties)),
       persons: candidates,
     };
   });
   groups.sort((a, b) => (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0));
-  return { groups, queries: counter.queries, tooLarge };
+  const tooLargeGroups = joined.tooLarge.map((g) => ({ persons: g.uuids.length, values: g.values }));
+  return { groups, queries: counter.queries, tooLarge, tooLargeGroups, leftOut: [...leftOut, ...joined.leftOut] };
 }
 
 /** A group's key as one line: `email=ana@example.com`. */
@@ -370,39 +378,5 @@ function parseProperties(value: unknown): Record<string, unknown> {
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};
-  }
-}
-
-/** Sets of nodes joined by what they share. */
-class UnionFind {
-  private readonly parent = new Map<string, string>();
-
-  find(node: string): string {
-    let root = node;
-    while (this.parent.get(root) !== root) {
-      const up = this.parent.get(root);
-      if (up === undefined) {
-        this.parent.set(root, root);
-        return root;
-      }
-      root = up;
-    }
-    // Path compression keeps later finds short.
-    for (let n = node; n !== root;) {
-      const up = this.parent.get(n)!;
-      this.parent.set(n, root);
-      n = up;
-    }
-    return root;
-  }
-
-  join(a: string, b: string): void {
-    const ra = this.find(a);
-    const rb = this.find(b);
-    if (ra !== rb) this.parent.set(rb, ra);
-  }
-
-  nodes(): string[] {
-    return [...this.parent.keys()];
   }
 }

@@ -6,8 +6,9 @@
 //   sends are the kept ones, one a group; a chunk of kept persons is one capture request of the
 //   `$merge_dangerously` events of their groups (one per person merged away, sent from one of the
 //   kept person's distinct ids, so capture keeps them in order: `posthog-ingestion.md` B.7.2).
-// - Before the plan every person is read again (reads only): one gone since is left out, and the
-//   person kept is chosen by the rule. The journal's header keeps each group as it was (every
+// - Before the plan every person is read again (reads only): one merged into its own group since
+//   it was listed is left out, one its group's project does not hold is refused (`readNow`), and
+//   the person kept is chosen by the rule. The journal's header keeps each group as it was (every
 //   person's distinct ids and properties): what --undo gives back, and where --resume takes the
 //   groups from, because the persons merged away no longer exist (`targets`).
 // - An event's UUID comes from the journal's nonce and the person merged away, so a request sent
@@ -24,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import { FIRST_POLL_MS, nextPollDelay } from '../sleep.js';
 import { counted, formatNumber } from '../io/counts.js';
-import { PartialFailureError } from '../errors.js';
+import { NotFoundError, PartialFailureError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { batchBody, stampToSend, sendBatch, type CaptureEvent } from '../api/capture.js';
 import type { BulkAction, JobKind, Verdict } from '../bulk/engine/action.js';
@@ -34,6 +35,7 @@ import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
 import { lowerAscii, nearAddress } from '../bulk/input/identifiers.js';
 import {
+  KEEP_MEANS,
   PROPERTY_RULE,
   expectedProperties,
   planGroups,
@@ -44,6 +46,8 @@ import {
 } from './plan-groups.js';
 import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './merge-events.js';
 import { captureAttempt } from '../bulk/engine/capture-attempt.js';
+import { notGivenBackLines } from './not-given-back.js';
+import { whoIs } from './who.js';
 
 const n = formatNumber;
 
@@ -205,7 +209,7 @@ export function mergeKind(s: MergeSettings): MergeKind {
       const action: BulkAction = {
         title: 'merge duplicate persons',
         request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
-        flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : `by --keep ${recordedKeep}`,
+        flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : keptBy(recordedKeep),
         flagsLabel: 'kept',
         planLines: planLines(groups, leftOut),
         confirmation: (count) =>
@@ -373,28 +377,45 @@ function targetsOf(projects: { id: string; name: string | null; unreachable?: st
   };
 }
 
-/** The plan's lines of a merge: the groups, a few of them as they will be merged, whose properties win, who is left out. */
+/** `by --keep identified (an identified person, then …)`; a journal of an older hogctl may name a rule by itself. */
+function keptBy(rule: string): string {
+  const means = (KEEP_MEANS as Record<string, string | undefined>)[rule];
+  return `by --keep ${rule}${means ? ` (${means})` : ''}`;
+}
+
+/**
+ * The plan's lines of a merge: the groups, a few of them as they will be merged with who each
+ * person is (who.ts: e-mail, name, identified, events, created, last seen: what the reviewer
+ * checks the kept person by), whose properties win, who is left out.
+ */
 function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
   const away = groups.reduce((k, g) => k + g.merge.length, 0);
   const lines = [`  groups    ${n(groups.length)} (${counted(away, 'person')} merged away, each into its group's kept person)`];
-  for (const g of groups.slice(0, 5))
-    lines.push(
-      `            keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}) ← ${g.merge.map((p) => `${p.uuid} (${p.distinct_ids[0]})`).join(', ')}`,
-    );
+  for (const g of groups.slice(0, 5)) {
+    lines.push(`            keep ${g.keep.uuid} (${g.keep.distinct_ids[0]}): ${whoIs(g.keep)}`);
+    for (const p of g.merge) lines.push(`              ← ${p.uuid} (${p.distinct_ids[0]}): ${whoIs(p)}`);
+  }
   if (groups.length > 5) lines.push(`            … and ${n(groups.length - 5)} more groups (--plan-out writes them all)`);
   lines.push(`  properties ${PROPERTY_RULE}`);
-  const unclean = groups.filter((g) => isNearOnly(g.keep.properties.email) && g.merge.some((p) => isClean(p.properties.email)));
-  if (unclean.length > 0) {
-    lines.push(
-      `  warning   ${counted(unclean.length, 'group keeps', 'groups keep')} an e-mail address with spaces around it or a trailing dot where another person of the group has it clean; after the merge \`persons get --email\` and an erasure by that address find the person only as a near-match:`,
-    );
-    for (const g of unclean.slice(0, 5)) lines.push(`            ${g.keep.uuid} keeps ${JSON.stringify(g.keep.properties.email)}`);
-    if (unclean.length > 5) lines.push(`            … and ${n(unclean.length - 5)} more groups (--plan-out writes them all)`);
-    lines.push('            choose another --keep, or set the address after the merge (`hogctl persons set-prop <uuid> email <address>`)');
-  }
+  lines.push(...uncleanLines(groups));
+  // Said before the merge, not after: what `--undo` will not be able to give back.
+  lines.push(...notGivenBackLines('  undo      `persons merge --undo <receipt>` gives back distinct ids and properties, not:'));
   if (leftOut.length > 0) lines.push(`  left out  ${counted(leftOut.length, 'person')}:`);
   for (const l of leftOut.slice(0, 20)) lines.push(`            ${l.uuid} (project ${l.project_id}): ${l.reason}`);
   if (leftOut.length > 20) lines.push(`            … and ${n(leftOut.length - 20)} more (--plan-out lists them all)`);
+  return lines;
+}
+
+/** The warning of groups that keep an address only lookups' near-match finds over a clean one. */
+function uncleanLines(groups: PlannedGroup[]): string[] {
+  const unclean = groups.filter((g) => isNearOnly(g.keep.properties.email) && g.merge.some((p) => isClean(p.properties.email)));
+  if (unclean.length === 0) return [];
+  const lines = [
+    `  warning   ${counted(unclean.length, 'group keeps', 'groups keep')} an e-mail address with spaces around it or a trailing dot where another person of the group has it clean; after the merge \`persons get --email\` and an erasure by that address find the person only as a near-match:`,
+  ];
+  for (const g of unclean.slice(0, 5)) lines.push(`            ${g.keep.uuid} keeps ${JSON.stringify(g.keep.properties.email)}`);
+  if (unclean.length > 5) lines.push(`            … and ${n(unclean.length - 5)} more groups (--plan-out writes them all)`);
+  lines.push('            choose another --keep, or set the address after the merge (`hogctl persons set-prop <uuid> email <address>`)');
   return lines;
 }
 
@@ -405,7 +426,14 @@ function planLines(groups: PlannedGroup[], leftOut: LeftOut[]): string[] {
 const isNearOnly = (email: unknown) => typeof email === 'string' && nearAddress(email) !== lowerAscii(email);
 const isClean = (email: unknown) => typeof email === 'string' && email.includes('@') && nearAddress(email) === lowerAscii(email);
 
-/** The groups as they are now on the server: each person read again, gone ones left out. */
+/**
+ * The groups as they are now on the server, each person read again. A person whose distinct ids
+ * now name another person of its group was merged into it since it was listed: left out, as the
+ * merge it was meant for is done. A person found neither by its UUID nor through its distinct ids
+ * in its group's project (of another project, never there, deleted or merged elsewhere since) makes
+ * the file wrong about the project: refused (exit 3, as `merge <keep> <other>` says a person it
+ * cannot find), naming the group and the person, before anything is sent.
+ */
 async function readNow(
   ctx: Context,
   client: ApiClient,
@@ -416,23 +444,34 @@ async function readNow(
   for (const g of groups) byProject.set(g.project_id, [...(byProject.get(g.project_id) ?? []), g]);
   const fresh: InputGroup[] = [];
   const gone: LeftOut[] = [];
+  const missing: string[] = [];
   for (const [project, list] of byProject) {
-    const { persons } = await readPersons(
-      ctx,
-      client,
-      project,
-      { uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] },
-      maxWaitMs,
-    );
-    for (const g of list) {
+    const read = (values: { uuids: string[]; distinctIds: string[] }) => readPersons(ctx, client, project, values, maxWaitMs);
+    const { persons } = await read({ uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] });
+    const lost = list.flatMap((g) => g.persons.filter((p) => !persons.has(p.uuid)));
+    // Only when someone is not found by UUID: where its distinct ids are now.
+    const { byDistinctId } =
+      lost.length > 0
+        ? await read({ uuids: [], distinctIds: lost.flatMap((p) => p.distinct_ids) })
+        : { byDistinctId: new Map<string, string>() };
+    for (const [gi, g] of list.entries()) {
       const now: Candidate[] = [];
-      for (const p of g.persons) {
+      const uuids = new Set(g.persons.map((p) => p.uuid));
+      for (const [i, p] of g.persons.entries()) {
         const current = persons.get(p.uuid);
+        const into = p.distinct_ids.map((id) => byDistinctId.get(id)).find((u) => u !== undefined && uuids.has(u) && u !== p.uuid);
         if (current) now.push(current);
-        else gone.push({ project_id: project, uuid: p.uuid, reason: 'no longer exists (merged or deleted since it was listed)' });
+        else if (into !== undefined)
+          gone.push({ project_id: project, uuid: p.uuid, reason: `merged into ${into}, of its group, since it was listed` });
+        else missing.push(`${g.where ?? `group ${gi + 1}`} person ${i + 1} (${p.uuid})`);
       }
       fresh.push({ ...g, persons: now });
     }
+    if (missing.length > 0)
+      throw new NotFoundError(
+        `no person in project ${project} is ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${n(missing.length - 10)} more` : ''}: neither its UUID nor its distinct ids name a person there; nothing was sent`,
+        'a person of another project, never in this one, or deleted or merged elsewhere since it was listed: list the duplicates again (`hogctl persons duplicates -o json`)',
+      );
   }
   return { groups: fresh, gone };
 }

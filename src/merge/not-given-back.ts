@@ -13,3 +13,8 @@ export const NOT_GIVEN_BACK = [
   "the activity log of a person merged away: it stays under the person's old record",
   'the UUID of a person that ingestion did not create for one of its own distinct ids: it is rebuilt under a new UUID',
 ];
+
+/** NOT_GIVEN_BACK as lines of a plan, under `heading` ("  undo      …"). */
+export function notGivenBackLines(heading: string): string[] {
+  return [heading, ...NOT_GIVEN_BACK.map((line) => `            ${line}`)];
+}

@@ -15,10 +15,22 @@
 // collected under a placeholder. Such a person is reported and left out of its group, never merged.
 import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
+import { isIllegalDistinctId, placeholderReason } from './placeholders.js';
 
-export const KEEP_RULES = ['oldest', 'newest', 'most-events', 'identified'] as const;
+export const KEEP_RULES = ['identified', 'oldest', 'newest', 'most-events'] as const;
 export type KeepRule = (typeof KEEP_RULES)[number];
-export const DEFAULT_KEEP: KeepRule = 'oldest';
+// What a reviewer keeps: the person someone signed in as (an anonymous device person kept would
+// carry the identified one's history under a device's id and properties), then the one with the
+// most history, then the oldest. The oldest alone kept a device person that happened to be first.
+export const DEFAULT_KEEP: KeepRule = 'identified';
+
+/** Each rule in words, for the help and the plan. */
+export const KEEP_MEANS: Record<KeepRule, string> = {
+  identified: 'an identified person, then the one with the most events, then the oldest',
+  oldest: 'the earliest created',
+  newest: 'the latest created',
+  'most-events': 'the one with the most events, then the oldest',
+};
 
 export const PROPERTY_RULE =
   "the kept person's properties win; a key it lacks comes from the persons merged into it, the first merged first (PostHog's mergePeople: {...other, ...kept})";
@@ -45,19 +57,10 @@ export interface InputGroup {
   persons: Candidate[];
   /** A reviewed plan names its kept person. */
   keep?: string;
-}
-
-// person-merge-service.ts BARE_CASE_INSENSITIVE_ILLEGAL_IDS, BARE_CASE_SENSITIVE_ILLEGAL_IDS,
-// each also in single and double quotes; the empty string after trim().
-const quoted = (ids: string[]) => ids.flatMap((id) => [id, `'${id}'`, `"${id}"`]);
-const ILLEGAL_ANY_CASE = new Set(
-  quoted(['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']),
-);
-const ILLEGAL_EXACT = new Set(quoted(['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']));
-
-/** person-merge-service.ts isDistinctIdIllegal() */
-export function isIllegalDistinctId(id: string): boolean {
-  return id.trim() === '' || ILLEGAL_ANY_CASE.has(id.toLowerCase()) || ILLEGAL_EXACT.has(id);
+  /** Where the group was given, for messages: `groups.json group 3`, `standard input line 2`. */
+  where?: string;
+  /** What its persons share, as `persons duplicates` printed it. */
+  key?: Record<string, string>;
 }
 
 /** The person of a group to keep under a rule; ties go to the oldest, then the lowest UUID. */
@@ -93,10 +96,25 @@ export function expectedProperties(keep: WithProperties, merge: WithProperties[]
   return properties;
 }
 
+/** Why a group whose persons share this key is not one person (placeholders.ts), if it is not. */
+function keyPlaceholder(key: Record<string, string> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(key ?? {})) {
+    const reason = placeholderReason(value);
+    if (reason !== undefined) return `its group shares ${name}=${JSON.stringify(value)}, ${reason}`;
+  }
+  return undefined;
+}
+
 export function planGroups(groups: InputGroup[], rule: KeepRule): { planned: PlannedGroup[]; leftOut: LeftOut[] } {
   const planned: PlannedGroup[] = [];
   const leftOut: LeftOut[] = [];
   for (const group of groups) {
+    // A groups file can come from anywhere: a group joined through a placeholder is not one person.
+    const placeholder = keyPlaceholder(group.key);
+    if (placeholder !== undefined) {
+      for (const person of group.persons) leftOut.push({ project_id: group.project_id, uuid: person.uuid, reason: placeholder });
+      continue;
+    }
     const usable: Candidate[] = [];
     for (const person of group.persons) {
       const illegal = person.distinct_ids.filter(isIllegalDistinctId);

@@ -1,7 +1,10 @@
 // The groups a merge takes: what `hogctl persons duplicates -o json` (an array of groups) or
 // `-o ndjson` (a group a line) printed, or a plan written by `persons merge --plan-out` (an object
 // with its groups, each naming the person it keeps). Every group is checked before anything is
-// sent; a mistake names the line (or group) and what was wrong.
+// sent; a mistake names the line (or group) and what was wrong. A file can come from anywhere (an
+// edit, a script, an older hogctl), so its shape is held to what a merge can do safely: a person
+// in one group only (a person in two would join both groups into one person), two persons or
+// more a group, and no group larger than --max-group.
 import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
 import type { InputGroup } from './plan-groups.js';
@@ -17,6 +20,39 @@ export interface ReadGroups {
 }
 
 export function readGroups(text: string, source: string): ReadGroups {
+  const read = parseGroups(text, source);
+  inOneGroupOnly(read.groups);
+  return read;
+}
+
+/** A person in two groups would make both one person: refused, naming both places. */
+function inOneGroupOnly(groups: InputGroup[]): void {
+  const seen = new Map<string, string>();
+  for (const [n, g] of groups.entries())
+    for (const [i, p] of g.persons.entries()) {
+      const where = `${g.where ?? `group ${n + 1}`} person ${i + 1}`;
+      const key = `${g.project_id}:${p.uuid}`;
+      const first = seen.get(key);
+      if (first !== undefined)
+        throw new UsageError(
+          `${where} (${p.uuid}) is also ${first}: a person can be in one group only, or the merge would make both groups one person`,
+          'join the two groups into one if they are one person, or remove the person from the group it does not belong to',
+        );
+      seen.set(key, where);
+    }
+}
+
+/** Refuses a group larger than --max-group before anything is read or sent. */
+export function refuseLargeGroups(groups: InputGroup[], maxGroup: number): void {
+  const large = groups.map((g, n) => ({ g, where: g.where ?? `group ${n + 1}` })).filter(({ g }) => g.persons.length > maxGroup);
+  if (large.length === 0) return;
+  throw new UsageError(
+    `${large.map(({ g, where }) => `${where} has ${g.persons.length} persons`).join('; ')}: more than --max-group ${maxGroup}; nothing was sent`,
+    'that many persons are rarely one person: review the group, or give --max-group <n> to merge groups that large',
+  );
+}
+
+function parseGroups(text: string, source: string): ReadGroups {
   const trimmed = text.trim();
   // `persons duplicates -o ndjson` prints nothing when it finds nothing: nothing to merge.
   if (trimmed === '') return { groups: [], fromPlan: false };
@@ -69,13 +105,21 @@ function group(value: unknown, where: string, planned = false): InputGroup {
   if (!Array.isArray(g.persons) || g.persons.length < 2) throw bad('a group needs "persons", two or more');
   const persons = g.persons.map((p, i) => person(p, `${where} person ${i + 1}`));
   const uuids = new Set(persons.map((p) => p.uuid));
-  if (uuids.size !== persons.length) throw bad('a person is listed twice');
+  const twice = persons.find((p, i) => persons.findIndex((q) => q.uuid === p.uuid) !== i);
+  if (twice) throw bad(`a person is listed twice (${twice.uuid})`);
   let keep: string | undefined;
   if (planned) {
     if (typeof g.keep !== 'string' || !uuids.has(g.keep.toLowerCase())) throw bad('"keep" does not name one of its persons');
     keep = g.keep.toLowerCase();
   }
-  return { project_id: project, persons, keep };
+  return { project_id: project, persons, keep, where, ...keyOf(g.key) };
+}
+
+/** The values the group's persons share, as `persons duplicates` printed them (text only). */
+function keyOf(value: unknown): { key?: Record<string, string> } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const entries = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string');
+  return entries.length > 0 ? { key: Object.fromEntries(entries) } : {};
 }
 
 function person(value: unknown, where: string): Candidate {

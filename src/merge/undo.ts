@@ -29,7 +29,7 @@ import { mergeHeaderOf, type RecordedGroup } from './merge-kind.js';
 import { captureClient, type CaptureTarget } from './merge-events.js';
 import { GONE, holdsOwnIds, isRefused, judgeGroup, type ChangedRule, type RefusedGroup, type UndoGroup } from './undo-check.js';
 import { personsOf, targetOf, undoChunk } from './undo-steps.js';
-import { NOT_GIVEN_BACK } from './not-given-back.js';
+import { NOT_GIVEN_BACK, notGivenBackLines } from './not-given-back.js';
 
 const n = formatNumber;
 
@@ -176,8 +176,7 @@ function planLines(groups: UndoGroup[], refused: RefusedGroup[], rule: ChangedRu
   if (refused.length > 0) lines.push(`  refused   ${counted(refused.length, 'group')}, left as they are:`);
   for (const r of refused.slice(0, 10)) lines.push(`            ${r.keep} (project ${r.project_id}): ${r.reason}`);
   if (refused.length > 10) lines.push(`            … and ${n(refused.length - 10)} more (the receipt lists them all)`);
-  lines.push('  not given back (no PostHog API can):');
-  for (const line of NOT_GIVEN_BACK) lines.push(`            ${line}`);
+  lines.push(...notGivenBackLines('  not given back (no PostHog API can):'));
   return lines;
 }
 

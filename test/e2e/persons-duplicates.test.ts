@@ -148,7 +148,7 @@ describe('persons duplicates', () => {
     const res = await world.run(['persons', 'duplicates', '-o', 'csv']);
     expect(res.code, res.stderr).toBe(0);
     const [header, ...rows] = res.stdout.trim().split('\n');
-    expect(header).toBe('group,project_id,key,uuid,distinct_ids,created_at,last_seen,event_count,is_identified,differing');
+    expect(header).toBe('group,project_id,key,uuid,email,name,distinct_ids,created_at,last_seen,event_count,is_identified,differing');
     expect(rows).toHaveLength([...made.values()].reduce((n, ids) => n + ids.length + 1, 0));
     const email = [...made.keys()][0];
     const id = made.get(email)![0];
@@ -175,6 +175,32 @@ describe('persons duplicates', () => {
     const plan = await world.run(['persons', 'duplicates', '--by', 'plan', '--max-group', '5', '-o', 'json']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toMatch(/persons share plan=\w+, more than --max-group 5: left out/);
+  });
+
+  it('piped into persons merge --groups - --yes, persons sharing a placeholder or a value that is not text stay apart', async () => {
+    // Three different people each under "null", "n/a", "test@test.com", true and 123, and a pair that is one person.
+    const posthog = sdkClient(world);
+    const values: unknown[] = ['null', 'n/a', 'test@test.com', true, 123];
+    const apart = values.map((contact) => {
+      const ids = [fresh('ph'), fresh('ph'), fresh('ph')];
+      for (const id of ids) posthog.identify({ distinctId: id, properties: { contact } });
+      return ids;
+    });
+    const pair = [fresh('pair'), fresh('pair')];
+    const contact = `${fresh('contact')}@corp.example`;
+    for (const id of pair) posthog.identify({ distinctId: id, properties: { contact } });
+    await sendAndIngest(world, posthog);
+    await posthog.shutdown();
+    const dup = await world.run(['persons', 'duplicates', '--by', 'contact', '-o', 'ndjson']);
+    expect(dup.code, dup.stderr).toBe(0);
+    expect(dup.stderr).toContain('left out contact="null" (3 persons): a placeholder');
+    expect(dup.stderr).toContain('left out contact=123 (3 persons): a number, not text that names one person');
+    const merged = await world.run(['persons', 'merge', '--groups', '-', '--yes', '-o', 'json'], { stdin: dup.stdout });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(JSON.parse(merged.stdout)).toMatchObject({ groups: 1, merged: 1 });
+    const store = world.sandbox.store;
+    for (const ids of apart) expect(new Set(ids.map((id) => store.getByDistinctId(id)!.uuid)).size).toBe(3);
+    expect(store.getByDistinctId(pair[0])!.uuid).toBe(store.getByDistinctId(pair[1])!.uuid);
   });
 
   it('groups never span projects: the same address in two projects is a group in neither', async () => {

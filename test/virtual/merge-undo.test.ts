@@ -179,6 +179,19 @@ describe('persons merge --undo', () => {
   });
 });
 
+describe('the plan of a merge', () => {
+  it('says before anything is merged what an undo cannot give back', async () => {
+    const [a, b] = [fresh('plan-a'), fresh('plan-b')];
+    await person(a, { plan: 'a' });
+    await person(b, { plan: 'b' });
+    const res = await world.run(['persons', 'merge', a, b, '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('`persons merge --undo <receipt>` gives back distinct ids and properties, not:');
+    expect(res.stderr).toContain("a rebuilt person's created_at and is_identified");
+    expect(res.stderr).toContain('static cohort memberships and feature-flag hash-key overrides');
+  });
+});
+
 describe('the receipt a merge leaves for --undo', () => {
   it('records when each person was created and whether it was identified, as the server holds them', async () => {
     const [a, b] = [fresh('rec-a'), fresh('rec-b')];

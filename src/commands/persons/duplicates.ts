@@ -8,11 +8,15 @@ import { writeAll } from '../../io/streams.js';
 import { fitToTerminal } from '../../io/columns.js';
 import { UsageError } from '../../errors.js';
 import { caseProjects, parseProjectList } from '../../bulk/engine/projects.js';
-import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
+import { findDuplicates, keyText, parseKey, type DuplicateGroup, type FindResult } from '../../merge/find-duplicates.js';
+import { comparable } from '../../merge/placeholders.js';
+import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
+import { cell, emailOf, identityOf, minute, nameOf } from '../../merge/who.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
   by?: string[];
+  ignoreValue?: string[];
   minGroup?: string;
   maxGroup?: string;
   projects?: string;
@@ -21,7 +25,6 @@ export interface PersonsDuplicatesOptions {
 }
 
 const DEFAULT_MAX_WAIT = '60m';
-const DEFAULT_MAX_GROUP = 100;
 
 /** The review table and CSV: one row per candidate. */
 const CANDIDATE_COLUMNS = [
@@ -29,6 +32,8 @@ const CANDIDATE_COLUMNS = [
   'project_id',
   'key',
   'uuid',
+  'email',
+  'name',
   'distinct_ids',
   'created_at',
   'last_seen',
@@ -47,10 +52,16 @@ export function personsDuplicatesCommand(): Command {
         'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
         'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
         "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
-        'On a terminal each group is a short review: per candidate its UUID, created, last seen, event count, distinct ids ' +
+        'On a terminal each group is a short review: per candidate its UUID, whether it is identified, its e-mail address and name ' +
+        "(quoted, so that spaces show; the name is the first of name, Name, username, as PostHog's persons list shows it), created, last seen, event count, distinct ids " +
         'and the values of the properties that differ within its group. Piped (and with -o csv, --fields or --wide) there is one row per candidate ' +
         'with the same columns. -o json and -o ndjson print one object per group, with every property; ' +
         'that is what `hogctl persons merge --groups` reads. The counts of groups and persons go to stderr.\n\n' +
+        'Some values join different people and never make a group: values that are not text (a boolean, a number, a list or an object, ' +
+        "which HogQL's toString() turns into text), PostHog's placeholder words (the distinct ids its merge refuses: null, undefined, none, " +
+        'anonymous, guest, 0, true, false, ... in any letter case), a few values forms and test suites fill in (n/a, na, nil, unknown, -, test, ' +
+        'test@test.com, test@example.com, example@example.com, email@example.com, user@example.com, noreply@ and no-reply@ any domain), ' +
+        'and those given to --ignore-value. Each value left out is named on stderr with the reason.\n\n' +
         'Groups never span projects: with --projects or --all-projects each project is searched on its own.',
     )
     .option(
@@ -58,10 +69,15 @@ export function personsDuplicatesCommand(): Command {
       'group by this property (email by default; any other compared as it is) or HogQL expression (repeatable)',
       collect,
     )
+    .option(
+      '--ignore-value <value>',
+      'never group persons by this value, as placeholders are not (repeatable; compared trimmed, ignoring the case of ASCII letters)',
+      collect,
+    )
     .option('--min-group <n>', 'the fewest persons that make a group (default 2)')
     .option(
       '--max-group <n>',
-      `groups larger than this are left out and named in a warning: a value shared by that many persons is a placeholder, not one person (default ${DEFAULT_MAX_GROUP})`,
+      `a group larger than this, once every key is joined, is left out and named in a warning: that many persons are not one person (default ${DEFAULT_MAX_GROUP})`,
     )
     .option('--projects <ids>', 'search these projects, e.g. 1,2,3 (each on its own)')
     .option('--all-projects', 'search every project the key can see')
@@ -84,6 +100,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
   if (maxGroup < minGroup) throw new UsageError(`--max-group ${maxGroup} is below --min-group ${minGroup}`);
   const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
+  const ignored = new Set((options.ignoreValue ?? []).map(comparable));
   if (options.projects !== undefined && options.allProjects) throw new UsageError('--projects and --all-projects cannot be used together');
   const projectsSetting = {
     projects: options.projects === undefined ? undefined : parseProjectList(options.projects),
@@ -113,15 +130,12 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
       keys,
       minGroup,
       maxGroup,
+      ignored,
       maxWaitMs,
       onProgress: (what) => ctx.debug(`project ${project.id}: ${what}`),
     });
     queries += found.queries;
-    for (const big of found.tooLarge) {
-      ctx.warn(
-        `project ${project.id}: ${formatNumber(big.persons)} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`,
-      );
-    }
+    for (const line of leftOutLines(found, maxGroup)) ctx.warn(`project ${project.id}: ${line}`);
     if (review) {
       for (const [i, g] of found.groups.entries())
         await writeAll(output.stdout, fitToTerminal(output.stdout, reviewText(g, groups + i + 1)));
@@ -137,6 +151,26 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   );
 }
 
+/** What was left out and why, a line each: placeholder values, values that are not text, groups too large. */
+function leftOutLines(found: FindResult, maxGroup: number): string[] {
+  const lines: string[] = [];
+  for (const v of found.leftOut) {
+    // Text is quoted, so that "true" and true, "123" and 123 read apart.
+    const shown = v.type === undefined || v.type === 'string' ? JSON.stringify(v.value) : v.value;
+    lines.push(`left out ${v.key}=${shown} (${counted(v.persons, 'person')}): ${v.reason}`);
+  }
+  for (const big of found.tooLarge)
+    lines.push(`${formatNumber(big.persons)} persons share ${big.key}=${big.value}, more than --max-group ${maxGroup}: left out`);
+  for (const big of found.tooLargeGroups) {
+    const values = Object.entries(big.values).flatMap(([k, list]) => list.map((v) => `${k}=${v}`));
+    const named = values.slice(0, 5).join(', ') + (values.length > 5 ? `, … (${formatNumber(values.length)} values)` : '');
+    lines.push(
+      `a group of ${formatNumber(big.persons)} persons, joined through ${named}, is more than --max-group ${maxGroup}: left out (every value alone is shared by fewer: review it with fewer --by keys, or a larger --max-group)`,
+    );
+  }
+  return lines;
+}
+
 /** A group as review rows: each candidate with the values of the properties that differ. */
 function candidateRows(group: DuplicateGroup, index: number): Record<string, unknown>[] {
   const names = group.differing_properties.filter((name) => !name.startsWith('$'));
@@ -145,6 +179,8 @@ function candidateRows(group: DuplicateGroup, index: number): Record<string, unk
     project_id: group.project_id,
     key: keyText(group),
     uuid: p.uuid,
+    email: cell(emailOf(p)),
+    name: cell(nameOf(p)),
     distinct_ids: p.distinct_ids.join(' '),
     created_at: p.created_at,
     last_seen: p.last_seen ?? '',
@@ -154,19 +190,18 @@ function candidateRows(group: DuplicateGroup, index: number): Record<string, unk
   }));
 }
 
-/** "2026-11-01T10:00:00.000000Z" → "2026-11-01 10:00" (UTC, as the server gives it). */
-const minute = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) : 'never');
-
 /**
  * A group as a person reviews it on a terminal: a line naming it, then per candidate its UUID
- * (what `persons merge` takes), when it was created and last seen, its events, its distinct ids and
- * the values of the properties that differ within the group.
+ * (what `persons merge` takes), who it is (e-mail, name, identified or not, events, created, last
+ * seen: merge-kind's plan says the same), its distinct ids and the values of the properties that
+ * differ within the group.
  */
 function reviewText(group: DuplicateGroup, index: number): string {
   const names = group.differing_properties.filter((name) => !name.startsWith('$'));
   const lines = [`group ${index} · project ${group.project_id} · ${keyText(group)} · ${counted(group.size, 'person')}`];
   for (const p of group.persons) {
-    lines.push(`  ${p.uuid}${p.is_identified ? '  identified' : ''}`);
+    lines.push(`  ${p.uuid}  ${p.is_identified ? 'identified' : 'not identified'}`);
+    lines.push(`    ${identityOf(p)}`);
     lines.push(`    created ${minute(p.created_at)}, last seen ${minute(p.last_seen)}, ${counted(p.event_count, 'event')}`);
     lines.push(`    distinct ids: ${p.distinct_ids.join(' ')}`);
     if (names.length > 0)

@@ -5,10 +5,11 @@ import type { Context } from '../../context.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { parseDuration } from '../../cli/flags.js';
+import { parseCount, parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
 import {
   DEFAULT_KEEP,
+  KEEP_MEANS,
   KEEP_RULES,
   PROPERTY_RULE,
   parseKeepRule,
@@ -16,7 +17,8 @@ import {
   type LeftOut,
   type PlannedGroup,
 } from '../../merge/plan-groups.js';
-import { PLAN_FORMAT, readGroups } from '../../merge/read-groups.js';
+import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
+import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { mergeKind } from '../../merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
@@ -31,6 +33,7 @@ import { parseRateFlag } from './shared/job-flags.js';
 export interface PersonsMergeOptions {
   groups?: string;
   keep?: string;
+  maxGroup?: string;
   dryRun?: boolean;
   planOut?: string;
   yes?: boolean;
@@ -54,14 +57,19 @@ export function personsMergeCommand(): Command {
       'Merge each group of duplicate persons into one of them. The groups are what `hogctl persons duplicates -o json` (or -o ndjson) ' +
         'prints, from a file or standard input (--groups -), or a plan written by --plan-out and reviewed; ' +
         '`hogctl persons merge <keep> <other>...` merges one group: the persons these UUIDs or distinct ids name, into the first.\n\n' +
-        `The person kept in each group is chosen by --keep: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP}: the earliest created; ` +
-        'most-events: the most events; identified: an identified person, then the most events; ties go to the oldest). ' +
+        `The person kept in each group is chosen by --keep: ${KEEP_RULES.map((r) => `${r}, ${KEEP_MEANS[r]}`).join('; ')} ` +
+        `(default ${DEFAULT_KEEP}; ties go to the oldest, then the lowest UUID). The plan names each kept person and those merged into it ` +
+        'by e-mail address, name, identified or not, events, created and last seen. ' +
         `Properties: ${PROPERTY_RULE}; the earliest created_at stays, and the kept person becomes identified.\n\n` +
         'PostHog has no REST endpoint for merging: each person merged away is one `$merge_dangerously` event sent through capture ' +
         '(with the project API key, read with your personal key), applied asynchronously. So the merge reads back the person store ' +
         'until each group is one person holding every distinct id, or --verify-timeout passes; the receipt lists each group as merged, pending or failed. ' +
         'A person holding a distinct id PostHog refuses to merge (such as "null" or "undefined", usually many people under one placeholder) ' +
         'is left out and named in the plan, never merged. Groups never span projects, and no person is created: every person is read again before the plan.\n\n' +
+        'A groups file can come from anywhere, so it is checked before anything is sent: a person in two groups or twice in one, a group of one, ' +
+        "and a group of more than --max-group persons are refused (exit 2), naming the line; a person its group's project does not hold " +
+        '(of another project, never there, deleted since) is refused (exit 3); a group whose key is a placeholder or test value ' +
+        '(as persons duplicates leaves out: null, n/a, test@test.com, ...) is left out and named in the plan, as is a person merged into its own group since it was listed.\n\n' +
         "Before anything is sent the journal (0600) records every group as it was (each person's distinct ids and properties), " +
         'then each request and answer. Interrupted (Ctrl-C, a lost connection, a kill), the same command with --resume sends what was not ' +
         'accepted and reads back again; one run per journal (a lock). As for the bulk jobs, above 100 groups the confirmation asks for their number ' +
@@ -81,7 +89,14 @@ export function personsMergeCommand(): Command {
       '--groups <file>',
       'the groups to merge: `persons duplicates -o json|ndjson` output or a --plan-out plan (- reads standard input)',
     )
-    .option('--keep <rule>', `which person of a group is kept: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP})`)
+    .option(
+      '--keep <rule>',
+      `which person of a group is kept: ${KEEP_RULES.join(', ')} (default ${DEFAULT_KEEP}: ${KEEP_MEANS[DEFAULT_KEEP]})`,
+    )
+    .option(
+      '--max-group <n>',
+      `refuse the input if a group has more persons than this: that many are rarely one person (default ${DEFAULT_MAX_GROUP}, as persons duplicates)`,
+    )
     .option('--dry-run', 'read the persons and print the plan; send nothing')
     .option('--plan-out <file>', 'write the plan (each group with its kept person) to this file for review; --groups <file> applies it')
     .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
@@ -148,6 +163,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const keep = options.keep === undefined ? DEFAULT_KEEP : parseKeepRule(options.keep);
   const verifyTimeoutMs = parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
   const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
+  const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
   const captureUrl = givenCaptureUrl(options);
   if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
 
@@ -165,6 +181,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
     groups = read.groups;
+    refuseLargeGroups(groups, maxGroup);
     // `persons duplicates` found none: nothing to plan, journal or send.
     if (groups.length === 0) {
       ctx.info('nothing to merge: the input holds no groups');
@@ -318,7 +335,7 @@ async function oneGroup(ctx: Context, values: string[], maxWaitMs: number): Prom
     );
   if (new Set(uuids).size !== uuids.length)
     throw new UsageError('two of the values name the same person: there is nothing to merge between them');
-  return [{ project_id: project, persons: uuids.map((u) => persons.get(u!)!), keep: uuids[0] }];
+  return [{ project_id: project, persons: uuids.map((u) => persons.get(u!)!), keep: uuids[0], where: 'the persons named' }];
 }
 
 async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {

@@ -3,7 +3,7 @@
 // for a distinct id PostHog refuses to merge (person-merge-service.ts isDistinctIdIllegal).
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../../src/merge/find-duplicates.js';
-import { chooseKeeper, expectedProperties, isIllegalDistinctId, planGroups } from '../../../src/merge/plan-groups.js';
+import { DEFAULT_KEEP, chooseKeeper, expectedProperties, planGroups } from '../../../src/merge/plan-groups.js';
 
 const person = (uuid: string, o: Partial<Candidate> = {}): Candidate => ({
   uuid,
@@ -28,6 +28,22 @@ describe('chooseKeeper', () => {
     expect(chooseKeeper([busy, known, old], 'identified')).toBe(known);
     // Ties go to the oldest.
     expect(chooseKeeper([person('b', { created_at: '2025' }), person('a', { created_at: '2024' })], 'most-events').uuid).toBe('a');
+  });
+});
+
+describe('the default --keep', () => {
+  it('keeps what a reviewer would: the identified person over an older anonymous one with more events', () => {
+    const device = person('00000000-0000-4000-8000-0000000000d1', { created_at: '2024-01-01T00:00:00Z', event_count: 40 });
+    const signedIn = person('00000000-0000-4000-8000-0000000000d2', {
+      created_at: '2025-01-01T00:00:00Z',
+      event_count: 3,
+      is_identified: true,
+    });
+    expect(DEFAULT_KEEP).toBe('identified');
+    expect(chooseKeeper([device, signedIn], DEFAULT_KEEP)).toBe(signedIn);
+    // Both identified: the most events; as many: the oldest.
+    expect(chooseKeeper([known, { ...busy, is_identified: true }], DEFAULT_KEEP).uuid).toBe(busy.uuid);
+    expect(chooseKeeper([{ ...old, event_count: 5, is_identified: true }, known], DEFAULT_KEEP).uuid).toBe(old.uuid);
   });
 });
 
@@ -57,16 +73,17 @@ describe('planGroups', () => {
     expect(leftOut.find((l) => l.uuid === junk.uuid)!.reason).toContain('"null"');
   });
 
+  it('leaves out a group whose key is a placeholder: a groups file can come from anywhere', () => {
+    const { planned, leftOut } = planGroups([{ project_id: '1', persons: [old, busy], key: { email: 'N/A' } }], 'oldest');
+    expect(planned).toEqual([]);
+    expect(leftOut.map((l) => l.reason)).toEqual([
+      `its group shares email="N/A", a placeholder or test value, not one person's`,
+      `its group shares email="N/A", a placeholder or test value, not one person's`,
+    ]);
+  });
+
   it('keeps the person a reviewed plan names', () => {
     const { planned } = planGroups([{ project_id: '2', persons: [old, busy], keep: busy.uuid }], 'oldest');
     expect(planned[0].keep).toBe(busy);
-  });
-});
-
-describe('isIllegalDistinctId', () => {
-  it('follows PostHog: trimmed empty, case-insensitive and exact lists, quoted forms; e-mail addresses are fine', () => {
-    for (const id of ['', '  ', 'Anonymous', 'GUEST', 'distinct_id', "'null'", '"undefined"', 'NaN', 'None', '0', '[object Object]'])
-      expect(isIllegalDistinctId(id), id).toBe(true);
-    for (const id of ['NULL', 'nan', '00', 'ana@example.com', 'user-1']) expect(isIllegalDistinctId(id), id).toBe(false);
   });
 });
