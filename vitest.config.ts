@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const MOCKS_MODULES = [
   'test/unit/bulk/engine/lock.test.ts',
   'test/unit/bulk/engine/receipt-short-write.test.ts',
+  'test/virtual/unrecorded.test.ts',
 ];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */

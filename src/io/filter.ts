@@ -11,6 +11,11 @@ export interface OutputFilter {
   expression: string;
 }
 
+/** A valid --jq expression or --template that failed on the data itself (the compile check
+ * passed): exit 2 for a read, where nothing else happened; a command that changed something
+ * first says so, and exits 9 (src/bulk/engine/finish.ts). */
+export class FilterFailedError extends UsageError {}
+
 const JQ_HINT = "jq's manual: https://jqlang.org/manual/ (try the expression on `-o json` output)";
 const TEMPLATE_HINT = 'templates are Handlebars: https://handlebarsjs.com/guide/ (a list is `this`: {{#each this}}…{{/each}})';
 
@@ -104,11 +109,11 @@ export async function applyFilter(filter: OutputFilter, value: unknown, terminal
     try {
       return render(value);
     } catch (err) {
-      throw new UsageError(`${named(filter)}: ${(err as Error).message.trim()}`, TEMPLATE_HINT);
+      throw new FilterFailedError(`${named(filter)}: ${(err as Error).message.trim()}`, TEMPLATE_HINT);
     }
   }
   const jq = await loadJqOnce();
   const result = jq.raw(JSON.stringify(value), filter.expression, terminal ? ['-r'] : ['-r', '-c']);
-  if (result.exitCode !== 0) throw new UsageError(`${named(filter)} failed on the data: ${jqMessage(result.stderr)}`, JQ_HINT);
+  if (result.exitCode !== 0) throw new FilterFailedError(`${named(filter)} failed on the data: ${jqMessage(result.stderr)}`, JQ_HINT);
   return result.stdout === '' || result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`;
 }

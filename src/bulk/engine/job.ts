@@ -14,6 +14,7 @@ import { findings, finish, journalHeader } from './finish.js';
 import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
 import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
+import { closeRun } from './unrecorded.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../../io/columns.js';
 import { writePlan } from './write-plan.js';
@@ -69,13 +70,10 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     // Started again, a finished job is checked again: what the server holds now.
     const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state) : undefined;
     const verification = checked?.verification;
-    const receipt = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
-    if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
+    const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
+    if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
     const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
-    for (const line of end.warnings) ctx.warn(line);
-    if (end.error) throw end.error;
-    const unreachable = unreachableOutcome(receipt, kind.words.done);
-    if (unreachable) throw unreachable;
+    closeRun(ctx, { warnings: end.warnings, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
     return;
   }
 
@@ -115,24 +113,27 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
 
   const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal) : undefined;
   const verification = checked?.verification;
-  const receipt = await finish(ctx, p, { status: result.reason, journal, error: result.error?.message, print: true, verification });
-  if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
+  const { receipt, missing } = await finish(ctx, p, {
+    status: result.reason,
+    journal,
+    error: result.error?.message,
+    print: true,
+    verification,
+  });
+  if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
   const end = outcome(result, receipt, {
     account: p.action.account(receipt, p.targets.identifiers),
     resume,
     requests,
-    receiptPath: p.receiptPath!,
+    // A receipt that could not be written is not named as if it were there.
+    receiptPath: missing.receipt ? undefined : p.receiptPath,
     maxWaitMs: s.maxWaitMs,
     now: ctx.clock.now(),
     done: kind.words.done,
     verdict: (r) =>
       kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
   });
-  for (const line of end.warnings) ctx.warn(line);
-  if (end.error) throw end.error;
-  const unreachable = unreachableOutcome(receipt, kind.words.done);
-  if (unreachable) throw unreachable;
-  ctx.info(end.success!);
+  closeRun(ctx, { ...end, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
 }
 
 /** Asks on a terminal, refuses off one without --yes; above a hundred persons, whatever chose

@@ -28,7 +28,8 @@ export interface OutcomeFacts {
   resume: string;
   /** Requests this run was to send. */
   requests: number;
-  receiptPath: string;
+  /** Undefined when the receipt could not be written: then none is named. */
+  receiptPath: string | undefined;
   maxWaitMs: number;
   now: number;
   /** What the job does to persons: "deleted", "changed" (JobKind.words.done). */
@@ -127,10 +128,10 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if (c.failed > 0) {
     return {
       error: new PartialFailureError(
-        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; ${o.receiptPath ? `the receipt ${o.receiptPath}` : 'the journal'} lists them`,
         `retry them with:\n  ${o.resume}`,
       ),
     };
   }
-  return { success: `✔ ${o.account}; receipt: ${o.receiptPath}` };
+  return { success: `✔ ${o.account}${o.receiptPath ? `; receipt: ${o.receiptPath}` : ''}` };
 }

@@ -1,0 +1,108 @@
+// A bulk run that changed persons and then could not record it: --jq or --template failing on the
+// summary, or a receipt the disk had no room for (a write that writes only part, then ENOSPC,
+// injected under node:fs/promises). Exit 2 would say nothing was sent: the run says what it did,
+// then what is missing and how to get it, with exit 9. A filter that cannot compile is still
+// refused before anything is sent. The black-box full disk: test/reliability/full-disk.test.ts.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startVirtualWorld, type VirtualWorld } from './harness.js';
+
+/** Bytes left on the "disk" of receipts whose name contains `full-disk`. */
+const disk = { room: 0 };
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof real.open>) => {
+    const handle = await real.open(...args);
+    if (!String(args[0]).includes('full-disk')) return handle;
+    const write = async (buffer: Buffer, offset = 0, length = buffer.length - offset) => {
+      const take = Math.min(length, disk.room);
+      if (take === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      disk.room -= take;
+      return handle.write(buffer, offset, take);
+    };
+    return new Proxy(handle, {
+      get: (target, prop) => (prop === 'write' ? write : (Reflect.get(target, prop, target) as unknown)),
+    }) as FileHandle;
+  };
+  return { ...real, open, default: { ...real, open } };
+});
+
+let world: VirtualWorld;
+let serial = 0;
+beforeAll(async () => {
+  world = await startVirtualWorld({ persons: 40, seed: 36, applyDelayMs: 0 });
+});
+afterAll(() => world.close());
+
+let next = 0;
+/** A file of `n` persons no other test here deletes. */
+function idsFile(n: number): { path: string; ids: string[] } {
+  const ids = world.sandbox.store.list({}, next, n).map((p) => p.uuid);
+  next += n;
+  const path = join(world.configDir, `ids-${++serial}.txt`);
+  writeFileSync(path, `${ids.join('\n')}\n`);
+  return { path, ids };
+}
+const alive = (ids: string[]) => ids.filter((id) => world.sandbox.store.getByUuid(id));
+const bulkDelete = (path: string, ...flags: string[]) => world.run(['persons', 'bulk-delete', '--file', path, '--yes', ...flags]);
+
+describe('--jq or --template failing after the persons were changed', () => {
+  it('bulk-delete: the success line, then the expression’s error, exit 9 (not 2, "nothing sent")', async () => {
+    const { path, ids } = idsFile(3);
+    const receipt = join(world.configDir, `jq-${serial}.json`);
+    const res = await bulkDelete(path, '--receipt', receipt, '--jq', '.status | tonumber');
+    expect(res.code, res.stderr).toBe(9);
+    expect(alive(ids)).toEqual([]);
+    expect(res.stderr).toMatch(/✔ 3 persons deleted .*; receipt: .*jq-\d+\.json\n/);
+    expect(res.stderr).toMatch(/error: --jq "\.status \| tonumber" failed on the data: .*; the run itself is done, as said above/);
+    expect(res.stderr.indexOf('✔')).toBeLessThan(res.stderr.indexOf('error:'));
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).counts.persons_deleted).toBe(3);
+    expect(res.stdout).toBe('');
+  });
+
+  it('merge: the success line, then the template’s error, exit 9', async () => {
+    const [keep, other] = world.sandbox.store.list({}, next, 2).map((p) => p.uuid);
+    next += 2;
+    const res = await world.run(['persons', 'merge', keep, other, '--yes', '--template', '{{nosuchhelper status}}']);
+    expect(res.code, res.stderr).toBe(9);
+    expect(world.sandbox.store.getByUuid(other)).toBeUndefined();
+    expect(world.sandbox.store.getByUuid(keep)).toBeDefined();
+    expect(res.stderr).toMatch(/✔ .*merged/);
+    expect(res.stderr).toMatch(/error: --template "\{\{nosuchhelper status\}\}": Missing helper/);
+  });
+
+  it('an expression that does not compile is refused before anything is sent, exit 2', async () => {
+    const { path, ids } = idsFile(2);
+    const before = world.sandbox.requests.length;
+    const res = await bulkDelete(path, '--jq', '.status |');
+    expect(res.code).toBe(2);
+    expect(world.sandbox.requests.length).toBe(before);
+    expect(alive(ids)).toEqual(ids);
+  });
+});
+
+describe('a receipt the disk has no room for, after the deletions', () => {
+  it('says what was deleted, that there is no receipt and how to write it (exit 9); --resume writes it', async () => {
+    const { path, ids } = idsFile(4);
+    const receipt = join(world.configDir, `full-disk-${serial}.json`);
+    disk.room = 2048;
+    const res = await bulkDelete(path, '--receipt', receipt);
+    expect(res.code, res.stderr).toBe(9);
+    expect(alive(ids)).toEqual([]);
+    expect(res.stderr).toMatch(/✔ 4 persons deleted [^\n]*\n/);
+    expect(res.stderr).not.toMatch(/receipt: .*full-disk/);
+    expect(res.stderr).toMatch(
+      /error: the receipt .*full-disk-\d+\.json could not be written \(no space left on the device\), so there is none/,
+    );
+    expect(res.stderr).toMatch(/--resume sends no more changes, it writes the receipt from the journal/);
+    expect(existsSync(receipt)).toBe(false);
+
+    const elsewhere = join(world.configDir, `written-${serial}.json`);
+    const again = await bulkDelete(path, '--resume', '--receipt', elsewhere);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(elsewhere, 'utf8')).counts).toMatchObject({ persons_deleted: 4, sent: 4 });
+  });
+});
