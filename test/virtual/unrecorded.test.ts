@@ -9,25 +9,48 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';
 
-/** Bytes left on the "disk" of receipts whose name contains `full-disk`. */
-const disk = { room: 0 };
+/** The "disk" of files whose path contains `full-disk`: bytes left for a receipt, and whether a
+ * journal can take no more answers. */
+const disk = { room: 0, journalFull: false };
 
+function enospc(): Error {
+  return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+}
+
+/** A file of that disk: writes take what room is left, then fail; a journal's answers fail when
+ * it is full. */
+function onDisk(handle: FileHandle): FileHandle {
+  const own: Record<PropertyKey, unknown> = {
+    write: async (buffer: Buffer, offset = 0, length = buffer.length - offset) => {
+      const take = Math.min(length, disk.room);
+      if (take === 0) throw enospc();
+      disk.room -= take;
+      return handle.write(buffer, offset, take);
+    },
+    appendFile: async (data: string) => {
+      if (disk.journalFull && data.includes('"type":"answered"')) throw enospc();
+      return handle.appendFile(data);
+    },
+  };
+  return new Proxy(handle, { get: (target, prop) => own[prop] ?? (Reflect.get(target, prop, target) as unknown) }) as FileHandle;
+}
+
+// Receipts are opened through node:fs/promises, journals through secret-file.ts.
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   const open = async (...args: Parameters<typeof real.open>) => {
     const handle = await real.open(...args);
-    if (!String(args[0]).includes('full-disk')) return handle;
-    const write = async (buffer: Buffer, offset = 0, length = buffer.length - offset) => {
-      const take = Math.min(length, disk.room);
-      if (take === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      disk.room -= take;
-      return handle.write(buffer, offset, take);
-    };
-    return new Proxy(handle, {
-      get: (target, prop) => (prop === 'write' ? write : (Reflect.get(target, prop, target) as unknown)),
-    }) as FileHandle;
+    return String(args[0]).includes('full-disk') ? onDisk(handle) : handle;
   };
   return { ...real, open, default: { ...real, open } };
+});
+vi.mock('../../src/config/secret-file.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/config/secret-file.js')>();
+  const openSecretFile = async (path: string, mode: 'create' | 'append') => {
+    const handle = await real.openSecretFile(path, mode);
+    return path.includes('full-disk') ? onDisk(handle) : handle;
+  };
+  return { ...real, openSecretFile };
 });
 
 let world: VirtualWorld;
@@ -104,5 +127,27 @@ describe('a receipt the disk has no room for, after the deletions', () => {
     const again = await bulkDelete(path, '--resume', '--receipt', elsewhere);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(readFileSync(elsewhere, 'utf8')).counts).toMatchObject({ persons_deleted: 4, sent: 4 });
+  });
+});
+
+describe('a journal whose disk fills after the deletions went out', () => {
+  it('says requests were sent (exit 9, not 2 "nothing sent"); the next run checks them and writes the receipt', async () => {
+    const { path, ids } = idsFile(3);
+    const journal = join(world.configDir, `full-disk-${serial}.ndjson`);
+    const receipt = join(world.configDir, `journal-full-${serial}.json`);
+    disk.journalFull = true;
+    const res = await bulkDelete(path, '--journal', journal, '--receipt', receipt).finally(() => (disk.journalFull = false));
+    expect(res.code, res.stderr).toBe(9);
+    expect(alive(ids)).toEqual([]);
+    expect(res.stderr).toMatch(
+      /error: cannot write the journal .*: no space left on the device, after requests were sent: the journal holds every request sent, but may lack the answers of the last ones, and no receipt was written/,
+    );
+    expect(res.stderr).not.toMatch(/nothing was sent/);
+    expect(existsSync(receipt)).toBe(false);
+
+    const again = await bulkDelete(path, '--journal', journal, '--resume');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/checking 3 ids sent in 1 request of an earlier run whose answers were lost/);
+    expect(JSON.parse(readFileSync(receipt, 'utf8')).counts).toMatchObject({ sent: 3, unconfirmed: 0 });
   });
 });

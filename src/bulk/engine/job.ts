@@ -11,7 +11,7 @@ import { CancelledError } from '../../errors.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
 import type { JobKind, JobVerification } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
-import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
+import { describeProjects, JournalFileError, JournalWriter, type JournalRecord } from './journal.js';
 import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
 import { closeRun } from './unrecorded.js';
@@ -19,7 +19,7 @@ import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../../io/columns.js';
 import { writePlan } from './write-plan.js';
 import { prepareJob, type Prepared } from './prepare.js';
-import { runJob } from './run.js';
+import { journalLost, runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
 import { decideSettings, resumeCommand, withKindDefaults, type BulkSettings, type SettledSettings } from './settings.js';
 import { checkPlanPlace, readPlanFile } from './plan-file.js';
@@ -68,7 +68,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
       );
     else ctx.info(p.bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
     // Started again, a finished job is checked again: what the server holds now.
-    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state) : undefined;
+    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state, resume) : undefined;
     const verification = checked?.verification;
     const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
     if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
@@ -111,7 +111,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     resumeCommand: resume,
   });
 
-  const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal) : undefined;
+  const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal, resume) : undefined;
   const verification = checked?.verification;
   const { receipt, missing } = await finish(ctx, p, {
     status: result.reason,
@@ -163,8 +163,11 @@ async function verifyJob(
   ctx: Context,
   p: Prepared,
   journal: Journal,
+  resume: string,
 ): Promise<{ verification?: JobVerification; interrupted: boolean } | undefined> {
-  const writer = await JournalWriter.open(p.bound.path, 'append');
+  const writer = await JournalWriter.open(p.bound.path, 'append').catch((err: unknown) => {
+    throw err instanceof JournalFileError && journal.chunks.size > 0 ? journalLost(err, resume) : err;
+  });
   const record = async (r: JournalRecord) => {
     await writer.append(r);
     journal.apply(r);
@@ -182,6 +185,8 @@ async function verifyJob(
     };
     return { verification: await p.kind.verify(ctx, env), interrupted: false };
   } catch (err) {
+    // Every request was answered by then: a journal that fails now is no "nothing sent".
+    if (err instanceof JournalFileError && journal.chunks.size > 0) throw journalLost(err, resume);
     if (!ctx.deps.signal?.aborted) throw err;
     const gone = journal.verification?.gone.size ?? 0;
     const at = new Date(ctx.clock.now()).toISOString();
