@@ -8,6 +8,7 @@ const MOCKS_MODULES = [
   'test/unit/bulk/engine/lock.test.ts',
   'test/unit/bulk/engine/receipt-short-write.test.ts',
   'test/virtual/unrecorded.test.ts',
+  'test/unit/export/bundle-short-write.test.ts',
 ];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
