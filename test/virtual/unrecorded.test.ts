@@ -97,6 +97,18 @@ describe('--jq or --template failing after the persons were changed', () => {
     expect(res.stderr).toMatch(/error: --template "\{\{nosuchhelper status\}\}": Missing helper/);
   });
 
+  it('persons delete: the ✔ line, then the expression’s error, exit 9', async () => {
+    const [person] = world.sandbox.store.list({}, next++, 1);
+    const res = await world.run(['persons', 'delete', person.uuid, '--yes', '--jq', 'error("no")']);
+    expect(res.code, res.stderr).toBe(9);
+    expect(world.sandbox.store.getByUuid(person.uuid)).toBeUndefined();
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `✔ [^\\n]*${person.uuid}[^\\n]*\\n(.*\\n)*error: --jq "error\\(\\\\"no\\\\"\\)" failed on the data: no; the change itself was made`,
+      ),
+    );
+  });
+
   it('an expression that does not compile is refused before anything is sent, exit 2', async () => {
     const { path, ids } = idsFile(2);
     const before = world.sandbox.requests.length;
