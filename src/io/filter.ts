@@ -70,9 +70,44 @@ async function compileTemplate(text: string): Promise<TemplateFn> {
   hb.registerHelper('join', (list: unknown, separator: unknown) =>
     Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ', ') : String(list ?? ''),
   );
-  // Parsing first reports a syntax error now, not on the first render.
-  hb.parse(text);
+  // Parsing first reports a syntax error now, not on the first render; and what would fail only
+  // when rendered (a helper that does not exist, a partial, #if without its value) is refused
+  // here too, before anything is sent: after a deletion, a failed render could only be reported.
+  checkCalls(hb.parse(text), new Set(Object.keys(hb.helpers)));
   return hb.compile(text, { noEscape: true, strict: false });
+}
+
+/** What a node of a Handlebars template may hold (hbs.AST, as far as this check reads it). */
+interface TemplateNode {
+  type: string;
+  path?: { type: string; original?: unknown };
+  params?: TemplateNode[];
+  hash?: { pairs: { value: TemplateNode }[] };
+  body?: TemplateNode[];
+  program?: TemplateNode;
+  inverse?: TemplateNode;
+}
+
+/** Built-in block helpers that take exactly one value. */
+const ONE_VALUE = new Set(['if', 'unless', 'with', 'each']);
+
+/** Throws, naming the first call in the template that would fail whatever the data. */
+function checkCalls(node: TemplateNode | undefined, helpers: Set<string>): void {
+  if (!node) return;
+  if (node.type === 'PartialStatement' || node.type === 'PartialBlockStatement' || node.type === 'DecoratorBlock')
+    throw new Error('partials and decorators are not available in --template');
+  const name = node.path?.type === 'PathExpression' ? String(node.path.original) : undefined;
+  const args = (node.params?.length ?? 0) + (node.hash?.pairs.length ?? 0);
+  if (name !== undefined && ['MustacheStatement', 'BlockStatement', 'SubExpression'].includes(node.type)) {
+    // A name with arguments is a helper call; without, a value (a block over it is a section).
+    if (!helpers.has(name) && (args > 0 || node.type === 'SubExpression'))
+      throw new Error(`there is no helper "${name}" (the helpers are ${[...helpers].sort().join(', ')})`);
+    if (helpers.has(name) && ONE_VALUE.has(name) && node.params?.length !== 1) throw new Error(`#${name} takes exactly one value`);
+  }
+  for (const child of [...(node.params ?? []), ...(node.hash?.pairs.map((p) => p.value) ?? []), ...(node.body ?? [])])
+    checkCalls(child, helpers);
+  checkCalls(node.program, helpers);
+  checkCalls(node.inverse, helpers);
 }
 
 /**

@@ -86,15 +86,15 @@ describe('--jq or --template failing after the persons were changed', () => {
     expect(res.stdout).toBe('');
   });
 
-  it('merge: the success line, then the template’s error, exit 9', async () => {
+  it('merge: the success line, then the expression’s error, exit 9', async () => {
     const [keep, other] = world.sandbox.store.list({}, next, 2).map((p) => p.uuid);
     next += 2;
-    const res = await world.run(['persons', 'merge', keep, other, '--yes', '--template', '{{nosuchhelper status}}']);
+    const res = await world.run(['persons', 'merge', keep, other, '--yes', '--jq', '.persons_merged | ascii_downcase']);
     expect(res.code, res.stderr).toBe(9);
     expect(world.sandbox.store.getByUuid(other)).toBeUndefined();
     expect(world.sandbox.store.getByUuid(keep)).toBeDefined();
     expect(res.stderr).toMatch(/✔ .*merged/);
-    expect(res.stderr).toMatch(/error: --template "\{\{nosuchhelper status\}\}": Missing helper/);
+    expect(res.stderr).toMatch(/error: --jq "\.persons_merged \| ascii_downcase" failed on the data: /);
   });
 
   it('persons delete: the ✔ line, then the expression’s error, exit 9', async () => {
@@ -109,11 +109,16 @@ describe('--jq or --template failing after the persons were changed', () => {
     );
   });
 
-  it('an expression that does not compile is refused before anything is sent, exit 2', async () => {
+  it('an expression that does not compile, or a template that calls no helper, is refused before anything is sent, exit 2', async () => {
     const { path, ids } = idsFile(2);
     const before = world.sandbox.requests.length;
-    const res = await bulkDelete(path, '--jq', '.status |');
-    expect(res.code).toBe(2);
+    for (const filter of [
+      ['--jq', '.status |'],
+      ['--template', '{{nosuchhelper status}}'],
+    ]) {
+      const res = await bulkDelete(path, ...filter);
+      expect(res.code, res.stderr).toBe(2);
+    }
     expect(world.sandbox.requests.length).toBe(before);
     expect(alive(ids)).toEqual(ids);
   });
