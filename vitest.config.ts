@@ -6,9 +6,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * not see the mock, so they do not share modules with other files. */
 const MOCKS_MODULES = [
   'test/unit/bulk/engine/lock.test.ts',
-  'test/unit/bulk/engine/receipt-short-write.test.ts',
+  'test/unit/bulk/engine/receipt.test.ts',
   'test/virtual/unrecorded.test.ts',
-  'test/unit/export/bundle-short-write.test.ts',
+  'test/unit/io/write-all.test.ts',
 ];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */

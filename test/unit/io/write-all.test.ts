@@ -1,6 +1,7 @@
-// The bundle's files on a disk that fills up: write(2) writes fewer bytes than asked without an
-// error, and a full disk fails the next write. Events files and the archive are written whole
-// through short writes; an archive the disk has no room for is removed, never left cut short.
+// writeAll, through the files that use it, on a disk that fills up: write(2) writes fewer bytes
+// than asked without an error, and a full disk fails the next write. A bundle's events files and
+// its archive are written whole through short writes; an archive the disk has no room for is
+// removed, never left cut short.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
