@@ -3,7 +3,8 @@
 // 4 when the key was refused, the server's own code when it rejected a request, 130 when
 // interrupted, 6 when the server asks to wait past --max-wait, 8 when chunks failed or the kind's
 // verdict says the work is not done (persons not deleted, changes not shown). Every error says
-// what was done before it and how to continue.
+// what was done before it and how to continue. A receipt or summary that could not be made after
+// the work was done is unrecorded.ts's (exit 9).
 import {
   ApiError,
   AuthError,
