@@ -4,7 +4,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Unit tests that replace a module with vi.mock: a module already loaded by another file would
  * not see the mock, so they do not share modules with other files. */
-const MOCKS_MODULES = ['test/unit/bulk/engine/lock.test.ts'];
+const MOCKS_MODULES = [
+  'test/unit/bulk/engine/lock.test.ts',
+  'test/unit/bulk/engine/receipt.test.ts',
+  'test/virtual/unrecorded.test.ts',
+  'test/unit/io/write-all.test.ts',
+];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
 const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/virtual/', 'packages/', 'test/unit/'];
@@ -58,6 +63,7 @@ export default defineConfig({
         test: {
           name: 'end-to-end',
           include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/virtual/**/*.test.ts'],
+          exclude: [...MOCKS_MODULES],
           // As the unit tests: the harness, the sandbox and the CLI's modules are loaded once a
           // worker, not once a file (about 30 s of CPU a run); each file starts its own sandbox.
           isolate: false,

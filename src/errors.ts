@@ -11,6 +11,7 @@ export const ExitCode = {
   rateLimited: 6,
   unavailable: 7,
   partial: 8,
+  notRecorded: 9,
   cancelled: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -36,6 +37,16 @@ export class CancelledError extends CliError {
 
 export class PartialFailureError extends CliError {
   override readonly exitCode = ExitCode.partial;
+}
+
+/**
+ * Exit 9: the work was done, in whole or in part, but what records or reports it could not be
+ * made whole (a receipt, journal, plan or bundle file cut short by a full disk, or --jq/--template
+ * failing on the output). Never exit 2, which says nothing was sent: the message says what was done
+ * and how to get the missing file or output.
+ */
+export class NotRecordedError extends CliError {
+  override readonly exitCode = ExitCode.notRecorded;
 }
 
 /** Exit 8 for what has not failed but is not done yet (PostHog's weekly event deletion still to

@@ -38,6 +38,10 @@ export const TOPICS: Record<string, Topic> = {
       ['6', 'still rate-limited after retries'],
       ['7', 'server or network failure after retries, timeout'],
       ['8', 'partial failure of a bulk operation (summary on stderr, details in the journal and receipt)'],
+      [
+        '9',
+        'done, at least in part, but not all of it recorded: a receipt, journal, plan or bundle file could not be written whole, or `--jq`/`--template` failed on the output (the message says what was done and how to get the rest)',
+      ],
       ['130', 'cancelled (Ctrl-C, or a declined confirmation)'],
     ],
   },
@@ -102,7 +106,7 @@ export const TOPICS: Record<string, Topic> = {
       '--resume needs only --file (and --journal if one was given): the journal remembers the flags, the receipt path, the output format, the rate, the concurrency and the retries of the run.',
       'Persons the server found but could not delete (deletion_errors in its answer) are sent again, at most --retries times; what is left, --resume sends.',
       'Ctrl-C (or SIGTERM) stops sending and waits for the requests in flight; a second one quits at once. Either way the journal and the receipt say what is known, and the resume command is printed. Ctrl-C while verifying does the same (verification: interrupted); --resume then verifies what is left.',
-      'Exit codes of bulk-delete: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission (nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after retries (listed in the receipt; --resume retries them), persons could not be deleted (deletion_errors) or were still there when verified, or a project could not be searched, 130 interrupted.',
+      'Exit codes of bulk-delete: 0 every request succeeded, 2 invalid input or flags (nothing sent), 4 authentication or permission (nothing more sent), 6 the server asked to wait longer than --max-wait (resume then), 8 some requests failed after retries (listed in the receipt; --resume retries them), persons could not be deleted (deletion_errors) or were still there when verified, or a project could not be searched, 9 requests were sent but the journal or the receipt could not be written whole (a full disk) or --jq/--template failed on the summary (the message says what was done; --resume writes the receipt again, and checks ids whose answers the journal lacks before sending them again), 130 interrupted.',
       'Exit codes of erasure-status: 0 complete in every project, 8 something is pending or back (listed), 2 the receipt cannot be used.',
     ],
   },
@@ -115,7 +119,7 @@ export const TOPICS: Record<string, Topic> = {
       'Capture applies changes within seconds, not at once: afterwards the persons are read back until every change shows or --verify-timeout passes, and the receipt says, per person, applied, still pending or failed. Capture\'s acceptance is no promise: a project over its billing limit gets the same {"status": "Ok"} and its events are dropped, so a person still pending may never change. Check the organization\'s billing limits and the project\'s ingestion warnings, then run the update again (a new run: --resume only reads pending persons back).',
       "To keep a person's analytics and drop their personal data, unset the properties that hold it (e.g. --unset email --unset name --unset phone). This changes the person only: properties already captured on past events are not changed; `persons bulk-delete --keep-person --delete-events` deletes those events.",
       'Plan, confirmation (the count typed above 100 persons), dry run, journal, --resume (nothing but the input and --resume: the journal remembers the changes), receipt and Ctrl-C work as for `persons bulk-delete`. An update is not an erasure: its journal and receipt keep in clear what it was given (addresses, distinct ids, person ids) and the changes; keep them as private as the persons they name. There is no --plan file for updates, and so no signature.',
-      "Exit codes of bulk-update: 0 every change accepted (and shown, when verified), 2 invalid input or flags, or a project that does not process person profiles (nothing sent), 4 authentication or permission, 5 an older server answered that the project is over its billing quota, 6 the server asked to wait longer than --max-wait, 7 the server failed after retries or answered in a way that is not capture's acceptance, 8 some requests failed or changes did not show in time (listed in the receipt; a project over its billing limit ends here), 130 interrupted.",
+      "Exit codes of bulk-update: 0 every change accepted (and shown, when verified), 2 invalid input or flags, or a project that does not process person profiles (nothing sent), 4 authentication or permission, 5 an older server answered that the project is over its billing quota, 6 the server asked to wait longer than --max-wait, 7 the server failed after retries or answered in a way that is not capture's acceptance, 8 some requests failed or changes did not show in time (listed in the receipt; a project over its billing limit ends here), 9 changes were sent but the journal or the receipt could not be written whole, or --jq/--template failed on the summary (the message says what was done and how to get the rest), 130 interrupted.",
     ],
   },
 };

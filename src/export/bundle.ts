@@ -15,6 +15,7 @@ import { createGzip } from 'node:zlib';
 import { join, parse, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileError, openSecretFile, writeSecretFile } from '../config/secret-file.js';
+import { writeAll } from '../io/write-all.js';
 
 export const STATE_FILE = 'export-state.json';
 export const MANIFEST_FILE = 'manifest.json';
@@ -137,7 +138,7 @@ export async function appendGzipLines(path: string, lines: Iterable<string>): Pr
     throw fileError(err, path, 'write');
   });
   try {
-    await handle.write(Buffer.concat(compressed));
+    await writeAll(handle, Buffer.concat(compressed));
     await handle.sync();
     return (await handle.stat()).size;
   } catch (err) {
@@ -153,7 +154,7 @@ export async function appendLines(path: string, lines: string[]): Promise<void> 
     throw fileError(err, path, 'write');
   });
   try {
-    await handle.write(lines.join(''));
+    await writeAll(handle, lines.join(''));
     await handle.sync();
   } catch (err) {
     throw fileError(err, path, 'write');

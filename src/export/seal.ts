@@ -5,7 +5,8 @@
 // was written is named, and the export ends with exit 8. Then the state file goes (the bundle is
 // finished) and, with --zip, the bundle becomes one archive and the directory goes.
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { NotRecordedError } from '../errors.js';
 import { VERSION } from '../context.js';
 import { listFiles, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
 import { PARTS } from './collect.js';
@@ -148,8 +149,15 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
   rmSync(statePath(bundle), { force: true });
   let zip: string | null = null;
   if (f.zip) {
-    zip = f.zip;
-    await writeZip(bundle, [...files.map((x) => x.path), MANIFEST_FILE].sort(), zip, basename(bundle));
+    const archive = f.zip;
+    zip = archive;
+    await writeZip(bundle, [...files.map((x) => x.path), MANIFEST_FILE].sort(), zip, basename(bundle)).catch((err: unknown) => {
+      // The bundle is whole and its state file gone: "run it again" would find it finished.
+      throw new NotRecordedError(
+        `${(err as Error).message}; no archive was made, and the bundle is in ${bundle}, with its manifest`,
+        `free some space, then archive that directory yourself (\`cd ${dirname(bundle)} && zip -r ${resolve(archive)} ${basename(bundle)}\`), or hand it over as it is`,
+      );
+    });
     // The archive is the bundle now: the directory it was made from goes.
     rmSync(bundle, { recursive: true, force: true });
   }

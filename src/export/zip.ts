@@ -6,7 +6,7 @@
 // directory name, and keep the files' 0600 mode for unzip. The archive is made 0600 and never
 // written over an existing file. Zip64 is not written: a bundle of 4 GiB or more is refused.
 import { createReadStream, statSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { unlink, type FileHandle } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw } from 'node:zlib';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatNumber } from '../io/counts.js';
 import { fileError, openSecretFile } from '../config/secret-file.js';
+import { writeAll } from '../io/write-all.js';
 
 const LIMIT = 0xffff_ffff;
 const UTF8_AND_DESCRIPTOR = 0x0808;
@@ -58,8 +59,7 @@ export async function writeZip(dir: string, files: string[], zipPath: string, ro
   }
   let offset = 0;
   const write = async (bytes: Buffer) => {
-    await handle.write(bytes);
-    offset += bytes.length;
+    offset += await writeAll(handle, bytes);
   };
   const entries: Entry[] = [];
   try {
@@ -126,8 +126,10 @@ export async function writeZip(dir: string, files: string[], zipPath: string, ro
     await write(end);
     await handle.sync();
   } catch (err) {
+    // Part of an archive is no archive: none is left to be taken for the bundle.
+    await handle.close().catch(() => {});
+    await unlink(zipPath).catch(() => {});
     throw fileError(err, zipPath, 'write');
-  } finally {
-    await handle.close();
   }
+  await handle.close();
 }

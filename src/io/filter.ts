@@ -11,6 +11,11 @@ export interface OutputFilter {
   expression: string;
 }
 
+/** A valid --jq expression or --template that failed on the data itself (the compile check
+ * passed): exit 2 for a read, where nothing else happened; a command that changed something
+ * first says so, and exits 9 (src/bulk/engine/finish.ts). */
+export class FilterFailedError extends UsageError {}
+
 const JQ_HINT = "jq's manual: https://jqlang.org/manual/ (try the expression on `-o json` output)";
 const TEMPLATE_HINT = 'templates are Handlebars: https://handlebarsjs.com/guide/ (a list is `this`: {{#each this}}…{{/each}})';
 
@@ -65,9 +70,44 @@ async function compileTemplate(text: string): Promise<TemplateFn> {
   hb.registerHelper('join', (list: unknown, separator: unknown) =>
     Array.isArray(list) ? list.join(typeof separator === 'string' ? separator : ', ') : String(list ?? ''),
   );
-  // Parsing first reports a syntax error now, not on the first render.
-  hb.parse(text);
+  // Parsing first reports a syntax error now, not on the first render; and what would fail only
+  // when rendered (a helper that does not exist, a partial, #if without its value) is refused
+  // here too, before anything is sent: after a deletion, a failed render could only be reported.
+  checkCalls(hb.parse(text), new Set(Object.keys(hb.helpers)));
   return hb.compile(text, { noEscape: true, strict: false });
+}
+
+/** What a node of a Handlebars template may hold (hbs.AST, as far as this check reads it). */
+interface TemplateNode {
+  type: string;
+  path?: { type: string; original?: unknown };
+  params?: TemplateNode[];
+  hash?: { pairs: { value: TemplateNode }[] };
+  body?: TemplateNode[];
+  program?: TemplateNode;
+  inverse?: TemplateNode;
+}
+
+/** Built-in block helpers that take exactly one value. */
+const ONE_VALUE = new Set(['if', 'unless', 'with', 'each']);
+
+/** Throws, naming the first call in the template that would fail whatever the data. */
+function checkCalls(node: TemplateNode | undefined, helpers: Set<string>): void {
+  if (!node) return;
+  if (node.type === 'PartialStatement' || node.type === 'PartialBlockStatement' || node.type === 'DecoratorBlock')
+    throw new Error('partials and decorators are not available in --template');
+  const name = node.path?.type === 'PathExpression' ? String(node.path.original) : undefined;
+  const args = (node.params?.length ?? 0) + (node.hash?.pairs.length ?? 0);
+  if (name !== undefined && ['MustacheStatement', 'BlockStatement', 'SubExpression'].includes(node.type)) {
+    // A name with arguments is a helper call; without, a value (a block over it is a section).
+    if (!helpers.has(name) && (args > 0 || node.type === 'SubExpression'))
+      throw new Error(`there is no helper "${name}" (the helpers are ${[...helpers].sort().join(', ')})`);
+    if (helpers.has(name) && ONE_VALUE.has(name) && node.params?.length !== 1) throw new Error(`#${name} takes exactly one value`);
+  }
+  for (const child of [...(node.params ?? []), ...(node.hash?.pairs.map((p) => p.value) ?? []), ...(node.body ?? [])])
+    checkCalls(child, helpers);
+  checkCalls(node.program, helpers);
+  checkCalls(node.inverse, helpers);
 }
 
 /**
@@ -104,11 +144,11 @@ export async function applyFilter(filter: OutputFilter, value: unknown, terminal
     try {
       return render(value);
     } catch (err) {
-      throw new UsageError(`${named(filter)}: ${(err as Error).message.trim()}`, TEMPLATE_HINT);
+      throw new FilterFailedError(`${named(filter)}: ${(err as Error).message.trim()}`, TEMPLATE_HINT);
     }
   }
   const jq = await loadJqOnce();
   const result = jq.raw(JSON.stringify(value), filter.expression, terminal ? ['-r'] : ['-r', '-c']);
-  if (result.exitCode !== 0) throw new UsageError(`${named(filter)} failed on the data: ${jqMessage(result.stderr)}`, JQ_HINT);
+  if (result.exitCode !== 0) throw new FilterFailedError(`${named(filter)} failed on the data: ${jqMessage(result.stderr)}`, JQ_HINT);
   return result.stdout === '' || result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`;
 }

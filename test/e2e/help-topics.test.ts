@@ -9,7 +9,8 @@ describe('help topics', () => {
   it('hogctl help exit-codes lists every code', async () => {
     const res = await runCli(['help', 'exit-codes']);
     expect(res.code).toBe(0);
-    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '130']) expect(res.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '130'])
+      expect(res.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
   });
 
   it('hogctl help environment lists the variables', async () => {

@@ -10,7 +10,9 @@ import { namingOf, recordedDistinctId, type IdentifierPolicy } from '../input/id
 import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, type JournalState, type KindFields } from './journal.js';
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
-import { buildReceipt, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import type { Missing } from './unrecorded.js';
+import { FilterFailedError } from '../../io/filter.js';
 import { columnOf, selectionOf } from '../input/input.js';
 import type { CaseTargets } from '../input/targets.js';
 
@@ -98,8 +100,16 @@ export interface Finish {
   verification?: JobVerification;
 }
 
-/** Writes the receipt and prints its summary. */
-export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Receipt> {
+/** The receipt, and what of it could not be written or printed after requests were sent. */
+export interface Finished {
+  receipt: Receipt;
+  missing: Missing;
+}
+
+/** Writes the receipt and prints its summary. Once something was sent, a receipt that cannot be
+ * written or a filter that fails on the summary does not stop the run from saying what it did:
+ * they come back as `missing` (unrecorded.ts); before that, they are errors as any other. */
+export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Finished> {
   const { s, input, targets, kind } = p;
   const receipt = buildReceipt(f.journal, input.list, {
     command: kind.command,
@@ -136,13 +146,28 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Rece
     backup: s.backup ? resolvePath(s.backup) : null,
     error: f.error,
   });
-  if (p.receiptPath) await writeReceipt(p.receiptPath, receipt);
-  if (!f.print) return receipt;
+  const sent = f.status !== 'dry_run' && (f.journal?.chunks.size ?? 0) > 0;
+  const missing: Missing = {};
+  if (p.receiptPath) {
+    try {
+      await writeReceipt(p.receiptPath, receipt);
+    } catch (err) {
+      if (!sent || !(err instanceof ReceiptNotWrittenError)) throw err;
+      missing.receipt = err;
+    }
+  }
+  if (!f.print) return { receipt, missing };
   const record = summaryRecord(receipt, kind.receipt);
-  record.receipt = p.receiptPath ?? null;
+  record.receipt = missing.receipt ? null : (p.receiptPath ?? null);
   // A person at a terminal has read what happened on stderr (the success or failure line): the
   // thirty fields of the record would push the plan and the progress off the screen.
-  const every = p.receiptPath ? 'every count is in the receipt, and -o json prints them here' : '-o json prints every count';
-  await writeSummary(p.output, [`${receipt.status}: ${every}`], record, { columns: Object.keys(record) });
-  return receipt;
+  const every =
+    p.receiptPath && !missing.receipt ? 'every count is in the receipt, and -o json prints them here' : '-o json prints every count';
+  try {
+    await writeSummary(p.output, [`${receipt.status}: ${every}`], record, { columns: Object.keys(record) });
+  } catch (err) {
+    if (!sent || !(err instanceof FilterFailedError)) throw err;
+    missing.output = err;
+  }
+  return { receipt, missing };
 }

@@ -11,14 +11,15 @@ import { CancelledError } from '../../errors.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
 import type { JobKind, JobVerification } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
-import { describeProjects, JournalWriter, type JournalRecord } from './journal.js';
+import { describeProjects, JournalFileError, JournalWriter, type JournalRecord } from './journal.js';
 import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
+import { closeRun } from './unrecorded.js';
 import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../../io/columns.js';
 import { writePlan } from './write-plan.js';
 import { prepareJob, type Prepared } from './prepare.js';
-import { runJob } from './run.js';
+import { journalLost, runJob } from './run.js';
 import { checkKeyScope } from './scope-check.js';
 import { decideSettings, resumeCommand, withKindDefaults, type BulkSettings, type SettledSettings } from './settings.js';
 import { checkPlanPlace, readPlanFile } from './plan-file.js';
@@ -67,15 +68,12 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
       );
     else ctx.info(p.bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
     // Started again, a finished job is checked again: what the server holds now.
-    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state) : undefined;
+    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state, resume) : undefined;
     const verification = checked?.verification;
-    const receipt = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
-    if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
+    const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
+    if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
     const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
-    for (const line of end.warnings) ctx.warn(line);
-    if (end.error) throw end.error;
-    const unreachable = unreachableOutcome(receipt, kind.words.done);
-    if (unreachable) throw unreachable;
+    closeRun(ctx, { warnings: end.warnings, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
     return;
   }
 
@@ -113,26 +111,29 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     resumeCommand: resume,
   });
 
-  const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal) : undefined;
+  const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal, resume) : undefined;
   const verification = checked?.verification;
-  const receipt = await finish(ctx, p, { status: result.reason, journal, error: result.error?.message, print: true, verification });
-  if (checked?.interrupted) throw interruptedVerifying(receipt, p, resume);
+  const { receipt, missing } = await finish(ctx, p, {
+    status: result.reason,
+    journal,
+    error: result.error?.message,
+    print: true,
+    verification,
+  });
+  if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
   const end = outcome(result, receipt, {
     account: p.action.account(receipt, p.targets.identifiers),
     resume,
     requests,
-    receiptPath: p.receiptPath!,
+    // A receipt that could not be written is not named as if it were there.
+    receiptPath: missing.receipt ? undefined : p.receiptPath,
     maxWaitMs: s.maxWaitMs,
     now: ctx.clock.now(),
     done: kind.words.done,
     verdict: (r) =>
       kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
   });
-  for (const line of end.warnings) ctx.warn(line);
-  if (end.error) throw end.error;
-  const unreachable = unreachableOutcome(receipt, kind.words.done);
-  if (unreachable) throw unreachable;
-  ctx.info(end.success!);
+  closeRun(ctx, { ...end, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
 }
 
 /** Asks on a terminal, refuses off one without --yes; above a hundred persons, whatever chose
@@ -162,8 +163,11 @@ async function verifyJob(
   ctx: Context,
   p: Prepared,
   journal: Journal,
+  resume: string,
 ): Promise<{ verification?: JobVerification; interrupted: boolean } | undefined> {
-  const writer = await JournalWriter.open(p.bound.path, 'append');
+  const writer = await JournalWriter.open(p.bound.path, 'append').catch((err: unknown) => {
+    throw err instanceof JournalFileError && journal.chunks.size > 0 ? journalLost(err, resume) : err;
+  });
   const record = async (r: JournalRecord) => {
     await writer.append(r);
     journal.apply(r);
@@ -181,6 +185,8 @@ async function verifyJob(
     };
     return { verification: await p.kind.verify(ctx, env), interrupted: false };
   } catch (err) {
+    // Every request was answered by then: a journal that fails now is no "nothing sent".
+    if (err instanceof JournalFileError && journal.chunks.size > 0) throw journalLost(err, resume);
     if (!ctx.deps.signal?.aborted) throw err;
     const gone = journal.verification?.gone.size ?? 0;
     const at = new Date(ctx.clock.now()).toISOString();

@@ -533,9 +533,14 @@ export function checkBinding(path: string, header: JournalHeader, now: Binding):
   }
 }
 
+/** A journal that cannot be opened or written (journalError): exit 2 while nothing was sent; once
+ * something was, the run says so instead (run.ts). */
+export class JournalFileError extends UsageError {}
+
 /**
  * A journal that cannot be opened or written: a problem of the machine (a full disk, a read-only
- * or foreign directory), exit 2, with what to free or where to move it. Nothing is ever sent
+ * or foreign directory), exit 2 while nothing was sent (exit 9 after: run.ts), with what to free
+ * or where to move it. Nothing is ever sent
  * without its journal line, so what the journal holds is still the whole truth.
  */
 export function journalError(err: unknown, path: string, doing: 'open' | 'write'): CliError {
@@ -547,19 +552,19 @@ export function journalError(err: unknown, path: string, doing: 'open' | 'write'
     case 'ENOSPC':
     case 'EDQUOT':
     case 'EFBIG':
-      return new UsageError(
+      return new JournalFileError(
         `cannot ${doing} the journal ${path}: ${code === 'EDQUOT' ? 'the disk quota is used up' : code === 'EFBIG' ? 'the file is larger than this system allows' : 'no space left on the device'}`,
         `free space on the disk of ${dir} (\`df -h ${dir}\`), ${move}${nothingLost}`,
       );
     case 'EROFS':
     case 'EACCES':
     case 'EPERM':
-      return new UsageError(
+      return new JournalFileError(
         `cannot ${doing} the journal ${path}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`,
         `pass --journal with a path you can write to${nothingLost}`,
       );
     default:
-      return new UsageError(
+      return new JournalFileError(
         `cannot ${doing} the journal ${path}: ${(err as Error).message}`,
         `check the disk and the directory ${dir}, ${move}${nothingLost}`,
       );

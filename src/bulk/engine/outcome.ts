@@ -3,7 +3,8 @@
 // 4 when the key was refused, the server's own code when it rejected a request, 130 when
 // interrupted, 6 when the server asks to wait past --max-wait, 8 when chunks failed or the kind's
 // verdict says the work is not done (persons not deleted, changes not shown). Every error says
-// what was done before it and how to continue.
+// what was done before it and how to continue. A receipt or summary that could not be made after
+// the work was done is unrecorded.ts's (exit 9).
 import {
   ApiError,
   AuthError,
@@ -28,7 +29,8 @@ export interface OutcomeFacts {
   resume: string;
   /** Requests this run was to send. */
   requests: number;
-  receiptPath: string;
+  /** Undefined when the receipt could not be written: then none is named. */
+  receiptPath: string | undefined;
   maxWaitMs: number;
   now: number;
   /** What the job does to persons: "deleted", "changed" (JobKind.words.done). */
@@ -127,10 +129,10 @@ function ending(result: RunResult, receipt: Receipt, o: OutcomeFacts): Pick<Outc
   if (c.failed > 0) {
     return {
       error: new PartialFailureError(
-        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; the receipt ${o.receiptPath} lists them`,
+        `${formatNumber(receipt.failed_chunks.length)} of ${counted(o.requests, 'request')} failed after retries (${formatNumber(c.failed)} ids): ${o.account}; ${o.receiptPath ? `the receipt ${o.receiptPath}` : 'the journal'} lists them`,
         `retry them with:\n  ${o.resume}`,
       ),
     };
   }
-  return { success: `✔ ${o.account}; receipt: ${o.receiptPath}` };
+  return { success: `✔ ${o.account}${o.receiptPath ? `; receipt: ${o.receiptPath}` : ''}` };
 }

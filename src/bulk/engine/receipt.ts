@@ -16,6 +16,7 @@ import { identifierKey, type IdentifierPolicy } from '../input/identifiers.js';
 import type { IdentifierTotals } from '../input/targets.js';
 import { IdSet, type Ids } from '../input/id-set.js';
 import { IdSubset } from '../input/id-subset.js';
+import { writeAll } from '../../io/write-all.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -425,9 +426,25 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
   return receipt;
 }
 
-/** Written beside and then renamed over, so a reader never sees half a receipt. The text is
- * what `JSON.stringify(receipt, null, 2)` gives, written as it is made: the id lists of ten
- * million ids would be one string of half a gigabyte. */
+/** A receipt that could not be written whole: nothing is at its path (exit 2 as it is, when
+ * nothing was sent; the engine says what was sent, when something was: finish.ts). */
+export class ReceiptNotWrittenError extends UsageError {
+  constructor(
+    readonly path: string,
+    /** Why, in a few words: "no space left on the device". */
+    readonly why: string,
+  ) {
+    super(
+      `cannot write the receipt ${path}: ${why}`,
+      'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it',
+    );
+  }
+}
+
+/** Written beside, synced, checked and then renamed over, so a reader never sees half a receipt
+ * and hogctl never names one that is not whole. The text is what `JSON.stringify(receipt, null,
+ * 2)` gives, written as it is made: the id lists of ten million ids would be one string of half a
+ * gigabyte. */
 export async function writeReceipt(path: string, receipt: Receipt): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   let file: FileHandle | undefined;
@@ -437,6 +454,10 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
     await writeJson(out, receipt, '');
     await out.write('\n');
     await out.flush();
+    await file.datasync();
+    // What the disk holds is what was made: a short write no one saw would show here.
+    const size = (await file.stat()).size;
+    if (size !== out.written) throw new Error(`only ${size} of its ${out.written} bytes reached the disk`);
     await file.close();
     file = undefined;
     await rename(tmp, path);
@@ -445,11 +466,7 @@ export async function writeReceipt(path: string, receipt: Receipt): Promise<void
     // A full disk may have left part of it: never leave the temporary file behind.
     await unlink(tmp).catch(() => {});
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : (err as Error).message;
-    throw new UsageError(
-      `cannot write the receipt ${path}: ${why}`,
-      'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it',
-    );
+    throw new ReceiptNotWrittenError(path, code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : (err as Error).message);
   }
 }
 
@@ -462,6 +479,8 @@ class BufferedText {
   private used = 0;
   /** Text that did not fit behind what the buffer holds, in order, for the next flush. */
   private pending: Buffer[] = [];
+  /** Bytes written to the file so far. */
+  written = 0;
 
   constructor(private readonly file: FileHandle) {}
 
@@ -490,9 +509,9 @@ class BufferedText {
   }
 
   async flush(): Promise<void> {
-    if (this.used > 0) await this.file.write(this.buffer.subarray(0, this.used));
+    if (this.used > 0) this.written += await writeAll(this.file, this.buffer.subarray(0, this.used));
     this.used = 0;
-    for (const piece of this.pending.splice(0)) await this.file.write(piece);
+    for (const piece of this.pending.splice(0)) this.written += await writeAll(this.file, piece);
   }
 }
 

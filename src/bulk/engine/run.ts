@@ -10,13 +10,14 @@ import { VERSION } from '../../context.js';
 import { ensurePrivateDir } from '../../config/paths.js';
 import type { BulkAction, Resends } from './action.js';
 import type { BoundJournal } from './bind-journal.js';
-import { JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
+import { JournalFileError, JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
 import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
 import { chunkIds, type ChunkList } from './chunk.js';
 import { IdSet } from '../input/id-set.js';
 import { counted } from '../../io/counts.js';
+import { NotRecordedError } from '../../errors.js';
 
 /** How long 429s may go on with no chunk getting through before the run gives up on chunks. */
 const PATIENCE_MS = 60 * 60 * 1000;
@@ -190,6 +191,8 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
     // Not one line could be written: nothing was sent, and an empty journal would only be in
     // the way of the next run.
     if (!sent && !s.resume && empty) await unlink(s.journal.path).catch(() => {});
+    // A journal that failed after requests went out: exit 2 would say nothing was sent.
+    else if (err instanceof JournalFileError) throw journalLost(err, s.resumeCommand);
     else
       ctx.warn(
         `the run stopped early; the journal ${s.journal.path} records every request sent and every answer received. Continue with:\n  ${s.resumeCommand}`,
@@ -198,6 +201,15 @@ export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome
   }
   await writer.close();
   return { result, journal, requests: chunks.length };
+}
+
+/** The journal stopped taking lines after requests had gone out (a full disk): what was sent was
+ * done, or may have been, and the journal may lack the answers of the last requests. */
+export function journalLost(err: JournalFileError, resume: string): NotRecordedError {
+  return new NotRecordedError(
+    `${err.message}, after requests were sent: the journal holds every request sent, but may lack the answers of the last ones, and no receipt was written`,
+    `${err.hint}; the next run (${resume}) checks with the server the ids whose answers the journal lacks before sending them again, then writes the receipt`,
+  );
 }
 
 /**

@@ -56,4 +56,25 @@ describe('--template', () => {
   it('refuses a template that does not parse', async () => {
     await expect(checkFilter(template('{{#each this}}'))).rejects.toThrow(/^--template "\{\{#each this\}\}": Parse error/);
   });
+
+  // Each would fail only when rendered, after a destructive command had done its work.
+  it('refuses, before any data, a helper that does not exist, a partial, and #if or #with without one value', async () => {
+    await expect(checkFilter(template('{{nosuchhelper status}}'))).rejects.toThrow(
+      /there is no helper "nosuchhelper" \(the helpers are .*json.*\)/,
+    );
+    await expect(checkFilter(template('{{#each this}}{{upper (nope uuid)}}{{/each}}'))).rejects.toThrow(/there is no helper "upper"/);
+    await expect(checkFilter(template('{{> person}}'))).rejects.toThrow(/partials and decorators are not available/);
+    await expect(checkFilter(template('{{#if}}x{{/if}}'))).rejects.toThrow(/#if takes exactly one value/);
+    await expect(checkFilter(template('{{#with a b}}x{{/with}}'))).rejects.toThrow(/#with takes exactly one value/);
+  });
+
+  it('still takes values, sections over a value, and the helpers with their arguments', async () => {
+    for (const text of [
+      '{{status}}',
+      '{{#projects}}{{id}}{{/projects}}',
+      '{{#each this}}{{lookup . "uuid"}}{{/each}}',
+      '{{join (lookup this "list") ","}}',
+    ])
+      await checkFilter(template(text));
+  });
 });
