@@ -16,18 +16,16 @@ afterEach(() => world.close());
 function addEvent(distinctId: string): string {
   const uuid = randomUUID();
   const us = world.clock.now() * 1000;
-  world.sandbox.events
-    .get(1)!
-    .add({
-      uuid,
-      event: '$pageview',
-      distinctId,
-      personId: randomUUID(),
-      timestampUs: us,
-      createdAtUs: us,
-      properties: '{}',
-      sessionId: null,
-    });
+  world.sandbox.events.get(1)!.add({
+    uuid,
+    event: '$pageview',
+    distinctId,
+    personId: randomUUID(),
+    timestampUs: us,
+    createdAtUs: us,
+    properties: '{}',
+    sessionId: null,
+  });
   return uuid;
 }
 
