@@ -6,7 +6,7 @@ _hogctl_profiles() {
 }
 _hogctl_children() {
   case "$1" in
-    "") echo "profile auth projects persons users email evidence api sandbox demo completion help" ;;
+    "") echo "profile auth projects persons events users email evidence api sandbox demo completion help" ;;
     "profile") echo "add list use show remove" ;;
     "profile add") echo "" ;;
     "profile list") echo "" ;;
@@ -45,6 +45,9 @@ _hogctl_children() {
     "persons duplicates") echo "" ;;
     "persons merge") echo "" ;;
     "persons reset-distinct-id") echo "" ;;
+    "events") echo "delete deletion-requests" ;;
+    "events delete") echo "" ;;
+    "events deletion-requests") echo "" ;;
     "users") echo "me update 2fa" ;;
     "users me") echo "" ;;
     "users update") echo "" ;;
@@ -85,7 +88,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="profile auth projects persons users email evidence api sandbox demo completion help"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons events users email evidence api sandbox demo completion help"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -361,6 +364,28 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+    "events")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_="delete deletion-requests"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+    "events delete")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --distinct-ids) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--after --base-url --before --debug --distinct-id --distinct-ids --dry-run --event --fields --help --jq --max-wait --no-color --no-input --output --profile --project --query --quiet --resume --template --timeout --version --wide --yes -V -o -q -y" ;;
+    "events deletion-requests")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -17,6 +17,7 @@ import { profileVerbs } from './commands/profile/index.js';
 import { authVerbs } from './commands/auth/index.js';
 import { projectsVerbs } from './commands/projects/index.js';
 import { personsVerbs } from './commands/persons/index.js';
+import { eventsVerbs } from './commands/events/index.js';
 import { usersVerbs } from './commands/users/index.js';
 import { emailVerbs } from './commands/email/index.js';
 import { evidenceVerbs } from './commands/evidence/index.js';
@@ -54,6 +55,12 @@ const GROUPS: GroupEntry[] = [
     summary: 'list, inspect and manage persons',
     examples: ['hogctl persons list --limit 10', 'hogctl persons get 42'],
     verbs: personsVerbs,
+  },
+  {
+    name: 'events',
+    summary: "delete events through PostHog's self-service deletion requests",
+    examples: ['hogctl events delete --distinct-id anon-7f3a --dry-run', 'hogctl events deletion-requests'],
+    verbs: eventsVerbs,
   },
   {
     name: 'users',

@@ -8,6 +8,7 @@ import type { Identity } from './identity.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ActivityLog } from './activity-log.js';
 import type { DeletionQueue } from './deletions.js';
+import type { DataDeletionRequests } from './data-deletion.js';
 import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
 import type { EventStore } from './events.js';
@@ -88,6 +89,8 @@ export interface Services {
   events: Map<number, EventStore>;
   /** Persons whose deletion a test made fail. */
   deletionFaults: DeletionFaults;
+  /** Self-service event deletion requests of every project (data-deletion.ts). */
+  dataDeletions: DataDeletionRequests;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

@@ -6,6 +6,7 @@
 
 import { json, type SandboxResponse } from './context.js';
 import type { DeletionQueue } from './deletions.js';
+import { serializeRequest, type DataDeletionRequest, type DataDeletionRequests } from './data-deletion.js';
 import { notFound } from './errors.js';
 import type { Identity } from './identity.js';
 import type { World } from './world.js';
@@ -17,6 +18,11 @@ export interface ControlDeps {
   world: World;
   /** The body of GET /_sandbox/state. */
   state: () => unknown;
+  dataDeletions: DataDeletionRequests;
+  /** Runs a data deletion request's stored query now: the event UUIDs its pickup queues. */
+  selectQueued: (row: DataDeletionRequest) => string[];
+  /** Deletes a project's events by UUID (the weekly job's adhoc arm). */
+  removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void;
 }
 
 export function controlRoute(method: string, path: string, deps: ControlDeps): SandboxResponse {
@@ -25,9 +31,12 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   if (method === 'GET' && p === '/_sandbox/requests') return json(200, deps.requests);
   if (method === 'GET' && p === '/_sandbox/state') return json(200, deps.state());
   if (method === 'GET' && p === '/_sandbox/outbox') return json(200, identity.outbox);
-  // What PostHog's weekly batch does (Sundays 05:00 UTC): every queued event deletion completes.
+  // What PostHog's weekly batch does (Saturday night UTC): every queued event deletion completes,
+  // the person-keyed ones and the queued UUIDs of data deletion requests.
   const run = /^\/_sandbox\/deletions\/run(?:\/(\d+))?$/.exec(p);
-  if (method === 'POST' && run) return json(200, { completed: deps.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
+  if (method === 'POST' && run) return weeklyJob(deps, run[1] ? Number(run[1]) : undefined);
+  const approval = dataDeletionApproval(method, p, deps);
+  if (approval) return approval;
   const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
   if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
   const drop = /^\/_sandbox\/projects\/(\d+)\/drop-events-older-than\/(\d+|off)$/.exec(p);
@@ -41,6 +50,33 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   }
   const error = notFound();
   return json(error.status, error.body);
+}
+
+function weeklyJob(deps: ControlDeps, teamId: number | undefined): SandboxResponse {
+  const completed = deps.deletions.runBatch(teamId);
+  const requests = deps.dataDeletions.runWeekly(teamId, deps.removeEvents);
+  return json(200, { completed, data_deletion_requests_completed: requests });
+}
+
+/**
+ * What PostHog staff and its pickup sensor do to a pending data deletion request: approve it, run
+ * its query once and queue the UUIDs (data-deletion.ts). `POST
+ * /_sandbox/data-deletion-requests/<id>/approve` approves one; `POST
+ * /_sandbox/projects/<id>/data-deletion-requests/approve` every pending one of a project.
+ */
+function dataDeletionApproval(method: string, p: string, deps: ControlDeps): SandboxResponse | null {
+  if (method !== 'POST') return null;
+  const all = /^\/_sandbox\/projects\/(\d+)\/data-deletion-requests\/approve$/.exec(p);
+  if (all) return json(200, { approved: deps.dataDeletions.approveAll(Number(all[1]), deps.selectQueued) });
+  const one = /^\/_sandbox\/data-deletion-requests\/([^/]+)\/approve$/.exec(p);
+  if (!one) return null;
+  const row = deps.dataDeletions.byId(one[1]);
+  if (!row) {
+    const error = notFound();
+    return json(error.status, error.body);
+  }
+  if (!deps.dataDeletions.approve(row, deps.selectQueued)) return json(409, { detail: `The request is ${row.status}, not pending.` });
+  return json(200, serializeRequest(row));
 }
 
 /** Team.drop_events_older_than (posthog/models/team/team.py): seconds, at least an hour, or off
@@ -60,9 +96,14 @@ function dropEventsOlderThan(world: World, id: number, value: string): SandboxRe
 
 /** A project's switches, as its settings pages turn them on and off: the path's word, the field,
  * and the name the answer gives it. */
-const PROJECT_SWITCHES: Record<string, { key: 'personProcessingOptOut' | 'geoipEnabled' | 'anonymizeIps'; name: string }> = {
+const PROJECT_SWITCHES: Record<
+  string,
+  { key: 'personProcessingOptOut' | 'geoipEnabled' | 'anonymizeIps' | 'selfServiceDataDeletion'; name: string }
+> = {
   'person-processing-opt-out': { key: 'personProcessingOptOut', name: 'person_processing_opt_out' },
   // The GeoIP transformation (a hog function, not a team field: the name is the sandbox's own).
   geoip: { key: 'geoipEnabled', name: 'geoip' },
   'anonymize-ips': { key: 'anonymizeIps', name: 'anonymize_ips' },
+  // The feature flag PostHog turns on per project for data_deletion_requests (data-deletion.ts).
+  'self-service-data-deletion': { key: 'selfServiceDataDeletion', name: 'self-service-data-deletion' },
 };

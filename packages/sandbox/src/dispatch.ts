@@ -39,8 +39,9 @@ export async function dispatch(ctx: RequestContext, match: RouteMatch, app: Serv
 
   if (principal) {
     const cls = route.throttle?.(principal, ctx.action);
-    if (cls) app.limiter.check(cls, throttleIdent(principal));
+    if (cls) app.limiter.check(cls, route.throttleIdent?.(ctx, cls) ?? throttleIdent(principal));
   }
+  route.gate?.(ctx, app);
 
   if (ctx.method === 'OPTIONS') {
     // DRF's SimpleMetadata, trimmed.

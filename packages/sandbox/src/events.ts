@@ -185,6 +185,27 @@ export class EventStore {
     return gone;
   }
 
+  /**
+   * The adhoc arm of PostHog's weekly delete (`dictHas(adhoc_event_deletes_dictionary, (team_id,
+   * uuid))`, posthog/dags/deletes.py): every live event with one of these UUIDs goes. Returns how
+   * many went.
+   */
+  deleteByUuids(uuids: ReadonlySet<string>): number {
+    this.ready();
+    if (uuids.size === 0) return 0;
+    let gone = 0;
+    for (let row = 0; row < this.count; row++) {
+      if (!this.deleted[row] && uuids.has(this.uuid(row))) {
+        this.deleted[row] = 1;
+        this.properties[row] = undefined;
+        gone++;
+      }
+    }
+    this.liveCount -= gone;
+    if (gone) this.version++;
+    return gone;
+  }
+
   // ---- row reads (for HogQL) -----------------------------------------------------------------
 
   /** Calls `fn` with every live row index, oldest insert first. */

@@ -11,9 +11,11 @@ import { throttled } from './errors.js';
  * Which limits a request counts against. `default` = views without their own throttles
  * (projects), `delete` = persons destroy/bulk_delete/delete_events/delete_recordings, `read` =
  * every other persons action (ClickHouse burst), `query` = HogQL queries, `web` = persons via a
- * session, `password` = user changes carrying current_password.
+ * session, `password` = user changes carrying current_password, `deletion_create` and
+ * `deletion_preview` = creating and previewing data deletion requests (counted per project, not
+ * per caller: data-deletion.ts).
  */
-export type ThrottleClass = 'default' | 'delete' | 'read' | 'query' | 'web' | 'password';
+export type ThrottleClass = 'default' | 'delete' | 'read' | 'query' | 'web' | 'password' | 'deletion_create' | 'deletion_preview';
 
 export interface Rate {
   /** DRF throttle scope; windows with the same scope share a bucket across classes. */
@@ -49,6 +51,13 @@ export const CLOUD_RATES: Record<ThrottleClass, Rate[]> = {
     { scope: 'persons_web_sustained', limit: 1200, windowMs: HOUR },
   ],
   password: [{ scope: 'user_authentication', limit: 5, windowMs: MINUTE }],
+  // posthog/api/data_deletion_request.py (PR #104278): DataDeletionCreateThrottle,
+  // DataDeletionPreviewBurstThrottle, DataDeletionPreviewSustainedThrottle.
+  deletion_create: [{ scope: 'data_deletion_create', limit: 10, windowMs: HOUR }],
+  deletion_preview: [
+    { scope: 'data_deletion_preview_burst', limit: 5, windowMs: MINUTE },
+    { scope: 'data_deletion_preview_sustained', limit: 30, windowMs: HOUR },
+  ],
 };
 
 const CLASS_ALIASES: Record<string, ThrottleClass> = {
@@ -64,6 +73,8 @@ const CLASS_ALIASES: Record<string, ThrottleClass> = {
   web: 'web',
   session: 'web',
   password: 'password',
+  deletion_create: 'deletion_create',
+  deletion_preview: 'deletion_preview',
 };
 
 const UNITS: Record<string, number> = {

@@ -5,14 +5,23 @@
 
 import type { Principal } from './auth.js';
 import type { ParserSet } from './body.js';
-import type { Handler, Renderer } from './context.js';
+import type { Handler, Renderer, RequestContext, Services } from './context.js';
 import type { ThrottleClass } from './rate-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The `scope_object` of a view; null for views that take no personal-key scopes at all. */
 export type ScopeObject =
-  'person' | 'project' | 'user' | 'query' | 'activity_log' | 'cohort' | 'personal_api_key' | 'session_recording' | 'feature_flag';
+  | 'person'
+  | 'project'
+  | 'user'
+  | 'query'
+  | 'activity_log'
+  | 'cohort'
+  | 'personal_api_key'
+  | 'session_recording'
+  | 'feature_flag'
+  | 'data_deletion';
 
 export interface ActionSpec {
   /** DRF action name: list, retrieve, create, update, partial_update, destroy, or a custom one. */
@@ -42,6 +51,12 @@ export interface RouteSpec {
   renderers?: Renderer[];
   /** Which rate-limit class applies to a call (null: unthrottled). */
   throttle?: (principal: Principal | null, action: string | null) => ThrottleClass | null;
+  /** The throttle bucket of a call when it is not the caller's (a project's budget shared by
+   * every key and session); null: the caller's. */
+  throttleIdent?: (ctx: RequestContext, cls: ThrottleClass) => string | null;
+  /** A view's own `initial()` check after DRF's (a feature flag): it runs for every method, mapped
+   * or not, so it answers before a 405. Throws an ErrorResponse to refuse. */
+  gate?: (ctx: RequestContext, app: Services) => void;
   /** Registered under /api/environments/ too (persons, query). */
   environmentsAlias?: boolean;
   methods: Partial<Record<Method, ActionSpec>>;

@@ -26,6 +26,8 @@ import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
 import { DeletionFaults } from './deletion-faults.js';
+import { DataDeletionRequests, type DataDeletionRequest } from './data-deletion.js';
+import { selectEventUuids } from './data-deletion-query.js';
 import { createWorld, type World } from './world.js';
 import { Capture, type CaptureStats } from './capture.js';
 import { EventStore } from './events.js';
@@ -110,6 +112,8 @@ export interface Sandbox {
   activity: ActivityLog;
   /** Queued event and recording deletions (deletion_status; `runBatch()` plays the Sunday job). */
   deletions: DeletionQueue;
+  /** Self-service event deletion requests (`data_deletion_requests`) of every project. */
+  dataDeletions: DataDeletionRequests;
   /** Every /api/ (and other non-/_sandbox/) request received, oldest first, capped. */
   requests: RecordedRequest[];
   /** What the capture endpoints (`/batch/`, `/i/v0/e/`) accepted and dropped. */
@@ -274,6 +278,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     deletions: new DeletionQueue(now, (teamId, rows) => events.get(teamId)?.deleteByStoredPersonIds(rows.map((row) => row.key))),
     events,
     deletionFaults: new DeletionFaults(),
+    dataDeletions: new DataDeletionRequests(now),
   };
   const capture = captureOf(services, ingestion);
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
@@ -295,7 +300,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     };
   }
 
-  const control = { requests, identity, deletions: services.deletions, world, state };
+  // The pickup recompiles the stored query against the project's events as they are now.
+  const selectQueued = (row: DataDeletionRequest) =>
+    selectEventUuids(row.query, row.variables, { store: stores.get(row.teamId)!, events: events.get(row.teamId), teamId: row.teamId });
+  const control = {
+    requests,
+    identity,
+    deletions: services.deletions,
+    world,
+    state,
+    dataDeletions: services.dataDeletions,
+    selectQueued,
+    removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void events.get(teamId)?.deleteByUuids(uuids),
+  };
   const pipeline = { router, services, capture, requests, faults: () => faults, linkOrigin: opts.linkOrigin, log };
   const listening = await listen({ host, port, now, log }, async (exchange) => {
     if (exchange.path.startsWith('/_sandbox/')) exchange.send(controlRoute(exchange.method, exchange.path, control));
@@ -314,6 +331,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     world,
     activity: services.activity,
     deletions: services.deletions,
+    dataDeletions: services.dataDeletions,
     requests,
     capture: capture.stats,
     events,

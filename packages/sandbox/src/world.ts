@@ -39,6 +39,9 @@ export interface Project {
    * event older than that when it arrives. Set in Django admin only: no REST serializer has it,
    * so the sandbox sets it through `/_sandbox/` alone. */
   dropEventsOlderThanSeconds: number | null;
+  /** Whether the feature flag `self-service-data-deletion` is on for the project: off unless a
+   * test or `/_sandbox/` turns it on, as PostHog enables it per project (data-deletion.ts). */
+  selfServiceDataDeletion: boolean;
 }
 
 export interface SandboxUser {
@@ -90,6 +93,7 @@ export function createWorld(seed: number, extraProjects: number[] = []): World {
     geoipEnabled: true,
     anonymizeIps: false,
     dropEventsOlderThanSeconds: null,
+    selfServiceDataDeletion: false,
   });
   const projects = [project(1, home, 'Default project'), project(2, home, 'Staging'), project(3, other, 'Someone else’s project')];
   for (const id of extraProjects) projects.push(project(id, home, `Project ${id}`));

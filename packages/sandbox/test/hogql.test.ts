@@ -157,7 +157,7 @@ describe('runSelect', () => {
     expect(run("SELECT lower('ÉCOLE Lee') AS x FROM persons LIMIT 1").results).toEqual([['École lee'.replace('é', 'É')]]);
     expect(run('SELECT lower(properties.nothing) AS x FROM persons LIMIT 1').results).toEqual([[null]]);
     expect(failure(() => run('SELECT upper(id) FROM persons'))).toMatch(
-      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), trim\(\), toString\(\), toDateTime\(\) and toDateTime64\(\) only/,
+      /Unknown function: upper\. .*knows count\(\), uniq\(\), min\(\), max\(\), sum\(\), avg\(\), lower\(\), trim\(\), toString\(\), toUUID\(\), toDateTime\(\) and toDateTime64\(\) only/,
     );
   });
 

@@ -98,10 +98,16 @@ describe('POST /_sandbox/deletions/run', () => {
     const status = async (project: number, uuid: string) =>
       (await call(sb, `/api/projects/${project}/persons/deletion_status/?person_uuid=${uuid}`)).json().results[0].status;
     expect(await status(1, a.uuid)).toBe('pending');
-    expect((await call(sb, '/_sandbox/deletions/run/1', { method: 'POST' })).json()).toEqual({ completed: 1 });
+    expect((await call(sb, '/_sandbox/deletions/run/1', { method: 'POST' })).json()).toEqual({
+      completed: 1,
+      data_deletion_requests_completed: 0,
+    });
     expect(await status(1, a.uuid)).toBe('completed');
     expect(await status(2, b.uuid)).toBe('pending');
-    expect((await call(sb, '/_sandbox/deletions/run', { method: 'POST' })).json()).toEqual({ completed: 1 });
+    expect((await call(sb, '/_sandbox/deletions/run', { method: 'POST' })).json()).toEqual({
+      completed: 1,
+      data_deletion_requests_completed: 0,
+    });
     expect(await status(2, b.uuid)).toBe('completed');
   });
 });

@@ -250,8 +250,16 @@ const STRING_FUNCTIONS: Record<string, { min: number; max: number }> = {
   trim: { min: 1, max: 1 },
   toString: { min: 1, max: 1 },
 };
-const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS };
-const KNOWN_FUNCTIONS = 'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toDateTime() and toDateTime64()';
+/**
+ * toUUID(x) is `accurateCastOrNull(x, 'UUID')` (posthog/hogql/functions/mapping.py), typed
+ * Nullable(UUID): the text of a UUID, or null for anything else. Data deletion queries select it
+ * on servers whose `events.uuid` is still a String (data-deletion-query.ts).
+ */
+const UUID_FUNCTIONS: Record<string, { min: number; max: number }> = { toUUID: { min: 1, max: 1 } };
+const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS, ...UUID_FUNCTIONS };
+const KNOWN_FUNCTIONS =
+  'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toUUID(), toDateTime() and toDateTime64()';
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -382,6 +390,7 @@ class Evaluator {
       }
       case 'call':
         if (STRING_FUNCTIONS[e.name]) return 'Nullable(String)';
+        if (UUID_FUNCTIONS[e.name]) return 'Nullable(UUID)';
         if (DATE_FUNCTIONS[e.name]) return "DateTime64(6, 'UTC')";
         if (e.name === 'min' || e.name === 'max') return this.typeOf(e.args[0]);
         if (e.name === 'avg') return 'Float64';
@@ -453,6 +462,7 @@ class Evaluator {
         if (e.name === 'lower')
           return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
         if (e.name === 'trim') return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/^ +| +$/g, '');
+        if (e.name === 'toUUID') return typeof v === 'string' && UUID_TEXT.test(v) ? v.toLowerCase() : null;
         if (e.name === 'toString')
           return v === null ? null : v instanceof Timestamp ? v.text : typeof v === 'object' ? JSON.stringify(output(v)) : String(v);
         if (v === null || v instanceof Timestamp) return v;
@@ -676,6 +686,16 @@ export function runSelect(input: RunInput): QueryResult {
     result.offset = input.query.offset ? countArg(input.query.offset, input) : 0;
   }
   return result;
+}
+
+/**
+ * Every row a query selects, without the default LIMIT or the 50,000 cap: what a data deletion
+ * counts and queues ("must not modify the eventual UUID set with an implicit limit",
+ * docs/plans/2026-09-03-self-service-event-deletion.md in PostHog/posthog PR #104278).
+ */
+export function selectAll(input: RunInput): { columns: string[]; types: [string, string][]; rows: unknown[][] } {
+  const { columns, types, rows } = execute(input, false);
+  return { columns, types, rows };
 }
 
 /** Runs one SELECT; only the top level gets the default LIMIT and the 50,000 cap. */

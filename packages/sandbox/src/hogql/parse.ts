@@ -172,7 +172,8 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     if (c === '{') {
-      const m = /^\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}/.exec(text.slice(i));
+      // `{variables.code_name}` names a query variable (posthog/hogql/variables.py).
+      const m = /^\{\s*([A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)?)\s*\}/.exec(text.slice(i));
       if (!m) throw syntax(i, 'a placeholder must look like {name}');
       i += m[0].length;
       tokens.push({ kind: 'placeholder', text: m[0], value: m[1], pos: start });

@@ -4,6 +4,7 @@
 import { Router } from '../router.js';
 import { registerBulkDeleteRoutes, type BulkDeleteResponse } from './bulk-delete.js';
 import { registerCohortRoutes } from './cohorts.js';
+import { registerDataDeletionRequestRoutes } from './data-deletion-requests.js';
 import { registerLegacyPersonRoutes } from './legacy-persons.js';
 import { registerSubjectDataRoutes } from './subject-data.js';
 import { registerLoginRoutes } from './login.js';
@@ -34,5 +35,6 @@ export function createRouter(bulkDeleteResponse: () => BulkDeleteResponse): Rout
   registerQueryRoutes(router);
   registerLegacyPersonRoutes(router);
   registerSubjectDataRoutes(router);
+  registerDataDeletionRequestRoutes(router);
   return router;
 }

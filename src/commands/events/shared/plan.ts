@@ -1,0 +1,50 @@
+// The plan `hogctl events delete` shows before it confirms: what is selected, how many events
+// that is now, the requests it takes under PostHog's limits and how long they take, and what
+// happens after (approval by PostHog, then its weekly deletion: posthog/dags/data_deletion_requests.py,
+// posthog/dags/deletes.py).
+import type { EventSelection } from '../../../hogql/event-deletion.js';
+import type { SelectionCount } from './count.js';
+
+/** PostHog's limits per project: active requests, creates an hour. */
+export const MAX_ACTIVE_REQUESTS = 5;
+export const CREATES_PER_HOUR = 10;
+
+function describeSelection(s: EventSelection): string {
+  if (s.query !== undefined) return 'the events whose UUIDs your query selects';
+  const parts = [
+    s.distinctIds.length ? `the events of ${s.distinctIds.length} distinct id${s.distinctIds.length === 1 ? '' : 's'}` : 'all events',
+  ];
+  if (s.event !== undefined) parts.push(`named ${s.event}`);
+  if (s.after !== undefined) parts.push(`from ${s.after}`);
+  if (s.before !== undefined) parts.push(`before ${s.before}`);
+  return parts.join(' ');
+}
+
+/** What the requests take: at most five active at once, ten creates an hour. */
+export function requestLines(requests: number): string[] {
+  const lines = [`requests: ${requests} (each query within PostHog's 100,000 bytes)`];
+  if (requests > MAX_ACTIVE_REQUESTS) {
+    lines.push(
+      `PostHog keeps at most ${MAX_ACTIVE_REQUESTS} active requests per project: the first ${MAX_ACTIVE_REQUESTS} go now, the rest with --resume as earlier ones complete (about one weekly deletion per ${MAX_ACTIVE_REQUESTS})`,
+    );
+  }
+  if (requests > CREATES_PER_HOUR)
+    lines.push(
+      `PostHog takes ${CREATES_PER_HOUR} requests an hour per project: sending them takes at least ${Math.ceil(requests / CREATES_PER_HOUR) - 1} h of waiting`,
+    );
+  return lines;
+}
+
+export function planLines(s: EventSelection, counted: SelectionCount, requests: number, sample: unknown[][]): string[] {
+  const count = counted.count === null ? 'unknown' : counted.count.toLocaleString('en-US');
+  const lines = [
+    `selection: ${describeSelection(s)}`,
+    `events selected now: ${count} (counted by ${counted.how})`,
+    ...requestLines(requests),
+  ];
+  for (const row of sample) lines.push(`  e.g. ${row.map((v) => String(v)).join('  ')}`);
+  lines.push(
+    'each request waits for PostHog to approve it; its events are then deleted in the weekly deletion, and events captured after it is queued are not part of it',
+  );
+  return lines;
+}

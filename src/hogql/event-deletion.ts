@@ -1,0 +1,78 @@
+// The HogQL of an event deletion request (`data_deletion_requests`, PostHog/posthog PR #104278):
+// `SELECT uuid FROM events WHERE …`, one event-UUID column, values inlined as escaped string
+// literals with no variables (the portable form: saved insight variables are not needed), and a
+// long list of distinct ids cut into queries that each stay within the server's limit of 100,000
+// UTF-8 bytes (posthog/data_deletion.py, `MAX_QUERY_BYTES`, `validate_payload_size`).
+
+export const MAX_QUERY_BYTES = 100_000;
+
+/** What `hogctl events delete` selects; `query` excludes the rest. */
+export interface EventSelection {
+  distinctIds: string[];
+  event?: string;
+  /** ISO instants with a Z, so they mean UTC whatever the project's time zone. */
+  after?: string;
+  before?: string;
+  query?: string;
+}
+
+/** A HogQL string literal, escaped as PostHog's `escape_hogql_string` does (\ and '). */
+export function hogqlString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The conditions besides the distinct ids, joined with AND. */
+function otherConditions(s: EventSelection): string[] {
+  const out: string[] = [];
+  if (s.event !== undefined) out.push(`event = ${hogqlString(s.event)}`);
+  if (s.after !== undefined) out.push(`timestamp >= toDateTime(${hogqlString(s.after)})`);
+  if (s.before !== undefined) out.push(`timestamp < toDateTime(${hogqlString(s.before)})`);
+  return out;
+}
+
+function selectWhere(conditions: string[]): string {
+  return conditions.length ? `SELECT uuid FROM events WHERE ${conditions.join(' AND ')}` : 'SELECT uuid FROM events';
+}
+
+/**
+ * The queries of a selection: one, or one per slice of the distinct ids, each slice as long as
+ * the byte limit lets it be. A distinct id too long for a query of its own is an error (null).
+ */
+export function deletionQueries(s: EventSelection, maxBytes = MAX_QUERY_BYTES): string[] | null {
+  if (s.query !== undefined) return byteLength(s.query) <= maxBytes ? [s.query] : null;
+  const rest = otherConditions(s);
+  if (s.distinctIds.length === 0) return [selectWhere(rest)];
+  const frame = byteLength(selectWhere(['distinct_id IN ()', ...rest]));
+  const queries: string[] = [];
+  let slice: string[] = [];
+  let size = frame;
+  const flush = () => {
+    if (slice.length) queries.push(selectWhere([`distinct_id IN (${slice.join(', ')})`, ...rest]));
+    slice = [];
+    size = frame;
+  };
+  for (const id of s.distinctIds) {
+    const literal = hogqlString(id);
+    const added = byteLength(literal) + (slice.length ? 2 : 0);
+    if (size + added > maxBytes) flush();
+    if (frame + byteLength(literal) > maxBytes) return null;
+    size += byteLength(literal) + (slice.length ? 2 : 0);
+    slice.push(literal);
+  }
+  flush();
+  return queries;
+}
+
+/** A count of what a deletion query selects, over the query API (which takes personal keys). */
+export function countQuery(query: string): string {
+  return `SELECT count() FROM events WHERE uuid IN (${query})`;
+}
+
+/** A few of the events a deletion query selects, newest first, for the plan. */
+export function sampleQuery(query: string, size: number): string {
+  return `SELECT uuid, event, distinct_id, timestamp FROM events WHERE uuid IN (${query}) ORDER BY timestamp DESC LIMIT ${size}`;
+}
