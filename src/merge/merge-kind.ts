@@ -359,8 +359,11 @@ function mergeVerdict(receipt: MergeReceipt, resume: string): Verdict {
   };
 }
 
-/** The engine's persons: per project, the kept person of each group. */
-function targetsOf(projects: { id: string; name: string | null; unreachable?: string }[], groups: PlannedGroup[]): CaseTargets {
+/** The engine's persons of a merge or its undo: per project, the kept person of each group. */
+export function targetsOf(
+  projects: { id: string; name: string | null; unreachable?: string }[],
+  groups: { project_id: string; keep: { uuid: string } }[],
+): CaseTargets {
   return {
     projects: projects.map((p) => ({
       ...p,

@@ -20,12 +20,11 @@ import { counted, formatNumber } from '../io/counts.js';
 import { PartialFailureError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { stampToSend } from '../api/capture.js';
-import type { JobKind, TargetsEnv, Verdict } from '../bulk/engine/action.js';
+import type { JobKind, Verdict } from '../bulk/engine/action.js';
 import { readJournal, type JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
-import type { CaseTargets } from '../bulk/input/targets.js';
 import { sameValue } from '../bulk/engine/same-value.js';
-import { mergeHeaderOf, type RecordedGroup } from './merge-kind.js';
+import { mergeHeaderOf, targetsOf, type RecordedGroup } from './merge-kind.js';
 import { captureClient, type CaptureTarget } from './merge-events.js';
 import { GONE, holdsOwnIds, isRefused, judgeGroup, type ChangedRule, type RefusedGroup, type UndoGroup } from './undo-check.js';
 import { personsOf, targetOf, undoChunk } from './undo-steps.js';
@@ -143,23 +142,6 @@ function nothingLeft(receipt: string, refused: RefusedGroup[]): UsageError {
   );
 }
 
-function targetsOf(env: TargetsEnv, groups: UndoGroup[]): CaseTargets {
-  return {
-    projects: env.projects.map((p) => ({
-      ...p,
-      ids: p.unreachable ? [] : groups.filter((g) => g.project_id === p.id).map((g) => g.keep.uuid),
-      matches: new Map(),
-      newlyMatched: new Map(),
-      distinctIds: new Map(),
-      sample: [],
-    })),
-    unresolved: [],
-    resolvedDuplicates: 0,
-    newlyResolved: new Map(),
-    queries: 0,
-  };
-}
-
 /** The plan's lines of an undo: the groups it gives back, those it refuses, the keys changed since, what it cannot give back. */
 function planLines(groups: UndoGroup[], refused: RefusedGroup[], rule: ChangedRule): string[] {
   const formers = groups.reduce((k, g) => k + g.merge.length, 0);
@@ -242,7 +224,7 @@ export function undoKind(s: UndoSettings): JobKind {
         ({ groups, refused } = await judgeAll(ctx, env.client, s.groups, rule));
         if (groups.length === 0) throw nothingLeft(s.receipt, refused);
       }
-      return targetsOf(env, groups);
+      return targetsOf(env.projects, groups);
     },
 
     makeAction: async (ctx, env) => {

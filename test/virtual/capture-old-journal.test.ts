@@ -19,6 +19,18 @@ async function dropOlderThan(seconds: number | 'off'): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/** `args` with capture refusing every event (the run stops with them unsent), then `--resume`
+ * three hours later against a project that drops events older than two. */
+async function stoppedThenResumedLater(args: string[]) {
+  world.sandbox.setFaults('500=1,path=/batch/');
+  const first = await world.run(args);
+  world.sandbox.setFaults(undefined);
+  expect(first.code, first.stderr).not.toBe(0);
+  world.clock.advance(3 * HOUR);
+  await dropOlderThan(7_200);
+  return world.run([...args, '--resume']);
+}
+
 describe('a capture write resumed past the project’s drop_events_older_than', () => {
   afterAll(() => dropOlderThan('off'));
 
@@ -26,7 +38,8 @@ describe('a capture write resumed past the project’s drop_events_older_than', 
     const persons = [...world.sandbox.store].slice(0, 3);
     const file = join(world.configDir, 'ids.txt');
     writeFileSync(file, `${persons.map((p) => p.uuid).join('\n')}\n`);
-    const args = [
+    const journal = join(world.configDir, 'update.ndjson');
+    const resumed = await stoppedThenResumedLater([
       'persons',
       'bulk-update',
       '--file',
@@ -35,30 +48,16 @@ describe('a capture write resumed past the project’s drop_events_older_than', 
       'tier=gold',
       '--yes',
       '--journal',
-      join(world.configDir, 'update.ndjson'),
-    ];
-    // Capture refuses the first run's events: it stops with them unsent.
-    world.sandbox.setFaults('500=1,path=/batch/');
-    const first = await world.run(args);
-    world.sandbox.setFaults(undefined);
-    expect(first.code, first.stderr).not.toBe(0);
-    world.clock.advance(3 * HOUR);
-    await dropOlderThan(7_200);
-    const resumed = await world.run([...args, '--resume']);
+      journal,
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     for (const p of persons) expect(world.sandbox.store.getById(p.id)!.properties.tier).toBe('gold');
   });
 
   it('a merge does too', async () => {
     const [a, b] = [...world.sandbox.store].slice(5, 7);
-    const args = ['persons', 'merge', a.uuid, b.uuid, '--yes', '--journal', join(world.configDir, 'merge.ndjson')];
-    world.sandbox.setFaults('500=1,path=/batch/');
-    const first = await world.run(args);
-    world.sandbox.setFaults(undefined);
-    expect(first.code, first.stderr).not.toBe(0);
-    world.clock.advance(3 * HOUR);
-    await dropOlderThan(7_200);
-    const resumed = await world.run([...args, '--resume']);
+    const journal = join(world.configDir, 'merge.ndjson');
+    const resumed = await stoppedThenResumedLater(['persons', 'merge', a.uuid, b.uuid, '--yes', '--journal', journal]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(world.sandbox.store.getByDistinctId([...b.distinctIds][0])!.uuid).toBe(a.uuid);
   });

@@ -172,17 +172,7 @@ export class EventStore {
       if (i !== undefined) wanted.add(i);
     }
     if (wanted.size === 0) return 0;
-    let gone = 0;
-    for (let row = 0; row < this.count; row++) {
-      if (!this.deleted[row] && wanted.has(this.personIndex[row])) {
-        this.deleted[row] = 1;
-        this.properties[row] = undefined;
-        gone++;
-      }
-    }
-    this.liveCount -= gone;
-    if (gone) this.version++;
-    return gone;
+    return this.deleteRows((row) => wanted.has(this.personIndex[row]));
   }
 
   /**
@@ -193,9 +183,14 @@ export class EventStore {
   deleteByUuids(uuids: ReadonlySet<string>): number {
     this.ready();
     if (uuids.size === 0) return 0;
+    return this.deleteRows((row) => uuids.has(this.uuid(row)));
+  }
+
+  /** Deletes every live row `matches` picks; how many went. */
+  private deleteRows(matches: (row: number) => boolean): number {
     let gone = 0;
     for (let row = 0; row < this.count; row++) {
-      if (!this.deleted[row] && uuids.has(this.uuid(row))) {
+      if (!this.deleted[row] && matches(row)) {
         this.deleted[row] = 1;
         this.properties[row] = undefined;
         gone++;
