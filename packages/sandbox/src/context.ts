@@ -12,6 +12,7 @@ import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
 import type { EventStore } from './events.js';
 import type { Project, World } from './world.js';
+import type { QueryLimits } from './query-limits.js';
 
 export interface SandboxResponse {
   status: number;
@@ -88,6 +89,8 @@ export interface Services {
   events: Map<number, EventStore>;
   /** Persons whose deletion a test made fail. */
   deletionFaults: DeletionFaults;
+  /** PostHog's time and size limits on a HogQL query, as configured (query-limits.ts). */
+  queryLimits: QueryLimits;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

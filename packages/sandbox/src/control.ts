@@ -1,7 +1,7 @@
 // The sandbox's own routes under /_sandbox/ (packages/sandbox/README.md, "Inspection and
 // control"): what it received and holds, the mail it would have sent, and the switches a test or
 // a demo turns (the weekly deletion job, session age, a project's person processing, GeoIP, IP
-// anonymisation and the age past which its events are dropped). They are not recorded,
+// anonymisation, the age past which its events are dropped, and the query limits). They are not recorded,
 // throttled, faulted or authenticated.
 
 import { json, type SandboxResponse } from './context.js';
@@ -17,6 +17,8 @@ export interface ControlDeps {
   world: World;
   /** The body of GET /_sandbox/state. */
   state: () => unknown;
+  /** Sets the query limits from a spec (query-limits.ts) and returns them. */
+  setQueryLimits: (spec?: string) => unknown;
 }
 
 export function controlRoute(method: string, path: string, deps: ControlDeps): SandboxResponse {
@@ -30,6 +32,8 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   if (method === 'POST' && run) return json(200, { completed: deps.deletions.runBatch(run[1] ? Number(run[1]) : undefined) });
   const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
   if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
+  const limits = /^\/_sandbox\/query-limits(?:\/([^/]+))?$/.exec(p);
+  if (method === 'POST' && limits) return queryLimits(deps, limits[1] === undefined ? undefined : decodeURIComponent(limits[1]));
   const drop = /^\/_sandbox\/projects\/(\d+)\/drop-events-older-than\/(\d+|off)$/.exec(p);
   if (method === 'POST' && drop) return dropEventsOlderThan(world, Number(drop[1]), drop[2]);
   const setting = /^\/_sandbox\/projects\/(\d+)\/([a-z-]+)\/(on|off)$/.exec(p);
@@ -41,6 +45,15 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   }
   const error = notFound();
   return json(error.status, error.body);
+}
+
+/** POST /_sandbox/query-limits/<spec> (no spec: the defaults); 400 with the reason for a bad spec. */
+function queryLimits(deps: ControlDeps, spec: string | undefined): SandboxResponse {
+  try {
+    return json(200, deps.setQueryLimits(spec));
+  } catch (error) {
+    return json(400, { detail: (error as Error).message });
+  }
 }
 
 /** Team.drop_events_older_than (posthog/models/team/team.py): seconds, at least an hour, or off

@@ -35,6 +35,7 @@ import { handleRequest } from './pipeline.js';
 import { hash32 } from './prng.js';
 import type { RecordedRequest } from './request-log.js';
 import { listen } from './socket.js';
+import { parseQueryLimitSpec } from './query-limits.js';
 
 export type { RecordedRequest } from './request-log.js';
 
@@ -92,6 +93,10 @@ export interface SandboxOptions {
    * PostHog behind a TLS proxy without IS_BEHIND_PROXY hands out http:// links for its https://
    * site (docs/server-contract.md §2.2). */
   linkOrigin?: string;
+  /** PostHog's limits on a HogQL query, scaled for tests: 'time=10,rows-per-second=5000,size=262144'
+   * (query-limits.ts). Default: no time ceiling, a simulated 1,000,000 rows a second, and
+   * ClickHouse's max_query_size of 262,144 bytes. */
+  queryLimits?: string;
 }
 
 export interface Sandbox {
@@ -123,6 +128,8 @@ export interface Sandbox {
   setFaults(spec?: string): void;
   /** Replace the rate limits at run time (undefined: off); counts start afresh. */
   setRateLimit(spec?: string): void;
+  /** Replace the query limits at run time (see SandboxOptions.queryLimits; undefined: the defaults). */
+  setQueryLimits(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
   /** The next `times` (default 1) attempts at deleting each of these persons fail as on PostHog:
@@ -274,6 +281,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     deletions: new DeletionQueue(now, (teamId, rows) => events.get(teamId)?.deleteByStoredPersonIds(rows.map((row) => row.key))),
     events,
     deletionFaults: new DeletionFaults(),
+    queryLimits: parseQueryLimitSpec(opts.queryLimits),
   };
   const capture = captureOf(services, ingestion);
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
@@ -295,7 +303,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     };
   }
 
-  const control = { requests, identity, deletions: services.deletions, world, state };
+  const setQueryLimits = (spec?: string) => {
+    services.queryLimits = parseQueryLimitSpec(spec);
+    return services.queryLimits;
+  };
+  const control = { requests, identity, deletions: services.deletions, world, state, setQueryLimits };
   const pipeline = { router, services, capture, requests, faults: () => faults, linkOrigin: opts.linkOrigin, log };
   const listening = await listen({ host, port, now, log }, async (exchange) => {
     if (exchange.path.startsWith('/_sandbox/')) exchange.send(controlRoute(exchange.method, exchange.path, control));
@@ -325,6 +337,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setFaults(spec) {
       faults = new FaultInjector(parseFaultSpec(spec, seed));
+    },
+    setQueryLimits(spec) {
+      setQueryLimits(spec);
     },
     setBulkDeleteResponse(mode) {
       bulkDeleteResponse = checkBulkDeleteResponse(mode);
