@@ -9,11 +9,12 @@ import type { ApiClient } from '../../http/client.js';
 import { runHogQL } from '../../api/query.js';
 import { underQueryLimit, type WaitCap } from '../../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../../io/counts.js';
+import { batchesThatFit } from '../../hogql/query-size.js';
 
-/** Erased distinct ids a query counts the events of: a list placeholder of 1,000 stays far
- * below the query's size limits, and the answer has a row per distinct id at most. */
+/** Erased distinct ids a query counts the events of, at most (and fewer when they are long:
+ * src/hogql/query-size.ts); the answer has a row per distinct id at most. */
 const EVENT_COUNT_BATCH = 1000;
-const EVENTS_LEFT_QUERY = 'SELECT distinct_id, count() FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT 50000';
+export const EVENTS_LEFT_QUERY = 'SELECT distinct_id, count() FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT 50000';
 
 /** A distinct id kept by a hash (it looked like an address): it cannot be asked about. */
 export function isHashedDistinctId(distinctId: string): boolean {
@@ -29,8 +30,7 @@ export async function eventsLeft(
   cap: WaitCap,
 ): Promise<Map<string, number>> {
   const left = new Map<string, number>();
-  for (let i = 0; i < distinctIds.length; i += EVENT_COUNT_BATCH) {
-    const ids = distinctIds.slice(i, i + EVENT_COUNT_BATCH);
+  for (const ids of batchesThatFit(EVENTS_LEFT_QUERY, 'ids', distinctIds, { maxItems: EVENT_COUNT_BATCH })) {
     const res = await underQueryLimit(ctx, cap, (retry) =>
       runHogQL(
         client,
