@@ -19,7 +19,7 @@
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { runHogQL, type HogQLResponse } from '../api/query.js';
+import { runHogQL, type HogQLResponse, type RunOptions } from '../api/query.js';
 import { underQueryLimit } from '../cli/wait-out-limit.js';
 import { formatNumber } from '../io/counts.js';
 import { batchesThatFit } from '../hogql/query-size.js';
@@ -83,6 +83,8 @@ export interface FindOptions {
   /** Groups larger than this are not returned (a shared placeholder value, not one person). */
   maxGroup: number;
   maxWaitMs: number;
+  /** Events are counted from this time on (UTC ISO); null counts every event. */
+  eventsSince: string | null;
   onProgress?: (what: string) => void;
 }
 
@@ -144,7 +146,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
 
   const distinctIds = await distinctIdsOf(uuids, query);
   o.onProgress?.(`distinct ids of ${formatNumber(uuids.length)} persons read`);
-  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query, o.eventsSince);
 
   const groups: DuplicateGroup[] = grouped.map((g) => {
     const candidates = g.uuids.map((uuid) => candidate(uuid, persons.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
@@ -184,6 +186,10 @@ export const LIST_QUERIES = {
     text: `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
     list: 'ids',
   },
+  eventsSince: {
+    text: `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} AND timestamp >= toDateTime({since}) GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
+    list: 'ids',
+  },
 } as const;
 
 /** A group's key as one line: `email=ana@example.com`. */
@@ -193,19 +199,24 @@ export function keyText(group: Pick<DuplicateGroup, 'key'>): string {
     .join(' ');
 }
 
-type Query = (text: string, values: Record<string, unknown>, name: string) => Promise<HogQLResponse>;
+type Query = (
+  text: string,
+  values: Record<string, unknown>,
+  name: string,
+  run?: Pick<RunOptions, 'async' | 'narrow'>,
+) => Promise<HogQLResponse>;
 
 /** HogQL queries of one project, waiting out the query limit up to maxWaitMs, counted. */
 function queryRunner(ctx: Context, client: ApiClient, projectId: string, maxWaitMs: number, counter: { queries: number }): Query {
   const cap = { maxWaitMs, flag: '--max-wait' };
-  return (text, values, name) =>
+  return (text, values, name, run = {}) =>
     underQueryLimit(ctx, cap, (retry) => {
       counter.queries++;
       return runHogQL(
         client,
         projectId,
         { query: text, values, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now, ...run },
       );
     });
 }
@@ -221,6 +232,7 @@ export async function readPersons(
   projectId: string,
   values: { uuids: string[]; distinctIds: string[] },
   maxWaitMs: number,
+  eventsSince: string | null,
   counter: { queries: number } = { queries: 0 },
 ): Promise<{ persons: Map<string, Candidate>; byDistinctId: Map<string, string> }> {
   const query = queryRunner(ctx, client, projectId, maxWaitMs, counter);
@@ -246,7 +258,7 @@ export async function readPersons(
   }
   const found = [...records.keys()];
   const distinctIds = await distinctIdsOf(found, query);
-  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query, eventsSince);
   const persons = new Map<string, Candidate>();
   for (const uuid of found) persons.set(uuid, candidate(uuid, records.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
   return { persons, byDistinctId };
@@ -336,12 +348,22 @@ async function distinctIdsOf(uuids: string[], query: Query): Promise<Map<string,
   return ids;
 }
 
-/** Event count and newest event time by distinct id. */
-async function eventsOf(distinctIds: string[], query: Query): Promise<Map<string, { count: number; last: string | null }>> {
+/**
+ * Event count and newest event time by distinct id, from `since` on: a scan of `events` that
+ * may run long on a large project, so it is bounded in time (ClickHouse then reads only the
+ * partitions of that range) and sent as an async query, which PostHog's time limit for API
+ * queries leaves out (docs/server-contract.md §7.2).
+ */
+async function eventsOf(
+  distinctIds: string[],
+  query: Query,
+  since: string | null,
+): Promise<Map<string, { count: number; last: string | null }>> {
   const found = new Map<string, { count: number; last: string | null }>();
-  const { text, list } = LIST_QUERIES.events;
-  for (const ids of batchesThatFit(text, list, distinctIds, { maxItems: EVENT_IDS_A_QUERY })) {
-    const res = await query(text, { ids }, 'hogctl persons duplicates: events by distinct id');
+  const { text, list } = since === null ? LIST_QUERIES.events : LIST_QUERIES.eventsSince;
+  const run = { async: true, narrow: 'count fewer events: give a later --events-since (e.g. 30d)' };
+  for (const ids of batchesThatFit(text, list, distinctIds, { maxItems: EVENT_IDS_A_QUERY, others: { since } })) {
+    const res = await query(text, since === null ? { ids } : { ids, since }, 'hogctl persons duplicates: events by distinct id', run);
     for (const row of res.results) {
       const [id, count, last] = row as unknown[];
       found.set(String(id), { count: Number(count), last: last === null || last === undefined ? null : String(last) });

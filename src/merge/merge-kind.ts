@@ -32,6 +32,7 @@ import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
 import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
+import { DEFAULT_EVENTS_SINCE, parseEventsSince } from './events-since.js';
 import { lowerAscii, nearAddress } from '../bulk/input/identifiers.js';
 import {
   PROPERTY_RULE,
@@ -423,6 +424,7 @@ async function readNow(
       project,
       { uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] },
       maxWaitMs,
+      parseEventsSince(DEFAULT_EVENTS_SINCE, ctx.clock.now()),
     );
     for (const g of list) {
       const now: Candidate[] = [];

@@ -9,6 +9,7 @@ import { fitToTerminal } from '../../io/columns.js';
 import { UsageError } from '../../errors.js';
 import { caseProjects, parseProjectList } from '../../bulk/engine/projects.js';
 import { findDuplicates, keyText, parseKey, type DuplicateGroup } from '../../merge/find-duplicates.js';
+import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../merge/events-since.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
@@ -18,6 +19,7 @@ export interface PersonsDuplicatesOptions {
   projects?: string;
   allProjects?: boolean;
   maxWait?: string;
+  eventsSince?: string;
 }
 
 const DEFAULT_MAX_WAIT = '60m';
@@ -46,6 +48,8 @@ export function personsDuplicatesCommand(): Command {
         '--by may be repeated: persons that share any one of the keys are one group.\n\n' +
         'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
         'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
+        `Events are counted from --events-since on (the last ${DEFAULT_EVENTS_SINCE.replace('d', ' days')} by default; \`persons merge\` counts the same window), ` +
+        "in asynchronous queries, which PostHog's time limit for API queries does not stop: counting every event (all) scans the whole events table. " +
         "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
         'On a terminal each group is a short review: per candidate its UUID, created, last seen, event count, distinct ids ' +
         'and the values of the properties that differ within its group. Piped (and with -o csv, --fields or --wide) there is one row per candidate ' +
@@ -65,6 +69,10 @@ export function personsDuplicatesCommand(): Command {
     )
     .option('--projects <ids>', 'search these projects, e.g. 1,2,3 (each on its own)')
     .option('--all-projects', 'search every project the key can see')
+    .option(
+      '--events-since <when>',
+      `count events from this time on: days before now (30d), a date (2025-01-01), or all (default ${DEFAULT_EVENTS_SINCE})`,
+    )
     .option('--max-wait <duration>', `the longest single wait the query limit may ask for, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`)
     .addHelpText(
       'after',
@@ -84,6 +92,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
   if (maxGroup < minGroup) throw new UsageError(`--max-group ${maxGroup} is below --min-group ${minGroup}`);
   const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
+  const eventsSince = parseEventsSince(options.eventsSince ?? DEFAULT_EVENTS_SINCE, ctx.clock.now());
   if (options.projects !== undefined && options.allProjects) throw new UsageError('--projects and --all-projects cannot be used together');
   const projectsSetting = {
     projects: options.projects === undefined ? undefined : parseProjectList(options.projects),
@@ -114,6 +123,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
       minGroup,
       maxGroup,
       maxWaitMs,
+      eventsSince,
       onProgress: (what) => ctx.debug(`project ${project.id}: ${what}`),
     });
     queries += found.queries;
