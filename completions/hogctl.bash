@@ -348,7 +348,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --base-url --by --debug --fields --help --ignore-value --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all-projects --base-url --by --debug --events-since --fields --help --ignore-value --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons merge")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -798,6 +798,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l all-pro
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l base-url
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l by
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l debug
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l events-since
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l fields
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l help
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons duplicates"' -l ignore-value

@@ -1,5 +1,9 @@
 // POST /api/projects/{id}/query/ with a HogQLQuery (docs/server-contract.md §7), and the polling of
 // GET /query/{query_id}/ when the server answers 202 with a query that is still running.
+// Blocking by default: the lookups of persons and distinct ids by a list are small and fast. The
+// scans of `events` that may run long ask for `async` (RunOptions.async), which PostHog's time
+// limit for API queries leaves out; a blocking query that reaches that limit is not sent again
+// (it would only fail again) but named, with what to narrow.
 import type { ApiClient } from '../http/client.js';
 import { FIRST_POLL_MS, nextPollDelay, sleep as realSleep } from '../sleep.js';
 import type { RetryPolicy } from '../http/retry.js';
@@ -41,6 +45,18 @@ export interface RunOptions {
   maxWaitMs?: number;
   /** Overrides the client's retry policy for the POST (e.g. no wait on a long Retry-After). */
   retry?: Partial<RetryPolicy>;
+  /** Run it as an asynchronous query (`refresh: "async"`): PostHog's time limit for API queries
+   * does not apply, and the answer is polled. For the scans of `events` that may run long. */
+  async?: boolean;
+  /** What to narrow when the query hits PostHog's time limit, e.g. "give a later --events-since". */
+  narrow?: string;
+}
+
+/** PostHog's own answer to a blocking query past its time limit (ClickHouseQueryTimeOut, 504 with
+ * api_timeout_detail or the default detail, posthog/exceptions.py), not a gateway's 504 page. */
+function isTimeLimit(status: number, body: unknown): boolean {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  return status === 504 && typeof detail === 'string' && /time limit|max execution time/i.test(detail);
 }
 
 export function queryPath(projectId: string, suffix = ''): string {
@@ -72,18 +88,50 @@ export async function runHogQL(
 ): Promise<HogQLResponse> {
   const query: Record<string, unknown> = { kind: 'HogQLQuery', query: request.query };
   if (request.values && Object.keys(request.values).length > 0) query.values = request.values;
-  // A query only reads, so it is safe to send again after a 502, a 504 or a dropped connection.
+  // A query only reads, so it is safe to send again after a 502, a gateway's 504 or a dropped
+  // connection; PostHog's own 504 for its time limit would only come back, and is said at once.
   const res = await client.post<HogQLResponse>(
     queryPath(projectId),
-    { query, name: request.name, refresh: 'blocking' },
-    { idempotent: true, signal: options.signal, retry: options.retry, answer: 'query' },
+    { query, name: request.name, refresh: options.async ? 'async' : 'blocking' },
+    { idempotent: true, signal: options.signal, retry: options.retry, answer: 'query', acceptStatus: isTimeLimit },
   );
+  if (res.status === 504) throw timeLimitError(request.name, res.body, options.narrow);
   const status = res.body?.query_status;
   if (res.status === 202 || (status && status.complete === false)) {
     if (!status?.id) throw unexpected('a query still running, without a query id to follow');
-    return waitForQuery(client, projectId, status.id, options);
+    return waitCancelling(client, projectId, status.id, options);
   }
   return checkResponse(res.body);
+}
+
+/** Exit 7, naming the query and what to narrow; PostHog's detail follows on a line of its own. */
+function timeLimitError(name: string, body: unknown, narrow?: string): CliError {
+  const detail = String((body as { detail?: unknown }).detail);
+  const seconds = /(\d+)-second/.exec(detail)?.[1];
+  return new UnavailableError(
+    `the query "${name}" hit PostHog's ${seconds ? `${seconds}-second ` : ''}time limit for queries sent with an API key\n  ${detail}`,
+    narrow ?? 'narrow the query (a shorter time range, fewer values) and run the command again',
+  );
+}
+
+/** Waits for an async query; stopped (Ctrl-C), it cancels the query on the server first, so that
+ * PostHog does not go on with work nobody will read (QueryViewSet.destroy, posthog/api/query.py). */
+async function waitCancelling(client: ApiClient, projectId: string, id: string, options: RunOptions): Promise<HogQLResponse> {
+  try {
+    return await waitForQuery(client, projectId, id, options);
+  } catch (error) {
+    if (options.signal?.aborted) {
+      await client
+        .request({
+          method: 'DELETE',
+          path: queryPath(projectId, `${encodeURIComponent(id)}/`),
+          acceptStatus: () => true,
+          retry: { maxRetries: 0 },
+        })
+        .catch(() => undefined);
+    }
+    throw error;
+  }
 }
 
 async function waitForQuery(client: ApiClient, projectId: string, id: string, options: RunOptions): Promise<HogQLResponse> {

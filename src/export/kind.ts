@@ -41,6 +41,7 @@ import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from 
 import type { KindFields } from '../bulk/engine/journal.js';
 import type { Attempt, Chunk } from '../bulk/engine/runner.js';
 import { MAX_QUERY_ROWS } from '../hogql/walk.js';
+import { checkEventsRange } from '../hogql/events.js';
 import { createBundleDir } from './bundle.js';
 import { personDir } from './safe-name.js';
 import { PARTS, refusal, unreadableHint } from './collect.js';
@@ -398,6 +399,8 @@ async function estimate(
   let pages = 0;
   let uncounted: string | undefined;
   for (const person of persons) {
+    // A person whose events cannot be read in queries PostHog takes is refused here, before the run.
+    checkEventsRange({ distinctIds: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) });
     const res = await underQueryLimit(ctx, { maxWaitMs, flag: '--max-wait' }, (retry) =>
       runHogQL(
         client,

@@ -9,6 +9,8 @@
 // The walk keeps where it is (`after`), so whoever writes the pages can journal it once a page is
 // safely written and continue from there after a crash or a query limit.
 import { CliError } from '../errors.js';
+import { formatNumber } from '../io/counts.js';
+import { assertFits } from './query-size.js';
 import type { HogQLResponse } from '../api/query.js';
 import { utcTime } from './keyset.js';
 import { MAX_QUERY_ROWS } from './walk.js';
@@ -72,7 +74,20 @@ export function eventsPageQuery(
     'ORDER BY timestamp ASC, toString(uuid) ASC',
     `LIMIT ${pageSize}`,
   ].join('\n');
+  // One walk reads the events of all the person's distinct ids in (timestamp, uuid) order, so the
+  // list cannot be cut into batches: a person with more distinct ids than fit is refused.
+  assertFits(
+    query,
+    values,
+    `reading the events of ${formatNumber(range.distinctIds.length)} distinct ids in one keyset walk`,
+    'export this person by fewer distinct ids (--distinct-id), one set at a time',
+  );
   return { query, values };
+}
+
+/** Refuses, before anything is read, a range whose pages would be over the size budget. */
+export function checkEventsRange(range: EventRange): void {
+  eventsPageQuery(range, MAX_QUERY_ROWS, { timestamp: '2000-01-01T00:00:00.000000Z', uuid: '00000000-0000-0000-0000-000000000000' });
 }
 
 /** A row in EVENT_COLUMNS order as the record written to the bundle. `properties` stays the JSON

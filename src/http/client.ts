@@ -34,8 +34,9 @@ export interface RequestOptions {
   /** Retry policy for this request; bulk deletes bring their own. */
   retry?: Partial<RetryPolicy>;
   headers?: Record<string, string>;
-  /** Return non-2xx answers instead of throwing. */
-  acceptStatus?: (status: number) => boolean;
+  /** Return non-2xx answers instead of throwing (or retrying): the body decides too, e.g. PostHog's
+   * own 504 for a query past its time limit, which a retry would only repeat. */
+  acceptStatus?: (status: number, body: unknown) => boolean;
   /** Return 30x answers (with acceptStatus) instead of refusing them; for pages such as /logout
    * that redirect by design. API endpoints never redirect. */
   returnRedirects?: boolean;
@@ -237,7 +238,7 @@ export class ApiClient {
         const location = res.headers.location;
         throw redirectError(method, url, this.origin, res.status, Array.isArray(location) ? location[0] : location);
       }
-      if (req.acceptStatus?.(res.status)) return res as ApiResponse<T>;
+      if (req.acceptStatus?.(res.status, res.body)) return res as ApiResponse<T>;
 
       if (retryableStatus(res.status, idempotent) && attempt < policy.maxRetries) {
         const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now());

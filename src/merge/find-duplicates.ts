@@ -23,11 +23,12 @@
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { runHogQL, type HogQLResponse } from '../api/query.js';
+import { runHogQL, type HogQLResponse, type RunOptions } from '../api/query.js';
 import { underQueryLimit } from '../cli/wait-out-limit.js';
 import { formatNumber } from '../io/counts.js';
 import { joinPersons, type KeyedRow, type LeftOutValue } from './join-persons.js';
 import { jsonType, placeholderReason } from './placeholders.js';
+import { batchesThatFit } from '../hogql/query-size.js';
 
 /** The most rows any of these queries asks for (MAX_SELECT_RETURNED_ROWS). */
 const QUERY_LIMIT = 50_000;
@@ -92,6 +93,8 @@ export interface FindOptions {
   /** Values given to --ignore-value, as placeholders.ts `comparable` makes them. */
   ignored: ReadonlySet<string>;
   maxWaitMs: number;
+  /** Events are counted from this time on (UTC ISO); null counts every event. */
+  eventsSince: string | null;
   onProgress?: (what: string) => void;
 }
 
@@ -127,12 +130,14 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
       else kept.push(s);
     }
     o.onProgress?.(`${formatNumber(kept.length)} values of ${key.name} shared by ${o.minGroup} or more persons`);
-    for (const batch of byRows(kept, (s) => s.persons, ROWS_A_QUERY)) {
-      const res = await query(
-        `SELECT id, created_at, is_identified, properties, ${key.hogql} AS hogctl_key\nFROM persons\nWHERE ${key.hogql} IN {values}\nLIMIT ${QUERY_LIMIT}`,
-        { values: batch.map((s) => s.value) },
-        'hogctl persons duplicates: persons of shared values',
-      );
+    const text = personsOfValuesQuery(key);
+    const batches = batchesThatFit(text, 'values', kept, {
+      values: (b) => b.map((s) => s.value),
+      weight: (s) => s.persons,
+      maxWeight: ROWS_A_QUERY,
+    });
+    for (const batch of batches) {
+      const res = await query(text, { values: batch.map((s) => s.value) }, 'hogctl persons duplicates: persons of shared values');
       for (const row of res.results) {
         const [id, createdAt, identified, props, value] = row as unknown[];
         const uuid = String(id).toLowerCase();
@@ -148,7 +153,7 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
 
   const distinctIds = await distinctIdsOf(uuids, query);
   o.onProgress?.(`distinct ids of ${formatNumber(uuids.length)} persons read`);
-  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query, o.eventsSince);
 
   const groups: DuplicateGroup[] = joined.groups.map((g) => {
     const candidates = g.uuids.map((uuid) => candidate(uuid, persons.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
@@ -166,6 +171,35 @@ export async function findDuplicates(ctx: Context, client: ApiClient, projectId:
   return { groups, queries: counter.queries, tooLarge, tooLargeGroups, leftOut: [...leftOut, ...joined.leftOut] };
 }
 
+/** The persons whose key value is one of `{values}`. */
+export function personsOfValuesQuery(key: DuplicateKey): string {
+  return `SELECT id, created_at, is_identified, properties, ${key.hogql} AS hogctl_key\nFROM persons\nWHERE ${key.hogql} IN {values}\nLIMIT ${QUERY_LIMIT}`;
+}
+
+/** The queries that name a list, by the name of their list placeholder (query-size.ts). */
+export const LIST_QUERIES = {
+  personsOfDistinctIds: {
+    text: `SELECT person_id, distinct_id FROM person_distinct_ids WHERE distinct_id IN {ids} LIMIT ${QUERY_LIMIT}`,
+    list: 'ids',
+  },
+  persons: {
+    text: `SELECT id, created_at, is_identified, properties FROM persons WHERE id IN {persons} LIMIT ${QUERY_LIMIT}`,
+    list: 'persons',
+  },
+  distinctIds: {
+    text: `SELECT person_id, distinct_id FROM person_distinct_ids WHERE person_id IN {persons} LIMIT ${QUERY_LIMIT}`,
+    list: 'persons',
+  },
+  events: {
+    text: `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
+    list: 'ids',
+  },
+  eventsSince: {
+    text: `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} AND timestamp >= toDateTime({since}) GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
+    list: 'ids',
+  },
+} as const;
+
 /** A group's key as one line: `email=ana@example.com`. */
 export function keyText(group: Pick<DuplicateGroup, 'key'>): string {
   return Object.entries(group.key)
@@ -173,19 +207,24 @@ export function keyText(group: Pick<DuplicateGroup, 'key'>): string {
     .join(' ');
 }
 
-type Query = (text: string, values: Record<string, unknown>, name: string) => Promise<HogQLResponse>;
+type Query = (
+  text: string,
+  values: Record<string, unknown>,
+  name: string,
+  run?: Pick<RunOptions, 'async' | 'narrow'>,
+) => Promise<HogQLResponse>;
 
 /** HogQL queries of one project, waiting out the query limit up to maxWaitMs, counted. */
 function queryRunner(ctx: Context, client: ApiClient, projectId: string, maxWaitMs: number, counter: { queries: number }): Query {
   const cap = { maxWaitMs, flag: '--max-wait' };
-  return (text, values, name) =>
+  return (text, values, name, run = {}) =>
     underQueryLimit(ctx, cap, (retry) => {
       counter.queries++;
       return runHogQL(
         client,
         projectId,
         { query: text, values, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now, ...run },
       );
     });
 }
@@ -201,26 +240,21 @@ export async function readPersons(
   projectId: string,
   values: { uuids: string[]; distinctIds: string[] },
   maxWaitMs: number,
+  eventsSince: string | null,
   counter: { queries: number } = { queries: 0 },
 ): Promise<{ persons: Map<string, Candidate>; byDistinctId: Map<string, string> }> {
   const query = queryRunner(ctx, client, projectId, maxWaitMs, counter);
   const byDistinctId = new Map<string, string>();
-  for (let i = 0; i < values.distinctIds.length; i += ROWS_A_QUERY) {
-    const res = await query(
-      `SELECT person_id, distinct_id FROM person_distinct_ids WHERE distinct_id IN {ids} LIMIT ${QUERY_LIMIT}`,
-      { ids: values.distinctIds.slice(i, i + ROWS_A_QUERY) },
-      'hogctl persons merge: persons of distinct ids',
-    );
+  const byIds = LIST_QUERIES.personsOfDistinctIds;
+  for (const ids of batchesThatFit(byIds.text, byIds.list, values.distinctIds, { maxItems: ROWS_A_QUERY })) {
+    const res = await query(byIds.text, { ids }, 'hogctl persons merge: persons of distinct ids');
     for (const row of res.results) byDistinctId.set(String((row as unknown[])[1]), String((row as unknown[])[0]).toLowerCase());
   }
   const uuids = [...new Set([...values.uuids.map((u) => u.toLowerCase()), ...byDistinctId.values()])];
   const records = new Map<string, { created_at: string; is_identified: boolean; properties: Record<string, unknown> }>();
-  for (let i = 0; i < uuids.length; i += ROWS_A_QUERY) {
-    const res = await query(
-      `SELECT id, created_at, is_identified, properties FROM persons WHERE id IN {persons} LIMIT ${QUERY_LIMIT}`,
-      { persons: uuids.slice(i, i + ROWS_A_QUERY) },
-      'hogctl persons merge: persons',
-    );
+  const byUuid = LIST_QUERIES.persons;
+  for (const persons of batchesThatFit(byUuid.text, byUuid.list, uuids, { maxItems: ROWS_A_QUERY })) {
+    const res = await query(byUuid.text, { persons }, 'hogctl persons merge: persons');
     for (const row of res.results) {
       const [id, createdAt, identified, props] = row as unknown[];
       records.set(String(id).toLowerCase(), {
@@ -232,7 +266,7 @@ export async function readPersons(
   }
   const found = [...records.keys()];
   const distinctIds = await distinctIdsOf(found, query);
-  const activity = await eventsOf([...distinctIds.values()].flat(), query);
+  const activity = await eventsOf([...distinctIds.values()].flat(), query, eventsSince);
   const persons = new Map<string, Candidate>();
   for (const uuid of found) persons.set(uuid, candidate(uuid, records.get(uuid)!, distinctIds.get(uuid) ?? [], activity));
   return { persons, byDistinctId };
@@ -302,11 +336,7 @@ async function distinctIdsOf(uuids: string[], query: Query): Promise<Map<string,
   const ids = new Map<string, string[]>();
   const read = async (batch: string[]): Promise<void> => {
     if (batch.length === 0) return;
-    const res = await query(
-      `SELECT person_id, distinct_id FROM person_distinct_ids WHERE person_id IN {persons} LIMIT ${QUERY_LIMIT}`,
-      { persons: batch },
-      'hogctl persons duplicates: distinct ids',
-    );
+    const res = await query(LIST_QUERIES.distinctIds.text, { persons: batch }, 'hogctl persons duplicates: distinct ids');
     if (res.results.length >= ROWS_A_QUERY && batch.length > 1) {
       const half = Math.ceil(batch.length / 2);
       await read(batch.slice(0, half));
@@ -321,43 +351,33 @@ async function distinctIdsOf(uuids: string[], query: Query): Promise<Map<string,
     }
   };
   // Two or three distinct ids a person is usual: 3,000 persons a query stays under the cap.
-  for (let i = 0; i < uuids.length; i += 3_000) await read(uuids.slice(i, i + 3_000));
+  const { text, list } = LIST_QUERIES.distinctIds;
+  for (const batch of batchesThatFit(text, list, uuids, { maxItems: 3_000 })) await read(batch);
   return ids;
 }
 
-/** Event count and newest event time by distinct id. */
-async function eventsOf(distinctIds: string[], query: Query): Promise<Map<string, { count: number; last: string | null }>> {
+/**
+ * Event count and newest event time by distinct id, from `since` on: a scan of `events` that
+ * may run long on a large project, so it is bounded in time (ClickHouse then reads only the
+ * partitions of that range) and sent as an async query, which PostHog's time limit for API
+ * queries leaves out (docs/server-contract.md §7.2).
+ */
+async function eventsOf(
+  distinctIds: string[],
+  query: Query,
+  since: string | null,
+): Promise<Map<string, { count: number; last: string | null }>> {
   const found = new Map<string, { count: number; last: string | null }>();
-  for (let i = 0; i < distinctIds.length; i += EVENT_IDS_A_QUERY) {
-    const res = await query(
-      `SELECT distinct_id, count() AS events, max(timestamp) AS last_seen FROM events WHERE distinct_id IN {ids} GROUP BY distinct_id LIMIT ${QUERY_LIMIT}`,
-      { ids: distinctIds.slice(i, i + EVENT_IDS_A_QUERY) },
-      'hogctl persons duplicates: events by distinct id',
-    );
+  const { text, list } = since === null ? LIST_QUERIES.events : LIST_QUERIES.eventsSince;
+  const run = { async: true, narrow: 'count fewer events: give a later --events-since (e.g. 30d)' };
+  for (const ids of batchesThatFit(text, list, distinctIds, { maxItems: EVENT_IDS_A_QUERY, others: { since } })) {
+    const res = await query(text, since === null ? { ids } : { ids, since }, 'hogctl persons duplicates: events by distinct id', run);
     for (const row of res.results) {
       const [id, count, last] = row as unknown[];
       found.set(String(id), { count: Number(count), last: last === null || last === undefined ? null : String(last) });
     }
   }
   return found;
-}
-
-/** Cuts items into batches whose weights add up to at most `max` (an item heavier alone is alone). */
-function byRows<T>(items: T[], weight: (t: T) => number, max: number): T[][] {
-  const batches: T[][] = [];
-  let batch: T[] = [];
-  let sum = 0;
-  for (const item of items) {
-    if (batch.length > 0 && sum + weight(item) > max) {
-      batches.push(batch);
-      batch = [];
-      sum = 0;
-    }
-    batch.push(item);
-    sum += weight(item);
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
 }
 
 /** The property names whose values are not all the same (a missing one differs from any value). */

@@ -33,6 +33,7 @@ import type { JournalHeader } from '../bulk/engine/journal.js';
 import type { Receipt } from '../bulk/engine/receipt.js';
 import type { CaseTargets } from '../bulk/input/targets.js';
 import { readPersons, type Candidate } from './find-duplicates.js';
+import { DEFAULT_EVENTS_SINCE, parseEventsSince } from './events-since.js';
 import { lowerAscii, nearAddress } from '../bulk/input/identifiers.js';
 import {
   KEEP_MEANS,
@@ -449,7 +450,8 @@ async function readNow(
   const gone: LeftOut[] = [];
   const missing: string[] = [];
   for (const [project, list] of byProject) {
-    const read = (values: { uuids: string[]; distinctIds: string[] }) => readPersons(ctx, client, project, values, maxWaitMs);
+    const read = (values: { uuids: string[]; distinctIds: string[] }) =>
+      readPersons(ctx, client, project, values, maxWaitMs, parseEventsSince(DEFAULT_EVENTS_SINCE, ctx.clock.now()));
     const { persons } = await read({ uuids: list.flatMap((g) => g.persons.map((p) => p.uuid)), distinctIds: [] });
     const lost = list.flatMap((g) => g.persons.filter((p) => !persons.has(p.uuid)));
     // Only when someone is not found by UUID: where its distinct ids are now.

@@ -13,6 +13,7 @@ import type { DeletionFaults } from './deletion-faults.js';
 import type { SandboxStore } from './store.js';
 import type { EventStore } from './events.js';
 import type { Project, World } from './world.js';
+import type { QueryLimits } from './query-limits.js';
 
 export interface SandboxResponse {
   status: number;
@@ -91,6 +92,8 @@ export interface Services {
   deletionFaults: DeletionFaults;
   /** Self-service event deletion requests of every project (data-deletion.ts). */
   dataDeletions: DataDeletionRequests;
+  /** PostHog's time and size limits on a HogQL query, as configured (query-limits.ts). */
+  queryLimits: QueryLimits;
 }
 
 export type Handler = (ctx: RequestContext, app: Services) => SandboxResponse | Promise<SandboxResponse>;

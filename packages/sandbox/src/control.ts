@@ -1,7 +1,7 @@
 // The sandbox's own routes under /_sandbox/ (packages/sandbox/README.md, "Inspection and
 // control"): what it received and holds, the mail it would have sent, and the switches a test or
 // a demo turns (the weekly deletion job, session age, a project's person processing, GeoIP, IP
-// anonymisation and the age past which its events are dropped). They are not recorded,
+// anonymisation, the age past which its events are dropped, and the query limits). They are not recorded,
 // throttled, faulted or authenticated.
 
 import { json, type SandboxResponse } from './context.js';
@@ -23,6 +23,8 @@ export interface ControlDeps {
   selectQueued: (row: DataDeletionRequest) => string[];
   /** Deletes a project's events by UUID (the weekly job's adhoc arm). */
   removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void;
+  /** Sets the query limits from a spec (query-limits.ts) and returns them. */
+  setQueryLimits: (spec?: string) => unknown;
 }
 
 export function controlRoute(method: string, path: string, deps: ControlDeps): SandboxResponse {
@@ -39,6 +41,8 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   if (approval) return approval;
   const age = /^\/_sandbox\/sessions\/age\/(\d+)$/.exec(p);
   if (method === 'POST' && age) return json(200, { sessions: identity.sessions.age(Number(age[1]) * 1000) });
+  const limits = /^\/_sandbox\/query-limits(?:\/([^/]+))?$/.exec(p);
+  if (method === 'POST' && limits) return queryLimits(deps, limits[1] === undefined ? undefined : decodeURIComponent(limits[1]));
   const drop = /^\/_sandbox\/projects\/(\d+)\/drop-events-older-than\/(\d+|off)$/.exec(p);
   if (method === 'POST' && drop) return dropEventsOlderThan(world, Number(drop[1]), drop[2]);
   const setting = /^\/_sandbox\/projects\/(\d+)\/([a-z-]+)\/(on|off)$/.exec(p);
@@ -77,6 +81,15 @@ function dataDeletionApproval(method: string, p: string, deps: ControlDeps): San
   }
   if (!deps.dataDeletions.approve(row, deps.selectQueued)) return json(409, { detail: `The request is ${row.status}, not pending.` });
   return json(200, serializeRequest(row));
+}
+
+/** POST /_sandbox/query-limits/<spec> (no spec: the defaults); 400 with the reason for a bad spec. */
+function queryLimits(deps: ControlDeps, spec: string | undefined): SandboxResponse {
+  try {
+    return json(200, deps.setQueryLimits(spec));
+  } catch (error) {
+    return json(400, { detail: (error as Error).message });
+  }
 }
 
 /** Team.drop_events_older_than (posthog/models/team/team.py): seconds, at least an hour, or off

@@ -37,6 +37,7 @@ import { handleRequest } from './pipeline.js';
 import { hash32 } from './prng.js';
 import type { RecordedRequest } from './request-log.js';
 import { listen } from './socket.js';
+import { parseQueryLimitSpec } from './query-limits.js';
 
 export type { RecordedRequest } from './request-log.js';
 
@@ -94,6 +95,10 @@ export interface SandboxOptions {
    * PostHog behind a TLS proxy without IS_BEHIND_PROXY hands out http:// links for its https://
    * site (docs/server-contract.md §2.2). */
   linkOrigin?: string;
+  /** PostHog's limits on a HogQL query, scaled for tests: 'time=10,rows-per-second=5000,size=262144'
+   * (query-limits.ts). Default: no time ceiling, a simulated 1,000,000 rows a second, and
+   * ClickHouse's max_query_size of 262,144 bytes. */
+  queryLimits?: string;
 }
 
 export interface Sandbox {
@@ -127,6 +132,8 @@ export interface Sandbox {
   setFaults(spec?: string): void;
   /** Replace the rate limits at run time (undefined: off); counts start afresh. */
   setRateLimit(spec?: string): void;
+  /** Replace the query limits at run time (see SandboxOptions.queryLimits; undefined: the defaults). */
+  setQueryLimits(spec?: string): void;
   /** Switch how bulk_delete answers (see SandboxOptions.bulkDeleteResponse). */
   setBulkDeleteResponse(mode: BulkDeleteResponse): void;
   /** The next `times` (default 1) attempts at deleting each of these persons fail as on PostHog:
@@ -279,6 +286,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     events,
     deletionFaults: new DeletionFaults(),
     dataDeletions: new DataDeletionRequests(now),
+    queryLimits: parseQueryLimitSpec(opts.queryLimits),
   };
   const capture = captureOf(services, ingestion);
   let bulkDeleteResponse = checkBulkDeleteResponse(opts.bulkDeleteResponse ?? 'summary');
@@ -300,6 +308,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     };
   }
 
+  const setQueryLimits = (spec?: string) => {
+    services.queryLimits = parseQueryLimitSpec(spec);
+    return services.queryLimits;
+  };
   // The pickup recompiles the stored query against the project's events as they are now.
   const selectQueued = (row: DataDeletionRequest) =>
     selectEventUuids(row.query, row.variables, { store: stores.get(row.teamId)!, events: events.get(row.teamId), teamId: row.teamId });
@@ -312,6 +324,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     dataDeletions: services.dataDeletions,
     selectQueued,
     removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void events.get(teamId)?.deleteByUuids(uuids),
+    setQueryLimits,
   };
   const pipeline = { router, services, capture, requests, faults: () => faults, linkOrigin: opts.linkOrigin, log };
   const listening = await listen({ host, port, now, log }, async (exchange) => {
@@ -343,6 +356,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     setFaults(spec) {
       faults = new FaultInjector(parseFaultSpec(spec, seed));
+    },
+    setQueryLimits(spec) {
+      setQueryLimits(spec);
     },
     setBulkDeleteResponse(mode) {
       bulkDeleteResponse = checkBulkDeleteResponse(mode);

@@ -316,7 +316,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
       // The deletion has run already (a run continued after the weekly job): count what it left.
       const erased = [...(journal.recorded.get(p.id)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
       const left = erased.length
-        ? await eventsLeft(ctx, env.client, p.id, erased, { maxWaitMs: env.maxWaitMs, flag: '--max-wait' })
+        ? await eventsLeft(ctx, env.client, p.id, erased, { maxWaitMs: env.maxWaitMs, flag: '--max-wait' }, ctx.clock.now())
         : new Map();
       if (left.size) eventsLeftIn.push(`project ${p.id}: ${describeEventsLeft(left)}`);
     }

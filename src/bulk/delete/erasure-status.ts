@@ -191,7 +191,9 @@ async function projectStatus(
     }
   }
   if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
-    const left = await eventsLeft(ctx, client, p.project, clear, { maxWaitMs: c.maxWaitMs, flag: '--max-wait' });
+    // Up to the end of the run that asked for the deletions: the events PostHog's deletion covers.
+    const requestedAt = Date.parse(receipt.finished_at) || Date.parse(receipt.started_at);
+    const left = await eventsLeft(ctx, client, p.project, clear, { maxWaitMs: c.maxWaitMs, flag: '--max-wait' }, requestedAt);
     status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
     status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
   }

@@ -23,6 +23,7 @@ import { PERSON_BATCH_MAX, type ListedPerson } from '../../api/persons.js';
 import { underQueryLimit } from '../../cli/wait-out-limit.js';
 import { MAX_QUERY_ROWS as MAX_ROWS } from '../../hogql/walk.js';
 import { formatNumber } from '../../io/counts.js';
+import { batchesThatFit } from '../../hogql/query-size.js';
 
 /** How a journal names identifiers: by the evidence key `key_id`; by SHA-256 with `salt`
  * (journals of earlier versions); else in clear (--keep-identifiers). */
@@ -33,31 +34,17 @@ export interface IdentifierNaming {
 
 /** Addresses a query: 10,000 addresses take 10 batches, two queries each. */
 const EMAIL_BATCH = 1000;
-/**
- * Characters of addresses a batch holds at most. PostHog hands a placeholder's values to
- * ClickHouse inside the query text, and ClickHouse refuses a query longer than its
- * max_query_size, 256 KiB by default; the persons query lists each address twice (as asked and
- * with a trailing dot), so 100,000 characters of addresses stay well under it. Addresses of
- * usual length fill a batch by count first.
- */
-const EMAIL_BATCH_CHARS = 100_000;
-
-/** The addresses in batches of at most EMAIL_BATCH, and of at most EMAIL_BATCH_CHARS characters. */
+/** The addresses in batches of at most EMAIL_BATCH, each making queries under hogctl's size
+ * budget (src/hogql/query-size.ts): `{emails}` holds each address twice (as asked and with a
+ * trailing dot), and both queries take the same list. */
 export function emailBatches(emails: readonly string[]): string[][] {
-  const batches: string[][] = [];
-  let batch: string[] = [];
-  let chars = 0;
-  for (const email of emails) {
-    if (batch.length && (batch.length === EMAIL_BATCH || chars + email.length > EMAIL_BATCH_CHARS)) {
-      batches.push(batch);
-      batch = [];
-      chars = 0;
-    }
-    batch.push(email);
-    chars += email.length;
-  }
-  if (batch.length) batches.push(batch);
-  return batches;
+  const longer = EMAIL_QUERY.length > DISTINCT_ID_QUERY.length ? EMAIL_QUERY : DISTINCT_ID_QUERY;
+  return batchesThatFit(longer, 'emails', emails, { values: emailValues, maxItems: EMAIL_BATCH });
+}
+
+/** What `{emails}` holds for a batch. */
+export function emailValues(batch: readonly string[]): string[] {
+  return [...batch, ...batch.map((e) => `${e}.`)];
 }
 
 // The addresses as they are stored (as the email property or as a distinct id), and those that
@@ -66,9 +53,9 @@ export function emailBatches(emails: readonly string[]): string[][] {
 // HogQL's trim() is ClickHouse's trimBoth(), which removes spaces at both ends
 // (posthog/hogql/functions/mapping.py: "trim": HogQLFunctionMeta("trimBoth", 1, 1)). The near ones
 // are reported, never deleted: they may be typing slips of the same person, or someone else.
-const EMAIL_QUERY =
+export const EMAIL_QUERY =
   'SELECT id, lower(properties.email), properties.email FROM persons WHERE lower(trim(properties.email)) IN {emails} LIMIT 50000';
-const DISTINCT_ID_QUERY =
+export const DISTINCT_ID_QUERY =
   'SELECT person_id, lower(distinct_id), distinct_id FROM person_distinct_ids WHERE lower(trim(distinct_id)) IN {emails} LIMIT 50000';
 
 /** ClickHouse's lower(): ASCII letters only. */
@@ -224,7 +211,7 @@ export async function matchEmails(
       return runHogQL(
         client,
         projectId,
-        { query: hogql, values: { emails: [...batch, ...batch.map((e) => `${e}.`)] }, name },
+        { query: hogql, values: { emails: emailValues(batch) }, name },
         { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
       );
     });

@@ -12,6 +12,7 @@ import { findDuplicates, keyText, parseKey, type DuplicateGroup, type FindResult
 import { comparable } from '../../merge/placeholders.js';
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { cell, emailOf, identityOf, minute, nameOf } from '../../merge/who.js';
+import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../merge/events-since.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
 export interface PersonsDuplicatesOptions {
@@ -22,6 +23,7 @@ export interface PersonsDuplicatesOptions {
   projects?: string;
   allProjects?: boolean;
   maxWait?: string;
+  eventsSince?: string;
 }
 
 const DEFAULT_MAX_WAIT = '60m';
@@ -51,6 +53,8 @@ export function personsDuplicatesCommand(): Command {
         '--by may be repeated: persons that share any one of the keys are one group.\n\n' +
         'Every read is a batched HogQL query: the shared values (GROUP BY ... HAVING count() >= --min-group), then the persons of those values, ' +
         'their distinct ids and their event counts, 10,000 persons a query at most, so the queries grow with the duplicates found, not with the project. ' +
+        `Events are counted from --events-since on (the last ${DEFAULT_EVENTS_SINCE.replace('d', ' days')} by default; \`persons merge\` counts the same window), ` +
+        "in asynchronous queries, which PostHog's time limit for API queries does not stop: counting every event (all) scans the whole events table. " +
         "A wait the server's query limit asks for is waited out, up to --max-wait.\n\n" +
         'On a terminal each group is a short review: per candidate its UUID, whether it is identified, its e-mail address and name ' +
         "(quoted, so that spaces show; the name is the first of name, Name, username, as PostHog's persons list shows it), created, last seen, event count, distinct ids " +
@@ -81,6 +85,10 @@ export function personsDuplicatesCommand(): Command {
     )
     .option('--projects <ids>', 'search these projects, e.g. 1,2,3 (each on its own)')
     .option('--all-projects', 'search every project the key can see')
+    .option(
+      '--events-since <when>',
+      `count events from this time on: days before now (30d), a date (2025-01-01), or all (default ${DEFAULT_EVENTS_SINCE})`,
+    )
     .option('--max-wait <duration>', `the longest single wait the query limit may ask for, e.g. 90s, 1h (default ${DEFAULT_MAX_WAIT})`)
     .addHelpText(
       'after',
@@ -101,6 +109,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
   if (maxGroup < minGroup) throw new UsageError(`--max-group ${maxGroup} is below --min-group ${minGroup}`);
   const maxWaitMs = parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait');
   const ignored = new Set((options.ignoreValue ?? []).map(comparable));
+  const eventsSince = parseEventsSince(options.eventsSince ?? DEFAULT_EVENTS_SINCE, ctx.clock.now());
   if (options.projects !== undefined && options.allProjects) throw new UsageError('--projects and --all-projects cannot be used together');
   const projectsSetting = {
     projects: options.projects === undefined ? undefined : parseProjectList(options.projects),
@@ -132,6 +141,7 @@ export async function personsDuplicatesRun(ctx: Context, options: PersonsDuplica
       maxGroup,
       ignored,
       maxWaitMs,
+      eventsSince,
       onProgress: (what) => ctx.debug(`project ${project.id}: ${what}`),
     });
     queries += found.queries;

@@ -7,6 +7,7 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
+import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../merge/events-since.js';
 import {
   DEFAULT_KEEP,
   KEEP_MEANS,
@@ -324,6 +325,7 @@ async function oneGroup(ctx: Context, values: string[], maxWaitMs: number): Prom
     project,
     { uuids: values.filter(isUuid), distinctIds: values.filter((v) => !isUuid(v)) },
     maxWaitMs,
+    parseEventsSince(DEFAULT_EVENTS_SINCE, ctx.clock.now()),
   );
   const uuids = values.map((v) => (isUuid(v) ? v.toLowerCase() : byDistinctId.get(v)));
   const missing = values.filter((_, i) => uuids[i] === undefined || !persons.has(uuids[i]!));

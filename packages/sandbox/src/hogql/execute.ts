@@ -48,6 +48,8 @@ export interface RunInput {
   /** The project's events; without them the `events` table is unknown. */
   events?: EventStore;
   teamId: number;
+  /** Counts the rows the query reads, subqueries included (the simulated time, query-limits.ts). */
+  read?: { rows: number };
 }
 
 /** A row of a table: a person, an event's row index, or one distinct id of a person. */
@@ -698,6 +700,50 @@ export function selectAll(input: RunInput): { columns: string[]; types: [string,
   return { columns, types, rows };
 }
 
+/** A range of event timestamps (µs, inclusive) a WHERE keeps rows in. */
+interface TimeRange {
+  from: number;
+  to: number;
+}
+
+function outside(range: TimeRange, us: number): boolean {
+  return us < range.from || us > range.to;
+}
+
+/**
+ * The range that `timestamp <op> <constant>` conditions joined by AND at the top of the WHERE keep:
+ * ClickHouse reads no rows outside it (the events table is partitioned and sorted by time), so
+ * the simulated time of a query does not count them. Undefined when the WHERE bounds nothing.
+ */
+function timestampRange(where: Expr | undefined, ev: Evaluator): TimeRange | undefined {
+  if (!where) return undefined;
+  const range: TimeRange = { from: -Infinity, to: Infinity };
+  for (const e of where.kind === 'and' ? where.exprs : [where]) {
+    if (e.kind !== 'compare' || !['<', '<=', '>', '>='].includes(e.op)) continue;
+    const [field, other, op] = isTimestamp(e.left) ? [e.left, e.right, e.op] : [e.right, e.left, flip(e.op)];
+    if (!isTimestamp(field) || !isConstant(other)) continue;
+    const value = ev.eval(other, { row: undefined });
+    const us = value instanceof Timestamp ? value.us : typeof value === 'string' ? parseTimestampUs(value) : null;
+    if (us === null) continue;
+    if (op === '<' || op === '<=') range.to = Math.min(range.to, us);
+    else range.from = Math.max(range.from, us);
+  }
+  return range.from === -Infinity && range.to === Infinity ? undefined : range;
+}
+
+function isTimestamp(e: Expr): boolean {
+  return e.kind === 'field' && e.chain.length === 1 && e.chain[0] === 'timestamp';
+}
+
+function isConstant(e: Expr): boolean {
+  if (e.kind === 'constant' || e.kind === 'placeholder') return true;
+  return e.kind === 'call' && !isAggregate(e) && e.args.every(isConstant);
+}
+
+function flip(op: string): string {
+  return op.startsWith('<') ? op.replace('<', '>') : op.replace('>', '<');
+}
+
 /** Runs one SELECT; only the top level gets the default LIMIT and the 50,000 cap. */
 function execute(
   input: RunInput,
@@ -754,8 +800,10 @@ function execute(
   const enough = newestFirst && !aggregated ? end : Infinity;
   const matching: Row[] = [];
   let boundaryUs: number | undefined;
+  const range = table.name === 'events' ? timestampRange(query.where, ev) : undefined;
   table.scan((row) => {
     if (boundaryUs !== undefined && (row as Person).createdAtUs < boundaryUs) return false;
+    if (input.read && !(range && outside(range, input.events!.timestamp(row as number)))) input.read.rows++;
     if (!query.where || truthy(ev.eval(query.where, { row })) === true) {
       matching.push(row);
       if (matching.length === enough) boundaryUs = (row as Person).createdAtUs;

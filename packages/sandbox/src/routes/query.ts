@@ -1,6 +1,7 @@
 // The HogQL query endpoint (docs/server-contract.md §7): POST /api/projects/{id}/query/ with a
-// HogQLQuery over the persons and events tables, and GET /query/{query_id}/ for queries run with an async
-// `refresh` mode. Scope query:read for every action; personal keys count against the query
+// HogQLQuery over the persons and events tables, and GET (poll) and DELETE (cancel) /query/{query_id}/
+// for queries run with an async `refresh` mode, within PostHog's time and size limits
+// (query-limits.ts). Scope query:read for every action; personal keys count against the query
 // limits; OFFSET is refused for personal keys before the query runs, with the server's words.
 
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
 import { storeFor } from '../person-viewset.js';
 import { runActorsQuery } from '../actors-query.js';
+import { querySize, querySizeExceeded, queryTimedOut, simulatedMs } from '../query-limits.js';
 
 export const OFFSET_REFUSED =
   'OFFSET is not supported on queries made with a personal API key. For pagination, use keyset pagination on the `timestamp` column, e.g. `WHERE timestamp > :last_seen_timestamp ORDER BY timestamp LIMIT N`. For bulk data extraction, use batch exports: https://posthog.com/docs/cdp/batch-exports';
@@ -72,12 +74,28 @@ function parse(text: string): SelectQuery {
   }
 }
 
-function run(ctx: RequestContext, app: Services, request: QueryRequest, query: SelectQuery) {
+/** Runs a query within PostHog's limits (query-limits.ts): the size of its SQL text, then, for a
+ * blocking query sent with a personal key, the time ceiling. `tookMs` is its simulated time. */
+function run(ctx: RequestContext, app: Services, request: QueryRequest, query: SelectQuery, blocking: boolean) {
   const store = storeFor(ctx, app);
+  const limits = app.queryLimits;
+  if (querySize(request.query, request.values) > limits.maxQuerySize) throw querySizeExceeded();
   try {
-    const result = runSelect({ query, values: request.values, store, events: app.events.get(ctx.project!.id), teamId: ctx.project!.id });
+    const read = { rows: 0 };
+    const result = runSelect({
+      query,
+      values: request.values,
+      store,
+      events: app.events.get(ctx.project!.id),
+      teamId: ctx.project!.id,
+      read,
+    });
+    const tookMs = simulatedMs(read.rows, limits);
+    const ceiling = limits.timeLimitSeconds;
+    if (blocking && ceiling !== null && ctx.principal?.kind === 'personal_api_key' && tookMs > ceiling * 1000) throw queryTimedOut(ceiling);
     const now = new Date(app.now()).toISOString();
     return {
+      tookMs,
       ...result,
       hogql: request.query,
       timings: [],
@@ -126,13 +144,17 @@ export function registerQueryRoutes(router: Router): void {
     // validate_user_query runs before anything else, and only for personal keys.
     if (ctx.principal?.kind === 'personal_api_key' && query.offset !== undefined) throw validationError(OFFSET_REFUSED);
     const isAsync = ASYNC_MODES.has(request.refresh) || request.async;
-    if (!isAsync) return json(200, run(ctx, app, request, query));
+    if (!isAsync) {
+      const { tookMs: _, ...answer } = run(ctx, app, request, query, true);
+      return json(200, answer);
+    }
     // Run in the background: a failure shows in the poll (400 with query_status.error and
     // error_message, docs/server-contract.md §7.2), not in this answer.
-    let result: ReturnType<typeof run> | undefined;
+    let result: Omit<ReturnType<typeof run>, 'tookMs'> | undefined;
     let failure: string | undefined;
+    let tookMs = 0;
     try {
-      result = run(ctx, app, request, query);
+      ({ tookMs, ...result } = run(ctx, app, request, query, false));
     } catch (error) {
       if (!(error instanceof ErrorResponse)) throw error;
       failure = (error.body as { detail?: string }).detail ?? 'Query failed';
@@ -157,7 +179,8 @@ export function registerQueryRoutes(router: Router): void {
       labels: null,
       pickup_time: started,
     };
-    running.set(`${ctx.project!.id}:${id}`, { status, doneAt: app.now() + app.applyDelayMs, result, failure });
+    // It completes after its simulated time, or the apply delay when that is longer.
+    running.set(`${ctx.project!.id}:${id}`, { status, doneAt: app.now() + Math.max(app.applyDelayMs, tookMs), result, failure });
     return json(202, { cache_key: result?.cache_key ?? `cache_sandbox_${ctx.project!.id}_failed`, query_status: status });
   };
 
@@ -173,6 +196,16 @@ export function registerQueryRoutes(router: Router): void {
     }
     if (entry.status.error) return json(400, { query_status: entry.status });
     return json(entry.status.complete ? 200 : 202, { query_status: entry.status });
+  };
+
+  // QueryViewSet.destroy (posthog/api/query.py): cancel_query revokes the task and forgets the
+  // status, answering 200 with a message; a later poll finds no query.
+  const destroy: Handler = (ctx, app) => {
+    const key = `${ctx.project!.id}:${ctx.params.queryId}`;
+    const entry = running.get(key);
+    const done = entry !== undefined && (entry.status.complete || app.now() >= entry.doneAt);
+    running.delete(key);
+    return json(200, { message: done ? 'Query already complete' : 'Query task revoked' });
   };
 
   const common = {
@@ -193,6 +226,9 @@ export function registerQueryRoutes(router: Router): void {
     ...common,
     pattern: '/api/projects/:projectId/query/:queryId',
     detail: true,
-    methods: { GET: { action: 'retrieve', handler: retrieve, requiredScopes: ['query:read'] } },
+    methods: {
+      GET: { action: 'retrieve', handler: retrieve, requiredScopes: ['query:read'] },
+      DELETE: { action: 'destroy', handler: destroy, requiredScopes: ['query:read'] },
+    },
   });
 }
