@@ -11,9 +11,9 @@
 import { createHash } from 'node:crypto';
 import { resolve, sep } from 'node:path';
 import { CliError, NotPostHogApiError } from '../errors.js';
+import { isUuid } from '../api/uuid.js';
 
 const PROJECT_ID = /^[1-9]\d{0,18}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Kept as it is: lower case (a case-insensitive file system would merge `A` and `a`), no dot
  * (no `.`, `..` or hidden file, and the mapped names below are the only ones with one). */
 const PLAIN = /^[a-z0-9][a-z0-9_-]{0,99}$/;
@@ -22,7 +22,7 @@ const PLAIN = /^[a-z0-9][a-z0-9_-]{0,99}$/;
  * not PostHog's, naming the host that answered them. */
 export function personDir(project: string, uuid: string, host: string): string {
   if (!PROJECT_ID.test(project)) throw notPostHogs(host, 'a project id', project, 'a project id is a whole number');
-  if (!UUID.test(uuid)) throw notPostHogs(host, 'a person UUID', uuid, 'a person is named by a UUID');
+  if (!isUuid(uuid)) throw notPostHogs(host, 'a person UUID', uuid, 'a person is named by a UUID');
   return `project-${project}/person-${uuid.toLowerCase()}`;
 }
 

@@ -7,6 +7,7 @@
 // quoted names, comments and brackets, and refuses whatever it cannot page safely (its own ORDER
 // BY, LIMIT, OFFSET, GROUP BY, aggregates, joins, other tables). The server parses the result.
 import { UsageError } from '../errors.js';
+import { isUuid } from '../api/uuid.js';
 
 export const CURSOR_CREATED_AT = 'hogctl_cursor_created_at';
 export const CURSOR_ID = 'hogctl_cursor_id';
@@ -192,7 +193,7 @@ export function parseCursor(raw: string): Cursor {
   const createdAt = raw.slice(0, comma).trim();
   const id = raw.slice(comma + 1).trim();
   const time = readTime(createdAt);
-  if (comma === -1 || !time || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if (comma === -1 || !time || !isUuid(id)) {
     throw new UsageError(
       `invalid --after "${raw}": expected <created_at>,<id> as an interrupted --all printed it`,
       'e.g. --after 2025-01-15T08:00:00.123456Z,01900000-aaaa-7bbb-8ccc-000000000001',

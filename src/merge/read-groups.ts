@@ -8,10 +8,9 @@
 import { UsageError } from '../errors.js';
 import type { Candidate } from './find-duplicates.js';
 import type { InputGroup } from './plan-groups.js';
+import { isUuid } from '../api/uuid.js';
 
 export const PLAN_FORMAT = 'hogctl persons merge plan';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReadGroups {
   groups: InputGroup[];
@@ -126,7 +125,7 @@ function person(value: unknown, where: string): Candidate {
   const bad = (what: string) => new UsageError(`${where}: ${what}`, 'give the output of `hogctl persons duplicates`, unchanged');
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('not a person object');
   const p = value as Record<string, unknown>;
-  if (typeof p.uuid !== 'string' || !UUID.test(p.uuid)) throw bad('no "uuid" (the person\'s UUID)');
+  if (typeof p.uuid !== 'string' || !isUuid(p.uuid)) throw bad('no "uuid" (the person\'s UUID)');
   if (!Array.isArray(p.distinct_ids) || !p.distinct_ids.every((d) => typeof d === 'string')) throw bad('no "distinct_ids" list');
   return {
     uuid: p.uuid.toLowerCase(),

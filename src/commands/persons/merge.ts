@@ -30,6 +30,7 @@ import { NOT_GIVEN_BACK } from '../../merge/not-given-back.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseRateFlag } from './shared/job-flags.js';
+import { isUuid } from '../../api/uuid.js';
 
 export interface PersonsMergeOptions {
   groups?: string;
@@ -318,7 +319,6 @@ async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; left
 async function oneGroup(ctx: Context, values: string[], maxWaitMs: number): Promise<InputGroup[]> {
   const project = await ctx.projectId();
   const client = await ctx.api();
-  const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
   const { persons, byDistinctId } = await readPersons(
     ctx,
     client,
