@@ -537,7 +537,7 @@ _hogctl() {
         --client) COMPREPLY=( $(compgen -W "claude cursor vscode" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--allow --base-url --client --debug --fields --help --jq --no-color --no-input --output --profile --project --projects --quiet --read-only --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --client --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "demo")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -51,7 +51,8 @@ export async function runCaptured(base: McpBase, run: (ctx: Context) => Promise<
   const stderr = new Sink();
   const stdin = Readable.from([]) as Readable & { isTTY?: boolean };
   const deps: Deps = { ...base.deps, io: { stdout, stderr, stdin }, prompter: undefined };
-  const { fields: _f, jq: _j, template: _t, ...kept } = base.globals;
+  // The project is in the settings (or the call's own); --project would contradict a plan's projects.
+  const { fields: _f, jq: _j, template: _t, project: _p, ...kept } = base.globals;
   const ctx = new FixedContext(
     deps,
     { ...kept, output: 'json', color: false, input: false },

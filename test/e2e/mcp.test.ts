@@ -4,6 +4,7 @@
 // page (a POST from this test standing in for the person), deleting exactly the plan's persons.
 // No result and nothing on stderr holds the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -156,6 +157,12 @@ describe('hogctl mcp', () => {
     expect(refused.isError).toBe(true);
     expect(refused.content[0].text).toContain('cannot send its user to an approval page');
     expect(uuidsIn().has(victim.uuid)).toBe(true);
+    // A plan edited after it was signed is refused, whatever the client could do.
+    const file = planned.structuredContent.plan_file as string;
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"person_uuids": [', '"person_uuids": [ '));
+    const edited = await s.call('plan_apply', { plan_id: planned.structuredContent.plan_id });
+    expect(edited.content[0].text).toContain('changed after it was signed');
+    expect(uuidsIn().has(victim.uuid)).toBe(true);
     await s.close();
     const ro = await connect(['--read-only']);
     const r = await ro.call('plan_apply', { plan_id: planned.structuredContent.plan_id });
@@ -169,3 +176,14 @@ async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error('timed out');
 }
+
+describe('hogctl mcp config', () => {
+  it('prints a client configuration with the command and flags, and no secret', async () => {
+    const res = await world.run(['mcp', 'config', '--client', 'vscode', '--read-only', '--projects', '1']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      servers: { hogctl: { type: 'stdio', command: 'hogctl', args: ['mcp', '--read-only', '--projects', '1'] } },
+    });
+    expect(res.stdout + res.stderr).not.toContain(world.env.HOGCTL_API_KEY);
+  });
+});

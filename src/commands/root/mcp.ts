@@ -12,7 +12,7 @@ import { CLIENTS, clientConfig, serverArgs } from '../../mcp/client-config.js';
 
 export type McpOptions = McpFlags;
 
-export interface McpConfigOptions extends McpFlags {
+export interface McpConfigOptions {
   client: string;
 }
 
@@ -23,11 +23,10 @@ const narrowing = (command: Command) =>
     .option('--allow <kinds>', `the kinds of tool to offer, comma-separated: ${FAMILIES.join(', ')} (default: all)`);
 
 export function mcpCommand(): Command {
-  const config = narrowing(
-    new Command('config')
-      .summary('print the configuration to paste into an MCP client')
-      .addOption(new Option('--client <name>', 'the client').choices([...CLIENTS]).makeOptionMandatory()),
-  )
+  // --read-only, --projects and --allow are mcp's own: commander hands them to mcp wherever they stand.
+  const config = new Command('config')
+    .summary('print the configuration to paste into an MCP client (with the flags of `hogctl mcp` given)')
+    .addOption(new Option('--client <name>', 'the client').choices([...CLIENTS]).makeOptionMandatory())
     .addHelpText('after', examples('hogctl mcp config --client claude', 'hogctl --profile prod mcp config --client vscode --read-only'))
     .action(withContext(mcpConfigRun));
   return narrowing(
@@ -67,7 +66,9 @@ export async function mcpRun(ctx: Context, options: McpOptions): Promise<void> {
 }
 
 export async function mcpConfigRun(ctx: Context, options: McpConfigOptions): Promise<void> {
-  parsePolicy(options);
-  const args = serverArgs({ ...options, profile: ctx.globals.profile });
+  // The flags of `hogctl mcp` (and the global --profile) reach this subcommand with the globals.
+  const flags = ctx.globals as McpFlags & { profile?: string };
+  parsePolicy(flags);
+  const args = serverArgs({ readOnly: flags.readOnly, projects: flags.projects, allow: flags.allow, profile: flags.profile });
   ctx.io.stdout.write(clientConfig(options.client, { command: 'hogctl', args }));
 }
