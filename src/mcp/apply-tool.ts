@@ -88,6 +88,7 @@ export const planApply: ToolSpec = {
     if (now.plan.hmac_sha256 !== approved.signature) return notSent('the plan changed after it was approved', now.entry);
     const receipt = now.entry.path.replace(/\.json$/, '.receipt.json');
     const run = await runCaptured(env.base, (ctx) => personsBulkDeleteRun(ctx, { plan: now.entry.path, yes: true, receipt }));
+    now.entry.applied = receipt;
     const out = jsonOf(run);
     if ('error' in out) return out.error;
     return ok({ plan_id: now.entry.id, receipt_file: receipt, receipt: out.value });

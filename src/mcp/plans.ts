@@ -14,6 +14,8 @@ export interface PlanEntry {
   /** What the plan does, counted from its lists. */
   persons: number;
   projects: string[];
+  /** Where the receipt of its run is, once it was applied: a plan runs once. */
+  applied?: string;
 }
 
 /** The persons a plan deletes, counted from its lists (never from its stated counts). */
@@ -49,6 +51,11 @@ export class PlanRegistry {
   async check(id: string): Promise<{ entry: PlanEntry; plan: PlanFile }> {
     const entry = this.entries.get(id);
     if (!entry) throw new UsageError(`no plan ${id} was made by this server; nothing was sent`, 'make one with erasure_plan');
+    if (entry.applied)
+      throw new UsageError(
+        `the plan ${id} was applied already (receipt ${entry.applied}); nothing was sent`,
+        'make a new plan with erasure_plan',
+      );
     const plan = await readPlanFile(entry.path, this.env);
     if (plan.hmac_sha256 !== entry.signature)
       throw new UsageError(`the plan ${id} was replaced since it was made; nothing was sent`, 'make a new plan with erasure_plan');

@@ -91,6 +91,8 @@ describe('hogctl mcp', () => {
     await s.close();
     const narrowed = await connect(['--projects', '1']);
     expect((await narrowed.call('persons_list', { project: '2' })).isError).toBe(true);
+    const elsewhere = await narrowed.call('erasure_plan', { person_ids: ['01900000-aaaa-7bbb-8ccc-000000000001'], projects: ['2'] });
+    expect(elsewhere.content[0].text).toContain('not one this server may touch');
     await narrowed.close();
     expect(JSON.stringify([s.results, narrowed.results]) + s.stderr() + narrowed.stderr()).not.toContain(world.env.HOGCTL_API_KEY);
   });
@@ -145,6 +147,11 @@ describe('hogctl mcp', () => {
     expect([...before].filter((u) => !after.has(u)).sort()).toEqual(victims.map((p) => p.uuid).sort());
     // The page answers once.
     expect((await fetch(page!, { method: 'POST', body: new URLSearchParams({ count: '3', decision: 'approve' }) })).status).toBe(410);
+    // The plan runs once: applied again, it is refused before anyone is asked.
+    page = undefined;
+    const again = await s.call('plan_apply', { plan_id: plan.plan_id });
+    expect(again.content[0].text).toContain('applied already');
+    expect(page).toBeUndefined();
     await s.close();
     expect(JSON.stringify(s.results) + s.stderr()).not.toContain(world.env.HOGCTL_API_KEY);
   });
