@@ -67,6 +67,19 @@ async function approval(env: ToolEnv, entry: PlanEntry, plan: PlanFile, extra: C
   return outcome.approved ? { signature: outcome.signature } : outcome.reason;
 }
 
+/** The job's notes and progress lines as MCP progress notifications, when the client asked for them. */
+function progressSender(extra: CallExtra): ((line: string) => void) | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let progress = 0;
+  return (message) => {
+    progress += 1;
+    void extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } })
+      .catch(() => undefined);
+  };
+}
+
 export const planApply: ToolSpec = {
   name: 'plan_apply',
   family: 'erasure',
@@ -87,7 +100,12 @@ export const planApply: ToolSpec = {
     if ('refusal' in now) return now.refusal;
     if (now.plan.hmac_sha256 !== approved.signature) return notSent('the plan changed after it was approved', now.entry);
     const receipt = now.entry.path.replace(/\.json$/, '.receipt.json');
-    const run = await runCaptured(env.base, (ctx) => personsBulkDeleteRun(ctx, { plan: now.entry.path, yes: true, receipt }));
+    const run = await runCaptured(
+      env.base,
+      (ctx) => personsBulkDeleteRun(ctx, { plan: now.entry.path, yes: true, receipt }),
+      undefined,
+      progressSender(extra),
+    );
     now.entry.applied = receipt;
     const out = jsonOf(run);
     if ('error' in out) return out.error;

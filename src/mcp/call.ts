@@ -32,8 +32,13 @@ class FixedContext extends Context {
 class Sink extends Writable {
   text = '';
   isTTY = false;
+  constructor(private readonly onLine?: (line: string) => void) {
+    super();
+  }
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
+    const text = chunk.toString();
+    this.text += text;
+    if (this.onLine) for (const line of text.split('\n')) if (line.trim()) this.onLine(line);
     done();
   }
 }
@@ -45,10 +50,16 @@ export interface Captured {
   error?: CliError | Error;
 }
 
-/** Runs `run` with a Context of the server's settings (in `project`, if given), `-o json`, no prompts, streams captured. */
-export async function runCaptured(base: McpBase, run: (ctx: Context) => Promise<void>, project?: string): Promise<Captured> {
+/** Runs `run` with a Context of the server's settings (in `project`, if given; each line of its
+ * notes to `onNote`), `-o json`, no prompts, streams captured. */
+export async function runCaptured(
+  base: McpBase,
+  run: (ctx: Context) => Promise<void>,
+  project?: string,
+  onNote?: (line: string) => void,
+): Promise<Captured> {
   const stdout = new Sink();
-  const stderr = new Sink();
+  const stderr = new Sink(onNote);
   const stdin = Readable.from([]) as Readable & { isTTY?: boolean };
   const deps: Deps = { ...base.deps, io: { stdout, stderr, stdin }, prompter: undefined };
   // The project is in the settings (or the call's own); --project would contradict a plan's projects.

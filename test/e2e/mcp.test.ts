@@ -40,7 +40,10 @@ async function connect(args: string[] = [], elicit?: Elicit): Promise<Session> {
     stderr: () => stderr,
     results,
     call: async (name, a) => {
-      const r = await client.callTool({ name, arguments: a });
+      const r = await client.callTool({ name, arguments: a }, undefined, {
+        onprogress: (p) => results.push({ progress: p }),
+        timeout: 120_000,
+      });
       results.push(r);
       return r;
     },
@@ -143,6 +146,7 @@ describe('hogctl mcp', () => {
     const result = await applied;
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent.receipt).toMatchObject({ status: 'completed', persons_deleted: 3 });
+    expect(s.results.some((r) => JSON.stringify(r).includes('"progress"'))).toBe(true);
     const after = uuidsIn();
     expect([...before].filter((u) => !after.has(u)).sort()).toEqual(victims.map((p) => p.uuid).sort());
     // The page answers once.
