@@ -87,6 +87,27 @@ describe('hogctl mcp', () => {
     expect(r.structuredContent).toMatchObject({ project: '1', count: 5, truncated: true });
     expect(r.structuredContent.rows[0]).toHaveProperty('uuid');
     expect(r.structuredContent.rows[0]).toHaveProperty('distinct_ids');
+    const someone = world.sandbox.store.list({}, 0, 100).find((p) => typeof p.properties.email === 'string')!;
+    for (const args of [{ id: someone.uuid }, { distinct_id: someone.distinctIds[0] }, { email: String(someone.properties.email) }]) {
+      const got = await s.call('persons_get', args);
+      expect(got.isError, JSON.stringify(got)).toBeFalsy();
+      expect(got.structuredContent.rows[0]).toMatchObject({ uuid: someone.uuid });
+    }
+    const query = await s.call('hogql_query', { query: 'SELECT id, properties.email FROM persons LIMIT 150' });
+    expect(query.isError, JSON.stringify(query)).toBeFalsy();
+    expect(query.structuredContent).toMatchObject({ count: 30, truncated: false });
+    expect(Object.keys(query.structuredContent.rows[0]).length).toBe(2);
+    const duplicates = await s.call('persons_duplicates', {});
+    expect(duplicates.isError, JSON.stringify(duplicates)).toBeFalsy();
+    expect(Array.isArray(duplicates.structuredContent.rows)).toBe(true);
+    // An error is a tool error, said as the command line says it, with its exit code's meaning.
+    const events = await s.call('event_deletion_status', {});
+    expect(events.isError).toBe(true);
+    expect(events.content[0].text).toMatch(/^authentication or permission \(exit 4\): self-service event deletion is not enabled/);
+    await fetch(`${world.sandbox.url}/_sandbox/projects/1/self-service-data-deletion/on`, { method: 'POST' });
+    const none = await s.call('event_deletion_status', {});
+    expect(none.isError, JSON.stringify(none)).toBeFalsy();
+    expect(none.structuredContent).toMatchObject({ rows: [], count: 0, truncated: false });
     const host = await s.call('persons_list', { limit: 1, host: 'http://evil.example', api_key: 'phx_x' });
     expect(host.isError).toBe(true);
     const outside = await s.call('persons_list', { project: '2' });
@@ -147,6 +168,9 @@ describe('hogctl mcp', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent.receipt).toMatchObject({ status: 'completed', persons_deleted: 3 });
     expect(s.results.some((r) => JSON.stringify(r).includes('"progress"'))).toBe(true);
+    const status = await s.call('erasure_status', { receipt: result.structuredContent.receipt_file });
+    expect(status.isError, JSON.stringify(status)).toBeFalsy();
+    expect(status.structuredContent.rows[0]).toMatchObject({ project: '1', persons_checked: 3, persons_present: 0 });
     const after = uuidsIn();
     expect([...before].filter((u) => !after.has(u)).sort()).toEqual(victims.map((p) => p.uuid).sort());
     // The page answers once.
