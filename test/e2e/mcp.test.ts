@@ -184,6 +184,31 @@ describe('hogctl mcp', () => {
     expect(JSON.stringify(s.results) + s.stderr()).not.toContain(world.env.HOGCTL_API_KEY);
   });
 
+  it("an approval on one plan's page applies that plan only", async () => {
+    const [a, b] = world.sandbox.store.list({}, 0, 4000).slice(-2);
+    const pages: string[] = [];
+    const s = await connect([], async (req) => {
+      pages.push((req.params as { url: string }).url);
+      return { action: 'accept' };
+    });
+    const planA = (await s.call('erasure_plan', { person_ids: [a.uuid] })).structuredContent;
+    const planB = (await s.call('erasure_plan', { person_ids: [b.uuid] })).structuredContent;
+    const applyA = s.call('plan_apply', { plan_id: planA.plan_id });
+    await until(() => pages.length === 1);
+    const applyB = s.call('plan_apply', { plan_id: planB.plan_id });
+    await until(() => pages.length === 2);
+    expect(pages[0]).not.toBe(pages[1]);
+    expect(await (await fetch(pages[1])).text()).toContain(planB.plan_id);
+    await fetch(pages[0], { method: 'POST', body: new URLSearchParams({ count: '1', decision: 'approve' }) });
+    expect((await applyA).structuredContent.receipt).toMatchObject({ persons_deleted: 1 });
+    expect(uuidsIn().has(b.uuid)).toBe(true);
+    await fetch(pages[1], { method: 'POST', body: new URLSearchParams({ decision: 'decline' }) });
+    expect((await applyB).isError).toBe(true);
+    expect(uuidsIn().has(a.uuid)).toBe(false);
+    expect(uuidsIn().has(b.uuid)).toBe(true);
+    await s.close();
+  });
+
   it('refuses to apply for a client that cannot open an approval page, and on a read-only server offers no apply', async () => {
     const s = await connect();
     const victim = world.sandbox.store.list({}, 0, 1)[0];
