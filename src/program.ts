@@ -89,6 +89,7 @@ const GROUPS: GroupEntry[] = [
 export const ROOT_COMMANDS: LazyVerb[] = [
   { name: 'api', load: async () => (await import('./commands/root/api.js')).apiCommand() },
   { name: 'sandbox', load: async () => (await import('./commands/root/sandbox.js')).sandboxCommand() },
+  { name: 'mcp', load: async () => (await import('./commands/root/mcp.js')).mcpCommand() },
   { name: 'demo', load: async () => (await import('./commands/root/demo.js')).demoCommand() },
   { name: 'completion', load: async () => (await import('./commands/root/completion.js')).completionCommand() },
   { name: 'help', load: async () => (await import('./commands/root/help.js')).helpCommand() },
@@ -121,7 +122,9 @@ export function helpForBareGroup(program: Command, argv: string[]): string[] {
     if (!next) return argv;
     command = next;
   }
-  return command.commands.length > 0 ? [...argv, '--help'] : argv;
+  // A command with subcommands and an action of its own (`hogctl mcp`) runs bare.
+  const acts = Boolean((command as unknown as { _actionHandler?: unknown })._actionHandler);
+  return command.commands.length > 0 && !acts ? [...argv, '--help'] : argv;
 }
 
 /**

@@ -35,6 +35,12 @@ export const VENDOR_BUNDLES = [
   { name: 'handlebars', module: 'handlebars' }, // --template: src/io/filter.ts
   { name: 'jq', module: 'jq-wasm' }, // --jq: src/io/filter.ts
   { name: 'sandbox', module: '@hogctl/sandbox' }, // hogctl sandbox and demo: src/commands/root/shared/start-sandbox.ts
+  // hogctl mcp: src/mcp/sdk.ts. One entry for three modules, so that they share one zod.
+  {
+    name: 'mcp',
+    module: './scripts/bundle/mcp-sdk.mjs',
+    imports: ['@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'zod'],
+  },
 ];
 
 /**
@@ -45,10 +51,12 @@ export const VENDOR_BUNDLES = [
 export const vendorBundles = {
   name: 'vendor-bundles',
   setup(build) {
-    for (const { name, module } of VENDOR_BUNDLES) {
-      build.onResolve({ filter: new RegExp(`^${module.replace(/[/.]/g, '\\$&')}$`) }, (args) =>
-        /[\\/]src[\\/]/.test(args.importer) ? { path: name, namespace: 'vendor' } : undefined,
-      );
+    for (const { name, module, imports = [module] } of VENDOR_BUNDLES) {
+      for (const spec of imports) {
+        build.onResolve({ filter: new RegExp(`^${spec.replace(/[/.]/g, '\\$&')}$`) }, (args) =>
+          /[\\/]src[\\/]/.test(args.importer) ? { path: name, namespace: 'vendor' } : undefined,
+        );
+      }
     }
     build.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({ contents: `module.exports = require('./vendor/${args.path}.cjs');` }));
     build.onResolve({ filter: /^\.\/vendor\//, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));

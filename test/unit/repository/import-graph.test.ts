@@ -58,6 +58,7 @@ const LAZY_ELSEWHERE: Record<string, string[]> = {
   'src/bulk/input/read-ids.ts': ['csv-parse'],
   'src/commands/users/2fa/shared/qr.ts': ['uqr'],
   'src/commands/root/shared/start-sandbox.ts': ['@hogctl/sandbox'],
+  'src/mcp/sdk.ts': ['@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'zod'],
   'src/commands/root/demo.ts': ['../../main.js'],
   // A verb's mode that needs far more than the verb: --email looks the address up as an erasure does.
   'src/commands/persons/get.ts': ['./shared/get-by-email.js'],
@@ -117,6 +118,11 @@ describe('the import graph', () => {
   it('persons get loads only what a person by id needs: not the bulk engine, HogQL or node:crypto', () => {
     const loaded = [...staticClosure(join(cliSrc, 'commands/persons/get.ts'))];
     expect(loaded.filter((p) => /^src\/(bulk|hogql)\//.test(p) || p === 'node:crypto')).toEqual([]);
+  });
+
+  it('persons get loads nothing of the MCP server', () => {
+    const loaded = [...staticClosure(join(cliSrc, 'commands/persons/get.ts'))];
+    expect(loaded.filter((p) => p.startsWith('src/mcp/'))).toEqual([]);
   });
 
   it("the bulk engine and its input readers import no kind's code, type imports included", () => {

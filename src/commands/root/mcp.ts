@@ -1,0 +1,74 @@
+// `hogctl mcp`: serves the Model Context Protocol on stdin and stdout for an agent's client, with
+// the profile, host and key of this command line, fixed at start; stdout carries only the
+// protocol, notes go to stderr. `hogctl mcp config` prints what to paste into a client.
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { withContext } from '../../cli/with-context.js';
+import { examples } from '../../cli/help-text.js';
+import { parsePolicy, FAMILIES, type McpFlags } from '../../mcp/policy.js';
+import { loadSdk } from '../../mcp/sdk.js';
+import { buildServer, offeredTools } from '../../mcp/server.js';
+import { CLIENTS, clientConfig, serverArgs } from '../../mcp/client-config.js';
+
+export type McpOptions = McpFlags;
+
+export interface McpConfigOptions {
+  client: string;
+}
+
+const narrowing = (command: Command) =>
+  command
+    .option('--read-only', 'offer only the tools that read: no plans, nothing applied')
+    .option('--projects <ids>', 'the projects tools may touch, e.g. 1,2 (default: any the key can see)')
+    .option('--allow <kinds>', `the kinds of tool to offer, comma-separated: ${FAMILIES.join(', ')} (default: all)`);
+
+export function mcpCommand(): Command {
+  // --read-only, --projects and --allow are mcp's own: commander hands them to mcp wherever they stand.
+  const config = new Command('config')
+    .summary('print the configuration to paste into an MCP client (with the flags of `hogctl mcp` given)')
+    .addOption(new Option('--client <name>', 'the client').choices([...CLIENTS]).makeOptionMandatory())
+    .addHelpText('after', examples('hogctl mcp config --client claude', 'hogctl --profile prod mcp config --client vscode --read-only'))
+    .action(withContext(mcpConfigRun));
+  return narrowing(
+    new Command('mcp')
+      .summary('serve persons tools to an AI agent over MCP (stdio); deletions wait for a person')
+      .description(
+        'Serves the Model Context Protocol on stdin and stdout, with the profile, host and key of this command line, ' +
+          'fixed at start: no tool takes a key or a host. Agents read persons, query HogQL and plan erasures; a plan runs ' +
+          '(plan_apply) only after a person approves it on a one-time page on this machine, opened by the client.',
+      ),
+  )
+    .addHelpText(
+      'after',
+      examples('hogctl mcp', 'hogctl --profile prod mcp --read-only', 'hogctl mcp --projects 1,2 --allow persons,erasure'),
+    )
+    .addCommand(config)
+    .action(withContext(mcpRun));
+}
+
+export async function mcpRun(ctx: Context, options: McpOptions): Promise<void> {
+  const policy = parsePolicy(options);
+  const settings = await ctx.settings();
+  // The key is checked once, here: a server without one would fail every call.
+  await ctx.api();
+  const sdk = await loadSdk();
+  const built = buildServer(sdk, { deps: ctx.deps, globals: ctx.globals, settings }, policy);
+  const transport = new sdk.StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+  const ended = new Promise<void>((resolve) => {
+    ctx.io.stdin.once('end', resolve);
+    ctx.io.stdin.once('close', resolve);
+    ctx.deps.signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await built.server.connect(transport);
+  ctx.info(`hogctl mcp: serving ${offeredTools(policy).length} tools for ${settings.baseUrl} on stdio`);
+  await ended;
+  await built.close();
+}
+
+export async function mcpConfigRun(ctx: Context, options: McpConfigOptions): Promise<void> {
+  // The flags of `hogctl mcp` (and the global --profile) reach this subcommand with the globals.
+  const flags = ctx.globals as McpFlags & { profile?: string };
+  parsePolicy(flags);
+  const args = serverArgs({ readOnly: flags.readOnly, projects: flags.projects, allow: flags.allow, profile: flags.profile });
+  ctx.io.stdout.write(clientConfig(options.client, { command: 'hogctl', args }));
+}

@@ -1,0 +1,46 @@
+// What `hogctl mcp` offers, from its flags: --read-only drops every tool that plans or changes,
+// --allow keeps only the named families, --projects bounds the projects a tool may touch. A tool
+// that is not allowed is not listed at all.
+import { UsageError } from '../errors.js';
+import { parseProjectList } from '../bulk/engine/projects.js';
+
+export const FAMILIES = ['persons', 'query', 'duplicates', 'erasure', 'events'] as const;
+
+export interface McpPolicy {
+  readOnly: boolean;
+  families: Set<string>;
+  /** The projects tools may touch; undefined: any the key can see. */
+  projects?: string[];
+}
+
+export interface McpFlags {
+  readOnly?: boolean;
+  allow?: string;
+  projects?: string;
+}
+
+export function parsePolicy(flags: McpFlags): McpPolicy {
+  const families = flags.allow === undefined ? [...FAMILIES] : flags.allow.split(',').map((f) => f.trim());
+  const unknown = families.filter((f) => !(FAMILIES as readonly string[]).includes(f));
+  if (unknown.length || families.length === 0)
+    throw new UsageError(
+      `--allow: unknown ${unknown.length ? `kind ${unknown.join(', ')}` : 'empty list'}`,
+      `the kinds are ${FAMILIES.join(', ')}`,
+    );
+  return {
+    readOnly: Boolean(flags.readOnly),
+    families: new Set(families),
+    projects: flags.projects === undefined ? undefined : parseProjectList(flags.projects),
+  };
+}
+
+/** Refuses a project outside --projects; undefined stays the server's own project. */
+export function allowedProject(policy: McpPolicy, project: string | undefined, own: string | undefined): string | undefined {
+  const chosen = project ?? own;
+  if (policy.projects && (chosen === undefined || !policy.projects.includes(chosen)))
+    throw new UsageError(
+      `project ${chosen ?? '(none)'} is not one this server may touch (--projects ${policy.projects.join(',')})`,
+      'name one of those projects',
+    );
+  return chosen;
+}
