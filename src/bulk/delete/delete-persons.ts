@@ -18,6 +18,7 @@ import type { Receipt } from '../engine/receipt.js';
 import type { IdentifierTotals } from '../input/targets.js';
 import { DELETE_WINDOWS, type RateBudget } from '../engine/rate.js';
 import { sender } from './send.js';
+import { describeSweep, sweepEvents, type SweepRecord } from './sweep.js';
 import type { IdKind } from '../input/validate.js';
 import { describeVerification, eventDeletions, eventsVerification, totalVerification, verifyGone, type Verification } from './verify.js';
 import { counted, formatNumber, plural } from '../../io/counts.js';
@@ -54,13 +55,19 @@ function flagWords(fields: KindFields): string {
     .join(' ');
 }
 
+/** --sweep-events: the identifiers of the input in clear (addresses, distinct ids), swept whether
+ * or not they named a person: an address used only as a personless distinct id names no one. */
+export interface SweepSettings {
+  identifiers: string[];
+}
+
 /** The job of `persons bulk-delete`. */
-export function deleteKind(flags: BulkDeleteFlags): JobKind {
+export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKind {
   return {
     command: 'persons bulk-delete',
     words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
     byPersonId: { verb: 'delete', how: '`hogctl persons delete <uuid>`, or a person_id column beside email' },
-    binding: { fields: { flags }, describe: flagWords },
+    binding: { fields: sweep ? { flags, sweep_events: true } : { flags }, describe: flagWords },
     hashesIdentifiers: true,
     sendsIdsAsGiven: true,
     // Distinct ids are looked up (batch_by_distinct_ids) and the persons deleted by UUID: the
@@ -87,7 +94,7 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
         timeoutMs: env.timeoutMs,
         reads: env.reads,
       }),
-    verify: (ctx, env) => verifyDeletion(ctx, env, flags),
+    verify: (ctx, env) => verifyDeletion(ctx, env, flags, sweep),
     receipt: deletionReceipt(flags),
     verdict: (receipt, o) => deletionVerdict(receipt as DeletionReceipt, o),
   };
@@ -273,7 +280,12 @@ function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: strin
  * Checks that what the run did is so on the server, project by project: the persons are gone
  * and, with --delete-events, their event deletions are queued.
  */
-async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFlags): Promise<JobVerification<Verification> | undefined> {
+async function verifyDeletion(
+  ctx: Context,
+  env: VerifyEnv,
+  flags: BulkDeleteFlags,
+  sweep?: SweepSettings,
+): Promise<JobVerification<Verification> | undefined> {
   const { journal, targets } = env;
   const action = env.action as DeleteAction;
   const chunksOf = (project: string) => [...journal.chunks.values()].filter((c) => c.project === project);
@@ -320,7 +332,8 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
         : new Map();
       if (left.size) eventsLeftIn.push(`project ${p.id}: ${describeEventsLeft(left)}`);
     }
-    if (gone || events) {
+    const swept = sweep ? await sweepProject(ctx, env, p.id, sweep) : undefined;
+    if (gone || events || swept) {
       const base: Verification = gone ?? {
         status: 'unavailable',
         at: new Date(ctx.clock.now()).toISOString(),
@@ -328,7 +341,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
         still_present: 0,
         still_present_ids: [],
       };
-      perProject.set(p.id, { ...base, ...(events ? { events } : {}) });
+      perProject.set(p.id, { ...base, ...(events ? { events } : {}), ...(swept ? { sweep: swept } : {}) });
     }
   }
   await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'finished' });
@@ -347,4 +360,20 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
     );
   }
   return { total, perProject };
+}
+
+/**
+ * The sweep of one project: the distinct ids of the persons as read before their deletion (those
+ * kept in clear) and the input's own identifiers, whether they named a person or not.
+ */
+async function sweepProject(ctx: Context, env: VerifyEnv, project: string, sweep: SweepSettings): Promise<SweepRecord> {
+  const recorded = [...(env.journal.recorded.get(project)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
+  // The bound is the first run's start (the receipt's started_at): a --resume makes the same queries.
+  const startedAt = env.journal.header?.created_at ?? env.startedAt;
+  const record = await sweepEvents(ctx, project, [...recorded, ...sweep.identifiers], startedAt, {
+    maxWaitMs: env.maxWaitMs,
+    flag: '--max-wait',
+  });
+  ctx.info(describeSweep(project, record));
+  return record;
 }
