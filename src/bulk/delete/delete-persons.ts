@@ -356,7 +356,7 @@ async function verifyDeletion(
     // PostHog's job deletes events by their stored person_id (posthog/models/async_deletion/
     // delete_events.py), docs/server-contract.md §14.5: say what it leaves, and how to count it.
     ctx.info(
-      "note: PostHog deletes events by person id only: events of these distinct ids that are personless or from before a merge carry another person id and stay. Once the deletion has run (Sundays, 05:00 UTC), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
+      "note: PostHog deletes events by person id only: events of these distinct ids that are personless or from before a merge carry another person id and stay. Once the deletion has run (Saturday night UTC, after the person-overrides squash), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
     );
   }
   return { total, perProject };
