@@ -120,4 +120,19 @@ describe('bulk-delete --sweep-events', () => {
     const [sweep] = receipt().projects.map((p: { verification: { sweep: { requests: { id: string }[] } } }) => p.verification.sweep);
     expect(sweep.requests.map((r: { id: string }) => r.id)).toEqual(world.sandbox.dataDeletions.list(1).map((r) => r.id));
   });
+
+  it('an address that names no person but carries events is counted by the plan and swept beside a person', async () => {
+    await control('projects/1/self-service-data-deletion/on');
+    const ghost = 'ghost@example.net';
+    await capture([{ event: 'form_posted', distinct_id: ghost, timestamp: at(5), properties: { $process_person_profile: false } }]);
+    await subject();
+    const args = ['persons', 'bulk-delete', '--email', ADDRESS, '--email', ghost, '--delete-events', '--sweep-events', '--yes'];
+    const plan = await world.run([...args, '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(`2 events carry the given identifiers as distinct ids`);
+    expect(plan.stderr).toContain(`${ghost}: 1`);
+    const run = await world.run(args);
+    expect(run.code, run.stderr).toBe(0);
+    expect(world.sandbox.dataDeletions.list(1).map((r) => r.query)).toEqual([expect.stringContaining(`'${ghost}'`)]);
+  });
 });

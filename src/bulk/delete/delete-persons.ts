@@ -84,8 +84,8 @@ export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKi
     },
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
-    makeAction: async (ctx, env: ActionEnv) =>
-      deletePersons(ctx, {
+    makeAction: async (ctx, env: ActionEnv) => {
+      const action = deletePersons(ctx, {
         client: env.client,
         projects: env.projects,
         kind: env.kind,
@@ -93,7 +93,11 @@ export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKi
         flags,
         timeoutMs: env.timeoutMs,
         reads: env.reads,
-      }),
+      });
+      // An identifier that names no person may still carry events: the plan counts them.
+      if (sweep && env.client && !env.journal?.header) action.planLines = await sweepPlanLines(ctx, env.client, env.projects, sweep);
+      return action;
+    },
     verify: (ctx, env) => verifyDeletion(ctx, env, flags, sweep),
     receipt: deletionReceipt(flags),
     verdict: (receipt, o) => deletionVerdict(receipt as DeletionReceipt, o),
@@ -360,6 +364,22 @@ async function verifyDeletion(
     );
   }
   return { total, perProject };
+}
+
+/** The plan's line of a sweep: the events the given identifiers carry as distinct ids now. */
+async function sweepPlanLines(ctx: Context, client: ApiClient, projects: string[], sweep: SweepSettings): Promise<string[]> {
+  if (!sweep.identifiers.length) return [];
+  const carried = new Map<string, number>();
+  for (const project of projects) {
+    const left = await eventsLeft(ctx, client, project, sweep.identifiers, { maxWaitMs: 15 * 60_000, flag: '--max-wait' });
+    for (const [id, k] of left) carried.set(id, (carried.get(id) ?? 0) + k);
+  }
+  const events = [...carried.values()].reduce((k, x) => k + x, 0);
+  const named = [...carried].slice(0, 3).map(([id, k]) => `${id}: ${formatNumber(k)}`);
+  const which = named.length ? ` (${named.join(', ')}${carried.size > 3 ? ', …' : ''})` : '';
+  return [
+    `  sweep     ${counted(events, 'event carries', 'events carry')} the given identifiers as distinct ids${which}, whether they name a person or not; --sweep-events asks PostHog to delete them with those of the persons' own distinct ids, up to the run's start`,
+  ];
 }
 
 /**
