@@ -136,3 +136,15 @@ describe('bulk-delete --sweep-events', () => {
     expect(world.sandbox.dataDeletions.list(1).map((r) => r.query)).toEqual([expect.stringContaining(`'${ghost}'`)]);
   });
 });
+
+describe('bulk-delete --sweep-events of a subject who is no person', () => {
+  it('sweeps the events of an address that names no one, though no person is deleted', async () => {
+    await control('projects/1/self-service-data-deletion/on');
+    const ghost = 'ghost@example.net';
+    await capture([{ event: 'form_posted', distinct_id: ghost, timestamp: at(5), properties: { $process_person_profile: false } }]);
+    const run = await world.run(['persons', 'bulk-delete', '--email', ghost, '--delete-events', '--sweep-events', '--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`1 event carries the given identifiers as distinct ids (${ghost}: 1)`);
+    expect(world.sandbox.dataDeletions.list(1).map((r) => r.query)).toEqual([expect.stringContaining(`'${ghost}'`)]);
+  });
+});

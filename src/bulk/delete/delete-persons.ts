@@ -69,6 +69,8 @@ export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKi
     byPersonId: { verb: 'delete', how: '`hogctl persons delete <uuid>`, or a person_id column beside email' },
     binding: { fields: sweep ? { flags, sweep_events: true } : { flags }, describe: flagWords },
     hashesIdentifiers: true,
+    // The sweep reaches identifiers that name no person: it runs with nothing to delete, too.
+    runsWithoutRequests: Boolean(sweep),
     sendsIdsAsGiven: true,
     // Distinct ids are looked up (batch_by_distinct_ids) and the persons deleted by UUID: the
     // receipt then names them by UUID, which deletion_status needs for erasure-status to follow
