@@ -88,6 +88,9 @@ describe('bulk-delete --sweep-events', () => {
     expect(row).toMatchObject({ status: 'complete', events_remaining: 0, events_after_erasure: 1, sweep_requests_completed: 1 });
     expect(after.stderr).toContain('1 event collected after the erasure');
     expect(after.stderr).toContain('What PostHog keeps after a person deletion');
+    expect(receipt().what_posthog_keeps).toContainEqual(
+      expect.objectContaining({ source: expect.stringContaining('posthog/dags/deletes.py') }),
+    );
   });
 
   it('with the flag off, the persons go, and the status says the events of 3 distinct ids were not swept, and why', async () => {
@@ -104,6 +107,7 @@ describe('bulk-delete --sweep-events', () => {
     expect(row).toMatchObject({ status: 'not_swept', persons_present: 0 });
     expect(after.stderr).toContain('self-service event deletion is not enabled for project 1');
     expect(after.stderr).toContain('ask PostHog support');
+    expect(after.stderr).toMatch(/the events of 3 erased distinct ids collected up to 2026-11-22T10:00:00Z .* remain/);
   });
 
   it('after a lost answer to a sweep request, --resume makes no second request', async () => {

@@ -396,6 +396,8 @@ async function sweepProject(ctx: Context, env: VerifyEnv, project: string, sweep
     maxWaitMs: env.maxWaitMs,
     flag: '--max-wait',
   });
-  ctx.info(describeSweep(project, record));
+  // Nothing is said swept that was not: a sweep that could not be made is a warning.
+  if (record.status === 'unavailable') ctx.warn(describeSweep(project, record));
+  else ctx.info(describeSweep(project, record));
   return record;
 }

@@ -34,7 +34,10 @@ async function count(ctx: Context, client: ApiClient, project: string, query: st
 
 export async function sweepStatus(ctx: Context, client: ApiClient, project: string, r: SweepRecord, cap: WaitCap): Promise<SweepStatus> {
   const out: SweepStatus = { requests: r.requests.length, completed: 0, failed: 0, problem: null, remaining: null, after: null };
-  if (r.status === 'unavailable') return { ...out, problem: `${r.unavailable?.reason}; ${r.unavailable?.what_to_do}` };
+  if (r.status === 'unavailable') {
+    const left = `the events of ${r.distinct_ids} erased distinct id${r.distinct_ids === 1 ? '' : 's'} collected up to ${r.until} that PostHog's deletion by person leaves remain`;
+    return { ...out, problem: `${left}: ${r.unavailable?.reason}; ${r.unavailable?.what_to_do}` };
+  }
   const unmade = r.requests.filter((q) => q.id === null).length;
   if (unmade) return { ...out, problem: `${unmade} of its requests were never made: run the erasure again with --resume` };
   const queries: string[] = [];

@@ -150,7 +150,7 @@ function describe(s: ErasureStatus): string {
         ? `${where}: the deletion of the events of ${counted(s.events_pending, 'person', 'persons')} is still pending`
         : `${where}: ${formatNumber(s.sweep_requests! - s.sweep_requests_completed)} of the ${counted(s.sweep_requests!, 'sweep request')} ${s.sweep_requests_completed ? 'are' : 'is'} not completed yet (PostHog approves each, then its weekly deletion runs it)`;
     case 'not_swept':
-      return `${where}: the persons are gone, but the events of their distinct ids that PostHog's deletion by person leaves were not swept: ${s.sweep_problem}`;
+      return `${where}: the persons are gone, but nothing was swept: ${s.sweep_problem}`;
     case 'events_remain':
       if (s.sweep_requests !== null)
         return `${where}: every sweep request completed, yet ${counted(s.events_remaining ?? 0, 'event', 'events')} of the erased distinct ids up to the erasure ${s.events_remaining === 1 ? 'is' : 'are'} still there`;
