@@ -2,7 +2,7 @@
 // a query deletion (PostHog's `data_deletion_requests`, PR #104278) for the events of every
 // distinct id the erasure found, collected up to the erasure's start. PostHog's person-keyed
 // deletion leaves the events of distinct ids that were never the person's (an address used only
-// as a personless distinct id): /work/shared notes F.4, docs/server-contract.md §14.5. Requests are
+// as a personless distinct id): posthog/dags/deletes.py, docs/server-contract.md §14.5. Requests are
 // journaled with their submission ids before they go (src/deletion-requests/), in a journal named
 // by the host, the project and the queries: a --resume of the erasure makes the same queries (the
 // same ids, the same bound), finds that journal, and sends the same submission ids again.
