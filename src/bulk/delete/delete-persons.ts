@@ -356,7 +356,7 @@ async function verifyDeletion(
   if (said) ctx.info(said);
   if (eventsLeftIn.length) {
     ctx.warn(
-      `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only. No PostHog API deletes events by distinct id: on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
+      `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are stored with another person id (distinct ids never the person's, or not yet squashed), and PostHog's deletion goes by person id. Delete them by query with \`hogctl events delete --distinct-id …\` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
     );
   } else if (flags.delete_events && total?.events) {
     // PostHog's job deletes events by their stored person_id (posthog/models/async_deletion/

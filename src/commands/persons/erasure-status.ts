@@ -166,7 +166,7 @@ function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'reopened'))
     return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
   if (open.some((s) => s.status === 'events_remain'))
-    return 'no PostHog API deletes events by distinct id (delete_events and bulk_delete go by person): on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids (-o json lists them); on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id';
+    return "delete_events and bulk_delete go by person: delete them by query with `hogctl events delete --distinct-id …` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids (-o json lists them); on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id";
   if (open.some((s) => s.status === 'not_swept')) return open.find((s) => s.status === 'not_swept')!.sweep_problem ?? '';
   if (open.every((s) => s.status === 'pending'))
     return 'PostHog runs event deletions weekly (Saturday night UTC, after the person-overrides squash): check again after that';
