@@ -219,7 +219,7 @@ _hogctl() {
         --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --template --timeout --version --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --sweep-events --template --timeout --version --where --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -413,6 +413,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l receip
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l resume
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l retries
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l skip-invalid
+complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l sweep-events
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l template
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l timeout
 complete -c hogctl -n 'test "(__hogctl_path)" = "persons bulk-delete"' -l version

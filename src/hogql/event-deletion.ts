@@ -13,6 +13,8 @@ export interface EventSelection {
   /** ISO instants with a Z, so they mean UTC whatever the project's time zone. */
   after?: string;
   before?: string;
+  /** An inclusive upper bound: an erasure's sweep takes what was collected up to its start. */
+  until?: string;
   query?: string;
 }
 
@@ -25,12 +27,24 @@ function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+const UNTIL_COLUMN = 'timestamp';
+
+/**
+ * The same query with its `until` bound turned around: the events collected after it, which an
+ * erasure did not ask to delete (they are new data, said apart from what its deletion left).
+ */
+export function afterUntil(query: string): string | null {
+  const bound = `${UNTIL_COLUMN} <= toDateTime(`;
+  return query.includes(bound) ? query.replace(bound, `${UNTIL_COLUMN} > toDateTime(`) : null;
+}
+
 /** The conditions besides the distinct ids, joined with AND. */
 function otherConditions(s: EventSelection): string[] {
   const out: string[] = [];
   if (s.event !== undefined) out.push(`event = ${hogqlString(s.event)}`);
   if (s.after !== undefined) out.push(`timestamp >= toDateTime(${hogqlString(s.after)})`);
   if (s.before !== undefined) out.push(`timestamp < toDateTime(${hogqlString(s.before)})`);
+  if (s.until !== undefined) out.push(`${UNTIL_COLUMN} <= toDateTime(${hogqlString(s.until)})`);
   return out;
 }
 

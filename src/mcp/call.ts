@@ -13,6 +13,8 @@ export interface McpBase {
   deps: Deps;
   globals: GlobalOptions;
   settings: Settings;
+  /** The Context's clock (ARCHITECTURE.md §1: only the Context reads the given one). */
+  now: () => number;
 }
 
 class FixedContext extends Context {

@@ -35,7 +35,7 @@ export interface BuiltServer {
 
 export function buildServer(sdk: Sdk, base: McpBase, policy: McpPolicy): BuiltServer {
   const server = new sdk.McpServer({ name: 'hogctl', version: VERSION }, { capabilities: { tools: {} } });
-  const pages = new ApprovalPages(base.deps.now ?? Date.now);
+  const pages = new ApprovalPages(base.now);
   const low = server.server;
   const env: ToolEnv = {
     base,

@@ -97,7 +97,7 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
     expect(sent.query.values.until).toBe(new Date(receipt.finished_at).toISOString());
     expect(after.stderr).toMatch(/personless or from before a merge/);
     expect(after.stderr).toMatch(/by person id only/);
-    expect(after.stderr).toMatch(/no PostHog API deletes events by distinct id/);
+    expect(after.stderr).toMatch(/hogctl events delete --distinct-id/);
 
     // The run continued after the job verifies again, and counts them too.
     const again = await world.run([
@@ -112,7 +112,7 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/the deletion of their events has run, and project 1: 2 events still carry 2 of the erased distinct ids/);
-    expect(again.stderr).toMatch(/No PostHog API deletes events by distinct id/);
+    expect(again.stderr).toMatch(/hogctl events delete --distinct-id/);
   });
 });
 

@@ -18,6 +18,7 @@ import type { Receipt } from '../engine/receipt.js';
 import type { IdentifierTotals } from '../input/targets.js';
 import { DELETE_WINDOWS, type RateBudget } from '../engine/rate.js';
 import { sender } from './send.js';
+import { describeSweep, sweepEvents, type SweepRecord } from './sweep.js';
 import type { IdKind } from '../input/validate.js';
 import { describeVerification, eventDeletions, eventsVerification, totalVerification, verifyGone, type Verification } from './verify.js';
 import { counted, formatNumber, plural } from '../../io/counts.js';
@@ -54,14 +55,22 @@ function flagWords(fields: KindFields): string {
     .join(' ');
 }
 
+/** --sweep-events: the identifiers of the input in clear (addresses, distinct ids), swept whether
+ * or not they named a person: an address used only as a personless distinct id names no one. */
+export interface SweepSettings {
+  identifiers: string[];
+}
+
 /** The job of `persons bulk-delete`. */
-export function deleteKind(flags: BulkDeleteFlags): JobKind {
+export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKind {
   return {
     command: 'persons bulk-delete',
     words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
     byPersonId: { verb: 'delete', how: '`hogctl persons delete <uuid>`, or a person_id column beside email' },
-    binding: { fields: { flags }, describe: flagWords },
+    binding: { fields: sweep ? { flags, sweep_events: true } : { flags }, describe: flagWords },
     hashesIdentifiers: true,
+    // The sweep reaches identifiers that name no person: it runs with nothing to delete, too.
+    runsWithoutRequests: Boolean(sweep),
     sendsIdsAsGiven: true,
     // Distinct ids are looked up (batch_by_distinct_ids) and the persons deleted by UUID: the
     // receipt then names them by UUID, which deletion_status needs for erasure-status to follow
@@ -77,8 +86,8 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
     },
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
-    makeAction: async (ctx, env: ActionEnv) =>
-      deletePersons(ctx, {
+    makeAction: async (ctx, env: ActionEnv) => {
+      const action = deletePersons(ctx, {
         client: env.client,
         projects: env.projects,
         kind: env.kind,
@@ -86,8 +95,12 @@ export function deleteKind(flags: BulkDeleteFlags): JobKind {
         flags,
         timeoutMs: env.timeoutMs,
         reads: env.reads,
-      }),
-    verify: (ctx, env) => verifyDeletion(ctx, env, flags),
+      });
+      // An identifier that names no person may still carry events: the plan counts them.
+      if (sweep && env.client && !env.journal?.header) action.planLines = await sweepPlanLines(ctx, env.client, env.projects, sweep);
+      return action;
+    },
+    verify: (ctx, env) => verifyDeletion(ctx, env, flags, sweep),
     receipt: deletionReceipt(flags),
     verdict: (receipt, o) => deletionVerdict(receipt as DeletionReceipt, o),
   };
@@ -273,7 +286,12 @@ function idsToVerify(journal: JournalState, chunks: ChunkRecord[]): { ids: strin
  * Checks that what the run did is so on the server, project by project: the persons are gone
  * and, with --delete-events, their event deletions are queued.
  */
-async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFlags): Promise<JobVerification<Verification> | undefined> {
+async function verifyDeletion(
+  ctx: Context,
+  env: VerifyEnv,
+  flags: BulkDeleteFlags,
+  sweep?: SweepSettings,
+): Promise<JobVerification<Verification> | undefined> {
   const { journal, targets } = env;
   const action = env.action as DeleteAction;
   const chunksOf = (project: string) => [...journal.chunks.values()].filter((c) => c.project === project);
@@ -320,7 +338,8 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
         : new Map();
       if (left.size) eventsLeftIn.push(`project ${p.id}: ${describeEventsLeft(left)}`);
     }
-    if (gone || events) {
+    const swept = sweep ? await sweepProject(ctx, env, p.id, sweep) : undefined;
+    if (gone || events || swept) {
       const base: Verification = gone ?? {
         status: 'unavailable',
         at: new Date(ctx.clock.now()).toISOString(),
@@ -328,7 +347,7 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
         still_present: 0,
         still_present_ids: [],
       };
-      perProject.set(p.id, { ...base, ...(events ? { events } : {}) });
+      perProject.set(p.id, { ...base, ...(events ? { events } : {}), ...(swept ? { sweep: swept } : {}) });
     }
   }
   await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'finished' });
@@ -337,14 +356,48 @@ async function verifyDeletion(ctx: Context, env: VerifyEnv, flags: BulkDeleteFla
   if (said) ctx.info(said);
   if (eventsLeftIn.length) {
     ctx.warn(
-      `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only. No PostHog API deletes events by distinct id: on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
+      `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are stored with another person id (distinct ids never the person's, or not yet squashed), and PostHog's deletion goes by person id. Delete them by query with \`hogctl events delete --distinct-id …\` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
     );
   } else if (flags.delete_events && total?.events) {
     // PostHog's job deletes events by their stored person_id (posthog/models/async_deletion/
     // delete_events.py), docs/server-contract.md §14.5: say what it leaves, and how to count it.
     ctx.info(
-      "note: PostHog deletes events by person id only: events of these distinct ids that are personless or from before a merge carry another person id and stay. Once the deletion has run (Sundays, 05:00 UTC), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
+      "note: PostHog deletes events by person id only: events of these distinct ids that are personless or from before a merge carry another person id and stay. Once the deletion has run (Saturday night UTC, after the person-overrides squash), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
     );
   }
   return { total, perProject };
+}
+
+/** The plan's line of a sweep: the events the given identifiers carry as distinct ids now. */
+async function sweepPlanLines(ctx: Context, client: ApiClient, projects: string[], sweep: SweepSettings): Promise<string[]> {
+  if (!sweep.identifiers.length) return [];
+  const carried = new Map<string, number>();
+  for (const project of projects) {
+    const left = await eventsLeft(ctx, client, project, sweep.identifiers, { maxWaitMs: 15 * 60_000, flag: '--max-wait' }, ctx.clock.now());
+    for (const [id, k] of left) carried.set(id, (carried.get(id) ?? 0) + k);
+  }
+  const events = [...carried.values()].reduce((k, x) => k + x, 0);
+  const named = [...carried].slice(0, 3).map(([id, k]) => `${id}: ${formatNumber(k)}`);
+  const which = named.length ? ` (${named.join(', ')}${carried.size > 3 ? ', …' : ''})` : '';
+  return [
+    `  sweep     ${counted(events, 'event carries', 'events carry')} the given identifiers as distinct ids${which}, whether they name a person or not; --sweep-events asks PostHog to delete them with those of the persons' own distinct ids, up to the run's start`,
+  ];
+}
+
+/**
+ * The sweep of one project: the distinct ids of the persons as read before their deletion (those
+ * kept in clear) and the input's own identifiers, whether they named a person or not.
+ */
+async function sweepProject(ctx: Context, env: VerifyEnv, project: string, sweep: SweepSettings): Promise<SweepRecord> {
+  const recorded = [...(env.journal.recorded.get(project)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
+  // The bound is the first run's start (the receipt's started_at): a --resume makes the same queries.
+  const startedAt = env.journal.header?.created_at ?? env.startedAt;
+  const record = await sweepEvents(ctx, project, [...recorded, ...sweep.identifiers], startedAt, {
+    maxWaitMs: env.maxWaitMs,
+    flag: '--max-wait',
+  });
+  // Nothing is said swept that was not: a sweep that could not be made is a warning.
+  if (record.status === 'unavailable') ctx.warn(describeSweep(project, record));
+  else ctx.info(describeSweep(project, record));
+  return record;
 }

@@ -5,6 +5,7 @@ import type { BulkDeleteSummary } from '../../api/bulk-delete.js';
 import type { ChunkRecord } from '../engine/journal.js';
 import type { ChunkTally, Count, NotReported, Receipt, ReceiptPart } from '../engine/receipt.js';
 import type { Verification } from './verify.js';
+import { PERSON_DELETION_SURVIVORS } from './what-remains.js';
 
 /** The flags of bulk_delete (its request body but the ids), which bind a deletion's journal. */
 export interface BulkDeleteFlags {
@@ -162,6 +163,7 @@ export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
     fields: ({ chunks, answered, skipInvalid }) => ({
       flags: { ...flags, skip_invalid: skipInvalid },
       deletion_errors: deletionErrorsOf(chunks, answered),
+      ...(flags.delete_events ? { what_posthog_keeps: PERSON_DELETION_SURVIVORS } : {}),
     }),
     verificationNote: VERIFICATION_NOTE,
     notes: {

@@ -22,6 +22,9 @@ import { RateBudget, readBurst } from '../engine/rate.js';
 import type { DeletionReceipt } from './delete-receipt.js';
 import { READ_PER_MINUTE } from '../input/resolve.js';
 import { eventsLeft, isHashedDistinctId } from './events-left.js';
+import type { SweepRecord } from './sweep.js';
+import { sweepStatus } from './sweep-status.js';
+import type { WaitCap } from '../../cli/wait-out-limit.js';
 import { eventDeletions } from './verify.js';
 import { JsonSyntaxError, readJsonFile } from '../../io/json-file.js';
 
@@ -42,7 +45,7 @@ export interface ErasureStatus {
    * receipt that names them by distinct id cannot follow their event deletions, which
    * deletion_status lists by person UUID), events_remain (the deletion has run, and events still
    * carry erased distinct ids: `events_remaining`), or unknown (the server could not say). */
-  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'unknown';
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'not_swept' | 'unknown';
   persons_checked: number;
   /** The persons the erasure deleted, as its receipt counted them (null: the server did not say). */
   persons_deleted: number | null;
@@ -69,6 +72,14 @@ export interface ErasureStatus {
   events_remaining: number | null;
   /** The distinct ids those events carry (the first 1,000). */
   events_remaining_distinct_ids: string[];
+  /** With --sweep-events: its requests, those PostHog has completed, and why it cannot be
+   * followed or was not made (not_swept). Null without a sweep. */
+  sweep_requests: number | null;
+  sweep_requests_completed: number;
+  sweep_problem: string | null;
+  /** Events of the erased distinct ids collected after the erasure's start: new data, the case
+   * reopened, not a failure of the deletion. Null when not counted. */
+  events_after_erasure: number | null;
 }
 
 /** Read a piece at a time (io/json-file.ts): a receipt of ten million ids is too long for one
@@ -149,6 +160,10 @@ async function projectStatus(
     events_unchecked: 0,
     events_remaining: null,
     events_remaining_distinct_ids: [],
+    sweep_requests: null,
+    sweep_requests_completed: 0,
+    sweep_problem: null,
+    events_after_erasure: null,
   };
   if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
   let unknown = false;
@@ -190,26 +205,41 @@ async function projectStatus(
       status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
     }
   }
-  if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
+  const sweep = (p.verification as { sweep?: SweepRecord } | null | undefined)?.sweep;
+  const cap = { maxWaitMs: c.maxWaitMs, flag: '--max-wait' };
+  // A sweep counts the events of every erased distinct id up to the erasure, hashed ones too.
+  if (sweep) await applySweep(ctx, client, p.project, sweep, status, cap);
+  else if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
     // Up to the end of the run that asked for the deletions: the events PostHog's deletion covers.
     const requestedAt = Date.parse(receipt.finished_at) || Date.parse(receipt.started_at);
-    const left = await eventsLeft(ctx, client, p.project, clear, { maxWaitMs: c.maxWaitMs, flag: '--max-wait' }, requestedAt);
+    const left = await eventsLeft(ctx, client, p.project, clear, cap, requestedAt);
     status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
     status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
   }
   status.status =
     status.persons_present || status.distinct_ids_in_use
       ? 'reopened'
-      : status.events_pending
+      : status.events_pending || (status.sweep_requests !== null && !status.sweep_problem && status.events_remaining === null)
         ? 'pending'
         : unknown || status.events_unseen
           ? 'unknown'
-          : status.events_unchecked
-            ? 'events_unchecked'
-            : status.events_remaining
-              ? 'events_remain'
-              : 'complete';
+          : status.sweep_problem
+            ? 'not_swept'
+            : status.events_unchecked
+              ? 'events_unchecked'
+              : status.events_remaining
+                ? 'events_remain'
+                : 'complete';
   return status;
+}
+
+async function applySweep(ctx: Context, client: ApiClient, project: string, sweep: SweepRecord, status: ErasureStatus, cap: WaitCap) {
+  const s = await sweepStatus(ctx, client, project, sweep, cap);
+  status.sweep_requests = s.requests;
+  status.sweep_requests_completed = s.completed;
+  status.sweep_problem = s.problem;
+  status.events_remaining = s.remaining;
+  status.events_after_erasure = s.after;
 }
 
 /** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */

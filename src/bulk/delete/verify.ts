@@ -4,6 +4,7 @@
 // deleted too, that the server has their deletion queued (deletion_status, which PostHog's weekly
 // batch marks completed). Newest servers may queue person deletions and answer before they are
 // done; then a person may still exist for a while. `persons erasure-status` asks the same later.
+import type { SweepRecord } from './sweep.js';
 import type { Context } from '../../context.js';
 import { deletionStatus, type DeletionStatusEntry } from '../../api/person-actions.js';
 import { PERSON_BATCH_MAX } from '../../api/persons.js';
@@ -40,6 +41,8 @@ export interface Verification {
   still_present_ids: string[];
   /** With --delete-events: their deletion as the server has it queued. */
   events?: EventsVerification;
+  /** With --sweep-events: the query deletions of the erased distinct ids' events. */
+  sweep?: SweepRecord;
 }
 
 /** Which persons are gone: `ids` of one project. */

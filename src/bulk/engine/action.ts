@@ -148,6 +148,9 @@ export interface JobKind {
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
    * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
   binding: KindBinding;
+  /** Whether the job runs (journal, verification, receipt) even when it has no request to send:
+   * an erasure's event sweep reaches identifiers that name no person. */
+  runsWithoutRequests?: boolean;
   /** Whether the job only reads from the server (an export): nothing on the server changes, so
    * there is nothing to agree to and the engine asks for no confirmation (nor --yes). */
   readOnly?: boolean;

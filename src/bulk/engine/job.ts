@@ -61,7 +61,8 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     await finish(ctx, p, { status: 'dry_run', journal: p.bound.state, print: p.output.format === 'json' || p.output.format === 'ndjson' });
     return;
   }
-  if (p.chunks.length === 0) {
+  // A fresh job with nothing to send ends here, unless its kind has work beyond its requests.
+  if (p.chunks.length === 0 && !(kind.runsWithoutRequests && !p.bound.state && p.client)) {
     if (p.bound.completedAt)
       ctx.info(
         `this ${kind.words.job} already completed at ${p.bound.completedAt} (journal ${p.bound.path}); no ${kind.words.request} was sent`,

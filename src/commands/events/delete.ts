@@ -11,7 +11,7 @@ import { RecordWriter } from '../../io/output.js';
 import { deletionQueries, MAX_QUERY_BYTES, type EventSelection } from '../../hogql/event-deletion.js';
 import { countSelection, sampleSelection } from './shared/count.js';
 import { planLines } from './shared/plan.js';
-import { submitRequests } from './shared/submit.js';
+import { submitRequests } from '../../deletion-requests/submit.js';
 import {
   deletionJournalPath,
   newDeletionJournal,
@@ -19,7 +19,7 @@ import {
   unanswered,
   writeDeletionJournal,
   type DeletionJournal,
-} from './shared/deletion-journal.js';
+} from '../../deletion-requests/deletion-journal.js';
 
 export interface EventsDeleteOptions {
   distinctId?: string[];

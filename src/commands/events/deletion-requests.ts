@@ -6,7 +6,7 @@ import { parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter, writeRecord } from '../../io/output.js';
 import { DELETION_REQUEST_FIELDS, getDeletionRequest, listDeletionRequests, type DeletionRequestItem } from '../../api/data-deletion.js';
 import { countSelection } from './shared/count.js';
-import { explainUnavailable } from './shared/unavailable.js';
+import { explainUnavailable } from '../../deletion-requests/unavailable.js';
 
 export interface EventsDeletionRequestsOptions {
   limit?: string;

@@ -10,6 +10,7 @@ import { addJobFlags, jobInputOf, parseJobFlags, type InputFlagOptions, type Job
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import { deleteKind, recordedFlags } from '../../bulk/delete/delete-persons.js';
 import { parseProjectList } from '../../bulk/engine/projects.js';
+import { readJobInput, type JobInput } from '../../bulk/input/input.js';
 
 /** The flags as commander hands them over (the job flags' numbers still text, checked in the run). */
 export type PersonsBulkDeleteOptions = JobFlagOptions &
@@ -18,6 +19,7 @@ export type PersonsBulkDeleteOptions = JobFlagOptions &
     deleteEvents?: boolean;
     deleteRecordings?: boolean;
     keepPerson?: boolean;
+    sweepEvents?: boolean;
     /** --projects 1,2,3 */
     projects?: string;
   };
@@ -76,7 +78,11 @@ export function personsBulkDeleteCommand(): Command {
     )
     .option('--delete-events', "also queue the deletion of the persons' events")
     .option('--delete-recordings', "also delete the persons' session recordings")
-    .option('--keep-person', 'keep the person profiles; only delete events and recordings');
+    .option('--keep-person', 'keep the person profiles; only delete events and recordings')
+    .option(
+      '--sweep-events',
+      "with --delete-events, also ask PostHog to delete by query (data_deletion_requests) the events of every distinct id the erasure found, and of the addresses or distinct ids given even where they name no person, collected up to the run's start: the events PostHog's deletion by person leaves",
+    );
   return addJobFlags(command, {
     dryRun: 'check the input and print the plan; send nothing',
     rate: 'requests at most per window, comma-separated; PostHog allows deletes 480 a minute and 4,800 an hour per key (a bare number is per minute, e.g. 240 or 8/s,2400/h) (default 480/min,4800/h)',
@@ -123,6 +129,7 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
         ['--delete-events', options.deleteEvents],
         ['--delete-recordings', options.deleteRecordings],
         ['--keep-person', options.keepPerson],
+        ['--sweep-events', options.sweepEvents],
         ['--distinct-ids', options.distinctIds],
         ['--keep-identifiers', options.keepIdentifiers],
         ['--column', options.column],
@@ -153,14 +160,38 @@ export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDel
       'add --delete-events and/or --delete-recordings, or drop --keep-person',
     );
   }
-  const { deleteEvents, deleteRecordings, keepPerson, ...engine } = others;
+  const { deleteEvents, deleteRecordings, keepPerson, sweepEvents, ...engine } = others;
+  checkSweep({ sweepEvents, deleteEvents, keepPerson, verify: options.verify });
   const settled = await settleBulkJob(ctx, { ...engine, input, projects, ...job });
   // Resumed (or applying a plan), the flags recorded then stay; one given now that differs is refused.
   const then = recordedFlags(settled.recorded);
-  const kind = deleteKind({
-    delete_events: Boolean(deleteEvents || then?.delete_events),
-    delete_recordings: Boolean(deleteRecordings || then?.delete_recordings),
-    keep_person: Boolean(keepPerson || then?.keep_person),
-  });
+  const sweeping = Boolean(sweepEvents || settled.recorded?.sweep_events === true);
+  const kind = deleteKind(
+    {
+      delete_events: Boolean(deleteEvents || then?.delete_events),
+      delete_recordings: Boolean(deleteRecordings || then?.delete_recordings),
+      keep_person: Boolean(keepPerson || then?.keep_person),
+    },
+    sweeping ? { identifiers: await sweptIdentifiers(ctx, input) } : undefined,
+  );
   await runBulkJob(ctx, settled, kind);
+}
+
+/** The sweep goes with the person-keyed deletion of events, and runs in the verification. */
+function checkSweep(o: { sweepEvents?: boolean; deleteEvents?: boolean; keepPerson?: boolean; verify?: boolean }): void {
+  if (!o.sweepEvents) return;
+  if (!o.deleteEvents)
+    throw new UsageError('--sweep-events goes with --delete-events', "the sweep deletes what PostHog's deletion by person leaves");
+  if (o.keepPerson) throw new UsageError('--sweep-events erases: drop --keep-person');
+  if (o.verify === false) throw new UsageError('--sweep-events runs after the persons are checked gone: drop --no-verify');
+}
+
+/** The identifiers of the input in clear, which the sweep reaches even where they name no person. */
+async function sweptIdentifiers(ctx: Context, input: JobInput): Promise<string[]> {
+  if (input.kind === 'addresses') return input.addresses.map((a) => a.trim());
+  if (input.kind === 'emails' || (input.kind === 'ids' && input.ids === 'distinct_ids')) {
+    const read = await readJobInput(ctx, input, { skipInvalid: true });
+    return [...read.list.ids];
+  }
+  return [];
 }

@@ -8,6 +8,7 @@ import { RecordWriter } from '../../io/output.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
 import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/delete/erasure-status.js';
 import { counted, formatNumber } from '../../io/counts.js';
+import { survivorLines } from '../../bulk/delete/what-remains.js';
 
 export interface PersonsErasureStatusOptions {
   receipt: string;
@@ -25,6 +26,8 @@ const COLUMNS = [
   'events_pending',
   'events_completed',
   'events_remaining',
+  'sweep_requests',
+  'events_after_erasure',
 ];
 
 export function personsErasureStatusCommand(): Command {
@@ -34,8 +37,10 @@ export function personsErasureStatusCommand(): Command {
       'Reads the receipt of a `persons bulk-delete` run and asks the server, project by project: are the persons ' +
         "still gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless " +
         'someone resets them), and has the deletion of their events run? PostHog queues event deletions and runs them ' +
-        'in a weekly batch (Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads ' +
-        'only.\n\nMore in `hogctl help erasure` (the events a deletion leaves, what the receipt keeps in clear, ' +
+        'in a weekly batch (Saturday night UTC, after the person-overrides squash), so an erasure with --delete-events ' +
+        'is pending until then. With --sweep-events it follows the query deletions too, and counts the events of the ' +
+        "erased distinct ids up to the erasure's start (complete means zero); events collected after it are said apart. " +
+        'It names what PostHog keeps after a person deletion. Reads only.\n\nMore in `hogctl help erasure` (the events a deletion leaves, what the receipt keeps in clear, ' +
         '--check-email, exit codes).',
     )
     .requiredOption('--receipt <path>', 'the receipt a bulk-delete run wrote')
@@ -82,6 +87,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   await writer.writePage(statuses as unknown as Record<string, unknown>[]);
   await writer.end();
   const open = statuses.filter((s) => s.status !== 'complete');
+  sayWhatRemains(ctx, statuses, receipt.flags.delete_events);
   if (open.length === 0) {
     ctx.info(completeLine(statuses));
     return;
@@ -90,6 +96,19 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   // Waiting for PostHog's weekly deletion is the normal course of an erasure, not a failure.
   if (open.every((s) => s.status === 'pending')) throw new NotDoneYetError(`the erasure is not done yet: ${details}`, hintFor(open));
   throw new PartialFailureError(`the erasure is not complete: ${details}`, hintFor(open));
+}
+
+/** Events collected after the erasure (the case reopened, not a failure of the deletion), and
+ * what PostHog's deletion by person leaves whatever hogctl does. */
+function sayWhatRemains(ctx: Context, statuses: ErasureStatus[], deletedEvents: boolean): void {
+  for (const s of statuses)
+    if (s.events_after_erasure)
+      ctx.info(
+        `project ${s.project}: the case reopened: ${counted(s.events_after_erasure, 'event', 'events')} collected after the erasure under its distinct ids (new data, not left by the deletion: erase again to remove it)`,
+      );
+  if (!deletedEvents) return;
+  ctx.info("What PostHog keeps after a person deletion (from PostHog's source):");
+  for (const line of survivorLines()) ctx.info(line);
 }
 
 /**
@@ -101,7 +120,10 @@ function completeLine(statuses: ErasureStatus[]): string {
   const known = statuses.every((s) => s.persons_deleted !== null);
   const deleted = statuses.reduce((k, s) => k + (s.persons_deleted ?? 0), 0);
   const events = statuses.reduce((k, s) => k + s.events_completed, 0);
-  const ran = events ? `, the deletion of their events has run (${formatNumber(events)})` : '';
+  const swept = statuses.reduce((k, s) => k + s.sweep_requests_completed, 0);
+  const ran =
+    (events ? `, the deletion of their events has run (${formatNumber(events)})` : '') +
+    (swept ? `, and ${counted(swept, 'sweep request')} completed: no event of the erased distinct ids up to the erasure is left` : '');
   // With --keep-person no person was to go: only their data.
   if (ids === 0) return `✔ the erasure is complete${ran}`;
   if (!known) return `✔ the erasure is complete: none of the ${counted(ids, 'id')} it sent names a person now${ran}`;
@@ -124,8 +146,14 @@ function describe(s: ErasureStatus): string {
         .filter(Boolean)
         .join(', ')}`;
     case 'pending':
-      return `${where}: the deletion of the events of ${counted(s.events_pending, 'person', 'persons')} is still pending`;
+      return s.events_pending
+        ? `${where}: the deletion of the events of ${counted(s.events_pending, 'person', 'persons')} is still pending`
+        : `${where}: ${formatNumber(s.sweep_requests! - s.sweep_requests_completed)} of the ${counted(s.sweep_requests!, 'sweep request')} ${s.sweep_requests_completed ? 'are' : 'is'} not completed yet (PostHog approves each, then its weekly deletion runs it)`;
+    case 'not_swept':
+      return `${where}: the persons are gone, but nothing was swept: ${s.sweep_problem}`;
     case 'events_remain':
+      if (s.sweep_requests !== null)
+        return `${where}: every sweep request completed, yet ${counted(s.events_remaining ?? 0, 'event', 'events')} of the erased distinct ids up to the erasure ${s.events_remaining === 1 ? 'is' : 'are'} still there`;
       return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only, so its deletion has left them`;
     case 'events_unchecked':
       return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
@@ -138,10 +166,12 @@ function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'reopened'))
     return 'someone reset a distinct id, or data is being collected again for it: find out why, then delete again with `hogctl persons bulk-delete`';
   if (open.some((s) => s.status === 'events_remain'))
-    return 'no PostHog API deletes events by distinct id (delete_events and bulk_delete go by person): on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids (-o json lists them); on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id';
-  if (open.every((s) => s.status === 'pending')) return 'PostHog runs event deletions weekly (Sundays, 05:00 UTC): check again after that';
+    return "delete_events and bulk_delete go by person: delete them by query with `hogctl events delete --distinct-id …` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids (-o json lists them); on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id";
+  if (open.some((s) => s.status === 'not_swept')) return open.find((s) => s.status === 'not_swept')!.sweep_problem ?? '';
+  if (open.every((s) => s.status === 'pending'))
+    return 'PostHog runs event deletions weekly (Saturday night UTC, after the person-overrides squash): check again after that';
   if (open.some((s) => s.status === 'events_unchecked'))
-    return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Sundays 05:00 UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
+    return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Saturday night UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
   return 'check again later; `hogctl persons deletion-status` lists the queued event deletions';
 }
 

@@ -52,7 +52,7 @@ export async function mcpRun(ctx: Context, options: McpOptions): Promise<void> {
   // The key is checked once, here: a server without one would fail every call.
   await ctx.api();
   const sdk = await loadSdk();
-  const built = buildServer(sdk, { deps: ctx.deps, globals: ctx.globals, settings }, policy);
+  const built = buildServer(sdk, { deps: ctx.deps, globals: ctx.globals, settings, now: ctx.clock.now }, policy);
   const transport = new sdk.StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
   const ended = new Promise<void>((resolve) => {
     ctx.io.stdin.once('end', resolve);

@@ -9,7 +9,7 @@ import { previewDeletion } from '../../../api/data-deletion.js';
 import { runHogQL } from '../../../api/query.js';
 import { underQueryLimit, underRateLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
 import { countQuery, sampleQuery } from '../../../hogql/event-deletion.js';
-import { explainUnavailable, previewRefusesKey } from './unavailable.js';
+import { explainUnavailable, previewRefusesKey } from '../../../deletion-requests/unavailable.js';
 
 export interface SelectionCount {
   /** null when it could not be counted. */

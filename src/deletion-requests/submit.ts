@@ -4,10 +4,10 @@
 // 10 an hour per project (waited out up to --max-wait) and 5 active requests per project (the run
 // stops there, and --resume goes on once PostHog has completed some): posthog/data_deletion.py
 // `MAX_ACTIVE_REQUESTS_PER_TEAM`, posthog/api/data_deletion_request.py `DataDeletionCreateThrottle`.
-import type { Context } from '../../../context.js';
-import { ApiError } from '../../../errors.js';
-import { createDeletionRequest } from '../../../api/data-deletion.js';
-import { underRateLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
+import type { Context } from '../context.js';
+import { ApiError } from '../errors.js';
+import { createDeletionRequest } from '../api/data-deletion.js';
+import { underRateLimit, type WaitCap } from '../cli/wait-out-limit.js';
 import { explainUnavailable } from './unavailable.js';
 import { unanswered, writeDeletionJournal, type DeletionJournal } from './deletion-journal.js';
 

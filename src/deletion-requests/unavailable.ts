@@ -3,7 +3,7 @@
 // routes (404), a project without the `self-service-data-deletion` flag (403 with its own text), a
 // key without the `data_deletion` scopes, and preview refusing personal keys (a custom action with
 // no scope mapping, posthog/permissions.py `APIScopePermission`).
-import { ApiError, AuthError, NotFoundError } from '../../../errors.js';
+import { ApiError, AuthError, NotFoundError } from '../errors.js';
 
 export const FLAG_OFF_DETAIL = 'Self-service data deletion is not enabled for this project.';
 

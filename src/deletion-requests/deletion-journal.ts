@@ -6,9 +6,9 @@
 // so the same command finds it again.
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { UsageError } from '../../../errors.js';
-import { configDir, ensurePrivateDir } from '../../../config/paths.js';
-import { readSecretFile, writeSecretFile } from '../../../config/secret-file.js';
+import { UsageError } from '../errors.js';
+import { configDir, ensurePrivateDir } from '../config/paths.js';
+import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 
 export interface JournaledRequest {
   query: string;
