@@ -520,7 +520,7 @@ _hogctl() {
         --ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --events-per-person --faults --fields --help --host --jq --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --duplicates --events-per-person --faults --fields --help --host --jq --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --template --timeout --version --wide -V -o -q" ;;
     "demo")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

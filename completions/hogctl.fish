@@ -1226,6 +1226,7 @@ complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l apply-delay
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l base-url
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l bulk-delete-response
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l debug
+complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l duplicates
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l events-per-person
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l faults
 complete -c hogctl -n 'test "(__hogctl_path)" = "sandbox"' -l fields

@@ -34,7 +34,7 @@ const SKIPS: [RegExp, string][] = [
   [/\$POSTHOG_KEY|\$POSTHOG_PASSWORD|HOGCTL_API_KEY=\.\.\./, 'needs a real API key or password'],
   [/https:\/\/(us|eu)\.posthog\.com|<link from the e-mail>|<uuid>|pbpaste/, 'needs a real PostHog host or a link from a real e-mail'],
   [
-    /^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key/,
+    /^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key|^hogctl sandbox --duplicates/,
     'starts a server that runs until Ctrl-C (sandbox-ready.test.ts covers it)',
   ],
   [/^npm |^npx hogctl demo|^npm ci/, 'installs or builds the package (package.test.ts covers it)'],
@@ -99,7 +99,8 @@ interface Outcome {
 
 /** A fresh sandbox and config for one example; returns the env and a cleanup. */
 async function freshWorld(): Promise<{ env: NodeJS.ProcessEnv; cwd: string; close: () => Promise<void> }> {
-  const sandbox = await startSandbox({ quiet: true, applyDelayMs: 0 });
+  // With the duplicates `hogctl sandbox --duplicates` seeds, which examples/groups.json names.
+  const sandbox = await startSandbox({ quiet: true, applyDelayMs: 0, duplicates: 6 });
   const home = mkdtempSync(join(tmpdir(), 'hogctl-examples-'));
   const cwd = join(home, 'work');
   cpSync(join(ROOT, 'examples'), cwd, { recursive: true });
