@@ -34,7 +34,8 @@ export function personsErasureStatusCommand(): Command {
       'Reads the receipt of a `persons bulk-delete` run and asks the server, project by project: are the persons ' +
         "still gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless " +
         'someone resets them), and has the deletion of their events run? PostHog queues event deletions and runs them ' +
-        'in a weekly batch (Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then. Reads ' +
+        'in a weekly batch (Sundays, 05:00 UTC), so an erasure with --delete-events is pending until then; against ' +
+        '`hogctl sandbox`, `hogctl api POST /_sandbox/deletions/run` runs that batch now. Reads ' +
         'only.\n\nMore in `hogctl help erasure` (the events a deletion leaves, what the receipt keeps in clear, ' +
         '--check-email, exit codes).',
     )
@@ -51,6 +52,7 @@ export function personsErasureStatusCommand(): Command {
         'hogctl persons erasure-status --receipt erasure.receipt.json',
         'hogctl persons erasure-status --receipt erasure.receipt.json -o json',
         'echo lee@example.net | hogctl persons erasure-status --receipt erasure.receipt.json --check-email -',
+        'hogctl api POST /_sandbox/deletions/run   # hogctl sandbox only: run the weekly event deletion now',
       ),
     )
     .action(withContext(personsErasureStatusRun));

@@ -252,6 +252,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       `  2fa-user:   ${sandbox.twoFactorUser.email} / ${sandbox.twoFactorUser.password}\n` +
       `  totp:       ${sandbox.twoFactorUser.totpSecret}  (the 2fa-user's secret)\n` +
       `  mail:       printed here, and kept at ${sandbox.url}/_sandbox/outbox\n` +
+      `  deletions:  events wait for the weekly batch; \`hogctl api POST /_sandbox/deletions/run\` runs it now\n` +
       `  limits:     rate ${options.rateLimit ?? 'off'}, faults ${options.faults ?? 'none'}\n\n` +
       (stableKey
         ? `Save it as a profile (the key stays the same on every start with --seed ${seed}${fixedPort ? `; keep the port with${fixedPort}` : ''}):\n`
