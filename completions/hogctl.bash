@@ -217,7 +217,7 @@ _hogctl() {
         --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --resume --retries --skip-invalid --template --timeout --version --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --reference --resume --retries --skip-invalid --template --timeout --version --where --wide --yes -V -o -q -y" ;;
     "persons set-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -269,7 +269,7 @@ _hogctl() {
         --emails|--file|--journal|--receipt|--values-from) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --reference --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
     "persons export")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -356,7 +356,7 @@ _hogctl() {
         --groups|--journal|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-group --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-group --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --reference --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
     "persons reset-distinct-id")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -14,6 +14,7 @@ import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type
 import type { Missing } from './unrecorded.js';
 import { FilterFailedError } from '../../io/filter.js';
 import { columnOf, selectionOf } from '../input/input.js';
+import { runBy } from './run-by.js';
 import type { CaseTargets } from '../input/targets.js';
 
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
@@ -49,6 +50,7 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
       skip_invalid: Boolean(s.skipInvalid),
       backup: s.backup ? resolvePath(s.backup) : null,
       read_rate: s.readPerMinute,
+      reference: s.reference ?? null,
       projects_flag: s.allProjects ? 'all' : s.projects ? 'list' : null,
     },
     ...(p.policy.by !== 'clear' || input.list.kind === 'emails' || input.list.kind === 'mixed' ? { identifiers: namingOf(p.policy) } : {}),
@@ -120,6 +122,8 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     profile: p.profile,
     host: p.host,
     project: targets.projects[0].id,
+    reference: s.reference ?? null,
+    runBy: await runBy(ctx),
     file: input.label,
     format: input.list.format,
     column: columnOf(s.input),

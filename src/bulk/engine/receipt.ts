@@ -76,6 +76,10 @@ export interface ReceiptMeta {
   profile: string | null;
   host: string;
   project: string;
+  /** --reference <ticket>, or null. */
+  reference?: string | null;
+  /** The e-mail of the API key's user, or null when the server would not say. */
+  runBy?: string | null;
   file: string;
   format: IdsFormat;
   column: string | null;
@@ -164,6 +168,11 @@ export interface Receipt {
   profile: string | null;
   host: string;
   project: string;
+  /** The request the run answers, as --reference gave it (null: none given). */
+  reference: string | null;
+  /** Who ran it: the e-mail of the API key's user (GET /api/users/@me/), null when the key may
+   * not read it (no user:read scope). */
+  run_by: string | null;
   input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind };
   /** What was sent: person UUIDs (identifiers and selections are looked up), or distinct ids. */
   sent_id_kind: 'person_uuids' | 'distinct_ids' | 'person_ids';
@@ -357,6 +366,8 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     profile: meta.profile,
     host: meta.host,
     project: projectMetas.map((p) => p.id).join(','),
+    reference: meta.reference ?? null,
+    run_by: meta.runBy ?? null,
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
     sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
