@@ -19,7 +19,7 @@ _hogctl_children() {
     "auth logout") echo "" ;;
     "projects") echo "list" ;;
     "projects list") echo "" ;;
-    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id" ;;
+    "persons") echo "list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export receipt erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id" ;;
     "persons list") echo "" ;;
     "persons get") echo "" ;;
     "persons update") echo "" ;;
@@ -33,6 +33,7 @@ _hogctl_children() {
     "persons activity") echo "" ;;
     "persons bulk-update") echo "" ;;
     "persons export") echo "" ;;
+    "persons receipt") echo "" ;;
     "persons erasure-status") echo "" ;;
     "persons deletion-status") echo "" ;;
     "persons query") echo "" ;;
@@ -179,7 +180,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
-      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export receipt erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons list")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -277,6 +278,14 @@ _hogctl() {
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --recordings --resume --template --timeout --version --wide --zip -V -o -q" ;;
+    "persons receipt")
+      case "$prev" in
+        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --html) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+      esac
+      cmds_=""; flags_="--base-url --debug --fields --help --html --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons erasure-status")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

@@ -55,6 +55,7 @@ const SKIPS: [RegExp, string][] = [
   ],
   [/--plan plan\.json/, 'applies the plan that the --plan-out example writes, for the same sandbox (erasure-case.test.ts runs both)'],
   [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (erasure-case.test.ts runs both)'],
+  [/^hogctl persons receipt /, 'shows the receipt of an earlier run (test/virtual/receipt-view.test.ts runs both)'],
   [/^hogctl persons export --resume/, 'continues an export that stopped (persons-export.test.ts kills one and resumes it)'],
   [/^hogctl persons bulk-update .*--resume/, 'continues an interrupted run (bulk-update-capture.test.ts kills one and resumes it)'],
 ];
