@@ -23,6 +23,8 @@ describe('a receipt', () => {
     const res = await world.run([...args, '--reference', ' DPO-1234 ']);
     expect(res.code, res.stderr).toBe(0);
     expect(read(receipt)).toMatchObject({ reference: 'DPO-1234', run_by: world.sandbox.login.email });
+    // The project by name, though the run was given only its id.
+    expect(read(receipt).projects[0]).toMatchObject({ project: '1', name: world.sandbox.world.projects[0].name });
     const again = await world.run([...args, '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(read(receipt).reference).toBe('DPO-1234');

@@ -14,7 +14,7 @@ import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type
 import type { Missing } from './unrecorded.js';
 import { FilterFailedError } from '../../io/filter.js';
 import { columnOf, selectionOf } from '../input/input.js';
-import { runBy } from './run-by.js';
+import { projectNames, runBy } from './receipt-names.js';
 import type { CaseTargets } from '../input/targets.js';
 
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
@@ -113,6 +113,7 @@ export interface Finished {
  * they come back as `missing` (unrecorded.ts); before that, they are errors as any other. */
 export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Finished> {
   const { s, input, targets, kind } = p;
+  const names = await projectNames(ctx, targets.projects);
   const receipt = buildReceipt(f.journal, input.list, {
     command: kind.command,
     status: f.status,
@@ -142,7 +143,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     selection: selectionOf(s.input),
     projects: targets.projects.map((t) => ({
       id: t.id,
-      name: t.name,
+      name: names.get(t.id) ?? null,
       unreachable: t.unreachable,
       targets: t.ids.length,
       verification: f.verification?.perProject.get(t.id),
