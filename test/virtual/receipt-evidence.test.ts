@@ -58,6 +58,18 @@ describe('a receipt', () => {
     expect(read(merged)).toMatchObject({ reference: 'DUP-9', run_by: world.sandbox.login.email });
   });
 
+  it('of a reviewed plan applied names the input the plan was made from, and the plan', async () => {
+    const emails = join(world.configDir, 'erasure-emails.txt');
+    writeFileSync(emails, `${world.sandbox.store.getByDistinctId('user-3')!.properties.email}\n`);
+    const plan = join(world.configDir, 'plan.json');
+    const made = await world.run(['persons', 'bulk-delete', '--emails', emails, '--dry-run', '--plan-out', plan]);
+    expect(made.code, made.stderr).toBe(0);
+    const receipt = join(world.configDir, 'plan.receipt.json');
+    const res = await world.run(['persons', 'bulk-delete', '--plan', plan, '--yes', '--receipt', receipt, '--reference', 'DPO-2']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(read(receipt).input).toMatchObject({ file: emails, plan });
+  });
+
   it('refuses a reference of only spaces before anything is sent', async () => {
     const res = await world.run(['persons', 'bulk-delete', '--file', 'none.txt', '--yes', '--reference', '  ']);
     expect(res.code).toBe(2);

@@ -125,7 +125,9 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     project: targets.projects[0].id,
     reference: s.reference ?? null,
     runBy: await runBy(ctx),
-    file: input.label,
+    // A reviewed plan applied: the input as the user named it when the plan was made, and the plan.
+    file: s.reviewed ? s.reviewed.input.file : input.label,
+    plan: s.reviewed && s.input.kind === 'plan' ? resolvePath(s.input.file) : undefined,
     format: input.list.format,
     column: columnOf(s.input),
     kind: input.list.kind,

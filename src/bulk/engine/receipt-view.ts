@@ -16,7 +16,7 @@ export interface ReceiptLike {
   project: string;
   reference?: string | null;
   run_by?: string | null;
-  input: { file: string; id_kind: string };
+  input: { file: string; id_kind: string; plan?: string };
   counts: Record<string, number | null | undefined>;
   flags?: { delete_events?: boolean; delete_recordings?: boolean; keep_person?: boolean };
   identifiers?: { matched?: number; unmatched?: number; persons?: number };
@@ -47,7 +47,10 @@ export function receiptFacts(r: ReceiptLike, file: string): ReceiptFacts {
     ['run by', r.run_by ?? 'not recorded (the key may not read its user, or an earlier hogctl wrote the receipt)'],
     ['where', `${new URL(r.host).host}, project ${projects}${r.profile ? ` (profile "${r.profile}")` : ''}`],
     ['when', `${when(r.started_at)} to ${when(r.finished_at)}`],
-    ['asked', `${formatNumber(r.counts.requested ?? 0)} ${r.input.id_kind.replace(/_/g, ' ')} from ${r.input.file}`],
+    [
+      'asked',
+      `${formatNumber(r.counts.requested ?? 0)} ${r.input.id_kind.replace(/_/g, ' ')} from ${r.input.file}${r.input.plan ? `, through the reviewed plan ${r.input.plan}` : ''}`,
+    ],
     ['found', found(r)],
     ['done', done(r)],
   ];

@@ -78,6 +78,8 @@ export interface ReceiptMeta {
   project: string;
   /** --reference <ticket>, or null. */
   reference?: string | null;
+  /** --plan: the reviewed plan applied (`file` is then the input the plan was made from). */
+  plan?: string;
   /** The e-mail of the API key's user, or null when the server would not say. */
   runBy?: string | null;
   file: string;
@@ -173,7 +175,8 @@ export interface Receipt {
   /** Who ran it: the e-mail of the API key's user (GET /api/users/@me/), null when the key may
    * not read it (no user:read scope). */
   run_by: string | null;
-  input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind };
+  /** `plan`: the reviewed plan applied (--plan); `file` is then the input it was made from. */
+  input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind; plan?: string };
   /** What was sent: person UUIDs (identifiers and selections are looked up), or distinct ids. */
   sent_id_kind: 'person_uuids' | 'distinct_ids' | 'person_ids';
   selection: SelectionSpec | null;
@@ -368,7 +371,7 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     project: projectMetas.map((p) => p.id).join(','),
     reference: meta.reference ?? null,
     run_by: meta.runBy ?? null,
-    input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
+    input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind, ...(meta.plan ? { plan: meta.plan } : {}) },
     sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
     // Where receipts of earlier versions had them: a kind's flags after the selection.
