@@ -113,7 +113,9 @@ export interface Finished {
  * they come back as `missing` (unrecorded.ts); before that, they are errors as any other. */
 export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Finished> {
   const { s, input, targets, kind } = p;
-  const names = await projectNames(ctx, targets.projects);
+  // A dry run sends nothing, reads included: its receipt names what the run already knew.
+  const dry = f.status === 'dry_run';
+  const names = dry ? new Map(targets.projects.map((t) => [t.id, t.name])) : await projectNames(ctx, targets.projects);
   const receipt = buildReceipt(f.journal, input.list, {
     command: kind.command,
     status: f.status,
@@ -124,7 +126,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     host: p.host,
     project: targets.projects[0].id,
     reference: s.reference ?? null,
-    runBy: await runBy(ctx),
+    runBy: dry ? null : await runBy(ctx),
     // A reviewed plan applied: the input as the user named it when the plan was made, and the plan.
     file: s.reviewed ? s.reviewed.input.file : input.label,
     plan: s.reviewed && s.input.kind === 'plan' ? resolvePath(s.input.file) : undefined,
