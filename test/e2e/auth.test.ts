@@ -162,7 +162,7 @@ describe('the session going bad', () => {
     }
   });
 
-  it('users update prefers the API key: the 2-hour rule is for sessions only', async () => {
+  it("users update uses the API key when it is the signed-in user's: the 2-hour rule is for sessions only", async () => {
     const before = world.sandbox.requests.length;
     const res = await run(['users', 'update', '--field', 'last_name=Keyed', '-o', 'json']);
     expect(res.code).toBe(0);

@@ -85,7 +85,8 @@ describe('persons bulk-delete --emails', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ status: 'completed', id_kind: 'emails', persons_deleted: 1201, unresolved: 50 });
 
     // The evidence names the addresses by a keyed hash: no address in the receipt or journal.
-    const receiptText = readFileSync(receiptPath, 'utf8');
+    // The operator's address (run_by, who ran the erasure) is the one the receipt may hold.
+    const receiptText = readFileSync(receiptPath, 'utf8').replaceAll(world.sandbox.login.email, '');
     const journalText = readFileSync(journal, 'utf8');
     for (const text of [receiptText, journalText]) {
       expect(text).not.toMatch(/@example\.(org|com|net)/i);

@@ -34,7 +34,7 @@ const SKIPS: [RegExp, string][] = [
   [/\$POSTHOG_KEY|\$POSTHOG_PASSWORD|HOGCTL_API_KEY=\.\.\./, 'needs a real API key or password'],
   [/https:\/\/(us|eu)\.posthog\.com|<link from the e-mail>|<uuid>|pbpaste/, 'needs a real PostHog host or a link from a real e-mail'],
   [
-    /^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key/,
+    /^hogctl sandbox --persons 100000 --port 8010$|^hogctl sandbox --rate-limit|^hogctl sandbox --key|^hogctl sandbox --duplicates/,
     'starts a server that runs until Ctrl-C (sandbox-ready.test.ts covers it)',
   ],
   [/^npm |^npx hogctl demo|^npm ci/, 'installs or builds the package (package.test.ts covers it)'],
@@ -42,7 +42,7 @@ const SKIPS: [RegExp, string][] = [
   [/--email-code 123456/, 'needs the code PostHog e-mails after the password step (auth-email-code.test.ts covers it)'],
   [/^hogctl users 2fa enable > /, 'asks for a code, so it needs a terminal'],
   [
-    /^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove)\b(?!.*(--yes|-y\b|--dry-run))/,
+    /^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove|events delete)\b(?!.*(--yes|-y\b|--dry-run))/,
     'asks for confirmation on a terminal (the same command with --yes runs here)',
   ],
   [/^hogctl persons bulk-delete .*--resume/, 'continues an interrupted run (bulk-delete.test.ts covers --resume)'],
@@ -55,7 +55,12 @@ const SKIPS: [RegExp, string][] = [
   ],
   [/--plan plan\.json/, 'applies the plan that the --plan-out example writes, for the same sandbox (erasure-case.test.ts runs both)'],
   [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (erasure-case.test.ts runs both)'],
+  [/^hogctl persons receipt /, 'shows the receipt of an earlier run (test/virtual/receipt-view.test.ts runs both)'],
   [/^hogctl persons export --resume/, 'continues an export that stopped (persons-export.test.ts kills one and resumes it)'],
+  [
+    /^hogctl events deletion-requests \S+/,
+    'names a request an earlier `events delete` made (test/virtual/events-delete.test.ts shows one)',
+  ],
   [/^hogctl persons bulk-update .*--resume/, 'continues an interrupted run (bulk-update-capture.test.ts kills one and resumes it)'],
 ];
 
@@ -99,7 +104,10 @@ interface Outcome {
 
 /** A fresh sandbox and config for one example; returns the env and a cleanup. */
 async function freshWorld(): Promise<{ env: NodeJS.ProcessEnv; cwd: string; close: () => Promise<void> }> {
-  const sandbox = await startSandbox({ quiet: true, applyDelayMs: 0 });
+  // With the duplicates `hogctl sandbox --duplicates` seeds, which examples/groups.json names.
+  const sandbox = await startSandbox({ quiet: true, applyDelayMs: 0, duplicates: 6 });
+  // A project where PostHog turned self-service event deletion on, as `events delete` needs.
+  await fetch(`${sandbox.url}/_sandbox/projects/1/self-service-data-deletion/on`, { method: 'POST' });
   const home = mkdtempSync(join(tmpdir(), 'hogctl-examples-'));
   const cwd = join(home, 'work');
   cpSync(join(ROOT, 'examples'), cwd, { recursive: true });

@@ -53,9 +53,11 @@ describe('users 2fa status', () => {
   it('says whether 2FA is on, in one sentence', async () => {
     const { code, lines } = await screen(['users', '2fa', 'status'], { HOGCTL_API_KEY: undefined });
     expect(code).toBe(0);
-    expect(lines).toEqual(
-      ['✗ Two-factor authentication is off for you: turn it on with `hogctl users 2fa', 'enable`'].slice(0, lines.length),
+    // The session's user by address, so that a profile with another user's key is not misread.
+    expect(lines.join(' ')).toBe(
+      '✗ Two-factor authentication is off for you (sandbox@example.com): turn it on with `hogctl users 2fa enable`',
     );
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 });
 
@@ -92,5 +94,14 @@ describe('auth login as another account', () => {
     );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('replacing');
+  });
+
+  it("auth status then says the key is another user's, and who each kind of command acts as", async () => {
+    const other = world.sandbox.twoFactorUser.email;
+    const { code, lines } = await screen(['auth', 'status']);
+    expect(code).toBe(0);
+    expect(lines.slice(3).join(' ').replace(/\s+/g, ' ')).toContain(
+      `✗ The API key is sandbox@example.com's, not ${other}'s: users and email commands act as ${other} (the session), the others as sandbox@example.com (the key)`,
+    );
   });
 });

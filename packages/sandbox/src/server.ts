@@ -22,6 +22,7 @@ import { BULK_DELETE_RESPONSES, createRouter, type BulkDeleteResponse } from './
 import { Identity, type SentMail } from './identity.js';
 import { sessionAuthenticator } from './session.js';
 import { seedDocumentedPerson } from './documented.js';
+import { seedDuplicates } from './duplicates.js';
 import { SandboxStore } from './store.js';
 import { ActivityLog } from './activity-log.js';
 import { DeletionQueue } from './deletions.js';
@@ -56,6 +57,9 @@ export interface SandboxOptions {
   /** Events of each seeded person's history, laid down when the project's events are first used;
    * default 3. */
   eventsPerPerson?: number;
+  /** Groups of duplicate persons added to project 1 (the same e-mail in varied case, identified and
+   * anonymous, with events: duplicates.ts), for trying `persons duplicates`, merge and undo; default 0. */
+  duplicates?: number;
   /** Default 1; the same seed gives identical persons (ids, uuids, emails, created_at). */
   seed?: number;
   /** undefined/'off': no throttling; 'cloud'; '600'; 'delete=600,read=1200,query=240'. See rate-limit.ts. */
@@ -186,10 +190,13 @@ function seedProjects(opts: SandboxOptions, seed: number) {
     [...perProject].map(([id, count]) => [id, new SandboxStore({ persons: count, seed, salt: id })]),
   );
   seedDocumentedPerson(stores.get(1)!);
+  const duplicateEvents = seedDuplicates(stores.get(1)!, nonNegativeInt(opts.duplicates, 'duplicates', 0), seed);
   const eventsPerPerson = nonNegativeInt(opts.eventsPerPerson, 'eventsPerPerson', 3);
-  const events = new Map<number, EventStore>(
-    [...stores].map(([id, store]) => [id, new EventStore((into) => seedHistory(store, into, eventsPerPerson, hash32(seed, id)))]),
-  );
+  const seedEvents = (id: number, store: SandboxStore, into: EventStore) => {
+    seedHistory(store, into, eventsPerPerson, hash32(seed, id));
+    if (id === 1) for (const event of duplicateEvents) into.append(event);
+  };
+  const events = new Map<number, EventStore>([...stores].map(([id, store]) => [id, new EventStore((into) => seedEvents(id, store, into))]));
   const ingestion = new Map<number, ProjectIngestion>(
     [...stores].map(([id, store]) => [
       id,

@@ -14,6 +14,7 @@ import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type
 import type { Missing } from './unrecorded.js';
 import { FilterFailedError } from '../../io/filter.js';
 import { columnOf, selectionOf } from '../input/input.js';
+import { projectNames, runBy } from './receipt-names.js';
 import type { CaseTargets } from '../input/targets.js';
 
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
@@ -49,6 +50,7 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
       skip_invalid: Boolean(s.skipInvalid),
       backup: s.backup ? resolvePath(s.backup) : null,
       read_rate: s.readPerMinute,
+      reference: s.reference ?? null,
       projects_flag: s.allProjects ? 'all' : s.projects ? 'list' : null,
     },
     ...(p.policy.by !== 'clear' || input.list.kind === 'emails' || input.list.kind === 'mixed' ? { identifiers: namingOf(p.policy) } : {}),
@@ -111,6 +113,9 @@ export interface Finished {
  * they come back as `missing` (unrecorded.ts); before that, they are errors as any other. */
 export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Finished> {
   const { s, input, targets, kind } = p;
+  // A dry run sends nothing, reads included: its receipt names what the run already knew.
+  const dry = f.status === 'dry_run';
+  const names = dry ? new Map(targets.projects.map((t) => [t.id, t.name])) : await projectNames(ctx, targets.projects);
   const receipt = buildReceipt(f.journal, input.list, {
     command: kind.command,
     status: f.status,
@@ -120,7 +125,11 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     profile: p.profile,
     host: p.host,
     project: targets.projects[0].id,
-    file: input.label,
+    reference: s.reference ?? null,
+    runBy: dry ? null : await runBy(ctx),
+    // A reviewed plan applied: the input as the user named it when the plan was made, and the plan.
+    file: s.reviewed ? s.reviewed.input.file : input.label,
+    plan: s.reviewed && s.input.kind === 'plan' ? resolvePath(s.input.file) : undefined,
     format: input.list.format,
     column: columnOf(s.input),
     kind: input.list.kind,
@@ -138,7 +147,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
     selection: selectionOf(s.input),
     projects: targets.projects.map((t) => ({
       id: t.id,
-      name: t.name,
+      name: names.get(t.id) ?? null,
       unreachable: t.unreachable,
       targets: t.ids.length,
       verification: f.verification?.perProject.get(t.id),

@@ -128,6 +128,8 @@ export interface RememberedSettings {
   projects_flag?: 'all' | 'list' | null;
   /** --read-rate. */
   read_rate?: number;
+  /** --reference <ticket> (absent in older journals). */
+  reference?: string | null;
 }
 
 export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected' | 'rate_limited';

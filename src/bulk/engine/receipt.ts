@@ -76,6 +76,12 @@ export interface ReceiptMeta {
   profile: string | null;
   host: string;
   project: string;
+  /** --reference <ticket>, or null. */
+  reference?: string | null;
+  /** --plan: the reviewed plan applied (`file` is then the input the plan was made from). */
+  plan?: string;
+  /** The e-mail of the API key's user, or null when the server would not say. */
+  runBy?: string | null;
   file: string;
   format: IdsFormat;
   column: string | null;
@@ -164,7 +170,13 @@ export interface Receipt {
   profile: string | null;
   host: string;
   project: string;
-  input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind };
+  /** The request the run answers, as --reference gave it (null: none given). */
+  reference: string | null;
+  /** Who ran it: the e-mail of the API key's user (GET /api/users/@me/), null when the key may
+   * not read it (no user:read scope). */
+  run_by: string | null;
+  /** `plan`: the reviewed plan applied (--plan); `file` is then the input it was made from. */
+  input: { file: string; format: IdsFormat; column: string | null; id_kind: IdKind; plan?: string };
   /** What was sent: person UUIDs (identifiers and selections are looked up), or distinct ids. */
   sent_id_kind: 'person_uuids' | 'distinct_ids' | 'person_ids';
   selection: SelectionSpec | null;
@@ -357,7 +369,9 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     profile: meta.profile,
     host: meta.host,
     project: projectMetas.map((p) => p.id).join(','),
-    input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind },
+    reference: meta.reference ?? null,
+    run_by: meta.runBy ?? null,
+    input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind, ...(meta.plan ? { plan: meta.plan } : {}) },
     sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
     // Where receipts of earlier versions had them: a kind's flags after the selection.

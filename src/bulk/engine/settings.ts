@@ -48,6 +48,9 @@ export interface BulkSettings {
   planOut?: string;
   /** --backup <file>: the records of the persons, written before the first deletion. */
   backup?: string;
+  /** --reference <ticket>: the request this run answers (a ticket, a case number), kept in the
+   * journal and the receipt. */
+  reference?: string;
 }
 
 /** The settings of this run, decided from the command line, the journal it resumes and the
@@ -181,6 +184,7 @@ export async function decideSettings(ctx: Context, s: BulkSettings): Promise<Set
     merged.allProjects = false;
   }
   if (r?.backup && merged.backup === undefined) merged.backup = r.backup;
+  if (r?.reference && merged.reference === undefined) merged.reference = r.reference;
   const recorded = header && kindFieldsOf(header);
   if (header) merged.input = resumedInput(path!, s.input, header);
   if (r) {

@@ -7,13 +7,14 @@ import { mark, writeSummary } from '../../io/summary.js';
 import { maskKey } from '../../config/settings.js';
 import { describeCurrentKey, keyInWords } from '../../api/personal-api-keys.js';
 import { getUser } from '../../api/users.js';
+import type { OutputSettings } from '../../io/output.js';
 
 export function authStatusCommand(): Command {
   return new Command('status')
     .summary('show who is signed in, where, and whether the session still works')
     .description(
       'Show the signed-in session of the profile: the site, the user, when it signed in, and whether the server still accepts it (checked with GET /api/users/@me/), ' +
-        'plus the API key the profile has (masked). Exits 4 when there is no working session.',
+        "plus the API key the profile has (masked) and its user, with a warning when that is not the signed-in user (the users and email commands act as the session's user). Exits 4 when there is no working session.",
     )
     .addHelpText('after', examples('hogctl auth status', 'hogctl auth status --profile prod -o json'))
     .action(withContext(authStatusRun));
@@ -56,6 +57,7 @@ export async function authStatusRun(ctx: Context): Promise<void> {
     api_key: settings.apiKey ? maskKey(settings.apiKey) : null,
     api_key_source: settings.apiKey ? (settings.sources.apiKey ?? null) : null,
     ...(settings.apiKey ? await describeCurrentKey(await ctx.api(), (line) => ctx.info(line)) : {}),
+    api_key_user: settings.apiKey ? await keyUser(ctx) : null,
   };
   const where = `${new URL(jar.origin).host}${settings.profileName ? ` (profile "${settings.profileName}")` : ''}`;
   const summary = [
@@ -82,6 +84,7 @@ export async function authStatusRun(ctx: Context): Promise<void> {
           )
         : mark(output, false, 'No API key: `hogctl profile add` saves one')
     }`,
+    ...twoUsers(output, active ? user : null, record.api_key_user),
   ];
   await writeSummary(output, summary, record, { columns: Object.keys(record), fields: Object.keys(record) });
   if (!active) {
@@ -91,4 +94,29 @@ export async function authStatusRun(ctx: Context): Promise<void> {
       settings.apiKey ? 'commands that accept personal API keys still use the key' : undefined,
     );
   }
+}
+
+/** The e-mail of the key's user, or null when the key may not read it (no user:read scope) or
+ * the server cannot say: like the key's scopes, a description that never fails the command. */
+async function keyUser(ctx: Context): Promise<string | null> {
+  try {
+    return (await getUser(await ctx.api(), '@me')).email;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A session of one user with the key of another is easy to set up by mistake (a colleague's key in
+ * the profile) and changes who a command acts as: say which commands go as whom.
+ */
+function twoUsers(output: OutputSettings, sessionUser: string | null, keyUser: string | null): string[] {
+  if (!sessionUser || !keyUser || sessionUser.toLowerCase() === keyUser.toLowerCase()) return [];
+  return [
+    `  ${mark(
+      output,
+      false,
+      `The API key is ${keyUser}'s, not ${sessionUser}'s: users and email commands act as ${sessionUser} (the session), the others as ${keyUser} (the key)`,
+    )}`,
+  ];
 }

@@ -60,7 +60,7 @@ export function eventsDeleteCommand(): Command {
       'after',
       examples(
         'hogctl events delete --distinct-id anon-7f3a --before 2026-10-01T00:00:00Z',
-        'hogctl events delete --distinct-ids ids.txt --yes -o json',
+        'hogctl events delete --distinct-ids distinct-ids.txt --yes -o json',
         'hogctl events delete --query "SELECT uuid FROM events WHERE properties.\\$browser = \'Chrome\'" --dry-run',
       ),
     )

@@ -112,8 +112,23 @@ export function personsBulkDeleteCommand(): Command {
 }
 
 export async function personsBulkDeleteRun(ctx: Context, options: PersonsBulkDeleteOptions): Promise<void> {
-  const { concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid, ...rest } = options;
-  const job = parseJobFlags({ concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, verify, skipInvalid });
+  const { concurrency, rate, retries, maxWait, readRate, dryRun, yes, journal, resume, receipt, reference, verify, skipInvalid, ...rest } =
+    options;
+  const job = parseJobFlags({
+    concurrency,
+    rate,
+    retries,
+    maxWait,
+    readRate,
+    dryRun,
+    yes,
+    journal,
+    resume,
+    receipt,
+    reference,
+    verify,
+    skipInvalid,
+  });
   const { file, emails, email, where, cohort, query, plan, distinctIds, format, column, projects: projectList, ...others } = rest;
   const input = jobInputOf({ file, emails, email, where, cohort, query, plan, distinctIds, format, column });
   if (input === undefined)

@@ -38,7 +38,7 @@ export function personsErasureStatusCommand(): Command {
         "still gone, do their distinct ids still name no one (a deleted person's distinct ids stay blocked unless " +
         'someone resets them), and has the deletion of their events run? PostHog queues event deletions and runs them ' +
         'in a weekly batch (Saturday night UTC, after the person-overrides squash), so an erasure with --delete-events ' +
-        'is pending until then. With --sweep-events it follows the query deletions too, and counts the events of the ' +
+        'is pending until then; against `hogctl sandbox`, `hogctl api POST /_sandbox/deletions/run` runs that batch now. With --sweep-events it follows the query deletions too, and counts the events of the ' +
         "erased distinct ids up to the erasure's start (complete means zero); events collected after it are said apart. " +
         'It names what PostHog keeps after a person deletion. Reads only.\n\nMore in `hogctl help erasure` (the events a deletion leaves, what the receipt keeps in clear, ' +
         '--check-email, exit codes).',
@@ -56,6 +56,7 @@ export function personsErasureStatusCommand(): Command {
         'hogctl persons erasure-status --receipt erasure.receipt.json',
         'hogctl persons erasure-status --receipt erasure.receipt.json -o json',
         'echo lee@example.net | hogctl persons erasure-status --receipt erasure.receipt.json --check-email -',
+        'hogctl api POST /_sandbox/deletions/run   # hogctl sandbox only: run the weekly event deletion now',
       ),
     )
     .action(withContext(personsErasureStatusRun));

@@ -15,6 +15,7 @@ export const personsVerbs: LazyVerb[] = [
   { name: 'activity', load: async () => (await import('./activity.js')).personsActivityCommand() },
   { name: 'bulk-update', load: async () => (await import('./bulk-update.js')).personsBulkUpdateCommand() },
   { name: 'export', load: async () => (await import('./export.js')).personsExportCommand() },
+  { name: 'receipt', load: async () => (await import('./receipt.js')).personsReceiptCommand() },
   { name: 'erasure-status', load: async () => (await import('./erasure-status.js')).personsErasureStatusCommand() },
   { name: 'deletion-status', load: async () => (await import('./deletion-status.js')).personsDeletionStatusCommand() },
   { name: 'query', load: async () => (await import('./query.js')).personsQueryCommand() },

@@ -29,7 +29,7 @@ import { CHANGED_RULES, parseChangedRule } from '../../merge/undo-check.js';
 import { NOT_GIVEN_BACK } from '../../merge/not-given-back.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
-import { parseRateFlag } from './shared/job-flags.js';
+import { parseRateFlag, parseReference, REFERENCE_HELP } from './shared/job-flags.js';
 import { isUuid } from '../../api/uuid.js';
 
 export interface PersonsMergeOptions {
@@ -42,6 +42,7 @@ export interface PersonsMergeOptions {
   resume?: boolean;
   journal?: string;
   receipt?: string;
+  reference?: string;
   verifyTimeout?: string;
   maxWait?: string;
   undo?: string;
@@ -105,6 +106,7 @@ export function personsMergeCommand(): Command {
     .option('--resume', 'continue the merge of this input (or the --undo of this receipt) where it stopped (its journal)')
     .option('--journal <path>', 'the journal (default: one per input, in the config directory)')
     .option('--receipt <path>', 'where the receipt goes (default: beside the journal)')
+    .option('--reference <ticket>', REFERENCE_HELP)
     .option(
       '--verify-timeout <duration>',
       `how long to read back before a group is reported pending, e.g. 90s, 10m (default ${DEFAULT_VERIFY_TIMEOUT})`,
@@ -137,7 +139,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   if (options.undo !== undefined) {
     if (options.groups !== undefined || persons.length > 0 || options.keep !== undefined || options.planOut !== undefined)
       throw new UsageError(
-        '--undo takes the receipt of a merge alone (with --changed, --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --max-wait, --rate, --capture-url)',
+        '--undo takes the receipt of a merge alone (with --changed, --yes, --dry-run, --resume, --journal, --verify-timeout, --receipt, --reference, --max-wait, --rate, --capture-url)',
       );
     if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
     return undoMerge(ctx, options);
@@ -207,6 +209,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     journal: options.journal,
     resume: Boolean(options.resume),
     receipt: options.receipt,
+    reference: parseReference(options.reference),
     maxWaitMs,
     rate: parseRateFlag(options.rate),
   });
@@ -240,6 +243,7 @@ async function undoMerge(ctx: Context, options: PersonsMergeOptions): Promise<vo
     journal: options.journal,
     resume: Boolean(options.resume),
     receipt: options.receipt ?? `${receipt.replace(/\.json$/, '')}.undo.json`,
+    reference: parseReference(options.reference),
     maxWaitMs,
     rate: parseRateFlag(options.rate),
   });

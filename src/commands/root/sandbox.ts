@@ -16,11 +16,15 @@ import { fitToTerminal } from '../../io/columns.js';
 import type { Sandbox } from '@hogctl/sandbox';
 import { formatNumber } from '../../io/counts.js';
 
+/** Groups `--duplicates` seeds when given no number. */
+const DUPLICATE_GROUPS = 6;
+
 export interface SandboxCommandOptions {
   port: string;
   host: string;
   persons: string;
   eventsPerPerson?: string;
+  duplicates?: string | true;
   projectPersons?: string;
   seed: string;
   rateLimit?: string;
@@ -45,6 +49,10 @@ export function sandboxCommand(): Command {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--persons <n>', 'how many persons to seed into project 1', '250')
     .option('--events-per-person <n>', "events in each seeded person's history (HogQL's events table); 0 for none", '3')
+    .option(
+      '--duplicates [groups]',
+      `also seed groups of duplicate persons in project 1 (one e-mail in varied case, identified and anonymous, with events), to try \`persons duplicates\`, \`merge\` and \`--undo\`; default ${DUPLICATE_GROUPS} groups`,
+    )
     .option(
       '--project-persons <id=n,...>',
       'persons of other projects (default 2=20,3=5); an id above 3 adds a project to the organisation, e.g. 2=400,4=100',
@@ -85,6 +93,7 @@ export function sandboxCommand(): Command {
       'after',
       examples(
         'hogctl sandbox --persons 100000 --port 8010',
+        'hogctl sandbox --duplicates   # then: hogctl persons duplicates',
         'hogctl sandbox --rate-limit cloud --faults 429=0.1,503=0.05',
         'hogctl sandbox --key phx_readonly:person:read --key phx_p2:person:write@2',
         'hogctl sandbox -q --ready-file sandbox.json &   # then: until [ -s sandbox.json ]; do sleep 0.1; done',
@@ -170,6 +179,8 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
   const eventsPerPerson = count(options.eventsPerPerson ?? '3', '--events-per-person', 0);
   const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
   const seed = count(options.seed, '--seed', 0);
+  const duplicates =
+    options.duplicates === undefined ? 0 : options.duplicates === true ? DUPLICATE_GROUPS : count(options.duplicates, '--duplicates', 1);
   const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
   // A key that survives a restart keeps a saved profile working; only where nobody else can reach.
   const stableKey = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host);
@@ -183,6 +194,7 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       host: options.host,
       persons,
       eventsPerPerson,
+      duplicates,
       projectPersons,
       seed,
       rateLimit: options.rateLimit,
@@ -235,10 +247,12 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
       `  URL:        ${sandbox.url}\n` +
       `  key:        ${sandbox.defaultKey}  (all scopes)${extra}\n` +
       `  projects:   ${projectLines(sandbox.stores, seed)}\n` +
+      (duplicates ? `  duplicates: ${duplicates} groups in project 1 (\`hogctl persons duplicates\`)\n` : '') +
       `  sign-in:    ${sandbox.login.email} / ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
       `  2fa-user:   ${sandbox.twoFactorUser.email} / ${sandbox.twoFactorUser.password}\n` +
       `  totp:       ${sandbox.twoFactorUser.totpSecret}  (the 2fa-user's secret)\n` +
       `  mail:       printed here, and kept at ${sandbox.url}/_sandbox/outbox\n` +
+      `  deletions:  events wait for the weekly batch; \`hogctl api POST /_sandbox/deletions/run\` runs it now\n` +
       `  limits:     rate ${options.rateLimit ?? 'off'}, faults ${options.faults ?? 'none'}\n\n` +
       (stableKey
         ? `Save it as a profile (the key stays the same on every start with --seed ${seed}${fixedPort ? `; keep the port with${fixedPort}` : ''}):\n`

@@ -20,6 +20,8 @@ export function usersMeCommand(): Command {
 }
 
 export async function usersMeRun(ctx: Context): Promise<void> {
-  const user = await getUser(await ctx.api({ auth: 'prefer-key' }), '@me');
+  // The session first, as the help says: a profile signed in as one user with the key of another
+  // means the person at the keyboard is the signed-in one.
+  const user = await getUser(await ctx.api({ auth: 'prefer-session' }), '@me');
   await writeUser(ctx, user);
 }

@@ -7,6 +7,7 @@ import { collect } from '../../cli/flags.js';
 import { checkUserId, updateUser } from '../../api/users.js';
 import { parseUserFields } from './shared/fields.js';
 import { writeUser } from './shared/write-user.js';
+import { signedInClient } from './shared/signed-in-client.js';
 
 export interface UsersUpdateOptions {
   user?: string;
@@ -43,11 +44,13 @@ export async function usersUpdateRun(ctx: Context, options: UsersUpdateOptions):
   if (!options.field?.length)
     throw new UsageError('nothing to change: give at least one --field key=value', 'e.g. `hogctl users update --field first_name=Lee`');
   const body = parseUserFields(options.field);
-  const updated = await updateUser(await ctx.api({ auth: 'prefer-key' }), user, body);
+  // The signed-in user's, as `users me` and the `email` verbs: a pending address put on the key's
+  // user would not be the one `hogctl email verify` then finds.
+  const updated = await updateUser(await signedInClient(ctx), user, body);
   await writeUser(ctx, updated);
   if (typeof body.email === 'string' && updated.pending_email) {
     ctx.info(
-      `✔ updated; ${updated.pending_email} is pending: PostHog e-mailed it a 6-digit verification code, and the address changes once the code is given (\`hogctl email verify <code>\`; \`hogctl email cancel-change\` drops it)`,
+      `✔ updated ${updated.email}; ${updated.pending_email} is pending: PostHog e-mailed it a 6-digit verification code, and the address changes once the code is given (\`hogctl email verify <code>\`; \`hogctl email cancel-change\` drops it)`,
     );
   } else {
     ctx.info(`✔ updated ${Object.keys(body).join(', ')} of ${updated.email}`);

@@ -22,6 +22,7 @@ export interface JobFlagOptions {
   journal?: string;
   resume?: boolean;
   receipt?: string;
+  reference?: string;
   concurrency?: string;
   rate?: string;
   readRate?: string;
@@ -40,6 +41,7 @@ export type JobFlags = Pick<
   | 'journal'
   | 'resume'
   | 'receipt'
+  | 'reference'
   | 'concurrency'
   | 'rate'
   | 'readRate'
@@ -71,6 +73,7 @@ export function addJobFlags(command: Command, words: JobFlagWords): Command {
     .option('--journal <path>', 'where to keep the journal (default: named after the input, in <config dir>/journals/)')
     .option('--resume', 'continue the run recorded in the journal: send only what was not answered yet')
     .option('--receipt <path>', 'where to write the JSON receipt (default: beside the journal)')
+    .option('--reference <ticket>', REFERENCE_HELP)
     .option('--concurrency <n>', `requests in flight at once, at most ${MAX_CONCURRENCY} (default 4)`)
     .option('--rate <windows>', words.rate)
     .option('--read-rate <n>', words.readRate)
@@ -81,6 +84,20 @@ export function addJobFlags(command: Command, words: JobFlagWords): Command {
     )
     .option('--no-verify', words.noVerify)
     .option('--skip-invalid', words.skipInvalid);
+}
+
+export const REFERENCE_HELP =
+  "the request this run answers (a ticket or case number), kept in the journal and the receipt; --resume keeps the first run's";
+
+/** --reference, trimmed; a reference of only spaces, or one on many lines, names nothing. */
+export function parseReference(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const reference = raw.trim();
+  if (!reference || /[\r\n]/.test(reference) || reference.length > 200)
+    throw new UsageError(
+      `invalid --reference "${raw.slice(0, 40)}": give the ticket or case number, on one line, e.g. --reference DPO-1234`,
+    );
+  return reference;
 }
 
 /** --rate, checked; undefined when not given (the kind's windows, or the journal's, stand). */
@@ -106,6 +123,7 @@ export function parseJobFlags(o: JobFlagOptions): JobFlags {
     journal: o.journal,
     resume: o.resume,
     receipt: o.receipt,
+    reference: parseReference(o.reference),
     concurrency,
     rate,
     readRate: o.readRate === undefined ? undefined : parseCount(o.readRate, '--read-rate'),

@@ -47,7 +47,9 @@ export async function twoFactorStatusRun(ctx: Context, options: TwoFactorStatusO
     else return writeBackupCodes(ctx, status.backup_codes, record);
   }
   const output = await ctx.output();
-  const who = userName(user);
+  // The session is the user these verbs act on; naming its address tells which account that is.
+  const email = user === '@me' ? (await ctx.sessionJar()).user?.email : undefined;
+  const who = email ? `you (${email})` : userName(user);
   const codes = status.backup_codes.length;
   const summary = status.is_enabled
     ? mark(

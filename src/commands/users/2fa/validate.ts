@@ -31,5 +31,8 @@ export async function twoFactorValidateRun(ctx: Context, options: TwoFactorValid
   } catch (err) {
     throw explainValidateError(err);
   }
-  ctx.info('✔ 2FA is on; make backup codes now with `hogctl users 2fa backup-codes`, in case the authenticator app is lost');
+  const email = user === '@me' ? (await ctx.sessionJar()).user?.email : undefined;
+  ctx.info(
+    `✔ 2FA is on${email ? ` for ${email}` : ''}; make backup codes now with \`hogctl users 2fa backup-codes\`, in case the authenticator app is lost`,
+  );
 }

@@ -90,6 +90,7 @@ describe('hogctl sandbox', () => {
       '--host',
       '--persons',
       '--events-per-person',
+      '--duplicates',
       '--project-persons',
       '--seed',
       '--rate-limit',
