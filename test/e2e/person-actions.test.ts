@@ -143,7 +143,7 @@ describe('persons delete', () => {
       delete_recordings: true,
       status: 202,
     });
-    expect(res.stderr).toContain('weekly batch (Sundays, 05:00 UTC)');
+    expect(res.stderr).toContain('weekly batch (Saturday night UTC, after the person-overrides squash)');
     expect(world.sandbox.deletions.eventDeletions(1).find((d) => d.key === person.uuid)?.deleteVerifiedAtMs).toBeNull();
     expect(world.sandbox.deletions.recordings.some((r) => r.personUuid === person.uuid)).toBe(true);
   });
@@ -372,7 +372,7 @@ describe('persons delete-events and delete-recordings', () => {
     const sent = mark();
     const res = await world.run(['persons', 'delete-events', person.uuid, '--yes']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain('Sundays, 05:00 UTC');
+    expect(res.stderr).toContain('Saturday night UTC, after the person-overrides squash');
     const [req] = sent();
     expect(req.method).toBe('POST');
     expect(req.path).toBe(`${base}bulk_delete/`);

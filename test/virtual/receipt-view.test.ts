@@ -29,7 +29,7 @@ describe('persons receipt', () => {
     expect(text).toContain(`run by ${world.sandbox.login.email}`);
     expect(text).toContain('found 1 identifier matched 1 person; 1 named no one');
     expect(text).toContain('persons deleted 1');
-    expect(text).toContain("their events until PostHog's weekly deletion runs (Sundays, 05:00 UTC)");
+    expect(text).toContain("their events until PostHog's weekly deletion runs (Saturday night UTC, after the person-overrides squash)");
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 

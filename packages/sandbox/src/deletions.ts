@@ -58,7 +58,7 @@ export class DeletionQueue {
       .sort((a, b) => b.createdAtMs - a.createdAtMs);
   }
 
-  /** What the Sunday batch does: deletes the events of every pending deletion (by stored
+  /** What the weekly batch does (Saturday 22:00 UTC): deletes the events of every pending deletion (by stored
    * person_id, `onComplete`) and marks it verified. Returns how many. */
   runBatch(teamId?: number): number {
     const byTeam = new Map<number, AsyncDeletion[]>();

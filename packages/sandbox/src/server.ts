@@ -119,7 +119,7 @@ export interface Sandbox {
   world: World;
   /** Activity-log entries written by the person endpoints. */
   activity: ActivityLog;
-  /** Queued event and recording deletions (deletion_status; `runBatch()` plays the Sunday job). */
+  /** Queued event and recording deletions (deletion_status; `runBatch()` plays the weekly job). */
   deletions: DeletionQueue;
   /** Self-service event deletion requests (`data_deletion_requests`) of every project. */
   dataDeletions: DataDeletionRequests;

@@ -85,7 +85,7 @@ function stillHeld(r: ReceiptLike, file: string): string | undefined {
   if (!r.flags.delete_events) return `their events (not asked: no --delete-events)${r.flags.delete_recordings ? '' : ' and recordings'}`;
   const events = r.verification?.events;
   if (events?.status === 'completed') return `no events of these persons: their deletion has run; ${check} again`;
-  return `their events until PostHog's weekly deletion runs (Sundays, 05:00 UTC); ${check}`;
+  return `their events until PostHog's weekly deletion runs (Saturday night UTC, after the person-overrides squash); ${check}`;
 }
 
 function verified(r: ReceiptLike): string {

@@ -19,7 +19,7 @@ export function personsDeleteEventsCommand(): Command {
     .summary("queue the deletion of all of a person's events")
     .description(
       "Queue the deletion of all of a person's events, keeping the person. PostHog runs queued event deletions in a weekly batch " +
-        '(Sundays, 05:00 UTC); `hogctl persons deletion-status` shows whether it has run. Asks for confirmation on a terminal; pass --yes in scripts.',
+        '(Saturday night UTC, after the person-overrides squash); `hogctl persons deletion-status` shows whether it has run. Asks for confirmation on a terminal; pass --yes in scripts.',
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())

@@ -24,7 +24,7 @@ export function personsDeleteCommand(): Command {
     .summary('delete one person (and optionally their events and recordings)')
     .description(
       'Delete a person by integer id or UUID. Their distinct ids stay blocked afterwards (new events with them create no person) until `persons reset-distinct-id`. ' +
-        '--delete-events queues the deletion of all their events for the weekly batch (Sundays, 05:00 UTC); --delete-recordings starts the deletion of their recordings; ' +
+        '--delete-events queues the deletion of all their events for the weekly batch (Saturday night UTC, after the person-overrides squash); --delete-recordings starts the deletion of their recordings; ' +
         'with --keep-person only the events and recordings go. Asks for confirmation on a terminal; pass --yes in scripts.',
     )
     .argument('[id]', ID_ARGUMENT)

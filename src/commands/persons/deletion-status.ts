@@ -23,7 +23,7 @@ export function personsDeletionStatusCommand(): Command {
     .summary('show queued event deletions and whether they have run')
     .description(
       'List the event deletions queued by `persons delete --delete-events`, `persons delete-events` and bulk deletes, newest first. ' +
-        "They stay pending until PostHog's weekly batch (Sundays, 05:00 UTC) has run. Recording deletions are not listed.",
+        "They stay pending until PostHog's weekly batch (Saturday night UTC, after the person-overrides squash) has run. Recording deletions are not listed.",
     )
     .addOption(new Option('--status <status>', 'only pending or completed deletions').choices(['pending', 'completed', 'all']))
     .option('--person <uuid>', "only this person's deletion (a person UUID)")
@@ -60,5 +60,8 @@ export async function personsDeletionStatusRun(ctx: Context, options: PersonsDel
   }
   await writer.end();
   if (writer.count === 0) ctx.info('no queued event deletions match');
-  else if (pending > 0) ctx.info(`${pending} pending: PostHog runs queued event deletions in a weekly batch (Sundays, 05:00 UTC).`);
+  else if (pending > 0)
+    ctx.info(
+      `${pending} pending: PostHog runs queued event deletions in a weekly batch (Saturday night UTC, after the person-overrides squash).`,
+    );
 }

@@ -7,7 +7,7 @@ import { FilterFailedError } from '../../../io/filter.js';
 import { NotRecordedError } from '../../../errors.js';
 
 /** When queued event deletions run (the `delete_events` parameter help of the API). */
-export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Sundays, 05:00 UTC)';
+export const EVENTS_BATCH_NOTE = 'PostHog deletes queued events in a weekly batch (Saturday night UTC, after the person-overrides squash)';
 
 export type Report = (record: Record<string, unknown>, done: string, notes?: string[]) => Promise<void>;
 
