@@ -12,7 +12,7 @@ const MOCKS_MODULES = [
 ];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
-const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/virtual/', 'packages/', 'test/unit/'];
+const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/cli/', 'test/virtual/', 'packages/', 'test/unit/'];
 
 /**
  * The black-box suites start first and the short in-process tests fill the gaps at the end, so
@@ -61,8 +61,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The verbs in this process (test/cli/harness.ts, test/virtual/harness.ts): no build needed.
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts', 'test/virtual/**/*.test.ts'],
+          exclude: [...MOCKS_MODULES],
+          isolate: false,
+          execArgv: ['--max-semi-space-size=64'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The built binary as a child process: what only it can show.
           name: 'end-to-end',
-          include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/virtual/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts'],
           exclude: [...MOCKS_MODULES],
           // As the unit tests: the harness, the sandbox and the CLI's modules are loaded once a
           // worker, not once a file (about 30 s of CPU a run); each file starts its own sandbox.

@@ -135,7 +135,7 @@ async function drive<T>(clock: VirtualClock, work: Promise<T>, agent: CountingAg
 }
 
 /** A stream that keeps what is written, and says it is a terminal of some width when asked to. */
-class Screen extends Writable {
+export class Screen extends Writable {
   text = '';
   isTTY?: boolean;
   columns?: number;

@@ -36,6 +36,34 @@ describe('unit tests', () => {
   });
 });
 
+/** The command a test of test/cli/ names: test/cli/<group>/<verb>.test.ts, or <verb>.<aspect>.test.ts
+ * for one side of a verb with many (bulk-delete.plan.test.ts), tests src/commands/<group>/<verb>.ts.
+ * Undefined for a file that is not a test there. */
+function commandOf(test: string): string | undefined {
+  const m = /^test\/cli\/([a-z0-9-]+)\/([a-z0-9-]+)(?:\.[a-z0-9-]+)?\.test\.ts$/.exec(test);
+  return m ? `src/commands/${m[1]}/${m[2]}.ts` : undefined;
+}
+
+describe('in-process tests of the verbs', () => {
+  it('each names, by its path, the verb it tests', () => {
+    const tests = sourceFiles(join(root, 'test/cli'))
+      .map((file) => relative(root, file))
+      .filter((file) => file.endsWith('.test.ts'));
+    const astray = tests.filter((test) => {
+      const command = commandOf(test);
+      return command === undefined || !existsSync(join(root, command));
+    });
+    expect(astray).toEqual([]);
+  });
+
+  it('maps a test to its verb by path', () => {
+    expect(commandOf('test/cli/persons/bulk-delete.test.ts')).toBe('src/commands/persons/bulk-delete.ts');
+    expect(commandOf('test/cli/persons/bulk-delete.plan.test.ts')).toBe('src/commands/persons/bulk-delete.ts');
+    expect(commandOf('test/cli/bulk-delete.test.ts')).toBeUndefined();
+    expect(existsSync(join(root, commandOf('test/cli/persons/wipe.test.ts')!))).toBe(false);
+  });
+});
+
 describe('test files that mock a module', () => {
   // The unit and end-to-end projects share modules between files; a file that replaces a module
   // with vi.mock runs in a project of its own. A path left behind by a move (seen: the lock's
