@@ -2,16 +2,18 @@
 // projects, one merged from an anonymous id, 120,000 events between them, exported under a
 // scaled query limit, killed once (SIGKILL) and resumed: every event exactly once, the manifest's
 // hashes match the files, a second subject's data nowhere in the bundle; then an erasure of the
-// same subject finds exactly the persons the export found.
+// same subject finds exactly the persons the export found. The runs are in this process
+// (test/cli/harness.ts); the SIGKILL, the Ctrl-C and the terminal are the built binary's.
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli, startWorld, type World } from './harness.js';
-import { runInTerminal } from './terminal.js';
-import { evaluationReasons } from '../../packages/sandbox/src/feature-flags.js';
+import { startWorld, type World } from '../harness.js';
+import { spawnCli } from '../../e2e/harness.js';
+import { runInTerminal } from '../../e2e/terminal.js';
+import { evaluationReasons } from '../../../packages/sandbox/src/feature-flags.js';
 
 let world: World;
 let dir: string;
@@ -45,7 +47,14 @@ function events(distinctId: string, count: number, extra: Record<string, unknown
     event: i % 3 ? '$pageview' : '$autocapture',
     distinct_id: distinctId,
     timestamp: new Date(start + Math.floor((i / count) * 399 * DAY)).toISOString(),
-    properties: { $session_id: `${distinctId}-s${Math.floor(i / 500)}`, $current_url: `https://app.example.com/p/${i % 7}`, ...extra },
+    // As posthog-node sends them: GeoIP off (`$geoip_disable`), which the sandbox's GeoIP
+    // transformation would otherwise run on every event from loopback, tripling its properties.
+    properties: {
+      $session_id: `${distinctId}-s${Math.floor(i / 500)}`,
+      $current_url: `https://app.example.com/p/${i % 7}`,
+      $geoip_disable: true,
+      ...extra,
+    },
   }));
 }
 
