@@ -1,5 +1,6 @@
-// End-to-end at scale (issue: duplicate persons): 20,000 persons, of which 1,500 groups of 2 to 5
-// share an e-mail address in varied letter case, sent through capture as posthog-node sends them.
+// At scale (issue: duplicate persons), in this process (test/cli/harness.ts) but for the SIGKILLs,
+// which are the built binary's: 20,000 persons, of which 1,500 groups of 2 to 5 share an e-mail
+// address in varied letter case, sent through capture as posthog-node sends them.
 // `persons duplicates` finds them in a bounded number of queries; `persons merge` merges them,
 // killed (SIGKILL) partway and continued with --resume; every group ends as one person with all
 // its distinct ids, properties as PostHog's rule says, no other person touched, and a receipt
@@ -9,8 +10,9 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromDistinctId } from '@hogctl/sandbox';
-import { spawnCli, startWorld, type World } from './harness.js';
-import { sdkClient, sendAndIngest, fresh } from './sdk.js';
+import { startWorld, type World } from '../harness.js';
+import { spawnCli } from '../../e2e/harness.js';
+import { sdkClient, sendAndIngest, fresh } from '../../e2e/sdk.js';
 
 const TOTAL = 20_000;
 const GROUPS = 1_500;
