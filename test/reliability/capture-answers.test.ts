@@ -1,4 +1,4 @@
-// Reliability, end to end: a bulk update through capture whose /batch/ requests are often answered
+// Reliability, in this process (test/cli/harness.ts): a bulk update through capture whose /batch/ requests are often answered
 // with a 200 that is no acceptance (the events dropped), resumed until it completes. (A billing
 // limit cannot be told this way: capture answers it with its acceptance, test/virtual/
 // billing-limited.test.ts.) Every person must end changed, each person's change must go out with one event uuid
@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../e2e/harness.js';
+import { startWorld, type World } from '../cli/harness.js';
 
 let world: World;
 let dir: string;

@@ -6,7 +6,7 @@
 // is that the person is gone and the lost attempt most likely deleted it: exit 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultInjector, parseFaultSpec } from '@hogctl/sandbox';
-import { startWorld, type World } from '../e2e/harness.js';
+import { startWorld, type World } from '../cli/harness.js';
 
 let world: World;
 let next = 0;

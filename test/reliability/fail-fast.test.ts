@@ -10,7 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startWorld, type World } from '../e2e/harness.js';
+import { runCli, startWorld, type World } from '../cli/harness.js';
+// NODE_EXTRA_CA_CERTS is read by node when a process starts: the certificate tests run the binary.
+import { runCli as runBinary } from '../e2e/harness.js';
 import { expectCleanFailure, seedHittingFirst } from './helpers.js';
 
 const KEY = 'phx_failfasttestkey00000000000000000000000';
@@ -145,7 +147,7 @@ describe('a certificate that does not verify', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('is not retried, names the cause and NODE_EXTRA_CA_CERTS, exit 7', async () => {
-    const res = await runCli(['persons', 'list', '--debug'], { env: env(url) });
+    const res = await runBinary(['persons', 'list', '--debug'], { env: env(url) });
     expect(res.code).toBe(7);
     expect(res.stderr).toMatch(
       /^error: GET \/api\/projects\/1\/persons\/ failed: 127\.0\.0\.1:\d+ could not be verified: its certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\); nothing was sent$/m,
@@ -156,7 +158,7 @@ describe('a certificate that does not verify', () => {
   });
 
   it('a host name the certificate is not for says so', async () => {
-    const res = await runCli(['persons', 'list'], {
+    const res = await runBinary(['persons', 'list'], {
       env: env(url.replace('127.0.0.1', 'localhost'), { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }),
     });
     // With the certificate trusted, localhost is in its names: the request goes through.
@@ -189,7 +191,7 @@ describe('a certificate that does not verify', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
       const port = (other.address() as AddressInfo).port;
-      const res2 = await runCli(['persons', 'list'], { env: env(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: wrongName }) });
+      const res2 = await runBinary(['persons', 'list'], { env: env(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: wrongName }) });
       expect(res2.code).toBe(7);
       expect(res2.stderr).toMatch(
         /could not be verified: its certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\); nothing was sent/,
@@ -203,7 +205,7 @@ describe('a certificate that does not verify', () => {
     const ids = join(dir, 'ids.txt');
     writeFileSync(ids, '01900000-aaaa-7bbb-8ccc-000000000001\n');
     const before = hits;
-    const res = await runCli(
+    const res = await runBinary(
       ['persons', 'bulk-delete', '--file', ids, '--yes', '--journal', join(dir, 'journal-tls'), '--receipt', join(dir, 'receipt-tls.json')],
       { env: env(url) },
     );

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../e2e/harness.js';
+import { startWorld, type World } from '../cli/harness.js';
 import { type Person, totp, TOTP_STEP_SECONDS } from '@hogctl/sandbox';
 import { errorLine, eventually, expectCleanFailure } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type RunResult } from '../e2e/harness.js';
+import { runCli, type RunResult } from '../cli/harness.js';
 
 const KEY = 'phx_notposthogtestkey0000000000000000000000';
 const UUID = '01900000-aaaa-7bbb-8ccc-000000000001';

@@ -6,7 +6,7 @@
 // PATCH is not idempotent to the client, so `update` is not retried after a 5xx, a dropped
 // connection, a timeout or a cut answer; a delete (bulk_delete of one id) is, and is retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../e2e/harness.js';
+import { startWorld, type World } from '../cli/harness.js';
 import type { Person } from '@hogctl/sandbox';
 import { errorLine, eventually, expectCleanFailure, expectNoKey, FAULT_CASES, seedHittingFirst } from './helpers.js';
 
