@@ -45,7 +45,7 @@ const SKIPS: [RegExp, string][] = [
     /^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove|events delete)\b(?!.*(--yes|-y\b|--dry-run))/,
     'asks for confirmation on a terminal (the same command with --yes runs here)',
   ],
-  [/^hogctl persons bulk-delete .*--resume/, 'continues an interrupted run (bulk-delete.test.ts covers --resume)'],
+  [/^hogctl persons bulk-delete .*--resume/, 'continues an interrupted run (test/cli/persons/bulk-delete.test.ts covers --resume)'],
   [/^hogctl persons funnel-correlation/, 'the newest PostHog, like the sandbox, removed /persons/funnel/correlation/ (404)'],
   [/^hogctl users 2fa (backup-codes|disable)/, 'needs 2FA turned on first, with a code from an authenticator app'],
   [/^hogctl email cancel-change/, 'needs a pending e-mail change (email.test.ts covers it)'],
@@ -53,8 +53,11 @@ const SKIPS: [RegExp, string][] = [
     /^hogctl email verify( 123456 --uuid \S+)?$/,
     'needs the code PostHog e-mails for a pending change, typed at a prompt or given (email.test.ts covers both)',
   ],
-  [/--plan plan\.json/, 'applies the plan that the --plan-out example writes, for the same sandbox (erasure-case.test.ts runs both)'],
-  [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (erasure-case.test.ts runs both)'],
+  [
+    /--plan plan\.json/,
+    'applies the plan that the --plan-out example writes, for the same sandbox (test/cli/persons/bulk-delete.erasure-case.test.ts runs both)',
+  ],
+  [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (test/cli/persons/bulk-delete.erasure-case.test.ts runs both)'],
   [/^hogctl persons receipt /, 'shows the receipt of an earlier run (test/virtual/receipt-view.test.ts runs both)'],
   [/^hogctl persons export --resume/, 'continues an export that stopped (persons-export.test.ts kills one and resumes it)'],
   [

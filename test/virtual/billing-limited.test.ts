@@ -3,7 +3,7 @@
 // fault). hogctl cannot tell that answer from an acceptance, so a bulk update or a merge ends
 // with what it read back: pending, exit 8, in words that name the billing limit and how to check,
 // never "accepted" as a success. In this process on virtual time (test/virtual/harness.ts), where
-// the read-back's timeout passes at once; test/e2e/bulk-update.test.ts runs the binary.
+// the read-back's timeout passes at once; test/cli/persons/bulk-update.test.ts runs on the real clock.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

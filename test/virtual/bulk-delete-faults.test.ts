@@ -9,7 +9,8 @@
 // bulk_delete is marked idempotent (unknown ids are ignored), so the runner retries every fault;
 // a slow answer the client gave up on may still have deleted its persons. Against the built
 // binary: every fault on bulk_delete in test/reliability/write-faults.test.ts ("persons delete"),
-// and a run under mixed faults in test/e2e/bulk-delete.test.ts and erasure-250k.test.ts.
+// and erasure-250k.test.ts; a run under mixed faults on the real clock in
+// test/cli/persons/bulk-delete.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

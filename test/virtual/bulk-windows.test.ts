@@ -1,8 +1,8 @@
 // The bulk engine's pacing under PostHog's delete windows, in this process on virtual time
 // (test/virtual/harness.ts): a wait for the long window said on a terminal, a resumed run that
-// counts the earlier run's requests, and a chunk retried after a 503. The same behaviours against
-// the built binary on the real clock: test/e2e/bulk-plan.test.ts ("two delete windows, scaled
-// down" keeps to both windows without a 429 and says which one it waits for off a terminal).
+// counts the earlier run's requests, and a chunk retried after a 503. The same behaviours on the
+// real clock: test/cli/persons/bulk-delete.plan.test.ts ("two delete windows, scaled down" keeps
+// to both windows without a 429 and says which one it waits for off a terminal).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

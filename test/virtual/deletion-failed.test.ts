@@ -1,9 +1,8 @@
 // A server without bulk_delete answers the single DELETE of a person it found but could not delete
 // with 503 person_deletion_failed, which asks for the deletion to be sent again: hogctl sends it
 // again, with backoff (about 15 s on the real clock before it gives up), in this process on
-// virtual time (test/virtual/harness.ts). Against the built binary, the same answer through
-// bulk_delete: test/e2e/bulk-delete-deletion-errors.test.ts ("persons delete, of a person the
-// server could not delete").
+// virtual time (test/virtual/harness.ts). On the real clock, the same answer through bulk_delete:
+// test/cli/persons/delete.deletion-errors.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';
 

@@ -3,7 +3,7 @@
 // each of the values a form or a test suite fills in when the real one is unknown, and values that
 // are not text; none of them is grouped, each value left out is named with its reason, and the
 // merge changes nobody. Real duplicates beside them are still found and merged.
-// Against the built binary: test/e2e/persons-duplicates.test.ts pipes the same into a merge.
+// On the real clock: test/cli/persons/duplicates.test.ts pipes the same into a merge.
 // And --max-group holds for the group as it would be merged, after the keys are joined.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';

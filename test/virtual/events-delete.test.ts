@@ -1,8 +1,8 @@
 // `hogctl events delete` and `events deletion-requests` in this process on virtual time
 // (test/virtual/harness.ts), against the sandbox's data_deletion_requests: a submission, a retry
 // that makes no second request, a lost answer then --resume, the project's flag off, PostHog's
-// five active requests, and the count that remains after the weekly deletion. Against the built
-// binary: test/e2e/events-delete.test.ts (help and a dry run).
+// five active requests, and the count that remains after the weekly deletion. On the real clock:
+// test/cli/events/delete.test.ts (help and a dry run).
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';

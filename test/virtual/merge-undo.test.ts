@@ -2,7 +2,8 @@
 // merge, and gives back what PostHog allows: in this process against the sandbox (its ingestion,
 // split and person store), each test starting from a reproduction of what an undo used to get
 // wrong. The black-box counterparts (a spawned binary, SIGKILL and --resume) are in
-// test/e2e/persons-merge.test.ts and test/e2e/merge-at-scale.test.ts.
+// test/e2e/persons-merge.test.ts and test/e2e/merge-at-scale.test.ts; the rest of merge on the
+// real clock in test/cli/persons/merge.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

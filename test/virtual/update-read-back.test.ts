@@ -1,7 +1,7 @@
 // A bulk update reads the persons back from a quarter of a second after sending, doubling to 2 s,
 // not in rounds 2 s apart: in this process on virtual time (test/virtual/harness.ts), where the
 // sandbox applies captured events 300 ms after accepting them on the same clock, so the rounds'
-// times are exact. Against the built binary: test/e2e/bulk-update.test.ts reads every update back.
+// times are exact. On the real clock: test/cli/persons/bulk-update.test.ts reads every update back.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

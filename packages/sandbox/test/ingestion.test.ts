@@ -1,7 +1,8 @@
 // Capture in every body form SDKs use, and what ingestion then does with persons and events
 // (docs/server-contract.md §14). Requests are written here by hand in the shapes PostHog's capture
 // service reads (rust/capture/src/payload/common.rs, decompression.rs, v0_request.rs); the
-// posthog-node client drives the same paths in test/e2e/ingestion.test.ts at the repository root.
+// posthog-node client drives the same paths in test/cli/persons/*.ingestion.test.ts at the repository
+// root.
 import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,9 @@
-// End-to-end, the built binary against the sandbox: `events delete --help`, and a dry run that
-// counts the selected events, shows the plan and sends no deletion request. The in-process
-// scenarios (submission, lost answer and --resume, the flag off, the limits) are
+// In this process against the sandbox: `events delete --help`, and a dry run that
+// counts the selected events, shows the plan and sends no deletion request. The
+// scenarios on virtual time (submission, lost answer and --resume, the flag off, the limits) are
 // test/virtual/events-delete.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-describe('events delete (built binary)', () => {
+describe('events delete', () => {
   it('prints its help', async () => {
     const res = await world.run(['events', 'delete', '--help']);
     expect(res.code).toBe(0);

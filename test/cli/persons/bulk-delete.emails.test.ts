@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 let dir: string;

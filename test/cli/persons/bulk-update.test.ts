@@ -1,12 +1,13 @@
-// `persons bulk-update`: properties set, set once or unset on many persons through capture (or the
+// `persons bulk-update`, in this process: properties set, set once or unset on many persons through capture (or the
 // REST API), every person looked up first so that none is created, read back afterwards.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
-import { ingestionUrl } from '../../src/api/capture.js';
+import { startWorld, type World } from '../harness.js';
+import { ingestionUrl } from '../../../src/api/capture.js';
+import { EMPTY_WHERE_TITLE, itRefusesEveryEmptyWhere } from './empty-where.js';
 
 let world: World;
 let dir: string;
@@ -475,4 +476,27 @@ describe('reading back', () => {
     const same = await world.run(['persons', 'bulk-update', '--values-from', csv, '-y']);
     expect(same.code, same.stderr).toBe(0);
   });
+});
+
+describe('the plan', () => {
+  it('the plan of an update names the changes it writes, and a dry run changes nothing', async () => {
+    const res = await world.run([
+      'persons',
+      'bulk-update',
+      '--where',
+      'plan=free',
+      '--set',
+      'plan=starter',
+      '--unset',
+      'sessions',
+      '--dry-run',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/\(dry run: nothing will be changed\)$/m);
+    expect(res.stderr).toMatch(/^ {2}changes {3}set plan="starter" · unset sessions \(through capture\)$/m);
+  });
+});
+
+describe(EMPTY_WHERE_TITLE, () => {
+  itRefusesEveryEmptyWhere(() => world, 'bulk-update', ['--set', 'plan=x']);
 });

@@ -1,14 +1,15 @@
-// End-to-end: the evidence of an erasure (plan, journal, receipt) under its evidence key. A plan
-// edited by someone without the key is refused, whatever digest they recompute; the identifiers
-// are named by a keyed hash that the files themselves do not let anyone reverse; and the key
-// moves to another machine (CI, a DPO) through standard input or the environment, never argv.
+// `persons bulk-delete`, in this process: the evidence of an erasure (plan, journal, receipt)
+// under its evidence key. A plan edited by someone without the key is refused, whatever digest
+// they recompute; the identifiers are named by a keyed hash that the files themselves do not let
+// anyone reverse; and the key moves to another machine (CI, a DPO) through standard input or the
+// environment, never argv.
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 let dir: string;

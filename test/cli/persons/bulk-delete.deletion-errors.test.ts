@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
+import { bulkRequests, isAlive } from './bulk-delete-fixtures.js';
 
 let world: World;
 let dir: string;
@@ -30,12 +31,8 @@ function idsFile(name: string, count: number): { path: string; ids: string[] } {
   return { path, ids };
 }
 
-const alive = (ids: string[]) => ids.filter((id) => world.sandbox.store.getByUuid(id) !== undefined);
-const bodies = (since: number) =>
-  world.sandbox.requests
-    .slice(since)
-    .filter((r) => r.path.endsWith('/bulk_delete/'))
-    .map((r) => JSON.parse(r.body) as { ids: string[] });
+const alive = (ids: string[]) => ids.filter((id) => isAlive(world, id));
+const bodies = (since: number) => bulkRequests(world, since).map((r) => JSON.parse(r.body) as { ids: string[] });
 
 describe('deletion_errors: persons the server could not delete', () => {
   it('are sent again in the same run, and the run ends with every person deleted (exit 0)', async () => {
@@ -86,29 +83,4 @@ describe('deletion_errors: persons the server could not delete', () => {
     expect(after.status).toBe('completed');
     expect(after.counts).toMatchObject({ persons_deleted: 1200, deletion_errors: 0 });
   });
-});
-
-describe('persons delete, of a person the server could not delete', () => {
-  it('sends the deletion again (the server asks for it), and succeeds when the server does', async () => {
-    const [uuid] = uuids.slice(cursor, (cursor += 1));
-    world.sandbox.failDeletions([uuid]);
-    const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'delete', uuid, '-y']);
-    expect(res.code, res.stderr).toBe(0);
-    expect(bodies(before)).toHaveLength(2);
-    expect(alive([uuid])).toEqual([]);
-  });
-
-  it('still failing after three tries: exit 7, saying the server asks for it to be sent again', async () => {
-    const [uuid] = uuids.slice(cursor, (cursor += 1));
-    world.sandbox.failDeletions([uuid], 100);
-    const res = await world.run(['persons', 'delete', uuid, '-y']);
-    expect(res.code).toBe(7);
-    expect(res.stderr).toMatch(/the server found person \S+ but could not delete it, 3 times/);
-    expect(res.stderr).toMatch(/run the command again later/);
-    expect(alive([uuid])).toEqual([uuid]);
-    world.sandbox.failDeletions([uuid], 0);
-  });
-  // A server without bulk_delete (the single DELETE answers 503 person_deletion_failed, retried with
-  // backoff) runs on virtual time: test/virtual/deletion-failed.test.ts.
 });

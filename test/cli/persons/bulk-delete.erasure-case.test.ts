@@ -1,13 +1,13 @@
 // Erasure as a case: from e-mail addresses (or a selection, or a mixed file) across every project
 // of the organisation, verified, with evidence that holds no address, a plan that can be
-// reviewed and applied exactly, and `persons erasure-status` to check later.
+// reviewed and applied exactly, and `persons erasure-status` to check later; in this process. A
+// selection confirmed on a real terminal is test/e2e/bulk-delete-terminal.test.ts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cohortsOf, type Person } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
-import { runInTerminal } from './terminal.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 let dir: string;
@@ -32,6 +32,9 @@ const journalOf = (name: string) => ['--journal', join(dir, `${name}.ndjson`), '
 const receiptOf = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.receipt.json`), 'utf8'));
 
 describe('an erasure of 10,000 e-mail addresses across every project', () => {
+  // hogctl and the sandbox share one thread in this process (a spawned hogctl had a core of its
+  // own): 10,000 addresses looked up, deleted and verified are most of this file's 15 s of CPU,
+  // which took 42 s of wall time on a busy machine (load average 19).
   it('deletes every person they name in every project and nobody else, verifies, lists the unknown, keeps no address', async () => {
     // Projects 1, 2 and 4 are the key's (project 5 too: a fourth, where none of the addresses is).
     const byEmail = (project: number) => {
@@ -170,7 +173,7 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toContain(`✔ the erasure is complete: the ${persons.toLocaleString('en-US')} persons it deleted are still gone`);
     expect(JSON.parse(done.stdout).every((s: { status: string; events_completed: number }) => s.status === 'complete')).toBe(true);
-  });
+  }, 120_000);
 
   it('erasure-status says when a distinct id names a person again (exit 8)', async () => {
     const receipt = receiptOf('case');
@@ -291,40 +294,6 @@ describe('selections', () => {
     const missing = await world.run(['persons', 'bulk-delete', '--cohort', '999', '--project', '5', '-y']);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('no cohort 999 in project 5');
-  });
-
-  it('on a terminal, a selection of more than 100 persons is confirmed by typing the count', async () => {
-    const free = [...store(2)].filter((p) => p.properties.plan === 'free');
-    expect(free.length).toBeGreaterThan(100);
-    const declined = await runInTerminal(
-      ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2'],
-      world.env,
-      [
-        { when: `Type ${free.length} to confirm`, send: '100\r' },
-        // A typo is asked again; an empty answer cancels.
-        { when: `that is not ${free.length}: type ${free.length} exactly, or nothing to cancel`, send: '\x15\r' },
-      ],
-      30_000,
-      { columns: 60, rows: 24 },
-    );
-    expect(declined.code).toBe(130);
-    // The plan fits the terminal: its long lines (the sample) wrap at spaces. A word longer than a
-    // line (the journal's path) stays whole, alone after its label, for the terminal to wrap.
-    const plan = declined.output.slice(declined.output.indexOf('Plan:'), declined.output.indexOf('This deletes')).split(/\r?\n/);
-    expect(plan.length).toBeGreaterThan(8);
-    for (const line of plan) expect(line.length <= 60 || line.trim().split(/\s+/).length <= 2, line).toBe(true);
-    expect(plan.some((line) => /^ {2}journal {3}\/\S+selection-\S+\.ndjson$/.test(line))).toBe(true);
-    expect(declined.output.replace(/\s*\r?\n\s*/g, ' ')).toContain(
-      `This deletes ${free.length} persons (their events and recordings stay) in project 2`,
-    );
-    expect(store(2).getByUuid(free[0].uuid)).toBeDefined();
-    const typed = await runInTerminal(
-      ['persons', 'bulk-delete', '--where', 'plan=free', '--project', '2', '--journal', join(dir, 'typed.ndjson')],
-      world.env,
-      [{ when: `Type ${free.length} to confirm`, send: `${free.length}\r` }],
-    );
-    expect(typed.code, typed.output).toBe(0);
-    for (const p of free) expect(store(2).getByUuid(p.uuid)).toBeUndefined();
   });
 
   it('a project the key cannot reach is reported in the plan and the receipt, and the run exits 8', async () => {

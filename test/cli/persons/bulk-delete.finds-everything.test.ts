@@ -1,14 +1,15 @@
-// End-to-end: an erasure by e-mail finds every person the address names, and says what PostHog's
-// deletion leaves behind. PostHog's own Node SDK (posthog-node, pinned) makes the data through
-// the sandbox's capture; the built hogctl erases; the sandbox's weekly job deletes the events by
-// their stored person_id, as PostHog's `delete_events.py` does (docs/server-contract.md §14.5).
+// `persons bulk-delete`, in this process: an erasure by e-mail finds every person the address
+// names, and says what PostHog's deletion leaves behind. PostHog's own Node SDK (posthog-node,
+// pinned) makes the data through the sandbox's capture; hogctl erases; the sandbox's weekly job
+// deletes the events by their stored person_id, as PostHog's `delete_events.py` does
+// (docs/server-contract.md §14.5).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
-import { fresh, hogqlCount, idList, sdkClient, sendAndIngest } from './sdk.js';
+import { startWorld, type World } from '../harness.js';
+import { fresh, hogqlCount, idList, sdkClient, sendAndIngest } from '../../e2e/sdk.js';
 
 let world: World;
 let posthog: PostHog;

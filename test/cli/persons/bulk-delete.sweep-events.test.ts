@@ -1,9 +1,9 @@
-// End-to-end, the built binary against the sandbox: `persons bulk-delete --sweep-events` sweeps
+// In this process against the sandbox: `persons bulk-delete --sweep-events` sweeps
 // the events of an address that names no person, and refuses to run without --delete-events. The
 // whole case (a merged person, the approval and weekly job, erasure-status, the flag off, a lost
-// answer and --resume) is test/virtual/erasure-sweep.test.ts, in-process.
+// answer and --resume) is test/virtual/erasure-sweep.test.ts, on virtual time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ afterAll(() => world.close());
 
 const GHOST = 'ghost@example.net';
 
-describe('persons bulk-delete --sweep-events (built binary)', () => {
+describe('persons bulk-delete --sweep-events', () => {
   it('refuses --sweep-events without --delete-events, sending nothing', async () => {
     const res = await world.run(['persons', 'bulk-delete', '--email', GHOST, '--sweep-events', '--yes']);
     expect(res.code).toBe(2);
