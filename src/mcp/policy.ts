@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import { parseProjectList } from '../bulk/engine/projects.js';
 
-export const FAMILIES = ['persons', 'query', 'duplicates', 'erasure', 'events'] as const;
+export const FAMILIES = ['persons', 'query', 'duplicates', 'erasure', 'merge', 'update', 'events'] as const;
 
 export interface McpPolicy {
   readOnly: boolean;

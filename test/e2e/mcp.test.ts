@@ -69,15 +69,26 @@ describe('hogctl mcp', () => {
       'persons_duplicates',
       'erasure_status',
       'event_deletion_status',
+      'erasure_dry_run',
+      'merge_dry_run',
+      'update_dry_run',
+      'event_deletion_dry_run',
       'erasure_plan',
+      'merge_plan',
+      'update_plan',
+      'event_deletion_plan',
       'plan_apply',
     ]);
+    for (const dry of all.filter((t) => t.name.endsWith('_dry_run'))) expect(dry.annotations?.readOnlyHint, dry.name).toBe(true);
+    for (const plan of all.filter((t) => t.name.endsWith('_plan'))) expect(plan.annotations?.destructiveHint, plan.name).toBe(false);
     expect(all.find((t) => t.name === 'persons_list')?.annotations?.readOnlyHint).toBe(true);
     expect(all.find((t) => t.name === 'plan_apply')?.annotations?.destructiveHint).toBe(true);
     expect(all.every((t) => t.outputSchema?.type === 'object')).toBe(true);
     expect((await names(['--read-only'])).map((t) => t.name)).not.toContain('plan_apply');
     expect((await names(['--read-only'])).every((t) => t.annotations?.readOnlyHint)).toBe(true);
     expect((await names(['--allow', 'persons'])).map((t) => t.name)).toEqual(['persons_list', 'persons_get']);
+    expect((await names(['--allow', 'merge'])).map((t) => t.name)).toEqual(['merge_dry_run', 'merge_plan', 'plan_apply']);
+    expect((await names(['--allow', 'merge', '--read-only'])).map((t) => t.name)).toEqual(['merge_dry_run']);
   });
 
   it('answers a read tool with structured content, bounded, and refuses an argument that names a key or host', async () => {
@@ -215,7 +226,7 @@ describe('hogctl mcp', () => {
     const planned = await s.call('erasure_plan', { person_ids: [victim.uuid] });
     const refused = await s.call('plan_apply', { plan_id: planned.structuredContent.plan_id });
     expect(refused.isError).toBe(true);
-    expect(refused.content[0].text).toContain('cannot send its user to an approval page');
+    expect(refused.content[0].text).toContain('this client cannot ask its user (it offers no elicitation)');
     expect(uuidsIn().has(victim.uuid)).toBe(true);
     // A plan edited after it was signed is refused, whatever the client could do.
     const file = planned.structuredContent.plan_file as string;

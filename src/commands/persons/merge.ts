@@ -22,7 +22,7 @@ import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-gro
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { mergeKind } from '../../merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
-import { checkMergePlanSignature, signedMergePlanText } from '../../merge/plan-signature.js';
+import { checkPlanSignature, signedPlanText } from '../../config/signed-plan.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
@@ -187,7 +187,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     const read = readGroups(text, source);
     fromPlan = read.fromPlan;
     // A plan is applied only as it was signed: a reviewed plan is the plan that runs.
-    if (fromPlan) checkMergePlanSignature(text, source, ctx.env);
+    if (fromPlan) checkPlanSignature(text, source, ctx.env);
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
     groups = read.groups;
@@ -321,7 +321,7 @@ function writeMergePlan(ctx: Context, path: string, plan: { groups: PlannedGroup
     })),
     left_out: plan.leftOut,
   };
-  if (!createSecretFile(path, signedMergePlanText(body, ctx.env)))
+  if (!createSecretFile(path, signedPlanText(body, ctx.env)))
     throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 

@@ -5,19 +5,19 @@
 // anyone who does not hold the key, and one written before plans were signed.
 import { timingSafeEqual } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import { evidenceKey, keyedHash, requireEvidenceKey } from '../config/evidence-key.js';
+import { evidenceKey, keyedHash, requireEvidenceKey } from './evidence-key.js';
 
 const redo = 'make a new plan with --dry-run --plan-out, and have it reviewed';
 
 /** The file's text: the body as hogctl writes it, with the key's id, then its signature. */
-export function signedMergePlanText(body: Record<string, unknown>, env: NodeJS.ProcessEnv): string {
+export function signedPlanText(body: Record<string, unknown>, env: NodeJS.ProcessEnv): string {
   const key = evidenceKey(env);
   const text = JSON.stringify({ ...body, key_id: key.id }, null, 2);
   return `${text.slice(0, -2)},\n  "hmac_sha256": "${keyedHash(key.plan, text)}"\n}\n`;
 }
 
 /** The plan's signature, once checked; refuses a plan unsigned, edited, or signed with another key. */
-export function checkMergePlanSignature(text: string, source: string, env: NodeJS.ProcessEnv): string {
+export function checkPlanSignature(text: string, source: string, env: NodeJS.ProcessEnv): string {
   const changed = (why: string) => new UsageError(`the plan ${source} was changed after it was signed (${why}); nothing was sent`, redo);
   const parsed = JSON.parse(text) as Record<string, unknown>;
   const { hmac_sha256: stated, ...body } = parsed;
