@@ -68,7 +68,7 @@ function state(): string {
 
 /** The code and schema of a form elicitation, and an answer to it. */
 const formOf = (req: ElicitRequest) =>
-  (req.params as { requestedSchema: { properties: { approval: { enum: string[] } } } }).requestedSchema;
+  (req.params as unknown as { requestedSchema: { properties: { approval: { enum: string[] } } } }).requestedSchema;
 const codeOf = (req: ElicitRequest) => formOf(req).properties.approval.enum[0];
 const accept = (count: number, approval: string): ElicitResult => ({ action: 'accept', content: { count, approval } });
 

@@ -129,7 +129,19 @@ describe('hogctl mcp', () => {
     const elsewhere = await narrowed.call('erasure_plan', { person_ids: ['01900000-aaaa-7bbb-8ccc-000000000001'], projects: ['2'] });
     expect(elsewhere.content[0].text).toContain('not one this server may touch');
     await narrowed.close();
-    expect(JSON.stringify([s.results, narrowed.results]) + s.stderr() + narrowed.stderr()).not.toContain(world.env.HOGCTL_API_KEY);
+    // Projects by name, as --project takes them: looked up once, at start.
+    const named = await connect(['--projects', 'staging']);
+    expect((await named.call('persons_list', { project: '2', limit: 1 })).isError).toBeFalsy();
+    expect((await named.call('persons_list', { project: '1', limit: 1 })).content[0].text).toContain(
+      'project 1 is not one this server may touch (--projects 2)',
+    );
+    await named.close();
+    const unknown = await world.run(['mcp', '--projects', 'Stagin']);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('no project named "Stagin" (in --projects)');
+    expect(JSON.stringify([s.results, narrowed.results, named.results]) + s.stderr() + narrowed.stderr()).not.toContain(
+      world.env.HOGCTL_API_KEY,
+    );
   });
 
   it('plans an erasure, refuses to apply it without a person, and applies it once a person approved it on the page', async () => {
