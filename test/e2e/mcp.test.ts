@@ -5,6 +5,9 @@
 // No result and nothing on stderr holds the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -259,6 +262,27 @@ async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error('timed out');
 }
+
+describe('hogctl mcp: protocol revisions', () => {
+  // The SDK's client always offers its own newest revision, so the offer of another one is written
+  // out here. No release of the SDK on the npm registry (1.32.2, nor 2.3.1 of its split packages)
+  // negotiates 2026-07-28: offered it, the server answers with the newest it serves, and a client
+  // of 2026-07-28 that also speaks 2025-11-25 goes on with that.
+  it('answers a client of 2026-07-28 with 2025-11-25, and serves the older revisions as asked', async () => {
+    const agreed = async (offered: string) => {
+      const child = spawn(process.execPath, [BIN, 'mcp'], { env: cleanEnv(world.env), stdio: ['pipe', 'pipe', 'pipe'] });
+      const lines = createInterface({ input: child.stdout });
+      const init = { protocolVersion: offered, capabilities: {}, clientInfo: { name: 'test', version: '1' } };
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
+      const [line] = (await once(lines, 'line')) as [string];
+      child.stdin.end();
+      await once(child, 'close');
+      return (JSON.parse(line) as { result: { protocolVersion: string } }).result.protocolVersion;
+    };
+    expect(await agreed('2026-07-28')).toBe('2025-11-25');
+    for (const older of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) expect(await agreed(older)).toBe(older);
+  });
+});
 
 describe('hogctl mcp config', () => {
   it('prints a client configuration with the command and flags, and no secret', async () => {

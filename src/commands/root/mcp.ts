@@ -35,8 +35,9 @@ export function mcpCommand(): Command {
       .summary('serve persons tools to an AI agent over MCP (stdio); deletions wait for a person')
       .description(
         'Serves the Model Context Protocol on stdin and stdout, with the profile, host and key of this command line, ' +
-          'fixed at start: no tool takes a key or a host. Agents read persons, query HogQL and plan erasures; a plan runs ' +
-          '(plan_apply) only after a person approves it on a one-time page on this machine, opened by the client.',
+          'fixed at start: no tool takes a key or a host. Agents read persons, query HogQL, see dry runs and plan erasures, ' +
+          'merges, bulk updates and event deletions; a plan runs (plan_apply) only after a person approves that plan through ' +
+          'the client: on a one-time page on this machine that the client opens, or in a form it shows where it offers only forms.',
       ),
   )
     .addHelpText(
