@@ -1,7 +1,8 @@
 // The dry run of each job, as a tool that only reads: the verb run with --dry-run and `-o json`,
 // with the same arguments as its plan tool. It answers with what the verb prints (a dry run's
 // summary, where the verb prints one) and its plan, line by line, as a terminal shows it. It writes
-// no plan, so nothing it returns can be applied: that takes the plan tool and a person.
+// no plan (only a merge of the duplicates found writes their groups, for `merge --groups` to read),
+// so nothing it returns can be applied: that takes the plan tool and a person.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
 import { personsBulkUpdateRun } from '../commands/persons/bulk-update.js';

@@ -7,7 +7,7 @@
 // others; an event deletion's selection is counted now, and PostHog deletes what it names when it
 // runs the request.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { personsMergeRun } from '../commands/persons/merge.js';
 import { personsDuplicatesRun } from '../commands/persons/duplicates.js';
@@ -71,11 +71,13 @@ async function planned(
   const path = env.services.plans.nextPath(kind, env.base.now());
   const run = await runCaptured(env.base, (ctx) => write(ctx, path), chosen);
   if (run.error) return refused(errorText(run.error));
+  // The verb wrote no plan: it found nothing to do, and said so.
+  if (!existsSync(path))
+    return refused(`nothing to plan: ${run.stderr.trim().split('\n').at(-1) ?? 'the verb found nothing to do'}; no plan was made`);
   try {
     return ok(summary(await env.services.plans.add(kind, path)));
-  } catch {
-    // The verb wrote no plan: it found nothing to do, and said so.
-    return refused(`nothing to plan: ${run.stderr.trim().split('\n').at(-1) ?? 'the verb found nothing to do'}; no plan was made`);
+  } catch (err) {
+    return refused(errorText(err as Error));
   }
 }
 

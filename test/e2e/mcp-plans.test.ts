@@ -160,7 +160,7 @@ describe('hogctl mcp: plans of merges, updates and event deletions', () => {
 });
 
 describe('hogctl mcp: form-mode approval cannot be forged, replayed or moved', () => {
-  it('refuses a wrong count, a replayed approval, an approval of another plan, a decline, a timed-out wait and an edited plan, changing nothing', async () => {
+  it('refuses a wrong count, a replayed approval, an approval of another plan, a decline, a cancel and an edited plan, changing nothing', async () => {
     const [a, b] = persons().slice(-2);
     const seen: ElicitRequest[] = [];
     let answer: Answer = async (req) => accept(1, codeOf(req));

@@ -54,6 +54,18 @@ async function connect(args: string[] = [], elicit?: Elicit): Promise<Session> {
   };
 }
 
+/** Everything a plan could change: persons (with distinct ids and properties), events, deletion requests. */
+function state(): string {
+  const persons = [1, 2].flatMap((project) =>
+    (world.sandbox.stores.get(project) ?? world.sandbox.store)
+      .list({}, 0, 4000)
+      .map((p) => ({ project, uuid: p.uuid, ids: [...p.distinctIds].sort(), properties: p.properties })),
+  );
+  let events = 0;
+  world.sandbox.events.get(1)?.forEachRow(() => events++);
+  return JSON.stringify({ persons, events, requests: world.sandbox.dataDeletions.list(1).map((r) => r.id) });
+}
+
 const uuidsIn = (project = 1) => new Set((world.sandbox.stores.get(project) ?? world.sandbox.store).list({}, 0, 4000).map((p) => p.uuid));
 
 describe('hogctl mcp', () => {
@@ -150,6 +162,7 @@ describe('hogctl mcp', () => {
   it('plans an erasure, refuses to apply it without a person, and applies it once a person approved it on the page', async () => {
     const victims = world.sandbox.store.list({}, 0, 4000).slice(0, 3);
     const before = uuidsIn();
+    const whole = state();
     let page: string | undefined;
     let answer: 'accept' | 'decline' | 'cancel' = 'decline';
     const s = await connect([], async (req) => {
@@ -178,6 +191,7 @@ describe('hogctl mcp', () => {
     expect(declined.status).toBe(200);
     expect((await declinedOnPage).isError).toBe(true);
     expect(uuidsIn()).toEqual(before);
+    expect(state()).toBe(whole);
     expect(world.sandbox.requests.filter((r) => r.path.endsWith('/bulk_delete/'))).toEqual([]);
 
     // Approved on the page: the plan runs, and deletes exactly its persons.
@@ -239,6 +253,7 @@ describe('hogctl mcp', () => {
     const s = await connect();
     const victim = world.sandbox.store.list({}, 0, 1)[0];
     const planned = await s.call('erasure_plan', { person_ids: [victim.uuid] });
+    const before = state();
     const refused = await s.call('plan_apply', { plan_id: planned.structuredContent.plan_id });
     expect(refused.isError).toBe(true);
     expect(refused.content[0].text).toContain('this client cannot ask its user (it offers no elicitation)');
@@ -254,6 +269,7 @@ describe('hogctl mcp', () => {
     const r = await ro.call('plan_apply', { plan_id: planned.structuredContent.plan_id });
     expect(r.isError).toBe(true);
     expect(uuidsIn().has(victim.uuid)).toBe(true);
+    expect(state()).toBe(before);
     await ro.close();
   });
 });
