@@ -143,6 +143,15 @@ describe('hogctl mcp', () => {
     expect((await narrowed.call('persons_list', { project: '2' })).isError).toBe(true);
     const elsewhere = await narrowed.call('erasure_plan', { person_ids: ['01900000-aaaa-7bbb-8ccc-000000000001'], projects: ['2'] });
     expect(elsewhere.content[0].text).toContain('not one this server may touch');
+    for (const [tool, args] of [
+      ['update_plan', { project: '2', where: ['plan=free'], set: ['x=1'] }],
+      ['merge_plan', { project: '2', duplicates_by: ['email'] }],
+      ['event_deletion_plan', { project: '2', query: 'SELECT uuid FROM events' }],
+      ['update_dry_run', { project: '2', where: ['plan=free'], set: ['x=1'] }],
+    ] as const) {
+      const refused = await narrowed.call(tool, args);
+      expect(refused.content[0].text, tool).toContain('project 2 is not one this server may touch');
+    }
     await narrowed.close();
     // Projects by name, as --project takes them: looked up once, at start.
     const named = await connect(['--projects', 'staging']);
