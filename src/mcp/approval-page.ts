@@ -1,5 +1,6 @@
 // The one-time approval pages of plan_apply, served on loopback: a plain HTML form (no script)
-// that shows the plan and asks the person to type the number of persons it deletes. Each page is
+// that shows the plan and asks the person to type its count (persons deleted or changed, groups
+// merged, events counted). Each page is
 // for one plan, by its signature; it answers once (approved or declined), and expires. The agent
 // never receives the page's address: it goes to the client, in a URL-mode elicitation, for its
 // user to open.
@@ -13,7 +14,10 @@ const MAX_BODY = 4096;
 export interface PageFacts {
   planId: string;
   signature: string;
-  persons: number;
+  /** The number the person types. */
+  count: number;
+  /** What the plan does, with its numbers: "delete 3 persons". */
+  what: string;
   host: string;
   projects: string[];
   sample: string[];
@@ -33,11 +37,11 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 function pageHtml(f: PageFacts, note = ''): string {
   const sample = f.sample.map((u) => `<li><code>${esc(u)}</code></li>`).join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Approve plan ${esc(f.planId)}</title></head><body>
-<h1>An agent asks to delete ${f.persons} persons</h1>
+<h1>An agent asks to ${esc(f.what)}</h1>
 <p>Host <code>${esc(f.host)}</code>, project${f.projects.length === 1 ? '' : 's'} <code>${esc(f.projects.join(', '))}</code>.
 Plan <code>${esc(f.planId)}</code>, file <code>${esc(f.file)}</code>. This cannot be undone.</p>
-<p>Some of the persons:</p><ul>${sample}</ul>${note ? `<p><strong>${esc(note)}</strong></p>` : ''}
-<form method="post"><label>Type the number of persons to delete: <input name="count" autocomplete="off"></label>
+<p>For example:</p><ul>${sample}</ul>${note ? `<p><strong>${esc(note)}</strong></p>` : ''}
+<form method="post"><label>Type ${f.count} to approve: <input name="count" autocomplete="off"></label>
 <button name="decision" value="approve">Approve</button> <button name="decision" value="decline">Decline</button></form>
 </body></html>`;
 }
@@ -94,12 +98,12 @@ export class ApprovalPages {
     const form = new URLSearchParams(await readBody(req));
     if (form.get('decision') === 'decline') {
       p.settle({ approved: false, reason: 'the person declined the plan' });
-      return send(200, '<!doctype html><p>Declined: nothing will be deleted.</p>');
+      return send(200, '<!doctype html><p>Declined: nothing will be done.</p>');
     }
-    if ((form.get('count') ?? '').trim() !== String(p.facts.persons))
-      return send(400, pageHtml(p.facts, `The number typed is not ${p.facts.persons}: nothing was approved.`));
+    if ((form.get('count') ?? '').trim() !== String(p.facts.count))
+      return send(400, pageHtml(p.facts, `The number typed is not ${p.facts.count}: nothing was approved.`));
     p.settle({ approved: true, signature: p.facts.signature });
-    send(200, '<!doctype html><p>Approved. The deletion runs now; the agent receives the receipt.</p>');
+    send(200, '<!doctype html><p>Approved. The plan runs now; the agent receives the receipt.</p>');
   }
 }
 

@@ -7,13 +7,13 @@ import { deleteKind } from '../bulk/delete/delete-persons.js';
 import { parseJobFlags } from '../commands/persons/shared/job-flags.js';
 import { errorText, runCaptured } from './call.js';
 import { ok, refused, type ToolEnv, type ToolSpec } from './tool.js';
-import type { PlanFile } from '../bulk/engine/plan-file.js';
+import { readPlanFile, type PlanFile } from '../bulk/engine/plan-file.js';
 import type { McpPolicy } from './policy.js';
 import type { PlanEntry } from './plans.js';
 
 const SAMPLE = 10;
 
-interface ErasureArgs {
+export interface ErasureArgs {
   emails?: string[];
   distinct_ids?: string[];
   person_ids?: string[];
@@ -21,7 +21,7 @@ interface ErasureArgs {
 }
 
 /** The projects to search: those named (each allowed), or with "all" every allowed one or every one. */
-function projectsOf(policy: McpPolicy, asked: ErasureArgs['projects']): { projects?: string[]; all: boolean } | string {
+export function projectsOf(policy: McpPolicy, asked: ErasureArgs['projects']): { projects?: string[]; all: boolean } | string {
   if (asked === undefined) return { all: false, projects: policy.projects };
   if (asked === 'all') return policy.projects ? { projects: policy.projects, all: false } : { all: true };
   const outside = asked.filter((p) => policy.projects && !policy.projects.includes(p));
@@ -29,7 +29,13 @@ function projectsOf(policy: McpPolicy, asked: ErasureArgs['projects']): { projec
   return { projects: asked, all: false };
 }
 
-async function plan(ctx: Context, a: ErasureArgs, where: { projects?: string[]; all: boolean }, path: string): Promise<void> {
+/** `persons bulk-delete --dry-run` of these identifiers, the plan written to `path` if given. */
+export async function erasureDryRun(
+  ctx: Context,
+  a: ErasureArgs,
+  where: { projects?: string[]; all: boolean },
+  path?: string,
+): Promise<void> {
   const input = {
     kind: 'identifiers' as const,
     flag: '--email' as const,
@@ -42,6 +48,10 @@ async function plan(ctx: Context, a: ErasureArgs, where: { projects?: string[]; 
   await runBulkJob(ctx, settled, deleteKind({ delete_events: false, delete_recordings: false, keep_person: false }));
 }
 
+/** How a plan is applied: by plan_apply once a person approves it, or by that person in a terminal. */
+export const applyHint = (entry: PlanEntry) =>
+  `plan_apply with plan_id ${entry.id}, approved by a person; or in a terminal: ${entry.terminal}`;
+
 /** The tool's answer: the plan's id and file, its numbers counted from its lists, and a sample. */
 export function planSummary(entry: PlanEntry, p: PlanFile): Record<string, unknown> {
   const sample = p.projects
@@ -51,7 +61,7 @@ export function planSummary(entry: PlanEntry, p: PlanFile): Record<string, unkno
     plan_id: entry.id,
     plan_file: entry.path,
     host: p.host,
-    persons: entry.persons,
+    persons: entry.count,
     projects: p.projects.map((proj) => ({
       project: proj.project,
       name: proj.name,
@@ -62,7 +72,7 @@ export function planSummary(entry: PlanEntry, p: PlanFile): Record<string, unkno
     identifiers_matched: p.identifiers?.matched ?? null,
     identifiers_unmatched: p.identifiers?.unmatched_keys.length ?? null,
     sample,
-    apply: `plan_apply with plan_id ${entry.id}, approved by a person; or in a terminal: hogctl persons bulk-delete --plan ${entry.path}`,
+    apply: applyHint(entry),
   };
 }
 
@@ -102,10 +112,10 @@ export const erasurePlan: ToolSpec = {
       return refused('usage (exit 2): give emails, distinct_ids or person_ids');
     const where = projectsOf(env.policy, a.projects);
     if (typeof where === 'string') return refused(`usage (exit 2): ${where}; nothing was planned`);
-    const path = env.services.plans.nextPath(Date.now());
-    const run = await runCaptured(env.base, (ctx) => plan(ctx, a, where, path));
+    const path = env.services.plans.nextPath('erasure', env.base.now());
+    const run = await runCaptured(env.base, (ctx) => erasureDryRun(ctx, a, where, path));
     if (run.error) return refused(errorText(run.error));
-    const { entry, plan: written } = await env.services.plans.add(path);
-    return ok(planSummary(entry, written));
+    const entry = await env.services.plans.add('erasure', path);
+    return ok(planSummary(entry, await readPlanFile(path, env.base.deps.env)));
   },
 };

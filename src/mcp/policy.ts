@@ -1,15 +1,16 @@
 // What `hogctl mcp` offers, from its flags: --read-only drops every tool that plans or changes,
-// --allow keeps only the named families, --projects bounds the projects a tool may touch. A tool
-// that is not allowed is not listed at all.
+// --allow keeps only the named families, --projects bounds the projects a tool may touch (by id or
+// by name, as --project takes them: a name is looked up once, at start). A tool that is not allowed
+// is not listed at all.
 import { UsageError } from '../errors.js';
-import { parseProjectList } from '../bulk/engine/projects.js';
+import { isProjectId, projectByName, type NamedProject } from '../config/project-name.js';
 
-export const FAMILIES = ['persons', 'query', 'duplicates', 'erasure', 'events'] as const;
+export const FAMILIES = ['persons', 'query', 'duplicates', 'erasure', 'merge', 'update', 'events'] as const;
 
 export interface McpPolicy {
   readOnly: boolean;
   families: Set<string>;
-  /** The projects tools may touch; undefined: any the key can see. */
+  /** The projects tools may touch (ids, once resolveProjectNames ran); undefined: any the key can see. */
   projects?: string[];
 }
 
@@ -30,8 +31,23 @@ export function parsePolicy(flags: McpFlags): McpPolicy {
   return {
     readOnly: Boolean(flags.readOnly),
     families: new Set(families),
-    projects: flags.projects === undefined ? undefined : parseProjectList(flags.projects),
+    projects: flags.projects === undefined ? undefined : projectList(flags.projects),
   };
+}
+
+function projectList(raw: string): string[] {
+  const given = raw.split(',').map((p) => p.trim());
+  if (given.some((p) => p === ''))
+    throw new UsageError(`invalid --projects "${raw}": expected project ids or names separated by commas`, 'e.g. --projects 1,Staging');
+  return [...new Set(given)];
+}
+
+/** The policy with the projects named by name replaced by their ids, looked up among those the key sees. */
+export async function resolveProjectNames(policy: McpPolicy, list: () => Promise<NamedProject[]>): Promise<McpPolicy> {
+  if (!policy.projects || policy.projects.every(isProjectId)) return policy;
+  const projects = await list();
+  const ids = policy.projects.map((p) => (isProjectId(p) ? p : projectByName(p, projects, ' (in --projects)')));
+  return { ...policy, projects: [...new Set(ids)] };
 }
 
 /** Refuses a project outside --projects; undefined stays the server's own project. */

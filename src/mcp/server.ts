@@ -9,16 +9,21 @@ import type { McpBase } from './call.js';
 import type { McpPolicy } from './policy.js';
 import { READ_TOOLS } from './read-tools.js';
 import { erasurePlan } from './plan-tools.js';
+import { JOB_PLAN_TOOLS } from './job-plan-tools.js';
+import { DRY_RUN_TOOLS } from './dry-run-tools.js';
 import { planApply } from './apply-tool.js';
 import { PlanRegistry } from './plans.js';
 import { ApprovalPages } from './approval-page.js';
 import type { ToolEnv, ToolSpec } from './tool.js';
 
-export const ALL_TOOLS: ToolSpec[] = [...READ_TOOLS, erasurePlan, planApply];
+export const ALL_TOOLS: ToolSpec[] = [...READ_TOOLS, ...DRY_RUN_TOOLS, erasurePlan, ...JOB_PLAN_TOOLS, planApply];
 
-/** The tools this policy offers: none that plans or changes when read-only, only the allowed kinds. */
+/** The tools this policy offers: none that plans or changes when read-only, only the allowed kinds;
+ * plan_apply where some plan tool is offered. */
 export function offeredTools(policy: McpPolicy): ToolSpec[] {
-  return ALL_TOOLS.filter((t) => policy.families.has(t.family) && (!policy.readOnly || t.stage === 'read'));
+  const allowed = ALL_TOOLS.filter((t) => policy.families.has(t.family) && (!policy.readOnly || t.stage === 'read'));
+  const plans = allowed.some((t) => t.stage === 'plan');
+  return ALL_TOOLS.filter((t) => allowed.includes(t) || (t.stage === 'apply' && plans && !policy.readOnly));
 }
 
 /** The result with every secret of the server's settings replaced. */
@@ -41,11 +46,12 @@ export function buildServer(sdk: Sdk, base: McpBase, policy: McpPolicy): BuiltSe
     base,
     policy,
     services: {
-      plans: new PlanRegistry(base.deps.env),
+      plans: new PlanRegistry(base.deps.env, base.settings.baseUrl),
       pages,
       canOpenUrls: () => Boolean(low.getClientCapabilities()?.elicitation?.url),
-      elicitUrl: (params, extra) =>
-        low.elicitInput(params, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: 15 * 60_000 }),
+      canAskForms: () => Boolean(low.getClientCapabilities()?.elicitation?.form),
+      elicit: (params, extra, timeout = 15 * 60_000) =>
+        low.elicitInput(params, { relatedRequestId: extra.requestId, signal: extra.signal, timeout }),
       elicitationDone: (id) => low.createElicitationCompletionNotifier(id)(),
     },
   };

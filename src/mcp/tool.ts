@@ -3,6 +3,7 @@
 // offers the tools the flags allow; the tools' own modules say what each does.
 import type {
   CallToolResult,
+  ElicitRequestFormParams,
   ElicitRequestURLParams,
   ElicitResult,
   ServerNotification,
@@ -49,8 +50,11 @@ export interface ToolServices {
   pages: ApprovalPages;
   /** Whether the client can send its user to a URL (URL-mode elicitation). */
   canOpenUrls(): boolean;
-  /** Asks the client to send its user to a URL, and says when that page's work is done. */
-  elicitUrl(params: ElicitRequestURLParams, extra: CallExtra): Promise<ElicitResult>;
+  /** Whether the client can show its user a form (form-mode elicitation). */
+  canAskForms(): boolean;
+  /** Asks the client's user (a URL to open, or a form), waiting at most `timeout` ms. */
+  elicit(params: ElicitRequestURLParams | ElicitRequestFormParams, extra: CallExtra, timeout?: number): Promise<ElicitResult>;
+  /** Says that a URL elicitation's work is done. */
   elicitationDone(elicitationId: string): Promise<void>;
 }
 

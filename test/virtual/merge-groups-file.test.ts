@@ -5,6 +5,9 @@
 // group since it was listed. In this process against the sandbox (test/virtual/harness.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '@hogctl/sandbox';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startVirtualWorld, type VirtualWorld } from './harness.js';
 
 let world: VirtualWorld;
@@ -81,5 +84,36 @@ describe('persons merge --groups: the file is checked before anything is sent', 
     );
     expect(res.stderr).toContain(`${m.uuid} (project 1): merged into ${k.uuid}, of its group, since it was listed`);
     expect(res.stderr).toContain('groups    1 (1 person merged away');
+  });
+});
+
+describe('persons merge --plan-out: the plan is signed, and --groups applies it only as it was signed', () => {
+  it('refuses a plan edited after it was signed, and one written unsigned, sending nothing', async () => {
+    const [a, b] = [person({ email: 'signed@example.com' }), person({ email: 'signed@example.com' })];
+    const dir = mkdtempSync(join(tmpdir(), 'merge-plan-'));
+    const path = join(dir, 'plan.json');
+    const made = await world.run(['persons', 'merge', '--groups', '-', '--dry-run', '--plan-out', path], { stdin: line([a, b]) });
+    expect(made.code, made.stderr).toBe(0);
+    const signed = readFileSync(path, 'utf8');
+    expect(JSON.parse(signed)).toMatchObject({ key_id: expect.any(String), hmac_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const before = captures();
+    // The kept person swapped: the signature no longer matches.
+    const edited = join(dir, 'edited.json');
+    writeFileSync(edited, signed.replace(`"keep": "${a.uuid}"`, `"keep": "${b.uuid}"`));
+    const refused = await world.run(['persons', 'merge', '--groups', edited, '--yes']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('was changed after it was signed (its signature does not match its content); nothing was sent');
+    // Unsigned, as an earlier hogctl wrote it.
+    const { hmac_sha256: _h, key_id: _k, ...body } = JSON.parse(signed) as Record<string, unknown>;
+    const unsigned = join(dir, 'unsigned.json');
+    writeFileSync(unsigned, `${JSON.stringify(body, null, 2)}\n`);
+    const old = await world.run(['persons', 'merge', '--groups', unsigned, '--yes']);
+    expect(old.code, old.stderr).toBe(2);
+    expect(old.stderr).toContain('is not signed');
+    expect(captures()).toBe(before);
+    // As signed, it applies.
+    const applied = await world.run(['persons', 'merge', '--groups', path, '--yes', '--verify-timeout', '1s']);
+    expect(applied.code, applied.stderr).not.toBe(2);
+    expect(captures()).toBeGreaterThan(before);
   });
 });

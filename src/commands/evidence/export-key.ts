@@ -9,7 +9,7 @@ export function evidenceExportKeyCommand(): Command {
     .summary('print the evidence key, to apply plans or check receipts elsewhere')
     .description(
       'Print the evidence key of this config directory (64 hexadecimal digits) on standard output, creating it if there is ' +
-        'none yet. It signs the plans of `persons bulk-delete --plan-out` and names the e-mail addresses of an erasure in its ' +
+        'none yet. It signs the plans of `persons bulk-delete --plan-out` and `persons merge --plan-out` and names the e-mail addresses of an erasure in its ' +
         'journal, receipt and plan; none of those files holds it. Give it to a CI pipeline that applies your plans ' +
         '(HOGCTL_EVIDENCE_KEY, or `hogctl evidence import-key`), or to a DPO who checks receipts with ' +
         '`hogctl persons erasure-status --check-email`. One key does both: whoever holds it can check addresses against ' +

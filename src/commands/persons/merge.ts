@@ -22,6 +22,7 @@ import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-gro
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { mergeKind } from '../../merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
+import { checkPlanSignature, signedPlanText } from '../../config/signed-plan.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../merge/undo.js';
@@ -101,7 +102,10 @@ export function personsMergeCommand(): Command {
       `refuse the input if a group has more persons than this: that many are rarely one person (default ${DEFAULT_MAX_GROUP}, as persons duplicates)`,
     )
     .option('--dry-run', 'read the persons and print the plan; send nothing')
-    .option('--plan-out <file>', 'write the plan (each group with its kept person) to this file for review; --groups <file> applies it')
+    .option(
+      '--plan-out <file>',
+      'write the plan (each group with its kept person) to this file for review, signed with the evidence key; --groups <file> applies it unless it was edited',
+    )
     .option('-y, --yes', 'do not ask for confirmation (needed off a terminal)')
     .option('--resume', 'continue the merge of this input (or the --undo of this receipt) where it stopped (its journal)')
     .option('--journal <path>', 'the journal (default: one per input, in the config directory)')
@@ -182,6 +186,8 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     text = options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
     const read = readGroups(text, source);
     fromPlan = read.fromPlan;
+    // A plan is applied only as it was signed: a reviewed plan is the plan that runs.
+    if (fromPlan) checkPlanSignature(text, source, ctx.env);
     if (fromPlan && options.keep !== undefined)
       throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
     groups = read.groups;
@@ -216,7 +222,7 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
   await runBulkJob(ctx, settled, kind);
-  if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
+  if (options.planOut !== undefined) writeMergePlan(ctx, options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
 }
 
 /**
@@ -301,8 +307,8 @@ function ownInput(
   return { kind: 'own', flag, ...(file !== undefined ? { file } : {}), own: { ...o, sha256, stem: 'merge' } };
 }
 
-/** --plan-out: every group with its kept person, as `--groups` reads it back (0600, never replacing a file). */
-async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): Promise<void> {
+/** --plan-out: every group with its kept person, as `--groups` reads it back, signed (0600, never replacing a file). */
+function writeMergePlan(ctx: Context, path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): void {
   const body = {
     format: PLAN_FORMAT,
     keep,
@@ -315,7 +321,7 @@ async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; left
     })),
     left_out: plan.leftOut,
   };
-  if (!createSecretFile(path, `${JSON.stringify(body, null, 2)}\n`))
+  if (!createSecretFile(path, signedPlanText(body, ctx.env)))
     throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 

@@ -5,8 +5,9 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { parsePolicy, FAMILIES, type McpFlags } from '../../mcp/policy.js';
+import { parsePolicy, resolveProjectNames, FAMILIES, type McpFlags } from '../../mcp/policy.js';
 import { loadSdk } from '../../mcp/sdk.js';
+import { allProjects } from '../../api/projects.js';
 import { buildServer, offeredTools } from '../../mcp/server.js';
 import { CLIENTS, clientConfig, serverArgs } from '../../mcp/client-config.js';
 
@@ -19,7 +20,7 @@ export interface McpConfigOptions {
 const narrowing = (command: Command) =>
   command
     .option('--read-only', 'offer only the tools that read: no plans, nothing applied')
-    .option('--projects <ids>', 'the projects tools may touch, e.g. 1,2 (default: any the key can see)')
+    .option('--projects <ids|names>', 'the projects tools may touch, by id or name, e.g. 1,Staging (default: any the key can see)')
     .option('--allow <kinds>', `the kinds of tool to offer, comma-separated: ${FAMILIES.join(', ')} (default: all)`);
 
 export function mcpCommand(): Command {
@@ -34,8 +35,9 @@ export function mcpCommand(): Command {
       .summary('serve persons tools to an AI agent over MCP (stdio); deletions wait for a person')
       .description(
         'Serves the Model Context Protocol on stdin and stdout, with the profile, host and key of this command line, ' +
-          'fixed at start: no tool takes a key or a host. Agents read persons, query HogQL and plan erasures; a plan runs ' +
-          '(plan_apply) only after a person approves it on a one-time page on this machine, opened by the client.',
+          'fixed at start: no tool takes a key or a host. Agents read persons, query HogQL, see dry runs and plan erasures, ' +
+          'merges, bulk updates and event deletions; a plan runs (plan_apply) only after a person approves that plan through ' +
+          'the client: on a one-time page on this machine that the client opens, or in a form it shows where it offers only forms.',
       ),
   )
     .addHelpText(
@@ -47,10 +49,13 @@ export function mcpCommand(): Command {
 }
 
 export async function mcpRun(ctx: Context, options: McpOptions): Promise<void> {
-  const policy = parsePolicy(options);
-  const settings = await ctx.settings();
+  const parsed = parsePolicy(options);
   // The key is checked once, here: a server without one would fail every call.
-  await ctx.api();
+  const client = await ctx.api();
+  const policy = await resolveProjectNames(parsed, () => allProjects(client));
+  // A project named by name (--project, HOGCTL_PROJECT_ID) is looked up once too: tools compare ids.
+  const own = await ctx.settings();
+  const settings = own.projectId === undefined ? own : { ...own, projectId: await ctx.projectId() };
   const sdk = await loadSdk();
   const built = buildServer(sdk, { deps: ctx.deps, globals: ctx.globals, settings, now: ctx.clock.now }, policy);
   const transport = new sdk.StdioServerTransport(ctx.io.stdin, ctx.io.stdout);

@@ -4,7 +4,8 @@ import { ApprovalPages, APPROVAL_TTL_MS, type PageFacts } from '../../../src/mcp
 const facts: PageFacts = {
   planId: 'plan_abc',
   signature: 'f'.repeat(64),
-  persons: 3,
+  count: 3,
+  what: 'delete 3 persons',
   host: 'http://127.0.0.1:8000',
   projects: ['1'],
   sample: ['<script>'],
