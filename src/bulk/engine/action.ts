@@ -2,9 +2,9 @@
 //
 // How to add a kind (beside deleting, updating, merging, undoing a merge and exporting persons):
 //   1. Write a function that returns a `JobKind` (below), as `deleteKind()`
-//      (src/bulk/delete/delete-persons.ts), `updateKind()` (src/bulk/update/update-persons.ts),
-//      `mergeKind()` (src/merge/merge-kind.ts) and `exportKind()` (src/export/kind.ts, a kind that
-//      only reads) do. Put its files together in a folder of its own, src/bulk/<kind>/, importing
+//      (src/bulk/kinds/delete/delete-persons.ts), `updateKind()` (src/bulk/kinds/update/update-persons.ts),
+//      `mergeKind()` (src/bulk/kinds/merge/merge-kind.ts) and `exportKind()` (src/bulk/kinds/export/kind.ts, a kind that
+//      only reads) do. Put its files together in a folder of its own, src/bulk/kinds/<kind>/, importing
 //      the engine's types from here; the engine imports no kind's code.
 //   2. Supply what binds its journal (`binding`: fields of the journal's header, compared on
 //      --resume, and how to describe them), its requests (`makeAction` → `BulkAction`: one

@@ -20,13 +20,13 @@ import {
 } from '../../merge/plan-groups.js';
 import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
-import { mergeKind } from '../../merge/merge-kind.js';
+import { mergeKind } from '../../bulk/kinds/merge/merge-kind.js';
 import { createSecretFile } from '../../config/secret-file.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
-import { readMergeToUndo, undoKind } from '../../merge/undo.js';
-import { CHANGED_RULES, parseChangedRule } from '../../merge/undo-check.js';
-import { NOT_GIVEN_BACK } from '../../merge/not-given-back.js';
+import { readMergeToUndo, undoKind } from '../../bulk/kinds/undo/undo.js';
+import { CHANGED_RULES, parseChangedRule } from '../../bulk/kinds/undo/undo-check.js';
+import { NOT_GIVEN_BACK } from '../../bulk/kinds/merge/not-given-back.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseRateFlag, parseReference, REFERENCE_HELP } from './shared/job-flags.js';

@@ -15,8 +15,8 @@ import {
 import { PackedIds } from '../../../../src/bulk/input/packed-ids.js';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';
-import { requestBody, sender } from '../../../../src/bulk/delete/send.js';
-import { deleteKind } from '../../../../src/bulk/delete/delete-persons.js';
+import { requestBody, sender } from '../../../../src/bulk/kinds/delete/send.js';
+import { deleteKind } from '../../../../src/bulk/kinds/delete/delete-persons.js';
 import type { IdList } from '../../../../src/bulk/input/validate.js';
 import { FakeApi, makeClient, ORIGIN, rejection } from '../../helpers.js';
 

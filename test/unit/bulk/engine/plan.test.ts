@@ -2,7 +2,7 @@
 // under the server's two delete windows.
 import { describe, expect, it } from 'vitest';
 import { describeEstimate, estimateMs, planText, type PlanFacts } from '../../../../src/bulk/engine/plan.js';
-import { describeDeletion } from '../../../../src/bulk/delete/delete-persons.js';
+import { describeDeletion } from '../../../../src/bulk/kinds/delete/delete-persons.js';
 import { DELETE_WINDOWS } from '../../../../src/bulk/engine/rate.js';
 import { progressLogInterval, ProgressLog } from '../../../../src/io/progress.js';
 import { sleep } from '../../../../src/sleep.js';
