@@ -26,12 +26,6 @@ export interface RateWindow {
   windowMs: number;
 }
 
-/** PostHog's two delete windows, the default of `--rate`. */
-export const DELETE_WINDOWS: readonly RateWindow[] = [
-  { limit: 480, windowMs: 60_000 },
-  { limit: 4800, windowMs: 3_600_000 },
-];
-
 /**
  * The burst of the job's reads (lookups, snapshots, the verification): a quarter of a minute's
  * reads. PostHog counts reads in a minute window and an hour window (docs/server-contract.md §5),

@@ -8,20 +8,10 @@ import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
 import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../merge/events-since.js';
-import {
-  DEFAULT_KEEP,
-  KEEP_MEANS,
-  KEEP_RULES,
-  PROPERTY_RULE,
-  parseKeepRule,
-  type InputGroup,
-  type LeftOut,
-  type PlannedGroup,
-} from '../../merge/plan-groups.js';
-import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
+import { DEFAULT_KEEP, KEEP_MEANS, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
+import { readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
 import { mergeKind } from '../../bulk/kinds/merge/merge-kind.js';
-import { createSecretFile } from '../../config/secret-file.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
 import { readMergeToUndo, undoKind } from '../../bulk/kinds/undo/undo.js';
@@ -212,11 +202,11 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     reference: parseReference(options.reference),
     maxWaitMs,
     rate: parseRateFlag(options.rate),
+    planOut: options.planOut,
   });
   const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
   await runBulkJob(ctx, settled, kind);
-  if (options.planOut !== undefined) await writeMergePlan(options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
 }
 
 /**
@@ -299,24 +289,6 @@ function ownInput(
 ): JobInput {
   const sha256 = createHash('sha256').update(text).digest('hex');
   return { kind: 'own', flag, ...(file !== undefined ? { file } : {}), own: { ...o, sha256, stem: 'merge' } };
-}
-
-/** --plan-out: every group with its kept person, as `--groups` reads it back (0600, never replacing a file). */
-async function writeMergePlan(path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): Promise<void> {
-  const body = {
-    format: PLAN_FORMAT,
-    keep,
-    property_rule: PROPERTY_RULE,
-    groups: plan.groups.map((g) => ({
-      project_id: g.project_id,
-      keep: g.keep.uuid,
-      persons: [g.keep, ...g.merge],
-      expected_properties: g.expected_properties,
-    })),
-    left_out: plan.leftOut,
-  };
-  if (!createSecretFile(path, `${JSON.stringify(body, null, 2)}\n`))
-    throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 
 /** `merge <keep> <other>...`: the persons these values name in the project of the settings. */

@@ -7,16 +7,15 @@ import type { Context } from '../../../context.js';
 import { PartialFailureError } from '../../../errors.js';
 import type { ApiClient } from '../../../http/client.js';
 import type { BulkDeleteSummary } from '../../../api/bulk-delete.js';
-import type { ActionEnv, BulkAction, JobKind, JobVerification, KindFields, Verdict, VerifyEnv } from '../../engine/action.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, KindFields, KindRequests, Verdict, VerifyEnv } from '../../engine/action.js';
 import { describeEventsLeft, eventsLeft, isHashedDistinctId } from './events-left.js';
-import { CHUNK_SIZE } from '../../engine/chunk.js';
+import { BULK_DELETE_CHUNK, DELETE_WINDOWS } from './limits.js';
 import { deletionReceipt, openDeletionErrors, type BulkDeleteFlags, type DeletionReceipt } from './delete-receipt.js';
 import type { ChunkRecord, JournalState } from '../../engine/journal.js';
 import { presenceCheck, type PresenceCheck } from '../../engine/lost-answers.js';
 import { describeAsked } from '../../engine/plan.js';
-import type { Receipt } from '../../engine/receipt.js';
 import type { IdentifierTotals } from '../../input/targets.js';
-import { DELETE_WINDOWS, type RateBudget } from '../../engine/rate.js';
+import type { RateBudget } from '../../engine/rate.js';
 import { sender } from './send.js';
 import { describeSweep, sweepEvents, type SweepRecord } from './sweep.js';
 import type { IdKind } from '../../input/validate.js';
@@ -62,13 +61,33 @@ export interface SweepSettings {
 }
 
 /** The job of `persons bulk-delete`. */
-export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKind {
+export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKind<DeletionReceipt> {
   return {
-    command: 'persons bulk-delete',
     words: { job: 'erasure', request: 'deletion', done: 'deleted', unit: 'ids' },
     byPersonId: { verb: 'delete', how: '`hogctl persons delete <uuid>`, or a person_id column beside email' },
-    binding: { fields: sweep ? { flags, sweep_events: true } : { flags }, describe: flagWords },
-    hashesIdentifiers: true,
+    journal: {
+      command: 'persons bulk-delete',
+      binding: { fields: sweep ? { flags, sweep_events: true } : { flags }, describe: flagWords },
+      hashesIdentifiers: true,
+      resends: {
+        find: openDeletionErrors,
+        note: (count) => `sending ${counted(count, 'person')} again that the server could not delete (deletion_errors)`,
+      },
+    },
+    requests: deletionRequests(flags, sweep),
+    check: {
+      // A kept person proves nothing: with --keep-person nothing is read back.
+      readsBack: !flags.keep_person,
+      verify: (ctx, env) => verifyDeletion(ctx, env, flags, sweep),
+      verdict: deletionVerdict,
+    },
+    receipt: deletionReceipt(flags),
+  };
+}
+
+/** How a deletion's requests go: bulk_delete, 1,000 ids each, within PostHog's delete windows. */
+function deletionRequests(flags: BulkDeleteFlags, sweep?: SweepSettings): KindRequests<DeletionReceipt> {
+  return {
     // The sweep reaches identifiers that name no person: it runs with nothing to delete, too.
     runsWithoutRequests: Boolean(sweep),
     sendsIdsAsGiven: true,
@@ -76,14 +95,8 @@ export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKi
     // receipt then names them by UUID, which deletion_status needs for erasure-status to follow
     // their event deletions.
     looksUpDistinctIds: true,
-    chunkSize: CHUNK_SIZE,
-    // A kept person proves nothing: with --keep-person nothing is read back.
-    readsBack: !flags.keep_person,
+    chunkSize: BULK_DELETE_CHUNK,
     windows: DELETE_WINDOWS,
-    resends: {
-      find: openDeletionErrors,
-      note: (count) => `sending ${counted(count, 'person')} again that the server could not delete (deletion_errors)`,
-    },
     // Looked up, the persons' distinct ids are recorded for erasure-status before they go.
     snapshot: (lookUp) => lookUp,
     makeAction: async (ctx, env: ActionEnv) => {
@@ -100,9 +113,6 @@ export function deleteKind(flags: BulkDeleteFlags, sweep?: SweepSettings): JobKi
       if (sweep && env.client && !env.journal?.header) action.planLines = await sweepPlanLines(ctx, env.client, env.projects, sweep);
       return action;
     },
-    verify: (ctx, env) => verifyDeletion(ctx, env, flags, sweep),
-    receipt: deletionReceipt(flags),
-    verdict: (receipt, o) => deletionVerdict(receipt as DeletionReceipt, o),
   };
 }
 
@@ -174,7 +184,7 @@ export function describeFlags(f: BulkDeleteFlags): string {
 }
 
 /** A deletion, and how to tell whether its persons are gone. */
-export interface DeleteAction extends BulkAction {
+export interface DeleteAction extends BulkAction<DeletionReceipt> {
   /** Which of the ids still name a person; undefined when nothing can be checked (--keep-person, a dry run). */
   gone?: PresenceCheck;
 }
@@ -233,8 +243,8 @@ export function deletePersons(ctx: Context, s: DeletePersonsSettings): DeleteAct
  * are said as such, apart from the answered ones: they may have been deleted by that request, or
  * never have named anyone.
  */
-export function deletionAccount(receipt: Receipt, asked?: IdentifierTotals): string {
-  const c = (receipt as DeletionReceipt).counts;
+export function deletionAccount(receipt: DeletionReceipt, asked?: IdentifierTotals): string {
+  const c = receipt.counts;
   const gone = c.persons_gone_after_lost_answer ?? 0;
   // Looked up first, the persons existed: those gone after a lost answer were deleted by it.
   const lookedUp = receipt.sent_id_kind === 'person_uuids';

@@ -157,7 +157,7 @@ function plannedPersons(r: Receipt): number | null {
   return r.projects.reduce((k, p) => k + p.targets, 0);
 }
 
-export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
+export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart<DeletionReceipt> {
   return {
     tally: (t) => deletionTally(t, flags),
     fields: ({ chunks, answered, skipInvalid }) => ({
@@ -177,9 +177,9 @@ export function deletionReceipt(flags: BulkDeleteFlags): ReceiptPart {
           : 'sent in a request whose answer was lost (a timeout, a dropped connection, a 502/504, a killed run), then checked with batch_by_uuids/batch_by_distinct_ids: these ids no longer named a person, so that request deleted them or they never named anyone (a plain file of ids is not looked up first); not counted in persons_found or persons_deleted, never sent again',
     },
     // Persons the server could not delete make the run partial, even if every request succeeded.
-    incomplete: (r) => ((r as DeletionReceipt).counts.deletion_errors ?? 0) > 0,
+    incomplete: (r) => (r.counts.deletion_errors ?? 0) > 0,
     summary: (r) => {
-      const v = (r as DeletionReceipt).verification;
+      const v = r.verification;
       return { events_verification: v?.events?.status ?? null, ...(r.status === 'dry_run' ? { persons_found: plannedPersons(r) } : {}) };
     },
   };

@@ -82,12 +82,18 @@ export interface ErasureStatus {
   events_after_erasure: number | null;
 }
 
+/** Whether a receipt read from a file says it is a deletion's, of this format. */
+function isDeletionReceipt(value: unknown): value is DeletionReceipt {
+  if (typeof value !== 'object' || value === null) return false;
+  return 'command' in value && value.command === 'persons bulk-delete' && 'receipt_format' in value && value.receipt_format === 1;
+}
+
 /** Read a piece at a time (io/json-file.ts): a receipt of ten million ids is too long for one
  * string, and its ids are kept 16 bytes each. */
 export async function readReceipt(path: string): Promise<DeletionReceipt> {
-  let receipt: DeletionReceipt;
+  let receipt: unknown;
   try {
-    receipt = readJsonFile(path, { compact: COMPACT_LISTS }) as DeletionReceipt;
+    receipt = readJsonFile(path, { compact: COMPACT_LISTS });
   } catch (err) {
     if (err instanceof JsonSyntaxError)
       throw new UsageError(
@@ -96,7 +102,7 @@ export async function readReceipt(path: string): Promise<DeletionReceipt> {
       );
     throw fileError(err, path, 'read');
   }
-  if (receipt?.command !== 'persons bulk-delete' || receipt.receipt_format !== 1) {
+  if (!isDeletionReceipt(receipt)) {
     throw new UsageError(
       `${path} is not a receipt of \`hogctl persons bulk-delete\``,
       'pass the receipt a `persons bulk-delete` run wrote',

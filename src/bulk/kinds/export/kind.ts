@@ -37,7 +37,8 @@ import { getPerson } from '../../../api/persons.js';
 import { underQueryLimit } from '../../../cli/wait-out-limit.js';
 import { formatDuration } from '../../../io/progress.js';
 import { counted, formatNumber } from '../../../io/counts.js';
-import type { ActionEnv, BulkAction, JobKind, JobVerification, VerifyEnv } from '../../engine/action.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, Verdict, VerifyEnv } from '../../engine/action.js';
+import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { KindFields } from '../../engine/journal.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { MAX_QUERY_ROWS } from '../../../hogql/walk.js';
@@ -96,10 +97,58 @@ export interface ExportKindSettings {
 const bare = (tagged: string) => tagged.slice(tagged.indexOf(':') + 1);
 const summaryOf = (c: { answer?: { summary: unknown } }) => c.answer?.summary as PersonSummary | undefined;
 
-export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
+/** A receipt of `persons export`: the receipt and the export's fields. */
+export type ExportReceipt = Receipt & {
+  export: {
+    bundle: string;
+    zip: string | null;
+    files: number | null;
+    manifest_sha256: string | null;
+    until: ExportFields['until'];
+    from: ExportFields['from'];
+    unavailable: string[];
+    events_short: string[];
+    persons: { project: string; uuid: string; dir: string; events: number; event_queries: number; files: number }[];
+  };
+  verification: (SealVerification & { note: string }) | null;
+};
+
+export function exportKind(ctx: Context, k: ExportKindSettings): JobKind<ExportReceipt> {
   const { fields, out } = k;
   const state: ExportState = k.state ?? { state_format: 1, journal: k.journal, identifiers: fields.identifiers, persons: {} };
-  const resume = [
+  return {
+    words: { job: 'export', request: 'request', done: 'written', unit: 'persons' },
+    byPersonId: { verb: 'export', how: '--person <uuid>' },
+    journal: {
+      command: 'persons export',
+      binding: { fields: { export: fields }, describe: describeExport },
+      resumeCommand: resumeOf(ctx, out),
+      hashesIdentifiers: false,
+    },
+    requests: {
+      readOnly: true,
+      sendsIdsAsGiven: false,
+      chunkSize: 1,
+      windows: QUERY_WINDOWS,
+      snapshot: () => false,
+      makeAction: (c, env) => makeAction(c, env, k, state),
+    },
+    check: { verify: (c, env) => verify(c, env, k), verdict: exportVerdict },
+    receipt: exportReceipt(fields, out),
+  };
+}
+
+/** The export's fields of the journal, in words, when a --resume finds them changed. */
+function describeExport(f: KindFields): string {
+  const e = exportFieldsOf(f);
+  return e
+    ? `--out ${e.out}, events ${e.from ? `from ${e.from} ` : ''}up to ${e.until}${e.recordings ? ', --recordings' : ''}${e.zip ? ', --zip' : ''}`
+    : '(none)';
+}
+
+/** An export continues by its bundle, not by its input: `persons export --resume --out <dir>`. */
+function resumeOf(ctx: Context, out: string): string {
+  return [
     'hogctl',
     ...(ctx.globals.profile ? ['--profile', ctx.globals.profile] : []),
     ...(ctx.globals.baseUrl ? ['--base-url', ctx.globals.baseUrl] : []),
@@ -107,123 +156,111 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind {
     'persons export --resume --out',
     out,
   ].join(' ');
+}
+
+/** The export's part of the receipt: its counts, its bundle and the persons written into it. */
+function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportReceipt> {
   return {
-    command: 'persons export',
-    words: { job: 'export', request: 'request', done: 'written', unit: 'persons' },
-    byPersonId: { verb: 'export', how: '--person <uuid>' },
-    binding: {
-      fields: { export: fields },
-      describe: (f) => {
-        const e = exportFieldsOf(f);
-        return e
-          ? `--out ${e.out}, events ${e.from ? `from ${e.from} ` : ''}up to ${e.until}${e.recordings ? ', --recordings' : ''}${e.zip ? ', --zip' : ''}`
-          : '(none)';
-      },
+    tally: ({ answered }) => {
+      const persons = answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);
+      return {
+        counts: {
+          persons_exported: persons.length,
+          events: persons.reduce((n, p) => n + p.events.count, 0),
+          property_changes: persons.reduce((n, p) => n + p.events.history_count, 0),
+          event_queries: persons.reduce((n, p) => n + p.events.queries, 0),
+        },
+        notReported: [],
+      };
     },
-    readOnly: true,
-    resumeCommand: resume,
-    hashesIdentifiers: false,
-    sendsIdsAsGiven: false,
-    chunkSize: 1,
-    windows: QUERY_WINDOWS,
-    snapshot: () => false,
-    makeAction: (c, env) => makeAction(c, env, k, state),
-    verify: (c, env) => verify(c, env, k),
-    receipt: {
-      tally: ({ answered }) => {
-        const persons = answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);
-        return {
-          counts: {
-            persons_exported: persons.length,
-            events: persons.reduce((n, p) => n + p.events.count, 0),
-            property_changes: persons.reduce((n, p) => n + p.events.history_count, 0),
-            event_queries: persons.reduce((n, p) => n + p.events.queries, 0),
-          },
-          notReported: [],
-        };
-      },
-      fields: ({ answered, verification }) => {
-        const v = verification as SealVerification | undefined;
-        return {
-          export: {
-            bundle: v?.bundle ?? (fields.zip ? zipPathOf(out) : out),
-            zip: v?.zip ?? null,
-            files: v?.files ?? null,
-            manifest_sha256: v?.manifest_sha256 ?? null,
-            until: fields.until,
-            from: fields.from,
-            unavailable: unavailableOf(answered.map(summaryOf)),
-            events_short: shortEventsOf(answered.map(summaryOf)),
-            persons: answered
-              .map(summaryOf)
-              .filter((p): p is PersonSummary => p !== undefined)
-              .map((p) => ({
-                project: p.project,
-                uuid: p.uuid,
-                dir: p.dir,
-                events: p.events.count,
-                event_queries: p.events.queries,
-                files: p.files.length,
-              })),
-          },
-        };
-      },
-      verificationNote: "every file of the bundle read back and compared with the manifest's SHA-256",
-      notes: {
-        unanswered:
-          'a person whose export was under way when the run stopped: its files are cut back to the last page recorded and written on by --resume',
-        unclear:
-          'a person whose export met a server error or a timeout before it was written whole: written on from its last page recorded',
-        lostAnswers: () => 'persons written again from their last page recorded',
-      },
-      summary: (r) => {
-        const e = r.export as { bundle: string; zip: string | null; files: number | null; unavailable: string[] } | undefined;
-        const dryRun = r.status === 'dry_run';
-        return {
-          bundle: e?.bundle ?? out,
-          persons: dryRun ? r.projects.reduce((n, p) => n + p.targets, 0) : (r.counts.persons_exported ?? 0),
-          events: r.counts.events ?? 0,
-          queries: r.counts.event_queries ?? 0,
-          files: e?.files ?? 0,
-          zip: e?.zip ?? null,
-          unavailable: e?.unavailable.length ?? 0,
-          dry_run: dryRun,
-        };
-      },
+    fields: ({ answered, verification }) => ({
+      export: exportFieldsOfRun(fields, out, answered, verification as SealVerification | undefined),
+    }),
+    verificationNote: "every file of the bundle read back and compared with the manifest's SHA-256",
+    notes: {
+      unanswered:
+        'a person whose export was under way when the run stopped: its files are cut back to the last page recorded and written on by --resume',
+      unclear: 'a person whose export met a server error or a timeout before it was written whole: written on from its last page recorded',
+      lostAnswers: () => 'persons written again from their last page recorded',
     },
-    verdict: (receipt) => {
-      const e = receipt.export as { unavailable: string[] } | undefined;
-      const v = receipt.verification as (SealVerification & { note: string }) | null;
-      if (v?.status === 'mismatch') {
-        return {
-          warnings: [],
-          error: new PartialFailureError(
-            `the bundle is written, but reading it back found ${[...v.mismatched.map((f) => `${f} not as the manifest says`), ...v.unlisted.map((f) => `${f} not in the manifest`)].join('; ')}`,
-            'export again into a new directory',
-          ),
-        };
-      }
-      const short = (receipt.export as { events_short?: string[] } | undefined)?.events_short ?? [];
-      if (short.length)
-        return {
-          warnings: [],
-          error: new PartialFailureError(
-            `the bundle is written, but not complete: fewer events were read than the plan counted: ${short.join('; ')}`,
-            'export again into a new directory; if it falls short again, the server (or a proxy in front of it) cuts its answers: run with --debug to see them',
-          ),
-        };
-      const unavailable = e?.unavailable ?? [];
-      if (unavailable.length)
-        return {
-          warnings: [],
-          error: new PartialFailureError(
-            `the bundle is written, but ${counted(unavailable.length, 'part')} could not be read: ${unavailable.join('; ')}`,
-            unreadableHint(unavailable),
-          ),
-        };
-      return { warnings: [] };
+    summary: (r) => {
+      const e: ExportReceipt['export'] | undefined = r.export;
+      const dryRun = r.status === 'dry_run';
+      return {
+        bundle: e?.bundle ?? out,
+        persons: dryRun ? r.projects.reduce((n, p) => n + p.targets, 0) : (r.counts.persons_exported ?? 0),
+        events: r.counts.events ?? 0,
+        queries: r.counts.event_queries ?? 0,
+        files: e?.files ?? 0,
+        zip: e?.zip ?? null,
+        unavailable: e?.unavailable.length ?? 0,
+        dry_run: dryRun,
+      };
     },
   };
+}
+
+/** The receipt's `export`: the bundle as sealed, and each person written. */
+function exportFieldsOfRun(
+  fields: ExportFields,
+  out: string,
+  answered: { answer?: { summary: unknown } }[],
+  v: SealVerification | undefined,
+): ExportReceipt['export'] {
+  const persons = answered.map(summaryOf);
+  return {
+    bundle: v?.bundle ?? (fields.zip ? zipPathOf(out) : out),
+    zip: v?.zip ?? null,
+    files: v?.files ?? null,
+    manifest_sha256: v?.manifest_sha256 ?? null,
+    until: fields.until,
+    from: fields.from,
+    unavailable: unavailableOf(persons),
+    events_short: shortEventsOf(persons),
+    persons: persons
+      .filter((p): p is PersonSummary => p !== undefined)
+      .map((p) => ({
+        project: p.project,
+        uuid: p.uuid,
+        dir: p.dir,
+        events: p.events.count,
+        event_queries: p.events.queries,
+        files: p.files.length,
+      })),
+  };
+}
+
+/** A bundle that does not read back as its manifest says, or that lacks parts or events, is a failure (exit 8). */
+function exportVerdict(receipt: ExportReceipt): Verdict {
+  const v = receipt.verification;
+  if (v?.status === 'mismatch') {
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but reading it back found ${[...v.mismatched.map((f) => `${f} not as the manifest says`), ...v.unlisted.map((f) => `${f} not in the manifest`)].join('; ')}`,
+        'export again into a new directory',
+      ),
+    };
+  }
+  const short = receipt.export?.events_short ?? [];
+  if (short.length)
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but not complete: fewer events were read than the plan counted: ${short.join('; ')}`,
+        'export again into a new directory; if it falls short again, the server (or a proxy in front of it) cuts its answers: run with --debug to see them',
+      ),
+    };
+  const unavailable = receipt.export?.unavailable ?? [];
+  if (unavailable.length)
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but ${counted(unavailable.length, 'part')} could not be read: ${unavailable.join('; ')}`,
+        unreadableHint(unavailable),
+      ),
+    };
+  return { warnings: [] };
 }
 
 /** The parts (and events) the server would not give, as the messages and the receipt name them. */

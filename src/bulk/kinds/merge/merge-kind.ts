@@ -25,12 +25,13 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../../context.js';
 import { FIRST_POLL_MS, nextPollDelay } from '../../../sleep.js';
 import { counted, formatNumber } from '../../../io/counts.js';
-import { NotFoundError, PartialFailureError } from '../../../errors.js';
+import { NotFoundError, PartialFailureError, UsageError } from '../../../errors.js';
+import { createSecretFile } from '../../../config/secret-file.js';
 import type { ApiClient } from '../../../http/client.js';
 import { batchBody, stampToSend, sendBatch, type CaptureEvent } from '../../../api/capture.js';
-import type { BulkAction, JobKind, Verdict } from '../../engine/action.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
 import type { JournalHeader } from '../../engine/journal.js';
-import type { Receipt } from '../../engine/receipt.js';
+import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { CaseTargets } from '../../input/targets.js';
 import { readPersons, type Candidate } from '../../../merge/find-duplicates.js';
 import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../../merge/events-since.js';
@@ -49,6 +50,7 @@ import { captureClient, mergeEvent, mergedGroups, type CaptureTarget } from './m
 import { captureAttempt } from '../../engine/capture-attempt.js';
 import { notGivenBackLines } from './not-given-back.js';
 import { whoIs } from '../../../merge/who.js';
+import { PLAN_FORMAT } from '../../../merge/read-groups.js';
 
 const n = formatNumber;
 
@@ -123,8 +125,8 @@ export interface MergeSettings {
   captureHost: string;
 }
 
-export interface MergeKind extends JobKind {
-  /** The groups as planned (after targets): for --plan-out. */
+export interface MergeKind extends JobKind<MergeReceipt> {
+  /** The groups as planned (after targets). */
   planned(): { groups: PlannedGroup[]; leftOut: LeftOut[] };
 }
 
@@ -138,199 +140,261 @@ const slim = (p: Candidate): KeptPerson => ({
 const full = (p: KeptPerson): Candidate => ({ ...p, last_seen: null, event_count: 0 });
 const keyOf = (project: string, uuid: string) => `${project}:${uuid}`;
 
-export function mergeKind(s: MergeSettings): MergeKind {
-  const keepLabel = s.fromPlan ? 'as the plan says' : s.keep;
-  let groups: PlannedGroup[] = [];
-  let leftOut: LeftOut[] = [];
-  let recordedKeep = keepLabel;
+/** What a merge learns as it goes: its groups (planned, or as the journal recorded them), the
+ * rule that kept their persons, and what the verification found per group. */
+class MergeState {
+  groups: PlannedGroup[] = [];
+  leftOut: LeftOut[] = [];
+  recordedKeep: string;
   /** Per group (project:kept uuid): what the verification found. */
-  const found = new Map<string, { status: GroupStatus; reason?: string }>();
-  const byKeep = () => new Map(groups.map((g) => [keyOf(g.project_id, g.keep.uuid), g]));
+  readonly found = new Map<string, { status: GroupStatus; reason?: string }>();
 
-  const counts = (status: (g: PlannedGroup) => GroupStatus): MergeCounts => {
-    const c = { groups: groups.length, merged: 0, pending: 0, failed: 0, persons_merged_away: 0, left_out: leftOut.length };
-    for (const g of groups) {
-      const st = status(g);
+  constructor(readonly keepLabel: string) {
+    this.recordedKeep = keepLabel;
+  }
+
+  byKeep(): Map<string, PlannedGroup> {
+    return new Map(this.groups.map((g) => [keyOf(g.project_id, g.keep.uuid), g]));
+  }
+
+  statusOf(g: PlannedGroup): GroupStatus {
+    return this.found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending';
+  }
+
+  counts(): MergeCounts {
+    const c = { groups: this.groups.length, merged: 0, pending: 0, failed: 0, persons_merged_away: 0, left_out: this.leftOut.length };
+    for (const g of this.groups) {
+      const st = this.statusOf(g);
       c[st]++;
       if (st === 'merged') c.persons_merged_away += g.merge.length;
     }
     return c;
-  };
+  }
+}
 
+export function mergeKind(s: MergeSettings): MergeKind {
+  const st = new MergeState(s.fromPlan ? 'as the plan says' : s.keep);
   return {
-    command: 'persons merge',
     words: { job: 'merge', request: 'merge event', done: 'merged', unit: 'groups' },
-    // The groups are bound by the input's hash (and on --resume come from the journal); what
-    // PostHog makes of the properties is the rule the journal was written under.
-    binding: { fields: { merge_rule: PROPERTY_RULE }, describe: () => 'the property rule of an earlier hogctl' },
-    hashesIdentifiers: false,
-    sendsIdsAsGiven: false,
-    chunkSize: GROUPS_A_REQUEST,
-    windows: [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
-    snapshot: () => false,
-    journalHeader: (startedAt): { merge: MergeHeader; capture_host: string } => ({
-      capture_host: s.captureHost,
-      merge: {
-        nonce: randomBytes(16).toString('hex'),
-        timestamp: startedAt,
-        keep: keepLabel,
-        property_rule: PROPERTY_RULE,
-        groups: groups.map((g) => ({ project_id: g.project_id, keep: slim(g.keep), merge: g.merge.map(slim) })),
-        left_out: leftOut,
-      },
-    }),
-    planned: () => ({ groups, leftOut }),
-
-    targets: async (ctx, env) => {
-      const recorded = mergeHeaderOf(env.journal?.header);
-      if (recorded) {
-        // Continued: the groups as they were, from the journal (the persons merged away are gone).
-        groups = recorded.groups.map((g) => {
-          const keep = full(g.keep);
-          const merge = g.merge.map(full);
-          return { project_id: g.project_id, keep, merge, expected_properties: expectedProperties(keep, merge) };
-        });
-        leftOut = recorded.left_out;
-        recordedKeep = recorded.keep;
-      } else {
-        const now = env.client ? await readNow(ctx, env.client, s.groups, env.maxWaitMs) : { groups: s.groups, gone: [] };
-        const plan = planGroups(now.groups, s.keep);
-        groups = plan.planned;
-        leftOut = [...now.gone, ...plan.leftOut];
-      }
-      return targetsOf(env.projects, groups);
-    },
-
-    makeAction: async (ctx, env) => {
-      const away = groups.reduce((k, g) => k + g.merge.length, 0);
-      const captures = new Map<string, CaptureTarget>();
-      let stamp: { nonce: string; timestamp: string } | undefined;
-      const planned = byKeep();
-      const host = s.captureHost;
-      const action: BulkAction = {
-        title: 'merge duplicate persons',
-        request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
-        flags: recordedKeep === 'as the plan says' ? 'as the plan names them' : keptBy(recordedKeep),
-        flagsLabel: 'kept',
-        planLines: planLines(groups, leftOut),
-        confirmation: (count) =>
-          `This merges ${counted(away, 'person')} into ${counted(count, 'kept person', 'kept persons')}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
-        reversible: true,
-        scope: 'project:read',
-        prepare: async (journal) => {
-          stamp = mergeHeaderOf(journal.header);
-          if (!env.client) return;
-          // The project API key of every project with groups, read now: a key that cannot read one
-          // stops the run before anything is sent.
-          for (const p of env.targets.projects)
-            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
+    journal: {
+      command: 'persons merge',
+      // The groups are bound by the input's hash (and on --resume come from the journal); what
+      // PostHog makes of the properties is the rule the journal was written under.
+      binding: { fields: { merge_rule: PROPERTY_RULE }, describe: () => 'the property rule of an earlier hogctl' },
+      hashesIdentifiers: false,
+      header: (startedAt): { merge: MergeHeader; capture_host: string } => ({
+        capture_host: s.captureHost,
+        merge: {
+          nonce: randomBytes(16).toString('hex'),
+          timestamp: startedAt,
+          keep: st.keepLabel,
+          property_rule: PROPERTY_RULE,
+          groups: st.groups.map((g) => ({ project_id: g.project_id, keep: slim(g.keep), merge: g.merge.map(slim) })),
+          left_out: st.leftOut,
         },
-        attempt: async (chunk) => {
-          const project = chunk.project ?? env.projects[0];
-          const capture = captures.get(project);
-          if (!capture || !stamp) throw new Error('a dry run sends nothing');
-          const events: CaptureEvent[] = [];
-          const sent = stampToSend(stamp, ctx.clock.now());
-          for (const uuid of chunk.ids) {
-            const g = planned.get(keyOf(project, uuid));
-            if (!g) continue;
-            const into = g.keep.distinct_ids[0];
-            for (const other of g.merge) events.push(mergeEvent({ into, alias: other.distinct_ids[0], person: other.uuid }, sent, project));
-          }
-          if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
-          // Not cut short by Ctrl-C: the runner waits for the requests in flight, so that their
-          // answers are journaled (a second Ctrl-C quits without them).
-          return captureAttempt(
-            () => sendBatch(capture.client, batchBody(capture.key, events), { timeoutMs: env.timeoutMs }),
-            ctx.clock.now,
-            { host: capture.host, project },
-            'no group of that request is counted as merged',
-          );
-        },
-        targetNoun: 'groups',
-        checkedLost: () => '',
-        account: (receipt) => {
-          const c = (receipt as MergeReceipt).merge?.counts;
-          if (!c) return `${n(receipt.counts.sent)} groups sent`;
-          return `${n(c.merged)} of ${n(c.groups)} groups merged (${n(c.persons_merged_away)} persons merged away), ${n(c.pending)} pending, ${n(c.failed)} failed`;
-        },
-        describeAnswer: ({ status }) => `accepted (${status})`,
-      };
-      return action;
+      }),
     },
-
-    verify: async (ctx, env) => {
-      const sent = env.journal.answeredIds();
-      const { sleep } = ctx.clock;
-      const started = ctx.clock.now();
-      const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !found.has(keyOf(g.project_id, g.keep.uuid));
-      const projects = [...new Set(groups.map((g) => g.project_id))];
-      for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
-        for (const project of projects) {
-          const pending = groups
-            .filter((g) => g.project_id === project && waiting(g))
-            .map((g, index) => ({ index, keep: g.keep.uuid, distinctIds: [g.keep, ...g.merge].flatMap((p) => p.distinct_ids) }));
-          if (pending.length === 0) continue;
-          const done = await mergedGroups(ctx, env.client, project, pending);
-          if (done === null) {
-            for (const p of pending)
-              found.set(keyOf(project, p.keep), {
-                status: 'failed',
-                reason: 'the server has no batch_by_distinct_ids to check the merge with',
-              });
-            continue;
-          }
-          for (const i of done) found.set(keyOf(project, pending[i].keep), { status: 'merged' });
-        }
-        if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
-        await sleep(delay, ctx.deps.signal);
-      }
-      const c = counts((g) => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending');
-      const status = c.pending === 0 ? 'finished' : 'timed_out';
-      return { total: { status, merged: c.merged, pending: c.pending, failed: c.failed }, perProject: new Map() };
+    requests: {
+      sendsIdsAsGiven: false,
+      chunkSize: GROUPS_A_REQUEST,
+      windows: [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
+      snapshot: () => false,
+      targets: (ctx, env) => mergeTargets(ctx, env, s, st),
+      makeAction: async (ctx, env) => mergeAction(ctx, env, s.captureHost, st),
     },
-
-    receipt: {
-      fields: ({ answered }) => {
-        const sent = new Set(answered.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
-        const status = (g: PlannedGroup): GroupStatus => found.get(keyOf(g.project_id, g.keep.uuid))?.status ?? 'pending';
-        return {
-          merge: { keep: recordedKeep, property_rule: PROPERTY_RULE, counts: counts(status) },
-          groups: groups.map((g) => {
-            const key = keyOf(g.project_id, g.keep.uuid);
-            const st = status(g);
-            const reason =
-              st === 'failed' ? found.get(key)?.reason : st === 'pending' ? (sent.has(key) ? PENDING_REASON : 'not sent') : undefined;
-            return {
-              project_id: g.project_id,
-              status: st,
-              keep: g.keep.uuid,
-              merged: g.merge.map((p) => p.uuid),
-              distinct_ids: [g.keep, ...g.merge].flatMap((p) => p.distinct_ids).sort(),
-              ...(reason ? { reason } : {}),
-            };
-          }),
-          left_out: leftOut,
-        };
-      },
-      verificationNote:
-        'each group sent was read back (batch_by_distinct_ids) until every distinct id of the group named the kept person, or --verify-timeout passed; `groups` says per group merged, pending or failed',
-      notes: {
-        unanswered:
-          'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run sends the same events again (a merge applied twice is applied once)',
-        unclear:
-          'an attempt at these requests timed out, lost its answer or met a server error: it may have been carried out; sending the same events again is harmless',
-        lostAnswers: () => 'sent in a request whose answer was lost; sent again with the same events',
-      },
-      incomplete: (r) => {
-        const c = (r as MergeReceipt).merge.counts;
-        return c.pending > 0 || c.failed > 0;
-      },
-      summary: (r) => ({ ...(r as MergeReceipt).merge.counts }),
+    check: {
+      verify: (ctx, env) => verifyMerge(ctx, env, s.verifyTimeoutMs, st),
+      verdict: (receipt, o) => mergeVerdict(receipt, o.resume),
     },
-
-    verdict: (receipt, o) => mergeVerdict(receipt as MergeReceipt, o.resume),
+    receipt: mergeReceipt(st),
+    planOut: { applyWith: '--groups', write: (path) => writeMergePlan(path, st) },
+    planned: () => ({ groups: st.groups, leftOut: st.leftOut }),
   };
+}
+
+/** The groups: as the journal recorded them on --resume, else read now and planned by the rule. */
+async function mergeTargets(ctx: Context, env: TargetsEnv, s: MergeSettings, st: MergeState): Promise<CaseTargets> {
+  const recorded = mergeHeaderOf(env.journal?.header);
+  if (recorded) {
+    // Continued: the groups as they were, from the journal (the persons merged away are gone).
+    st.groups = recorded.groups.map((g) => {
+      const keep = full(g.keep);
+      const merge = g.merge.map(full);
+      return { project_id: g.project_id, keep, merge, expected_properties: expectedProperties(keep, merge) };
+    });
+    st.leftOut = recorded.left_out;
+    st.recordedKeep = recorded.keep;
+  } else {
+    const now = env.client ? await readNow(ctx, env.client, s.groups, env.maxWaitMs) : { groups: s.groups, gone: [] };
+    const plan = planGroups(now.groups, s.keep);
+    st.groups = plan.planned;
+    st.leftOut = [...now.gone, ...plan.leftOut];
+  }
+  return targetsOf(env.projects, st.groups);
+}
+
+/** A chunk of kept persons is one capture request: the merge events of their groups. */
+function mergeAction(ctx: Context, env: ActionEnv, host: string, st: MergeState): BulkAction<MergeReceipt> {
+  const away = st.groups.reduce((k, g) => k + g.merge.length, 0);
+  const captures = new Map<string, CaptureTarget>();
+  let stamp: { nonce: string; timestamp: string } | undefined;
+  const planned = st.byKeep();
+  return {
+    title: 'merge duplicate persons',
+    request: `POST ${host}/batch/ ($merge_dangerously events, one a person merged away, ${GROUPS_A_REQUEST} groups a request)`,
+    flags: st.recordedKeep === 'as the plan says' ? 'as the plan names them' : keptBy(st.recordedKeep),
+    flagsLabel: 'kept',
+    planLines: planLines(st.groups, st.leftOut),
+    confirmation: (count) =>
+      `This merges ${counted(away, 'person')} into ${counted(count, 'kept person', 'kept persons')}. PostHog cannot undo a merge; hogctl persons merge --undo <receipt> can, from the journal`,
+    reversible: true,
+    scope: 'project:read',
+    prepare: async (journal) => {
+      stamp = mergeHeaderOf(journal.header);
+      if (!env.client) return;
+      // The project API key of every project with groups, read now: a key that cannot read one
+      // stops the run before anything is sent.
+      for (const p of env.targets.projects)
+        if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
+    },
+    attempt: async (chunk) => {
+      const project = chunk.project ?? env.projects[0];
+      const capture = captures.get(project);
+      if (!capture || !stamp) throw new Error('a dry run sends nothing');
+      const events = mergeEvents(planned, project, chunk.ids, stampToSend(stamp, ctx.clock.now()));
+      if (events.length === 0) return { kind: 'ok', status: 200, summary: null };
+      // Not cut short by Ctrl-C: the runner waits for the requests in flight, so that their
+      // answers are journaled (a second Ctrl-C quits without them).
+      return captureAttempt(
+        () => sendBatch(capture.client, batchBody(capture.key, events), { timeoutMs: env.timeoutMs }),
+        ctx.clock.now,
+        { host: capture.host, project },
+        'no group of that request is counted as merged',
+      );
+    },
+    targetNoun: 'groups',
+    checkedLost: () => '',
+    account: (receipt) => {
+      const c = receipt.merge?.counts;
+      if (!c) return `${n(receipt.counts.sent)} groups sent`;
+      return `${n(c.merged)} of ${n(c.groups)} groups merged (${n(c.persons_merged_away)} persons merged away), ${n(c.pending)} pending, ${n(c.failed)} failed`;
+    },
+    describeAnswer: ({ status }) => `accepted (${status})`,
+  };
+}
+
+/** The `$merge_dangerously` events of the groups these kept persons lead, one per person merged away. */
+function mergeEvents(
+  planned: Map<string, PlannedGroup>,
+  project: string,
+  kept: string[],
+  sent: ReturnType<typeof stampToSend>,
+): CaptureEvent[] {
+  const events: CaptureEvent[] = [];
+  for (const uuid of kept) {
+    const g = planned.get(keyOf(project, uuid));
+    if (!g) continue;
+    const into = g.keep.distinct_ids[0];
+    for (const other of g.merge) events.push(mergeEvent({ into, alias: other.distinct_ids[0], person: other.uuid }, sent, project));
+  }
+  return events;
+}
+
+/** Reads each group sent back until it is one person, or --verify-timeout passes. */
+async function verifyMerge(ctx: Context, env: VerifyEnv, verifyTimeoutMs: number, st: MergeState): Promise<JobVerification> {
+  const sent = env.journal.answeredIds();
+  const started = ctx.clock.now();
+  const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !st.found.has(keyOf(g.project_id, g.keep.uuid));
+  const projects = [...new Set(st.groups.map((g) => g.project_id))];
+  for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
+    for (const project of projects) await readBackGroups(ctx, env.client, project, st, waiting);
+    if (!st.groups.some(waiting) || ctx.clock.now() - started + delay > verifyTimeoutMs) break;
+    await ctx.clock.sleep(delay, ctx.deps.signal);
+  }
+  const c = st.counts();
+  const status = c.pending === 0 ? 'finished' : 'timed_out';
+  const total = { status, merged: c.merged, pending: c.pending, failed: c.failed };
+  return { total, perProject: new Map() };
+}
+
+/** One read-back of a project's groups still waiting: those now one person are merged. */
+async function readBackGroups(
+  ctx: Context,
+  client: ApiClient,
+  project: string,
+  st: MergeState,
+  waiting: (g: PlannedGroup) => boolean,
+): Promise<void> {
+  const pending = st.groups
+    .filter((g) => g.project_id === project && waiting(g))
+    .map((g, index) => ({ index, keep: g.keep.uuid, distinctIds: [g.keep, ...g.merge].flatMap((p) => p.distinct_ids) }));
+  if (pending.length === 0) return;
+  const done = await mergedGroups(ctx, client, project, pending);
+  if (done === null) {
+    for (const p of pending)
+      st.found.set(keyOf(project, p.keep), { status: 'failed', reason: 'the server has no batch_by_distinct_ids to check the merge with' });
+    return;
+  }
+  for (const i of done) st.found.set(keyOf(project, pending[i].keep), { status: 'merged' });
+}
+
+/** The merge's part of the receipt: each group, merged, pending or failed. */
+function mergeReceipt(st: MergeState): ReceiptPart<MergeReceipt> {
+  return {
+    fields: ({ answered }) => {
+      const sent = new Set(answered.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
+      return {
+        merge: { keep: st.recordedKeep, property_rule: PROPERTY_RULE, counts: st.counts() },
+        groups: st.groups.map((g) => groupEntry(g, st, sent)),
+        left_out: st.leftOut,
+      };
+    },
+    verificationNote:
+      'each group sent was read back (batch_by_distinct_ids) until every distinct id of the group named the kept person, or --verify-timeout passed; `groups` says per group merged, pending or failed',
+    notes: {
+      unanswered:
+        'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run sends the same events again (a merge applied twice is applied once)',
+      unclear:
+        'an attempt at these requests timed out, lost its answer or met a server error: it may have been carried out; sending the same events again is harmless',
+      lostAnswers: () => 'sent in a request whose answer was lost; sent again with the same events',
+    },
+    incomplete: (r) => r.merge.counts.pending > 0 || r.merge.counts.failed > 0,
+    summary: (r) => ({ ...r.merge.counts }),
+  };
+}
+
+/** A group as the receipt lists it: its status, and why when it is not merged. */
+function groupEntry(g: PlannedGroup, st: MergeState, sent: Set<string>): MergeReceipt['groups'][number] {
+  const key = keyOf(g.project_id, g.keep.uuid);
+  const status = st.statusOf(g);
+  const reason =
+    status === 'failed' ? st.found.get(key)?.reason : status === 'pending' ? (sent.has(key) ? PENDING_REASON : 'not sent') : undefined;
+  return {
+    project_id: g.project_id,
+    status,
+    keep: g.keep.uuid,
+    merged: g.merge.map((p) => p.uuid),
+    distinct_ids: [g.keep, ...g.merge].flatMap((p) => p.distinct_ids).sort(),
+    ...(reason ? { reason } : {}),
+  };
+}
+
+/** --plan-out: every group with its kept person, as `--groups` reads it back (0600, never replacing a file). */
+async function writeMergePlan(path: string, st: MergeState): Promise<void> {
+  const body = {
+    format: PLAN_FORMAT,
+    keep: st.keepLabel,
+    property_rule: PROPERTY_RULE,
+    groups: st.groups.map((g) => ({
+      project_id: g.project_id,
+      keep: g.keep.uuid,
+      persons: [g.keep, ...g.merge],
+      expected_properties: g.expected_properties,
+    })),
+    left_out: st.leftOut,
+  };
+  if (!createSecretFile(path, `${JSON.stringify(body, null, 2)}\n`))
+    throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 
 /**

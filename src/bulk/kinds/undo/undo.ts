@@ -20,10 +20,11 @@ import { counted, formatNumber } from '../../../io/counts.js';
 import { PartialFailureError, UsageError } from '../../../errors.js';
 import type { ApiClient } from '../../../http/client.js';
 import { stampToSend } from '../../../api/capture.js';
-import type { JobKind, Verdict } from '../../engine/action.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
 import { readJournal, type JournalHeader } from '../../engine/journal.js';
-import type { Receipt } from '../../engine/receipt.js';
+import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import { sameValue } from '../../engine/same-value.js';
+import type { CaseTargets } from '../../input/targets.js';
 import { mergeHeaderOf, targetsOf, type RecordedGroup } from '../merge/merge-kind.js';
 import { captureClient, type CaptureTarget } from '../merge/merge-events.js';
 import { GONE, holdsOwnIds, isRefused, judgeGroup, type ChangedRule, type RefusedGroup, type UndoGroup } from './undo-check.js';
@@ -162,177 +163,209 @@ function planLines(groups: UndoGroup[], refused: RefusedGroup[], rule: ChangedRu
   return lines;
 }
 
-export function undoKind(s: UndoSettings): JobKind {
-  let groups: UndoGroup[] = [];
-  let refused: RefusedGroup[] = [];
-  let mergeJournal = s.mergeJournal;
-  let rule: ChangedRule = s.changed ?? 'refuse';
+/** What an undo learns as it goes: its groups (judged now, or as the journal recorded them), the
+ * rule for groups changed since, and which kept persons are gone or restored. */
+class UndoState {
+  groups: UndoGroup[] = [];
+  refused: RefusedGroup[] = [];
   /** Kept persons found deleted (from the chunks' answers), and groups read back restored. */
-  const gone = new Set<string>();
-  const restored = new Set<string>();
-  const notRestored: NotRestored = { uuid: 0, created_at: 0, is_identified: 0 };
-  const byKeep = () => new Map(groups.map((g) => [keyOf(g.project_id, g.keep.uuid), g]));
-  const status = (g: UndoGroup): UndoStatus =>
-    gone.has(keyOf(g.project_id, g.keep.uuid)) ? 'failed' : restored.has(keyOf(g.project_id, g.keep.uuid)) ? 'restored' : 'pending';
-  const counts = () => {
-    const c = { groups: groups.length + refused.length, restored: 0, pending: 0, failed: 0, refused: 0 };
-    for (const g of groups) c[status(g)]++;
-    for (const r of refused) c[r.status]++;
+  readonly gone = new Set<string>();
+  readonly restored = new Set<string>();
+  readonly notRestored: NotRestored = { uuid: 0, created_at: 0, is_identified: 0 };
+
+  constructor(
+    public mergeJournal: string,
+    public rule: ChangedRule,
+  ) {}
+
+  byKeep(): Map<string, UndoGroup> {
+    return new Map(this.groups.map((g) => [keyOf(g.project_id, g.keep.uuid), g]));
+  }
+
+  status(g: UndoGroup): UndoStatus {
+    const key = keyOf(g.project_id, g.keep.uuid);
+    return this.gone.has(key) ? 'failed' : this.restored.has(key) ? 'restored' : 'pending';
+  }
+
+  counts(): UndoReceipt['undo']['counts'] {
+    const c = { groups: this.groups.length + this.refused.length, restored: 0, pending: 0, failed: 0, refused: 0 };
+    for (const g of this.groups) c[this.status(g)]++;
+    for (const r of this.refused) c[r.status]++;
     return c;
-  };
-  const goneOf = (chunks: Iterable<{ project: string; answer?: { summary: unknown } }>) => {
+  }
+
+  /** Kept persons the chunks' answers found deleted. */
+  goneOf(chunks: Iterable<{ project: string; answer?: { summary: unknown } }>): void {
     for (const c of chunks)
-      for (const uuid of (c.answer?.summary as { gone?: string[] } | null)?.gone ?? []) gone.add(keyOf(c.project, uuid));
-  };
+      for (const uuid of (c.answer?.summary as { gone?: string[] } | null)?.gone ?? []) this.gone.add(keyOf(c.project, uuid));
+  }
+}
 
+export function undoKind(s: UndoSettings): JobKind<UndoReceipt> {
+  const st = new UndoState(s.mergeJournal, s.changed ?? 'refuse');
   return {
-    command: 'persons merge',
     words: { job: 'undo', request: 'undo', done: 'undone', unit: 'groups' },
-    // The receipt it undoes (its text binds the journal as the input); the absolute path, so that
-    // a resume from another directory matches.
-    binding: { fields: { undoes: resolvePath(s.receipt) }, describe: (f) => `--undo ${String(f.undoes)}` },
-    hashesIdentifiers: false,
-    sendsIdsAsGiven: false,
-    chunkSize: GROUPS_A_CHUNK,
-    windows: [{ limit: CHUNKS_PER_MINUTE, windowMs: 60_000 }],
-    snapshot: () => false,
-    journalHeader: (startedAt): { undo: UndoHeader; capture_host: string } => ({
-      capture_host: s.captureHost,
-      undo: {
-        merge_journal: mergeJournal,
-        nonce: randomBytes(16).toString('hex'),
-        timestamp: startedAt,
-        changed_rule: rule,
-        groups,
-        refused,
-      },
-    }),
-
-    targets: async (ctx, env) => {
-      const recorded = undoHeaderOf(env.journal?.header);
-      if (recorded) {
-        // Continued: the groups as the first run judged them.
-        ({ groups, refused } = recorded);
-        mergeJournal = recorded.merge_journal;
-        rule = recorded.changed_rule;
-        if (s.changed !== undefined && s.changed !== rule)
-          throw new UsageError(
-            `this undo was started with --changed ${rule}: --resume undoes the groups its first run chose, as that run judged them`,
-            `run it with --changed ${rule}, or without --changed`,
-          );
-      } else {
-        ({ groups, refused } = await judgeAll(ctx, env.client, s.groups, rule));
-        if (groups.length === 0) throw nothingLeft(s.receipt, refused);
-      }
-      return targetsOf(env.projects, groups);
+    journal: {
+      command: 'persons merge',
+      // The receipt it undoes (its text binds the journal as the input); the absolute path, so that
+      // a resume from another directory matches.
+      binding: { fields: { undoes: resolvePath(s.receipt) }, describe: (f) => `--undo ${String(f.undoes)}` },
+      hashesIdentifiers: false,
+      header: (startedAt): { undo: UndoHeader; capture_host: string } => ({
+        capture_host: s.captureHost,
+        undo: {
+          merge_journal: st.mergeJournal,
+          nonce: randomBytes(16).toString('hex'),
+          timestamp: startedAt,
+          changed_rule: st.rule,
+          groups: st.groups,
+          refused: st.refused,
+        },
+      }),
     },
+    requests: {
+      sendsIdsAsGiven: false,
+      chunkSize: GROUPS_A_CHUNK,
+      windows: [{ limit: CHUNKS_PER_MINUTE, windowMs: 60_000 }],
+      snapshot: () => false,
+      targets: (ctx, env) => undoTargets(ctx, env, s, st),
+      makeAction: async (ctx, env) => undoAction(ctx, env, s, st),
+    },
+    check: {
+      verify: (ctx, env) => verifyUndo(ctx, env, s.verifyTimeoutMs, st),
+      verdict: (receipt, o) => undoVerdict(receipt, o.resume),
+    },
+    receipt: undoReceipt(s.receipt, st),
+  };
+}
 
-    makeAction: async (ctx, env) => {
-      const formers = groups.reduce((k, g) => k + g.merge.length, 0);
-      const planned = byKeep();
-      const captures = new Map<string, CaptureTarget>();
-      const host = s.captureHost;
-      let header: UndoHeader | undefined;
+/** The groups: as the first run judged them on --resume, else judged now. */
+async function undoTargets(ctx: Context, env: TargetsEnv, s: UndoSettings, st: UndoState): Promise<CaseTargets> {
+  const recorded = undoHeaderOf(env.journal?.header);
+  if (recorded) {
+    // Continued: the groups as the first run judged them.
+    ({ groups: st.groups, refused: st.refused } = recorded);
+    st.mergeJournal = recorded.merge_journal;
+    st.rule = recorded.changed_rule;
+    if (s.changed !== undefined && s.changed !== st.rule)
+      throw new UsageError(
+        `this undo was started with --changed ${st.rule}: --resume undoes the groups its first run chose, as that run judged them`,
+        `run it with --changed ${st.rule}, or without --changed`,
+      );
+  } else {
+    ({ groups: st.groups, refused: st.refused } = await judgeAll(ctx, env.client, s.groups, st.rule));
+    if (st.groups.length === 0) throw nothingLeft(s.receipt, st.refused);
+  }
+  return targetsOf(env.projects, st.groups);
+}
+
+/** A chunk of groups: each split, rebuilt and read back (undo-steps.ts). */
+function undoAction(ctx: Context, env: ActionEnv, s: UndoSettings, st: UndoState): BulkAction<UndoReceipt> {
+  const formers = st.groups.reduce((k, g) => k + g.merge.length, 0);
+  const planned = st.byKeep();
+  const captures = new Map<string, CaptureTarget>();
+  const host = s.captureHost;
+  let header: UndoHeader | undefined;
+  return {
+    title: 'undo a merge of duplicate persons',
+    request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${host}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
+    flags: `${s.receipt} (journal ${st.mergeJournal})`,
+    flagsLabel: 'undoes',
+    planLines: planLines(st.groups, st.refused, st.rule),
+    confirmation: (count) => `This splits ${counted(count, 'person')} and rebuilds ${n(formers)} from the journal ${st.mergeJournal}`,
+    scope: 'person:write',
+    prepare: async (journal) => {
+      header = undoHeaderOf(journal.header);
+      st.goneOf(journal.chunks.values());
+      if (!env.client) return;
+      for (const p of env.targets.projects)
+        if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
+    },
+    attempt: async (chunk) => {
+      const project = chunk.project ?? env.projects[0];
+      const capture = captures.get(project);
+      if (!env.client || !capture || !header) throw new Error('a dry run sends nothing');
+      const mine = chunk.ids.map((uuid) => planned.get(keyOf(project, uuid))).filter((g): g is UndoGroup => g !== undefined);
+      const stamp = stampToSend({ nonce: `undo:${header.nonce}`, timestamp: header.timestamp }, ctx.clock.now());
+      return undoChunk({ ctx, client: env.client, capture, project, stamp, timeoutMs: env.timeoutMs, waitMs: s.verifyTimeoutMs }, mine);
+    },
+    targetNoun: 'groups',
+    checkedLost: () => '',
+    account: (receipt) => {
+      const c = receipt.undo?.counts;
+      if (!c) return `${n(receipt.counts.sent)} groups sent`;
+      return `${n(c.restored)} of ${n(c.groups)} groups restored, ${n(c.pending)} pending, ${n(c.failed)} failed, ${n(c.refused)} refused`;
+    },
+    describeAnswer: ({ summary }) => {
+      const g = (summary as { gone?: string[] } | null)?.gone?.length ?? 0;
+      return g ? `undone; ${g} kept persons no longer exist` : 'undone';
+    },
+  };
+}
+
+/** Reads the former persons of each group undone back until they are as given back, or --verify-timeout passes. */
+async function verifyUndo(ctx: Context, env: VerifyEnv, verifyTimeoutMs: number, st: UndoState): Promise<JobVerification> {
+  st.goneOf(env.journal.chunks.values());
+  const sent = env.journal.answeredIds();
+  const started = ctx.clock.now();
+  const waiting = (g: UndoGroup) => sent.has(g.keep.uuid) && st.status(g) === 'pending';
+  const projects = [...new Set(st.groups.map((g) => g.project_id))];
+  for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
+    for (const project of projects) {
+      const mine = st.groups.filter((g) => g.project_id === project && waiting(g));
+      if (mine.length === 0) continue;
+      for (const g of await restoredGroups(ctx, env.client, project, mine, st.notRestored)) st.restored.add(keyOf(project, g));
+    }
+    if (!st.groups.some(waiting) || ctx.clock.now() - started + delay > verifyTimeoutMs) break;
+    await ctx.clock.sleep(delay, ctx.deps.signal);
+  }
+  const c = st.counts();
+  const total = { status: c.pending === 0 ? 'finished' : 'timed_out', ...c };
+  return { total, perProject: new Map() };
+}
+
+/** The undo's part of the receipt: each group, restored, pending, failed or refused. */
+function undoReceipt(mergeReceipt: string, st: UndoState): ReceiptPart<UndoReceipt> {
+  return {
+    fields: ({ answered }) => {
+      st.goneOf(answered);
       return {
-        title: 'undo a merge of duplicate persons',
-        request: `POST /api/projects/<id>/persons/<kept uuid>/split/ per group, then $merge_dangerously and $set events through capture at ${host}, each step read back (${GROUPS_A_CHUNK} groups a chunk)`,
-        flags: `${s.receipt} (journal ${mergeJournal})`,
-        flagsLabel: 'undoes',
-        planLines: planLines(groups, refused, rule),
-        confirmation: (count) => `This splits ${counted(count, 'person')} and rebuilds ${n(formers)} from the journal ${mergeJournal}`,
-        scope: 'person:write',
-        prepare: async (journal) => {
-          header = undoHeaderOf(journal.header);
-          goneOf(journal.chunks.values());
-          if (!env.client) return;
-          for (const p of env.targets.projects)
-            if (p.ids.length && !captures.has(p.id)) captures.set(p.id, await captureClient(ctx, env.client, p.id, host));
+        undo: {
+          merge_receipt: mergeReceipt,
+          merge_journal: st.mergeJournal,
+          changed_rule: st.rule,
+          counts: st.counts(),
+          not_restored: st.notRestored,
+          not_given_back: NOT_GIVEN_BACK,
         },
-        attempt: async (chunk) => {
-          const project = chunk.project ?? env.projects[0];
-          const capture = captures.get(project);
-          if (!env.client || !capture || !header) throw new Error('a dry run sends nothing');
-          const mine = chunk.ids.map((uuid) => planned.get(keyOf(project, uuid))).filter((g): g is UndoGroup => g !== undefined);
-          const stamp = stampToSend({ nonce: `undo:${header.nonce}`, timestamp: header.timestamp }, ctx.clock.now());
-          return undoChunk({ ctx, client: env.client, capture, project, stamp, timeoutMs: env.timeoutMs, waitMs: s.verifyTimeoutMs }, mine);
-        },
-        targetNoun: 'groups',
-        checkedLost: () => '',
-        account: (receipt) => {
-          const c = (receipt as UndoReceipt).undo?.counts;
-          if (!c) return `${n(receipt.counts.sent)} groups sent`;
-          return `${n(c.restored)} of ${n(c.groups)} groups restored, ${n(c.pending)} pending, ${n(c.failed)} failed, ${n(c.refused)} refused`;
-        },
-        describeAnswer: ({ summary }) => {
-          const g = (summary as { gone?: string[] } | null)?.gone?.length ?? 0;
-          return g ? `undone; ${g} kept persons no longer exist` : 'undone';
-        },
+        groups: [
+          ...st.groups.map((g) => undoGroupEntry(g, st.status(g))),
+          ...st.refused.map((r) => ({ project_id: r.project_id, keep: r.keep, status: r.status, reason: r.reason, persons: [] })),
+        ],
       };
     },
-
-    verify: async (ctx, env) => {
-      goneOf(env.journal.chunks.values());
-      const sent = env.journal.answeredIds();
-      const started = ctx.clock.now();
-      const waiting = (g: UndoGroup) => sent.has(g.keep.uuid) && status(g) === 'pending';
-      const projects = [...new Set(groups.map((g) => g.project_id))];
-      for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, 5_000)) {
-        for (const project of projects) {
-          const mine = groups.filter((g) => g.project_id === project && waiting(g));
-          if (mine.length === 0) continue;
-          for (const g of await restoredGroups(ctx, env.client, project, mine, notRestored)) restored.add(keyOf(project, g));
-        }
-        if (!groups.some(waiting) || ctx.clock.now() - started + delay > s.verifyTimeoutMs) break;
-        await ctx.clock.sleep(delay, ctx.deps.signal);
-      }
-      const c = counts();
-      return { total: { status: c.pending === 0 ? 'finished' : 'timed_out', ...c }, perProject: new Map() };
+    verificationNote:
+      'every former person of each group undone was read back from the person store (batch_by_distinct_ids) until its distinct ids and properties were what the undo gives back, or --verify-timeout passed; `not_restored` counts the persons merged away that came back under a new UUID, created_at or is_identified',
+    notes: {
+      unanswered:
+        'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run undoes them again (each step is safe to repeat)',
+      unclear: 'an attempt at these groups did not finish cleanly: it may have been carried out in part; undoing them again is harmless',
+      lostAnswers: () => 'undone in a chunk whose answer was lost; undone again',
     },
+    incomplete: (r) => r.undo.counts.pending > 0 || r.undo.counts.failed > 0 || r.undo.counts.refused > 0,
+    summary: (r) => ({ ...r.undo.counts }),
+  };
+}
 
-    receipt: {
-      fields: ({ answered }) => {
-        goneOf(answered);
-        return {
-          undo: {
-            merge_receipt: s.receipt,
-            merge_journal: mergeJournal,
-            changed_rule: rule,
-            counts: counts(),
-            not_restored: notRestored,
-            not_given_back: NOT_GIVEN_BACK,
-          },
-          groups: [
-            ...groups.map((g) => {
-              const st = status(g);
-              return {
-                project_id: g.project_id,
-                keep: g.keep.uuid,
-                status: st,
-                ...(st === 'failed' ? { reason: GONE } : {}),
-                ...(g.changed.length ? { changed: g.changed } : {}),
-                persons: [g.keep, ...g.merge].map((p) => ({ uuid: p.uuid, distinct_ids: p.distinct_ids })),
-              };
-            }),
-            ...refused.map((r) => ({ project_id: r.project_id, keep: r.keep, status: r.status, reason: r.reason, persons: [] })),
-          ],
-        };
-      },
-      verificationNote:
-        'every former person of each group undone was read back from the person store (batch_by_distinct_ids) until its distinct ids and properties were what the undo gives back, or --verify-timeout passed; `not_restored` counts the persons merged away that came back under a new UUID, created_at or is_identified',
-      notes: {
-        unanswered:
-          'sent by a run that stopped before their answer was journaled (it was lost as the run stopped, or the run crashed, was killed or got a second Ctrl-C); the next run undoes them again (each step is safe to repeat)',
-        unclear: 'an attempt at these groups did not finish cleanly: it may have been carried out in part; undoing them again is harmless',
-        lostAnswers: () => 'undone in a chunk whose answer was lost; undone again',
-      },
-      incomplete: (r) => {
-        const c = (r as UndoReceipt).undo.counts;
-        return c.pending > 0 || c.failed > 0 || c.refused > 0;
-      },
-      summary: (r) => ({ ...(r as UndoReceipt).undo.counts }),
-    },
-
-    verdict: (receipt, o) => undoVerdict(receipt as UndoReceipt, o.resume),
+/** A group undone as the receipt lists it: its persons, and why when it failed. */
+function undoGroupEntry(g: UndoGroup, status: UndoStatus): UndoReceipt['groups'][number] {
+  return {
+    project_id: g.project_id,
+    keep: g.keep.uuid,
+    status,
+    ...(status === 'failed' ? { reason: GONE } : {}),
+    ...(g.changed.length ? { changed: g.changed } : {}),
+    persons: [g.keep, ...g.merge].map((p) => ({ uuid: p.uuid, distinct_ids: p.distinct_ids })),
   };
 }
 

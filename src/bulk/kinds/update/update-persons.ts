@@ -32,7 +32,7 @@ import { batchBody, sendBatch, stampToSend, type CaptureEvent } from '../../../a
 import { deleteProperty, updatePerson } from '../../../api/person-actions.js';
 import { getProject, type Project } from '../../../api/projects.js';
 import type { ApiClient } from '../../../http/client.js';
-import type { ActionEnv, BulkAction, JobKind, KindFields, Verdict } from '../../engine/action.js';
+import type { ActionEnv, BulkAction, JobKind, KindFields, KindRequests, Verdict } from '../../engine/action.js';
 import { describeChanges, type Changes } from './changes.js';
 import type { JournalHeader, JournalState } from '../../engine/journal.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
@@ -83,23 +83,47 @@ const BY: Record<IdKind, string> = {
   selection: 'chosen by a selection',
 };
 
-export function updateKind(u: UpdateSettings): JobKind {
+export function updateKind(u: UpdateSettings): JobKind<UpdateReceipt> {
+  const { changes } = u;
+  const viaApi = changes.via === 'api';
+  return {
+    words: { job: 'update', request: 'change', done: 'changed', unit: 'persons' },
+    byPersonId: { verb: 'change', how: 'a person_id column beside email' },
+    journal: {
+      command: 'persons bulk-update',
+      binding: {
+        fields: { changes },
+        describe: (fields) => {
+          const then = recordedChanges(fields);
+          return then ? describeChanges(then) : 'no changes';
+        },
+      },
+      hashesIdentifiers: false,
+      // A new journal gets the nonce and the time of its events (see the top of this file).
+      header: (startedAt) =>
+        viaApi
+          ? {}
+          : {
+              capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt },
+              capture_host: u.captureHost,
+            },
+    },
+    requests: updateRequests(u),
+    check: {
+      verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
+      verdict: (receipt, o) => updateVerdict(receipt, o.resume, viaApi),
+    },
+    receipt: updateReceipt(changes),
+  };
+}
+
+/** How an update's requests go: capture batches, or one person a request through the REST API. */
+function updateRequests(u: UpdateSettings): KindRequests<UpdateReceipt> {
   const { changes } = u;
   const viaApi = changes.via === 'api';
   // One PATCH for the sets (common and per person), one delete_property per key unset.
   const requestsPerPerson = (Object.keys(changes.set).length || u.values ? 1 : 0) + changes.unset.length || 1;
   return {
-    command: 'persons bulk-update',
-    words: { job: 'update', request: 'change', done: 'changed', unit: 'persons' },
-    byPersonId: { verb: 'change', how: 'a person_id column beside email' },
-    binding: {
-      fields: { changes },
-      describe: (fields) => {
-        const then = recordedChanges(fields);
-        return then ? describeChanges(then) : 'no changes';
-      },
-    },
-    hashesIdentifiers: false,
     // Capture needs a distinct id of every person, and no person may be created: all are looked up.
     sendsIdsAsGiven: false,
     chunkSize: viaApi ? 1 : CAPTURE_BATCH,
@@ -107,26 +131,15 @@ export function updateKind(u: UpdateSettings): JobKind {
       ? [{ limit: Math.max(1, Math.floor(REST_PER_MINUTE / requestsPerPerson)), windowMs: 60_000 }]
       : [{ limit: CAPTURE_PER_MINUTE, windowMs: 60_000 }],
     snapshot: () => !viaApi,
-    // A new journal gets the nonce and the time of its events (see the top of this file).
-    journalHeader: (startedAt) =>
-      viaApi
-        ? {}
-        : {
-            capture_events: { nonce: randomBytes(16).toString('hex'), timestamp: startedAt },
-            capture_host: u.captureHost,
-          },
     makeAction: async (ctx, env) => {
       await refusePersonless(ctx, env, { warnUnreadable: viaApi });
       return viaApi ? apiAction(env, u) : captureAction(ctx, env, u);
     },
-    verify: (ctx, env) => verifyUpdate(ctx, env, expectations(u, env.targets.projects, env.journal), u.verifyTimeoutMs),
-    receipt: updateReceipt(changes),
-    verdict: (receipt, o) => updateVerdict(receipt as UpdateReceipt, o.resume, viaApi),
   };
 }
 
 /** The update's part of the receipt: its changes, and what reading the persons back found. */
-function updateReceipt(changes: Changes): ReceiptPart {
+function updateReceipt(changes: Changes): ReceiptPart<UpdateReceipt> {
   return {
     fields: ({ verification, skipInvalid }) => {
       const v = verification as UpdateVerification | undefined;
@@ -151,7 +164,7 @@ function updateReceipt(changes: Changes): ReceiptPart {
       lostAnswers: () => 'sent in a request whose answer was lost, then found done when checked; never sent again',
     },
     summary: (r) => {
-      const u = (r as UpdateReceipt).update;
+      const u = r.update;
       return { persons_applied: u.persons_applied, persons_pending: u.persons_pending, persons_failed: u.persons_failed };
     },
   };
@@ -263,7 +276,7 @@ function ownValues(
   return out;
 }
 
-function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAction, 'attempt' | 'describeAnswer'> {
+function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAction<UpdateReceipt>, 'attempt' | 'describeAnswer'> {
   return {
     title: `change the properties of persons ${BY[env.kind]}`,
     request,
@@ -275,7 +288,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     targetNoun: 'persons',
     checkedLost: () => '',
     account: (receipt, asked) => {
-      const v = (receipt as UpdateReceipt).update;
+      const v = receipt.update;
       const lead = asked && receipt.identifiers ? describeAsked(receipt.identifiers.kind, asked) : '';
       const checked = v?.verified
         ? `; read back: ${formatNumber(v.persons_applied)} applied${v.persons_pending ? `, ${formatNumber(v.persons_pending)} still pending` : ''}${v.persons_failed ? `, ${formatNumber(v.persons_failed)} failed` : ''}`
@@ -285,7 +298,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
   };
 }
 
-async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
+async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction<UpdateReceipt>> {
   const settings = await ctx.settings();
   const host = u.captureHost;
   if (!host) throw new Error('an update through capture is given its capture host');
@@ -348,7 +361,7 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
   };
 }
 
-async function apiAction(env: ActionEnv, u: UpdateSettings): Promise<BulkAction> {
+async function apiAction(env: ActionEnv, u: UpdateSettings): Promise<BulkAction<UpdateReceipt>> {
   let own = new Map<string, Map<string, Record<string, unknown>>>();
   return {
     ...common(env, u, `PATCH /api/projects/${env.projects[0]}/persons/<uuid>/ and POST …/delete_property/, one person at a time`),
