@@ -27,6 +27,30 @@ export interface RateWindow {
 }
 
 /**
+ * One request within the budget: waits for a token, sends, and gives the token back when the
+ * answer (or failure) is in, which times the next request. A wait cut short by the signal throws
+ * `cancelled()` when given (what was and was not done by then), else the abort itself.
+ */
+export async function withinBudget<T>(
+  budget: RateBudget,
+  signal: AbortSignal | undefined,
+  send: () => Promise<T>,
+  cancelled?: () => Error,
+): Promise<T> {
+  let release: () => void;
+  try {
+    release = await budget.take(signal);
+  } catch (err) {
+    throw cancelled ? cancelled() : err;
+  }
+  try {
+    return await send();
+  } finally {
+    release();
+  }
+}
+
+/**
  * The burst of the job's reads (lookups, snapshots, the verification): a quarter of a minute's
  * reads. PostHog counts reads in a minute window and an hour window (docs/server-contract.md §5),
  * never their spacing, so a short phase of reads (the 50 lookups of 10,000 addresses) may go at

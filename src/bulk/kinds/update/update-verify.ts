@@ -11,6 +11,7 @@ import { batchPersons, PERSON_BATCH_MAX } from '../../../api/persons.js';
 import type { JobVerification, VerifyEnv } from '../../engine/action.js';
 import { counted } from '../../../io/counts.js';
 import { sameValue } from '../../engine/same-value.js';
+import { withinBudget } from '../../engine/rate.js';
 
 /** The longest wait between two rounds of reading back what is still pending (nextPollDelay: from a
  * quarter of a second, doubling). A change sent through capture usually shows within a second, so
@@ -76,23 +77,21 @@ export async function verifyUpdate(
       const round = [...pending];
       for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
         const batch = round.slice(i, i + PERSON_BATCH_MAX);
-        let release: () => void;
-        try {
-          release = await env.reads.take(ctx.deps.signal);
-        } catch {
-          throw new CancelledError('interrupted while reading the persons back; the changes were sent (the receipt says so)');
-        }
-        let found;
-        try {
-          found = await batchPersons(client, p.id, 'uuids', batch, { signal: ctx.deps.signal });
-        } catch (err) {
-          // Everything was sent; a read that fails after its retries leaves these persons unread.
-          if (!(err instanceof CliError) || ctx.deps.signal?.aborted) throw err;
-          ctx.warn(`cannot read the persons back: ${err.message}; the receipt lists them as pending`);
-          found = null;
-        } finally {
-          release();
-        }
+        const found = await withinBudget(
+          env.reads,
+          ctx.deps.signal,
+          async () => {
+            try {
+              return await batchPersons(client, p.id, 'uuids', batch, { signal: ctx.deps.signal });
+            } catch (err) {
+              // Everything was sent; a read that fails after its retries leaves these persons unread.
+              if (!(err instanceof CliError) || ctx.deps.signal?.aborted) throw err;
+              ctx.warn(`cannot read the persons back: ${err.message}; the receipt lists them as pending`);
+              return null;
+            }
+          },
+          () => new CancelledError('interrupted while reading the persons back; the changes were sent (the receipt says so)'),
+        );
         if (found === null) {
           unavailable = true;
           break;
