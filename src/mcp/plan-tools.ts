@@ -3,7 +3,7 @@
 // returns its id, its numbers, a sample of its persons and the file. Nothing is deleted.
 import type { Context } from '../context.js';
 import { settleBulkJob, runBulkJob } from '../bulk/engine/job.js';
-import { deleteKind } from '../bulk/delete/delete-persons.js';
+import { deleteKind } from '../bulk/kinds/delete/delete-persons.js';
 import { parseJobFlags } from '../commands/persons/shared/job-flags.js';
 import { errorText, runCaptured } from './call.js';
 import { ok, refused, type ToolEnv, type ToolSpec } from './tool.js';

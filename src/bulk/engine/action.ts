@@ -2,15 +2,16 @@
 //
 // How to add a kind (beside deleting, updating, merging, undoing a merge and exporting persons):
 //   1. Write a function that returns a `JobKind` (below), as `deleteKind()`
-//      (src/bulk/delete/delete-persons.ts), `updateKind()` (src/bulk/update/update-persons.ts),
-//      `mergeKind()` (src/merge/merge-kind.ts) and `exportKind()` (src/export/kind.ts, a kind that
-//      only reads) do. Put its files together in a folder of its own, src/bulk/<kind>/, importing
+//      (src/bulk/kinds/delete/delete-persons.ts), `updateKind()` (src/bulk/kinds/update/update-persons.ts),
+//      `mergeKind()` (src/bulk/kinds/merge/merge-kind.ts) and `exportKind()` (src/bulk/kinds/export/kind.ts, a kind that
+//      only reads) do. Put its files together in a folder of its own, src/bulk/kinds/<kind>/, importing
 //      the engine's types from here; the engine imports no kind's code.
-//   2. Supply what binds its journal (`binding`: fields of the journal's header, compared on
-//      --resume, and how to describe them), its requests (`makeAction` → `BulkAction`: one
-//      attempt at a chunk, the plan's and confirmation's words, the scope), its rate windows and
-//      chunk size, its verification (`verify`), its part of the receipt (`receipt`: what its
-//      answers add up to, its fields, its notes) and what the end means (`verdict`).
+//   2. Supply its four parts: `journal` (KindJournal: its command and the fields of the journal's
+//      header that bind it, compared on --resume), `requests` (KindRequests: chunk size, rate
+//      windows, `makeAction` → `BulkAction`: one attempt at a chunk, the plan's and
+//      confirmation's words, the scope), `check` (KindCheck: its verification and what the end
+//      means) and `receipt` (ReceiptPart: what its answers add up to, its fields, its notes).
+//      Typed by its receipt `R`, its verdict and summary read their own fields without a cast.
 //   3. Its verb (src/commands/<group>/<verb>.ts) reads its flags (the job flags of
 //      src/commands/persons/shared/job-flags.ts), settles the settings with
 //      `settleBulkJob(ctx, settings)` (job.ts), whose `recorded` holds the kind's own fields as a
@@ -32,7 +33,7 @@ import type { IdKind } from '../input/validate.js';
 
 export type { KindFields };
 
-export interface BulkAction {
+export interface BulkAction<R extends Receipt = Receipt> {
   /** The plan's first line says what the job does: "delete persons", "change the properties of persons". */
   title: string;
   /** The plan's requests line: "POST /api/projects/1/persons/bulk_delete/". */
@@ -58,7 +59,7 @@ export interface BulkAction {
   checkedLost(done: number): string;
   /** What the run did, for the closing line and error messages: "12 persons deleted (12 found)
    * from 12 ids sent"; `asked`: the identifiers the input named, to count in their units. */
-  account(receipt: Receipt, asked?: IdentifierTotals): string;
+  account(receipt: R, asked?: IdentifierTotals): string;
   /** The debug line's reading of a successful answer. */
   describeAnswer(attempt: Extract<Attempt, { kind: 'ok' }>): string;
   /** Called when the run starts, once the journal holds everything found before it: what the
@@ -133,9 +134,82 @@ export interface Resends {
   note(count: number): string;
 }
 
-export interface JobKind {
+/** What binds a kind's journal: its command, its fields of the header, what its answers ask to
+ * be sent again, and how its identifiers are named there. */
+export interface KindJournal {
   /** The command that runs it, as the resume command names it: "persons bulk-delete". */
   command: string;
+  /** What binds the journal besides the input: the kind's fields of the journal's header (a
+   * deletion's flags, an update's changes), compared on --resume. Its names must not be the
+   * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
+  binding: KindBinding;
+  /** What the kind adds to the header of a new journal besides its binding (an update's event
+   * nonce): fields of its own, as `binding`'s. */
+  header?(startedAt: string): KindFields;
+  /** Ids whose answers asked for them to be sent again (a deletion's deletion_errors); absent:
+   * an answered id is done. */
+  resends?: Resends;
+  /** The command line that continues the job, when its verb names it otherwise than by its input
+   * (an export: by its bundle, `--resume --out <dir>`); absent: the engine's (settings.ts). */
+  resumeCommand?: string;
+  /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
+   * journal and the receipt: an erasure must not keep new copies of them. */
+  hashesIdentifiers: boolean;
+}
+
+/** How a kind's requests are made, sent and answered. */
+export interface KindRequests<R extends Receipt = Receipt> {
+  /** Ids a request carries at most. */
+  chunkSize: number;
+  /** The request budget when --rate is not given. */
+  windows: readonly RateWindow[];
+  /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
+   * distinct ids); otherwise every person is looked up first. */
+  sendsIdsAsGiven: boolean;
+  /** Whether distinct ids are looked up even so, and the persons sent by UUID. */
+  looksUpDistinctIds?: boolean;
+  /** Whether the job runs (journal, verification, receipt) even when it has no request to send:
+   * an erasure's event sweep reaches identifiers that name no person. */
+  runsWithoutRequests?: boolean;
+  /** Whether the job only reads from the server (an export): nothing on the server changes, so
+   * there is nothing to agree to and the engine asks for no confirmation (nor --yes). */
+  readOnly?: boolean;
+  /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */
+  snapshot(lookUp: boolean): boolean;
+  /** A kind with an input of its own (JobInput `own`: a merge's groups) names its persons here,
+   * per project, instead of the engine's lookups: from its input, or on --resume from what it
+   * recorded in the journal's header. Reads only; called once the journal is bound. */
+  targets?(ctx: Context, env: TargetsEnv): Promise<CaseTargets>;
+  makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction<R>>;
+}
+
+/** How a kind checks what a run did, and what that means for the exit code. */
+export interface KindCheck<R extends Receipt = Receipt> {
+  /** Whether the verification reads back, 200 a read, what the run did (the plan counts it). */
+  readsBack?: boolean;
+  /** Asks the server what the run achieved; undefined when there is nothing to ask. */
+  verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;
+  /** What the receipt of a run whose requests all went through means: persons not done, a
+   * verification that found the work not done (exit 8), or warnings. `resume`: the command
+   * line that continues or checks again; `retries`: --retries; `account`: what the run did. */
+  verdict(receipt: R, o: { resume: string; retries: number; receiptPath?: string; account?: string }): Verdict;
+}
+
+/** --plan-out: the plan of a dry run written for review, for a kind whose plan is not the
+ * engine's signed list of persons (plan-file.ts): a merge's groups, read back by --groups. */
+export interface KindPlanOut {
+  /** The flag that applies the plan written: "--groups". */
+  applyWith: string;
+  /** Writes the plan to `path`, signed with the evidence key `env` names (config/signed-plan.ts). */
+  write(path: string, env: NodeJS.ProcessEnv): Promise<void>;
+}
+
+/**
+ * A kind of bulk job: what binds its journal, how its requests are sent and answered, how its
+ * results are checked, and what its part of the receipt holds. `R` is its receipt (the engine's
+ * and its own fields), which its verdict, summary and account read typed.
+ */
+export interface JobKind<R extends Receipt = Receipt> {
   /** Its words: "erasure", "deletion", "deleted", "ids" (a job, one request, what was done, what a
    * request carries). The engine's messages for every kind take them from here. */
   words: { job: string; request: string; done: string; unit: string };
@@ -144,52 +218,11 @@ export interface JobKind {
    * it "(`hogctl persons delete <uuid>`, or a person_id column beside email)". Absent: "name it by
    * person id". */
   byPersonId?: { verb: string; how: string };
-  /** What binds the journal besides the input: the kind's fields of the journal's header (a
-   * deletion's flags, an update's changes), compared on --resume. Its names must not be the
-   * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
-  binding: KindBinding;
-  /** Whether the job runs (journal, verification, receipt) even when it has no request to send:
-   * an erasure's event sweep reaches identifiers that name no person. */
-  runsWithoutRequests?: boolean;
-  /** Whether the job only reads from the server (an export): nothing on the server changes, so
-   * there is nothing to agree to and the engine asks for no confirmation (nor --yes). */
-  readOnly?: boolean;
-  /** The command line that continues the job, when its verb names it otherwise than by its input
-   * (an export: by its bundle, `--resume --out <dir>`); absent: the engine's (settings.ts). */
-  resumeCommand?: string;
-  /** Whether identifiers that are personal data (addresses) are named by a keyed hash in the
-   * journal and the receipt: an erasure must not keep new copies of them. */
-  hashesIdentifiers: boolean;
-  /** Whether a plain file of ids for one project may go out as it is (bulk_delete takes UUIDs and
-   * distinct ids); otherwise every person is looked up first. */
-  sendsIdsAsGiven: boolean;
-  /** Whether distinct ids are looked up even so, and the persons sent by UUID. */
-  looksUpDistinctIds?: boolean;
-  /** Ids a request carries at most. */
-  chunkSize: number;
-  /** Whether the verification reads back, 200 a read, what the run did (the plan counts it). */
-  readsBack?: boolean;
-  /** The request budget when --rate is not given. */
-  windows: readonly RateWindow[];
-  /** Whether the persons are read before the first chunk (with a lookup: their distinct ids). */
-  snapshot(lookUp: boolean): boolean;
-  /** What the kind adds to the header of a new journal besides its binding (an update's event
-   * nonce): fields of its own, as `binding`'s. */
-  journalHeader?(startedAt: string): KindFields;
-  /** Ids whose answers asked for them to be sent again (a deletion's deletion_errors); absent:
-   * an answered id is done. */
-  resends?: Resends;
-  /** A kind with an input of its own (JobInput `own`: a merge's groups) names its persons here,
-   * per project, instead of the engine's lookups: from its input, or on --resume from what it
-   * recorded in the journal's header. Reads only; called once the journal is bound. */
-  targets?(ctx: Context, env: TargetsEnv): Promise<CaseTargets>;
-  makeAction(ctx: Context, env: ActionEnv): Promise<BulkAction>;
-  /** Asks the server what the run achieved; undefined when there is nothing to ask. */
-  verify(ctx: Context, env: VerifyEnv): Promise<JobVerification | undefined>;
+  journal: KindJournal;
+  requests: KindRequests<R>;
+  check: KindCheck<R>;
   /** Its part of the receipt. */
-  receipt: ReceiptPart;
-  /** What the receipt of a run whose requests all went through means: persons not done, a
-   * verification that found the work not done (exit 8), or warnings. `resume`: the command
-   * line that continues or checks again; `retries`: --retries; `account`: what the run did. */
-  verdict(receipt: Receipt, o: { resume: string; retries: number; receiptPath?: string; account?: string }): Verdict;
+  receipt: ReceiptPart<R>;
+  /** --plan-out written by the kind; absent: the engine's signed plan. */
+  planOut?: KindPlanOut;
 }

@@ -1,9 +1,7 @@
-// Cuts the ids to send into requests of at most 1000 (bulk_delete's cap, docs/server-contract.md §6.6),
+// Cuts the ids to send into requests of at most the kind's chunk size (KindRequests.chunkSize),
 // numbered on from the journal's last chunk so that numbers stay unique across resumed runs.
 import type { Ids } from '../input/id-set.js';
 import type { Chunk } from './runner.js';
-
-export const CHUNK_SIZE = 1000;
 
 /** Requests to send, in order, made as they are taken: `length` requests carrying `ids` ids. */
 export interface ChunkList extends Iterable<Chunk> {
@@ -20,10 +18,10 @@ export interface ChunkSource {
 }
 
 function checkSize(size: number): void {
-  if (!Number.isInteger(size) || size < 1 || size > CHUNK_SIZE) throw new RangeError(`chunk size must be 1..${CHUNK_SIZE}, not ${size}`);
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`chunk size must be a whole number from 1, not ${size}`);
 }
 
-export function chunkIds(ids: readonly string[], firstIndex = 1, size = CHUNK_SIZE, project?: string): Chunk[] {
+export function chunkIds(ids: readonly string[], size: number, firstIndex = 1, project?: string): Chunk[] {
   checkSize(size);
   const chunks: Chunk[] = [];
   for (let i = 0; i < ids.length; i += size)
@@ -36,7 +34,7 @@ export function chunkIds(ids: readonly string[], firstIndex = 1, size = CHUNK_SI
  * chunks of ten million ids made up front would hold every id as a string (640 MB) while the
  * sources hold them in 16 bytes each (id-set.ts). Counted once, with what is skipped, up front.
  */
-export function lazyChunks(sources: ChunkSource[], firstIndex = 1, size = CHUNK_SIZE): ChunkList {
+export function lazyChunks(sources: ChunkSource[], size: number, firstIndex = 1): ChunkList {
   checkSize(size);
   let length = 0;
   let ids = 0;

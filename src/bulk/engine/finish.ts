@@ -20,7 +20,7 @@ import type { CaseTargets } from '../input/targets.js';
 /** The journal's first line: what the run is bound to, and the settings --resume takes from it. */
 export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
   const { s, input, kind } = p;
-  const own = kindHeader(kind.binding.fields, kind.journalHeader?.(p.startedAt));
+  const own = kindHeader(kind.journal.binding.fields, kind.journal.header?.(p.startedAt));
   const selection = selectionOf(s.input);
   return {
     created_at: p.startedAt,
@@ -29,7 +29,7 @@ export function journalHeader(ctx: Context, p: Prepared): JournalHeaderFields {
     project: p.projects[0],
     ...(p.projects.length > 1 || spansProjects(s) ? { projects: p.projects } : {}),
     id_kind: input.list.kind,
-    command: kind.command,
+    command: kind.journal.command,
     ...own,
     input: {
       file: input.label,
@@ -117,7 +117,7 @@ export async function finish(ctx: Context, p: Prepared, f: Finish): Promise<Fini
   const dry = f.status === 'dry_run';
   const names = dry ? new Map(targets.projects.map((t) => [t.id, t.name])) : await projectNames(ctx, targets.projects);
   const receipt = buildReceipt(f.journal, input.list, {
-    command: kind.command,
+    command: kind.journal.command,
     status: f.status,
     version: VERSION,
     startedAt: f.journal?.header?.created_at ?? p.startedAt,

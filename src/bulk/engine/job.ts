@@ -53,16 +53,16 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
   // terminal itself would break its longer lines (identifiers, samples, paths) mid-word.
   const plan = planText(planFacts(p));
   ctx.info(ctx.io.stderr.isTTY && ctx.io.stderr.columns ? wrapHanging(plan, ctx.io.stderr.columns) : plan);
-  const resume = kind.resumeCommand ?? resumeCommand(ctx, kind.command, s, p.bound.path);
+  const resume = kind.journal.resumeCommand ?? resumeCommand(ctx, kind.journal.command, s, p.bound.path);
   if (s.dryRun) {
-    if (s.planOut) await writePlan(ctx, p, s.planOut);
+    if (s.planOut) await (kind.planOut ? kind.planOut.write(s.planOut, ctx.env) : writePlan(ctx, p, s.planOut));
     ctx.info(p.lookUp ? `dry run: nothing was ${kind.words.done}` : 'dry run: nothing was sent');
     // The plan is the answer; a summary of zeros would only bury it. Scripts that asked for JSON still get it.
     await finish(ctx, p, { status: 'dry_run', journal: p.bound.state, print: p.output.format === 'json' || p.output.format === 'ndjson' });
     return;
   }
   // A fresh job with nothing to send ends here, unless its kind has work beyond its requests.
-  if (p.chunks.length === 0 && !(kind.runsWithoutRequests && !p.bound.state && p.client)) {
+  if (p.chunks.length === 0 && !(kind.requests.runsWithoutRequests && !p.bound.state && p.client)) {
     if (p.bound.completedAt)
       ctx.info(
         `this ${kind.words.job} already completed at ${p.bound.completedAt} (journal ${p.bound.path}); no ${kind.words.request} was sent`,
@@ -73,26 +73,26 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     const verification = checked?.verification;
     const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
     if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
-    const end = kind.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
+    const end = kind.check.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
     closeRun(ctx, { warnings: end.warnings, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
     return;
   }
 
   // A kind that only reads changes nothing that could need agreeing to.
-  if (!kind.readOnly) await confirm(ctx, p);
+  if (!kind.requests.readOnly) await confirm(ctx, p);
   // Before anything is journaled or changed: may this key do this in these projects?
   await checkKeyScope(ctx, p.client!, p.spans ? undefined : p.projects[0], p.action.scope);
   const { result, journal, requests } = await runJob(ctx, {
     action: p.action,
     journal: p.bound,
     header: journalHeader(ctx, p),
-    resends: kind.resends,
-    chunkSize: kind.chunkSize,
+    resends: kind.journal.resends,
+    chunkSize: kind.requests.chunkSize,
     resume: Boolean(s.resume),
     findings: findings(p.targets, p.policy),
     // What the job must read before the first change (the persons' distinct ids; --backup).
     beforeChunks:
-      kind.snapshot(p.lookUp) || p.plan || s.backup
+      kind.requests.snapshot(p.lookUp) || p.plan || s.backup
         ? (state, append) =>
             takeSnapshot(ctx, p.client!, p.targets.projects, state, append, {
               policy: p.policy,
@@ -132,7 +132,12 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     now: ctx.clock.now(),
     done: kind.words.done,
     verdict: (r) =>
-      kind.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: p.action.account(r, p.targets.identifiers) }),
+      kind.check.verdict(r, {
+        resume,
+        retries: s.retries,
+        receiptPath: p.receiptPath,
+        account: p.action.account(r, p.targets.identifiers),
+      }),
   });
   closeRun(ctx, { ...end, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
 }
@@ -184,7 +189,7 @@ async function verifyJob(
       maxWaitMs: p.s.maxWaitMs,
       record,
     };
-    return { verification: await p.kind.verify(ctx, env), interrupted: false };
+    return { verification: await p.kind.check.verify(ctx, env), interrupted: false };
   } catch (err) {
     // Every request was answered by then: a journal that fails now is no "nothing sent".
     if (err instanceof JournalFileError && journal.chunks.size > 0) throw journalLost(err, resume);

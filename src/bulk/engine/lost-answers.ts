@@ -7,7 +7,7 @@
 import { personsPresent, PERSON_BATCH_MAX } from '../../api/persons.js';
 import { ApiError, AuthError, CliError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
-import type { RateBudget } from './rate.js';
+import { withinBudget, type RateBudget } from './rate.js';
 import type { IdKind } from '../input/validate.js';
 import type { Ids } from '../input/id-set.js';
 
@@ -30,31 +30,30 @@ export function presenceCheck(s: PresenceCheckSettings): PresenceCheck {
     if (gaveUp) return null;
     const present = new Set<string>();
     for (let i = 0; i < ids.length; i += PERSON_BATCH_MAX) {
-      const release = await s.budget.take(s.signal);
-      let found: Set<string> | null;
-      try {
-        found = await personsPresent(
-          s.client,
-          project,
-          s.kind === 'distinct_ids' ? 'distinct_ids' : 'uuids',
-          ids.slice(i, i + PERSON_BATCH_MAX),
-          { signal: s.signal },
-        );
-      } catch (err) {
-        if (!(err instanceof CliError) || s.signal?.aborted) throw err;
-        // A key the server refuses outright is refused everywhere (exit 4), not a check that
-        // could not be made: the run must not end as if it had checked.
-        if (err instanceof ApiError && err.status === 401) throw err;
-        if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
-          gaveUp = true;
-          s.unavailable(`the key may not read persons: ${err.message}`);
+      const found = await withinBudget(s.budget, s.signal, async (): Promise<Set<string> | null | 'unchecked'> => {
+        try {
+          return await personsPresent(
+            s.client,
+            project,
+            s.kind === 'distinct_ids' ? 'distinct_ids' : 'uuids',
+            ids.slice(i, i + PERSON_BATCH_MAX),
+            { signal: s.signal },
+          );
+        } catch (err) {
+          if (!(err instanceof CliError) || s.signal?.aborted) throw err;
+          // A key the server refuses outright is refused everywhere (exit 4), not a check that
+          // could not be made: the run must not end as if it had checked.
+          if (err instanceof ApiError && err.status === 401) throw err;
+          if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
+            gaveUp = true;
+            s.unavailable(`the key may not read persons: ${err.message}`);
+          }
+          return 'unchecked';
         }
-        // One failed check (after the client's own retries) leaves these ids unchecked; the
-        // next lost answer tries again.
-        return null;
-      } finally {
-        release();
-      }
+      });
+      // One failed check (after the client's own retries) leaves these ids unchecked; the next
+      // lost answer tries again.
+      if (found === 'unchecked') return null;
       if (found === null) {
         gaveUp = true;
         s.unavailable('this server has no batch_by_uuids/batch_by_distinct_ids endpoint (an older PostHog)');

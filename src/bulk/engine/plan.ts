@@ -1,7 +1,6 @@
 // What a bulk run tells its user before it sends anything: the plan (where, what, how many
 // requests, how long under the server's rate windows) and the exact words of the confirmation.
 import { formatDuration } from '../../io/progress.js';
-import { CHUNK_SIZE } from './chunk.js';
 import { formatWindow, readBurst, simulate, type RateWindow } from './rate.js';
 import type { IdList } from '../input/validate.js';
 import { UNMATCHED_SHOWN, type FoundBy, type IdentifierTotals } from '../input/targets.js';
@@ -122,8 +121,8 @@ export interface PlanFacts {
   /** Resuming: ids answered in earlier runs, and those left. */
   resume?: { answered: number; left: number };
   requests: number;
-  /** Ids a request carries at most (default 1000), and what they are ("ids", "persons"). */
-  chunkSize?: number;
+  /** Ids a request carries at most, and what they are ("ids", "persons"). */
+  chunkSize: number;
   unit?: string;
   /** "POST /api/projects/1/persons/bulk_delete/". */
   request: string;
@@ -134,9 +133,13 @@ export interface PlanFacts {
   /** The reads of the verification after the run (none with --no-verify or --keep-person). */
   verify?: VerifyReads;
   backup?: string;
+  /** What one request does, for the backup's line: "deletion" (JobKind.words.request). */
+  requestWord: string;
   journal?: string;
   receipt?: string;
   planOut?: string;
+  /** The flag that applies the plan written (KindPlanOut.applyWith); default --plan. */
+  planApplyWith?: string;
   /** Applying a plan file: its path. */
   planFile?: string;
 }
@@ -175,8 +178,9 @@ export function planFacts(p: Prepared): PlanFacts {
     sample: targets.projects.flatMap((t) => t.sample.map((person) => ({ project: t.id, person }))),
     resume: bound.state && { answered: p.done.size, left: p.remaining },
     requests: p.chunks.length,
-    chunkSize: p.kind.chunkSize,
+    chunkSize: p.kind.requests.chunkSize,
     unit: p.kind.words.unit,
+    requestWord: p.kind.words.request,
     request: p.action.request,
     flags: p.action.flags,
     flagsLabel: p.action.flagsLabel ?? 'flags',
@@ -185,6 +189,7 @@ export function planFacts(p: Prepared): PlanFacts {
     verify: verifyReads(p),
     backup: s.backup,
     planOut: s.planOut,
+    planApplyWith: p.kind.planOut?.applyWith,
     planFile: s.input.kind === 'plan' ? s.input.file : undefined,
     journal: s.dryRun ? undefined : bound.path,
     receipt: p.receiptPath,
@@ -193,7 +198,7 @@ export function planFacts(p: Prepared): PlanFacts {
 
 /** The reads the verification will make, as far as the plan can know them. */
 function verifyReads(p: Prepared): VerifyReads | undefined {
-  if (!p.kind.readsBack || p.s.verify === false) return undefined;
+  if (!p.kind.check.readsBack || p.s.verify === false) return undefined;
   const lookedUp = p.lookUp || Boolean(p.plan);
   return { known: lookedUp ? p.remaining : 0, unknown: lookedUp ? 0 : p.remaining, readsPerMinute: p.s.readPerMinute };
 }
@@ -278,13 +283,13 @@ export function planText(p: PlanFacts): string {
       `  resume    ${counted(p.resume.answered, 'id')} already answered in earlier runs (journal); ${formatNumber(p.resume.left)} left`,
     );
   lines.push(
-    `  requests  ${formatNumber(p.requests)}${(p.chunkSize ?? CHUNK_SIZE) === 1 ? ', one person each' : ` of at most ${formatNumber(p.chunkSize ?? CHUNK_SIZE)} ${p.unit ?? 'ids'}`} (${p.request})`,
+    `  requests  ${formatNumber(p.requests)}${p.chunkSize === 1 ? ', one person each' : ` of at most ${formatNumber(p.chunkSize)} ${p.unit ?? 'ids'}`} (${p.request})`,
     `  ${p.flagsLabel.padEnd(9)} ${p.flags}`,
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
   if (p.verify && p.requests) lines.push(`  verify    ${describeVerify(p.verify, estimateMs(p.requests, p.windows, p.concurrency))}`);
-  if (p.backup) lines.push(`  backup    ${p.backup} (the records of every person, written before the first deletion)`);
-  if (p.planOut) lines.push(`  plan out  ${p.planOut} (apply it with --plan ${p.planOut})`);
+  if (p.backup) lines.push(`  backup    ${p.backup} (the records of every person, written before the first ${p.requestWord})`);
+  if (p.planOut) lines.push(`  plan out  ${p.planOut} (apply it with ${p.planApplyWith ?? '--plan'} ${p.planOut})`);
   if (p.journal) lines.push(`  journal   ${p.journal}`);
   if (p.receipt) lines.push(`  receipt   ${p.receipt}`);
   return lines.join('\n');

@@ -82,7 +82,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
     ? planPolicy(plan, ctx.env)
     : s.identifiers
       ? policyOfJournal(s.identifiers, ctx.env, s.journal ?? 'being continued')
-      : kind.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed') && !s.keepIdentifiers
+      : kind.journal.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed') && !s.keepIdentifiers
         ? keyedPolicy(evidenceKey(ctx.env))
         : CLEAR;
   // Keyed, the hash that binds the journal and the receipt to the identifiers cannot be checked
@@ -92,8 +92,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   const reads = new RateBudget(s.readPerMinute, ctx.clock, readBurst(s.readPerMinute));
   // A plain file of ids for one project may go out as it is; everything else is looked up first,
   // reads only, even in a dry run: the plan needs what they find.
-  const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.looksUpDistinctIds);
-  const lookUp = !plan && (!plainIds || !kind.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
+  const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.requests.looksUpDistinctIds);
+  const lookUp = !plan && (!plainIds || !kind.requests.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
   const client = s.dryRun && !lookUp ? undefined : await ctx.api();
   const reached: CaseProject[] = plan
     ? plan.projects.map((p) => ({ id: p.project, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) }))
@@ -109,12 +109,12 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
       host,
       projects,
       id_kind: list.kind,
-      command: kind.command,
-      kind: kind.binding,
+      command: kind.journal.command,
+      kind: kind.journal.binding,
       input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
     },
     input,
-    kind.resends?.find,
+    kind.journal.resends?.find,
   );
   // Started again after it completed, a run whose persons were found (a selection, addresses,
   // distinct ids, a merge's groups) would act on those it found then: persons the input names now
@@ -133,8 +133,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
     ? planTargets(plan)
-    : kind.targets
-      ? await kind.targets(ctx, { client, projects: reached, journal: bound.state, reads, maxWaitMs: s.maxWaitMs })
+    : kind.requests.targets
+      ? await kind.requests.targets(ctx, { client, projects: reached, journal: bound.state, reads, maxWaitMs: s.maxWaitMs })
       : await findTargets(ctx, client, reached, list, bound.state, {
           lookUp,
           policy,
@@ -146,7 +146,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
 
   const timeoutMs = ctx.timeoutMs(BULK_TIMEOUT_MS);
-  const action = await kind.makeAction(ctx, {
+  const action = await kind.requests.makeAction(ctx, {
     client,
     projects,
     kind: list.kind,
@@ -161,8 +161,8 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   const skips = targets.projects.map((p) => answered.skipIn(p.ids));
   const chunks = lazyChunks(
     targets.projects.map((p, i) => ({ ids: p.ids, project: p.id, skip: skips[i] })),
+    kind.requests.chunkSize,
     (bound.state?.maxChunk ?? 0) + 1,
-    kind.chunkSize,
   );
   const receiptPath = s.receipt ?? (s.dryRun ? undefined : bound.path.replace(/\.ndjson$/, '') + '.receipt.json');
   if (s.receipt) await checkWritableDir(s.receipt, '--receipt');

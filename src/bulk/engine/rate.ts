@@ -26,11 +26,29 @@ export interface RateWindow {
   windowMs: number;
 }
 
-/** PostHog's two delete windows, the default of `--rate`. */
-export const DELETE_WINDOWS: readonly RateWindow[] = [
-  { limit: 480, windowMs: 60_000 },
-  { limit: 4800, windowMs: 3_600_000 },
-];
+/**
+ * One request within the budget: waits for a token, sends, and gives the token back when the
+ * answer (or failure) is in, which times the next request. A wait cut short by the signal throws
+ * `cancelled()` when given (what was and was not done by then), else the abort itself.
+ */
+export async function withinBudget<T>(
+  budget: RateBudget,
+  signal: AbortSignal | undefined,
+  send: () => Promise<T>,
+  cancelled?: () => Error,
+): Promise<T> {
+  let release: () => void;
+  try {
+    release = await budget.take(signal);
+  } catch (err) {
+    throw cancelled ? cancelled() : err;
+  }
+  try {
+    return await send();
+  } finally {
+    release();
+  }
+}
 
 /**
  * The burst of the job's reads (lookups, snapshots, the verification): a quarter of a minute's

@@ -43,7 +43,7 @@ export interface ChunkTally {
 }
 
 /** A kind's part of the receipt. */
-export interface ReceiptPart {
+export interface ReceiptPart<R extends Receipt = Receipt> {
   /** What its answers add up to: counts added to `counts` (and to each project's entry), and
    * the counts some answers did not report. */
   tally?(t: ChunkTally): { counts: Record<string, Count>; notReported: NotReported[] };
@@ -61,12 +61,12 @@ export interface ReceiptPart {
   notes: { unanswered: string; unclear: string; lostAnswers(lookedUp: boolean): string };
   /** Whether the run did not do everything though every request was answered (persons the
    * server could not delete): its status is then partial. */
-  incomplete?(receipt: Receipt): boolean;
+  incomplete?(receipt: R): boolean;
   /** The kind's fields of the summary printed on stdout. */
-  summary?(receipt: Receipt): Record<string, unknown>;
+  summary?(receipt: R): Record<string, unknown>;
 }
 
-export interface ReceiptMeta {
+export interface ReceiptMeta<R extends Receipt = Receipt> {
   /** "persons bulk-delete", "persons bulk-update". */
   command: string;
   status: ReceiptStatus;
@@ -89,7 +89,7 @@ export interface ReceiptMeta {
   /** What went out: the values as given (a plain file), or the persons' UUIDs. */
   sentIdKind: Receipt['sent_id_kind'];
   /** The kind's part. */
-  part: ReceiptPart;
+  part: ReceiptPart<R>;
   skipInvalid: boolean;
   journal: string | null;
   receipt: string | null;
@@ -312,7 +312,7 @@ function tally(chunks: ChunkRecord[], targets: number, list?: IdSet) {
   };
 }
 
-export function buildReceipt(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta): Receipt {
+export function buildReceipt<R extends Receipt>(state: JournalState | undefined, ids: IdList, meta: ReceiptMeta<R>): R {
   const chunks = state ? [...state.chunks.values()].sort((a, b) => a.chunk - b.chunk) : [];
   const { part } = meta;
   const lookedUp = meta.sentIdKind === 'person_uuids';
@@ -435,9 +435,12 @@ export function buildReceipt(state: JournalState | undefined, ids: IdList, meta:
     journal: meta.journal,
   };
   if (meta.error) receipt.error = meta.error;
+  // The one place a kind's receipt is put together: its counts came from its part's tally, its
+  // fields from its part's `fields`, its verification from its check, so it is the kind's R.
+  const typed = receipt as R;
   // Everything answered, and still not everything done (persons the server could not delete).
-  if (receipt.status === 'completed' && part.incomplete?.(receipt)) receipt.status = 'partial';
-  return receipt;
+  if (typed.status === 'completed' && part.incomplete?.(typed)) typed.status = 'partial';
+  return typed;
 }
 
 /** A receipt that could not be written whole: nothing is at its path (exit 2 as it is, when
@@ -600,7 +603,7 @@ async function writeJson(out: BufferedText, value: unknown, indent: string): Pro
 }
 
 /** The flat record printed on stdout. */
-export function summaryRecord(r: Receipt, part: Pick<ReceiptPart, 'summary'>): Record<string, unknown> {
+export function summaryRecord<R extends Receipt>(r: R, part: Pick<ReceiptPart<R>, 'summary'>): Record<string, unknown> {
   return {
     status: r.status,
     profile: r.profile,

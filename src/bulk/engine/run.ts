@@ -263,7 +263,7 @@ function resendChunks(journal: JournalState, chunkSize: number): Chunk[] {
   for (const [id, project] of journal.toSendAgain()) byProject.set(project, [...(byProject.get(project) ?? []), id]);
   let next = journal.maxChunk + 1;
   return [...byProject].flatMap(([project, ids]) => {
-    const mine = chunkIds(ids, next, chunkSize, project).map((c) => ({ ...c, resend: true }));
+    const mine = chunkIds(ids, chunkSize, next, project).map((c) => ({ ...c, resend: true }));
     next += mine.length;
     return mine;
   });

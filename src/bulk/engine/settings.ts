@@ -206,8 +206,8 @@ export async function decideSettings(ctx: Context, s: BulkSettings): Promise<Set
 }
 
 /** The settings with the kind's defaults: its rate windows when neither --rate nor the journal gives any. */
-export function withKindDefaults(s: SettledSettings, kind: Pick<JobKind, 'windows'>): RunSettings {
-  const rate = s.rate ?? [...kind.windows];
+export function withKindDefaults(s: SettledSettings, kind: { requests: Pick<JobKind['requests'], 'windows'> }): RunSettings {
+  const rate = s.rate ?? [...kind.requests.windows];
   return { ...s, rate, perMinute: (rate[0].limit / rate[0].windowMs) * 60_000 };
 }
 

@@ -16,7 +16,7 @@ import { batchPersons, getPerson, PERSON_BATCH_MAX, type ListedPerson } from '..
 import type { ApiClient } from '../../http/client.js';
 import { recordedDistinctId, type IdentifierPolicy } from '../input/identifiers.js';
 import type { JournalRecord, JournalState } from './journal.js';
-import type { RateBudget } from './rate.js';
+import { withinBudget, type RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
 import type { Ids } from '../input/id-set.js';
 import { counted } from '../../io/counts.js';
@@ -74,19 +74,8 @@ export async function takeSnapshot(
   );
   const backup = s.backup ? await openBackup(s.backup) : undefined;
   const budget = s.reads;
-  const read = async <T>(send: () => Promise<T>): Promise<T> => {
-    let release: () => void;
-    try {
-      release = await budget.take(ctx.deps.signal);
-    } catch {
-      throw new CancelledError(`cancelled before anything was ${s.done}`);
-    }
-    try {
-      return await send();
-    } finally {
-      release();
-    }
-  };
+  const read = <T>(send: () => Promise<T>): Promise<T> =>
+    withinBudget(budget, ctx.deps.signal, send, () => new CancelledError(`cancelled before anything was ${s.done}`));
   try {
     for (const project of todo) {
       for (let i = 0; i < project.ids.length; i += PERSON_BATCH_MAX) {

@@ -34,7 +34,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
   }
   const body: PlanBody = {
     plan_format: PLAN_FORMAT,
-    command: p.kind.command,
+    command: p.kind.journal.command,
     hogctl_version: VERSION,
     created_at: p.startedAt,
     profile: p.profile,
@@ -49,7 +49,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       matches: ids ? Object.fromEntries(t.matches) : null,
     })),
     // Plans are made by `persons bulk-delete` alone: the deletion's flags.
-    flags: p.kind.binding.fields.flags as Record<string, unknown>,
+    flags: p.kind.journal.binding.fields.flags as Record<string, unknown>,
     input: {
       file: p.input.label,
       id_kind: list.kind,
@@ -71,5 +71,5 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
       : null,
   };
   writeSecretFile(path, planFileText(body, key.plan));
-  ctx.info(`plan written to ${path}: apply it with \`hogctl ${p.kind.command} --plan ${path}\``);
+  ctx.info(`plan written to ${path}: apply it with \`hogctl ${p.kind.journal.command} --plan ${path}\``);
 }

@@ -21,7 +21,7 @@ import { IdSet, type Ids } from './id-set.js';
 import { inOrder } from './in-order.js';
 import { identifierKey, matchEmails, type IdentifierPolicy, type NearMatch } from './identifiers.js';
 import { unreachableReason, type CaseProject } from '../engine/projects.js';
-import type { RateBudget } from '../engine/rate.js';
+import { withinBudget, type RateBudget } from '../engine/rate.js';
 import { resolveTargets, uuidLookup } from './resolve.js';
 import { hasSelection, selectPersons, type SelectionSpec } from './selection.js';
 import { isIntegerId, splitTagged, type IdList } from './validate.js';
@@ -339,18 +339,13 @@ async function matchInProject(
 }
 
 /** One read within the read rate; Ctrl-C stops it before anything was deleted. */
-async function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>): Promise<T> {
-  let release: () => void;
-  try {
-    release = await budget.take(ctx.deps.signal);
-  } catch {
-    throw new CancelledError('cancelled while looking the persons up; nothing was deleted');
-  }
-  try {
-    return await send();
-  } finally {
-    release();
-  }
+function read<T>(ctx: Context, budget: RateBudget, send: () => Promise<T>): Promise<T> {
+  return withinBudget(
+    budget,
+    ctx.deps.signal,
+    send,
+    () => new CancelledError('cancelled while looking the persons up; nothing was deleted'),
+  );
 }
 
 /** How the identifiers fared over every project. */

@@ -8,7 +8,7 @@ import { collect } from '../../cli/flags.js';
 import { oneOf } from '../../cli/exclusive.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type InputFlagOptions, type JobFlagOptions } from './shared/job-flags.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
-import { deleteKind, recordedFlags } from '../../bulk/delete/delete-persons.js';
+import { deleteKind, recordedFlags } from '../../bulk/kinds/delete/delete-persons.js';
 import { parseProjectList } from '../../bulk/engine/projects.js';
 import { readJobInput, type JobInput } from '../../bulk/input/input.js';
 

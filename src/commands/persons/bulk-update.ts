@@ -7,11 +7,11 @@ import { collect, parseDuration } from '../../cli/flags.js';
 import { addJobFlags, jobInputOf, parseJobFlags, type JobFlagOptions } from './shared/job-flags.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseAssignments } from '../../api/set-value.js';
-import type { Changes } from '../../bulk/update/changes.js';
+import type { Changes } from '../../bulk/kinds/update/changes.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { BulkSettings } from '../../bulk/engine/settings.js';
-import { recordedChanges, updateKind } from '../../bulk/update/update-persons.js';
-import { readValues } from '../../bulk/update/values-from.js';
+import { recordedChanges, updateKind } from '../../bulk/kinds/update/update-persons.js';
+import { readValues } from '../../bulk/kinds/update/values-from.js';
 
 export interface PersonsBulkUpdateOptions extends JobFlagOptions {
   file?: string;

@@ -6,9 +6,9 @@ import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import { readSecretFromStdin } from '../../io/read-secret.js';
-import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/delete/erasure-status.js';
+import { checkAddress, erasureStatus, readReceipt, type ErasureStatus } from '../../bulk/kinds/delete/erasure-status.js';
 import { counted, formatNumber } from '../../io/counts.js';
-import { survivorLines } from '../../bulk/delete/what-remains.js';
+import { survivorLines } from '../../bulk/kinds/delete/what-remains.js';
 
 export interface PersonsErasureStatusOptions {
   receipt: string;

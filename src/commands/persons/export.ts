@@ -10,9 +10,9 @@ import { parseProjectList } from '../../bulk/engine/projects.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import { getUser } from '../../api/users.js';
 import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { checkBundleDir, checkOutPath } from '../../export/bundle.js';
-import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../export/kind.js';
-import { loadState } from '../../export/state.js';
+import { checkBundleDir, checkOutPath } from '../../bulk/kinds/export/bundle.js';
+import { bundlePath, checkExportFlags, exportFieldsOf, exportKind, zipPathOf } from '../../bulk/kinds/export/kind.js';
+import { loadState } from '../../bulk/kinds/export/state.js';
 import { UsageError } from '../../errors.js';
 
 export interface PersonsExportOptions {

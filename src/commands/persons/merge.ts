@@ -8,26 +8,16 @@ import { examples } from '../../cli/help-text.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { readPersons } from '../../merge/find-duplicates.js';
 import { DEFAULT_EVENTS_SINCE, parseEventsSince } from '../../merge/events-since.js';
-import {
-  DEFAULT_KEEP,
-  KEEP_MEANS,
-  KEEP_RULES,
-  PROPERTY_RULE,
-  parseKeepRule,
-  type InputGroup,
-  type LeftOut,
-  type PlannedGroup,
-} from '../../merge/plan-groups.js';
-import { PLAN_FORMAT, readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
+import { DEFAULT_KEEP, KEEP_MEANS, KEEP_RULES, PROPERTY_RULE, parseKeepRule, type InputGroup } from '../../merge/plan-groups.js';
+import { readGroups, refuseLargeGroups } from '../../merge/read-groups.js';
 import { DEFAULT_MAX_GROUP } from '../../merge/join-persons.js';
-import { mergeKind } from '../../merge/merge-kind.js';
-import { createSecretFile } from '../../config/secret-file.js';
-import { checkPlanSignature, signedPlanText } from '../../config/signed-plan.js';
+import { mergeKind } from '../../bulk/kinds/merge/merge-kind.js';
+import { checkPlanSignature } from '../../config/signed-plan.js';
 import { runBulkJob, settleBulkJob } from '../../bulk/engine/job.js';
 import type { JobInput } from '../../bulk/input/input.js';
-import { readMergeToUndo, undoKind } from '../../merge/undo.js';
-import { CHANGED_RULES, parseChangedRule } from '../../merge/undo-check.js';
-import { NOT_GIVEN_BACK } from '../../merge/not-given-back.js';
+import { readMergeToUndo, undoKind } from '../../bulk/kinds/undo/undo.js';
+import { CHANGED_RULES, parseChangedRule } from '../../bulk/kinds/undo/undo-check.js';
+import { NOT_GIVEN_BACK } from '../../bulk/kinds/merge/not-given-back.js';
 import { lockJournal } from '../../bulk/engine/lock.js';
 import { CAPTURE_URL_HELP, givenCaptureUrl, runCaptureHost } from './shared/capture-url.js';
 import { parseRateFlag, parseReference, REFERENCE_HELP } from './shared/job-flags.js';
@@ -218,11 +208,11 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     reference: parseReference(options.reference),
     maxWaitMs,
     rate: parseRateFlag(options.rate),
+    planOut: options.planOut,
   });
   const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
   const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
   await runBulkJob(ctx, settled, kind);
-  if (options.planOut !== undefined) writeMergePlan(ctx, options.planOut, kind.planned(), fromPlan ? 'as the plan says' : keep);
 }
 
 /**
@@ -305,24 +295,6 @@ function ownInput(
 ): JobInput {
   const sha256 = createHash('sha256').update(text).digest('hex');
   return { kind: 'own', flag, ...(file !== undefined ? { file } : {}), own: { ...o, sha256, stem: 'merge' } };
-}
-
-/** --plan-out: every group with its kept person, as `--groups` reads it back, signed (0600, never replacing a file). */
-function writeMergePlan(ctx: Context, path: string, plan: { groups: PlannedGroup[]; leftOut: LeftOut[] }, keep: string): void {
-  const body = {
-    format: PLAN_FORMAT,
-    keep,
-    property_rule: PROPERTY_RULE,
-    groups: plan.groups.map((g) => ({
-      project_id: g.project_id,
-      keep: g.keep.uuid,
-      persons: [g.keep, ...g.merge],
-      expected_properties: g.expected_properties,
-    })),
-    left_out: plan.leftOut,
-  };
-  if (!createSecretFile(path, signedPlanText(body, ctx.env)))
-    throw new UsageError(`${path} exists: --plan-out does not replace a file`, 'give another path, or remove it');
 }
 
 /** `merge <keep> <other>...`: the persons these values name in the project of the settings. */

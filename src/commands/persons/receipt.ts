@@ -54,17 +54,30 @@ export async function personsReceiptRun(ctx: Context, options: PersonsReceiptOpt
 
 /** The receipt, whatever its kind: its size is that of the ids it lists, so it is read in blocks. */
 function readReceiptFile(file: string): ReceiptLike {
-  let receipt: Partial<ReceiptLike> & { receipt_format?: number };
+  let receipt: unknown;
   try {
-    receipt = readJsonFile(file, { compact: new Set(['ids_sent']) }) as typeof receipt;
+    receipt = readJsonFile(file, { compact: new Set(['ids_sent']) });
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new UsageError(`${file} is not a receipt: it is not JSON (${err.message})`);
     throw fileError(err, file, 'read');
   }
-  if (receipt?.receipt_format !== 1 || typeof receipt.command !== 'string' || !receipt.counts || !receipt.input)
+  if (!isReceipt(receipt))
     throw new UsageError(
       `${file} is not a receipt of a hogctl bulk job`,
       'pass the receipt a `persons bulk-delete`, `bulk-update` or `merge` run wrote',
     );
-  return receipt as ReceiptLike;
+  return receipt;
+}
+
+/** Whether what a file holds is a receipt of this format: its command, counts and input. */
+function isReceipt(value: unknown): value is ReceiptLike {
+  if (typeof value !== 'object' || value === null || !('receipt_format' in value) || value.receipt_format !== 1) return false;
+  return (
+    'command' in value &&
+    typeof value.command === 'string' &&
+    'counts' in value &&
+    Boolean(value.counts) &&
+    'input' in value &&
+    Boolean(value.input)
+  );
 }

@@ -11,7 +11,7 @@ import {
   QueryTooLargeError,
 } from '../../../src/hogql/query-size.js';
 import { DISTINCT_ID_QUERY, EMAIL_QUERY, emailBatches, emailValues } from '../../../src/bulk/input/identifiers.js';
-import { EVENTS_LEFT_QUERY } from '../../../src/bulk/delete/events-left.js';
+import { EVENTS_LEFT_QUERY } from '../../../src/bulk/kinds/delete/events-left.js';
 import { LIST_QUERIES, parseKey, personsOfValuesQuery, ROWS_A_QUERY } from '../../../src/merge/find-duplicates.js';
 import { eventsPageQuery } from '../../../src/hogql/events.js';
 

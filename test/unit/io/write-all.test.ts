@@ -30,8 +30,8 @@ vi.mock('../../../src/config/secret-file.js', async (importOriginal) => {
   return { ...real, openSecretFile };
 });
 
-const { appendGzipLines, appendLines } = await import('../../../src/export/bundle.js');
-const { writeZip } = await import('../../../src/export/zip.js');
+const { appendGzipLines, appendLines } = await import('../../../src/bulk/kinds/export/bundle.js');
+const { writeZip } = await import('../../../src/bulk/kinds/export/zip.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-bundle-short-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

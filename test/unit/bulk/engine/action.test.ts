@@ -18,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A made-up kind: it exports persons into a bundle, and its answers say which persons to ask again. */
 const bundle = { bundle: { to: 'out.zip', include: ['events'] } };
-const binding: JobKind['binding'] = {
+const binding: JobKind['journal']['binding'] = {
   fields: bundle,
   describe: (f) => `--to ${(f.bundle as { to: string } | undefined)?.to ?? '?'}`,
 };

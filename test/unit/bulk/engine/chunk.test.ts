@@ -6,6 +6,7 @@ describe('chunkIds', () => {
   it('cuts at 1000 and numbers on from the journal', () => {
     const chunks = chunkIds(
       Array.from({ length: 2500 }, (_, i) => String(i)),
+      1000,
       8,
     );
     expect(chunks.map((c) => [c.index, c.ids.length])).toEqual([
@@ -14,8 +15,9 @@ describe('chunkIds', () => {
       [10, 500],
     ]);
     expect(chunks[2].ids[0]).toBe('2000');
-    expect(() => chunkIds(['a'], 1, 1001)).toThrow(RangeError);
-    expect(chunkIds([])).toEqual([]);
+    expect(() => chunkIds(['a'], 0)).toThrow(RangeError);
+    expect(() => chunkIds(['a'], 1.5)).toThrow(RangeError);
+    expect(chunkIds([], 1000)).toEqual([]);
   });
 });
 
@@ -28,8 +30,8 @@ describe('lazyChunks', () => {
         { ids: a, project: '1', skip: (at) => at === 1 || at === 4 },
         { ids: b, project: '2', skip: (_at, id) => id === 'b2' },
       ],
-      8,
       2,
+      8,
     );
     expect([chunks.length, chunks.ids]).toEqual([3, 5]);
     const taken = [...chunks];
@@ -40,7 +42,7 @@ describe('lazyChunks', () => {
     ]);
     // Taken again, the same chunks (a run that checks lost answers first reads them twice).
     expect([...chunks]).toEqual(taken);
-    expect(() => lazyChunks([], 1, 0)).toThrow(RangeError);
-    expect([...lazyChunks([{ ids: [] }])]).toEqual([]);
+    expect(() => lazyChunks([], 0)).toThrow(RangeError);
+    expect([...lazyChunks([{ ids: [] }], 1000)]).toEqual([]);
   });
 });

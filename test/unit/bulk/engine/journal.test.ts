@@ -15,8 +15,8 @@ import {
 import { PackedIds } from '../../../../src/bulk/input/packed-ids.js';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';
-import { requestBody, sender } from '../../../../src/bulk/delete/send.js';
-import { deleteKind } from '../../../../src/bulk/delete/delete-persons.js';
+import { requestBody, sender } from '../../../../src/bulk/kinds/delete/send.js';
+import { deleteKind } from '../../../../src/bulk/kinds/delete/delete-persons.js';
 import type { IdList } from '../../../../src/bulk/input/validate.js';
 import { FakeApi, makeClient, ORIGIN, rejection } from '../../helpers.js';
 
@@ -162,7 +162,7 @@ describe('journal', () => {
       projects: [header.project],
       id_kind: header.id_kind,
       command: 'persons bulk-delete',
-      kind: deleteKind(flags).binding,
+      kind: deleteKind(flags).journal.binding,
       input: { file: 'ids.txt', ids: 3, id_list_sha256: 'a'.repeat(64) },
     };
     expect(() => checkBinding('j', header, same)).not.toThrow();
@@ -177,7 +177,7 @@ describe('journal', () => {
     expect(other({ input: { file: 'other.txt', ids: 5, id_list_sha256: 'b'.repeat(64) } })).toBe(
       'journal j was written for another input: ids.txt with 3 ids (sha256 aaaaaaaaaaaa…), but other.txt has 5 ids (sha256 bbbbbbbbbbbb…)',
     );
-    expect(other({ kind: deleteKind({ ...flags, delete_events: true }).binding })).toBe(
+    expect(other({ kind: deleteKind({ ...flags, delete_events: true }).journal.binding })).toBe(
       'journal j was written with other flags (person ids); this run has person ids --delete-events',
     );
     expect(other({ id_kind: 'distinct_ids' })).toBe('journal j was written with other flags (person ids); this run has --distinct-ids');

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, CancelledError, NotPostHogApiError, PartialFailureError, RateLimitedError } from '../../../../src/errors.js';
 import { outcome, type OutcomeFacts } from '../../../../src/bulk/engine/outcome.js';
-import { deletionVerdict } from '../../../../src/bulk/delete/delete-persons.js';
-import type { DeletionReceipt } from '../../../../src/bulk/delete/delete-receipt.js';
+import { deletionVerdict } from '../../../../src/bulk/kinds/delete/delete-persons.js';
+import type { DeletionReceipt } from '../../../../src/bulk/kinds/delete/delete-receipt.js';
 import type { Receipt } from '../../../../src/bulk/engine/receipt.js';
 import type { RunResult } from '../../../../src/bulk/engine/runner.js';
 

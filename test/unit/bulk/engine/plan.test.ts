@@ -2,8 +2,8 @@
 // under the server's two delete windows.
 import { describe, expect, it } from 'vitest';
 import { describeEstimate, estimateMs, planText, type PlanFacts } from '../../../../src/bulk/engine/plan.js';
-import { describeDeletion } from '../../../../src/bulk/delete/delete-persons.js';
-import { DELETE_WINDOWS } from '../../../../src/bulk/engine/rate.js';
+import { describeDeletion } from '../../../../src/bulk/kinds/delete/delete-persons.js';
+import { DELETE_WINDOWS } from '../../../../src/bulk/kinds/delete/limits.js';
 import { progressLogInterval, ProgressLog } from '../../../../src/io/progress.js';
 import { sleep } from '../../../../src/sleep.js';
 
@@ -94,6 +94,8 @@ describe('the plan', () => {
     resolvedDuplicates: 0,
     unresolved: 0,
     requests: 1,
+    chunkSize: 1000,
+    requestWord: 'deletion',
     request: 'POST /api/projects/42/persons/bulk_delete/',
     flags: 'delete events: yes · delete recordings: no · keep person: no',
     flagsLabel: 'flags',

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Context, type Deps } from '../../../../src/context.js';
 import type { BulkAction } from '../../../../src/bulk/engine/action.js';
 import { ProgressView } from '../../../../src/bulk/engine/progress-view.js';
-import { DELETE_WINDOWS, RateBudget } from '../../../../src/bulk/engine/rate.js';
+import { RateBudget } from '../../../../src/bulk/engine/rate.js';
+import { DELETE_WINDOWS } from '../../../../src/bulk/kinds/delete/limits.js';
 import { Collector } from '../../helpers.js';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 0);

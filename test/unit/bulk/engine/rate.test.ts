@@ -3,7 +3,6 @@
 // and the --rate syntax.
 import { describe, expect, it } from 'vitest';
 import {
-  DELETE_WINDOWS,
   RateBudget,
   formatWindow,
   parseRate,
@@ -12,6 +11,7 @@ import {
   windowName,
   type WindowWait,
 } from '../../../../src/bulk/engine/rate.js';
+import { DELETE_WINDOWS } from '../../../../src/bulk/kinds/delete/limits.js';
 import { FakeClock } from '../fake-clock.js';
 
 describe('RateBudget and --rate', () => {

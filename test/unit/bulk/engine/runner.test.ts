@@ -52,7 +52,11 @@ function setup(chunks: Chunk[], script: (chunk: Chunk, n: number) => Attempt | P
   return { clock, log, tries, options, run: () => clock.drive(runChunks(chunks, options)) };
 }
 
-const tenChunks = () => chunkIds(Array.from({ length: 10_000 }, (_, i) => `id-${i}`));
+const tenChunks = () =>
+  chunkIds(
+    Array.from({ length: 10_000 }, (_, i) => `id-${i}`),
+    1000,
+  );
 
 describe('runChunks', () => {
   it('answers every chunk, journals "sending" before each first attempt, and paces requests at the rate', async () => {
@@ -78,15 +82,22 @@ describe('runChunks', () => {
 
   it('counts a chunk as in flight from the moment it is journaled as sending (what Ctrl-C says it waits for)', async () => {
     const seen: number[] = [];
-    const { options, run } = setup(chunkIds(Array.from({ length: 2000 }, (_, i) => `id-${i}`)), () => ok, {
-      perMinute: 1e9,
-      concurrency: 2,
-      // A slow journal write: the runner's in-flight count is read while it is still going on.
-      beforeSend: async () => {
-        await new Promise((r) => setImmediate(r));
-        seen.push(options.inFlight!());
+    const { options, run } = setup(
+      chunkIds(
+        Array.from({ length: 2000 }, (_, i) => `id-${i}`),
+        1000,
+      ),
+      () => ok,
+      {
+        perMinute: 1e9,
+        concurrency: 2,
+        // A slow journal write: the runner's in-flight count is read while it is still going on.
+        beforeSend: async () => {
+          await new Promise((r) => setImmediate(r));
+          seen.push(options.inFlight!());
+        },
       },
-    });
+    );
     await run();
     // Each read counts at least the chunk being journaled.
     expect(seen).toHaveLength(2);
@@ -106,7 +117,7 @@ describe('runChunks', () => {
   });
 
   it('backs off with jitter on a 429 without Retry-After, without using up retries', async () => {
-    const { tries, run } = setup(chunkIds(['a']), (_c, n) => (n <= 6 ? { kind: 'throttled', status: 429, error: 'throttled' } : ok), {
+    const { tries, run } = setup(chunkIds(['a'], 1000), (_c, n) => (n <= 6 ? { kind: 'throttled', status: 429, error: 'throttled' } : ok), {
       retries: 1,
     });
     const result = await run();
@@ -191,7 +202,7 @@ describe('runChunks', () => {
   it('leaves a chunk waiting for a retry to --resume when interrupted', async () => {
     const controller = new AbortController();
     const { log, run } = setup(
-      chunkIds(['a']),
+      chunkIds(['a'], 1000),
       () => {
         controller.abort();
         return { kind: 'retry', status: 503, error: 'unavailable' };
@@ -237,7 +248,7 @@ describe('runChunks', () => {
     const sent: string[][] = [];
     const checked: string[] = [];
     const { run } = setup(
-      chunkIds(['a', 'b', 'c', 'd'], 1, 2),
+      chunkIds(['a', 'b', 'c', 'd'], 2, 1),
       (c, n) => {
         sent.push(c.ids);
         return n === 1 ? { kind: 'retry', status: null, error: 'the connection was closed', unclear: true } : ok;
@@ -258,9 +269,13 @@ describe('runChunks', () => {
   });
 
   it('gives up on a chunk once 429s have gone on longer than the patience, with no progress', async () => {
-    const { log, run } = setup(chunkIds(['a']), () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }), {
-      patienceMs: 5 * 60_000,
-    });
+    const { log, run } = setup(
+      chunkIds(['a'], 1000),
+      () => ({ kind: 'throttled', status: 429, retryAfterMs: 60_000, error: 'throttled' }),
+      {
+        patienceMs: 5 * 60_000,
+      },
+    );
     const result = await run();
     expect(result).toMatchObject({ reason: 'partial', failed: 1 });
     expect(log.events.at(-1)).toMatch(/^journal failed 1 after 5: still rate-limited after \d+s without progress/);

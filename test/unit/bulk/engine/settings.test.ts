@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Context } from '../../../../src/context.js';
-import { deleteKind } from '../../../../src/bulk/delete/delete-persons.js';
-import { DELETE_WINDOWS } from '../../../../src/bulk/engine/rate.js';
+import { deleteKind } from '../../../../src/bulk/kinds/delete/delete-persons.js';
+import { DELETE_WINDOWS } from '../../../../src/bulk/kinds/delete/limits.js';
 import { decideSettings, withKindDefaults } from '../../../../src/bulk/engine/settings.js';
 import type { JobInput } from '../../../../src/bulk/input/input.js';
 

@@ -1,0 +1,524 @@
+// `hogctl persons export` as a kind of bulk job (src/bulk/action.ts): everything PostHog holds
+// about one data subject, as a bundle a DPO can hand over (GDPR Art. 15).
+//
+// The engine does what it does for every bulk job: reads the identifiers (--email, --distinct-id,
+// --person: JobInput `identifiers`), finds the persons project by project through the same
+// resolution as an erasure (src/bulk/targets.ts), so that an erasure of the same request finds
+// exactly the persons the export found; plans, takes the journal and its lock, runs with progress,
+// Ctrl-C and --resume (persons done are not written again), and writes the receipt. This kind
+// supplies the rest:
+//   - one chunk is one person; its attempt (write-person.ts) writes the person's files into the
+//     bundle and answers with what the person came to (counts, and its files' SHA-256), which the
+//     engine journals; within a person, the export's state file (state.ts) keeps the events'
+//     cursor, so a crash mid-person goes on from the last page;
+//   - its plan lines: persons and distinct ids per project, the events counted, the queries;
+//   - its verification (seal.ts): summary.html and manifest.json from the journaled answers, then
+//     every file read back against the manifest; with --zip, the archive;
+//   - its receipt part (counts per project, the bundle, the manifest's SHA-256) and verdict (exit 8
+//     for a part the key may not read, fewer events read than the plan counted, or a file that is
+//     not what the manifest says).
+// An export changes nothing on the server, so it asks for no confirmation (JobKind.readOnly).
+import { resolve } from 'node:path';
+import type { Context } from '../../../context.js';
+import {
+  ApiError,
+  AuthError,
+  CancelledError,
+  CliError,
+  NotFoundError,
+  PartialFailureError,
+  RateLimitedError,
+  UsageError,
+  UnavailableError,
+} from '../../../errors.js';
+import type { ApiClient } from '../../../http/client.js';
+import { runHogQL } from '../../../api/query.js';
+import { getPerson } from '../../../api/persons.js';
+import { underQueryLimit } from '../../../cli/wait-out-limit.js';
+import { formatDuration } from '../../../io/progress.js';
+import { counted, formatNumber } from '../../../io/counts.js';
+import type { ActionEnv, BulkAction, JobKind, JobVerification, Verdict, VerifyEnv } from '../../engine/action.js';
+import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
+import type { KindFields } from '../../engine/journal.js';
+import type { Attempt, Chunk } from '../../engine/runner.js';
+import { MAX_QUERY_ROWS } from '../../../hogql/walk.js';
+import { checkEventsRange } from '../../../hogql/events.js';
+import { createBundleDir } from './bundle.js';
+import { personDir } from './safe-name.js';
+import { PARTS, refusal, unreadableHint } from './collect.js';
+import { sealBundle, type SealVerification } from './seal.js';
+import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
+import { writePerson, type PersonSummary } from './write-person.js';
+
+/** PostHog's budget for API queries with a personal key (docs/server-contract.md §5): the pace
+ * of the persons, each of which takes at least one query. */
+const QUERY_WINDOWS = [
+  { limit: 240, windowMs: 60_000 },
+  { limit: 2400, windowMs: 3_600_000 },
+] as const;
+const QUERIES_PER_HOUR = 2400;
+
+/** What binds an export's journal (its header's `export`): what its files depend on. */
+export interface ExportFields {
+  /** The bundle's directory, absolute. */
+  out: string;
+  /** The fixed upper bound of the events: when the export began. */
+  until: string;
+  from: string | null;
+  recordings: boolean;
+  zip: boolean;
+  requested_by: string | null;
+  /** The project PostHog looks a person's cohorts up in: the user's current one. */
+  current_team: string | null;
+  identifiers: GivenIdentifiers;
+}
+
+/** The export's fields as a journal recorded them (SettledSettings.recorded). */
+export function exportFieldsOf(recorded: KindFields | undefined): ExportFields | undefined {
+  return recorded?.export as ExportFields | undefined;
+}
+
+/** Where --zip puts the archive: beside the directory, named after it. */
+export function zipPathOf(out: string): string {
+  return `${out.replace(/[\\/]+$/, '')}.zip`;
+}
+
+export interface ExportKindSettings {
+  /** --out as given (messages name it so). */
+  out: string;
+  /** The engine's journal, named in the state file for --resume --out. */
+  journal: string;
+  fields: ExportFields;
+  /** On --resume: the state the bundle holds. */
+  state?: ExportState;
+  maxWaitMs: number;
+}
+
+const bare = (tagged: string) => tagged.slice(tagged.indexOf(':') + 1);
+const summaryOf = (c: { answer?: { summary: unknown } }) => c.answer?.summary as PersonSummary | undefined;
+
+/** A receipt of `persons export`: the receipt and the export's fields. */
+export type ExportReceipt = Receipt & {
+  export: {
+    bundle: string;
+    zip: string | null;
+    files: number | null;
+    manifest_sha256: string | null;
+    until: ExportFields['until'];
+    from: ExportFields['from'];
+    unavailable: string[];
+    events_short: string[];
+    persons: { project: string; uuid: string; dir: string; events: number; event_queries: number; files: number }[];
+  };
+  verification: (SealVerification & { note: string }) | null;
+};
+
+export function exportKind(ctx: Context, k: ExportKindSettings): JobKind<ExportReceipt> {
+  const { fields, out } = k;
+  const state: ExportState = k.state ?? { state_format: 1, journal: k.journal, identifiers: fields.identifiers, persons: {} };
+  return {
+    words: { job: 'export', request: 'request', done: 'written', unit: 'persons' },
+    byPersonId: { verb: 'export', how: '--person <uuid>' },
+    journal: {
+      command: 'persons export',
+      binding: { fields: { export: fields }, describe: describeExport },
+      resumeCommand: resumeOf(ctx, out),
+      hashesIdentifiers: false,
+    },
+    requests: {
+      readOnly: true,
+      sendsIdsAsGiven: false,
+      chunkSize: 1,
+      windows: QUERY_WINDOWS,
+      snapshot: () => false,
+      makeAction: (c, env) => makeAction(c, env, k, state),
+    },
+    check: { verify: (c, env) => verify(c, env, k), verdict: exportVerdict },
+    receipt: exportReceipt(fields, out),
+  };
+}
+
+/** The export's fields of the journal, in words, when a --resume finds them changed. */
+function describeExport(f: KindFields): string {
+  const e = exportFieldsOf(f);
+  return e
+    ? `--out ${e.out}, events ${e.from ? `from ${e.from} ` : ''}up to ${e.until}${e.recordings ? ', --recordings' : ''}${e.zip ? ', --zip' : ''}`
+    : '(none)';
+}
+
+/** An export continues by its bundle, not by its input: `persons export --resume --out <dir>`. */
+function resumeOf(ctx: Context, out: string): string {
+  return [
+    'hogctl',
+    ...(ctx.globals.profile ? ['--profile', ctx.globals.profile] : []),
+    ...(ctx.globals.baseUrl ? ['--base-url', ctx.globals.baseUrl] : []),
+    ...(ctx.globals.project ? ['--project', ctx.globals.project] : []),
+    'persons export --resume --out',
+    out,
+  ].join(' ');
+}
+
+/** The export's part of the receipt: its counts, its bundle and the persons written into it. */
+function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportReceipt> {
+  return {
+    tally: ({ answered }) => {
+      const persons = answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);
+      return {
+        counts: {
+          persons_exported: persons.length,
+          events: persons.reduce((n, p) => n + p.events.count, 0),
+          property_changes: persons.reduce((n, p) => n + p.events.history_count, 0),
+          event_queries: persons.reduce((n, p) => n + p.events.queries, 0),
+        },
+        notReported: [],
+      };
+    },
+    fields: ({ answered, verification }) => ({
+      export: exportFieldsOfRun(fields, out, answered, verification as SealVerification | undefined),
+    }),
+    verificationNote: "every file of the bundle read back and compared with the manifest's SHA-256",
+    notes: {
+      unanswered:
+        'a person whose export was under way when the run stopped: its files are cut back to the last page recorded and written on by --resume',
+      unclear: 'a person whose export met a server error or a timeout before it was written whole: written on from its last page recorded',
+      lostAnswers: () => 'persons written again from their last page recorded',
+    },
+    summary: (r) => {
+      const e: ExportReceipt['export'] | undefined = r.export;
+      const dryRun = r.status === 'dry_run';
+      return {
+        bundle: e?.bundle ?? out,
+        persons: dryRun ? r.projects.reduce((n, p) => n + p.targets, 0) : (r.counts.persons_exported ?? 0),
+        events: r.counts.events ?? 0,
+        queries: r.counts.event_queries ?? 0,
+        files: e?.files ?? 0,
+        zip: e?.zip ?? null,
+        unavailable: e?.unavailable.length ?? 0,
+        dry_run: dryRun,
+      };
+    },
+  };
+}
+
+/** The receipt's `export`: the bundle as sealed, and each person written. */
+function exportFieldsOfRun(
+  fields: ExportFields,
+  out: string,
+  answered: { answer?: { summary: unknown } }[],
+  v: SealVerification | undefined,
+): ExportReceipt['export'] {
+  const persons = answered.map(summaryOf);
+  return {
+    bundle: v?.bundle ?? (fields.zip ? zipPathOf(out) : out),
+    zip: v?.zip ?? null,
+    files: v?.files ?? null,
+    manifest_sha256: v?.manifest_sha256 ?? null,
+    until: fields.until,
+    from: fields.from,
+    unavailable: unavailableOf(persons),
+    events_short: shortEventsOf(persons),
+    persons: persons
+      .filter((p): p is PersonSummary => p !== undefined)
+      .map((p) => ({
+        project: p.project,
+        uuid: p.uuid,
+        dir: p.dir,
+        events: p.events.count,
+        event_queries: p.events.queries,
+        files: p.files.length,
+      })),
+  };
+}
+
+/** A bundle that does not read back as its manifest says, or that lacks parts or events, is a failure (exit 8). */
+function exportVerdict(receipt: ExportReceipt): Verdict {
+  const v = receipt.verification;
+  if (v?.status === 'mismatch') {
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but reading it back found ${[...v.mismatched.map((f) => `${f} not as the manifest says`), ...v.unlisted.map((f) => `${f} not in the manifest`)].join('; ')}`,
+        'export again into a new directory',
+      ),
+    };
+  }
+  const short = receipt.export?.events_short ?? [];
+  if (short.length)
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but not complete: fewer events were read than the plan counted: ${short.join('; ')}`,
+        'export again into a new directory; if it falls short again, the server (or a proxy in front of it) cuts its answers: run with --debug to see them',
+      ),
+    };
+  const unavailable = receipt.export?.unavailable ?? [];
+  if (unavailable.length)
+    return {
+      warnings: [],
+      error: new PartialFailureError(
+        `the bundle is written, but ${counted(unavailable.length, 'part')} could not be read: ${unavailable.join('; ')}`,
+        unreadableHint(unavailable),
+      ),
+    };
+  return { warnings: [] };
+}
+
+/** The parts (and events) the server would not give, as the messages and the receipt name them. */
+function unavailableOf(persons: (PersonSummary | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const p of persons) {
+    if (!p) continue;
+    for (const [name, part] of Object.entries(p.parts))
+      if (part.unavailable) out.push(`project ${p.project}, person ${p.uuid}: ${name}: ${part.unavailable}`);
+    if (p.events.unavailable) out.push(`project ${p.project}, person ${p.uuid}: events: ${p.events.unavailable}`);
+  }
+  return out;
+}
+
+/** The persons whose events fall short of the plan's count, as the messages and the receipt name them. */
+function shortEventsOf(persons: (PersonSummary | undefined)[]): string[] {
+  return persons.flatMap((p) => (p?.events.short ? [`project ${p.project}, person ${p.uuid}: ${p.events.short}`] : []));
+}
+
+async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, state: ExportState): Promise<BulkAction> {
+  const { fields, out } = k;
+  const found = env.targets.projects.flatMap((p) =>
+    Array.from(p.ids, (uuid) => ({
+      project: p.id,
+      uuid,
+      distinctIds: p.distinctIds.get(uuid) ?? [],
+      foundBy: [...p.matches].filter(([, uuids]) => uuids.includes(uuid)).map(([key]) => bare(key)),
+    })),
+  );
+  // Every directory named before anything is asked or written: an id that is not PostHog's (one
+  // that would climb out of --out) stops the run here.
+  const host = env.client ? new URL(env.client.origin).host : 'the server';
+  const dirs = new Map(found.map((p) => [`${p.project}/${p.uuid}`, personDir(p.project, p.uuid, host)]));
+  const given = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids, ...fields.identifiers.persons];
+  if (found.length === 0 && !env.journal) {
+    throw new NotFoundError(
+      `no person matches ${given.join(', ')} in ${counted(env.projects.length, 'project')} searched; nothing was written`,
+      'check the identifiers, and the projects with --projects or --all-projects',
+    );
+  }
+  const key = (project: string, uuid: string) => `${project}/${uuid}`;
+  const person = (project: string, uuid: string): ExportPerson => {
+    const begun = state.persons[key(project, uuid)];
+    if (begun) return begun;
+    const f = found.find((p) => p.project === project && p.uuid === uuid);
+    const fresh: ExportPerson = {
+      project,
+      uuid,
+      dir: dirs.get(key(project, uuid)) ?? personDir(project, uuid, host),
+      distinctIds: f?.distinctIds ?? [],
+      foundBy: f?.foundBy ?? [],
+      parts: {},
+      events: { bytes: 0, historyBytes: 0, count: 0, historyCount: 0, queries: 0, first: null, last: null, months: {}, done: false },
+    };
+    state.persons[key(project, uuid)] = fresh;
+    return fresh;
+  };
+  // The plan: each person's distinct ids from the full record (the lookups show at most ten),
+  // and the events each has up to the export's bound, counted.
+  const planLines: string[] = [];
+  if (env.client && !env.journal)
+    await estimate(
+      ctx,
+      env.client,
+      found.map((p) => person(p.project, p.uuid)),
+      fields,
+      k.maxWaitMs,
+      planLines,
+    );
+  for (const p of env.targets.projects.filter((x) => !x.unreachable)) {
+    const mine = Array.from(p.ids, (uuid) => state.persons[key(p.id, uuid)]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
+    planLines.unshift(
+      `  project ${p.id}${p.name ? ` (${p.name})` : ''}: ${counted(p.ids.length, 'person')}, ${counted(
+        mine.reduce((n, x) => n + x, 0),
+        'distinct id',
+      )}`,
+    );
+  }
+  planLines.push(
+    `  bundle    ${fields.zip ? zipPathOf(out) : out} (events ${fields.from ? `from ${fields.from} ` : ''}up to ${fields.until}${fields.recordings ? "; the recordings' content" : ''})`,
+  );
+  let client: ApiClient | undefined = env.client;
+  let sessionClient: ApiClient | null = null;
+  return {
+    title: 'export everything PostHog holds about these persons',
+    request: 'reads only: the person, its properties, cohorts, activity, recordings and feature flags; its events by HogQL',
+    flags: `${fields.from ? `--from ${fields.from}` : 'every event'}${fields.recordings ? ', --recordings' : ''}${fields.zip ? ', --zip' : ''}`,
+    flagsLabel: 'export',
+    confirmation: (count) => `This exports ${counted(count, 'person')}`,
+    scope: 'person:read',
+    targetNoun: 'persons',
+    planLines,
+    checkedLost: (done) => `${counted(done, 'person')} written again from the last page recorded`,
+    account: (receipt) => {
+      const e = receipt.export as { bundle: string; files: number | null } | undefined;
+      const persons = receipt.counts.persons_exported ?? 0;
+      const events = receipt.counts.events ?? 0;
+      return e?.files
+        ? `exported ${counted(persons, 'person')} and ${counted(events, 'event')} into ${e.bundle} (${counted(e.files, 'file')})`
+        : `${counted(persons, 'person')} of ${formatNumber(receipt.projects.reduce((n, p) => n + p.targets, 0))} written (${counted(events, 'event')}) into ${out}`;
+    },
+    describeAnswer: (a) => {
+      const p = a.summary as PersonSummary | undefined;
+      return p ? `person ${p.uuid}: ${counted(p.events.count, 'event')}, ${counted(p.files.length, 'file')}` : 'written';
+    },
+    prepare: async () => {
+      client = env.client;
+      // The flags' evaluation reasons are served to a session only: used when one is signed in.
+      sessionClient = await ctx.api({ auth: 'session' }).catch(() => null);
+      if (!env.journal) createBundleDir(out);
+      saveState(out, state);
+    },
+    attempt: async (chunk: Chunk, note?: (line: string) => void): Promise<Attempt> => {
+      try {
+        let summary: PersonSummary | undefined;
+        for (const uuid of chunk.ids) {
+          summary = await writePerson(
+            {
+              ctx,
+              client: client!,
+              bundle: out,
+              state,
+              until: fields.until,
+              from: fields.from,
+              currentTeam: fields.current_team,
+              recordings: fields.recordings,
+              sessionClient,
+              maxWaitMs: k.maxWaitMs,
+              note: note ?? ((line) => ctx.info(line)),
+            },
+            person(chunk.project!, uuid),
+          );
+        }
+        return { kind: 'ok', status: 200, summary };
+      } catch (err) {
+        return failed(ctx, err, k.maxWaitMs);
+      }
+    },
+  };
+}
+
+/** What a failure while writing a person means for the runner. A person is written again from
+ * its last page recorded, so an attempt may always be made again. */
+function failed(ctx: Context, err: unknown, maxWaitMs: number): Attempt {
+  if (ctx.deps.signal?.aborted || err instanceof CancelledError) return { kind: 'retry', status: null, error: 'interrupted' };
+  // The query limit asks to wait longer than --max-wait: the run stops, every page kept.
+  if (err instanceof RateLimitedError)
+    return { kind: 'throttled', status: 429, retryAfterMs: Math.max(err.retryAfterMs ?? 0, maxWaitMs + 1), error: err.message };
+  if (err instanceof AuthError) return { kind: 'auth', status: err instanceof ApiError ? err.status : 401, error: err };
+  if (err instanceof ApiError) {
+    if (err.status >= 500 || err.status === 408) return { kind: 'retry', status: err.status, error: err.message };
+    return { kind: 'rejected', status: err.status, error: err };
+  }
+  if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
+  if (err instanceof CliError) return { kind: 'rejected', status: 0, error: err };
+  throw err;
+}
+
+/** The plan's estimate: every person's distinct ids from its record, its events counted. */
+async function estimate(
+  ctx: Context,
+  client: ApiClient,
+  persons: ExportPerson[],
+  fields: ExportFields,
+  maxWaitMs: number,
+  lines: string[],
+): Promise<void> {
+  for (const person of persons) {
+    const record = await getPerson(client, person.project, person.uuid);
+    person.distinctIds = (record.distinct_ids ?? []).map(String);
+  }
+  let events = 0;
+  let pages = 0;
+  let uncounted: string | undefined;
+  for (const person of persons) {
+    // A person whose events cannot be read in queries PostHog takes is refused here, before the run.
+    checkEventsRange({ distinctIds: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) });
+    const res = await underQueryLimit(ctx, { maxWaitMs, flag: '--max-wait' }, (retry) =>
+      runHogQL(
+        client,
+        person.project,
+        {
+          // The range the events are read in (src/hogql/events.ts), so that a walk that ends
+          // early is seen by its count (write-person.ts, shortOf).
+          query: `SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})${fields.from ? ' AND timestamp >= toDateTime({from})' : ''}`,
+          values: { ids: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) },
+          name: 'hogctl export: events to read',
+        },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+      ),
+    ).catch((err: unknown) => {
+      // A key that may not query (no query:read) still exports the records; the events are
+      // named as not readable when they are reached.
+      uncounted = refusal(err);
+      if (uncounted === undefined) throw err;
+      return undefined;
+    });
+    if (!res) break;
+    const count = Number((res.results[0] ?? [])[0] ?? 0);
+    person.events.estimate = count;
+    events += count;
+    pages += Math.floor(count / MAX_QUERY_ROWS) + 1;
+  }
+  if (uncounted) lines.push(`  events    cannot be counted: ${uncounted}`);
+  else
+    lines.push(
+      `  events    about ${counted(events, 'event')} up to ${fields.until}: ${counted(pages, 'query', 'queries')} of up to ${formatNumber(MAX_QUERY_ROWS)} events` +
+        ` (at ${formatNumber(QUERIES_PER_HOUR)} queries an hour, about ${formatDuration(Math.ceil((pages / QUERIES_PER_HOUR) * 3_600_000))} of the query budget),` +
+        ` plus ${counted(persons.length * PARTS.length, 'read')} for the records`,
+    );
+}
+
+async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings): Promise<JobVerification> {
+  const { fields } = k;
+  const header = env.journal.header!;
+  const order = env.targets.projects.map((p) => p.id);
+  const persons = [...env.journal.chunks.values()]
+    .sort((a, b) => a.chunk - b.chunk)
+    .map(summaryOf)
+    .filter((p): p is PersonSummary => p !== undefined)
+    .sort((a, b) => order.indexOf(a.project) - order.indexOf(b.project));
+  const v = await sealBundle({
+    bundle: k.out,
+    zip: fields.zip ? zipPathOf(k.out) : null,
+    host: new URL(header.host.includes('://') ? header.host : `https://${header.host}`).host,
+    profile: header.profile,
+    requestedBy: fields.requested_by,
+    startedAt: header.created_at,
+    finishedAt: new Date(ctx.clock.now()).toISOString(),
+    until: fields.until,
+    from: fields.from,
+    identifiers: fields.identifiers,
+    projects: env.targets.projects.map((p) => ({ id: p.id, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) })),
+    persons,
+  });
+  return { total: v, perProject: new Map(order.map((id) => [id, { status: v.status }])) };
+}
+
+/** The flags of an export, checked before anything is asked of the server. */
+export function checkExportFlags(s: { resume: boolean; given: number; from?: string }): void {
+  if (s.resume && s.given > 0) {
+    throw new UsageError(
+      '--resume continues the export in --out with the identifiers it began with',
+      'drop --email, --distinct-id and --person',
+    );
+  }
+  if (!s.resume && s.given === 0) {
+    throw new UsageError(
+      'name the data subject: --email <address>, --distinct-id <id> or --person <uuid> (each repeatable)',
+      'e.g. hogctl persons export --email lee@example.net --all-projects --out ./lee-export',
+    );
+  }
+  if (s.from !== undefined && Number.isNaN(Date.parse(s.from))) {
+    throw new UsageError(`invalid --from "${s.from}": expected a date or time, e.g. 2024-01-01`, 'or leave it out to export every event');
+  }
+}
+
+/** The bundle's directory, absolute: what binds the journal. */
+export function bundlePath(out: string): string {
+  return resolve(out);
+}

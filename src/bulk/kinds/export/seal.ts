@@ -1,0 +1,173 @@
+// The end of an export, once every person is written: the export kind's verification (kind.ts).
+// From what the engine journaled of each person (its counts and its files' SHA-256, hashed when
+// the person was done) it writes summary.html and manifest.json, then reads every file of the
+// bundle back and compares it with the manifest: a file changed, cut or added since its person
+// was written is named, and the export ends with exit 8. Then the state file goes (the bundle is
+// finished) and, with --zip, the bundle becomes one archive and the directory goes.
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { NotRecordedError } from '../../../errors.js';
+import { VERSION } from '../../../context.js';
+import { listFiles, MANIFEST_FILE, sha256File, writeJson } from './bundle.js';
+import { PARTS } from './collect.js';
+import type { GivenIdentifiers } from './state.js';
+import { statePath } from './state.js';
+import { inBundle } from './safe-name.js';
+import { summaryHtml, type SummaryProject } from './summary.js';
+import type { BundleFile, PersonSummary } from './write-person.js';
+import { writeZip } from './zip.js';
+import { writeSecretFile } from '../../../config/secret-file.js';
+
+export interface SealFacts {
+  bundle: string;
+  /** Where --zip puts the archive; null: the bundle stays a directory. */
+  zip: string | null;
+  host: string;
+  profile: string | null;
+  requestedBy: string | null;
+  startedAt: string;
+  finishedAt: string;
+  until: string;
+  from: string | null;
+  identifiers: GivenIdentifiers;
+  projects: { id: string; name: string | null; unreachable?: string }[];
+  /** Every person written, in the order of the projects. */
+  persons: PersonSummary[];
+}
+
+/** What the verification found, as the receipt keeps it. */
+export interface SealVerification {
+  status: 'verified' | 'mismatch';
+  /** The directory, or the archive with --zip. */
+  bundle: string;
+  zip: string | null;
+  /** Files of the bundle, the manifest included. */
+  files: number;
+  manifest_sha256: string;
+  /** Files whose content is not what the manifest says. */
+  mismatched: string[];
+  /** Files in the bundle the manifest does not name. */
+  unlisted: string[];
+}
+
+/** Writes summary.html and manifest.json, reads the bundle back against the manifest, and zips it. */
+export async function sealBundle(f: SealFacts): Promise<SealVerification> {
+  const { bundle } = f;
+  const projects: SummaryProject[] = f.projects.map((p) => ({ id: p.id, name: p.name, unreachable: p.unreachable, persons: [] }));
+  for (const person of f.persons) {
+    projects
+      .find((p) => p.id === person.project)
+      ?.persons.push({
+        uuid: person.uuid,
+        distinctIds: person.distinct_ids.length,
+        events: person.events.count,
+        firstEvent: person.events.first,
+        lastEvent: person.events.last,
+        months: person.events.months,
+        parts: [
+          ...PARTS.filter((part) => person.parts[part.name]).map((part) => ({
+            name: part.name === 'properties' ? 'properties (as the events set them)' : part.name,
+            count: person.parts[part.name]?.count ?? null,
+            unavailable: person.parts[part.name]?.unavailable,
+            note: person.parts[part.name]?.note,
+          })),
+          { name: 'events', count: person.events.count, unavailable: person.events.unavailable, note: person.events.short },
+          { name: 'property changes', count: person.events.history_count },
+        ],
+      });
+  }
+  const identifiers = [...f.identifiers.emails, ...f.identifiers.distinct_ids, ...f.identifiers.persons];
+  const summaryFile = 'summary.html';
+  writeSecretFile(
+    inBundle(bundle, summaryFile),
+    summaryHtml({ host: f.host, requestedBy: f.requestedBy, createdAt: f.finishedAt, until: f.until, identifiers, projects }),
+  );
+  const files: BundleFile[] = [
+    ...f.persons.flatMap((p) => p.files),
+    { path: summaryFile, bytes: statSync(join(bundle, summaryFile)).size, sha256: await sha256File(join(bundle, summaryFile)) },
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const events = f.persons.reduce((k, p) => k + p.events.count, 0);
+  const queries = f.persons.reduce((k, p) => k + p.events.queries, 0);
+  const firsts = f.persons
+    .map((p) => p.events.first)
+    .filter((x): x is string => x !== null)
+    .sort();
+  const lasts = f.persons
+    .map((p) => p.events.last)
+    .filter((x): x is string => x !== null)
+    .sort();
+  writeJson(inBundle(bundle, MANIFEST_FILE), {
+    manifest_format: 1,
+    kind: 'subject-access-export',
+    hogctl_version: VERSION,
+    requested_by: f.requestedBy,
+    profile: f.profile,
+    host: f.host,
+    started_at: f.startedAt,
+    finished_at: f.finishedAt,
+    identifiers_as_given: f.identifiers,
+    time_range: { from: f.from, until: f.until, first_event: firsts[0] ?? null, last_event: lasts[lasts.length - 1] ?? null },
+    projects: f.projects.map((project) => ({
+      ...project,
+      persons: f.persons
+        .filter((p) => p.project === project.id)
+        .map((p) => ({
+          uuid: p.uuid,
+          dir: p.dir,
+          found_by: p.found_by,
+          distinct_ids: p.distinct_ids,
+          counts: {
+            events: p.events.count,
+            event_queries: p.events.queries,
+            property_changes: p.events.history_count,
+            ...Object.fromEntries(Object.entries(p.parts).map(([k, v]) => [k, v.count])),
+          },
+          first_event: p.events.first,
+          last_event: p.events.last,
+          not_exported: Object.fromEntries([
+            ...Object.entries(p.parts)
+              .filter(([, v]) => v.unavailable || v.note)
+              .map(([k, v]) => [k, v.unavailable ?? v.note]),
+            ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
+            ...(p.events.short ? [['events', `not all read: ${p.events.short}`]] : []),
+          ]),
+        })),
+    })),
+    counts: { persons: f.persons.length, events, queries, files: files.length },
+    files,
+  });
+
+  // Read back: every file the manifest names, as it names it; nothing else in the bundle.
+  const mismatched: string[] = [];
+  for (const file of files) {
+    const path = join(bundle, file.path);
+    if (!existsSync(path) || statSync(path).size !== file.bytes || (await sha256File(path)) !== file.sha256) mismatched.push(file.path);
+  }
+  const named = new Set(files.map((x) => x.path));
+  const unlisted = listFiles(bundle).filter((p) => !named.has(p));
+  const manifestSha256 = await sha256File(join(bundle, MANIFEST_FILE));
+  rmSync(statePath(bundle), { force: true });
+  let zip: string | null = null;
+  if (f.zip) {
+    const archive = f.zip;
+    zip = archive;
+    await writeZip(bundle, [...files.map((x) => x.path), MANIFEST_FILE].sort(), zip, basename(bundle)).catch((err: unknown) => {
+      // The bundle is whole and its state file gone: "run it again" would find it finished.
+      throw new NotRecordedError(
+        `${(err as Error).message}; no archive was made, and the bundle is in ${bundle}, with its manifest`,
+        `free some space, then archive that directory yourself (\`cd ${dirname(bundle)} && zip -r ${resolve(archive)} ${basename(bundle)}\`), or hand it over as it is`,
+      );
+    });
+    // The archive is the bundle now: the directory it was made from goes.
+    rmSync(bundle, { recursive: true, force: true });
+  }
+  return {
+    status: mismatched.length || unlisted.length ? 'mismatch' : 'verified',
+    bundle: zip ?? bundle,
+    zip,
+    files: files.length + 1,
+    manifest_sha256: manifestSha256,
+    mismatched,
+    unlisted,
+  };
+}

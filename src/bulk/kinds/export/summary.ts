@@ -1,0 +1,145 @@
+// summary.html: one page a DPO can send on with the bundle. Self-contained (inline style, inline
+// SVG, no script, no link, no image from anywhere), so it opens the same offline, in a mail
+// client or years later: per project, what the bundle holds with counts and date ranges, and a
+// bar chart of the events per month.
+import { formatNumber } from '../../../io/counts.js';
+
+export interface SummaryPerson {
+  uuid: string;
+  distinctIds: number;
+  events: number;
+  firstEvent: string | null;
+  lastEvent: string | null;
+  /** "YYYY-MM" → events. */
+  months: Record<string, number>;
+  /** `unavailable`: the server refused it to this key; `note`: not exported for another reason. */
+  parts: { name: string; count: number | null; unavailable?: string; note?: string }[];
+}
+
+export interface SummaryProject {
+  id: string;
+  name: string | null;
+  unreachable?: string;
+  persons: SummaryPerson[];
+}
+
+export interface SummaryInput {
+  host: string;
+  requestedBy: string | null;
+  createdAt: string;
+  until: string;
+  identifiers: string[];
+  projects: SummaryProject[];
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const n = formatNumber;
+const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
+
+/** Every month from the first to the last, gaps included, so the bars keep their time scale. */
+function monthSpan(months: Record<string, number>): [string, number][] {
+  const keys = Object.keys(months).sort();
+  if (keys.length === 0) return [];
+  const out: [string, number][] = [];
+  let [y, m] = keys[0].split('-').map(Number);
+  const [ly, lm] = keys[keys.length - 1].split('-').map(Number);
+  while (y < ly || (y === ly && m <= lm)) {
+    const key = `${y}-${String(m).padStart(2, '0')}`;
+    out.push([key, months[key] ?? 0]);
+    m++;
+    if (m > 12) {
+      m = 1;
+      y++;
+    }
+  }
+  return out;
+}
+
+/** Events per month as bars, with the month under every bar (or every few, when many). */
+export function monthChart(months: Record<string, number>): string {
+  const span = monthSpan(months);
+  if (span.length === 0) return '<p class="none">No events.</p>';
+  const width = 860;
+  const height = 180;
+  const left = 50;
+  const bottom = 30;
+  const max = Math.max(...span.map(([, v]) => v));
+  const slot = (width - left) / span.length;
+  const bar = Math.max(1, slot * 0.8);
+  const every = Math.ceil(span.length / 12);
+  const bars = span
+    .map(([month, value], i) => {
+      const h = max === 0 ? 0 : Math.round(((height - bottom - 10) * value) / max);
+      const x = left + i * slot + (slot - bar) / 2;
+      const label =
+        i % every === 0 ? `<text x="${(x + bar / 2).toFixed(1)}" y="${height - bottom + 16}" text-anchor="middle">${month}</text>` : '';
+      return `<rect x="${x.toFixed(1)}" y="${height - bottom - h}" width="${bar.toFixed(1)}" height="${h}"><title>${month}: ${n(value)} events</title></rect>${label}`;
+    })
+    .join('');
+  return (
+    `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="events per month">` +
+    `<line x1="${left}" y1="${height - bottom}" x2="${width}" y2="${height - bottom}" class="axis"/>` +
+    `<text x="${left - 6}" y="14" text-anchor="end">${n(max)}</text><text x="${left - 6}" y="${height - bottom}" text-anchor="end">0</text>` +
+    `${bars}</svg>`
+  );
+}
+
+function mergeMonths(persons: SummaryPerson[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of persons) for (const [k, v] of Object.entries(p.months)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+function personSection(p: SummaryPerson): string {
+  const rows = p.parts
+    .map(
+      (part) =>
+        `<tr><td>${esc(part.name)}</td><td class="num">${part.unavailable || part.note ? '' : part.count === null ? '✓' : n(part.count)}</td><td>${part.unavailable ? `<span class="warn">not readable: ${esc(part.unavailable)}</span>` : part.note ? `<span class="warn">not exported: ${esc(part.note)}</span>` : ''}</td></tr>`,
+    )
+    .join('');
+  return `<h3>Person <code>${esc(p.uuid)}</code></h3>
+<p>${n(p.distinctIds)} ${p.distinctIds === 1 ? 'distinct id' : 'distinct ids'} · ${n(p.events)} events${p.events ? `, from ${day(p.firstEvent)} to ${day(p.lastEvent)}` : ''}</p>
+<table><thead><tr><th>Part</th><th class="num">Items</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function summaryHtml(s: SummaryInput): string {
+  const projects = s.projects
+    .map((project) => {
+      const title = `Project ${esc(project.id)}${project.name ? ` — ${esc(project.name)}` : ''}`;
+      if (project.unreachable)
+        return `<section><h2>${title}</h2><p class="warn">Could not be searched: ${esc(project.unreachable)}</p></section>`;
+      const events = project.persons.reduce((k, p) => k + p.events, 0);
+      const firsts = project.persons
+        .map((p) => p.firstEvent)
+        .filter((x): x is string => Boolean(x))
+        .sort();
+      const lasts = project.persons
+        .map((p) => p.lastEvent)
+        .filter((x): x is string => Boolean(x))
+        .sort();
+      return `<section><h2>${title}</h2>
+<p>${n(project.persons.length)} ${project.persons.length === 1 ? 'person' : 'persons'} · ${n(events)} events${events ? `, from ${day(firsts[0])} to ${day(lasts[lasts.length - 1])}` : ''}</p>
+${project.persons.length ? `<h3>Events per month</h3>${monthChart(mergeMonths(project.persons))}` : '<p class="none">No person found here.</p>'}
+${project.persons.map(personSection).join('\n')}</section>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Subject access export</title>
+<style>
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1f24;max-width:920px;margin:2em auto;padding:0 1em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #d5d8de;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin-bottom:.3em}
+table{border-collapse:collapse;margin:.3em 0 1em}td,th{padding:.2em .8em .2em 0;text-align:left}td:first-child{white-space:nowrap}th{border-bottom:1px solid #d5d8de}
+.num{text-align:right}.warn{color:#a4470a}.none{color:#6b7080}dl{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em}dt{color:#6b7080}
+svg rect{fill:#3a5bd9}svg text{font-size:11px;fill:#6b7080}svg .axis{stroke:#9aa0ad}code{font-size:.92em}
+</style></head><body>
+<h1>Subject access export</h1>
+<dl><dt>Asked for</dt><dd>${s.identifiers.map((i) => esc(i)).join(', ')}</dd>
+<dt>Requested by</dt><dd>${esc(s.requestedBy ?? 'unknown')}</dd>
+<dt>Source</dt><dd>${esc(s.host)}</dd>
+<dt>Data up to</dt><dd>${esc(s.until)}</dd>
+<dt>Exported</dt><dd>${esc(s.createdAt)}</dd></dl>
+<p>The files of this bundle hold every record listed here; <code>manifest.json</code> lists each file with its SHA-256.</p>
+${projects}
+</body></html>
+`;
+}
