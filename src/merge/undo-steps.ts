@@ -3,7 +3,7 @@
 //
 // 1. split the kept person: POST persons/{uuid}/split/ with `distinct_ids_to_split`, the ids of
 //    the persons merged into it still on it. Each id moves to the person whose UUID is the UUIDv5
-//    of that id (`posthog-deletion-and-geoip.md` H.1; posthog/models/person/person.py
+//    of that id (docs/server-contract.md §14.7; posthog/models/person/person.py
 //    `_split_distinct_ids_batch`), asynchronously.
 // 2. join again the ids each former person had: `$merge_dangerously` events into the id whose
 //    UUIDv5 is the person's old UUID, so that the person rebuilt is the one split back to that
