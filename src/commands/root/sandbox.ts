@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { collect } from '../../cli/flags.js';
+import { collect, parseCount } from '../../cli/flags.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { untilStdoutReaderGone } from '../../io/pipe-reader.js';
 import { startSandbox } from './shared/start-sandbox.js';
@@ -128,7 +128,7 @@ function parseProjectPersons(raw: string): Record<number, number> {
         'project 1 takes --persons',
       );
     }
-    out[Number(m[1])] = count(m[2], '--project-persons', 0);
+    out[Number(m[1])] = parseCount(m[2], '--project-persons', 0);
   }
   return out;
 }
@@ -148,14 +148,6 @@ function projectLines(stores: Map<number, { size: number }>, seed: number): stri
     .join('\n              ');
 }
 
-function count(raw: string, flag: string, min: number): number {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`invalid ${flag} "${raw}": expected a whole number of at least ${min}`);
-  }
-  return n;
-}
-
 /** Resolves on Ctrl-C (main's abort signal, or SIGINT when run without one) or SIGTERM. */
 function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -173,15 +165,19 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
 }
 
 export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, stop?: Promise<void>): Promise<void> {
-  const port = count(options.port, '--port', 0);
+  const port = parseCount(options.port, '--port', 0);
   if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
-  const persons = count(options.persons, '--persons', 0);
-  const eventsPerPerson = count(options.eventsPerPerson ?? '3', '--events-per-person', 0);
+  const persons = parseCount(options.persons, '--persons', 0);
+  const eventsPerPerson = parseCount(options.eventsPerPerson ?? '3', '--events-per-person', 0);
   const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
-  const seed = count(options.seed, '--seed', 0);
+  const seed = parseCount(options.seed, '--seed', 0);
   const duplicates =
-    options.duplicates === undefined ? 0 : options.duplicates === true ? DUPLICATE_GROUPS : count(options.duplicates, '--duplicates', 1);
-  const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
+    options.duplicates === undefined
+      ? 0
+      : options.duplicates === true
+        ? DUPLICATE_GROUPS
+        : parseCount(options.duplicates, '--duplicates', 1);
+  const applyDelayMs = parseCount(options.applyDelay ?? '50', '--apply-delay', 0);
   // A key that survives a restart keeps a saved profile working; only where nobody else can reach.
   const stableKey = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host);
   const quiet = Boolean(ctx.globals.quiet);
