@@ -47,9 +47,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // No module of the CLI or the sandbox keeps state of its own (ARCHITECTURE.md §2), so the
-        // unit tests share their workers' modules instead of importing them again for each file:
-        // a third of the CPU time of a run of them.
+        // What modules of the CLI and the sandbox keep is the same for every command of a
+        // process (ARCHITECTURE.md §2 lists it; test/unit/repository/module-state.test.ts holds
+        // the list), so the unit tests share their workers' modules instead of importing them
+        // again for each file: a third of the CPU time of a run of them.
         // A file that mocks a module (vi.mock) needs modules of its own: it runs isolated, below.
         test: {
           name: 'unit',

@@ -12,6 +12,7 @@
 // Everything that makes dist/ differ from src/ is in scripts/bundle/ (its README lists it).
 import { build } from 'esbuild';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,9 +101,9 @@ async function buildVendors(outdir) {
 /**
  * The root help, rendered by the fresh bundle itself, so that it cannot drift from the tree; and
  * the bundle's V8 code cache, taken after that rendering, a verb's help and a real `persons get`
- * (against the sandbox's bundle, over loopback), so that it holds the functions that build and
- * parse the command tree and those a request command runs, as well as the top level. Compiling
- * those on every run cost `persons get` ~3 ms.
+ * (over loopback), so that it holds the functions that build and parse the command tree and those
+ * a request command runs, as well as the top level. Without the request in it, `persons get`
+ * compiled those on every run (scripts/bundle/README.md has the figures).
  */
 async function writeRootHelpAndCodeCache(outdir) {
   const file = `${outdir}/main.cjs`;
@@ -122,31 +123,52 @@ async function writeRootHelpAndCodeCache(outdir) {
   writeFileSync(`${file}.cache.json`, `${JSON.stringify({ node: process.version })}\n`);
 }
 
+/** The one person the build's `persons get` reads, as PostHog's retrieve answers it (docs/server-contract.md §6.3). */
+const PERSON = {
+  id: 1,
+  uuid: '0190b5b2-0000-7000-8000-000000000001',
+  name: 'user1@example.com',
+  distinct_ids: ['user1'],
+  properties: { email: 'user1@example.com' },
+  created_at: '2026-01-01T00:00:00Z',
+  is_identified: true,
+};
+
 /**
- * `hogctl persons get 1 -o json` against a sandbox of the fresh build. The request goes through a
- * dispatcher handed in, because the CLI's own HTTP client sets a V8 flag (--liftoff-only, in
- * src/http/client.ts) as it makes its dispatcher, and V8 refuses a code cache made under flags
- * other than those of the process that reads it.
+ * `hogctl persons get 1 -o json` against a loopback server that answers that one request, as
+ * undici's cache is taken (undici/write-code-cache.mjs): the build starts no sandbox. Any other
+ * request fails the build, so a change in what the command sends is seen here. The request goes
+ * through a dispatcher handed in, because the CLI's own HTTP client sets a V8 flag
+ * (--liftoff-only, in src/http/client.ts) as it makes its dispatcher, and V8 refuses a code cache
+ * made under flags other than those of the process that reads it.
  */
 async function getPerson(outdir, run) {
-  const require = createRequire(import.meta.url);
-  const { startSandbox } = require(`${root}/${outdir}/vendor/sandbox.cjs`);
-  const { EnvHttpProxyAgent } = require(`${root}/${outdir}/undici.cjs`);
-  const sandbox = await startSandbox({ persons: 1 });
+  const { EnvHttpProxyAgent } = createRequire(import.meta.url)(`${root}/${outdir}/undici.cjs`);
+  const server = createServer((req, res) => {
+    const known = req.method === 'GET' && req.url === '/api/projects/1/persons/1/';
+    res.writeHead(known ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify(
+        known ? PERSON : { type: 'invalid_request', code: 'not_found', detail: `the build does not answer ${req.method} ${req.url}` },
+      ),
+    );
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   // No proxy: the build's own environment must not route this request elsewhere.
   const dispatcher = new EnvHttpProxyAgent({ httpProxy: '', httpsProxy: '', noProxy: '' });
   const configDir = mkdtempSync(join(tmpdir(), 'hogctl-build-'));
   try {
     const env = {
-      HOGCTL_BASE_URL: sandbox.url,
-      HOGCTL_PROJECT_ID: String(sandbox.projectId),
-      HOGCTL_API_KEY: sandbox.defaultKey,
+      HOGCTL_BASE_URL: `http://127.0.0.1:${server.address().port}`,
+      HOGCTL_PROJECT_ID: '1',
+      HOGCTL_API_KEY: 'phx_build_code_cache_key_0000000000000000000000',
       HOGCTL_CONFIG_DIR: configDir,
     };
-    await run(['persons', 'get', '1', '-o', 'json'], { env, dispatcher });
+    const out = await run(['persons', 'get', '1', '-o', 'json'], { env, dispatcher });
+    if (JSON.parse(out).uuid !== PERSON.uuid) throw new Error(`the build's persons get printed ${out}`);
   } finally {
     await dispatcher.close();
-    await sandbox.close();
+    server.close();
     rmSync(configDir, { recursive: true, force: true });
   }
 }

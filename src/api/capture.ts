@@ -38,7 +38,7 @@ export interface CaptureEvent {
     $set?: Record<string, unknown>;
     $set_once?: Record<string, unknown>;
     $unset?: string[];
-    /** `$merge_dangerously`: the distinct id whose person is merged into this event's (posthog-ingestion.md B.3.1). */
+    /** `$merge_dangerously`: the distinct id whose person is merged into this event's (docs/server-contract.md §14.3). */
     alias?: string;
     $lib?: string;
   };

@@ -6,25 +6,19 @@
 import type { ApiClient } from '../http/client.js';
 import { UnavailableError } from '../errors.js';
 import { bulkDeleteSummaryOf, type BulkDeleteSummary } from './bulk-delete.js';
-import { deleteEvents, deletePerson, deleteRecordings, personNotFound } from './person-actions.js';
+import { deleteEvents, deletePerson, deleteRecordings, personNotFound, type DeleteFlags } from './person-actions.js';
 import { getPerson, personsPath } from './persons.js';
 import { isUuid } from './uuid.js';
 
 /** Tries of a deletion the server answers with the person in deletion_errors. */
 const DELETION_ERROR_TRIES = 3;
 
-export interface OneDeleteFlags {
-  deleteEvents: boolean;
-  deleteRecordings: boolean;
-  keepPerson: boolean;
-}
-
 /**
  * What goes: the person (with the flags), or only their events, or only their recordings. It
  * also names the old endpoint a server without bulk_delete is sent instead: `DELETE
  * /persons/{id}/` with the flags, `/delete_events/` or `/delete_recordings/`.
  */
-export type OneDeletion = { what: 'person'; flags: OneDeleteFlags } | { what: 'events' } | { what: 'recordings' };
+export type OneDeletion = { what: 'person'; flags: DeleteFlags } | { what: 'events' } | { what: 'recordings' };
 
 /** The person to delete: the id as the user gave it, and its UUID when a read already found it. */
 export interface OneDeleteTarget {
@@ -39,7 +33,7 @@ export type OneDeleteResult =
   /** No bulk_delete on this server: the old endpoint answered this. */
   | { via: 'legacy'; status: number; goneEarlier: boolean };
 
-function flagsOf(deletion: OneDeletion): OneDeleteFlags {
+function flagsOf(deletion: OneDeletion): DeleteFlags {
   if (deletion.what === 'person') return deletion.flags;
   return { deleteEvents: deletion.what === 'events', deleteRecordings: deletion.what === 'recordings', keepPerson: true };
 }

@@ -8,10 +8,11 @@ import { getPerson } from './persons.js';
 import { describeHttpError } from '../http/describe-error.js';
 import { EMPTY, expectShape, OBJECT_WITH, SUCCESS } from '../http/foreign-answer.js';
 
+/** What a deletion of one person takes with it, or leaves (bulk_delete's and DELETE's flags). */
 export interface DeleteFlags {
-  deleteEvents?: boolean;
-  deleteRecordings?: boolean;
-  keepPerson?: boolean;
+  deleteEvents: boolean;
+  deleteRecordings: boolean;
+  keepPerson: boolean;
 }
 
 export interface SplitRequest {

@@ -7,7 +7,7 @@ const PERSON_UUIDV5_NAMESPACE = Buffer.from('932979b465c3442484670b66ec27bc22', 
 
 /**
  * A UUIDv5 of `team_id:distinct_id` (nodejs/src/worker/ingestion/person-uuid.ts
- * `uuidFromDistinctId()`; the split: `posthog-deletion-and-geoip.md` H.1). A project's id is its
+ * `uuidFromDistinctId()`; the split: docs/server-contract.md §14.7). A project's id is its
  * first environment's team id, the one its persons live in.
  */
 export function personUuidOf(teamId: string, distinctId: string): string {

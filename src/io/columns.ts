@@ -1,21 +1,53 @@
 // Terminal text measures for the table and record views: how many cells a string takes, padding
 // and truncating with `…` by that measure, and fitting columns to the terminal's width.
+import { eastAsianWidth } from 'get-east-asian-width';
 
-/** Characters that take two cells (East Asian wide and fullwidth forms, most emoji). */
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-/** Characters that take none (combining marks, zero-width joiners and variation selectors). */
-const ZERO = /[\u0300-\u036f\u200b-\u200f\u20d0-\u20ff\ufe00-\ufe0f]/u;
+/** Code points drawn inside the cluster before them, taking no cells of their own: combining
+ * marks, format characters (the zero-width joiner, emoji tags), variation selectors and the
+ * skin-tone modifiers of an emoji. */
+const JOINS_PREVIOUS = /[\p{Mn}\p{Me}\p{Cf}\u{fe00}-\u{fe0f}\u{1f3fb}-\u{1f3ff}\u{e0100}-\u{e01ef}]/u;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+const REGIONAL_INDICATOR = /[\u{1f1e6}-\u{1f1ff}]/u;
+const ZERO_WIDTH_JOINER = '\u200d';
+const EMOJI_PRESENTATION = '\ufe0f';
+const KEYCAP = '\u20e3';
 
-function charWidth(ch: string): number {
-  if (ZERO.test(ch)) return 0;
-  return WIDE.test(ch) ? 2 : 1;
+/**
+ * `text` cut into what a terminal draws as one thing, each with the cells it takes: a character's
+ * width from Unicode's East Asian Width table (the get-east-asian-width package, kept in step with
+ * each Unicode release), with the emoji rules that table does not cover: a sequence joined by
+ * zero-width joiners (👨‍👩‍👧), a skin tone (👍🏽), a flag's two regional indicators, a keycap, and a
+ * text-style symbol made an emoji by U+FE0F (☀️) are each one emoji of two cells.
+ */
+function* clusters(text: string): Generator<[cluster: string, cells: number]> {
+  let cluster = '';
+  let cells = 0;
+  let joined = false;
+  for (const ch of text) {
+    const regionalPair = REGIONAL_INDICATOR.test(ch) && cluster.length === 2 && REGIONAL_INDICATOR.test(cluster);
+    if (cluster !== '' && (joined || regionalPair || JOINS_PREVIOUS.test(ch) || ch === KEYCAP)) {
+      if ((ch === EMOJI_PRESENTATION && PICTOGRAPHIC.test(cluster)) || ch === KEYCAP) cells = 2;
+      joined = ch === ZERO_WIDTH_JOINER;
+      cluster += ch;
+      continue;
+    }
+    if (cluster !== '') yield [cluster, cells];
+    cluster = ch;
+    cells = JOINS_PREVIOUS.test(ch) ? 0 : REGIONAL_INDICATOR.test(ch) ? 2 : eastAsianWidth(ch.codePointAt(0)!);
+    joined = ch === ZERO_WIDTH_JOINER;
+  }
+  if (cluster !== '') yield [cluster, cells];
 }
 
+/** Printable ASCII only: one cell a character, the common case, measured without the tables. */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 export function displayWidth(text: string): number {
-  let width = 0;
   // Colour codes take no cells.
-  for (const ch of text.replace(/\u001b\[[0-9;]*m/g, '')) width += charWidth(ch);
+  const shown = text.replace(/\u001b\[[0-9;]*m/g, '');
+  if (PLAIN.test(shown)) return shown.length;
+  let width = 0;
+  for (const [, cells] of clusters(shown)) width += cells;
   return width;
 }
 
@@ -38,11 +70,10 @@ export function truncate(text: string, width: number): string {
   if (width <= 0) return '';
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
-    if (used + w > width - 1) break;
-    out += ch;
-    used += w;
+  for (const [cluster, cells] of clusters(text)) {
+    if (used + cells > width - 1) break;
+    out += cluster;
+    used += cells;
   }
   return `${out}…`;
 }

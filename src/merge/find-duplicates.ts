@@ -9,7 +9,7 @@
 //    servers' cap, `src/hogql/walk.ts`);
 // 3. their distinct ids from `person_distinct_ids` (posthog/hogql/database/schema/person_distinct_ids.py);
 // 4. their event counts and last event from `events`, by distinct id, which needs no person
-//    resolution (`posthog-ingestion.md` C.2.4).
+//    resolution (docs/server-contract.md §14.5).
 //
 // Every function used is in HogQL's mapping: lower() and trim() in
 // posthog/hogql/functions/clickhouse/strings.py (STRING_FUNCTIONS, POSTGRESQL_TRIM_FUNCTIONS),

@@ -13,7 +13,7 @@ import { lowerAscii } from '../bulk/input/identifiers.js';
 
 // nodejs/src/worker/ingestion/persons/person-merge-service.ts BARE_CASE_INSENSITIVE_ILLEGAL_IDS,
 // BARE_CASE_SENSITIVE_ILLEGAL_IDS, each also in single and double quotes; the empty string after
-// trim(). A merge of such a distinct id is a no-op with an ingestion warning (`posthog-ingestion.md` B.3.4).
+// trim(). A merge of such a distinct id is a no-op with an ingestion warning (docs/server-contract.md §14.3).
 const quoted = (ids: string[]) => ids.flatMap((id) => [id, `'${id}'`, `"${id}"`]);
 const ILLEGAL_ANY_CASE = new Set(
   quoted(['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']),

@@ -3,14 +3,14 @@
 //
 // PostHog merges through capture only: a `$merge_dangerously` event whose distinct_id is one of
 // the kept person's ids and whose `alias` is one of the other person's ids moves all the other's
-// distinct ids to the kept person and deletes the other (`posthog-ingestion.md` B.3, E.3;
+// distinct ids to the kept person and deletes the other (docs/server-contract.md §14.3, §14.6;
 // nodejs/src/worker/ingestion/persons/person-merge-service.ts, mergePeople()). The properties
 // become `{...other, ...kept}`: the kept person's values win, the other's keys it lacks are added.
 // Merged one after another into the same person, the first merged wins over the later ones, so
 // a group of kept K and others O1, O2 ends with `{...O2, ...O1, ...K}`; the earlier created_at
 // stays and the person becomes identified.
 //
-// A distinct id PostHog calls illegal (B.3.4) makes the merge a no-op with an ingestion warning;
+// A distinct id PostHog calls illegal (docs/server-contract.md §14.3) makes the merge a no-op with an ingestion warning;
 // worse, a person holding `null` or `undefined` as a distinct id is usually many people's events
 // collected under a placeholder. Such a person is reported and left out of its group, never merged.
 import { UsageError } from '../errors.js';

@@ -1,6 +1,6 @@
 // A capture write resumed hours after its journal was made: a project with
 // drop_events_older_than drops events older than that after capture answered 200
-// (posthog-deletion-and-geoip.md H.3), so the journal's event time must not be sent again then.
+// (docs/server-contract.md §14.8), so the journal's event time must not be sent again then.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

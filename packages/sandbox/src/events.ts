@@ -16,6 +16,8 @@
 // `joinGet(..., toString(person_id)) > 0`), so events that still carry another person's UUID
 // stay.
 
+import { isUuid } from './store.js';
+
 /** Strings kept once, each with a small integer index. */
 export class Interned {
   readonly values: string[] = [];
@@ -51,8 +53,6 @@ export interface NewEvent {
   properties: string | { shared: string };
   sessionId: string | null;
 }
-
-const UUID_HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function hex8(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
@@ -135,7 +135,7 @@ export class EventStore {
     this.reserve(1);
     const row = this.count++;
     if (typeof event.uuid === 'string') {
-      if (!UUID_HEX.test(event.uuid)) throw new Error(`sandbox: event uuid ${event.uuid} is not a canonical UUID`);
+      if (!isUuid(event.uuid, { lowerCase: true })) throw new Error(`sandbox: event uuid ${event.uuid} is not a canonical UUID`);
       const hex = event.uuid.replace(/-/g, '');
       for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16);
     } else for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = event.uuid[w];

@@ -131,12 +131,17 @@ export function formatTimestampUs(us: number): string {
   return `${y}-${pad2(m)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${String(micros).padStart(6, '0')}Z`;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its 8-4-4-4-12 hexadecimal form; `lowerCase`: in lower case only, as the store keeps them. */
+export function isUuid(value: string, { lowerCase = false } = {}): boolean {
+  return UUID.test(value) && (!lowerCase || value === value.toLowerCase());
+}
 
 /** Python's uuid.UUID() accepts braces, `urn:uuid:`, upper case and missing hyphens; so does the
  * server's lookup. Returns the canonical lower-case form, or null when it is not a UUID. */
 export function canonicalUuid(value: string): string | null {
-  if (UUID_RE.test(value)) return value;
+  if (isUuid(value, { lowerCase: true })) return value;
   let s = value.trim().toLowerCase();
   if (s.startsWith('urn:uuid:')) s = s.slice(9);
   if (s.startsWith('{') && s.endsWith('}')) s = s.slice(1, -1);
@@ -296,7 +301,7 @@ export class SandboxStore {
       const person = this.getById(Number(user[1]));
       return person && person.distinctIds.includes(distinctId) ? person : undefined;
     }
-    if (!UUID_RE.test(distinctId)) return undefined;
+    if (!isUuid(distinctId, { lowerCase: true })) return undefined;
     const tail = parseInt(distinctId.slice(28), 16);
     for (const key of this.anonKeys) {
       const person = this.getById(unscramble32(tail, key));

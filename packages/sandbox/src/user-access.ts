@@ -4,11 +4,11 @@
 import type { RequestContext, Services } from './context.js';
 import { notFound, permissionDenied } from './errors.js';
 import type { Account } from './identity.js';
+import { isUuid } from './store.js';
 
 /** SESSION_SENSITIVE_ACTIONS_AGE */
 export const SENSITIVE_ACTIONS_AGE_MS = 2 * 3600 * 1000;
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A session's unsafe request needs a sign-in within 2 hours; keys are not affected. */
 export function requireRecentLogin(ctx: RequestContext, app: Services): void {
@@ -30,7 +30,7 @@ export function targetAccount(ctx: RequestContext, app: Services): Account {
   const wanted = ctx.params.uuid;
   if (wanted === '@me' || wanted === caller.uuid) return app.identity.account(caller);
   if (!caller.isStaff) throw permissionDenied("As a non-staff user you're only allowed to access the `@me` user instance.");
-  const account = UUID.test(wanted) ? app.identity.byUuid(wanted) : undefined;
+  const account = isUuid(wanted) ? app.identity.byUuid(wanted) : undefined;
   if (!account) throw notFound();
   return account;
 }

@@ -4,10 +4,17 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
-import { deleteOnePerson } from '../../api/delete-one.js';
+import {
+  distinctIdOption,
+  ID_ARGUMENT,
+  personTarget,
+  resolvePerson,
+  type PersonTarget,
+  type ResolvedPerson,
+} from './shared/person-target.js';
+import { deleteOnePerson, type OneDeleteResult } from '../../api/delete-one.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
-import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
+import { prepareReport, EVENTS_BATCH_NOTE, type Report } from './shared/report.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 
 export interface PersonsDeleteOptions {
@@ -55,22 +62,9 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const report = await prepareReport(ctx, ['person', 'deleted', 'delete_events', 'delete_recordings', 'status']);
   const resolved = await resolvePerson(ctx, target);
   const { id } = resolved;
-  const gone = [
-    ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
-    ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
-    ...(options.deleteRecordings ? ['all their session recordings'] : []),
-  ];
-  const asked = personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid });
-  const what = options.keepPerson ? `delete the data of ${asked}` : `delete ${asked}`;
-  const shown = await confirmPersonAction(ctx, {
-    yes: options.yes,
-    person: resolved,
-    action: what,
-    consequences: ['will delete:', ...gone.map((g) => `  - ${g}`)],
-    question: options.keepPerson ? 'Delete this data?' : 'Delete this person?',
-  });
-
-  const name = personName({ ...target, id, uuid: shown?.uuid ?? resolved.listed?.uuid });
+  const shown = await confirmDeletion(ctx, options, target, resolved);
+  const uuid = shown?.uuid ?? resolved.listed?.uuid;
+  const name = personName({ ...target, id, uuid });
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const flags = {
@@ -81,28 +75,58 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
   const result = await unconfirmed(
     options.keepPerson ? `the deletion of the data of ${name}` : `the deletion of ${name}`,
     'run the command again to make sure (if it says the person is not found, it is gone)',
-    () => deleteOnePerson(client, projectId, { id, uuid: shown?.uuid ?? resolved.listed?.uuid }, { what: 'person', flags }),
+    () => deleteOnePerson(client, projectId, { id, uuid }, { what: 'person', flags }),
   );
-  const { status, goneEarlier } = result;
-  if (goneEarlier) {
-    const summary = options.keepPerson
-      ? `the data of ${name}: an earlier attempt's answer was lost, and the retry no longer found the person`
-      : `${name} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
-    await report(
-      {
-        person: id,
-        deleted: !options.keepPerson,
-        delete_events: Boolean(options.deleteEvents),
-        delete_recordings: Boolean(options.deleteRecordings),
-        status: 'gone',
-      },
-      summary,
-      [
-        `Check with \`hogctl persons get ${id}\` (not found means deleted)${options.deleteEvents ? ' and `hogctl persons deletion-status` for the queued event deletion' : ''}.`,
-      ],
-    );
-    return;
-  }
+  if (result.goneEarlier) await reportGoneEarlier(report, options, id, name);
+  else await reportAnswer(report, options, id, name, result);
+}
+
+/** Asks before deleting (on a terminal, without --yes), naming what goes; the person as read then. */
+function confirmDeletion(ctx: Context, options: PersonsDeleteOptions, target: PersonTarget, resolved: ResolvedPerson) {
+  const gone = [
+    ...(options.keepPerson ? [] : ['the person profile (its distinct ids stay blocked)']),
+    ...(options.deleteEvents ? [`all their events (queued: ${EVENTS_BATCH_NOTE})`] : []),
+    ...(options.deleteRecordings ? ['all their session recordings'] : []),
+  ];
+  const asked = personName({ ...target, id: resolved.id, uuid: resolved.listed?.uuid });
+  return confirmPersonAction(ctx, {
+    yes: options.yes,
+    person: resolved,
+    action: options.keepPerson ? `delete the data of ${asked}` : `delete ${asked}`,
+    consequences: ['will delete:', ...gone.map((g) => `  - ${g}`)],
+    question: options.keepPerson ? 'Delete this data?' : 'Delete this person?',
+  });
+}
+
+/** The record the verb prints, with the status the server gave (or `gone`). */
+function deletionRecord(options: PersonsDeleteOptions, id: string, status: number | 'gone') {
+  return {
+    person: id,
+    deleted: !options.keepPerson,
+    delete_events: Boolean(options.deleteEvents),
+    delete_recordings: Boolean(options.deleteRecordings),
+    status,
+  };
+}
+
+/** A retry after a lost answer found no person: the lost attempt most likely deleted it. */
+async function reportGoneEarlier(report: Report, options: PersonsDeleteOptions, id: string, name: string): Promise<void> {
+  const summary = options.keepPerson
+    ? `the data of ${name}: an earlier attempt's answer was lost, and the retry no longer found the person`
+    : `${name} is gone: an earlier attempt's answer was lost, and the retry found no person, so that attempt most likely deleted it`;
+  await report(deletionRecord(options, id, 'gone'), summary, [
+    `Check with \`hogctl persons get ${id}\` (not found means deleted)${options.deleteEvents ? ' and `hogctl persons deletion-status` for the queued event deletion' : ''}.`,
+  ]);
+}
+
+/** What the server answered: deleted, queued, or accepted without saying whether it found the person. */
+async function reportAnswer(
+  report: Report,
+  options: PersonsDeleteOptions,
+  id: string,
+  name: string,
+  result: OneDeleteResult,
+): Promise<void> {
   const summary = result.via === 'bulk_delete' ? result.summary : undefined;
   // An older server's empty answer does not say whether it found the person.
   const unknown = summary === null;
@@ -118,19 +142,11 @@ export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptio
       : []),
     ...(options.deleteRecordings ? ['The deletion of their recordings has started and runs asynchronously.'] : []),
   ];
-  await report(
-    {
-      person: id,
-      deleted: !options.keepPerson,
-      delete_events: Boolean(options.deleteEvents),
-      delete_recordings: Boolean(options.deleteRecordings),
-      status,
-    },
+  const done =
     options.keepPerson || unknown
       ? `deletion of ${options.keepPerson ? 'the data of ' : ''}${name} accepted`
       : queued
         ? `queued the deletion of ${name}`
-        : `deleted ${name}`,
-    notes,
-  );
+        : `deleted ${name}`;
+  await report(deletionRecord(options, id, result.status), done, notes);
 }

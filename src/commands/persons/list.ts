@@ -8,11 +8,12 @@ import { parseCount, parseDuration, collect } from '../../cli/flags.js';
 import { rerunCommand } from '../../cli/rerun.js';
 import { stoppedError } from '../../cli/stopped.js';
 import { underRateLimit, type RateLimitName } from '../../cli/wait-out-limit.js';
-import { RecordWriter } from '../../io/output.js';
+import { RecordWriter, type OutputSettings } from '../../io/output.js';
 import { countCsvRecords } from '../../io/csv-records.js';
 import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
+import type { ApiClient } from '../../http/client.js';
 import { PERSON_COLUMNS } from './shared/person-columns.js';
 import { counted, formatNumber } from '../../io/counts.js';
 
@@ -95,54 +96,12 @@ export function personsListCommand(): Command {
 }
 
 export async function personsListRun(ctx: Context, options: PersonsListOptions): Promise<void> {
-  for (const [flag, given] of [
-    ['--offset', options.offset],
-    ['--after', options.after],
-    ['--max-wait', options.maxWait],
-  ] as const) {
-    if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
-  }
-  const position: ListPosition = {
-    offset: options.offset === undefined ? 0 : parseCount(options.offset, '--offset', 0),
-    after: options.after === undefined ? undefined : parseAfter(options.after),
-  };
-  const cap = { maxWaitMs: parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait'), flag: '--max-wait' };
-  const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
-  // A limited list asks for one person more than it prints: that one says whether more exist,
-  // without a request of its own (a full page always carries `next`, even the last one).
-  const fetchLimit = limit === undefined ? undefined : limit + 1;
-  const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(fetchLimit ?? 1000, options.all ? 1000 : 101);
-  // Above the cap the server silently returns the cap and no `next`: the listing would stop there.
-  if (pageSize > api.MAX_PERSONS_PAGE) {
-    throw new UsageError(
-      `invalid --page-size ${pageSize}: the server returns at most ${formatNumber(api.MAX_PERSONS_PAGE)} persons per page`,
-      `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
-    );
-  }
-  const filters = {
-    email: options.email,
-    distinctId: options.distinctId,
-    search: options.search,
-    properties: [...(options.where ?? []).map(parseWhere), ...(options.properties ? parsePropertiesJson(options.properties) : [])],
-  };
+  const { position, cap, limit, fetchLimit, pageSize, filters } = listFlags(options);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   const client = await ctx.api();
 
-  if (options.serverFormat === 'csv') {
-    if (ctx.globals.output || ctx.globals.fields || output.filter)
-      throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields/--jq/--template, or use -o csv instead");
-    const body = await api.exportPersonsCsv(client, projectId, filters);
-    await writeAll(ctx.io.stdout, body);
-    // Records less the header row.
-    const rows = Math.max(0, (await countCsvRecords(body)) - 1);
-    if (rows >= api.MAX_PERSONS_PAGE) {
-      ctx.warn(
-        `the server's CSV export stops at ${formatNumber(api.MAX_PERSONS_PAGE)} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,
-      );
-    }
-    return;
-  }
+  if (options.serverFormat === 'csv') return serverCsv(ctx, output, client, projectId, filters);
 
   // Rows print page by page as they arrive, on a terminal too (column widths from the first page).
   // A continuation is appended to the first output: no second CSV header.
@@ -185,6 +144,71 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     });
   }
   await writer.end();
+  sayHowItEnded(ctx, options, { shifted, printed: writer.count, more });
+}
+
+/** The flags' values, checked before anything is sent: the paging flags only with --all. */
+function listFlags(options: PersonsListOptions) {
+  for (const [flag, given] of [
+    ['--offset', options.offset],
+    ['--after', options.after],
+    ['--max-wait', options.maxWait],
+  ] as const) {
+    if (given !== undefined && !options.all) throw new UsageError(`${flag} only applies with --all`);
+  }
+  const position: ListPosition = {
+    offset: options.offset === undefined ? 0 : parseCount(options.offset, '--offset', 0),
+    after: options.after === undefined ? undefined : parseAfter(options.after),
+  };
+  const cap = { maxWaitMs: parseDuration(options.maxWait ?? DEFAULT_MAX_WAIT, '--max-wait'), flag: '--max-wait' };
+  const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
+  // A limited list asks for one person more than it prints: that one says whether more exist,
+  // without a request of its own (a full page always carries `next`, even the last one).
+  const fetchLimit = limit === undefined ? undefined : limit + 1;
+  const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(fetchLimit ?? 1000, options.all ? 1000 : 101);
+  // Above the cap the server silently returns the cap and no `next`: the listing would stop there.
+  if (pageSize > api.MAX_PERSONS_PAGE) {
+    throw new UsageError(
+      `invalid --page-size ${pageSize}: the server returns at most ${formatNumber(api.MAX_PERSONS_PAGE)} persons per page`,
+      `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
+    );
+  }
+  const filters = {
+    email: options.email,
+    distinctId: options.distinctId,
+    search: options.search,
+    properties: [...(options.where ?? []).map(parseWhere), ...(options.properties ? parsePropertiesJson(options.properties) : [])],
+  };
+  return { position, cap, limit, fetchLimit, pageSize, filters };
+}
+
+/** --server-format csv: the server's own CSV export, printed as it is. */
+async function serverCsv(
+  ctx: Context,
+  output: OutputSettings,
+  client: ApiClient,
+  projectId: string,
+  filters: api.PersonFilters,
+): Promise<void> {
+  if (ctx.globals.output || ctx.globals.fields || output.filter)
+    throw new UsageError("--server-format csv prints the server's CSV as is: drop -o/--fields/--jq/--template, or use -o csv instead");
+  const body = await api.exportPersonsCsv(client, projectId, filters);
+  await writeAll(ctx.io.stdout, body);
+  // Records less the header row.
+  const rows = Math.max(0, (await countCsvRecords(body)) - 1);
+  if (rows >= api.MAX_PERSONS_PAGE) {
+    ctx.warn(
+      `the server's CSV export stops at ${formatNumber(api.MAX_PERSONS_PAGE)} rows, so more persons may match: \`hogctl persons list --all -o csv\` pages through every one`,
+    );
+  }
+}
+
+/** The notes after a listing: pages asked for again, nothing matched, or more to see with --all. */
+function sayHowItEnded(
+  ctx: Context,
+  options: PersonsListOptions,
+  { shifted, printed, more }: { shifted: number; printed: number; more: boolean },
+): void {
   if (shifted > 0) {
     // A continuation's place may have moved before it ran, or its --offset and --after may not be
     // from the same listing: the deletions are not known to have happened while it ran.
@@ -196,14 +220,14 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
       `${why}: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
   }
-  if (writer.count === 0)
+  if (printed === 0)
     ctx.info(
       options.email === undefined
         ? 'no persons matched'
         : `no persons matched; --email matches the case exactly: \`hogctl persons get --email ${options.email}\` ignores the case of ASCII letters`,
     );
   // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
-  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${counted(writer.count, 'person')}; --all for every one`);
+  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${counted(printed, 'person')}; --all for every one`);
 }
 
 /** `--after <created_at>,<uuid>[,<uuid>...]`: the last person a stopped --all printed. */

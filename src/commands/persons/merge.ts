@@ -138,6 +138,45 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
     if (options.resume && options.dryRun) throw new UsageError('--resume continues an undo; --dry-run sends nothing: choose one');
     return undoMerge(ctx, options);
   }
+  refuseMergeInput(options, persons);
+  const keep = options.keep === undefined ? DEFAULT_KEEP : parseKeepRule(options.keep);
+  const verifyTimeoutMs = parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
+  const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
+  const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
+  const captureUrl = givenCaptureUrl(options);
+  if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
+
+  // Everything is read and checked before anything is sent; on --resume the groups are the
+  // journal's (the persons merged away no longer exist), and the input only finds and binds it.
+  const read =
+    options.groups !== undefined
+      ? await groupsFromFile(ctx, options, options.groups, maxGroup)
+      : await groupOfPersons(ctx, options, persons, maxWaitMs);
+  // `persons duplicates` found none: nothing to plan, journal or send.
+  if (read === undefined) {
+    ctx.info('nothing to merge: the input holds no groups');
+    return;
+  }
+  const { groups, fromPlan, input } = read;
+  const settled = await settleBulkJob(ctx, {
+    input,
+    dryRun: Boolean(options.dryRun),
+    yes: Boolean(options.yes),
+    journal: options.journal,
+    resume: Boolean(options.resume),
+    receipt: options.receipt,
+    reference: parseReference(options.reference),
+    maxWaitMs,
+    rate: parseRateFlag(options.rate),
+    planOut: options.planOut,
+  });
+  const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
+  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
+  await runBulkJob(ctx, settled, kind);
+}
+
+/** The input flags that do not go together, or name no group, refused before anything is read. */
+function refuseMergeInput(options: PersonsMergeOptions, persons: string[]): void {
   if (options.groups !== undefined && persons.length > 0)
     throw new UsageError('give either --groups or the persons of one group, not both');
   if (options.groups === undefined && persons.length === 1)
@@ -158,61 +197,41 @@ export async function personsMergeRun(ctx: Context, options: PersonsMergeOptions
   if (options.planOut !== undefined && !options.dryRun)
     throw new UsageError('--plan-out goes with --dry-run: it writes the plan instead of running it');
   if (options.resume && options.dryRun) throw new UsageError('--resume continues a merge; --dry-run sends nothing: choose one');
-  const keep = options.keep === undefined ? DEFAULT_KEEP : parseKeepRule(options.keep);
-  const verifyTimeoutMs = parseDuration(options.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, '--verify-timeout');
-  const maxWaitMs = parseDuration(options.maxWait ?? '60m', '--max-wait');
-  const maxGroup = options.maxGroup === undefined ? DEFAULT_MAX_GROUP : parseCount(options.maxGroup, '--max-group', 2);
-  const captureUrl = givenCaptureUrl(options);
-  if (new Set(persons).size !== persons.length) throw new UsageError('a person is named twice');
+}
 
-  // Everything is read and checked before anything is sent; on --resume the groups are the
-  // journal's (the persons merged away no longer exist), and the input only finds and binds it.
-  let text: string;
-  let groups: InputGroup[] = [];
-  let fromPlan = true;
-  let input: JobInput;
-  if (options.groups !== undefined) {
-    const source = options.groups === '-' ? 'standard input' : options.groups;
-    text = options.groups === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(options.groups);
-    const read = readGroups(text, source);
-    fromPlan = read.fromPlan;
-    // A plan is applied only as it was signed: a reviewed plan is the plan that runs.
-    if (fromPlan) checkPlanSignature(text, source, ctx.env);
-    if (fromPlan && options.keep !== undefined)
-      throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
-    groups = read.groups;
-    refuseLargeGroups(groups, maxGroup);
-    // `persons duplicates` found none: nothing to plan, journal or send.
-    if (groups.length === 0) {
-      ctx.info('nothing to merge: the input holds no groups');
-      return;
-    }
-    input = ownInput('--groups', options.groups, text, {
-      label: options.groups === '-' ? 'stdin' : options.groups,
-      projects: [...new Set(groups.map((g) => g.project_id))],
-      args: ['--groups', options.groups],
-    });
-  } else {
-    text = `persons merge ${persons.join('\u0000')}`;
-    const project = await ctx.projectId();
-    if (!options.resume) groups = await oneGroup(ctx, persons, maxWaitMs);
-    input = ownInput('<persons>', undefined, text, { label: 'the persons named', projects: [project], args: persons });
-  }
-  const settled = await settleBulkJob(ctx, {
-    input,
-    dryRun: Boolean(options.dryRun),
-    yes: Boolean(options.yes),
-    journal: options.journal,
-    resume: Boolean(options.resume),
-    receipt: options.receipt,
-    reference: parseReference(options.reference),
-    maxWaitMs,
-    rate: parseRateFlag(options.rate),
-    planOut: options.planOut,
+interface MergeInput {
+  groups: InputGroup[];
+  /** The groups are a reviewed plan's, which names the person kept in each. */
+  fromPlan: boolean;
+  input: JobInput;
+}
+
+/** The groups of --groups (a file, or `-` for standard input); undefined when it holds none. */
+async function groupsFromFile(ctx: Context, options: PersonsMergeOptions, file: string, maxGroup: number): Promise<MergeInput | undefined> {
+  const source = file === '-' ? 'standard input' : file;
+  const text = file === '-' ? await readAll(ctx.io.stdin as AsyncIterable<Buffer | string>) : await readFileOrUsage(file);
+  const { fromPlan, groups } = readGroups(text, source);
+  // A plan is applied only as it was signed: a reviewed plan is the plan that runs.
+  if (fromPlan) checkPlanSignature(text, source, ctx.env);
+  if (fromPlan && options.keep !== undefined)
+    throw new UsageError('a plan names the person it keeps in each group: --keep does not apply to it');
+  refuseLargeGroups(groups, maxGroup);
+  if (groups.length === 0) return undefined;
+  const input = ownInput('--groups', file, text, {
+    label: file === '-' ? 'stdin' : file,
+    projects: [...new Set(groups.map((g) => g.project_id))],
+    args: ['--groups', file],
   });
-  const captureHost = await runCaptureHost(ctx, captureUrl, settled.recorded);
-  const kind = mergeKind({ groups, keep, fromPlan, verifyTimeoutMs, captureHost });
-  await runBulkJob(ctx, settled, kind);
+  return { groups, fromPlan, input };
+}
+
+/** The one group of the persons named on the command line (none on --resume: the journal's). */
+async function groupOfPersons(ctx: Context, options: PersonsMergeOptions, persons: string[], maxWaitMs: number): Promise<MergeInput> {
+  const text = `persons merge ${persons.join('\u0000')}`;
+  const project = await ctx.projectId();
+  const groups = options.resume ? [] : await oneGroup(ctx, persons, maxWaitMs);
+  const input = ownInput('<persons>', undefined, text, { label: 'the persons named', projects: [project], args: persons });
+  return { groups, fromPlan: true, input };
 }
 
 /**

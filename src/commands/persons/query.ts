@@ -6,7 +6,7 @@ import { examples } from '../../cli/help-text.js';
 import { rerunCommand } from '../../cli/rerun.js';
 import { stoppedError } from '../../cli/stopped.js';
 import { collect } from '../../cli/flags.js';
-import { RecordWriter } from '../../io/output.js';
+import { RecordWriter, type OutputSettings } from '../../io/output.js';
 import { underQueryLimit } from '../../cli/wait-out-limit.js';
 import { parseCount, parseDuration } from '../../cli/flags.js';
 import { planKeyset, parseCursor, formatCursor } from '../../hogql/keyset.js';
@@ -101,6 +101,48 @@ export function parseValues(options: PersonsQueryOptions): Record<string, unknow
 }
 
 export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions, hogql: string): Promise<void> {
+  const { values, start, maxWaitMs, pageSize } = queryFlags(options, hogql);
+  // Refuse what cannot be paged before anything is sent.
+  const plan = options.all ? planKeyset(hogql, values) : undefined;
+  const output = await ctx.output();
+  const run = await querySender(ctx, maxWaitMs, plan !== undefined);
+  const printer = rowPrinter(output, start);
+
+  if (!plan) {
+    const res = await run(hogql, values);
+    await printer.print(res.columns, res.types, res.results);
+    await printer.end();
+    if (res.hasMore === true) {
+      ctx.warn(
+        `the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${formatNumber(MAX_PAGE_SIZE)}) to the query, or use --all to page through every row`,
+      );
+    }
+    return;
+  }
+
+  const walk: KeysetWalk = { after: start, pages: 0 };
+  try {
+    for await (const page of walkKeyset(plan, pageSize, walk, run)) await printer.print(page.columns, page.types, page.rows);
+  } catch (error) {
+    // However it stops, say how to go on: the rows printed so far are complete up to the cursor,
+    // and the command is the one typed with --after moved there.
+    const { after, pages } = walk;
+    await printer.end();
+    throw stoppedError(ctx, error, {
+      printed: printer.count(),
+      noun: ['row', 'rows'],
+      requests: pages,
+      requestNoun: ['query', 'queries'],
+      command: rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null }),
+      continues: after !== undefined,
+    });
+  }
+  await printer.end();
+  ctx.info(`${formatNumber(printer.count())} rows in ${counted(walk.pages, 'query', 'queries')}`);
+}
+
+/** The flags' values, checked before anything is sent: the paging flags only with --all. */
+function queryFlags(options: PersonsQueryOptions, hogql: string) {
   if (hogql.trim() === '')
     throw new UsageError('the query is empty', 'e.g. hogctl persons query "SELECT id, properties.email FROM persons LIMIT 10"');
   const values = parseValues(options);
@@ -116,10 +158,12 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
   const pageSize = options.pageSize === undefined ? DEFAULT_PAGE_SIZE : parseCount(options.pageSize, '--page-size');
   if (pageSize > MAX_PAGE_SIZE)
     throw new UsageError(`invalid --page-size ${pageSize}: the server returns at most ${MAX_PAGE_SIZE} rows per query`);
-  // Refuse what cannot be paged before anything is sent.
-  const plan = options.all ? planKeyset(hogql, values) : undefined;
+  return { values, start, maxWaitMs, pageSize };
+}
 
-  const output = await ctx.output();
+/** Sends one HogQL query. With --all (`paging`) the server's query limit is waited out, with a
+ * countdown; a single query leaves the waiting to the client. */
+async function querySender(ctx: Context, maxWaitMs: number, paging: boolean) {
   const projectId = await ctx.projectId();
   const client = await ctx.api();
   const cap = { maxWaitMs, flag: '--max-wait' };
@@ -130,60 +174,32 @@ export async function personsQueryRun(ctx: Context, options: PersonsQueryOptions
       { query, values: vals, name: QUERY_NAME },
       { signal: ctx.deps.signal, sleep: ctx.clock.sleep, now: ctx.clock.now, retry },
     );
-  // With --all the server's query limit is waited out, with a countdown; a single query leaves
-  // the waiting to the client.
-  const run = (query: string, vals: Record<string, unknown>) =>
-    (plan ? underQueryLimit(ctx, cap, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
+  return (query: string, vals: Record<string, unknown>) =>
+    (paging ? underQueryLimit(ctx, cap, (retry) => send(query, vals, retry)) : send(query, vals)).catch((error) => {
       throw explainQueryError(error);
     });
+}
 
+/** Prints pages of rows as records, their shape taken from the first page. A continuation
+ * (--after, `start`) is appended to the first output: no second CSV header. */
+function rowPrinter(output: OutputSettings, start: unknown) {
   let writer: InstanceType<typeof RecordWriter> | undefined;
   let shape: ReturnType<typeof rowShape> | undefined;
-  const print = async (columns: string[], types: unknown, rows: unknown[][]) => {
-    if (!shape) {
-      shape = rowShape(columns, types);
-      // A continuation (--after) is appended to the first output: no second CSV header.
-      writer = new RecordWriter(
-        output,
-        { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] },
-        { csvHeader: start === undefined },
-      );
-    }
-    await writer!.writePage(toRecords(shape, rows));
+  return {
+    async print(columns: string[], types: unknown, rows: unknown[][]): Promise<void> {
+      if (!shape) {
+        shape = rowShape(columns, types);
+        writer = new RecordWriter(
+          output,
+          { columns: shape.keys, fields: shape.keys, openObjects: [...shape.jsonKeys] },
+          { csvHeader: start === undefined },
+        );
+      }
+      await writer!.writePage(toRecords(shape, rows));
+    },
+    end: async () => writer?.end(),
+    count: () => writer?.count ?? 0,
   };
-
-  if (!plan) {
-    const res = await run(hogql, values);
-    await print(res.columns, res.types, res.results);
-    await writer!.end();
-    if (res.hasMore === true) {
-      ctx.warn(
-        `the server returned the first ${res.results.length} rows and has more: add a LIMIT (up to ${formatNumber(MAX_PAGE_SIZE)}) to the query, or use --all to page through every row`,
-      );
-    }
-    return;
-  }
-
-  const walk: KeysetWalk = { after: start, pages: 0 };
-  try {
-    for await (const page of walkKeyset(plan, pageSize, walk, run)) await print(page.columns, page.types, page.rows);
-  } catch (error) {
-    // However it stops, say how to go on: the rows printed so far are complete up to the cursor,
-    // and the command is the one typed with --after moved there.
-    const { after, pages } = walk;
-    await writer?.end();
-    throw stoppedError(ctx, error, {
-      printed: writer?.count ?? 0,
-      noun: ['row', 'rows'],
-      requests: pages,
-      requestNoun: ['query', 'queries'],
-      command: rerunCommand(ctx.invocation, { '--after': after ? formatCursor(after) : null }),
-      continues: after !== undefined,
-    });
-  }
-  const { pages } = walk;
-  await writer!.end();
-  ctx.info(`${formatNumber(writer!.count)} rows in ${counted(pages, 'query', 'queries')}`);
 }
 
 /** Adds what to do about the errors a query typically meets. */

@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { collect } from '../../cli/flags.js';
+import { collect, parseCount } from '../../cli/flags.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { untilStdoutReaderGone } from '../../io/pipe-reader.js';
 import { startSandbox } from './shared/start-sandbox.js';
@@ -128,7 +128,7 @@ function parseProjectPersons(raw: string): Record<number, number> {
         'project 1 takes --persons',
       );
     }
-    out[Number(m[1])] = count(m[2], '--project-persons', 0);
+    out[Number(m[1])] = parseCount(m[2], '--project-persons', 0);
   }
   return out;
 }
@@ -148,14 +148,6 @@ function projectLines(stores: Map<number, { size: number }>, seed: number): stri
     .join('\n              ');
 }
 
-function count(raw: string, flag: string, min: number): number {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`invalid ${flag} "${raw}": expected a whole number of at least ${min}`);
-  }
-  return n;
-}
-
 /** Resolves on Ctrl-C (main's abort signal, or SIGINT when run without one) or SIGTERM. */
 function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -173,40 +165,80 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
 }
 
 export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, stop?: Promise<void>): Promise<void> {
-  const port = count(options.port, '--port', 0);
-  if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
-  const persons = count(options.persons, '--persons', 0);
-  const eventsPerPerson = count(options.eventsPerPerson ?? '3', '--events-per-person', 0);
-  const projectPersons = options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons);
-  const seed = count(options.seed, '--seed', 0);
-  const duplicates =
-    options.duplicates === undefined ? 0 : options.duplicates === true ? DUPLICATE_GROUPS : count(options.duplicates, '--duplicates', 1);
-  const applyDelayMs = count(options.applyDelay ?? '50', '--apply-delay', 0);
-  // A key that survives a restart keeps a saved profile working; only where nobody else can reach.
-  const stableKey = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host);
+  const settings = sandboxSettings(options);
   const quiet = Boolean(ctx.globals.quiet);
-  const { stderr, stdout } = ctx.io;
+  const sandbox = await listen(ctx, options, settings, quiet);
+  // Sandbox keys are throwaway and local, so printing them is the point (unlike real keys).
+  if (options.readyFile) {
+    await writeReadyFile(options.readyFile, readyRecord(sandbox, options.host)).catch(async (error) => {
+      await sandbox.close();
+      throw error;
+    });
+  }
+  ctx.io.stdout.write(
+    `{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`,
+  );
+  if (!quiet) ctx.io.stderr.write(`${fitToTerminal(ctx.io.stderr, banner(ctx, options, settings, sandbox))}\n`);
 
-  let sandbox: Sandbox;
+  // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.
+  const reader = untilStdoutReaderGone();
   try {
-    sandbox = await startSandbox({
+    await Promise.race([stop ?? untilStopped(ctx.deps.signal), reader.gone]);
+  } finally {
+    reader.stop();
+    if (options.readyFile) await rm(options.readyFile, { force: true });
+    await sandbox.close();
+    if (!quiet) ctx.io.stderr.write('sandbox stopped\n');
+  }
+}
+
+/** The flags' values, checked. */
+function sandboxSettings(options: SandboxCommandOptions) {
+  const port = parseCount(options.port, '--port', 0);
+  if (port > 65535) throw new UsageError(`invalid --port "${options.port}": expected 0 to 65535`);
+  const duplicates =
+    options.duplicates === undefined
+      ? 0
+      : options.duplicates === true
+        ? DUPLICATE_GROUPS
+        : parseCount(options.duplicates, '--duplicates', 1);
+  return {
+    port,
+    persons: parseCount(options.persons, '--persons', 0),
+    eventsPerPerson: parseCount(options.eventsPerPerson ?? '3', '--events-per-person', 0),
+    projectPersons: options.projectPersons === undefined ? undefined : parseProjectPersons(options.projectPersons),
+    seed: parseCount(options.seed, '--seed', 0),
+    duplicates,
+    applyDelayMs: parseCount(options.applyDelay ?? '50', '--apply-delay', 0),
+    // A key that survives a restart keeps a saved profile working; only where nobody else can reach.
+    stableKey: /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host),
+  };
+}
+
+type SandboxSettings = ReturnType<typeof sandboxSettings>;
+
+/** The sandbox, listening; a port in use or a host it cannot listen on said as such. */
+async function listen(ctx: Context, options: SandboxCommandOptions, settings: SandboxSettings, quiet: boolean): Promise<Sandbox> {
+  const { port } = settings;
+  try {
+    return await startSandbox({
       port,
       host: options.host,
-      persons,
-      eventsPerPerson,
-      duplicates,
-      projectPersons,
-      seed,
+      persons: settings.persons,
+      eventsPerPerson: settings.eventsPerPerson,
+      duplicates: settings.duplicates,
+      projectPersons: settings.projectPersons,
+      seed: settings.seed,
       rateLimit: options.rateLimit,
       faults: options.faults,
       keys: options.key,
-      keyFromSeed: stableKey,
-      applyDelayMs,
+      keyFromSeed: settings.stableKey,
+      applyDelayMs: settings.applyDelayMs,
       bulkDeleteResponse: options.bulkDeleteResponse as 'summary' | undefined,
       loginCodes: Boolean(options.loginCodes),
       linkOrigin: options.linkOrigin === undefined ? undefined : linkOrigin(options.linkOrigin),
       quiet,
-      log: (line) => stderr.write(`${line}\n`),
+      log: (line) => ctx.io.stderr.write(`${line}\n`),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -220,66 +252,40 @@ export async function sandboxRun(ctx: Context, options: SandboxCommandOptions, s
     if (err instanceof Error && /^invalid /.test(err.message)) throw new UsageError(err.message);
     throw err;
   }
-
-  // Sandbox keys are throwaway and local, so printing them is the point (unlike real keys).
-  if (options.readyFile) {
-    const ready = {
-      url: sandbox.url,
-      host: options.host,
-      port: sandbox.port,
-      project_id: sandbox.projectId,
-      api_key: sandbox.defaultKey,
-      pid: process.pid,
-    };
-    await writeReadyFile(options.readyFile, ready).catch(async (error) => {
-      await sandbox.close();
-      throw error;
-    });
-  }
-  stdout.write(
-    `{"url": ${JSON.stringify(sandbox.url)}, "project_id": ${sandbox.projectId}, "api_key": ${JSON.stringify(sandbox.defaultKey)}}\n`,
-  );
-  if (!quiet) {
-    const extra = options.key?.length ? `\n  more keys:  ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
-    const fixedPort = port === 0 ? ` --port ${sandbox.port}` : '';
-    const banner =
-      `hogctl sandbox: a local PostHog-compatible server (throwaway data and keys)\n` +
-      `  URL:        ${sandbox.url}\n` +
-      `  key:        ${sandbox.defaultKey}  (all scopes)${extra}\n` +
-      `  projects:   ${projectLines(sandbox.stores, seed)}\n` +
-      (duplicates ? `  duplicates: ${duplicates} groups in project 1 (\`hogctl persons duplicates\`)\n` : '') +
-      `  sign-in:    ${sandbox.login.email} / ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
-      `  2fa-user:   ${sandbox.twoFactorUser.email} / ${sandbox.twoFactorUser.password}\n` +
-      `  totp:       ${sandbox.twoFactorUser.totpSecret}  (the 2fa-user's secret)\n` +
-      `  mail:       printed here, and kept at ${sandbox.url}/_sandbox/outbox\n` +
-      `  deletions:  events wait for the weekly batch; \`hogctl api POST /_sandbox/deletions/run\` runs it now\n` +
-      `  limits:     rate ${options.rateLimit ?? 'off'}, faults ${options.faults ?? 'none'}\n\n` +
-      (stableKey
-        ? `Save it as a profile (the key stays the same on every start with --seed ${seed}${fixedPort ? `; keep the port with${fixedPort}` : ''}):\n`
-        : `Save it as a profile (the key is new on every start when not on a loopback address):\n`) +
-      `  printf %s ${sandbox.defaultKey} |\n` +
-      `    ${hogctlCommand(ctx.env)} profile add sandbox --base-url ${sandbox.url} \\\n` +
-      `      --project ${sandbox.projectId} --api-key-stdin\n\n` +
-      `Press Ctrl-C to stop.`;
-    stderr.write(`${fitToTerminal(stderr, banner)}\n`);
-  }
-
-  // `hogctl sandbox -q | head -1`: once the reader of the line is gone, so is the server.
-  const reader = untilStdoutReaderGone();
-  try {
-    await Promise.race([stop ?? untilStopped(ctx.deps.signal), reader.gone]);
-  } finally {
-    reader.stop();
-    if (options.readyFile) await rm(options.readyFile, { force: true });
-    await sandbox.close();
-    if (!quiet) stderr.write('sandbox stopped\n');
-  }
 }
 
-/**
- * Written beside its final name and renamed into place, so that a script waiting for the file
- * (`until [ -s sandbox.json ]`) never reads half of it, and only once the server listens.
- */
+/** What --ready-file holds. */
+function readyRecord(sandbox: Sandbox, host: string): Record<string, unknown> {
+  return { url: sandbox.url, host, port: sandbox.port, project_id: sandbox.projectId, api_key: sandbox.defaultKey, pid: process.pid };
+}
+
+/** What stderr shows on a start without --quiet: where the sandbox is, as whom, and how to save it. */
+function banner(ctx: Context, options: SandboxCommandOptions, settings: SandboxSettings, sandbox: Sandbox): string {
+  const { seed, duplicates, stableKey } = settings;
+  const extra = options.key?.length ? `\n  more keys:  ${options.key.map((k) => k.split(':')[0]).join(', ')}` : '';
+  const fixedPort = settings.port === 0 ? ` --port ${sandbox.port}` : '';
+  return (
+    `hogctl sandbox: a local PostHog-compatible server (throwaway data and keys)\n` +
+    `  URL:        ${sandbox.url}\n` +
+    `  key:        ${sandbox.defaultKey}  (all scopes)${extra}\n` +
+    `  projects:   ${projectLines(sandbox.stores, seed)}\n` +
+    (duplicates ? `  duplicates: ${duplicates} groups in project 1 (\`hogctl persons duplicates\`)\n` : '') +
+    `  sign-in:    ${sandbox.login.email} / ${sandbox.login.password}  (\`hogctl auth login\`)\n` +
+    `  2fa-user:   ${sandbox.twoFactorUser.email} / ${sandbox.twoFactorUser.password}\n` +
+    `  totp:       ${sandbox.twoFactorUser.totpSecret}  (the 2fa-user's secret)\n` +
+    `  mail:       printed here, and kept at ${sandbox.url}/_sandbox/outbox\n` +
+    `  deletions:  events wait for the weekly batch; \`hogctl api POST /_sandbox/deletions/run\` runs it now\n` +
+    `  limits:     rate ${options.rateLimit ?? 'off'}, faults ${options.faults ?? 'none'}\n\n` +
+    (stableKey
+      ? `Save it as a profile (the key stays the same on every start with --seed ${seed}${fixedPort ? `; keep the port with${fixedPort}` : ''}):\n`
+      : `Save it as a profile (the key is new on every start when not on a loopback address):\n`) +
+    `  printf %s ${sandbox.defaultKey} |\n` +
+    `    ${hogctlCommand(ctx.env)} profile add sandbox --base-url ${sandbox.url} \\\n` +
+    `      --project ${sandbox.projectId} --api-key-stdin\n\n` +
+    `Press Ctrl-C to stop.`
+  );
+}
+
 async function writeReadyFile(path: string, ready: Record<string, unknown>): Promise<void> {
   const partial = `${path}.${process.pid}.tmp`;
   try {

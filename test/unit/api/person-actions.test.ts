@@ -12,15 +12,17 @@ afterEach(async () => {
 
 const person = '/api/projects/7/persons/42/';
 
+const NO_FLAGS = { deleteEvents: false, deleteRecordings: false, keepPerson: false };
+
 describe('deletePerson', () => {
   it("accepts an older server's 204 as well as 202, sending only the flags that are set", async () => {
     api = new FakeApi().on('DELETE', `${person}?delete_events=true`, [{ status: 204 }]).on('DELETE', person, [{ status: 202 }]);
     const { client } = makeClient(api);
-    expect(await deletePerson(client, '7', '42', { deleteEvents: true, deleteRecordings: false })).toEqual({
+    expect(await deletePerson(client, '7', '42', { deleteEvents: true, deleteRecordings: false, keepPerson: false })).toEqual({
       status: 204,
       goneEarlier: false,
     });
-    expect(await deletePerson(client, '7', '42', {})).toEqual({ status: 202, goneEarlier: false });
+    expect(await deletePerson(client, '7', '42', NO_FLAGS)).toEqual({ status: 202, goneEarlier: false });
     expect(api.pending()).toBe(0);
   });
 
@@ -31,7 +33,7 @@ describe('deletePerson', () => {
       ])
       .on('PATCH', person, [{ status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null } }]);
     const { client } = makeClient(api);
-    const project = await rejection(() => deletePerson(client, '7', '42', {}));
+    const project = await rejection(() => deletePerson(client, '7', '42', NO_FLAGS));
     expect(project).toBeInstanceOf(NotFoundError);
     expect(project.message).toBe('project 7 not found');
     const missing = await rejection(() => updatePerson(client, '7', '42', { plan: 'team' }));

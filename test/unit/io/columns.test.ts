@@ -9,6 +9,23 @@ describe('terminal text measures', () => {
     expect(displayWidth('🎉')).toBe(2);
   });
 
+  it('counts an emoji as two cells, however many code points make it', () => {
+    expect(displayWidth('👍🏽')).toBe(2); // a skin tone
+    expect(displayWidth('👨‍👩‍👧')).toBe(2); // three joined by zero-width joiners
+    expect(displayWidth('🇫🇷🇩🇪')).toBe(4); // two flags, each two regional indicators
+    expect(displayWidth('☀️')).toBe(2); // a text-style symbol made an emoji by U+FE0F
+    expect(displayWidth('☀')).toBe(1); // and without it
+    expect(displayWidth('1️⃣')).toBe(2); // a keycap
+    expect(displayWidth('🏳️‍🌈 ok')).toBe(5);
+    expect(displayWidth('\u001b[1m👍🏽\u001b[0m')).toBe(2);
+  });
+
+  it('cuts between emoji, never inside one', () => {
+    expect(truncate('👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧', 4)).toBe('👨‍👩‍👧…');
+    expect(truncate('ab👍🏽cd', 5)).toBe('ab👍🏽…');
+    expect(pad('👍🏽', 4)).toBe('👍🏽  ');
+  });
+
   it('truncates to a width in cells, ending in …', () => {
     expect(truncate('hello world', 20)).toBe('hello world');
     expect(truncate('hello world', 6)).toBe('hello…');

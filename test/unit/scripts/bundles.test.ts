@@ -36,6 +36,16 @@ describe('the bundles', () => {
   });
 });
 
+describe('the terminal width table', () => {
+  it('is inside the CLI bundle, and nothing there makes an Intl.Segmenter (loading its ICU data cost a start ~60 ms)', () => {
+    const main = readFileSync(join(dist, 'main.cjs'), 'latin1');
+    // get-east-asian-width's own error text, bundled; no require of the package at run time.
+    expect(main).toContain('Expected a code point, got');
+    expect(main).not.toMatch(/require\(["']get-east-asian-width["']\)/);
+    expect(main).not.toContain('Intl.Segmenter');
+  });
+});
+
 describe('the CLI bundle compiled through its code cache', () => {
   it('names itself dist/main.cjs in stack traces, not the folder the build wrote it in', () => {
     // In a process of its own: V8 takes the cache only with the flags it was made with, and

@@ -13,7 +13,7 @@
 // An event's `person_id` reads through the merge overrides (events.ts), as PostHog's
 // person_id_override_properties_on_events mode does (posthog/hogql/database/database.py).
 
-import { formatTimestampUs, type Person, type SandboxStore } from '../store.js';
+import { formatTimestampUs, isUuid, type Person, type SandboxStore } from '../store.js';
 import type { EventStore } from '../events.js';
 import { columnName, expressions, HogQLError, printExpr, type Expr, type Literal, type SelectColumn, type SelectQuery } from './parse.js';
 
@@ -261,7 +261,6 @@ const UUID_FUNCTIONS: Record<string, { min: number; max: number }> = { toUUID: {
 const FUNCTIONS = { ...DATE_FUNCTIONS, ...STRING_FUNCTIONS, ...UUID_FUNCTIONS };
 const KNOWN_FUNCTIONS =
   'count(), uniq(), min(), max(), sum(), avg(), lower(), trim(), toString(), toUUID(), toDateTime() and toDateTime64()';
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `2025-01-15T08:00:00.123456Z`, `2025-01-15 08:00:00`, `2025-01-15`, with an optional offset. */
 export function parseTimestampUs(text: string): number | null {
@@ -464,7 +463,7 @@ class Evaluator {
         if (e.name === 'lower')
           return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
         if (e.name === 'trim') return v === null ? null : String(v instanceof Timestamp ? v.text : v).replace(/^ +| +$/g, '');
-        if (e.name === 'toUUID') return typeof v === 'string' && UUID_TEXT.test(v) ? v.toLowerCase() : null;
+        if (e.name === 'toUUID') return typeof v === 'string' && isUuid(v) ? v.toLowerCase() : null;
         if (e.name === 'toString')
           return v === null ? null : v instanceof Timestamp ? v.text : typeof v === 'object' ? JSON.stringify(output(v)) : String(v);
         if (v === null || v instanceof Timestamp) return v;

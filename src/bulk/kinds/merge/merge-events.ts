@@ -1,13 +1,13 @@
 // The capture side of a merge: one `$merge_dangerously` event per person merged away, sent in
-// batches to capture with the project's API key (`posthog-ingestion.md` E.3), and the read-back
-// that tells when PostHog has applied them (E.4: the person store, through
+// batches to capture with the project's API key (docs/server-contract.md §14.6), and the read-back
+// that tells when PostHog has applied them (the same section: the person store, through
 // batch_by_distinct_ids, until every distinct id of the group names the kept person).
 //
 // Every event of a group is sent for the same distinct id (one of the kept person's), so capture's
-// Kafka key `<token>:<distinct_id>` keeps them in order (B.7.2) and the properties end as the plan
+// Kafka key `<token>:<distinct_id>` keeps them in order (docs/server-contract.md §14.6) and the properties end as the plan
 // says. An event's UUID is derived from the run's nonce and the person merged away, so a batch
 // sent again after a lost answer carries the same events; a merge applied twice is a no-op (both
-// ids already name one person, B.3.5).
+// ids already name one person, docs/server-contract.md §14.3).
 import { createHash } from 'node:crypto';
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
@@ -40,7 +40,7 @@ export function mergeEvent(pair: MergePair, stamp: { nonce: string; timestamp: s
   return {
     event: '$merge_dangerously',
     distinct_id: pair.into,
-    // No $set: the merge alone decides the properties (B.3.6).
+    // No $set: the merge alone decides the properties (docs/server-contract.md §14.3).
     properties: { alias: pair.alias, $lib: 'hogctl' },
     timestamp: stamp.timestamp,
     uuid: mergeEventUuid(stamp.nonce, project, pair.person),

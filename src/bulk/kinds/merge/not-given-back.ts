@@ -3,9 +3,9 @@
 // also counts what did come back (undo.ts NotRestored).
 //
 // A split makes each split-off person anew: `created_at` now, `is_identified` false, empty
-// properties, under the UUIDv5 of its distinct id (`posthog-deletion-and-geoip.md` H.1; the newest
+// properties, under the UUIDv5 of its distinct id (docs/server-contract.md §14.7; the newest
 // servers revive a merge's tombstone of that UUID instead, keeping its created_at). What a merge
-// moved to the kept person by its id stays there (posthog-ingestion.md B.3:
+// moved to the kept person by its id stays there (docs/server-contract.md §14.3:
 // person-merge-service.ts moves static cohort rows and feature-flag hash-key overrides).
 export const NOT_GIVEN_BACK = [
   "a rebuilt person's created_at and is_identified: PostHog's split makes it anew (created now, not identified) unless the server revives its old record",

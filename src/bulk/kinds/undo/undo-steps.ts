@@ -1,17 +1,17 @@
 // One chunk of a merge's undo (undo.ts), in three steps, each read back from the person store
 // (batch_by_distinct_ids: Postgres, where the writes are confirmed) before the next:
 //
-// 1. split the kept person: POST persons/{uuid}/split/ with `distinct_ids_to_split`, the ids of
+// - split (`split`) the kept person: POST persons/{uuid}/split/ with `distinct_ids_to_split`, the ids of
 //    the persons merged into it still on it. Each id moves to the person whose UUID is the UUIDv5
-//    of that id (`posthog-deletion-and-geoip.md` H.1; posthog/models/person/person.py
+//    of that id (docs/server-contract.md §14.7; posthog/models/person/person.py
 //    `_split_distinct_ids_batch`), asynchronously.
-// 2. join again the ids each former person had: `$merge_dangerously` events into the id whose
+// - rejoin (`rejoin`) the ids each former person had: `$merge_dangerously` events into the id whose
 //    UUIDv5 is the person's old UUID, so that the person rebuilt is the one split back to that
 //    UUID, and the events, cohort rows and references keyed by it name it again. A person not
 //    created by ingestion for one of its ids has no such id: it is rebuilt under a new UUID.
-// 3. restore the properties through capture: a `$set` per former person of what it is to hold
+// - restore the properties (`restoreProperties`) through capture: a `$set` per former person of what it is to hold
 //    (the kept one: UndoGroup.keep_target), and `$unset` of the keys it holds now but is not to.
-//    Read from the person store, as step 2 was confirmed there: a lagging ClickHouse must not
+//    Read from the person store, as the rejoin was confirmed there: a lagging ClickHouse must not
 //    leave a key out of the $unset.
 //
 // Every step is safe to do again (a split only of the ids still on the kept person; events with
@@ -107,7 +107,7 @@ async function until(env: ChunkEnv, done: () => Promise<boolean>): Promise<boole
   }
 }
 
-/** Step 1: the ids of the persons merged away split off the kept person; `gone` takes kept persons found deleted. */
+/** The split: the ids of the persons merged away split off the kept person; `gone` takes kept persons found deleted. */
 async function split(env: ChunkEnv, groups: UndoGroup[], before: Map<string, ListedPerson>, gone: string[]): Promise<boolean> {
   const keptOf = new Map<string, string>();
   for (const g of groups) {
@@ -125,7 +125,7 @@ async function split(env: ChunkEnv, groups: UndoGroup[], before: Map<string, Lis
   return until(env, async () => [...(await personsOf(env.client, env.project, ids))].every(([id, p]) => keptOf.get(id) !== p.uuid));
 }
 
-/** Step 2: each former person's ids joined again, into the id that gives it its old UUID back. */
+/** The rejoin: each former person's ids joined again, into the id that gives it its old UUID back. */
 async function rejoin(env: ChunkEnv, groups: UndoGroup[]): Promise<boolean> {
   const formers = groups.flatMap((g) => g.merge);
   const joins: CaptureEvent[] = [];
@@ -148,7 +148,7 @@ export function targetOf(g: UndoGroup, p: KeptPerson): Record<string, unknown> {
   return p === g.keep ? g.keep_target : p.properties;
 }
 
-/** Step 3: every former person's properties set as the undo gives them back, the kept one included. */
+/** The restore: every former person's properties set as the undo gives them back, the kept one included. */
 async function restoreProperties(env: ChunkEnv, groups: UndoGroup[]): Promise<void> {
   const formers = groups.flatMap((g) => [g.keep, ...g.merge].map((p) => ({ p, target: targetOf(g, p), into: rejoinInto(p, env.project) })));
   const now = await personsOf(
