@@ -386,7 +386,8 @@ async function sweepPlanLines(ctx: Context, client: ApiClient, projects: string[
 
 /**
  * The sweep of one project: the distinct ids of the persons as read before their deletion (those
- * kept in clear) and the input's own identifiers, whether they named a person or not.
+ * kept in clear) and the input's own identifiers, whether they named a person or not (an address
+ * is swept in any case of its ASCII letters, as the erasure looked it up: sweep.ts).
  */
 async function sweepProject(ctx: Context, env: VerifyEnv, project: string, sweep: SweepSettings): Promise<SweepRecord> {
   const recorded = [...(env.journal.recorded.get(project)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
