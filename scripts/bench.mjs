@@ -1,6 +1,6 @@
 // `npm run bench`: measures hogctl against baselines side by side in one run and prints ratios.
 // Runs alternate between the contenders so that machine noise hits both alike. Each section can
-// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory merge subject`
+// be run alone: `node scripts/bench.mjs startup list verify export emails update ingest memory merge subject events`
 // (`bulk` includes `windows`).
 import { spawn } from 'node:child_process';
 import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -992,6 +992,7 @@ if (want('ingest')) await benchIngest();
 if (want('memory')) await benchMemory();
 if (want('merge')) await benchMerge();
 if (want('subject')) await benchSubjectAccess();
+if (want('events')) await benchEventsDelete();
 
 /**
  * `persons export` of one person with 100,000 and then 200,000 events: the events read per query
@@ -1024,5 +1025,37 @@ async function benchSubjectAccess() {
         rmSync(dir, { recursive: true, force: true });
       }
     }
+  }
+}
+
+/**
+ * events delete of 20,000 distinct ids (a dry run): how many requests of at most 100,000 bytes
+ * the selection takes, and how long the plan says they take under PostHog's limits (10 creates an
+ * hour, 5 active requests, one weekly deletion per batch of five), read from the printed plan.
+ */
+async function benchEventsDelete() {
+  const ids = 20_000;
+  const dir = mkdtempSync(join(tmpdir(), 'hogctl-bench-events-delete-'));
+  const sandbox = await startSandbox(['--persons', '10']);
+  try {
+    await fetch(`${sandbox.url}/_sandbox/projects/1/self-service-data-deletion/on`, { method: 'POST' });
+    // Distinct ids as an anonymous SDK makes them: a prefix and a random-looking tail.
+    const file = join(dir, 'ids.txt');
+    writeFileSync(
+      file,
+      `${Array.from({ length: ids }, (_, i) => `anon-${String(i).padStart(6, '0')}-${(i * 2654435761).toString(16).padStart(16, '0')}`).join('\n')}\n`,
+    );
+    const res = await run(process.execPath, [BIN, 'events', 'delete', '--distinct-ids', file, '--dry-run'], {
+      env: sandbox.env(join(dir, 'config')),
+    });
+    if (res.code !== 0) throw new Error(`events delete exited ${res.code}: ${res.stderr.slice(-500)}`);
+    const requests = /requests: (\d+)/.exec(res.stderr)?.[1];
+    const estimate = /estimate: (.*)$/m.exec(res.stderr)?.[1];
+    if (!requests || !estimate) throw new Error(`events delete printed no plan:\n${res.stderr.slice(-1000)}`);
+    console.log(`\n## events delete of ${ids.toLocaleString('en-US')} distinct ids (dry run, PostHog's limits)`);
+    console.log(`${requests} requests of at most 100,000 bytes; the plan's estimate: ${estimate}; the plan in ${fmt(res.ms / 1000, 1)} s`);
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

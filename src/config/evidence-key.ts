@@ -7,9 +7,11 @@
 // It lives in `<config dir>/evidence-key` (0600, created on first need, never through a link),
 // or comes from HOGCTL_EVIDENCE_KEY, which wins: that is how a CI pipeline applies a plan made
 // elsewhere. `hogctl evidence export-key` / `import-key` move it through standard output and
-// input, never argv. Two sub-keys are derived from it with HMAC-SHA256 and a label each, so that
-// a hash of an identifier can never stand as the signature of a plan, nor the other way round.
-import { createHmac, randomBytes } from 'node:crypto';
+// input, never argv. Sub-keys are derived from it with HMAC-SHA256 and a label each, so that a
+// hash of an identifier can never stand as the signature of a plan, nor the other way round; a
+// third seals (AES-256-GCM) what a journal must keep whole but not in clear: the queries of an
+// erasure's event sweep, which name its distinct ids.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { configDir, ensurePrivateDir } from './paths.js';
@@ -21,6 +23,7 @@ export const EVIDENCE_KEY_ENV = 'HOGCTL_EVIDENCE_KEY';
 const PLAN_LABEL = 'hogctl plan signature';
 const IDENTIFIER_LABEL = 'hogctl identifier hash';
 const ID_LABEL = 'hogctl key id';
+const SEAL_LABEL = 'hogctl journal seal';
 
 export interface EvidenceKey {
   /** The key itself, as exported: 64 hexadecimal digits. */
@@ -29,6 +32,8 @@ export interface EvidenceKey {
   plan: Buffer;
   /** Names identifiers. */
   identifiers: Buffer;
+  /** Seals text a journal keeps (sealText). */
+  seal: Buffer;
   /** A public name for the key (16 hex digits), so that a file can say which key it needs. */
   id: string;
   /** Where it came from: the file or the environment variable. */
@@ -43,6 +48,7 @@ function fromHex(hex: string, source: string): EvidenceKey {
     hex,
     plan: derive(key, PLAN_LABEL),
     identifiers: derive(key, IDENTIFIER_LABEL),
+    seal: derive(key, SEAL_LABEL),
     id: derive(key, ID_LABEL).toString('hex').slice(0, 16),
     source,
   };
@@ -105,4 +111,20 @@ export function requireEvidenceKey(env: NodeJS.ProcessEnv, id: string, what: str
 /** HMAC-SHA256 (hex) of `text` under one of the sub-keys. */
 export function keyedHash(subKey: Buffer, text: string): string {
   return createHmac('sha256', subKey).update(text).digest('hex');
+}
+
+/** `text` sealed under the seal sub-key: AES-256-GCM, "<iv>.<tag>.<ciphertext>" in base64url. */
+export function sealText(key: EvidenceKey, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key.seal, iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
+}
+
+/** The text `sealText` sealed; throws when it was sealed under another key or changed. */
+export function openText(key: EvidenceKey, sealed: string): string {
+  const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', key.seal, iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
 }

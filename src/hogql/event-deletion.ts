@@ -15,6 +15,9 @@ export interface EventSelection {
   before?: string;
   /** An inclusive upper bound: an erasure's sweep takes what was collected up to its start. */
   until?: string;
+  /** The distinct ids match in any case of their ASCII letters (`lower(distinct_id)`, ClickHouse's
+   * ASCII-only lower): an erasure's addresses, found so by its lookup. */
+  anyCase?: boolean;
   query?: string;
 }
 
@@ -60,16 +63,18 @@ export function deletionQueries(s: EventSelection, maxBytes = MAX_QUERY_BYTES): 
   if (s.query !== undefined) return byteLength(s.query) <= maxBytes ? [s.query] : null;
   const rest = otherConditions(s);
   if (s.distinctIds.length === 0) return [selectWhere(rest)];
-  const frame = byteLength(selectWhere(['distinct_id IN ()', ...rest]));
+  const column = s.anyCase ? 'lower(distinct_id)' : 'distinct_id';
+  const ids = s.anyCase ? [...new Set(s.distinctIds.map((id) => id.replace(/[A-Z]+/g, (m) => m.toLowerCase())))] : s.distinctIds;
+  const frame = byteLength(selectWhere([`${column} IN ()`, ...rest]));
   const queries: string[] = [];
   let slice: string[] = [];
   let size = frame;
   const flush = () => {
-    if (slice.length) queries.push(selectWhere([`distinct_id IN (${slice.join(', ')})`, ...rest]));
+    if (slice.length) queries.push(selectWhere([`${column} IN (${slice.join(', ')})`, ...rest]));
     slice = [];
     size = frame;
   };
-  for (const id of s.distinctIds) {
+  for (const id of ids) {
     const literal = hogqlString(id);
     const added = byteLength(literal) + (slice.length ? 2 : 0);
     if (size + added > maxBytes) flush();

@@ -72,8 +72,9 @@ describe('bulk-delete --sweep-events', () => {
     const run = await erase();
     expect(run.code, run.stderr).toBe(0);
     const [sweep] = receipt().projects.map((p: { verification: { sweep: unknown } }) => p.verification.sweep);
-    expect(sweep).toMatchObject({ status: 'submitted', distinct_ids: 3, requests: [{ status: 'pending' }] });
-    expect(world.sandbox.dataDeletions.list(1)).toHaveLength(1);
+    // One request for the anonymous and the user's ids, one for the address in any case.
+    expect(sweep).toMatchObject({ status: 'submitted', distinct_ids: 3, requests: [{ status: 'pending' }, { status: 'pending' }] });
+    expect(world.sandbox.dataDeletions.list(1)).toHaveLength(2);
     // After the erasure, the form posts the address again.
     world.clock.advance(60 * 60_000);
     await capture([{ event: 'form_posted', distinct_id: ADDRESS, timestamp: at(0), properties: { $process_person_profile: false } }]);
@@ -85,7 +86,7 @@ describe('bulk-delete --sweep-events', () => {
     const after = await status();
     expect(after.code, after.stderr).toBe(0);
     const [row] = JSON.parse(after.stdout);
-    expect(row).toMatchObject({ status: 'complete', events_remaining: 0, events_after_erasure: 1, sweep_requests_completed: 1 });
+    expect(row).toMatchObject({ status: 'complete', events_remaining: 0, events_after_erasure: 1, sweep_requests_completed: 2 });
     expect(after.stderr).toContain('1 event collected after the erasure');
     expect(after.stderr).toContain('What PostHog keeps after a person deletion');
     expect(receipt().what_posthog_keeps).toContainEqual(
@@ -99,7 +100,7 @@ describe('bulk-delete --sweep-events', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('were NOT swept');
     const [sweep] = receipt().projects.map((p: { verification: { sweep: unknown } }) => p.verification.sweep);
-    expect(sweep).toMatchObject({ status: 'unavailable', distinct_ids: 3, requests: [{ id: null }] });
+    expect(sweep).toMatchObject({ status: 'unavailable', distinct_ids: 3, requests: [{ id: null }, { id: null }] });
     await control('deletions/run');
     const after = await status();
     expect(after.code).toBe(8);
@@ -120,9 +121,16 @@ describe('bulk-delete --sweep-events', () => {
     expect(world.sandbox.dataDeletions.list(1)).toHaveLength(1);
     const resumed = await erase(['--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(world.sandbox.dataDeletions.list(1)).toHaveLength(1);
+    // The lost one once, and the address's, which the first run never reached.
+    expect(world.sandbox.dataDeletions.list(1)).toHaveLength(2);
     const [sweep] = receipt().projects.map((p: { verification: { sweep: { requests: { id: string }[] } } }) => p.verification.sweep);
-    expect(sweep.requests.map((r: { id: string }) => r.id)).toEqual(world.sandbox.dataDeletions.list(1).map((r) => r.id));
+    // The list is newest first; the sweep's requests in the order they were made.
+    expect(sweep.requests.map((r: { id: string }) => r.id)).toEqual(
+      world.sandbox.dataDeletions
+        .list(1)
+        .map((r) => r.id)
+        .reverse(),
+    );
   });
 
   it('an address that names no person but carries events is counted by the plan and swept beside a person', async () => {
@@ -137,7 +145,7 @@ describe('bulk-delete --sweep-events', () => {
     expect(plan.stderr).toContain(`${ghost}: 1`);
     const run = await world.run(args);
     expect(run.code, run.stderr).toBe(0);
-    expect(world.sandbox.dataDeletions.list(1).map((r) => r.query)).toEqual([expect.stringContaining(`'${ghost}'`)]);
+    expect(world.sandbox.dataDeletions.list(1).map((r) => r.query)).toContainEqual(expect.stringContaining(`'${ghost}'`));
   });
 });
 

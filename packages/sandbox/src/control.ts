@@ -21,6 +21,9 @@ export interface ControlDeps {
   dataDeletions: DataDeletionRequests;
   /** Runs a data deletion request's stored query now: the event UUIDs its pickup queues. */
   selectQueued: (row: DataDeletionRequest) => string[];
+  /** Rewrites the stored person_id of events through the person overrides (the squash), of one
+   * project or of all. */
+  squashOverrides: (teamId?: number) => void;
   /** Deletes a project's events by UUID (the weekly job's adhoc arm). */
   removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void;
   /** Sets the query limits from a spec (query-limits.ts) and returns them. */
@@ -33,8 +36,9 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   if (method === 'GET' && p === '/_sandbox/requests') return json(200, deps.requests);
   if (method === 'GET' && p === '/_sandbox/state') return json(200, deps.state());
   if (method === 'GET' && p === '/_sandbox/outbox') return json(200, identity.outbox);
-  // What PostHog's weekly batch does (Saturday night UTC): every queued event deletion completes,
-  // the person-keyed ones and the queued UUIDs of data deletion requests.
+  // What PostHog's weekly batch does (Saturday night UTC): the person-overrides squash, then every
+  // queued event deletion completes, the person-keyed ones and the queued UUIDs of data deletion
+  // requests.
   const run = /^\/_sandbox\/deletions\/run(?:\/(\d+))?$/.exec(p);
   if (method === 'POST' && run) return weeklyJob(deps, run[1] ? Number(run[1]) : undefined);
   const approval = dataDeletionApproval(method, p, deps);
@@ -56,7 +60,16 @@ export function controlRoute(method: string, path: string, deps: ControlDeps): S
   return json(error.status, error.body);
 }
 
+/**
+ * PostHog's deletes_job runs when the squash has succeeded (posthog/dags/deletes.py,
+ * `run_deletes_after_squash`; docs/server-contract.md §14.5): the squash gives the events of every
+ * overridden distinct id (a merge's, and the tombstones of a deleted person's distinct ids) the
+ * override's person, so a person's own personless and pre-merge events go with it. PostHog
+ * squashes only overrides older than two days and takes only deletions older than the oldest
+ * override left; the sandbox runs "now", as if the request were old enough.
+ */
 function weeklyJob(deps: ControlDeps, teamId: number | undefined): SandboxResponse {
+  deps.squashOverrides(teamId);
   const completed = deps.deletions.runBatch(teamId);
   const requests = deps.dataDeletions.runWeekly(teamId, deps.removeEvents);
   return json(200, { completed, data_deletion_requests_completed: requests });

@@ -1,8 +1,9 @@
 // What a data deletion request's query and variables must be (PostHog/posthog PR #104278,
 // posthog/data_deletion.py: `validate_payload_size`, `compile_event_uuid_query`; posthog/schema.py
 // `HogQLVariable`): at most 100,000 bytes each, variables an object of HogQLVariable values, and a
-// query of exactly one UUID-typed column. The query runs on the sandbox's HogQL subset
-// (hogql/execute.ts) over the whole project, with no implicit LIMIT.
+// query of exactly one UUID-typed column. The routes parse it with PostHog's own grammar first
+// (hogql/posthog-grammar.ts); then it runs on the sandbox's HogQL subset (hogql/execute.ts) over
+// the whole project, with no implicit LIMIT.
 
 import { fieldError } from './errors.js';
 import { selectAll } from './hogql/execute.js';
@@ -59,7 +60,8 @@ function* allExpressions(query: SelectQuery): Generator<Expr> {
   }
 }
 
-function queryError(message: string) {
+/** A 400 on `query`, as PostHog answers a HogQL error of a deletion request's query. */
+export function queryError(message: string) {
   return fieldError('query', 'invalid_input', message);
 }
 

@@ -8,13 +8,12 @@
 // Seeded events share their properties: each keeps the index of a shared JSON text that ends
 // before `$session_id`, and the text is completed with the event's session id when read.
 //
-// `person_id` is stored as ingestion wrote it and never rewritten; a merge writes an override
+// `person_id` is stored as ingestion wrote it; a merge or a person's deletion writes an override
 // (distinct id → person UUID), which HogQL's `person_id` reads through, as PostHog's
 // `person_id_override_properties_on_events` mode does (posthog/hogql/database/database.py,
-// `_use_person_id_from_person_overrides`). Deleting a person's events deletes rows by STORED
-// person_id only (posthog/models/async_deletion/delete_events.py, `AsyncEventDeletion.process`:
-// `joinGet(..., toString(person_id)) > 0`), so events that still carry another person's UUID
-// stay.
+// `_use_person_id_from_person_overrides`). Only the weekly squash rewrites the stored person_id
+// (`squashOverrides`), and the weekly deletion then deletes rows by STORED person_id
+// (posthog/dags/deletes.py), so events of distinct ids that were never the person's stay.
 
 import { isUuid } from './store.js';
 
@@ -78,7 +77,7 @@ export class EventStore {
   readonly distinctIds = new Interned();
   readonly personIds = new Interned();
   readonly sessionIds = new Interned();
-  /** Distinct id index → person UUID index, written by merges. */
+  /** Distinct id index → person UUID index, written by merges and deletions, until squashed. */
   private readonly overrides = new Map<number, number>();
   /** Bumped on every change; query caches compare against it. */
   version = 0;
@@ -161,18 +160,45 @@ export class EventStore {
   }
 
   /**
-   * What PostHog's event deletion job does for AsyncDeletion rows of type Person: every event
-   * whose stored person_id is one of these UUIDs goes. Returns how many went.
+   * The squash that runs before PostHog's weekly deletion (posthog/dags/person_overrides.py,
+   * docs/server-contract.md §14.5): every event of a distinct id with an override gets the
+   * override's person as its stored person_id, and the overrides squashed are dropped. What HogQL
+   * shows does not change; what a deletion by stored person_id reaches does. Returns how many
+   * events were rewritten.
    */
-  deleteByStoredPersonIds(personUuids: Iterable<string>): number {
+  squashOverrides(): number {
     this.ready();
-    const wanted = new Set<number>();
-    for (const uuid of personUuids) {
-      const i = this.personIds.find(uuid);
-      if (i !== undefined) wanted.add(i);
+    if (this.overrides.size === 0) return 0;
+    let rewritten = 0;
+    for (let row = 0; row < this.count; row++) {
+      const person = this.overrides.get(this.distinctIdIndex[row]);
+      if (!this.deleted[row] && person !== undefined && person !== this.personIndex[row]) {
+        this.personIndex[row] = person;
+        rewritten++;
+      }
     }
-    if (wanted.size === 0) return 0;
-    return this.deleteRows((row) => wanted.has(this.personIndex[row]));
+    this.overrides.clear();
+    this.version++;
+    return rewritten;
+  }
+
+  /**
+   * The person arm of PostHog's weekly delete (posthog/dags/deletes.py, `_DELETE_PREDICATE`):
+   * every event whose stored person_id is a person of `requestedAtMs` and whose timestamp is not
+   * after that person's deletion request goes. Returns how many went.
+   */
+  deleteByStoredPersonIds(requestedAtMs: ReadonlyMap<string, number>): number {
+    this.ready();
+    const until = new Map<number, number>();
+    for (const [uuid, atMs] of requestedAtMs) {
+      const i = this.personIds.find(uuid);
+      if (i !== undefined) until.set(i, atMs * 1000);
+    }
+    if (until.size === 0) return 0;
+    return this.deleteRows((row) => {
+      const bound = until.get(this.personIndex[row]);
+      return bound !== undefined && this.timestampUs[row] <= bound;
+    });
   }
 
   /**

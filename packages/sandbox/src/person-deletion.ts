@@ -40,6 +40,11 @@ export function deletePersons(
       // A person whose deletion raises stays, and is reported (deletion-faults.ts).
       if (!app.deletionFaults.failsNow(person.uuid) && store.delete(person)) {
         deleted++;
+        // The tombstone of each distinct id (version + 100) is an override to the deleted person
+        // (posthog/models/person/util.py, `_delete_ch_distinct_id`;
+        // docs/server-contract.md §14.5): the weekly squash gives their events the deleted UUID.
+        // keep_person writes none.
+        for (const distinctId of person.distinctIds) app.events.get(teamId)?.override(distinctId, person.uuid);
         app.activity.log({ teamId, itemId: person.id, activity: 'deleted', user: actor, detail: { name: person.uuid } });
       } else {
         errors.push({ person_uuid: person.uuid });

@@ -288,8 +288,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         timers.add(timer);
       }),
     activity: new ActivityLog(now),
-    // PostHog's event deletion job removes events by their stored person_id.
-    deletions: new DeletionQueue(now, (teamId, rows) => events.get(teamId)?.deleteByStoredPersonIds(rows.map((row) => row.key))),
+    // PostHog's weekly deletion removes events by their stored person_id, each person's up to its
+    // request (the squash before it has run: control.ts).
+    deletions: new DeletionQueue(now, (teamId, rows) =>
+      events.get(teamId)?.deleteByStoredPersonIds(new Map(rows.map((row) => [row.key, row.createdAtMs]))),
+    ),
     events,
     deletionFaults: new DeletionFaults(),
     dataDeletions: new DataDeletionRequests(now),
@@ -331,6 +334,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     dataDeletions: services.dataDeletions,
     selectQueued,
     removeEvents: (teamId: number, uuids: ReadonlySet<string>) => void events.get(teamId)?.deleteByUuids(uuids),
+    squashOverrides: (teamId?: number) => {
+      for (const [id, store] of events) if (teamId === undefined || id === teamId) store.squashOverrides();
+    },
     setQueryLimits,
   };
   const pipeline = { router, services, capture, requests, faults: () => faults, linkOrigin: opts.linkOrigin, log };

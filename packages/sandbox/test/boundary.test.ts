@@ -1,6 +1,7 @@
 // The sandbox is the oracle hogctl is tested against, so it shares no code with the CLI: its
-// sources import only their own files and Node's built-ins, its tests only the package's files,
-// Node's built-ins and the package's declared devDependencies, and it has no runtime dependency.
+// sources import only their own files, Node's built-ins and its one runtime dependency (PostHog's
+// own HogQL grammar, pinned: src/hogql/posthog-grammar.ts), its tests only the package's files,
+// Node's built-ins and the package's declared devDependencies.
 // Any way of naming a module counts: import and export, import(), import('…') in a type,
 // require() and createRequire(), in TypeScript and JavaScript files alike.
 import { readFileSync } from 'node:fs';
@@ -39,6 +40,9 @@ function inside(dir: string, path: string): boolean {
  * a source file only its own sources and Node's built-ins; any other file of the package (its
  * tests) anything in the package, Node's built-ins and the declared devDependencies.
  */
+/** The sandbox's one runtime dependency, pinned to an exact version. */
+const RUNTIME_DEPENDENCIES = { '@posthog/hogql-parser': '1.3.87' };
+
 function violation(
   file: string,
   spec: string,
@@ -54,6 +58,7 @@ function violation(
   }
   if (isBuiltin(spec)) return undefined;
   if (!isSource && Object.hasOwn(devDependencies, packageName(spec))) return undefined;
+  if (isSource && Object.hasOwn(RUNTIME_DEPENDENCIES, packageName(spec))) return undefined;
   return isSource ? `${where} imports the package ${spec}` : `${where} imports ${spec}, which is not among the package's devDependencies`;
 }
 
@@ -78,9 +83,10 @@ describe('the sandbox boundary', () => {
     expect(files.flatMap(violationsOf)).toEqual([]);
   });
 
-  it('is private and has no runtime dependencies', () => {
+  it("is private, and its one runtime dependency is PostHog's HogQL grammar, pinned", () => {
     expect(manifest.private).toBe(true);
-    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
+    expect(manifest.dependencies).toEqual(RUNTIME_DEPENDENCIES);
+    for (const field of ['peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
       expect(manifest[field] ?? {}, field).toEqual({});
     }
   });

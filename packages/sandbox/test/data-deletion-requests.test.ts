@@ -104,6 +104,25 @@ describe('preview', () => {
     expect((await post(`${BASE}preview/`, { query: QUERY, variables }, s)).json().attr).toBe('variables');
   });
 
+  it("parses with PostHog's own grammar: what it refuses is refused with its message, also where the sandbox's parser is laxer", async () => {
+    const s = await session();
+    const refused = async (query: string) => (await post(`${BASE}preview/`, { query }, s)).json();
+    // An unknown escape: PostHog's lexer has no rule for it (the sandbox's own parser took it).
+    expect(await refused("SELECT uuid FROM events WHERE distinct_id = 'a\\q'")).toEqual(
+      errorBody(
+        'validation_error',
+        'invalid_input',
+        "no viable alternative at input 'SELECT uuid FROM events WHERE distinct_id = ''",
+        'query',
+      ),
+    );
+    expect((await refused('SELECT uuid FROM events WHERE')).detail).toBe("no viable alternative at input 'SELECT uuid FROM events WHERE'");
+    // Create gives the same verdict, and saves nothing.
+    const create = await post(BASE, { query: "SELECT uuid FROM events WHERE distinct_id = 'a\\q'", submission_id: randomUUID() });
+    expect([create.status, create.json().attr]).toEqual([400, 'query']);
+    expect((await call(sb, BASE)).json().count).toBe(0);
+  });
+
   it('throttles previews per project: 5 a minute for all callers together', async () => {
     sb.setRateLimit('cloud');
     const s = await session();

@@ -348,15 +348,22 @@ describe('person processing', () => {
 });
 
 describe('event deletion', () => {
-  it('removes events by stored person_id only', async () => {
+  it("squashes the overrides first: the person's pre-merge and personless events go, up to the request; others' stay", async () => {
     const anon = fresh('del-anon');
     const user = fresh('del-user');
     const other = fresh('del-other');
+    const stranger = fresh('del-stranger');
     await post(
       '/batch/',
       JSON.stringify({
         api_key: token,
-        batch: [event(anon), event(user), event(other), event(user, { properties: { $process_person_profile: false } })],
+        batch: [
+          event(anon),
+          event(user),
+          event(other),
+          event(user, { properties: { $process_person_profile: false } }),
+          event(stranger, { properties: { $process_person_profile: false } }),
+        ],
       }),
     );
     const person = await until(() => sb.store.getByDistinctId(user), 'the person');
@@ -367,11 +374,17 @@ describe('event deletion', () => {
     await until(() => sb.store.getByDistinctId(anon)?.id === person.id, 'the merge');
     const del = await call(sb, `/api/projects/1/persons/${person.uuid}/?delete_events`, { method: 'DELETE' });
     expect(del.status).toBe(202);
+    // Dated after the request: not covered by it (timestamp <= created_at).
+    const later = new Date(Date.now() + 60_000).toISOString();
+    await post('/batch/', JSON.stringify({ api_key: token, batch: [event(user, { event: 'came_back', timestamp: later })] }));
+    await until(() => eventsOf(user).length === 4, 'the later event');
     expect((await call(sb, '/_sandbox/deletions/run', { method: 'POST' })).json()).toMatchObject({ completed: 1 });
-    // The user's events went, the personless one too (it carried the person's UUID); the
-    // anonymous pre-merge event keeps its own person_id and stays, as do others' events.
-    expect(eventsOf(user)).toEqual([]);
-    expect(eventsOf(anon)).toHaveLength(1);
+    // The anonymous pre-merge event was stored with the anonymous person's UUID: the squash gave it
+    // the user's, so it went with the user's own (the personless one included).
+    expect(eventsOf(anon)).toEqual([]);
+    expect(eventsOf(user)).toHaveLength(1);
+    // A personless id that was never the person's, and another person's event, stay.
+    expect(eventsOf(stranger)).toHaveLength(1);
     expect(eventsOf(other)).toHaveLength(1);
   });
 });

@@ -155,7 +155,7 @@ function describe(s: ErasureStatus): string {
     case 'events_remain':
       if (s.sweep_requests !== null)
         return `${where}: every sweep request completed, yet ${counted(s.events_remaining ?? 0, 'event', 'events')} of the erased distinct ids up to the erasure ${s.events_remaining === 1 ? 'is' : 'are'} still there`;
-      return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they are personless or from before a merge, stored with another person id, and PostHog deletes events by person id only, so its deletion has left them`;
+      return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they carry another person id (distinct ids that were not the person's when it was deleted, or events the person-overrides squash had not reached: a deletion requested in the two days before the weekly run waits for the next), and PostHog's deletion goes by person id, so it has left them`;
     case 'events_unchecked':
       return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:

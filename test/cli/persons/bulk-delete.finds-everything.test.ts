@@ -57,7 +57,7 @@ const status = (receipt: string) =>
   world.run(['persons', 'erasure-status', '--receipt', join(dir, receipt), '--read-rate', '6000', '-o', 'json']);
 
 describe('erasure with --delete-events: what PostHog deletes, and what erasure-status reports left', () => {
-  it("the person's events go; their personless and pre-merge events stay and are reported; others' stay", async () => {
+  it("the person's events go, its personless and pre-merge ones too (the squash); others' stay; erasure-status counts zero", async () => {
     const [device, anon, user, bystander] = [fresh('device'), fresh('anon'), fresh('user'), fresh('bystander')];
     const email = `${user}@example.com`;
     posthog.capture({ distinctId: device, event: 'docs_read', properties: { $process_person_profile: false } });
@@ -74,20 +74,19 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
 
     const res = await erase('delete-events.receipt.json', '--email', email, '--delete-events', '--keep-identifiers');
     expect(res.code, res.stderr).toBe(0);
-    // The end of the run says that PostHog deletes events by person id only.
-    expect(res.stderr).toMatch(/by person id only/);
+    // The end of the run says that PostHog deletes events by person id, after the squash.
+    expect(res.stderr).toMatch(/by person id, after squashing person overrides/);
     await runDeletions();
 
-    expect(await count(`SELECT count() FROM events WHERE distinct_id = '${user}'`)).toBe(0);
-    expect(await count(`SELECT count() FROM events WHERE distinct_id IN ${idList(device, anon)}`)).toBe(2);
+    // The squash gave the device's personless and the visitor's pre-merge events the person's id
+    // (docs/server-contract.md §14.5): they went with the person's own.
+    expect(await count(`SELECT count() FROM events WHERE distinct_id IN ${idList(user, device, anon)}`)).toBe(0);
     expect(await count(`SELECT count() FROM events WHERE distinct_id = '${bystander}'`)).toBe(1);
 
     const after = await status('delete-events.receipt.json');
-    expect(after.code, after.stderr).toBe(8);
+    expect(after.code, after.stderr).toBe(0);
     const [project] = JSON.parse(after.stdout);
-    expect(project).toMatchObject({ status: 'events_remain', events_completed: 1, events_remaining: 2 });
-    expect([...project.events_remaining_distinct_ids].sort()).toEqual([anon, device].sort());
-    expect(after.stderr).toMatch(/2 events still carry 2 of the erased distinct ids/);
+    expect(project).toMatchObject({ status: 'complete', events_completed: 1, events_remaining: 0 });
     // Counted by an async query (PostHog's time limit for API queries leaves it out), over the
     // events up to the end of the erasure that asked for the deletion.
     const receipt = JSON.parse(readFileSync(join(dir, 'delete-events.receipt.json'), 'utf8'));
@@ -96,24 +95,7 @@ describe('erasure with --delete-events: what PostHog deletes, and what erasure-s
     expect(sent.refresh).toBe('async');
     expect(sent.query.query).toMatch(/timestamp >= toDateTime\(\{since\}\) AND timestamp <= toDateTime\(\{until\}\)/);
     expect(sent.query.values.until).toBe(new Date(receipt.finished_at).toISOString());
-    expect(after.stderr).toMatch(/personless or from before a merge/);
-    expect(after.stderr).toMatch(/by person id only/);
-    expect(after.stderr).toMatch(/hogctl events delete --distinct-id/);
-
-    // The run continued after the job verifies again, and counts them too.
-    const again = await world.run([
-      'persons',
-      'bulk-delete',
-      '--email',
-      email,
-      '--journal',
-      join(dir, 'delete-events.receipt.json.journal'),
-      '--resume',
-      '-y',
-    ]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/the deletion of their events has run, and project 1: 2 events still carry 2 of the erased distinct ids/);
-    expect(again.stderr).toMatch(/hogctl events delete --distinct-id/);
+    expect(after.stderr).toMatch(/events of distinct ids that were never the person's/);
   });
 });
 

@@ -369,10 +369,10 @@ async function verifyDeletion(
       `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are stored with another person id (distinct ids never the person's, or not yet squashed), and PostHog's deletion goes by person id. Delete them by query with \`hogctl events delete --distinct-id …\` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
     );
   } else if (flags.delete_events && total?.events) {
-    // PostHog's job deletes events by their stored person_id (posthog/models/async_deletion/
-    // delete_events.py), docs/server-contract.md §14.5: say what it leaves, and how to count it.
+    // PostHog's job deletes events by their stored person_id after the squash (posthog/dags/
+    // deletes.py), docs/server-contract.md §14.5: say what it leaves, and how to count it.
     ctx.info(
-      "note: PostHog deletes events by person id only: events of these distinct ids that are personless or from before a merge carry another person id and stay. Once the deletion has run (Saturday night UTC, after the person-overrides squash), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
+      "note: PostHog deletes events by person id, after squashing person overrides: the persons' own personless and pre-merge events go with them, but events of these distinct ids that were never the persons' carry another person id and stay. Once the deletion has run (Saturday night UTC, after the person-overrides squash), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
     );
   }
   return { total, perProject };
@@ -396,7 +396,8 @@ async function sweepPlanLines(ctx: Context, client: ApiClient, projects: string[
 
 /**
  * The sweep of one project: the distinct ids of the persons as read before their deletion (those
- * kept in clear) and the input's own identifiers, whether they named a person or not.
+ * kept in clear) and the input's own identifiers, whether they named a person or not (an address
+ * is swept in any case of its ASCII letters, as the erasure looked it up: sweep.ts).
  */
 async function sweepProject(ctx: Context, env: VerifyEnv, project: string, sweep: SweepSettings): Promise<SweepRecord> {
   const recorded = [...(env.journal.recorded.get(project)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));

@@ -7,10 +7,11 @@
 // and runs in a weekly batch, has run (deletion_status). Reads only, within the read rate.
 //
 // Once that deletion has run, it also counts the events that still carry one of the erased
-// distinct ids: PostHog deletes events by their stored person_id only
-// (posthog/models/async_deletion/delete_events.py, docs/server-contract.md §14.5), so personless
-// events and events from before a merge, stored with another person id, survive it, and an
-// erasure that stopped at "the deletion has run" would claim more than is so.
+// distinct ids: PostHog deletes events by their stored person_id, after the person-overrides squash
+// has given the person's own personless and pre-merge events its UUID (posthog/dags/deletes.py,
+// posthog/dags/person_overrides.py, docs/server-contract.md §14.5), so events of distinct ids that
+// were never the person's survive it, and an erasure that stopped at "the deletion has run" would
+// claim more than is so.
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { fileError } from '../../../config/secret-file.js';
@@ -66,8 +67,8 @@ export interface ErasureStatus {
   /** Queued deletions this receipt cannot follow: it names the persons by distinct id. */
   events_unchecked: number;
   /** Once every queued event deletion has run: the events that still carry one of the erased
-   * distinct ids (those the receipt keeps in clear): personless, or from before a merge, stored
-   * with another person id, which PostHog's deletion leaves. Null when not counted (no event
+   * distinct ids (those the receipt keeps in clear): stored with another person id (ids never the
+   * person's, or not squashed yet), which PostHog's deletion leaves. Null when not counted (no event
    * deletion asked for, or not run yet). */
   events_remaining: number | null;
   /** The distinct ids those events carry (the first 1,000). */

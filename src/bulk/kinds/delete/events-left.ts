@@ -1,7 +1,9 @@
 // The events that still carry erased distinct ids, once PostHog's event deletion has run. PostHog
-// deletes events by their stored person_id only (posthog/models/async_deletion/delete_events.py,
-// docs/server-contract.md §14.5): personless events and events from before a merge carry another
-// person id and survive it, and no endpoint deletes events by distinct id. The count is a HogQL
+// deletes events by their stored person_id, after the person-overrides squash
+// (posthog/dags/deletes.py, docs/server-contract.md §14.5): events of distinct ids that were never
+// the person's (personless ids never merged into it, ids split off earlier), or that the squash had
+// not reached yet, carry another person id and survive it; only a query deletion
+// (data_deletion_requests) reaches them by distinct id. The count is a HogQL
 // read of the events table by distinct_id (docs/server-contract.md §14.5), used by
 // `persons erasure-status` and by the verification at the end of an erasure.
 import type { Context } from '../../../context.js';

@@ -4,9 +4,13 @@
 // deletion leaves the events of distinct ids that were never the person's (an address used only
 // as a personless distinct id): posthog/dags/deletes.py, docs/server-contract.md §14.5. Requests are
 // journaled with their submission ids before they go (src/deletion-requests/), in a journal named
-// by the host, the project and the queries: a --resume of the erasure makes the same queries (the
-// same ids, the same bound), finds that journal, and sends the same submission ids again.
+// by the host, the project and the erasure's start: a --resume of the erasure finds that journal
+// and sends the same queries with the same submission ids again, even when it no longer knows
+// every distinct id in clear (the erasure's journal keeps e-mail-like ones only as HMACs). The
+// queries name the subject's distinct ids, so that journal keeps them sealed under the evidence
+// key, never in clear.
 import type { Context } from '../../../context.js';
+import { evidenceKey } from '../../../config/evidence-key.js';
 import { AuthError, NotFoundError, type CliError } from '../../../errors.js';
 import { lockJournal } from '../../engine/lock.js';
 import { deletionQueries } from '../../../hogql/event-deletion.js';
@@ -67,13 +71,26 @@ export async function sweepEvents(
   // Sorted, so the same erasure makes the same queries, and finds its journal again.
   const ids = [...new Set(distinctIds)].sort();
   const base = { until, distinct_ids: ids.length };
-  const queries = ids.length ? deletionQueries({ distinctIds: ids, until }) : [];
+  // An address in any case of its letters, as the erasure found the persons and distinct ids it
+  // names (src/bulk/input/identifiers.ts): `Lee@Example.com` is the person's distinct id that the
+  // erasure's journal keeps only as an HMAC of `lee@example.com`.
+  const addresses = ids.filter((id) => id.includes('@'));
+  const others = ids.filter((id) => !id.includes('@'));
+  const exact = others.length ? deletionQueries({ distinctIds: others, until }) : [];
+  const anyCase = addresses.length ? deletionQueries({ distinctIds: addresses, until, anyCase: true }) : [];
+  const queries = exact && anyCase ? [...exact, ...anyCase] : null;
   if (!queries || queries.length === 0) return { status: 'submitted', ...base, requests: [] };
   const host = new URL((await ctx.settings()).baseUrl).host;
-  const path = deletionJournalPath(ctx.env, host, project, queries);
+  const path = deletionJournalPath(ctx.env, host, project, ['erasure sweep', startedAt]);
   const lock = await lockJournal(path, ctx.clock.now);
   try {
-    const journal = readDeletionJournal(path) ?? newDeletionJournal(host, project, queries, null, ctx.clock.now());
+    // An erasure begun by an older hogctl named its sweep's journal by its queries (in clear).
+    const journal = readDeletionJournal(path, ctx.env) ??
+      readDeletionJournal(deletionJournalPath(ctx.env, host, project, queries), ctx.env) ?? {
+        ...newDeletionJournal(host, project, queries, null, ctx.clock.now()),
+        seal: evidenceKey(ctx.env),
+      };
+    journal.seal ??= evidenceKey(ctx.env);
     writeDeletionJournal(path, journal);
     let status: SweepRecord['status'] = 'submitted';
     let unavailable: SweepRecord['unavailable'];

@@ -49,6 +49,7 @@ import { PARTS, refusal, unreadableHint } from './collect.js';
 import { sealBundle, type SealVerification } from './seal.js';
 import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
 import { writePerson, type PersonSummary } from './write-person.js';
+import { eventsLeft } from '../delete/events-left.js';
 
 /** PostHog's budget for API queries with a personal key (docs/server-contract.md §5): the pace
  * of the persons, each of which takes at least one query. */
@@ -295,12 +296,18 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
   const host = env.client ? new URL(env.client.origin).host : 'the server';
   const dirs = new Map(found.map((p) => [`${p.project}/${p.uuid}`, personDir(p.project, p.uuid, host)]));
   const given = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids, ...fields.identifiers.persons];
-  if (found.length === 0 && !env.journal) {
-    throw new NotFoundError(
-      `no person matches ${given.join(', ')} in ${counted(env.projects.length, 'project')} searched; nothing was written`,
-      'check the identifiers, and the projects with --projects or --all-projects',
-    );
-  }
+  const personless =
+    env.client && !env.journal
+      ? await personlessEvents(
+          ctx,
+          env.client,
+          env.targets.projects.filter((p) => !p.unreachable).map((p) => p.id),
+          found,
+          fields,
+          k.maxWaitMs,
+        )
+      : [];
+  if (found.length === 0 && !env.journal) throw noPersonError(given, env.projects.length, personless);
   const key = (project: string, uuid: string) => `${project}/${uuid}`;
   const person = (project: string, uuid: string): ExportPerson => {
     const begun = state.persons[key(project, uuid)];
@@ -339,6 +346,8 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       )}`,
     );
   }
+  if (personless.length)
+    planLines.push(`  not in it events of the given identifiers as distinct ids of no person: ${personless.join('; ')}`);
   planLines.push(
     `  bundle    ${fields.zip ? zipPathOf(out) : out} (events ${fields.from ? `from ${fields.from} ` : ''}up to ${fields.until}${fields.recordings ? "; the recordings' content" : ''})`,
   );
@@ -521,4 +530,42 @@ export function checkExportFlags(s: { resume: boolean; given: number; from?: str
 /** The bundle's directory, absolute: what binds the journal. */
 export function bundlePath(out: string): string {
   return resolve(out);
+}
+
+/**
+ * The events the given addresses and distinct ids carry as distinct ids that no person found
+ * holds (personless traffic, an address used only as a distinct id), up to the export's bound:
+ * an export writes persons, so it says what it leaves out rather than leave it out unsaid.
+ */
+async function personlessEvents(
+  ctx: Context,
+  client: ApiClient,
+  projects: string[],
+  found: { project: string; distinctIds: string[]; foundBy: string[] }[],
+  fields: ExportFields,
+  maxWaitMs: number,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const project of projects) {
+    const mine = found.filter((p) => p.project === project);
+    const held = new Set(mine.flatMap((p) => [...p.distinctIds, ...p.foundBy]));
+    const ids = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids].filter((id) => !held.has(id));
+    if (!ids.length) continue;
+    const left = await eventsLeft(ctx, client, project, ids, { maxWaitMs, flag: '--max-wait' }, Date.parse(fields.until));
+    for (const [id, n] of left) out.push(`project ${project}: ${id}: ${formatNumber(n)}`);
+  }
+  return out;
+}
+
+/** No person matched: what was searched, and the events the identifiers carry all the same. */
+function noPersonError(given: string[], projects: number, personless: string[]): NotFoundError {
+  const carried = personless.length
+    ? `, yet events carry them as distinct ids of no person (${personless.join('; ')}): this export writes persons, so they are not in a bundle`
+    : '';
+  return new NotFoundError(
+    `no person matches ${given.join(', ')} in ${counted(projects, 'project')} searched; nothing was written${carried}`,
+    personless.length
+      ? 'read them with a HogQL query by distinct_id (`hogctl api POST /api/projects/<id>/query/`), or erase them with `hogctl persons bulk-delete … --delete-events --sweep-events`'
+      : 'check the identifiers, and the projects with --projects or --all-projects',
+  );
 }

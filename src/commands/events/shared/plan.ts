@@ -32,7 +32,20 @@ export function requestLines(requests: number): string[] {
     lines.push(
       `PostHog takes ${CREATES_PER_HOUR} requests an hour per project: sending them takes at least ${Math.ceil(requests / CREATES_PER_HOUR) - 1} h of waiting`,
     );
+  lines.push(estimateLine(requests));
   return lines;
+}
+
+/**
+ * How long the whole selection takes under PostHog's limits: the creates at ten an hour, and the
+ * deletion one weekly run per five requests, as a batch of five must complete (approved, queued,
+ * deleted on Saturday night UTC) before the next five can be made.
+ */
+function estimateLine(requests: number): string {
+  const sendingHours = Math.max(0, Math.ceil(requests / CREATES_PER_HOUR) - 1);
+  const weeklyRuns = Math.max(1, Math.ceil(requests / MAX_ACTIVE_REQUESTS));
+  const sending = sendingHours ? `at least ${sendingHours} h to send` : 'no wait to send';
+  return `estimate: ${sending}; deleted in about ${weeklyRuns} weekly deletion${weeklyRuns === 1 ? '' : 's'} (about ${weeklyRuns} week${weeklyRuns === 1 ? '' : 's'} once PostHog approves each request)`;
 }
 
 export function planLines(s: EventSelection, counted: SelectionCount, requests: number, sample: unknown[][]): string[] {
