@@ -7,9 +7,10 @@
 // It lives in `<config dir>/evidence-key` (0600, created on first need, never through a link),
 // or comes from HOGCTL_EVIDENCE_KEY, which wins: that is how a CI pipeline applies a plan made
 // elsewhere. `hogctl evidence export-key` / `import-key` move it through standard output and
-// input, never argv. Two sub-keys are derived from it with HMAC-SHA256 and a label each, so that
-// a hash of an identifier can never stand as the signature of a plan, nor the other way round.
-import { createHmac, randomBytes } from 'node:crypto';
+// input, never argv. Sub-keys are derived from it with HMAC-SHA256 and a label each, so that a
+// hash of an identifier can never stand as the signature of a plan, nor the other way round; a
+// third one encrypts (AES-256-GCM) the few addresses a plan must show its reviewer as given.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { configDir, ensurePrivateDir } from './paths.js';
@@ -21,6 +22,7 @@ export const EVIDENCE_KEY_ENV = 'HOGCTL_EVIDENCE_KEY';
 const PLAN_LABEL = 'hogctl plan signature';
 const IDENTIFIER_LABEL = 'hogctl identifier hash';
 const ID_LABEL = 'hogctl key id';
+const SEAL_LABEL = 'hogctl identifier encryption';
 
 export interface EvidenceKey {
   /** The key itself, as exported: 64 hexadecimal digits. */
@@ -29,6 +31,8 @@ export interface EvidenceKey {
   plan: Buffer;
   /** Names identifiers. */
   identifiers: Buffer;
+  /** Encrypts identifiers that must be shown again as given (sealText). */
+  seal: Buffer;
   /** A public name for the key (16 hex digits), so that a file can say which key it needs. */
   id: string;
   /** Where it came from: the file or the environment variable. */
@@ -43,6 +47,7 @@ function fromHex(hex: string, source: string): EvidenceKey {
     hex,
     plan: derive(key, PLAN_LABEL),
     identifiers: derive(key, IDENTIFIER_LABEL),
+    seal: derive(key, SEAL_LABEL),
     id: derive(key, ID_LABEL).toString('hex').slice(0, 16),
     source,
   };
@@ -105,4 +110,26 @@ export function requireEvidenceKey(env: NodeJS.ProcessEnv, id: string, what: str
 /** HMAC-SHA256 (hex) of `text` under one of the sub-keys. */
 export function keyedHash(subKey: Buffer, text: string): string {
   return createHmac('sha256', subKey).update(text).digest('hex');
+}
+
+/** `text` encrypted under the seal sub-key (AES-256-GCM, a random IV each): base64url of IV,
+ * ciphertext and tag. Only a holder of the evidence key can read it back. */
+export function sealText(sealKey: Buffer, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+}
+
+/** What sealText sealed, or undefined when `sealed` was not sealed under this key. */
+export function openText(sealKey: Buffer, sealed: string): string | undefined {
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length < 28) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }

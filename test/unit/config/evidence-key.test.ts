@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evidenceKey, readEvidenceKey, requireEvidenceKey } from '../../../src/config/evidence-key.js';
+import { evidenceKey, openText, readEvidenceKey, requireEvidenceKey, sealText } from '../../../src/config/evidence-key.js';
 import { createSecretFile } from '../../../src/config/secret-file.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -66,5 +66,20 @@ describe('the evidence key', () => {
       `and the key here (${join(dir, 'config', 'evidence-key')}) is ${key.id}`,
     );
     expect(requireEvidenceKey(env(), key.id, 'x').hex).toBe(key.hex);
+  });
+
+  it('seals an address that only its own key opens, and differently each time', () => {
+    const key = evidenceKey(env());
+    const other = readEvidenceKey(env({ HOGCTL_EVIDENCE_KEY: 'ab'.repeat(32) }))!;
+    const sealed = sealText(key.seal, 'lee@example.net');
+    expect(sealed).not.toContain('lee');
+    expect(sealText(key.seal, 'lee@example.net')).not.toBe(sealed);
+    expect(openText(key.seal, sealed)).toBe('lee@example.net');
+    expect(openText(other.seal, sealed)).toBeUndefined();
+    // A changed byte is refused, not read as another address.
+    const bytes = Buffer.from(sealed, 'base64url');
+    bytes[14] ^= 1;
+    expect(openText(key.seal, bytes.toString('base64url'))).toBeUndefined();
+    expect(openText(key.seal, 'short')).toBeUndefined();
   });
 });
