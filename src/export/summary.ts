@@ -41,6 +41,8 @@ export interface SummaryInput {
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const n = formatNumber;
 const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
+/** "2026-11-22 10:00 UTC": a time as its reader reads it. */
+const minute = (iso: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : iso);
 
 /** Every month from the first to the last, gaps included, so the bars keep their time scale. */
 function monthSpan(months: Record<string, number>): [string, number][] {
@@ -122,10 +124,12 @@ function distinctIdList(ids: string[]): string {
     .join('')}${more}</ul>`;
 }
 
+/** A part, its count, and under its name (so that a phone's narrow column stays readable) why
+ * it is missing or empty. */
 function partRow(part: SummaryPerson['parts'][number]): string {
   const items = part.missing ? '' : part.count === null ? '✓' : n(part.count);
   const remark = part.missing ? '<span class="warn">not included in this export</span>' : part.empty ? esc(part.empty) : '';
-  return `<tr><td>${esc(part.name)}</td><td class="num">${items}</td><td class="remark">${remark}</td></tr>`;
+  return `<tr><td>${esc(part.name)}${remark ? `<div class="remark">${remark}</div>` : ''}</td><td class="num">${items}</td></tr>`;
 }
 
 function personSection(p: SummaryPerson): string {
@@ -135,7 +139,7 @@ function personSection(p: SummaryPerson): string {
 <h4>Properties</h4>${propertiesTable(p.properties)}
 <h4>Distinct ids</h4>${distinctIdList(p.distinctIds)}
 <h4>What the files hold</h4>
-<table><thead><tr><th>Part</th><th class="num">Items</th><th></th></tr></thead><tbody>${p.parts.map(partRow).join('')}</tbody></table>`;
+<table class="parts"><thead><tr><th>Part</th><th class="num">Items</th></tr></thead><tbody>${p.parts.map(partRow).join('')}</tbody></table>`;
 }
 
 function notInBundle(): string {
@@ -171,19 +175,19 @@ ${project.persons.map(personSection).join('\n')}</section>`;
 <style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1f24;max-width:920px;margin:2em auto;padding:0 1em}
 h4{font-size:.95em;margin:.8em 0 .2em;color:#3d4250}svg{width:100%;height:auto}.props td.value,.ids code,.remark{overflow-wrap:anywhere}
-.ids{columns:2 16em;padding-left:1.2em;margin:.2em 0}.props{width:100%}.props td:first-child{width:30%;white-space:normal;overflow-wrap:anywhere}
+.parts{width:100%}.parts td:first-child{white-space:normal}.remark{font-size:.88em;color:#5a5f6b}.ids{columns:2 16em;padding-left:1.2em;margin:.2em 0}.props{width:100%}.props td:first-child{width:30%;white-space:normal;overflow-wrap:anywhere}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #d5d8de;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin-bottom:.3em}
 table{border-collapse:collapse;margin:.3em 0 1em}td,th{padding:.2em .8em .2em 0;text-align:left}td:first-child{white-space:nowrap}td{vertical-align:top}th{border-bottom:1px solid #d5d8de}
 .num{text-align:right}.warn{color:#a4470a}.none{color:#6b7080}dl{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em}dt{color:#6b7080}
-svg rect{fill:#3a5bd9}svg text{font-size:11px;fill:#6b7080}svg .axis{stroke:#9aa0ad}code{font-size:.92em}
+svg rect{fill:#3a5bd9}svg text{font-size:14px;fill:#6b7080}svg .axis{stroke:#9aa0ad}code{font-size:.92em}
 </style></head><body>
 <h1>Subject access export</h1>
 <dl><dt>Asked for</dt><dd>${s.identifiers.map((i) => esc(i)).join(', ')}</dd>
 <dt>Prepared by</dt><dd>${esc(s.requestedBy ?? 'unknown')}</dd>
 <dt>Source</dt><dd>${esc(s.host)}</dd>
-<dt>Data up to</dt><dd>${esc(s.until)}</dd>
-<dt>Exported</dt><dd>${esc(s.createdAt)}</dd></dl>
-<p>What ${esc(s.host)} holds in PostHog about the person asked for, up to ${esc(s.until)}. The files sent with this page hold every record; this page shows the stored properties and counts the rest.</p>
+<dt>Data up to</dt><dd>${esc(minute(s.until))}</dd>
+<dt>Exported</dt><dd>${esc(minute(s.createdAt))}</dd></dl>
+<p>What ${esc(s.host)} holds in PostHog about the person asked for, up to ${esc(minute(s.until))}. The files sent with this page hold every record; this page shows the stored properties and counts the rest.</p>
 ${projects}
 ${notInBundle()}
 </body></html>
