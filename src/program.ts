@@ -23,6 +23,7 @@ import { emailVerbs } from './commands/email/index.js';
 import { evidenceVerbs } from './commands/evidence/index.js';
 import { helpWidth } from './io/streams.js';
 import { MIN_WIDTH_TO_WRAP, formatHelp, subcommandTerm } from './docs/help-layout.js';
+import { REFERENCE_DIR } from './docs/reference.js';
 
 interface GroupEntry {
   name: string;
@@ -168,7 +169,10 @@ export async function buildProgram(deps: Deps, argv?: string[]): Promise<RootCom
         'hogctl persons list --where plan=team -o csv',
         "hogctl persons list --all --jq '.[].properties.email'",
         'HOGCTL_API_KEY=... hogctl persons get --distinct-id user-881 -o json',
-      ) + '\nMore: hogctl help exit-codes, hogctl help environment\n',
+      ) +
+        '\nMore: hogctl help exit-codes, hogctl help environment\n' +
+        // The manual beside the help: one page a command group, generated from these helps.
+        `Reference, one page a command group: ${REFERENCE_DIR}/ in hogctl's source\n`,
     );
 
   const [word, verb] = argv === undefined ? [] : commandWords(argv);

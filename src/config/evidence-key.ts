@@ -9,8 +9,8 @@
 // elsewhere. `hogctl evidence export-key` / `import-key` move it through standard output and
 // input, never argv. Sub-keys are derived from it with HMAC-SHA256 and a label each, so that a
 // hash of an identifier can never stand as the signature of a plan, nor the other way round; a
-// third seals (AES-256-GCM) what a journal must keep whole but not in clear: the queries of an
-// erasure's event sweep, which name its distinct ids.
+// third seals (AES-256-GCM) what must be kept whole but not in clear: the few addresses a plan
+// shows its reviewer as given, and the queries of an erasure's event sweep in its journal.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -23,7 +23,7 @@ export const EVIDENCE_KEY_ENV = 'HOGCTL_EVIDENCE_KEY';
 const PLAN_LABEL = 'hogctl plan signature';
 const IDENTIFIER_LABEL = 'hogctl identifier hash';
 const ID_LABEL = 'hogctl key id';
-const SEAL_LABEL = 'hogctl journal seal';
+const SEAL_LABEL = 'hogctl sealed text';
 
 export interface EvidenceKey {
   /** The key itself, as exported: 64 hexadecimal digits. */
@@ -32,7 +32,7 @@ export interface EvidenceKey {
   plan: Buffer;
   /** Names identifiers. */
   identifiers: Buffer;
-  /** Seals text a journal keeps (sealText). */
+  /** Seals what must be kept whole but not in clear (sealText). */
   seal: Buffer;
   /** A public name for the key (16 hex digits), so that a file can say which key it needs. */
   id: string;
@@ -113,18 +113,24 @@ export function keyedHash(subKey: Buffer, text: string): string {
   return createHmac('sha256', subKey).update(text).digest('hex');
 }
 
-/** `text` sealed under the seal sub-key: AES-256-GCM, "<iv>.<tag>.<ciphertext>" in base64url. */
-export function sealText(key: EvidenceKey, text: string): string {
+/** `text` encrypted under the seal sub-key (AES-256-GCM, a random IV each): base64url of IV,
+ * ciphertext and tag. Only a holder of the evidence key can read it back. */
+export function sealText(sealKey: Buffer, text: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key.seal, iv);
+  const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
 }
 
-/** The text `sealText` sealed; throws when it was sealed under another key or changed. */
-export function openText(key: EvidenceKey, sealed: string): string {
-  const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  const decipher = createDecipheriv('aes-256-gcm', key.seal, iv);
-  decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+/** What sealText sealed, or undefined when `sealed` was not sealed under this key. */
+export function openText(sealKey: Buffer, sealed: string): string | undefined {
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length < 28) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }

@@ -80,7 +80,7 @@ export function writeDeletionJournal(path: string, journal: DeletionJournal): vo
     ? {
         ...rest,
         sealed_with: seal.id,
-        requests: rest.requests.map(({ query, ...r }) => ({ ...r, query_sealed: sealText(seal, query) })),
+        requests: rest.requests.map(({ query, ...r }) => ({ ...r, query_sealed: sealText(seal.seal, query) })),
       }
     : rest;
   writeSecretFile(path, `${JSON.stringify(stored, null, 2)}\n`);
@@ -91,15 +91,15 @@ function unsealed(stored: StoredJournal, path: string, env: NodeJS.ProcessEnv): 
   const { sealed_with: keyId, ...rest } = stored;
   if (keyId === undefined) return rest as DeletionJournal;
   const seal = requireEvidenceKey(env, keyId, `the journal ${path} keeps its queries sealed`);
-  let requests: JournaledRequest[];
-  try {
-    requests = rest.requests.map(({ query_sealed, ...r }) => ({ ...r, query: openText(seal, query_sealed ?? '') }));
-  } catch {
-    throw new UsageError(
-      `the journal ${path} holds a query that does not open with its evidence key`,
-      'remove it to start over (requests it named may have been made)',
-    );
-  }
+  const requests: JournaledRequest[] = rest.requests.map(({ query_sealed, ...r }) => {
+    const query = openText(seal.seal, query_sealed ?? '');
+    if (query === undefined)
+      throw new UsageError(
+        `the journal ${path} holds a query that does not open with its evidence key`,
+        'remove it to start over (requests it named may have been made)',
+      );
+    return { ...r, query };
+  });
   return { ...rest, requests, seal } as DeletionJournal;
 }
 

@@ -1,5 +1,6 @@
 // Every example runs. The examples are discovered, not listed: the `$ ...` lines of every
-// command's --help (walking the tree buildProgram() builds) and the shell blocks of README.md.
+// command's --help (walking the tree buildProgram() builds) and the shell blocks of README.md and
+// of the pages under docs/ (the command reference and help topics moved there).
 // Each one runs verbatim in bash, with `hogctl` on the PATH being this checkout's binary,
 // against a FRESH sandbox (so destructive examples cannot spoil the others) and a fresh config
 // directory holding the profiles the examples name (prod, the current one, staging, old) with a
@@ -7,7 +8,7 @@
 // An example that exits non-zero fails. The few that cannot run here are matched by SKIPS,
 // each with its reason, and listed in the test output.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -83,11 +84,16 @@ async function helpExamples(): Promise<string[]> {
   return out;
 }
 
-/** The command lines of README.md's ```sh blocks (continuations joined, comments kept). */
+/** README.md and every page under docs/ (the command reference, the help topics). */
+function guidePages(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+  return ['README.md', ...docs.map((f) => join('docs', f))].map((f) => readFileSync(join(ROOT, f), 'utf8'));
+}
+
+/** The command lines of the ```sh blocks of README.md and docs/ (continuations joined, comments kept). */
 function readmeExamples(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const out: string[] = [];
-  for (const block of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
+  for (const block of guidePages().flatMap((page) => [...page.matchAll(/```sh\n([\s\S]*?)```/g)])) {
     const lines = block[1]
       .replace(/\\\n\s*/g, '')
       .split('\n')
@@ -210,7 +216,7 @@ afterAll(() => {
   );
 });
 
-describe('every example in --help and README.md', () => {
+describe('every example in --help, README.md and docs/', () => {
   it('finds the examples', () => {
     expect(all.length).toBeGreaterThan(100);
     expect(runnable.length, 'most examples run here').toBeGreaterThan(skipped.length * 2);

@@ -1,6 +1,7 @@
 // Plan, review, apply: `bulk-delete --dry-run --plan-out plan.json` writes what a run would do,
 // fully resolved (the host, the projects, the person UUIDs of each, the persons each identifier
-// names, the flags, the identifiers by their keyed hash), and `--plan plan.json` does exactly
+// names, the flags, the identifiers by their keyed hash, and the first that name no one sealed
+// under the same key, for its reviewer to read), and `--plan plan.json` does exactly
 // that and nothing else, with no lookup of its own. In between, a second person can review the
 // file, and a CI pipeline can require their approval.
 //
@@ -15,7 +16,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
 import { fileError } from '../../config/secret-file.js';
-import { keyedHash, requireEvidenceKey } from '../../config/evidence-key.js';
+import { keyedHash, openText, requireEvidenceKey, type EvidenceKey } from '../../config/evidence-key.js';
 import { CLEAR, keyedPolicy, type IdentifierPolicy } from '../input/identifiers.js';
 import type { SelectionSpec } from './journal.js';
 import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from '../input/targets.js';
@@ -65,6 +66,10 @@ export interface PlanBody {
     in_several_projects: number;
     persons: number;
     unmatched_keys: string[];
+    /** The first of those (UNMATCHED_SHOWN) as given, encrypted under the evidence key (sealText),
+     * so that whoever applies the plan sees the addresses, not their hashes. Absent in clear plans
+     * and in plans of an earlier hogctl: those show a count. */
+    unmatched_sealed?: string[];
   } | null;
 }
 
@@ -125,13 +130,27 @@ export async function readPlanFile(path: string, env: NodeJS.ProcessEnv): Promis
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const sameSet = (a: string[], b: Set<string>) => a.length === b.size && a.every((x) => b.has(x));
 
-/** The identifiers' totals, counted from the persons each key names in each project. */
-function planTotals(plan: PlanBody): IdentifierTotals {
-  return tallyIdentifiers(
-    plan.input.identifier_keys,
-    plan.input.identifier_keys,
+/** The identifiers' totals, counted from the persons each key names in each project. Those that
+ * name no one are shown as given when the plan keeps them (clear, or sealed and `key` given),
+ * else only counted: a hash says nothing to its reader and fills a screen. */
+function planTotals(plan: PlanBody, key?: EvidenceKey): IdentifierTotals {
+  const keys = plan.input.identifier_keys;
+  const t = tallyIdentifiers(
+    keys,
+    keys,
     plan.projects.map((p) => new Map(Object.entries(p.matches ?? {}))),
   );
+  if (plan.identifiers?.named_by === 'key') t.unmatchedFirst = key ? openedUnmatched(plan, key) : [];
+  return t;
+}
+
+/** The sealed addresses that named no one, opened; one that does not open to its own key is left
+ * out (the signature already refuses a changed plan: this is its own check of what it shows). */
+function openedUnmatched(plan: PlanBody, key: EvidenceKey): string[] {
+  const sealed = plan.identifiers?.unmatched_sealed ?? [];
+  const keys = plan.identifiers?.unmatched_keys ?? [];
+  const opened = sealed.map((s) => openText(key.seal, s));
+  return opened.every((text, i) => text !== undefined && keyedHash(key.identifiers, text) === keys[i]) ? (opened as string[]) : [];
 }
 
 /** What in a plan contradicts the rest of it, or undefined: its counts are checked against its lists. */
@@ -209,8 +228,9 @@ export function checkPlanPlace(
   }
 }
 
-/** The persons of a plan, as it names them: no lookup. Its totals are counted from its lists. */
-export function planTargets(plan: PlanFile): CaseTargets {
+/** The persons of a plan, as it names them: no lookup. Its totals are counted from its lists;
+ * `key` opens the addresses it keeps sealed. */
+export function planTargets(plan: PlanFile, key?: EvidenceKey): CaseTargets {
   return {
     projects: plan.projects.map((p): ProjectTargets => ({
       id: p.project,
@@ -224,7 +244,7 @@ export function planTargets(plan: PlanFile): CaseTargets {
       distinctIdsRecorded: true,
       sample: [],
     })),
-    identifiers: plan.identifiers ? planTotals(plan) : undefined,
+    identifiers: plan.identifiers ? planTotals(plan, key) : undefined,
     unresolved: [],
     resolvedDuplicates: 0,
     newlyResolved: new Map(),

@@ -3,7 +3,7 @@
 import { formatDuration } from '../../io/progress.js';
 import { formatWindow, readBurst, simulate, type RateWindow } from './rate.js';
 import type { IdList } from '../input/validate.js';
-import { UNMATCHED_SHOWN, type FoundBy, type IdentifierTotals } from '../input/targets.js';
+import { type FoundBy, type IdentifierTotals } from '../input/targets.js';
 import type { Prepared } from './prepare.js';
 import { counted, formatNumber, plural } from '../../io/counts.js';
 
@@ -248,12 +248,7 @@ export function planText(p: PlanFacts): string {
       lines.push(
         '  warning   this server has no batch_by_distinct_ids (an older PostHog): persons revived after an earlier deletion, which HogQL does not show, were not sought',
       );
-    const unmatched = e.unmatchedKeys.length;
-    if (unmatched) {
-      const shown = e.unmatchedFirst.slice(0, UNMATCHED_SHOWN).join(', ');
-      const more = unmatched > UNMATCHED_SHOWN ? `, … and ${formatNumber(unmatched - UNMATCHED_SHOWN)} more` : '';
-      lines.push(`  missing   ${naming(unmatched, words)} no person (the receipt lists them): ${shown}${more}`);
-    }
+    if (e.unmatchedKeys.length) lines.push(`  missing   ${describeMissing(e, words)}`);
     if (e.near?.length) {
       // Not taken without the operator's say-so: a stray space may be a slip of the same person,
       // or another person's address altogether.
@@ -295,6 +290,22 @@ export function planText(p: PlanFacts): string {
   return lines.join('\n');
 }
 
+/** Addresses that named no one the plan shows: three rows at 80 columns, so that the plan, with
+ * its journal and receipt lines, stays on a 24-row screen. */
+const MISSING_SHOWN = 8;
+
+/** The identifiers that named no one: the first as given, or (a plan applied without them, or
+ * made before they were kept sealed) only their count; never their hashes, which tell a reader
+ * nothing and fill a screen. */
+function describeMissing(e: IdentifierTotals, words: [string, string]): string {
+  const unmatched = e.unmatchedKeys.length;
+  const shown = e.unmatchedFirst.slice(0, MISSING_SHOWN);
+  const lead = `${naming(unmatched, words)} no person`;
+  if (!shown.length) return `${lead} (the plan keeps them by hash only; the receipt counts them)`;
+  const more = unmatched > shown.length ? `, … and ${formatNumber(unmatched - shown.length)} more` : '';
+  return `${lead} (the receipt lists them): ${shown.join(', ')}${more}`;
+}
+
 /** Where the addresses of an erasure were found, in words: "2 as the email property, 1 as a
  * distinct id (1 of a person revived after an earlier deletion, which HogQL does not show)". */
 function foundWhere(f: FoundBy<number>): string {
@@ -313,8 +324,9 @@ export function describeAsked(kind: string, t: IdentifierTotals): string {
   const words = KIND_WORDS[kind] ?? ['identifier', 'identifiers'];
   const given = t.matched + unmatched;
   const persons = counted(t.persons, 'person');
-  const missing = unmatched
-    ? `, ${formatNumber(unmatched)} named no one (${t.unmatchedFirst.slice(0, 5).join(', ')}${unmatched > 5 ? `, … and ${formatNumber(unmatched - 5)} more: the receipt lists them` : ''})`
-    : '';
+  const first = t.unmatchedFirst.slice(0, 5);
+  const rest = unmatched - first.length;
+  const listed = first.length ? ` (${first.join(', ')}${rest ? `, … and ${formatNumber(rest)} more: the receipt lists them` : ''})` : '';
+  const missing = unmatched ? `, ${formatNumber(unmatched)} named no one${listed}` : '';
   return `${formatNumber(given)} ${words[given === 1 ? 0 : 1]}: ${formatNumber(t.matched)} named ${persons}${missing}; `;
 }

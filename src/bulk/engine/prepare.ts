@@ -12,7 +12,7 @@ import { lazyChunks, type ChunkList } from './chunk.js';
 import { IdSet, type Ids } from '../input/id-set.js';
 import type { JournalState } from './journal.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from '../input/identifiers.js';
-import { evidenceKey } from '../../config/evidence-key.js';
+import { evidenceKey, readEvidenceKey } from '../../config/evidence-key.js';
 import { readJobInput, selectionOf, type Input } from '../input/input.js';
 import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
@@ -132,7 +132,7 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
   if (list.ids instanceof IdSet) list.ids.letLookupGo();
   if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
   const targets = plan
-    ? planTargets(plan)
+    ? planTargets(plan, readEvidenceKey(ctx.env))
     : kind.requests.targets
       ? await kind.requests.targets(ctx, { client, projects: reached, journal: bound.state, reads, maxWaitMs: s.maxWaitMs })
       : await findTargets(ctx, client, reached, list, bound.state, {

@@ -4,6 +4,7 @@
 // the terminal view and the HTML report lay out each their own way. No identifier is repeated:
 // the receipt holds addresses only by keyed hash, and the report is about the request.
 import { counted, formatNumber } from '../../io/counts.js';
+import { KIND_WORDS } from './plan.js';
 
 /** The fields of a receipt this view reads; every kind's receipt has them. */
 export interface ReceiptLike {
@@ -38,6 +39,12 @@ export interface ReceiptFacts {
 /** The engine's own counts; the rest are the kind's (persons_deleted, …), said in words. */
 const ENGINE_COUNTS = new Set(['requested', 'unique', 'duplicates', 'invalid', 'unresolved', 'sent', 'failed', 'not_sent', 'unconfirmed']);
 
+/** "3 e-mail addresses", as the plan says them (KIND_WORDS). */
+function kindWords(kind: string, count: number): string {
+  const words = KIND_WORDS[kind];
+  return words ? words[count === 1 ? 0 : 1] : kind.replace(/_/g, ' ');
+}
+
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
 export function receiptFacts(r: ReceiptLike, file: string): ReceiptFacts {
@@ -49,7 +56,7 @@ export function receiptFacts(r: ReceiptLike, file: string): ReceiptFacts {
     ['when', `${when(r.started_at)} to ${when(r.finished_at)}`],
     [
       'asked',
-      `${formatNumber(r.counts.requested ?? 0)} ${r.input.id_kind.replace(/_/g, ' ')} from ${r.input.file}${r.input.plan ? `, through the reviewed plan ${r.input.plan}` : ''}`,
+      `${formatNumber(r.counts.requested ?? 0)} ${kindWords(r.input.id_kind, r.counts.requested ?? 0)} from ${r.input.file}${r.input.plan ? `, through the reviewed plan ${r.input.plan}` : ''}`,
     ],
     ['found', found(r)],
     ['done', done(r)],

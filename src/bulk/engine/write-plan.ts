@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { VERSION } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { writeSecretFile } from '../../config/secret-file.js';
-import { evidenceKey } from '../../config/evidence-key.js';
+import { evidenceKey, sealText } from '../../config/evidence-key.js';
 import { findings } from './finish.js';
 import { identifierKey } from '../input/identifiers.js';
 import { JournalState } from './journal.js';
@@ -67,6 +67,8 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
           in_several_projects: ids.inSeveralProjects,
           persons: ids.persons,
           unmatched_keys: ids.unmatchedKeys,
+          // Shown to whoever applies the plan, who holds the key: sealed, not only hashed.
+          ...(p.policy.by === 'key' ? { unmatched_sealed: ids.unmatchedFirst.map((value) => sealText(key.seal, value)) } : {}),
         }
       : null,
   };

@@ -159,5 +159,9 @@ export async function personsBulkUpdateRun(ctx: Context, o: PersonsBulkUpdateOpt
       `pass --values-from ${expected.file} as it was, or start a new run with --journal <new path>`,
     );
   const captureHost = changes.via === 'api' ? undefined : await runCaptureHost(ctx, captureUrl, settled.recorded);
-  await runBulkJob(ctx, settled, updateKind({ changes, values: values?.values, captureHost, verifyTimeoutMs }));
+  await runBulkJob(
+    ctx,
+    settled,
+    updateKind({ changes, values: values?.values, valueProperties: values?.properties, captureHost, verifyTimeoutMs }),
+  );
 }

@@ -21,7 +21,8 @@ const RECORDINGS_LOOKBACK = '-1825d';
 /** The parts in the order they are written, with their file names. */
 export const PARTS = [
   { name: 'person', file: 'person.json' },
-  { name: 'properties', file: 'properties-at-export.json' },
+  /** What PostHog rebuilds from $set events (docs/server-contract.md §15.2), not the stored properties. */
+  { name: 'properties', file: 'properties-from-set-events.json' },
   { name: 'cohorts', file: 'cohorts.json' },
   { name: 'activity', file: 'activity.json' },
   { name: 'recordings', file: 'recordings.ndjson' },
@@ -30,6 +31,12 @@ export const PARTS = [
   /** With --recordings: recordings/<session id>.jsonl, the blocks as the server sends them. */
   { name: 'recording content', file: 'recordings' },
 ] as const;
+
+/** Why the properties PostHog rebuilds from events can be none while person.json holds some. */
+export const NO_SET_EVENTS =
+  'PostHog rebuilds these from the $set and $set_once events of the two years before the export, and none of this ' +
+  "person's events in that time sets a property (they were set otherwise: through the REST API, an import, or earlier); " +
+  'the properties as stored are in person.json';
 
 /** Block keys of `blob_v2` a personal key may ask for in one call (docs/server-contract.md §15.4). */
 const BLOCKS_PER_CALL = 20;
@@ -98,7 +105,8 @@ export async function collectPart(c: CollectContext, person: ExportPerson, part:
       case 'properties': {
         const at = await propertiesAtTime(client, person.project, person.uuid, c.until, { signal });
         writeJson(file, at);
-        return { count: Object.keys(at.properties).length };
+        const count = Object.keys(at.properties).length;
+        return count ? { count } : { count, empty: NO_SET_EVENTS };
       }
       case 'cohorts': {
         // PostHog answers from the user's current project whatever the URL names

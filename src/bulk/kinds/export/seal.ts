@@ -4,7 +4,7 @@
 // bundle back and compares it with the manifest: a file changed, cut or added since its person
 // was written is named, and the export ends with exit 8. Then the state file goes (the bundle is
 // finished) and, with --zip, the bundle becomes one archive and the directory goes.
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NotRecordedError } from '../../../errors.js';
 import { VERSION } from '../../../context.js';
@@ -13,7 +13,8 @@ import { PARTS } from './collect.js';
 import type { GivenIdentifiers } from './state.js';
 import { statePath } from './state.js';
 import { inBundle } from './safe-name.js';
-import { summaryHtml, type SummaryProject } from './summary.js';
+import { summaryHtml, type SummaryPerson, type SummaryProject } from './summary.js';
+import { NOT_IN_BUNDLE, PERSON_FILES } from './contents.js';
 import type { BundleFile, PersonSummary } from './write-person.js';
 import { writeZip } from './zip.js';
 import { writeSecretFile } from '../../../config/secret-file.js';
@@ -50,32 +51,72 @@ export interface SealVerification {
   unlisted: string[];
 }
 
+/** The parts of a person as its manifest counts them: the rebuilt properties by their file's name. */
+const countName = (part: string) => (part === 'properties' ? 'properties_from_set_events' : part);
+
+/** A person as summary.html shows it: its stored properties and distinct ids, read from the
+ * person.json the bundle holds, and what each part came to. */
+function summaryPerson(bundle: string, person: PersonSummary): SummaryPerson {
+  const record = join(bundle, person.dir, 'person.json');
+  const stored = existsSync(record) ? (JSON.parse(readFileSync(record, 'utf8')) as { properties?: Record<string, unknown> }) : {};
+  return {
+    uuid: person.uuid,
+    distinctIds: person.distinct_ids,
+    properties: stored.properties ?? null,
+    events: person.events.count,
+    firstEvent: person.events.first,
+    lastEvent: person.events.last,
+    months: person.events.months,
+    parts: [
+      ...PARTS.filter((part) => person.parts[part.name]).map((part) => ({
+        name: part.name === 'properties' ? 'properties rebuilt from $set events' : part.name,
+        count: person.parts[part.name]?.count ?? null,
+        missing: Boolean(person.parts[part.name]?.unavailable || person.parts[part.name]?.note),
+        empty: person.parts[part.name]?.empty,
+      })),
+      { name: 'events', count: person.events.count, missing: Boolean(person.events.unavailable || person.events.short) },
+      { name: 'property changes in the events', count: person.events.history_count, missing: Boolean(person.events.unavailable) },
+    ],
+  };
+}
+
+/** A person as manifest.json lists it. */
+function manifestPerson(p: PersonSummary) {
+  return {
+    uuid: p.uuid,
+    dir: p.dir,
+    found_by: p.found_by,
+    distinct_ids: p.distinct_ids,
+    counts: {
+      events: p.events.count,
+      event_queries: p.events.queries,
+      property_changes: p.events.history_count,
+      ...Object.fromEntries(Object.entries(p.parts).map(([k, v]) => [countName(k), v.count])),
+    },
+    first_event: p.events.first,
+    last_event: p.events.last,
+    empty: Object.fromEntries(Object.entries(p.parts).flatMap(([k, v]) => (v.empty ? [[countName(k), v.empty]] : []))),
+    not_exported: Object.fromEntries([
+      ...Object.entries(p.parts)
+        .filter(([, v]) => v.unavailable || v.note)
+        .map(([k, v]) => [countName(k), v.unavailable ?? v.note]),
+      ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
+      ...(p.events.short ? [['events', `not all read: ${p.events.short}`]] : []),
+    ]),
+  };
+}
+
+/** The earliest and latest of some timestamps (ISO strings sort as times). */
+function span(times: (string | null)[]): { first: string | null; last: string | null } {
+  const sorted = times.filter((x): x is string => x !== null).sort();
+  return { first: sorted[0] ?? null, last: sorted[sorted.length - 1] ?? null };
+}
+
 /** Writes summary.html and manifest.json, reads the bundle back against the manifest, and zips it. */
 export async function sealBundle(f: SealFacts): Promise<SealVerification> {
   const { bundle } = f;
   const projects: SummaryProject[] = f.projects.map((p) => ({ id: p.id, name: p.name, unreachable: p.unreachable, persons: [] }));
-  for (const person of f.persons) {
-    projects
-      .find((p) => p.id === person.project)
-      ?.persons.push({
-        uuid: person.uuid,
-        distinctIds: person.distinct_ids.length,
-        events: person.events.count,
-        firstEvent: person.events.first,
-        lastEvent: person.events.last,
-        months: person.events.months,
-        parts: [
-          ...PARTS.filter((part) => person.parts[part.name]).map((part) => ({
-            name: part.name === 'properties' ? 'properties (as the events set them)' : part.name,
-            count: person.parts[part.name]?.count ?? null,
-            unavailable: person.parts[part.name]?.unavailable,
-            note: person.parts[part.name]?.note,
-          })),
-          { name: 'events', count: person.events.count, unavailable: person.events.unavailable, note: person.events.short },
-          { name: 'property changes', count: person.events.history_count },
-        ],
-      });
-  }
+  for (const person of f.persons) projects.find((p) => p.id === person.project)?.persons.push(summaryPerson(bundle, person));
   const identifiers = [...f.identifiers.emails, ...f.identifiers.distinct_ids, ...f.identifiers.persons];
   const summaryFile = 'summary.html';
   writeSecretFile(
@@ -88,14 +129,8 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const events = f.persons.reduce((k, p) => k + p.events.count, 0);
   const queries = f.persons.reduce((k, p) => k + p.events.queries, 0);
-  const firsts = f.persons
-    .map((p) => p.events.first)
-    .filter((x): x is string => x !== null)
-    .sort();
-  const lasts = f.persons
-    .map((p) => p.events.last)
-    .filter((x): x is string => x !== null)
-    .sort();
+  const first = span(f.persons.map((p) => p.events.first)).first;
+  const last = span(f.persons.map((p) => p.events.last)).last;
   writeJson(inBundle(bundle, MANIFEST_FILE), {
     manifest_format: 1,
     kind: 'subject-access-export',
@@ -106,32 +141,12 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
     started_at: f.startedAt,
     finished_at: f.finishedAt,
     identifiers_as_given: f.identifiers,
-    time_range: { from: f.from, until: f.until, first_event: firsts[0] ?? null, last_event: lasts[lasts.length - 1] ?? null },
+    time_range: { from: f.from, until: f.until, first_event: first, last_event: last },
+    person_files: PERSON_FILES,
+    not_in_bundle: NOT_IN_BUNDLE,
     projects: f.projects.map((project) => ({
       ...project,
-      persons: f.persons
-        .filter((p) => p.project === project.id)
-        .map((p) => ({
-          uuid: p.uuid,
-          dir: p.dir,
-          found_by: p.found_by,
-          distinct_ids: p.distinct_ids,
-          counts: {
-            events: p.events.count,
-            event_queries: p.events.queries,
-            property_changes: p.events.history_count,
-            ...Object.fromEntries(Object.entries(p.parts).map(([k, v]) => [k, v.count])),
-          },
-          first_event: p.events.first,
-          last_event: p.events.last,
-          not_exported: Object.fromEntries([
-            ...Object.entries(p.parts)
-              .filter(([, v]) => v.unavailable || v.note)
-              .map(([k, v]) => [k, v.unavailable ?? v.note]),
-            ...(p.events.unavailable ? [['events', p.events.unavailable]] : []),
-            ...(p.events.short ? [['events', `not all read: ${p.events.short}`]] : []),
-          ]),
-        })),
+      persons: f.persons.filter((p) => p.project === project.id).map(manifestPerson),
     })),
     counts: { persons: f.persons.length, events, queries, files: files.length },
     files,

@@ -18,6 +18,8 @@ export interface PartState {
   unavailable?: string;
   /** Not read, for a reason of PostHog's API rather than of the key (said in the summary). */
   note?: string;
+  /** Read, and empty for a reason its reader would not guess (said in the manifest and summary). */
+  empty?: string;
 }
 
 export interface EventsState {

@@ -170,6 +170,8 @@ async function writeEvents(w: PersonWriter, person: ExportPerson, label: string)
   }
   // The query that found the end with an empty page counts too.
   counted_();
+  // Read to the end with no change of a property: the file says so by being there and empty.
+  if (!person.events.unavailable && person.events.historyBytes === 0) person.events.historyBytes = await appendGzipLines(historyPath, []);
   person.events.short = shortOf(person.events);
   if (person.events.short) ctx.warn(`${label}: events not all read: ${person.events.short}`);
   person.events.done = true;

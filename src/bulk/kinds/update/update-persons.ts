@@ -69,6 +69,8 @@ export interface UpdateSettings {
   changes: Changes;
   /** Per-person values, by the identifier that names the person (as the input lists it). */
   values?: Map<string, Record<string, unknown>>;
+  /** The properties those values set (the file's columns but the one naming the persons). */
+  valueProperties?: string[];
   /** Where the capture requests go (runCaptureHost): recorded in the journal. Absent with --via api. */
   captureHost?: string;
   /** How long to read the persons back for; 0: do not. */
@@ -283,6 +285,7 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
     flags: describeChanges(u.changes),
     // What every person gets is the point of an update's plan: named as such, not as flags.
     flagsLabel: 'changes',
+    planLines: valuesPlanLines(u, env),
     confirmation: (count) => `This changes the properties of ${counted(count, 'person')} (${describeChanges(u.changes)})`,
     scope: u.changes.via === 'api' ? 'person:write' : 'project:read',
     targetNoun: 'persons',
@@ -296,6 +299,41 @@ function common(env: ActionEnv, u: UpdateSettings, request: string): Omit<BulkAc
       return `${lead}${counted(receipt.counts.sent, 'person')} sent their changes in ${counted(receipt.chunks.answered, 'request')}${checked}`;
     },
   };
+}
+
+/** Persons the plan shows the per-person values of. */
+const VALUES_SAMPLE = 3;
+/** Characters of a value the plan shows: a long note would wrap over a screen. */
+const VALUE_SHOWN = 40;
+
+/** The plan's lines for --values-from: the properties the file sets, and what the first persons
+ * it names get, so that a reviewer sees what will be written, not only where it comes from. */
+function valuesPlanLines(u: UpdateSettings, env: ActionEnv): string[] {
+  if (!u.values || !u.changes.values_from) return [];
+  const properties = u.valueProperties ?? [];
+  const lines = [
+    `  values    ${counted(properties.length, 'property', 'properties')} from ${u.changes.values_from.file}, each person their own: ${properties.join(', ')}`,
+  ];
+  const named = (identifier: string) => env.targets.projects.some((p) => (p.matches.get(identifier) ?? []).length > 0);
+  const lookedUp = env.targets.projects.some((p) => p.matches.size > 0);
+  const shown: string[] = [];
+  for (const [identifier, values] of u.values) {
+    if (shown.length === VALUES_SAMPLE) break;
+    if (lookedUp && !named(identifier)) continue;
+    shown.push(
+      `${identifier}: ${Object.entries(values)
+        .map(([key, value]) => `${key}=${shortValue(value)}`)
+        .join(' · ')}`,
+    );
+  }
+  shown.forEach((line, i) => lines.push(`  ${i === 0 ? 'e.g.     ' : '         '} ${line}`));
+  return lines;
+}
+
+/** A value as --set takes it, cut to VALUE_SHOWN characters. */
+function shortValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN - 1)}…` : text;
 }
 
 async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): Promise<BulkAction<UpdateReceipt>> {
