@@ -30,22 +30,12 @@ export interface PersonsWorld {
  * `start` is the harness's startWorld: this process's by default, the black box's for the tests
  * that must spawn the binary. */
 export function usePersonsWorld(options: SandboxOptions = PERSON_ACTIONS_WORLD, start = startInProcess): PersonsWorld {
-  let started: World | undefined;
+  const world = useWorld(options, start);
   const used = new Set<number>();
-  beforeAll(async () => {
-    started = await start(options);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  const world = (): World => {
-    if (!started) throw new Error('the world is started in beforeAll: use it inside a test');
-    return started;
-  };
   return {
-    world: lazyWorld(world),
+    world,
     fresh: (minIds = 1) => {
-      for (const p of world().sandbox.store) {
+      for (const p of world.sandbox.store) {
         if (!used.has(p.id) && p.distinctIds.length >= minIds) {
           used.add(p.id);
           return p;
@@ -54,15 +44,31 @@ export function usePersonsWorld(options: SandboxOptions = PERSON_ACTIONS_WORLD, 
       throw new Error('ran out of persons');
     },
     mark: () => {
-      const before = world().sandbox.requests.length;
-      return () => world().sandbox.requests.slice(before);
+      const before = world.sandbox.requests.length;
+      return () => world.sandbox.requests.slice(before);
     },
     used,
-    readOnlyKey: () => world().sandbox.addKey(['person:read']),
+    readOnlyKey: () => world.sandbox.addKey(['person:read']),
   };
 }
 
-/** A World that is the one `get` returns when used, so that a test file can name it at its top. */
+/** A world for the calling test file, started in its beforeAll and closed in its afterAll, that the
+ * file can name at its top: it stands for the started one once a test runs. */
+export function useWorld(options: SandboxOptions, start: (options: SandboxOptions) => Promise<World> = startInProcess): World {
+  let started: World | undefined;
+  beforeAll(async () => {
+    started = await start(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return lazyWorld(() => {
+    if (!started) throw new Error('the world is started in beforeAll: use it inside a test');
+    return started;
+  });
+}
+
+/** A World that is the one `get` returns when used. */
 function lazyWorld(get: () => World): World {
   return {
     get sandbox() {
