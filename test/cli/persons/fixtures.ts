@@ -4,7 +4,7 @@
 // small world, so that files stay independent of one another's order.
 import { afterAll, beforeAll } from 'vitest';
 import type { Person, RecordedRequest, SandboxOptions } from '@hogctl/sandbox';
-import { startWorld as startInProcess, type World } from '../harness.js';
+import { startWorld as startInProcess, type RunOptions, type RunResult, type World } from '../harness.js';
 
 /** Where the persons API of the sandbox's first project is. */
 export const PERSONS_PATH = '/api/projects/1/persons/';
@@ -80,7 +80,7 @@ function lazyWorld(get: () => World): World {
     get env() {
       return get().env;
     },
-    run: (args, options) => get().run(args, options),
+    run: (args: string[], options?: RunOptions): Promise<RunResult> => get().run(args, options),
     withFaults: (spec, run) => get().withFaults(spec, run),
     close: () => get().close(),
   };
