@@ -1,52 +1,10 @@
-// Help topics and typo suggestions, through the built binary.
+// The built binary's help: the root help answered from files without the bundle, and the helps
+// as they fit a terminal. `hogctl help` and its topics are tested in this process:
+// test/cli/root/help.test.ts.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { BIN, cleanEnv, runCli } from './harness.js';
 import { runInTerminal, stripAnsi } from './terminal.js';
-import { commandWords } from '../../src/program.js';
-
-describe('help topics', () => {
-  it('hogctl help exit-codes lists every code', async () => {
-    const res = await runCli(['help', 'exit-codes']);
-    expect(res.code).toBe(0);
-    for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '130'])
-      expect(res.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
-  });
-
-  it('hogctl help environment lists the variables', async () => {
-    const res = await runCli(['help', 'environment']);
-    expect(res.code).toBe(0);
-    for (const name of [
-      'HOGCTL_PROFILE',
-      'HOGCTL_BASE_URL',
-      'HOGCTL_PROJECT_ID',
-      'HOGCTL_API_KEY',
-      'HOGCTL_CONFIG_DIR',
-      'NO_COLOR',
-      'HTTPS_PROXY',
-    ]) {
-      expect(res.stdout).toContain(name);
-    }
-  });
-
-  it('hogctl help <command> shows that command', async () => {
-    const res = await runCli(['help', 'persons', 'list']);
-    expect(res.code).toBe(0);
-    expect(res.stdout).toContain('Usage: hogctl persons list');
-  });
-
-  it('a typo suggests the nearest command and exits 2', async () => {
-    const group = await runCli(['persns', 'list']);
-    expect(group.code).toBe(2);
-    expect(group.stderr).toContain('Did you mean persons?');
-    const verb = await runCli(['persons', 'lst']);
-    expect(verb.code).toBe(2);
-    expect(verb.stderr).toContain('list');
-    const topic = await runCli(['help', 'exit-code']);
-    expect(topic.code).toBe(2);
-    expect(topic.stderr).toContain('hogctl help exit-codes');
-  });
-});
 
 describe('root help', () => {
   const widest = (text: string) => Math.max(...text.split('\n').map((line) => line.length));
@@ -75,34 +33,6 @@ describe('root help', () => {
     expect(narrow).toContain('Usage: hogctl [options] [command]');
     expect(narrow).not.toBe(piped);
     expect(widest(narrow)).toBeLessThanOrEqual(76);
-  });
-});
-
-describe('commandWords', () => {
-  it('skips global flags and their values', () => {
-    expect(commandWords(['--profile', 'persons', 'users', 'me'])).toEqual(['users', 'me']);
-    expect(commandWords(['-o', 'json', '--debug', 'persons', 'get', '42'])).toEqual(['persons', 'get', '42']);
-    expect(commandWords(['persons', '--project', '7', 'get', '--distinct-id', 'x'])).toEqual(['persons', 'get', 'x']);
-    expect(commandWords(['--quiet'])).toEqual([]);
-    expect(commandWords(['--', 'email'])).toEqual(['email']);
-  });
-});
-
-describe('completion', () => {
-  it('prints the generated script for each shell, and refuses an unknown shell', async () => {
-    const { readFileSync } = await import('node:fs');
-    for (const [shell, file] of [
-      ['bash', 'hogctl.bash'],
-      ['zsh', '_hogctl'],
-      ['fish', 'hogctl.fish'],
-    ]) {
-      const res = await runCli(['completion', shell]);
-      expect(res.code).toBe(0);
-      expect(res.stdout).toBe(readFileSync(`completions/${file}`, 'utf8'));
-    }
-    const bad = await runCli(['completion', 'tcsh']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('tcsh');
   });
 });
 
@@ -139,11 +69,5 @@ describe('short help first, the long explanations as topics (80 columns)', () =>
     for (const line of shown) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(res.output).toContain('--check-email');
     expect(res.output).toContain('HMAC-SHA256');
-  });
-
-  it('hogctl help lists the topics it has', async () => {
-    const res = await runCli(['help', 'help']);
-    for (const topic of ['exit-codes', 'environment', 'bulk-input', 'bulk-plans', 'erasure', 'bulk-runs', 'capture'])
-      expect(res.stdout).toContain(topic);
   });
 });

@@ -2,41 +2,14 @@
 // UUID and retrieve as the integer key (docs/server-contract.md §6.1, §6.3); both give `uuid`, so
 // every persons table, record and CSV names a person by `uuid`, and JSON passes `id` through. An
 // address is looked up as the erasure looks it up: exact, ignoring the case of ASCII letters.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+// The built binary on a pseudo-terminal, for the views a person reads there; the rest is tested in
+// this process: test/cli/persons/get.person-names.test.ts.
+import { describe, expect, it } from 'vitest';
+import { LEE, TWIN_A, TWIN_B, usePersonNamesWorld } from '../cli/persons/names-fixtures.js';
+import { startWorld } from './harness.js';
 import { runInTerminal, type TerminalSize } from './terminal.js';
 
-let world: World;
-const LEE = '01900000-aaaa-7bbb-8ccc-0000000000e1';
-const TWIN_A = '01900000-aaaa-7bbb-8ccc-0000000000e2';
-const TWIN_B = '01900000-aaaa-7bbb-8ccc-0000000000e3';
-let leeId: number;
-
-beforeAll(async () => {
-  world = await startWorld({ persons: 200 });
-  const store = world.sandbox.store;
-  const lee = store.addPerson({
-    uuid: LEE,
-    createdAtUs: Date.UTC(2030, 0, 3) * 1000,
-    distinctIds: ['user-lee'],
-    properties: { email: 'Lee.Park@Example.net', plan: 'team' },
-  });
-  leeId = lee.id;
-  // Two persons under one address, written in two cases.
-  store.addPerson({
-    uuid: TWIN_A,
-    createdAtUs: Date.UTC(2030, 0, 2) * 1000,
-    distinctIds: ['twin-a'],
-    properties: { email: 'twin@example.org' },
-  });
-  store.addPerson({
-    uuid: TWIN_B,
-    createdAtUs: Date.UTC(2030, 0, 1) * 1000,
-    distinctIds: ['twin-b'],
-    properties: { email: 'Twin@Example.org' },
-  });
-}, 60_000);
-afterAll(() => world.close());
+const { world, leeId } = usePersonNamesWorld(startWorld);
 
 const at80: TerminalSize = { columns: 80, rows: 40 };
 const lines = (output: string) => output.replace(/\r/g, '').replace(/\n$/, '').split('\n');
@@ -57,38 +30,8 @@ describe('item 4: a person is named by uuid in every view, id as the server send
     expect(get.code, get.output).toBe(0);
     const record = lines(get.output);
     expect(record).toContainEqual(expect.stringMatching(new RegExp(`^uuid: +${LEE}$`)));
-    expect(record).toContainEqual(expect.stringMatching(new RegExp(`^id: +${leeId}$`)));
+    expect(record).toContainEqual(expect.stringMatching(new RegExp(`^id: +${leeId()}$`)));
     for (const line of [...shown, ...record]) expect(line.length, line).toBeLessThanOrEqual(80);
-  });
-
-  it('CSV and --fields use the same names: uuid is the UUID in list and get alike', async () => {
-    const csv = await world.run(['persons', 'list', '--limit', '1', '-o', 'csv']);
-    expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout.split('\n')[0]).toBe('uuid,name,distinct_ids,created_at');
-    expect(csv.stdout.split('\n')[1]).toMatch(new RegExp(`^${LEE},`));
-
-    const listed = await world.run(['persons', 'list', '--limit', '1', '--fields', 'uuid', '-o', 'csv']);
-    const got = await world.run(['persons', 'get', LEE, '--fields', 'uuid', '-o', 'csv']);
-    expect(listed.stdout).toBe(`uuid\n${LEE}\n`);
-    expect(got.stdout).toBe(listed.stdout);
-  });
-
-  it("JSON passes the server's fields through: the list's id is the UUID, get's the integer; both carry uuid", async () => {
-    const listed = JSON.parse((await world.run(['persons', 'list', '--limit', '1', '-o', 'json'])).stdout);
-    expect(listed[0]).toMatchObject({ id: LEE, uuid: LEE });
-    const got = JSON.parse((await world.run(['persons', 'get', LEE, '-o', 'json'])).stdout);
-    expect(got).toMatchObject({ id: leeId, uuid: LEE });
-  });
-
-  it('the persons behind an insight carry uuid as well, and list under it', async () => {
-    const args = ['persons', 'trends', '--events', '[{"id": "$pageview"}]', '--day', '2031-01-01'];
-    const json = await world.run([...args, '-o', 'json']);
-    expect(json.code, json.stderr).toBe(0);
-    const people = JSON.parse(json.stdout) as { id: string; uuid: string }[];
-    expect(people.length).toBeGreaterThan(0);
-    for (const person of people) expect(person.uuid).toBe(person.id);
-    const csv = await world.run([...args, '-o', 'csv']);
-    expect(csv.stdout.split('\n')[0]).toBe('uuid,name,distinct_ids,created_at');
   });
 });
 
@@ -116,60 +59,5 @@ describe('item 5: persons get --email, and how the e-mail filters match', () => 
     expect(json.code, json.stderr).toBe(0);
     const people = JSON.parse(json.stdout) as { uuid: string }[];
     expect(people.map((p) => p.uuid).sort()).toEqual([TWIN_A, TWIN_B]);
-  });
-
-  it('no person with the address: exit 3 and a hint', async () => {
-    const res = await world.run(['persons', 'get', '--email', 'nobody@example.com']);
-    expect(res.code).toBe(3);
-    expect(res.stderr).toContain('no person with the e-mail address nobody@example.com');
-    expect(res.stderr).toContain('hogctl persons list --search');
-  });
-
-  it('an address given as the id points to --email, and nothing is sent', async () => {
-    const before = world.sandbox.requests.length;
-    const res = await world.run(['persons', 'get', 'lee.park@example.net']);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toContain('persons get --email lee.park@example.net');
-    expect(world.sandbox.requests.length).toBe(before);
-  });
-
-  it('an address given as a distinct id that names no one points to --email', async () => {
-    const res = await world.run(['persons', 'get', '--distinct-id', 'lee.park@example.net']);
-    expect(res.code).toBe(3);
-    expect(res.stderr).toContain('hogctl persons get --email lee.park@example.net');
-  });
-
-  it('--email with an id, or an empty --email, is a usage error', async () => {
-    const both = await world.run(['persons', 'get', LEE, '--email', 'x@example.com']);
-    expect(both.code).toBe(2);
-    const empty = await world.run(['persons', 'get', '--email', ' ']);
-    expect(empty.code).toBe(2);
-  });
-
-  it('the helps say how each e-mail filter matches', async () => {
-    const list = (await world.run(['persons', 'list', '--help'])).stdout.replace(/\s+/g, ' ');
-    expect(list).toMatch(/--email <email> +exact match on the email property, case-sensitive/);
-    expect(list).toContain('persons get --email');
-    expect(list).toMatch(/--where[^]*case-sensitive/);
-    const get = (await world.run(['persons', 'get', '--help'])).stdout.replace(/\s+/g, ' ');
-    expect(get).toContain('ignoring the case of ASCII letters');
-    for (const verb of ['bulk-delete', 'bulk-update']) {
-      const help = (await world.run(['persons', verb, '--help'])).stdout.replace(/\s+/g, ' ');
-      expect(help, verb).toMatch(/--emails[^]*ignoring the case of ASCII letters/);
-    }
-  });
-
-  it('persons list --email matches the case exactly, as the server does', async () => {
-    const exact = JSON.parse((await world.run(['persons', 'list', '--email', 'Lee.Park@Example.net', '-o', 'json'])).stdout);
-    expect(exact.map((p: { uuid: string }) => p.uuid)).toEqual([LEE]);
-    const other = await world.run(['persons', 'list', '--email', 'lee.park@example.net', '-o', 'json']);
-    expect(JSON.parse(other.stdout)).toEqual([]);
-    expect(other.stderr).toContain('persons get --email');
-    const where = async (value: string) =>
-      JSON.parse((await world.run(['persons', 'list', '--where', `email=${value}`, '-o', 'json'])).stdout).map(
-        (p: { uuid: string }) => p.uuid,
-      );
-    expect(await where('Lee.Park@Example.net')).toEqual([LEE]);
-    expect(await where('lee.park@example.net')).toEqual([]);
   });
 });

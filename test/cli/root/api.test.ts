@@ -1,11 +1,11 @@
-// End-to-end: `hogctl api` against the sandbox — the request it sends, what it prints, and the
+// In this process (test/cli/harness.ts): `hogctl api` against the sandbox — the request it sends, what it prints, and the
 // exit codes of a failed request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordedRequest } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 

@@ -2,7 +2,7 @@
 // or port than the site (docs/server-contract.md §2.2). The same path and query on the configured origin is
 // the page meant: hogctl follows that, with its credentials, and says so once under --debug.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {

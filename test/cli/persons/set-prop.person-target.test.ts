@@ -1,8 +1,8 @@
-// End-to-end: every per-person verb takes `--distinct-id` instead of the id (one shared
+// In this process (test/cli/harness.ts): every per-person verb takes `--distinct-id` instead of the id (one shared
 // resolver, person-target.ts), and the request goes to the person that owns the distinct id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '@hogctl/sandbox';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 let next = 100;

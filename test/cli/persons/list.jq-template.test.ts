@@ -1,9 +1,9 @@
-// End-to-end: --jq and --template, as gh has them, on the commands that print data. jq runs over
+// In this process (test/cli/harness.ts): --jq and --template, as gh has them, on the commands that print data. jq runs over
 // the JSON the command would print with -o json (a listing's whole array, across pages with
 // --all); strings print raw, other values as JSON. A bad expression or template is exit 2 before
 // any request, and both refuse an -o other than json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
-// End-to-end: `--project Staging` names a project as PostHog shows it; the id is looked up among
+// In this process (test/cli/harness.ts): `--project Staging` names a project as PostHog shows it; the id is looked up among
 // the projects the key can see, ignoring case, and a name that fits none is refused with the
 // candidates, never guessed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {

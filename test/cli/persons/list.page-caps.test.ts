@@ -2,7 +2,7 @@
 // to 50,000 rows (MAX_SELECT_RETURNED_ROWS) and then gives no `next`, and the CSV export, which
 // never pages, stops there too. Asking for more would silently end a listing at 50,000.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from './harness.js';
+import { startWorld, type World } from '../harness.js';
 
 let world: World;
 beforeAll(async () => {
