@@ -16,7 +16,7 @@ import { main } from '../../src/main.js';
 import { cleanEnv, type RunOptions, type RunResult, type World } from '../e2e/harness.js';
 import { Screen } from '../virtual/harness.js';
 
-export type { RunResult, World } from '../e2e/harness.js';
+export type { RunOptions, RunResult, World } from '../e2e/harness.js';
 
 /** `hogctl <args>` in this process, as `runCli` spawns it: the same clean environment, stdin
  * given and closed, stdout and stderr not terminals. `options.bin` is not for this harness. */
