@@ -71,7 +71,7 @@ function leafSections(command: Command, help: Help, level: string): string[] {
   return out;
 }
 
-/** The file of a command group's page: "hogctl-persons.md". */
+/** The file of a command group's page: its full name with dashes, under docs/commands/. */
 export const pageName = (command: Command) => `${fullName(command).replace(/ /g, '-')}.md`;
 
 /** One page per command group (`hogctl persons`, …) and an index with the global flags. */

@@ -15,7 +15,9 @@ const root = resolve(import.meta.dirname, '../../..');
 const KNOWN: Record<string, string[]> = {
   'src/io/filter.ts': ['jqPromise'],
   'src/docs/help-layout.ts': ['relevantGlobals'],
+  'src/mcp/progress.ts': ['senders'],
   'packages/sandbox/src/hogql/execute.ts': ['convertedLists', 'stringSets'],
+  'packages/sandbox/src/hogql/posthog-grammar.ts': ['parser'],
   'packages/sandbox/src/cohorts.ts': ['counts'],
   'packages/sandbox/src/routes/subject-data.ts': ['sessionCache'],
 };

@@ -5,7 +5,7 @@
 // - Its input is its own (JobInput `own`): groups of persons, per project. The persons the engine
 //   sends are the kept ones, one a group; a chunk of kept persons is one capture request of the
 //   `$merge_dangerously` events of their groups (one per person merged away, sent from one of the
-//   kept person's distinct ids, so capture keeps them in order: `posthog-ingestion.md` B.7.2).
+//   kept person's distinct ids, so capture keeps them in order: docs/server-contract.md §14.6).
 // - Before the plan every person is read again (reads only): one merged into its own group since
 //   it was listed is left out, one its group's project does not hold is refused (`readNow`), and
 //   the person kept is chosen by the rule. The journal's header keeps each group as it was (every
