@@ -4,13 +4,14 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 
 export interface PersonsDeleteOptions {
+  email?: string;
   distinctId?: string;
   deleteEvents?: boolean;
   deleteRecordings?: boolean;
@@ -29,6 +30,7 @@ export function personsDeleteCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--delete-events', 'also queue the deletion of all their events')
     .option('--delete-recordings', 'also delete their session recordings')
     .option('--keep-person', 'keep the person profile; delete only what the other flags say')
@@ -45,7 +47,7 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
-  const target = personTarget('delete', options.distinctId, [given]);
+  const target = personTarget('delete', options, [given]);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
       '--keep-person alone deletes nothing',

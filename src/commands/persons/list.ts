@@ -10,7 +10,7 @@ import { stoppedError } from '../../cli/stopped.js';
 import { underRateLimit, type RateLimitName } from '../../cli/wait-out-limit.js';
 import { RecordWriter } from '../../io/output.js';
 import { countCsvRecords } from '../../io/csv-records.js';
-import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
+import { emailFilter, parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
 import { PERSON_COLUMNS } from './shared/person-columns.js';
@@ -52,8 +52,8 @@ export function personsListCommand(): Command {
         'the two outputs appended together hold every person once, even if persons were deleted meanwhile; persons created meanwhile are left out, as from any listing begun before them.',
     )
     .option(
-      '--email <email>',
-      "exact match on the email property, case-sensitive (the server's filter); `hogctl persons get --email` ignores the case of ASCII letters, as an erasure does",
+      '--email <address>',
+      'persons whose email property is this whole address, ignoring the case of ASCII letters (as `persons get --email` and an erasure match it; those also find it as a distinct id)',
     )
     .option('--distinct-id <id>', 'persons having this distinct id')
     .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
@@ -63,7 +63,7 @@ export function personsListCommand(): Command {
       collect,
     )
     .option('--properties <json>', 'raw PostHog property filters as a JSON array')
-    .option('--limit <n>', 'the most persons to print', '100')
+    .option('--limit <n>', 'the most persons to print (default 100)')
     .option('--all', 'every matching person (ignores --limit)')
     .option('--page-size <n>', 'persons per request (default 100, or 1000 with --all)')
     .option('--offset <n>', 'with --all: start at the n-th person, as a stopped --all printed it')
@@ -119,11 +119,16 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
       `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
     );
   }
+  const email = options.email?.trim();
+  if (email === '') throw new UsageError('--email is empty', 'e.g. `hogctl persons list --email lee@example.net`');
   const filters = {
-    email: options.email,
     distinctId: options.distinctId,
     search: options.search,
-    properties: [...(options.where ?? []).map(parseWhere), ...(options.properties ? parsePropertiesJson(options.properties) : [])],
+    properties: [
+      ...(email === undefined ? [] : [emailFilter(email)]),
+      ...(options.where ?? []).map(parseWhere),
+      ...(options.properties ? parsePropertiesJson(options.properties) : []),
+    ],
   };
   const output = await ctx.output();
   const projectId = await ctx.projectId();
@@ -198,12 +203,26 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
   }
   if (writer.count === 0)
     ctx.info(
-      options.email === undefined
+      email === undefined
         ? 'no persons matched'
-        : `no persons matched; --email matches the case exactly: \`hogctl persons get --email ${options.email}\` ignores the case of ASCII letters`,
+        : `no persons matched; --email reads the email property only: \`hogctl persons get --email ${email}\` also finds the address as a distinct id`,
     );
-  // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
-  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${counted(writer.count, 'person')}; --all for every one`);
+  else if (more) sayMoreMatch(ctx, writer.count, options.limit !== undefined, output.filter !== undefined);
+}
+
+/**
+ * More persons matched than were printed. A --jq or --template under the default --limit saw one
+ * page only, so `length` or a sum would be wrong with nothing to say so: that is said wherever
+ * stderr goes. Otherwise it is a hint for a person at a terminal; a script that asked for --limit
+ * gets exactly that.
+ */
+function sayMoreMatch(ctx: Context, printed: number, limitGiven: boolean, filtered: boolean): void {
+  if (filtered && !limitGiven) {
+    const flag = ctx.globals.jq !== undefined ? '--jq' : '--template';
+    ctx.warn(
+      `${flag} saw the first ${counted(printed, 'person')} only (the default --limit), and more match: add --all for ${flag} to see every one`,
+    );
+  } else if (ctx.io.stderr.isTTY) ctx.info(`showing ${counted(printed, 'person')}; --all for every one`);
 }
 
 /** `--after <created_at>,<uuid>[,<uuid>...]`: the last person a stopped --all printed. */
