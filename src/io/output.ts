@@ -2,6 +2,7 @@
 // written as they come in every format, the terminal table included (its column widths come from
 // the first page), so listing stays in constant memory and a long list shows rows at once.
 import { UsageError } from '../errors.js';
+import { suggest } from '../cli/suggest.js';
 import { writeAll, type OutStream } from './streams.js';
 import { displayWidth, fitColumns, pad, truncate, visible } from './columns.js';
 import { applyFilter, type OutputFilter } from './filter.js';
@@ -68,8 +69,12 @@ export function checkFields(fields: string[] | undefined, valid: string[], openO
   const unknown = fields.filter((f) => !valid.includes(f) && !openObjects.some((o) => f.startsWith(`${o}.`)));
   if (unknown.length === 0) return;
   const names = [...valid, ...openObjects.map((o) => `${o}.<key>`)].join(', ');
+  const meant = unknown.map((f) => suggest(f, valid) ?? (openObjects.includes('properties') && !f.includes('.') ? `properties.${f}` : f));
+  const changed = meant.some((m, i) => m !== unknown[i]);
   throw new UsageError(
     `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')} for --fields: valid fields are ${names}`,
+    // A person's email is one of their properties: `--fields email` means properties.email.
+    changed ? `did you mean --fields ${fields.map((f) => meant[unknown.indexOf(f)] ?? f).join(',')}?` : undefined,
   );
 }
 

@@ -56,7 +56,10 @@ export function personsListCommand(): Command {
       'persons whose email property is this whole address, ignoring the case of ASCII letters (as `persons get --email` and an erasure match it; those also find it as a distinct id)',
     )
     .option('--distinct-id <id>', 'persons having this distinct id')
-    .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
+    .option(
+      '--search <text>',
+      "PostHog's search: the email property contains the text (any case), or a distinct id or the UUID is the whole text; names are not searched",
+    )
     .option(
       '--where <key=value>',
       'property filter; also != ~ (contains) !~ > >= < <=, has:<key> and lacks:<key> (set or not); = and != are case-sensitive (email=Lee@x.com misses lee@x.com, which bulk-delete --emails finds); an empty value is refused (repeatable)',
@@ -157,6 +160,8 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     { csvHeader: options.offset === undefined && options.after === undefined },
   );
   let more = false;
+  // Persons --search found by a whole distinct id or UUID: nothing shown contains the text.
+  let notByEmail = 0;
   let shifted = 0;
   let requests = 0;
   // --all waits out the read limit here, with a countdown, as long as --max-wait allows.
@@ -170,7 +175,9 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     for await (const page of pages) {
       const room = limit === undefined ? page.length : limit - writer.count;
       if (page.length > room) more = true;
-      await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
+      const shown = page.slice(0, room);
+      if (options.search !== undefined) notByEmail += shown.filter((p) => !emailContains(p, options.search as string)).length;
+      await writer.writePage(shown as unknown as Record<string, unknown>[]);
     }
   } catch (error) {
     await writer.end();
@@ -201,6 +208,10 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
       `${why}: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
   }
+  if (notByEmail > 0)
+    ctx.info(
+      `${notByEmail} of these matched --search ${JSON.stringify(options.search)} as a whole distinct id or UUID, not in their e-mail address (PostHog's search reads only these)`,
+    );
   if (writer.count === 0)
     ctx.info(
       email === undefined
@@ -235,4 +246,10 @@ function parseAfter(raw: string): NonNullable<ListPosition['after']> {
     );
   }
   return { createdAt, ids };
+}
+
+/** Whether PostHog's --search found the person in their email property (docs/server-contract.md §6.1). */
+function emailContains(person: api.ListedPerson, search: string): boolean {
+  const email = person.properties?.email;
+  return typeof email === 'string' && email.toLowerCase().includes(search.toLowerCase());
 }
