@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import { suggest } from '../cli/suggest.js';
 import { writeAll, type OutStream } from './streams.js';
-import { displayWidth, fitColumns, pad, truncate, visible } from './columns.js';
+import { displayWidth, fitColumns, pad, truncate, visible, wrapValue } from './columns.js';
 import { applyFilter, type OutputFilter } from './filter.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
@@ -370,7 +370,11 @@ export async function writeRecord(settings: OutputSettings, record: Row, shape: 
         const key = `${visible(l.key)}:`;
         const value = visible(l.value);
         if (!value) return l.indent ? `  ${key}` : bold(key);
-        return l.indent ? `  ${pad(key, nestedWidth + 1)} ${value}` : `${bold(key)}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
+        if (l.indent) return `  ${pad(key, nestedWidth + 1)} ${value}`;
+        // A long value (a person's many distinct ids) wraps at its commas, under itself, never mid-id.
+        const line = `${key}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
+        const fitted = settings.stdout.columns ? wrapValue(line, width + 2, settings.stdout.columns) : line;
+        return bold(key) + fitted.slice(key.length);
       })
       .join('\n');
     await writeAll(settings.stdout, `${text}\n`);

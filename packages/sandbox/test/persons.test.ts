@@ -188,7 +188,9 @@ describe('GET /persons/ filters', () => {
       all
         .filter(
           (p) =>
-            String(p.properties.email ?? '').toLowerCase().includes(needle.toLowerCase()) ||
+            String(p.properties.email ?? '')
+              .toLowerCase()
+              .includes(needle.toLowerCase()) ||
             p.distinctIds.includes(needle) ||
             p.uuid === needle.toLowerCase(),
         )

@@ -261,7 +261,9 @@ describe('--fields validation', () => {
   });
 
   it('names the field meant: a property by its bare key, a typo by the nearest name', () => {
-    expect(thrown(() => checkFields(['id', 'email'], SHAPE.fields!, SHAPE.openObjects)).hint).toBe('did you mean --fields id,properties.email?');
+    expect(thrown(() => checkFields(['id', 'email'], SHAPE.fields!, SHAPE.openObjects)).hint).toBe(
+      'did you mean --fields id,properties.email?',
+    );
     expect(thrown(() => checkFields(['nme'], SHAPE.fields!, SHAPE.openObjects)).hint).toBe('did you mean --fields name?');
     expect(thrown(() => checkFields(['email'], SHAPE.fields!, [])).hint).toBeUndefined();
   });
