@@ -197,7 +197,16 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     });
   }
   await writer.end();
-  if (shifted > 0) {
+  sayAfterListing(ctx, options, { shifted, notByEmail, printed: writer.count, more, filtered: output.filter !== undefined });
+}
+
+/** What the listing saw that the rows do not say: pages asked again, how --search matched, none, or more. */
+function sayAfterListing(
+  ctx: Context,
+  options: PersonsListOptions,
+  seen: { shifted: number; notByEmail: number; printed: number; more: boolean; filtered: boolean },
+): void {
+  if (seen.shifted > 0) {
     // A continuation's place may have moved before it ran, or its --offset and --after may not be
     // from the same listing: the deletions are not known to have happened while it ran.
     const why =
@@ -205,20 +214,20 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
         ? 'persons were deleted while this listing ran'
         : 'the place to continue from had moved (persons deleted since the listing stopped, or --offset and --after not printed together)';
     ctx.info(
-      `${why}: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
+      `${why}: ${counted(seen.shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
   }
-  if (notByEmail > 0)
+  if (seen.notByEmail > 0)
     ctx.info(
-      `${notByEmail} of these matched --search ${JSON.stringify(options.search)} as a whole distinct id or UUID, not in their e-mail address (PostHog's search reads only these)`,
+      `${seen.notByEmail} of these matched --search ${JSON.stringify(options.search)} as a whole distinct id or UUID, not in their e-mail address (PostHog's search reads only these)`,
     );
-  if (writer.count === 0)
+  if (seen.printed === 0)
     ctx.info(
-      email === undefined
+      options.email === undefined
         ? 'no persons matched'
-        : `no persons matched; --email reads the email property only: \`hogctl persons get --email ${email}\` also finds the address as a distinct id`,
+        : `no persons matched; --email reads the email property only: \`hogctl persons get --email ${options.email.trim()}\` also finds the address as a distinct id`,
     );
-  else if (more) sayMoreMatch(ctx, writer.count, options.limit !== undefined, output.filter !== undefined);
+  else if (seen.more) sayMoreMatch(ctx, seen.printed, options.limit !== undefined, seen.filtered);
 }
 
 /**
