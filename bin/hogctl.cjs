@@ -50,9 +50,10 @@ async function run() {
   const quit = new AbortController();
   let interrupts = 0;
   let handlesQuit = false;
-  const onSignal = () => {
+  // The reason names the signal, so that a SIGTERM is answered as one (src/cli/stop-signal.ts).
+  const onSignal = (signal) => {
     interrupts++;
-    if (interrupts === 1) return controller.abort(new Error('interrupted'));
+    if (interrupts === 1) return controller.abort(Object.assign(new Error('interrupted'), { signal }));
     if (!handlesQuit || interrupts > 2) process.exit(130);
     quit.abort(new Error('quit'));
     setTimeout(() => process.exit(130), 5000);

@@ -4,6 +4,9 @@ _hogctl_profiles() {
   local dir="${HOGCTL_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/hogctl}"
   [ -f "$dir/config.json" ] && sed -n 's/^[[:space:]]\{2\}"\([^"]*\)": {$/\1/p' "$dir/config.json"
 }
+_hogctl_projects() {
+  hogctl projects list --jq ".[].id" --timeout 5 --no-input 2>/dev/null
+}
 _hogctl_children() {
   case "$1" in
     "") echo "profile auth projects persons events users email evidence api sandbox mcp demo completion help" ;;
@@ -72,7 +75,7 @@ _hogctl_children() {
     "mcp config") echo "" ;;
     "demo") echo "" ;;
     "completion") echo "bash zsh fish" ;;
-    "help") echo "" ;;
+    "help") echo "profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture" ;;
   esac
 }
 _hogctl() {
@@ -90,6 +93,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion help"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile")
@@ -97,6 +101,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="add list use show remove"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile add")
@@ -104,6 +109,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--allow-insecure-http --api-key-stdin --base-url --capture-url --debug --fields --help --jq --no-color --no-input --no-verify --output --profile --project --quiet --template --timeout --use --version --wide --yes -V -o -q -y" ;;
     "profile list")
@@ -111,6 +117,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile use")
@@ -118,6 +125,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile show")
@@ -125,6 +133,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "profile remove")
@@ -132,6 +141,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "auth")
@@ -139,6 +149,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="login status logout"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "auth login")
@@ -146,6 +157,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --code --debug --email --email-code --email-code-stdin --fields --help --jq --no-color --no-input --output --password-stdin --profile --project --quiet --resend-code --template --timeout --version --wide -V -o -q" ;;
     "auth status")
@@ -153,6 +165,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "auth logout")
@@ -160,6 +173,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --forget --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "projects")
@@ -167,6 +181,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="list"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "projects list")
@@ -174,6 +189,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --search --template --timeout --version --wide -V -o -q" ;;
     "persons")
@@ -181,6 +197,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export receipt erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons list")
@@ -189,6 +206,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--after --all --base-url --debug --distinct-id --email --fields --help --jq --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --template --timeout --version --where --wide -V -o -q" ;;
     "persons get")
@@ -196,6 +214,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons update")
@@ -203,15 +222,17 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --properties --quiet --set --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --properties --quiet --set --template --timeout --version --wide -V -o -q" ;;
     "persons delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --delete-events --delete-recordings --distinct-id --fields --help --jq --keep-person --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --delete-events --delete-recordings --distinct-id --email --fields --help --jq --keep-person --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons bulk-delete")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -219,6 +240,7 @@ _hogctl() {
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
         --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --reference --resume --retries --skip-invalid --sweep-events --template --timeout --version --where --wide --yes -V -o -q -y" ;;
     "persons set-prop")
@@ -226,43 +248,49 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons unset-prop")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons delete-events")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons delete-recordings")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons split")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --distinct-ids --fields --help --jq --main-distinct-id --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --distinct-ids --email --fields --help --jq --main-distinct-id --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
     "persons activity")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --debug --distinct-id --fields --help --jq --limit --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--all --base-url --debug --distinct-id --email --fields --help --jq --limit --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons bulk-update")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
@@ -271,6 +299,7 @@ _hogctl() {
         --via) COMPREPLY=( $(compgen -W "capture api" -- "$cur") ); return ;;
         --emails|--file|--journal|--receipt|--values-from) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --reference --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
     "persons export")
@@ -278,6 +307,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --recordings --resume --template --timeout --version --wide --zip -V -o -q" ;;
     "persons receipt")
@@ -286,6 +316,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --html) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --html --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons erasure-status")
@@ -294,6 +325,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --check-email --debug --fields --help --jq --max-wait --no-color --no-input --output --profile --project --quiet --read-rate --receipt --template --timeout --version --wide -V -o -q" ;;
     "persons deletion-status")
@@ -302,6 +334,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --status) COMPREPLY=( $(compgen -W "pending completed all" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --template --timeout --version --wide -V -o -q" ;;
     "persons query")
@@ -309,6 +342,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--after --all --base-url --debug --fields --help --jq --max-wait --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --value --values --version --wide -V -o -q" ;;
     "persons cohorts")
@@ -316,20 +350,23 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons timeline")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --breakdown --date-from --date-to --debug --distinct-id --events --fields --help --jq --no-color --no-input --output --param --params --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="--base-url --breakdown --date-from --date-to --debug --distinct-id --email --events --fields --help --jq --no-color --no-input --output --param --params --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons funnel")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons funnel-correlation")
@@ -337,6 +374,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --no-color --no-input --output --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons lifecycle")
@@ -344,6 +382,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --help --jq --legacy --lifecycle-type --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --target-date --template --timeout --version --wide -V -o -q" ;;
     "persons trends")
@@ -351,6 +390,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --date-from --date-to --day --debug --events --fields --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --template --timeout --version --wide -V -o -q" ;;
     "persons duplicates")
@@ -358,14 +398,17 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all-projects --base-url --by --debug --events-since --fields --help --ignore-value --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
     "persons merge")
       case "$prev" in
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+        --keep) COMPREPLY=( $(compgen -W "identified oldest newest most-events" -- "$cur") ); return ;;
         --groups|--journal|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-group --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --reference --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
     "persons reset-distinct-id")
@@ -373,6 +416,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "events")
@@ -380,6 +424,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="delete deletion-requests"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "events delete")
@@ -388,6 +433,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --distinct-ids) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--after --base-url --before --debug --distinct-id --distinct-ids --dry-run --event --fields --help --jq --max-wait --no-color --no-input --output --profile --project --query --quiet --resume --template --timeout --version --wide --yes -V -o -q -y" ;;
     "events deletion-requests")
@@ -395,6 +441,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users")
@@ -402,6 +449,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="me update 2fa"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users me")
@@ -409,6 +457,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users update")
@@ -416,6 +465,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --field --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -f -o -q" ;;
     "users 2fa")
@@ -423,6 +473,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="status start validate enable backup-codes disable"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "users 2fa status")
@@ -430,6 +481,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --show-backup-codes --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa start")
@@ -437,6 +489,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa validate")
@@ -444,6 +497,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa enable")
@@ -451,6 +505,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
     "users 2fa backup-codes")
@@ -458,6 +513,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
     "users 2fa disable")
@@ -465,6 +521,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
     "email")
@@ -472,6 +529,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="verify request-verification cancel-change"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "email verify")
@@ -479,6 +537,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --token --uuid --version --wide -V -o -q" ;;
     "email request-verification")
@@ -486,6 +545,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --uuid --version --wide -V -o -q" ;;
     "email cancel-change")
@@ -493,6 +553,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence")
@@ -500,6 +561,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="export-key import-key"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence export-key")
@@ -507,6 +569,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "evidence import-key")
@@ -514,6 +577,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "api")
@@ -522,6 +586,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --input) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --field --fields --help --input --jq --no-color --no-input --output --paginate --profile --project --quiet --template --timeout --version --wide -V -f -o -q" ;;
     "sandbox")
@@ -530,6 +595,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --duplicates --events-per-person --faults --fields --help --host --jq --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --template --timeout --version --wide -V -o -q" ;;
     "mcp")
@@ -537,6 +603,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="config"; flags_="--allow --base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --projects --quiet --read-only --template --timeout --version --wide -V -o -q" ;;
     "mcp config")
@@ -545,6 +612,7 @@ _hogctl() {
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --client) COMPREPLY=( $(compgen -W "claude cursor vscode" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --client --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "demo")
@@ -552,6 +620,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --persons --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "completion")
@@ -559,6 +628,7 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
       cmds_="bash zsh fish"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     "help")
@@ -566,8 +636,9 @@ _hogctl() {
         --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
     *) cmds_=""; flags_="" ;;
   esac
   # Flags only once a dash is typed, as gh and kubectl do: `hogctl persons <Tab><Tab>` lists the

@@ -64,6 +64,8 @@ export class Context {
   private profileStore?: ProfileStore;
   private settingsPromise?: Promise<Settings>;
   private projectIdByName?: Promise<string>;
+  /** Whether the default site was named on stderr (once a run). */
+  private defaultSiteSaid = false;
   private readonly clients: ApiClient[] = [];
   private readonly closers: (() => Promise<void> | void)[] = [];
   private outputAsked = false;
@@ -199,9 +201,22 @@ export class Context {
         );
       }
       checkKeyDestination(settings);
+      this.sayDefaultSite(settings);
       credentials = { headers: () => ({ authorization: `Bearer ${key}` }), secrets: () => [key] };
     }
     return this.client(settings, credentials);
+  }
+
+  /**
+   * A key from HOGCTL_API_KEY with no site from anywhere goes to US Cloud, the default: an EU
+   * key then fails as "invalid" with nothing saying where it went. Said once, on stderr.
+   */
+  private sayDefaultSite(settings: Settings): void {
+    if (this.defaultSiteSaid || settings.sources.apiKey !== 'env' || settings.sources.baseUrl !== 'default') return;
+    this.defaultSiteSaid = true;
+    this.info(
+      `HOGCTL_API_KEY without HOGCTL_BASE_URL (or a profile): using US Cloud, ${settings.baseUrl}; set HOGCTL_BASE_URL=https://eu.posthog.com for EU Cloud, or your own site`,
+    );
   }
 
   /**

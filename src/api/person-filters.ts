@@ -111,3 +111,18 @@ export function parsePropertiesJson(json: string): PropertyFilter[] {
     return { ...(item as PropertyFilter), type: (item as PropertyFilter).type ?? 'person' };
   });
 }
+
+/**
+ * `persons list --email`: the email property equal to the address, ignoring the case of ASCII
+ * letters, as every other lookup of an address in hogctl matches it (`persons get --email`, an
+ * erasure: src/bulk/input/identifiers.ts). PostHog's own `email` parameter compares exactly, case
+ * included (docs/server-contract.md §6.1), so the list sends a `regex` filter instead: each ASCII
+ * letter as a class of its two cases (`[lL]`), anything else escaped; `(?i)` would also fold
+ * letters beyond ASCII, which the other lookups do not.
+ */
+export function emailFilter(address: string): PropertyFilter {
+  const pattern = [...address]
+    .map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[\\^$.|?*+()[\]{}]/, '\\$&')))
+    .join('');
+  return { key: 'email', operator: 'regex', value: `^${pattern}$`, type: 'person' };
+}

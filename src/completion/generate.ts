@@ -1,6 +1,8 @@
 // Generates shell completion scripts from the commander tree, so that they can never describe a
 // command that does not exist. The checked-in files in completions/ are this output.
 import type { Command, Option } from 'commander';
+import { KEEP_RULES } from '../merge/plan-groups.js';
+import { TOPICS } from '../docs/topics.js';
 
 export interface CompletionNode {
   path: string[];
@@ -14,7 +16,11 @@ export interface CompletionNode {
   profileArgument: boolean;
 }
 
+/** The project ids the current settings' key can see, for completing --project. */
+const PROJECT_IDS = 'hogctl projects list --jq ".[].id" --timeout 5 --no-input';
 const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'];
+/** Values of flags that a verb checks itself (no commander choices), by flag. */
+const CHECKED_VALUES: Record<string, readonly string[]> = { '--keep': KEEP_RULES };
 
 function walk(command: Command, path: string[], inherited: readonly Option[], out: CompletionNode[]): void {
   const options = [...inherited, ...command.options];
@@ -24,10 +30,15 @@ function walk(command: Command, path: string[], inherited: readonly Option[], ou
   for (const o of options) {
     for (const f of [o.long, o.short]) if (f) flags.add(f);
     if (o.argChoices && o.long) values[o.long] = o.argChoices;
+    if (o.long && Object.hasOwn(CHECKED_VALUES, o.long)) values[o.long] = [...CHECKED_VALUES[o.long]];
     if (o.long && /<(path|file)\b/.test(o.flags)) files.push(o.long);
   }
   const visible = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
-  const args = command.registeredArguments.flatMap((a) => a.argChoices ?? []);
+  // `hogctl help` takes a command or a topic.
+  const args =
+    path.length === 1 && path[0] === 'help'
+      ? [...command.parent!.commands.filter((c) => c !== command).map((c) => c.name()), ...Object.keys(TOPICS)]
+      : command.registeredArguments.flatMap((a) => a.argChoices ?? []);
   const profileArgument = path[0] === 'profile' && command.registeredArguments[0]?.name() === 'name' && command.name() !== 'add';
   out.push({
     path,
@@ -47,9 +58,13 @@ export function completionTree(program: Command): CompletionNode[] {
 }
 
 // Profile names are read straight from the config file, so completing them starts no node process.
+// Project ids are the server's: asked for (a few seconds at most) only after --project.
 const PROFILES_SH = `_hogctl_profiles() {
   local dir="\${HOGCTL_CONFIG_DIR:-\${XDG_CONFIG_HOME:-$HOME/.config}/hogctl}"
   [ -f "$dir/config.json" ] && sed -n 's/^[[:space:]]\\{2\\}"\\([^"]*\\)": {$/\\1/p' "$dir/config.json"
+}
+_hogctl_projects() {
+  ${PROJECT_IDS} 2>/dev/null
 }`;
 
 export function bashScript(program: Command): string {
@@ -67,6 +82,7 @@ export function bashScript(program: Command): string {
           ? [`        ${n.files.join('|')}) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;`]
           : []),
         '        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;',
+        '        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;',
         '      esac',
         `      cmds_="${n.commands.join(' ')}${n.profileArgument ? ' $(_hogctl_profiles)' : ''}"; flags_="${n.flags.join(' ')}" ;;`,
       ].join('\n');
@@ -146,9 +162,11 @@ export function fishScript(program: Command): string {
         ? ` -x -a '${vals.join(' ')}'`
         : f === '--profile'
           ? " -x -a '(__hogctl_profiles)'"
-          : n.files.includes(f)
-            ? ' -r -F'
-            : '';
+          : f === '--project'
+            ? ` -x -a '(${PROJECT_IDS} 2>/dev/null)'`
+            : n.files.includes(f)
+              ? ' -r -F'
+              : '';
       lines.push(`complete -c hogctl ${cond} -l ${f.slice(2)}${arg}`);
     }
   }

@@ -1,7 +1,8 @@
-// The layout of every --help, as `gh` and `kubectl` users expect it: usage, the description
-// paragraph, then what is particular to the command (arguments, its commands, its options), and
-// the global flags last: described under "Global flags" in `hogctl --help`, named only under
-// "Inherited flags" in a subcommand's. A command that uses only some of the global flags
+// The layout of every --help, as `gh` and `kubectl` users expect it: usage, the description's
+// first paragraph, then what is particular to the command (arguments, its commands, its options),
+// the global flags (described under "Global flags" in `hogctl --help`, named only under
+// "Inherited flags" in a subcommand's), and the rest of the description last, under "Details":
+// the options stay on the first screen however much a verb has to explain. A command that uses only some of the global flags
 // (sandbox, demo, completion, help) lists only those.
 import type { Command, Help, Option } from 'commander';
 
@@ -52,8 +53,8 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const options = (list: Option[]) => list.map((o) => item(optionTerm(o), helper.styleOptionDescription(helper.optionDescription(o))));
 
   let out = [`${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(cmd))}`, ''];
-  const description = helper.commandDescription(cmd);
-  if (description) out.push(helper.boxWrap(helper.styleCommandDescription(description), helpWidth), '');
+  const [lead, ...details] = helper.commandDescription(cmd).split('\n\n');
+  if (lead) out.push(helper.boxWrap(helper.styleCommandDescription(lead), helpWidth), '');
   out = out.concat(
     helper.formatItemList(
       'Arguments:',
@@ -72,6 +73,12 @@ export function formatHelp(cmd: Command, helper: Help): string {
     helper.formatItemList('Options:', options(own), helper),
     cmd.parent ? inheritedFlags(globals, helper, helpWidth) : helper.formatItemList('Global flags:', options(globals), helper),
   );
+  if (details.length > 0)
+    out.push(
+      helper.styleTitle('Details:'),
+      details.map((p) => helper.boxWrap(helper.styleCommandDescription(p), helpWidth - 2).replace(/^(?=.)/gm, '  ')).join('\n\n'),
+      '',
+    );
   return out.join('\n');
 }
 

@@ -114,7 +114,7 @@ export function fitColumns(headers: number[], natural: number[], freeText: boole
  * `text` with each line longer than `width` cells wrapped at spaces, for a terminal that would
  * otherwise break it mid-word at its edge. A continuation starts two cells in from the line's
  * value (after its label and the spaces that follow, `  input     …`, or after its indent), so it
- * reads apart from the next value; a line without indent (prose) stays flush. A word longer than
+ * reads apart from the next value; a line without indent (prose) continues two cells in. A word longer than
  * the room is not cut: a path or a UUID must copy whole.
  */
 export function wrapHanging(text: string, width: number): string {
@@ -132,14 +132,26 @@ export function fitToTerminal(stream: { isTTY?: boolean; columns?: number }, tex
   return stream.isTTY && stream.columns ? wrapHanging(text, stream.columns) : text;
 }
 
-function wrapLine(line: string, width: number): string {
+/**
+ * A `key: value` line wider than `width`, wrapped at spaces with its continuations under the
+ * value, which starts at `valueColumn` (a record's `distinct_ids: a, b, c`).
+ */
+export function wrapValue(line: string, valueColumn: number, width: number): string {
+  if (displayWidth(line) <= width) return line;
+  return wrapLine(line, width, { head: line.slice(0, valueColumn), indent: ' '.repeat(valueColumn) });
+}
+
+function wrapLine(line: string, width: number, at?: { head: string; indent: string }): string {
   const m = /^( *)(\S+ {2,})?/.exec(line)!;
-  const indent = ' '.repeat(m[1].length + (m[2]?.length ?? 0) + (m[1].length ? 2 : 0));
+  // Under the value of a labelled line; two cells in for an indented line and for prose, so that
+  // a continuation reads apart from the next line.
+  const head = at?.head ?? m[0];
+  const indent = at?.indent ?? ' '.repeat(m[1].length + (m[2]?.length ?? 0) + (m[1].length || !m[2] ? 2 : 0));
   const limit = Math.max(width, indent.length + 1);
   const out: string[] = [];
-  let current = m[0];
+  let current = head;
   let empty = true;
-  for (const word of line.slice(m[0].length).split(' ').filter(Boolean)) {
+  for (const word of line.slice(head.length).split(' ').filter(Boolean)) {
     if (!empty && displayWidth(current) + 1 + displayWidth(word) > limit) {
       out.push(current);
       [current, empty] = [indent, true];

@@ -2,8 +2,9 @@
 // written as they come in every format, the terminal table included (its column widths come from
 // the first page), so listing stays in constant memory and a long list shows rows at once.
 import { UsageError } from '../errors.js';
+import { suggest } from '../cli/suggest.js';
 import { writeAll, type OutStream } from './streams.js';
-import { displayWidth, fitColumns, pad, truncate, visible } from './columns.js';
+import { displayWidth, fitColumns, pad, truncate, visible, wrapValue } from './columns.js';
 import { applyFilter, type OutputFilter } from './filter.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
@@ -68,8 +69,12 @@ export function checkFields(fields: string[] | undefined, valid: string[], openO
   const unknown = fields.filter((f) => !valid.includes(f) && !openObjects.some((o) => f.startsWith(`${o}.`)));
   if (unknown.length === 0) return;
   const names = [...valid, ...openObjects.map((o) => `${o}.<key>`)].join(', ');
+  const meant = unknown.map((f) => suggest(f, valid) ?? (openObjects.includes('properties') && !f.includes('.') ? `properties.${f}` : f));
+  const changed = meant.some((m, i) => m !== unknown[i]);
   throw new UsageError(
     `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')} for --fields: valid fields are ${names}`,
+    // A person's email is one of their properties: `--fields email` means properties.email.
+    changed ? `did you mean --fields ${fields.map((f) => meant[unknown.indexOf(f)] ?? f).join(',')}?` : undefined,
   );
 }
 
@@ -365,7 +370,11 @@ export async function writeRecord(settings: OutputSettings, record: Row, shape: 
         const key = `${visible(l.key)}:`;
         const value = visible(l.value);
         if (!value) return l.indent ? `  ${key}` : bold(key);
-        return l.indent ? `  ${pad(key, nestedWidth + 1)} ${value}` : `${bold(key)}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
+        if (l.indent) return `  ${pad(key, nestedWidth + 1)} ${value}`;
+        // A long value (a person's many distinct ids) wraps at its commas, under itself, never mid-id.
+        const line = `${key}${' '.repeat(width + 1 - displayWidth(key))} ${value}`;
+        const fitted = settings.stdout.columns ? wrapValue(line, width + 2, settings.stdout.columns) : line;
+        return bold(key) + fitted.slice(key.length);
       })
       .join('\n');
     await writeAll(settings.stdout, `${text}\n`);

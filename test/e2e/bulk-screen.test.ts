@@ -57,7 +57,10 @@ describe('the progress bar with slow requests in flight', () => {
 /** The lines the screen keeps: of a line the bar was redrawn in, what was written last. */
 const screenText = (output: string) => output.split(/\r?\n/).map((l) => l.split('\r').at(-1)!);
 /** The same as one text, lines wrapped at 80 columns joined again at their space. */
-const joined = (output: string) => screenText(output).join(' ');
+const joined = (output: string) =>
+  screenText(output)
+    .map((line) => line.trimStart())
+    .join(' ');
 
 describe('the closing lines, in the units asked for', () => {
   let world: World;

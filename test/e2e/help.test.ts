@@ -107,7 +107,7 @@ describe('--help of every command', () => {
 
 describe('help layout', () => {
   it.each(paths.map((path) => [['hogctl', ...path].join(' '), path] as const))(
-    '%s: description paragraph, commands first, global flags last',
+    '%s: description paragraph, commands first, global flags, then only the details and examples',
     async (_name, path) => {
       const help = await helpOf(path);
       const lines = help.split('\n');
@@ -122,7 +122,11 @@ describe('help layout', () => {
         if (help.includes(heading)) expect(help.indexOf(heading), `${heading.trim()} before the global flags`).toBeLessThan(globals);
       }
       const examplesAt = help.indexOf('\nExamples:\n');
-      expect(help.slice(globals, examplesAt).match(/^\S.*:$/gm), 'nothing but examples after the global flags').toEqual([title]);
+      // The rest of a long description comes after the flags, so that the options stay on the first screen.
+      const after = help.slice(globals, examplesAt).match(/^\S.*:$/gm);
+      expect(after, 'nothing but the details and examples after the global flags').toEqual(
+        help.includes('\nDetails:\n') ? [title, 'Details:'] : [title],
+      );
     },
   );
 

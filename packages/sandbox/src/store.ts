@@ -35,7 +35,8 @@ export interface PersonFilter {
   email?: string;
   /** Exact match on any distinct id. */
   distinctId?: string;
-  /** Case-insensitive substring of email, name, uuid or any distinct id. */
+  /** A case-insensitive part of the email property, or a whole distinct id or UUID
+   * (docs/server-contract.md §6.1). */
   search?: string;
   /** Any further predicate (compiled `properties` filters). */
   match?: (person: Person) => boolean;
@@ -591,11 +592,7 @@ export class SandboxStore {
 
   private matches(person: Person, filter: PersonFilter): boolean {
     if (filter.email !== undefined && person.properties.email !== filter.email) return false;
-    if (filter.search !== undefined && filter.search !== '') {
-      const needle = filter.search.toLowerCase();
-      const haystacks = [person.properties.email, person.properties.name, person.uuid, ...person.distinctIds];
-      if (!haystacks.some((h) => h !== undefined && h !== null && String(h).toLowerCase().includes(needle))) return false;
-    }
+    if (filter.search !== undefined && filter.search !== '' && !searchFinds(person, filter.search)) return false;
     if (filter.match && !filter.match(person)) return false;
     return true;
   }
@@ -670,4 +667,19 @@ export class SandboxStore {
       seen < 0.2 ? null : formatTimestampUs(createdAtUs + Math.floor(rand() * Math.max(0, ANCHOR_MS * 1000 - createdAtUs)));
     return { id, uuid, createdAt: formatTimestampUs(createdAtUs), createdAtUs, properties, distinctIds, isIdentified, lastSeenAt };
   }
+}
+
+/**
+ * PostHog's `search` of the persons list (posthog/queries/person_query.py, `_get_search_clauses`;
+ * docs/server-contract.md §6.1): the email property contains the text, in any case, or a distinct id
+ * is the text exactly, or, when the text is a UUID, the person's UUID is it. Names and parts of
+ * distinct ids are not searched.
+ */
+function searchFinds(person: Person, search: string): boolean {
+  const email = person.properties.email;
+  if (email !== undefined && email !== null && String(email).toLowerCase().includes(search.toLowerCase())) return true;
+  if (person.distinctIds.includes(search)) return true;
+  return (
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(search) && person.uuid.toLowerCase() === search.toLowerCase()
+  );
 }

@@ -182,21 +182,30 @@ describe('GET /persons/ filters', () => {
     expect(none.count).toBe(0);
   });
 
-  it('searches case-insensitively over email, name, uuid and distinct ids', async () => {
+  it("searches as PostHog's list does: a part of the email in any case, a whole distinct id, a whole UUID", async () => {
     const all = [...sb.store];
     const expected = (needle: string) =>
       all
-        .filter((p) =>
-          [p.properties.email, p.properties.name, p.uuid, ...p.distinctIds].some(
-            (h) => h !== undefined && String(h).toLowerCase().includes(needle.toLowerCase()),
-          ),
+        .filter(
+          (p) =>
+            String(p.properties.email ?? '')
+              .toLowerCase()
+              .includes(needle.toLowerCase()) ||
+            p.distinctIds.includes(needle) ||
+            p.uuid === needle.toLowerCase(),
         )
         .map((p) => p.uuid);
-    for (const needle of ['ADA', 'user-12', all[5].uuid.slice(24).toUpperCase(), 'example.com']) {
+    const named = all.find((p) => typeof p.properties.name === 'string')!;
+    for (const needle of ['USER1', all[3].distinctIds[0], all[5].uuid.toUpperCase(), 'example.com']) {
       const page = (await call(sb, `${base}?limit=1000&search=${encodeURIComponent(needle)}&include_total`)).json();
       expect(page.results.map((r: any) => r.uuid)).toEqual(expected(needle));
       expect(page.count).toBe(expected(needle).length);
       expect(page.count).toBeGreaterThan(0);
+    }
+    // Neither a name nor a part of a distinct id or UUID is searched.
+    for (const needle of [String(named.properties.name), all[3].distinctIds[0].slice(0, -1), all[5].uuid.slice(24)]) {
+      const page = (await call(sb, `${base}?limit=1000&search=${encodeURIComponent(needle)}&include_total`)).json();
+      expect(page.results.map((r: any) => r.uuid)).toEqual(expected(needle));
     }
   });
 

@@ -9,6 +9,7 @@ import { ASSUMED_REQUEST_MS } from './plan.js';
 import { windowName, type RateBudget, type WindowWait } from './rate.js';
 import type { Attempt, Chunk } from './runner.js';
 import { counted, formatNumber } from '../../io/counts.js';
+import { quitAgainHint } from '../../cli/stop-signal.js';
 
 export interface ProgressViewSettings {
   action: BulkAction;
@@ -117,7 +118,7 @@ export class ProgressView {
   interrupted(inFlight: number): void {
     this.note(
       inFlight > 0
-        ? `stopping: waiting for ${counted(inFlight, 'request')} in flight, at most ${Math.ceil(this.s.requestTimeoutMs / 1000)}s; Ctrl-C again to quit now`
+        ? `stopping: waiting for ${counted(inFlight, 'request')} in flight, at most ${Math.ceil(this.s.requestTimeoutMs / 1000)}s; ${quitAgainHint(this.ctx.deps.signal)}`
         : 'stopping: no request in flight',
     );
   }

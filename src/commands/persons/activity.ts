@@ -3,12 +3,13 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseCount } from '../../cli/flags.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/person-actions.js';
 
 export interface PersonsActivityOptions {
+  email?: string;
   distinctId?: string;
   limit?: string;
   all?: boolean;
@@ -26,6 +27,7 @@ export function personsActivityCommand(): Command {
     )
     .argument('[id]', 'the integer id or the UUID of the person (or give --distinct-id); omit both for every person')
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--limit <n>', 'the most entries to print', '100')
     .option('--all', 'every entry (ignores --limit)')
     .option('--page-size <n>', 'entries per request (default 100)')
@@ -54,9 +56,11 @@ export function summarizeChanges(changes: unknown): string {
 }
 
 export async function personsActivityRun(ctx: Context, options: PersonsActivityOptions, given?: string): Promise<void> {
-  // Without an id or --distinct-id, the activity of every person.
+  // Without an id, --distinct-id or --email, the activity of every person.
   const target =
-    given === undefined && options.distinctId === undefined ? undefined : personTarget('activity', options.distinctId, [given]);
+    given === undefined && options.distinctId === undefined && options.email === undefined
+      ? undefined
+      : personTarget('activity', options, [given]);
   const limit = options.all ? undefined : parseCount(options.limit ?? '100', '--limit');
   const pageSize = options.pageSize ? parseCount(options.pageSize, '--page-size') : Math.min(limit ?? 100, 100);
   const output = await ctx.output();

@@ -4,12 +4,13 @@ import { ApiError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { RecordWriter } from '../../io/output.js';
 import * as api from '../../api/persons.js';
 import * as insights from '../../api/person-insights.js';
 
 export interface PersonsCohortsOptions {
+  email?: string;
   distinctId?: string;
 }
 
@@ -21,12 +22,13 @@ export function personsCohortsCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .addHelpText('after', examples('hogctl persons cohorts 42', 'hogctl persons cohorts 01900000-aaaa-7bbb-8ccc-000000000001 -o json'))
     .action(withContext(personsCohortsRun));
 }
 
 export async function personsCohortsRun(ctx: Context, options: PersonsCohortsOptions, given?: string): Promise<void> {
-  const target = personTarget('cohorts', options.distinctId, [given]);
+  const target = personTarget('cohorts', options, [given]);
   const output = await ctx.output();
   const projectId = await ctx.projectId();
   // Older servers answer full cohort objects; their fields are valid for --fields too.

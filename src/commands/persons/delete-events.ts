@@ -3,13 +3,14 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport, EVENTS_BATCH_NOTE } from './shared/report.js';
 
 export interface PersonsDeleteEventsOptions {
+  email?: string;
   distinctId?: string;
   yes?: boolean;
 }
@@ -23,6 +24,7 @@ export function personsDeleteEventsCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText(
       'after',
@@ -32,7 +34,7 @@ export function personsDeleteEventsCommand(): Command {
 }
 
 export async function personsDeleteEventsRun(ctx: Context, options: PersonsDeleteEventsOptions, given?: string): Promise<void> {
-  const target = personTarget('delete-events', options.distinctId, [given]);
+  const target = personTarget('delete-events', options, [given]);
   const report = await prepareReport(ctx, ['person', 'events_queued_for_deletion', 'status']);
   const resolved = await resolvePerson(ctx, target);
   const { id } = resolved;

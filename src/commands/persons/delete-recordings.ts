@@ -3,13 +3,14 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { deleteOnePerson } from '../../api/delete-one.js';
 import { unconfirmed } from './shared/unconfirmed.js';
 import { confirmPersonAction } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
 
 export interface PersonsDeleteRecordingsOptions {
+  email?: string;
   distinctId?: string;
   yes?: boolean;
 }
@@ -23,13 +24,14 @@ export function personsDeleteRecordingsCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('hogctl persons delete-recordings 42', 'hogctl persons delete-recordings 42 --yes -o json'))
     .action(withContext(personsDeleteRecordingsRun));
 }
 
 export async function personsDeleteRecordingsRun(ctx: Context, options: PersonsDeleteRecordingsOptions, given?: string): Promise<void> {
-  const target = personTarget('delete-recordings', options.distinctId, [given]);
+  const target = personTarget('delete-recordings', options, [given]);
   const report = await prepareReport(ctx, ['person', 'recordings_deletion_started', 'status']);
   const resolved = await resolvePerson(ctx, target);
   const { id } = resolved;

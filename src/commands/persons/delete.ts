@@ -6,6 +6,7 @@ import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
 import {
   distinctIdOption,
+  emailOption,
   ID_ARGUMENT,
   personTarget,
   resolvePerson,
@@ -18,6 +19,7 @@ import { prepareReport, EVENTS_BATCH_NOTE, type Report } from './shared/report.j
 import { unconfirmed } from './shared/unconfirmed.js';
 
 export interface PersonsDeleteOptions {
+  email?: string;
   distinctId?: string;
   deleteEvents?: boolean;
   deleteRecordings?: boolean;
@@ -36,6 +38,7 @@ export function personsDeleteCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--delete-events', 'also queue the deletion of all their events')
     .option('--delete-recordings', 'also delete their session recordings')
     .option('--keep-person', 'keep the person profile; delete only what the other flags say')
@@ -52,7 +55,7 @@ export function personsDeleteCommand(): Command {
 }
 
 export async function personsDeleteRun(ctx: Context, options: PersonsDeleteOptions, given?: string): Promise<void> {
-  const target = personTarget('delete', options.distinctId, [given]);
+  const target = personTarget('delete', options, [given]);
   if (options.keepPerson && !options.deleteEvents && !options.deleteRecordings) {
     throw new UsageError(
       '--keep-person alone deletes nothing',

@@ -13,7 +13,8 @@ export interface PersonsGetOptions {
   maxWait?: string;
 }
 
-/** The longest single wait for the query limit that --email sits out by default. */
+/** The longest single wait for the query limit that --email sits out by default (as
+ * shared/get-by-email.ts's, which this verb loads only for --email). */
 const DEFAULT_MAX_WAIT = '5m';
 
 export function personsGetCommand(): Command {
@@ -58,7 +59,7 @@ export async function personsGetRun(ctx: Context, options: PersonsGetOptions, id
     return getByEmail(ctx, address, options.maxWait ?? DEFAULT_MAX_WAIT);
   }
   if (options.maxWait !== undefined) throw new UsageError('--max-wait only applies with --email');
-  const target = personTarget('get', options.distinctId, [id]);
+  const target = personTarget('get', { distinctId: options.distinctId }, [id]);
   // Settings and client load at once. A missing project is still reported before a missing key:
   // both wait for the settings, and projectId() asks for them first.
   const [output, projectId, client] = await Promise.all([ctx.output(), ctx.projectId(), ctx.api()]);

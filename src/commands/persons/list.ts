@@ -10,7 +10,7 @@ import { stoppedError } from '../../cli/stopped.js';
 import { underRateLimit, type RateLimitName } from '../../cli/wait-out-limit.js';
 import { RecordWriter, type OutputSettings } from '../../io/output.js';
 import { countCsvRecords } from '../../io/csv-records.js';
-import { parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
+import { emailFilter, parseWhere, parsePropertiesJson } from '../../api/person-filters.js';
 import { listAllPersons, type ListPosition } from '../../api/list-all-persons.js';
 import * as api from '../../api/persons.js';
 import type { ApiClient } from '../../http/client.js';
@@ -53,18 +53,21 @@ export function personsListCommand(): Command {
         'the two outputs appended together hold every person once, even if persons were deleted meanwhile; persons created meanwhile are left out, as from any listing begun before them.',
     )
     .option(
-      '--email <email>',
-      "exact match on the email property, case-sensitive (the server's filter); `hogctl persons get --email` ignores the case of ASCII letters, as an erasure does",
+      '--email <address>',
+      'persons whose email property is this whole address, ignoring the case of ASCII letters (as `persons get --email` and an erasure match it; those also find it as a distinct id)',
     )
     .option('--distinct-id <id>', 'persons having this distinct id')
-    .option('--search <text>', 'case-insensitive match on email, name, UUID and distinct ids')
+    .option(
+      '--search <text>',
+      "PostHog's search: the email property contains the text (any case), or a distinct id or the UUID is the whole text; names are not searched",
+    )
     .option(
       '--where <key=value>',
       'property filter; also != ~ (contains) !~ > >= < <=, has:<key> and lacks:<key> (set or not); = and != are case-sensitive (email=Lee@x.com misses lee@x.com, which bulk-delete --emails finds); an empty value is refused (repeatable)',
       collect,
     )
     .option('--properties <json>', 'raw PostHog property filters as a JSON array')
-    .option('--limit <n>', 'the most persons to print', '100')
+    .option('--limit <n>', 'the most persons to print (default 100)')
     .option('--all', 'every matching person (ignores --limit)')
     .option('--page-size <n>', 'persons per request (default 100, or 1000 with --all)')
     .option('--offset <n>', 'with --all: start at the n-th person, as a stopped --all printed it')
@@ -111,6 +114,8 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     { csvHeader: options.offset === undefined && options.after === undefined },
   );
   let more = false;
+  // Persons --search found by a whole distinct id or UUID: nothing shown contains the text.
+  let notByEmail = 0;
   let shifted = 0;
   let requests = 0;
   // --all waits out the read limit here, with a countdown, as long as --max-wait allows.
@@ -124,7 +129,9 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     for await (const page of pages) {
       const room = limit === undefined ? page.length : limit - writer.count;
       if (page.length > room) more = true;
-      await writer.writePage(page.slice(0, room) as unknown as Record<string, unknown>[]);
+      const shown = page.slice(0, room);
+      if (options.search !== undefined) notByEmail += shown.filter((p) => !emailContains(p, options.search as string)).length;
+      await writer.writePage(shown as unknown as Record<string, unknown>[]);
     }
   } catch (error) {
     await writer.end();
@@ -144,7 +151,7 @@ export async function personsListRun(ctx: Context, options: PersonsListOptions):
     });
   }
   await writer.end();
-  sayHowItEnded(ctx, options, { shifted, printed: writer.count, more });
+  sayAfterListing(ctx, options, { shifted, notByEmail, printed: writer.count, more, filtered: output.filter !== undefined });
 }
 
 /** The flags' values, checked before anything is sent: the paging flags only with --all. */
@@ -173,11 +180,16 @@ function listFlags(options: PersonsListOptions) {
       `use --page-size ${api.MAX_PERSONS_PAGE} or less; --all pages through every person`,
     );
   }
+  const email = options.email?.trim();
+  if (email === '') throw new UsageError('--email is empty', 'e.g. `hogctl persons list --email lee@example.net`');
   const filters = {
-    email: options.email,
     distinctId: options.distinctId,
     search: options.search,
-    properties: [...(options.where ?? []).map(parseWhere), ...(options.properties ? parsePropertiesJson(options.properties) : [])],
+    properties: [
+      ...(email === undefined ? [] : [emailFilter(email)]),
+      ...(options.where ?? []).map(parseWhere),
+      ...(options.properties ? parsePropertiesJson(options.properties) : []),
+    ],
   };
   return { position, cap, limit, fetchLimit, pageSize, filters };
 }
@@ -203,13 +215,13 @@ async function serverCsv(
   }
 }
 
-/** The notes after a listing: pages asked for again, nothing matched, or more to see with --all. */
-function sayHowItEnded(
+/** What the listing saw that the rows do not say: pages asked again, how --search matched, none, or more. */
+function sayAfterListing(
   ctx: Context,
   options: PersonsListOptions,
-  { shifted, printed, more }: { shifted: number; printed: number; more: boolean },
+  seen: { shifted: number; notByEmail: number; printed: number; more: boolean; filtered: boolean },
 ): void {
-  if (shifted > 0) {
+  if (seen.shifted > 0) {
     // A continuation's place may have moved before it ran, or its --offset and --after may not be
     // from the same listing: the deletions are not known to have happened while it ran.
     const why =
@@ -217,17 +229,35 @@ function sayHowItEnded(
         ? 'persons were deleted while this listing ran'
         : 'the place to continue from had moved (persons deleted since the listing stopped, or --offset and --after not printed together)';
     ctx.info(
-      `${why}: ${counted(shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
+      `${why}: ${counted(seen.shifted, 'page was', 'pages were')} asked for again from further back, so every person that existed throughout is listed once`,
     );
   }
-  if (printed === 0)
+  if (seen.notByEmail > 0)
+    ctx.info(
+      `${seen.notByEmail} of these matched --search ${JSON.stringify(options.search)} as a whole distinct id or UUID, not in their e-mail address (PostHog's search reads only these)`,
+    );
+  if (seen.printed === 0)
     ctx.info(
       options.email === undefined
         ? 'no persons matched'
-        : `no persons matched; --email matches the case exactly: \`hogctl persons get --email ${options.email}\` ignores the case of ASCII letters`,
+        : `no persons matched; --email reads the email property only: \`hogctl persons get --email ${options.email.trim()}\` also finds the address as a distinct id`,
     );
-  // A hint for a person at a terminal; a script asked for --limit and gets exactly that.
-  else if (more && ctx.io.stderr.isTTY) ctx.info(`showing ${counted(printed, 'person')}; --all for every one`);
+  else if (seen.more) sayMoreMatch(ctx, seen.printed, options.limit !== undefined, seen.filtered);
+}
+
+/**
+ * More persons matched than were printed. A --jq or --template under the default --limit saw one
+ * page only, so `length` or a sum would be wrong with nothing to say so: that is said wherever
+ * stderr goes. Otherwise it is a hint for a person at a terminal; a script that asked for --limit
+ * gets exactly that.
+ */
+function sayMoreMatch(ctx: Context, printed: number, limitGiven: boolean, filtered: boolean): void {
+  if (filtered && !limitGiven) {
+    const flag = ctx.globals.jq !== undefined ? '--jq' : '--template';
+    ctx.warn(
+      `${flag} saw the first ${counted(printed, 'person')} only (the default --limit), and more match: add --all for ${flag} to see every one`,
+    );
+  } else if (ctx.io.stderr.isTTY) ctx.info(`showing ${counted(printed, 'person')}; --all for every one`);
 }
 
 /** `--after <created_at>,<uuid>[,<uuid>...]`: the last person a stopped --all printed. */
@@ -240,4 +270,10 @@ function parseAfter(raw: string): NonNullable<ListPosition['after']> {
     );
   }
   return { createdAt, ids };
+}
+
+/** Whether PostHog's --search found the person in their email property (docs/server-contract.md §6.1). */
+function emailContains(person: api.ListedPerson, search: string): boolean {
+  const email = person.properties?.email;
+  return typeof email === 'string' && email.toLowerCase().includes(search.toLowerCase());
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseSetValue } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
@@ -11,6 +11,7 @@ import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
 import * as api from '../../api/person-actions.js';
 
 export interface PersonsSetPropOptions {
+  email?: string;
   distinctId?: string;
 }
 
@@ -27,6 +28,7 @@ export function personsSetPropCommand(): Command {
     .argument('[key]', 'the property key')
     .argument('[value]', 'the value (use -- before a value that starts with -)')
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .addHelpText(
       'after',
       examples(
@@ -44,7 +46,7 @@ export async function personsSetPropRun(
   options: PersonsSetPropOptions,
   ...positionals: (string | undefined)[]
 ): Promise<void> {
-  const target = personTarget('set-prop', options.distinctId, positionals, ['key', 'value']);
+  const target = personTarget('set-prop', options, positionals, ['key', 'value']);
   const [key, raw] = target.rest;
   checkPropertyKey(key);
   const value = parseSetValue(raw);

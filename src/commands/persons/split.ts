@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePerson } from './shared/person-target.js';
 import { confirmPersonAction, personToShow, type ShownPerson } from './shared/confirm-person.js';
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
@@ -12,6 +12,7 @@ import * as api from '../../api/person-actions.js';
 import { counted } from '../../io/counts.js';
 
 export interface PersonsSplitOptions {
+  email?: string;
   distinctId?: string;
   mainDistinctId?: string;
   distinctIds?: string;
@@ -28,6 +29,7 @@ export function personsSplitCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--main-distinct-id <id>', 'the distinct id to keep; all others move off')
     .option('--distinct-ids <a,b,...>', 'the distinct ids to move off (comma-separated)')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -59,7 +61,7 @@ function checkMain(person: ShownPerson, main: string): void {
 }
 
 export async function personsSplitRun(ctx: Context, options: PersonsSplitOptions, given?: string): Promise<void> {
-  const target = personTarget('split', options.distinctId, [given]);
+  const target = personTarget('split', options, [given]);
   const main = options.mainDistinctId;
   if ((main === undefined) === (options.distinctIds === undefined)) {
     throw new UsageError(

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError, NotFoundError } from '../../errors.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { addParamOptions, type InsightParamOptions } from './shared/insight-options.js';
 import { RecordWriter } from '../../io/output.js';
 import { buildParams, readParamsFile } from './shared/insight-run.js';
@@ -13,6 +13,7 @@ import { counted } from '../../io/counts.js';
 export interface PersonsTimelineOptions extends InsightParamOptions {
   breakdown?: string;
   distinctId?: string;
+  email?: string;
 }
 
 export function personsTimelineCommand(): Command {
@@ -24,6 +25,7 @@ export function personsTimelineCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--breakdown <property>', 'the property the insight breaks down by (one of the crucial property keys)');
   return addParamOptions(command)
     .addHelpText(
@@ -38,7 +40,7 @@ export function personsTimelineCommand(): Command {
 }
 
 export async function personsTimelineRun(ctx: Context, options: PersonsTimelineOptions, given?: string): Promise<void> {
-  const target = personTarget('timeline', options.distinctId, [given]);
+  const target = personTarget('timeline', options, [given]);
   const params = buildParams(await readParamsFile(ctx, options), { breakdown: options.breakdown });
   const output = await ctx.output();
   const projectId = await ctx.projectId();

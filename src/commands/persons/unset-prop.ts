@@ -3,13 +3,14 @@ import type { Context } from '../../context.js';
 import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { prepareReport } from './shared/report.js';
 import { checkPropertyKey } from './shared/property-key.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
 import * as api from '../../api/person-actions.js';
 
 export interface PersonsUnsetPropOptions {
+  email?: string;
   distinctId?: string;
 }
 
@@ -24,6 +25,7 @@ export function personsUnsetPropCommand(): Command {
     .argument('[id]', ID_ARGUMENT)
     .argument('[key]', 'the property key')
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .addHelpText('after', examples('hogctl persons unset-prop 42 plan', "hogctl persons unset-prop 42 '$browser'"))
     .action(withContext(personsUnsetPropRun));
 }
@@ -33,7 +35,7 @@ export async function personsUnsetPropRun(
   options: PersonsUnsetPropOptions,
   ...positionals: (string | undefined)[]
 ): Promise<void> {
-  const target = personTarget('unset-prop', options.distinctId, positionals, ['key']);
+  const target = personTarget('unset-prop', options, positionals, ['key']);
   const [key] = target.rest;
   checkPropertyKey(key);
   const report = await prepareReport(ctx, ['person', 'unset', 'status']);

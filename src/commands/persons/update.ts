@@ -5,13 +5,14 @@ import { withContext } from '../../cli/with-context.js';
 import { examples } from '../../cli/help-text.js';
 import { collect } from '../../cli/flags.js';
 import { personName } from '../../cli/names.js';
-import { distinctIdOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
+import { distinctIdOption, emailOption, ID_ARGUMENT, personTarget, resolvePersonId } from './shared/person-target.js';
 import { parseAssignments } from '../../api/set-value.js';
 import { prepareReport } from './shared/report.js';
 import { unconfirmed, checkPerson } from './shared/unconfirmed.js';
 import * as api from '../../api/person-actions.js';
 
 export interface PersonsUpdateOptions {
+  email?: string;
   distinctId?: string;
   set?: string[];
   properties?: string;
@@ -27,6 +28,7 @@ export function personsUpdateCommand(): Command {
     )
     .argument('[id]', ID_ARGUMENT)
     .addOption(distinctIdOption())
+    .addOption(emailOption())
     .option('--set <key=value>', 'a property to set (repeatable)', collect)
     .option('--properties <json>', 'a JSON object of properties to set (--set values win on the same key)')
     .addHelpText(
@@ -41,7 +43,7 @@ export function personsUpdateCommand(): Command {
 }
 
 export async function personsUpdateRun(ctx: Context, options: PersonsUpdateOptions, given?: string): Promise<void> {
-  const target = personTarget('update', options.distinctId, [given]);
+  const target = personTarget('update', options, [given]);
   const properties = { ...parseObject(options.properties), ...parseAssignments(options.set ?? []) };
   if (Object.keys(properties).length === 0) {
     throw new UsageError(

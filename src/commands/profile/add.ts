@@ -83,7 +83,10 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
 
   let baseUrl = ctx.globals.baseUrl;
   if (!baseUrl && ask) {
-    baseUrl = await prompter.input('PostHog base URL (https://us.posthog.com, https://eu.posthog.com or your own):', {
+    // The choices go on a line of their own (wrapped at spaces): inquirer's prompt line, with the
+    // default after it, would run past 80 columns and break mid-address.
+    ctx.info('Your PostHog: https://us.posthog.com (US Cloud), https://eu.posthog.com (EU Cloud) or your own address.');
+    baseUrl = await prompter.input('PostHog base URL:', {
       default: existing?.base_url ?? DEFAULT_BASE_URL,
       validate: (v) => {
         try {

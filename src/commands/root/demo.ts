@@ -10,6 +10,8 @@ import { examples } from '../../cli/help-text.js';
 import { globalsUsed } from '../../docs/help-layout.js';
 import { startSandbox } from './shared/start-sandbox.js';
 import { hogctlCommand } from './shared/hogctl-command.js';
+import { fitToTerminal } from '../../io/columns.js';
+import { formatNumber } from '../../io/counts.js';
 
 export interface DemoOptions {
   persons?: string;
@@ -48,12 +50,13 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
     HOGCTL_API_KEY: '',
   };
   const run = async (note: string, args: string[], stdinText = ''): Promise<void> => {
-    stdout.write(`\n${bold(`# ${note}`)}\n$ hogctl ${args.join(' ')}\n`);
+    stdout.write(`\n${bold(`# ${note}`)}\n${shellLines(['$', 'hogctl', ...args], stdout.isTTY ? stdout.columns : undefined)}\n`);
     const code = await main(args, { ...ctx.deps, env, io: { stdout, stderr, stdin: Readable.from([stdinText]) as never } });
     if (code !== 0) stdout.write(`(exit code ${code})\n`);
   };
   try {
-    stdout.write(`hogctl demo: a local PostHog sandbox is running at ${sandbox.url} with ${sandbox.store.count()} persons.\n`);
+    const banner = `hogctl demo: a local PostHog sandbox is running at ${sandbox.url} with ${formatNumber(sandbox.store.count())} persons.`;
+    stdout.write(`${fitToTerminal(stdout, banner)}\n`);
     await run(
       'save a profile; the key is read from standard input, never from a flag',
       ['profile', 'add', 'demo', '--base-url', sandbox.url, '--project', String(sandbox.projectId), '--api-key-stdin'],
@@ -83,4 +86,21 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
     await sandbox.close();
     rmSync(configDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A command as the tour echoes it, within the terminal's width: cut between words with a
+ * backslash, its continuations indented, so that it still pastes into a shell as one command.
+ */
+function shellLines(words: string[], columns: number | undefined): string {
+  if (!columns) return words.join(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line && line.length + 1 + word.length + 2 > columns) {
+      lines.push(`${line} \\`);
+      line = `    ${word}`;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
 }

@@ -19,7 +19,7 @@ export function helpCommand(): Command {
       if (words.length === 1 && TOPICS[words[0]]) return write(topicText(words[0], root.configureOutput().getOutHelpWidth?.() ?? 80));
       let target: Command = root;
       for (const word of words) {
-        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word)) ?? verbOfOneGroup(target, word, words);
         if (!next) {
           const names = [...target.commands.map((c) => c.name()), ...(target === root ? Object.keys(TOPICS) : [])];
           const near = suggest(word, names);
@@ -35,4 +35,18 @@ export function helpCommand(): Command {
       target.outputHelp();
     });
   return globalsUsed(command, []);
+}
+
+/**
+ * `hogctl help merge`: a verb named without its group, when only one group has it (`persons
+ * merge`). A name several groups share (`list`) is refused with each of them, to pick from.
+ */
+function verbOfOneGroup(target: Command, word: string, words: string[]): Command | undefined {
+  if (target.parent || words.length !== 1) return undefined;
+  const found = target.commands.flatMap((group) => group.commands.filter((c) => c.name() === word || c.aliases().includes(word)));
+  if (found.length <= 1) return found[0];
+  throw new UsageError(
+    `"${word}" is a verb of ${found.length} groups`,
+    `pick one: ${found.map((c) => `\`hogctl help ${c.parent!.name()} ${c.name()}\``).join(', ')}`,
+  );
 }

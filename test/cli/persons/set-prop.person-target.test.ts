@@ -100,7 +100,7 @@ describe('--distinct-id on per-person verbs', () => {
       expect(both.stderr).toContain('too many arguments: with --distinct-id, give no person id');
       const neither = await world.run(['persons', 'delete', '--yes']);
       expect(neither.code).toBe(2);
-      expect(neither.stderr).toContain('give a person id or --distinct-id');
+      expect(neither.stderr).toContain('give a person id, --distinct-id or --email');
       const missing = await world.run(['persons', 'set-prop', '--distinct-id', 'user-42', 'plan']);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('missing argument <value>');

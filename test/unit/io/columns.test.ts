@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitColumns, pad, truncate, visible, wrapHanging } from '../../../src/io/columns.js';
+import { displayWidth, fitColumns, pad, truncate, visible, wrapHanging, wrapValue } from '../../../src/io/columns.js';
 
 describe('terminal text measures', () => {
   it('counts wide characters as two cells and combining marks as none', () => {
@@ -58,6 +58,17 @@ describe('fitColumns', () => {
   });
 });
 
+describe('wrapValue', () => {
+  it("wraps a record's value at spaces, under the value, and leaves a line that fits", () => {
+    const line = 'distinct_ids: user-942, 01993780-a4f1-766a-9ca0-fdef14c5ba43, 01993780-a4f1-766a-9ca0-fdef14c5ba44';
+    expect(wrapValue(line, 14, 80).split('\n')).toEqual([
+      'distinct_ids: user-942, 01993780-a4f1-766a-9ca0-fdef14c5ba43,',
+      '              01993780-a4f1-766a-9ca0-fdef14c5ba44',
+    ]);
+    expect(wrapValue('id:  1', 5, 80)).toBe('id:  1');
+  });
+});
+
 describe('wrapHanging', () => {
   it('wraps a labelled line at spaces, its continuations two cells in from the value', () => {
     const line = '  input     emails.txt (lines): 7 values, 7 unique e-mail addresses, 0 duplicates dropped, 0 invalid';
@@ -67,7 +78,7 @@ describe('wrapHanging', () => {
     ]);
   });
 
-  it('keeps lines that fit, indents a line without a label by two more, and leaves prose flush', () => {
+  it('keeps lines that fit, and indents the continuations of a line without a label, and of prose, by two', () => {
     expect(wrapHanging('Plan: delete\n  flags     a · b', 40)).toBe('Plan: delete\n  flags     a · b');
     expect(wrapHanging('  ✗ project 2 cannot be searched (403): nothing in it', 30).split('\n')).toEqual([
       '  ✗ project 2 cannot be',
@@ -76,8 +87,8 @@ describe('wrapHanging', () => {
     ]);
     expect(wrapHanging('This deletes 7 persons in projects 1 and 2', 20).split('\n')).toEqual([
       'This deletes 7',
-      'persons in projects',
-      '1 and 2',
+      '  persons in',
+      '  projects 1 and 2',
     ]);
   });
 

@@ -260,6 +260,14 @@ describe('--fields validation', () => {
     expect(err.message).toContain('id, name, created_at, properties, properties.<key>');
   });
 
+  it('names the field meant: a property by its bare key, a typo by the nearest name', () => {
+    expect(thrown(() => checkFields(['id', 'email'], SHAPE.fields!, SHAPE.openObjects)).hint).toBe(
+      'did you mean --fields id,properties.email?',
+    );
+    expect(thrown(() => checkFields(['nme'], SHAPE.fields!, SHAPE.openObjects)).hint).toBe('did you mean --fields name?');
+    expect(thrown(() => checkFields(['email'], SHAPE.fields!, [])).hint).toBeUndefined();
+  });
+
   it('accepts properties.<key> for open objects', () => {
     expect(() => checkFields(['properties.anything', 'id'], SHAPE.fields!, SHAPE.openObjects)).not.toThrow();
     expect(() => checkFields(['name.first'], SHAPE.fields!, SHAPE.openObjects)).toThrow(UsageError);

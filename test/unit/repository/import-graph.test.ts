@@ -60,8 +60,10 @@ const LAZY_ELSEWHERE: Record<string, string[]> = {
   'src/commands/root/shared/start-sandbox.ts': ['@hogctl/sandbox'],
   'src/mcp/sdk.ts': ['@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'zod'],
   'src/commands/root/demo.ts': ['../../main.js'],
-  // A verb's mode that needs far more than the verb: --email looks the address up as an erasure does.
+  // A verb's mode that needs far more than the verb: --email looks the address up as an erasure
+  // does, in persons get and in every verb that takes one person (shared/person-target.ts).
   'src/commands/persons/get.ts': ['./shared/get-by-email.js'],
+  'src/commands/persons/shared/person-target.ts': ['./get-by-email.js'],
 };
 const HEAVY = new Set(Object.values(LAZY_ELSEWHERE).flatMap((specs) => specs.filter((spec) => !spec.startsWith('.'))));
 
