@@ -53,8 +53,13 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const options = (list: Option[]) => list.map((o) => item(optionTerm(o), helper.styleOptionDescription(helper.optionDescription(o))));
 
   let out = [`${helper.styleTitle('Usage:')} ${helper.styleUsage(helper.commandUsage(cmd))}`, ''];
-  const [lead, ...details] = helper.commandDescription(cmd).split('\n\n');
-  if (lead) out.push(helper.boxWrap(helper.styleCommandDescription(lead), helpWidth), '');
+  const [lead, ...rest] = helper.commandDescription(cmd).split('\n\n');
+  // Where the long explanations are (`More in \`hogctl help <topic>\``) is said before the options:
+  // under Details, after some eighty lines of options, a person at a terminal would not see it.
+  const pointers = rest.filter((p) => p.startsWith('More in `hogctl help '));
+  const details = rest.filter((p) => !pointers.includes(p));
+  for (const paragraph of lead ? [lead, ...pointers] : pointers)
+    out.push(helper.boxWrap(helper.styleCommandDescription(paragraph), helpWidth), '');
   out = out.concat(
     helper.formatItemList(
       'Arguments:',

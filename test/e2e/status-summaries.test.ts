@@ -54,7 +54,8 @@ describe('users 2fa status', () => {
     const { code, lines } = await screen(['users', '2fa', 'status'], { HOGCTL_API_KEY: undefined });
     expect(code).toBe(0);
     // The session's user by address, so that a profile with another user's key is not misread.
-    expect(lines.join(' ')).toBe(
+    // A continuation line is indented under the first.
+    expect(lines.map((line) => line.trimStart()).join(' ')).toBe(
       '✗ Two-factor authentication is off for you (sandbox@example.com): turn it on with `hogctl users 2fa enable`',
     );
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);

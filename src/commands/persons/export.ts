@@ -36,18 +36,17 @@ export function personsExportCommand(): Command {
     .description(
       'Answers a subject-access request (GDPR Art. 15, CCPA "right to know"): finds the persons an e-mail address, a ' +
         'distinct id or a person id names, in one project, several (--projects) or all (--all-projects), exactly as ' +
-        '`persons bulk-delete --email` finds them for an erasure, and writes a bundle into --out: per project and ' +
-        'person, the record with all distinct ids and properties (person.json), the properties PostHog rebuilds from ' +
-        'the $set events of the last two years (properties-from-set-events.json) and every change of them the events ' +
-        'carry (properties-history.ndjson.gz), the ' +
-        'cohorts, the activity log, the session recordings listed, the feature flags with the reason each has its ' +
-        'value (feature-flags.json; PostHog serves these to a signed-in session only: run `hogctl auth login` first), ' +
-        'and every event of every distinct id ' +
+        '`persons bulk-delete --email` finds them for an erasure, and writes a bundle into --out, with the events up ' +
+        'to the moment the export began.\n\n' +
+        'Per project and person, the bundle holds the record with all distinct ids and properties (person.json), the ' +
+        'properties PostHog rebuilds from the $set events of the last two years (properties-from-set-events.json) and ' +
+        'every change of them the events carry (properties-history.ndjson.gz), the cohorts, the activity log, the ' +
+        'session recordings listed, the feature flags with the reason each has its value (feature-flags.json; PostHog ' +
+        'serves these to a signed-in session only: run `hogctl auth login` first), and every event of every distinct id ' +
         '(events.ndjson.gz, read from HogQL 50,000 at a time); then summary.html, one page to send on (the ' +
         "person's properties and distinct ids, and counts), and manifest.json, with who asked, the host, the " +
         'identifiers as given, the counts, the time range, the SHA-256 of every file, and what PostHog holds that the ' +
-        'bundle does not (LLM analytics content, heatmaps, e-mails sent by Workflows). Events are exported up to the ' +
-        'moment the export began.\n\n' +
+        'bundle does not (LLM analytics content, heatmaps, e-mails sent by Workflows).\n\n' +
         'The bundle holds personal data: its directory is made 0700 and its files 0600, a directory that exists and is ' +
         'not empty is refused (a bundle is never written over), and no key is written into it. The plan (persons per ' +
         'project, events, queries) comes first; --dry-run stops there and writes nothing. Every part and every page of ' +
