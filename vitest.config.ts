@@ -7,12 +7,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const MOCKS_MODULES = [
   'test/unit/bulk/engine/lock.test.ts',
   'test/unit/bulk/engine/receipt.test.ts',
-  'test/virtual/unrecorded.test.ts',
+  'test/reliability/unrecorded.test.ts',
   'test/unit/io/write-all.test.ts',
 ];
 
 /** Where the files that take longest are: each file of test/reliability/ is one long scenario. */
-const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/cli/', 'test/virtual/', 'packages/', 'test/unit/'];
+const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/cli/', 'packages/', 'test/unit/'];
 
 /**
  * The black-box suites start first and the short in-process tests fill the gaps at the end, so
@@ -41,7 +41,7 @@ export default defineConfig({
     // Two cores, but a black-box test uses a core a quarter of its time or less (measured: a file
     // of 110 s of wall time took 27 s of CPU, its children included): the rest it waits on child
     // processes, polling and real timeouts. The waits on rate windows and backoff run on virtual
-    // time (test/virtual/); four workers keep the cores busy while others wait.
+    // time (test/cli/virtual-harness.ts); four workers keep the cores busy while others wait.
     maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
     projects: [
@@ -62,9 +62,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // The verbs in this process (test/cli/harness.ts, test/virtual/harness.ts): no build needed.
+          // The verbs in this process (test/cli/harness.ts, test/cli/virtual-harness.ts): no build needed.
           name: 'cli',
-          include: ['test/cli/**/*.test.ts', 'test/virtual/**/*.test.ts'],
+          include: ['test/cli/**/*.test.ts'],
           exclude: [...MOCKS_MODULES],
           isolate: false,
           execArgv: ['--max-semi-space-size=64'],

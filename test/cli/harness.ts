@@ -5,7 +5,7 @@
 // What only the built binary can show (start-up, signals, kills, full disks, the package, help
 // answered from files) stays in test/e2e/ and test/reliability/; test/e2e/smoke.test.ts runs each
 // verb once as a child process. Scenarios that wait on rate windows and backoff run on the
-// virtual clock instead (test/virtual/harness.ts).
+// virtual clock instead (test/cli/virtual-harness.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { Agent } from 'undici';
 import { startSandbox, type SandboxOptions } from '@hogctl/sandbox';
 import { main } from '../../src/main.js';
 import { cleanEnv, type RunOptions, type RunResult, type World } from '../e2e/harness.js';
-import { Screen } from '../virtual/harness.js';
+import { Screen } from './virtual-harness.js';
 
 export type { RunOptions, RunResult, World } from '../e2e/harness.js';
 

@@ -59,11 +59,11 @@ const SKIPS: [RegExp, string][] = [
     'applies the plan that the --plan-out example writes, for the same sandbox (test/cli/persons/bulk-delete.erasure-case.test.ts runs both)',
   ],
   [/erasure-status --receipt/, 'checks the receipt of an earlier erasure (test/cli/persons/bulk-delete.erasure-case.test.ts runs both)'],
-  [/^hogctl persons receipt /, 'shows the receipt of an earlier run (test/virtual/receipt-view.test.ts runs both)'],
+  [/^hogctl persons receipt /, 'shows the receipt of an earlier run (test/cli/persons/receipt.view.test.ts runs both)'],
   [/^hogctl persons export --resume/, 'continues an export that stopped (persons-export.test.ts kills one and resumes it)'],
   [
     /^hogctl events deletion-requests \S+/,
-    'names a request an earlier `events delete` made (test/virtual/events-delete.test.ts shows one)',
+    'names a request an earlier `events delete` made (test/cli/events/delete.flow.test.ts shows one)',
   ],
   [/^hogctl persons bulk-update .*--resume/, 'continues an interrupted run (bulk-update-capture.test.ts kills one and resumes it)'],
 ];

@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => world.close());
 
 describe('persons funnel, lifecycle and trends with a personal key', () => {
-  // Waiting out the query limit between pages runs on virtual time: test/virtual/query-limits.test.ts.
+  // Waiting out the query limit between pages runs on virtual time: test/cli/persons/query.limits.test.ts.
 
   it('stopped by a wait past --max-wait, prints the command that continues at --offset; run as printed, the outputs appended are one CSV with every person once', async () => {
     const args = [

@@ -23,7 +23,7 @@ const lines = (text: string) => text.trim().split('\n').filter(Boolean);
 
 describe('--all under the legacy HogQL limit (120 queries an hour, scaled down here)', () => {
   // Waiting the limit out, each wait within --max-wait, runs on virtual time:
-  // test/virtual/query-limits.test.ts.
+  // test/cli/persons/query.limits.test.ts.
   it('stopped by a wait past --max-wait, prints the command with every flag given and the cursor; run as printed, it continues there', async () => {
     const text = "SELECT id, properties.email FROM persons WHERE properties.plan = {plan} AND properties.country != 'XX'";
     world.sandbox.setRateLimit('query=3/1h');

@@ -1,7 +1,7 @@
 // Reliability, in this process (test/cli/harness.ts): a bulk update through capture whose /batch/
 // requests are often answered with a 200 that is no acceptance (the events dropped), resumed until
 // it completes. (A billing limit cannot be told this way: capture answers it with its acceptance,
-// test/virtual/billing-limited.test.ts.) Every person must end changed, each person's change must
+// test/cli/persons/bulk-update.billing-limited.test.ts.) Every person must end changed, each person's change must
 // go out with one event uuid and one timestamp however often it is sent, the receipt must equal the
 // sandbox, and nobody may be created. (An earlier version took any 200 as success: persons were
 // left unchanged behind a "completed" receipt, and --resume never sent them again.)

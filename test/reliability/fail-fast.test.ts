@@ -105,7 +105,7 @@ describe('retry waits over a second are announced', () => {
       world.sandbox.setFaults();
     }
   });
-  // --quiet silencing the notice runs on virtual time: test/virtual/retry-notice.test.ts.
+  // --quiet silencing the notice runs on virtual time: test/reliability/retry-notice.test.ts.
 });
 
 describe('a certificate that does not verify', () => {

@@ -44,7 +44,7 @@ export function seedHittingFirst(spec: string, kind: FaultKind, method: string, 
 }
 
 /** What the checks below read of a world and of a run: the built binary's, or an in-process one
- * on virtual time (test/virtual/harness.ts). */
+ * on virtual time (test/cli/virtual-harness.ts). */
 type Served = Pick<World, 'sandbox'>;
 type Printed = Pick<RunResult, 'stdout' | 'stderr'>;
 

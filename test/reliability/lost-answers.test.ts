@@ -86,7 +86,7 @@ describe.each(LOST)('persons writes whose answer is lost (%s)', (kind) => {
 
 // The deletions of a person's events and recordings, whose requests are retried when the answer is
 // lost (15 s of backoff each on the real clock), run on virtual time:
-// test/virtual/lost-deletions.test.ts.
+// test/cli/persons/delete-events.lost-answers.test.ts.
 
 describe('users 2fa writes whose answer is lost', () => {
   const account = () => world.sandbox.identity.byEmail(world.sandbox.twoFactorUser.email)!;

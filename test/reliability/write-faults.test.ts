@@ -74,7 +74,7 @@ describe.each(FAULT_CASES)('under $kind', (c) => {
 
 // Every attempt meets the fault: the retries run out, after 15 s of backoff on the real clock.
 // One case against the built binary here; the others (throttled, dropped, too slow) run in-process
-// on virtual time: test/virtual/retries-spent.test.ts.
+// on virtual time: test/reliability/retries-spent.test.ts.
 describe('when every retry meets the fault', () => {
   async function spent(
     spec: string,

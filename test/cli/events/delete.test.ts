@@ -1,7 +1,7 @@
 // In this process against the sandbox: `events delete --help`, and a dry run that
 // counts the selected events, shows the plan and sends no deletion request. The
 // scenarios on virtual time (submission, lost answer and --resume, the flag off, the limits) are
-// test/virtual/events-delete.test.ts.
+// test/cli/events/delete.flow.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../harness.js';
 

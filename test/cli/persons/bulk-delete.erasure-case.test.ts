@@ -73,22 +73,26 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
     const sizes = new Map([1, 2, 4, 5].map((p) => [p, store(p).size]));
     const from = world.sandbox.requests.length;
 
-    const res = await world.run([
-      'persons',
-      'bulk-delete',
-      '--emails',
-      file,
-      '--all-projects',
-      '--delete-events',
-      '--delete-recordings',
-      ...journalOf('case'),
-      // The sandbox has no rate limit; PostHog Cloud's 240 reads a minute would make this a minute longer.
-      '--read-rate',
-      '6000',
-      '-y',
-      '-o',
-      'json',
-    ]);
+    const res = await world.run(
+      [
+        'persons',
+        'bulk-delete',
+        '--emails',
+        file,
+        '--all-projects',
+        '--delete-events',
+        '--delete-recordings',
+        ...journalOf('case'),
+        // The sandbox has no rate limit; PostHog Cloud's 240 reads a minute would make this a minute longer.
+        '--read-rate',
+        '6000',
+        '-y',
+        '-o',
+        'json',
+        // hogctl and the sandbox share this process's one thread: as long as the test allows.
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(res.code, res.stderr).toBe(0);
     // Every person named is gone, in every project, and nobody else was touched.
     for (const [project, uuids] of doomed) {

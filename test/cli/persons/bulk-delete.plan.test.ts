@@ -3,7 +3,7 @@
 // piped in from hogctl's own `-o csv`. The question and the end of a run on a real terminal are
 // test/e2e/bulk-delete-terminal.test.ts; the long waits for a window (on a terminal, and a resumed
 // run counting the earlier one's requests) and a chunk retried in the bar run on virtual time:
-// test/virtual/bulk-windows.test.ts.
+// test/cli/persons/bulk-delete.windows.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

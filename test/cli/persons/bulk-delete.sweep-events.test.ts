@@ -1,7 +1,7 @@
 // In this process against the sandbox: `persons bulk-delete --sweep-events` sweeps
 // the events of an address that names no person, and refuses to run without --delete-events. The
 // whole case (a merged person, the approval and weekly job, erasure-status, the flag off, a lost
-// answer and --resume) is test/virtual/erasure-sweep.test.ts, on virtual time.
+// answer and --resume) is test/cli/persons/erasure-status.sweep.test.ts, on virtual time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../harness.js';
 

@@ -41,5 +41,5 @@ describe('persons delete, of a person the server could not delete', () => {
     world.sandbox.failDeletions([uuid], 0);
   });
   // A server without bulk_delete (the single DELETE answers 503 person_deletion_failed, retried with
-  // backoff) runs on virtual time: test/virtual/deletion-failed.test.ts.
+  // backoff) runs on virtual time: test/cli/persons/delete.deletion-failed.test.ts.
 });

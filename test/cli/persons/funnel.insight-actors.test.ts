@@ -126,7 +126,7 @@ describe('persons funnel, lifecycle and trends with a personal key', () => {
     expect(refused.stderr).toMatch(/query:read/);
   });
 
-  // Waiting out the query limit between pages runs on virtual time: test/virtual/query-limits.test.ts.
+  // Waiting out the query limit between pages runs on virtual time: test/cli/persons/query.limits.test.ts.
   it('--page-size pages with limit and offset, up to the largest page the server pages on', async () => {
     const before = world.sandbox.requests.length;
     const res = await world.run([

@@ -279,7 +279,7 @@ describe('persons query errors', () => {
 
 describe('--all under the legacy HogQL limit (120 queries an hour, scaled down here)', () => {
   // Waiting the limit out, each wait within --max-wait, runs on virtual time:
-  // test/virtual/query-limits.test.ts.
+  // test/cli/persons/query.limits.test.ts.
 
   it('stopped on its first query, prints the command to run again, without --after', async () => {
     world.sandbox.setRateLimit('query=1/1h');
