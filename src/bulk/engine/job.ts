@@ -19,9 +19,9 @@ import { planFacts, planText } from './plan.js';
 import { wrapHanging } from '../../io/columns.js';
 import { writePlan } from './write-plan.js';
 import { prepareJob, type Prepared } from './prepare.js';
-import { journalLost, runJob } from './run.js';
+import { journalLost, runJob, type RunJobOptions, type RunOutcome } from './run.js';
 import { checkKeyScope } from './scope-check.js';
-import { decideSettings, resumeCommand, withKindDefaults, type BulkSettings, type SettledSettings } from './settings.js';
+import { decideSettings, resumeCommand, withKindDefaults, type BulkSettings, type RunSettings, type SettledSettings } from './settings.js';
 import { checkPlanPlace, readPlanFile } from './plan-file.js';
 import { takeSnapshot } from './snapshot.js';
 import { formatNumber } from '../../io/counts.js';
@@ -49,40 +49,53 @@ export async function settleBulkJob(ctx: Context, given: BulkSettings): Promise<
 export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: JobKind): Promise<void> {
   const s = withKindDefaults(settled, kind);
   const p = await prepareJob(ctx, s, kind);
-  // On a terminal the plan is wrapped at spaces, its continuations under their values; the
-  // terminal itself would break its longer lines (identifiers, samples, paths) mid-word.
-  const plan = planText(planFacts(p));
-  ctx.info(ctx.io.stderr.isTTY && ctx.io.stderr.columns ? wrapHanging(plan, ctx.io.stderr.columns) : plan);
+  showPlan(ctx, p);
   const resume = kind.journal.resumeCommand ?? resumeCommand(ctx, kind.journal.command, s, p.bound.path);
-  if (s.dryRun) {
-    if (s.planOut) await (kind.planOut ? kind.planOut.write(s.planOut, ctx.env) : writePlan(ctx, p, s.planOut));
-    ctx.info(p.lookUp ? `dry run: nothing was ${kind.words.done}` : 'dry run: nothing was sent');
-    // The plan is the answer; a summary of zeros would only bury it. Scripts that asked for JSON still get it.
-    await finish(ctx, p, { status: 'dry_run', journal: p.bound.state, print: p.output.format === 'json' || p.output.format === 'ndjson' });
-    return;
-  }
+  if (s.dryRun) return endDryRun(ctx, s, kind, p);
   // A fresh job with nothing to send ends here, unless its kind has work beyond its requests.
-  if (p.chunks.length === 0 && !(kind.requests.runsWithoutRequests && !p.bound.state && p.client)) {
-    if (p.bound.completedAt)
-      ctx.info(
-        `this ${kind.words.job} already completed at ${p.bound.completedAt} (journal ${p.bound.path}); no ${kind.words.request} was sent`,
-      );
-    else ctx.info(p.bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
-    // Started again, a finished job is checked again: what the server holds now.
-    const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state, resume) : undefined;
-    const verification = checked?.verification;
-    const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
-    if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
-    const end = kind.check.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
-    closeRun(ctx, { warnings: end.warnings, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
-    return;
-  }
+  if (p.chunks.length === 0 && !(kind.requests.runsWithoutRequests && !p.bound.state && p.client))
+    return endWithNothingToSend(ctx, s, kind, p, resume);
 
   // A kind that only reads changes nothing that could need agreeing to.
   if (!kind.requests.readOnly) await confirm(ctx, p);
   // Before anything is journaled or changed: may this key do this in these projects?
   await checkKeyScope(ctx, p.client!, p.spans ? undefined : p.projects[0], p.action.scope);
-  const { result, journal, requests } = await runJob(ctx, {
+  const ran = await runJob(ctx, runOptions(ctx, s, kind, p, resume));
+  await endAfterRun(ctx, s, kind, p, resume, ran);
+}
+
+/** On a terminal the plan is wrapped at spaces, its continuations under their values; the
+ * terminal itself would break its longer lines (identifiers, samples, paths) mid-word. */
+function showPlan(ctx: Context, p: Prepared): void {
+  const plan = planText(planFacts(p));
+  ctx.info(ctx.io.stderr.isTTY && ctx.io.stderr.columns ? wrapHanging(plan, ctx.io.stderr.columns) : plan);
+}
+
+async function endDryRun(ctx: Context, s: RunSettings, kind: JobKind, p: Prepared): Promise<void> {
+  if (s.planOut) await (kind.planOut ? kind.planOut.write(s.planOut, ctx.env) : writePlan(ctx, p, s.planOut));
+  ctx.info(p.lookUp ? `dry run: nothing was ${kind.words.done}` : 'dry run: nothing was sent');
+  // The plan is the answer; a summary of zeros would only bury it. Scripts that asked for JSON still get it.
+  await finish(ctx, p, { status: 'dry_run', journal: p.bound.state, print: p.output.format === 'json' || p.output.format === 'ndjson' });
+}
+
+/** Nothing left to send: says why, and a finished job started again is checked again (what the
+ * server holds now). */
+async function endWithNothingToSend(ctx: Context, s: RunSettings, kind: JobKind, p: Prepared, resume: string): Promise<void> {
+  if (p.bound.completedAt)
+    ctx.info(
+      `this ${kind.words.job} already completed at ${p.bound.completedAt} (journal ${p.bound.path}); no ${kind.words.request} was sent`,
+    );
+  else ctx.info(p.bound.state ? 'every id was already answered in earlier runs; nothing left to send' : 'nothing to send');
+  const checked = s.verify !== false && p.bound.state && p.client ? await verifyJob(ctx, p, p.bound.state, resume) : undefined;
+  const verification = checked?.verification;
+  const { receipt, missing } = await finish(ctx, p, { status: 'completed', journal: p.bound.state, print: true, verification });
+  if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
+  const end = kind.check.verdict(receipt, { resume, retries: s.retries, receiptPath: p.receiptPath });
+  closeRun(ctx, { warnings: end.warnings, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
+}
+
+function runOptions(ctx: Context, s: RunSettings, kind: JobKind, p: Prepared, resume: string): RunJobOptions {
+  return {
     action: p.action,
     journal: p.bound,
     header: journalHeader(ctx, p),
@@ -110,8 +123,12 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     requestTimeoutMs: p.timeoutMs,
     unit: kind.words.unit,
     resumeCommand: resume,
-  });
+  };
+}
 
+/** After the run: the verification (of a completed run), the receipt, and the exit. */
+async function endAfterRun(ctx: Context, s: RunSettings, kind: JobKind, p: Prepared, resume: string, ran: RunOutcome): Promise<void> {
+  const { result, journal, requests } = ran;
   const checked = result.reason === 'completed' && s.verify !== false ? await verifyJob(ctx, p, journal, resume) : undefined;
   const verification = checked?.verification;
   const { receipt, missing } = await finish(ctx, p, {
@@ -122,8 +139,9 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     verification,
   });
   if (checked?.interrupted) return closeRun(ctx, { warnings: [], error: interruptedVerifying(receipt, p, resume) }, missing, resume);
+  const account = (r: Receipt) => p.action.account(r, p.targets.identifiers);
   const end = outcome(result, receipt, {
-    account: p.action.account(receipt, p.targets.identifiers),
+    account: account(receipt),
     resume,
     requests,
     // A receipt that could not be written is not named as if it were there.
@@ -131,13 +149,7 @@ export async function runBulkJob(ctx: Context, settled: SettledSettings, kind: J
     maxWaitMs: s.maxWaitMs,
     now: ctx.clock.now(),
     done: kind.words.done,
-    verdict: (r) =>
-      kind.check.verdict(r, {
-        resume,
-        retries: s.retries,
-        receiptPath: p.receiptPath,
-        account: p.action.account(r, p.targets.identifiers),
-      }),
+    verdict: (r) => kind.check.verdict(r, { resume, retries: s.retries, receiptPath: p.receiptPath, account: account(r) }),
   });
   closeRun(ctx, { ...end, error: end.error ?? unreachableOutcome(receipt, kind.words.done) }, missing, resume);
 }

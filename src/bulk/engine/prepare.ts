@@ -18,6 +18,7 @@ import { planPolicy, planTargets, type PlanFile } from './plan-file.js';
 import { caseProjects, spansProjects, type CaseProject } from './projects.js';
 import { RateBudget, readBurst } from './rate.js';
 import { checkSelection } from '../input/selection.js';
+import type { IdKind } from '../input/validate.js';
 import { checkWritableDir, selectionKey, type RunSettings } from './settings.js';
 import { checkBackup } from './snapshot.js';
 import { findTargets, type CaseTargets } from '../input/targets.js';
@@ -57,12 +58,109 @@ export interface Prepared {
 }
 
 export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): Promise<Prepared> {
+  const job = await settleJob(ctx, s, kind);
+  const { plan, input, client, reads, lookUp, bound } = job;
+  const targets = await findJobTargets(ctx, s, kind, plan, input.list, { ...job, journal: bound.state });
+  if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
+
+  const timeoutMs = ctx.timeoutMs(BULK_TIMEOUT_MS);
+  const action = await kind.requests.makeAction(ctx, {
+    client,
+    projects: job.projects,
+    kind: input.list.kind,
+    timeoutMs,
+    reads,
+    targets,
+    asGiven: !lookUp && !plan,
+    journal: bound.state,
+    dryRun: Boolean(s.dryRun),
+  });
+  const { chunks, done } = chunksToSend(kind, bound.state, targets);
+  const receiptPath = s.receipt ?? (s.dryRun ? undefined : bound.path.replace(/\.ndjson$/, '') + '.receipt.json');
+  await checkOutputDirs(s);
+  // The selection and the projects reached served the lookup; the job keeps their results.
+  const { selection: _selection, reached: _reached, ...settled } = job;
+  return { ...settled, s, kind, targets, action, done, chunks, remaining: chunks.ids, timeoutMs, receiptPath };
+}
+
+/** What the job is: the input and how its identifiers are named, the projects, and the journal
+ * (new, or the run to continue). A completed run started again is refused here. */
+async function settleJob(ctx: Context, s: RunSettings, kind: JobKind) {
+  const head = await jobHead(ctx, s);
+  const plan = s.reviewed;
+  const { input, selection } = await readInput(ctx, s, plan);
+  const { list } = input;
+  const policy = identifierPolicy(ctx, s, kind, list.kind, plan);
+  // Keyed, the hash that binds the journal and the receipt to the identifiers cannot be checked
+  // against a guessed list either.
+  if (!plan) list.sha256 = listBinding(list.sha256, policy);
+
+  const reads = new RateBudget(s.readPerMinute, ctx.clock, readBurst(s.readPerMinute));
+  const { lookUp, client, reached } = await reachProjects(ctx, s, kind, list.kind, plan);
+  const projects = reached.map((p) => p.id);
+  const spans = spansProjects(s) || projects.length > 1;
+  const bound = await bindJobJournal(ctx, s, kind, input, { host: head.host, projects });
+  refuseFinishedRun(s, kind, bound, input, Boolean(selection));
+  // Read, the list is looked up by its UUIDs alone (journal requests, ids sent): the map of its
+  // other ids (a million addresses: 50 MB) may go.
+  if (list.ids instanceof IdSet) list.ids.letLookupGo();
+  if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
+  return { ...head, plan, input, selection, policy, reads, lookUp, client, reached, projects, spans, bound };
+}
+
+/** Where and when the job runs, and where its report goes. */
+async function jobHead(ctx: Context, s: RunSettings) {
   const { baseUrl: host, profileName } = await ctx.settings();
   const profile = profileName ?? null;
   const startedAt = new Date(ctx.clock.now()).toISOString();
   // Checked now: a bad -o must stop the run before anything is sent, not after.
   const output = await ctx.output({ remembered: s.output });
-  const plan = s.reviewed;
+  return { host, profile, startedAt, output };
+}
+
+/** What the lookup of the persons starts from. */
+interface TargetSources {
+  client: ApiClient | undefined;
+  reached: CaseProject[];
+  journal: JournalState | undefined;
+  reads: RateBudget;
+  lookUp: boolean;
+  policy: IdentifierPolicy;
+  selection: ReturnType<typeof selectionOf>;
+}
+
+/** The persons the job acts on, project by project: the reviewed plan's, those the kind finds
+ * from its own input, or those the list names (looked up, or as given). */
+async function findJobTargets(
+  ctx: Context,
+  s: RunSettings,
+  kind: JobKind,
+  plan: PlanFile | undefined,
+  list: Input['list'],
+  f: TargetSources,
+): Promise<CaseTargets> {
+  if (plan) return planTargets(plan, readEvidenceKey(ctx.env));
+  if (kind.requests.targets)
+    return await kind.requests.targets(ctx, {
+      client: f.client,
+      projects: f.reached,
+      journal: f.journal,
+      reads: f.reads,
+      maxWaitMs: s.maxWaitMs,
+    });
+  const { lookUp, policy, selection, reads } = f;
+  return await findTargets(ctx, f.client, f.reached, list, f.journal, {
+    lookUp,
+    policy,
+    selection,
+    maxWaitMs: s.maxWaitMs,
+    reads,
+    concurrency: s.concurrency,
+  });
+}
+
+/** The job's input read whole and checked; `selection`: when the input is a selection of persons. */
+async function readInput(ctx: Context, s: RunSettings, plan: PlanFile | undefined) {
   const selection = selectionOf(s.input);
   if (selection) checkSelection(selection);
   const input = await readJobInput(ctx, s.input, {
@@ -76,122 +174,85 @@ export async function prepareJob(ctx: Context, s: RunSettings, kind: JobKind): P
       `--keep-identifiers goes with e-mail addresses or a mixed file of identifiers, and ${input.label} holds ${list.kind === 'distinct_ids' ? 'distinct ids' : 'person ids'}`,
       'drop --keep-identifiers: person ids and distinct ids are kept as they are',
     );
-  // Identifiers that are personal data are named by a keyed hash in the journal, the receipt and
-  // the plan (the evidence key, created here on first need); a journal continued keeps its own.
-  const policy: IdentifierPolicy = plan
-    ? planPolicy(plan, ctx.env)
-    : s.identifiers
-      ? policyOfJournal(s.identifiers, ctx.env, s.journal ?? 'being continued')
-      : kind.journal.hashesIdentifiers && (list.kind === 'emails' || list.kind === 'mixed') && !s.keepIdentifiers
-        ? keyedPolicy(evidenceKey(ctx.env))
-        : CLEAR;
-  // Keyed, the hash that binds the journal and the receipt to the identifiers cannot be checked
-  // against a guessed list either.
-  if (!plan) list.sha256 = listBinding(list.sha256, policy);
+  return { input, selection };
+}
 
-  const reads = new RateBudget(s.readPerMinute, ctx.clock, readBurst(s.readPerMinute));
-  // A plain file of ids for one project may go out as it is; everything else is looked up first,
-  // reads only, even in a dry run: the plan needs what they find.
-  const plainIds = list.kind === 'person_ids' || (list.kind === 'distinct_ids' && !kind.requests.looksUpDistinctIds);
+/** Identifiers that are personal data are named by a keyed hash in the journal, the receipt and
+ * the plan (the evidence key, created here on first need); a journal continued keeps its own. */
+function identifierPolicy(ctx: Context, s: RunSettings, kind: JobKind, idKind: IdKind, plan: PlanFile | undefined): IdentifierPolicy {
+  if (plan) return planPolicy(plan, ctx.env);
+  if (s.identifiers) return policyOfJournal(s.identifiers, ctx.env, s.journal ?? 'being continued');
+  const personal = idKind === 'emails' || idKind === 'mixed';
+  return kind.journal.hashesIdentifiers && personal && !s.keepIdentifiers ? keyedPolicy(evidenceKey(ctx.env)) : CLEAR;
+}
+
+/** Whether the persons are looked up, the client (none for a dry run that asks nothing) and the
+ * projects reached. A plain file of ids for one project may go out as it is; everything else is
+ * looked up first, reads only, even in a dry run: the plan needs what they find. */
+async function reachProjects(ctx: Context, s: RunSettings, kind: JobKind, idKind: IdKind, plan: PlanFile | undefined) {
+  const plainIds = idKind === 'person_ids' || (idKind === 'distinct_ids' && !kind.requests.looksUpDistinctIds);
   const lookUp = !plan && (!plainIds || !kind.requests.sendsIdsAsGiven || spansProjects(s) || Boolean(s.planOut));
   const client = s.dryRun && !lookUp ? undefined : await ctx.api();
   const reached: CaseProject[] = plan
     ? plan.projects.map((p) => ({ id: p.project, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) }))
     : // A kind's own input names its projects (a merge's groups each name theirs).
       await caseProjects(ctx, client, s.input.kind === 'own' ? { projects: s.input.own.projects } : s);
-  const projects = reached.map((p) => p.id);
-  const spans = spansProjects(s) || projects.length > 1;
+  return { lookUp, client, reached };
+}
 
-  const bound = await bindJournal(
-    ctx,
-    s,
-    {
-      host,
-      projects,
-      id_kind: list.kind,
-      command: kind.journal.command,
-      kind: kind.journal.binding,
-      input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
-    },
-    input,
-    kind.journal.resends?.find,
+function bindJobJournal(
+  ctx: Context,
+  s: RunSettings,
+  kind: JobKind,
+  input: Input,
+  at: { host: string; projects: string[] },
+): Promise<BoundJournal> {
+  const { list } = input;
+  const binding = {
+    host: at.host,
+    projects: at.projects,
+    id_kind: list.kind,
+    command: kind.journal.command,
+    kind: kind.journal.binding,
+    input: { file: input.label, ids: list.ids.length, id_list_sha256: list.sha256 },
+  };
+  return bindJournal(ctx, s, binding, input, kind.journal.resends?.find);
+}
+
+/** Started again after it completed, a run whose persons were found (a selection, addresses,
+ * distinct ids, a merge's groups) would act on those it found then: persons the input names now
+ * that it did not (created or changed since, or a merge undone) would be left, with a success.
+ * Said, and refused; --resume checks the finished run again (job.ts). */
+function refuseFinishedRun(s: RunSettings, kind: JobKind, bound: BoundJournal, input: Input, selection: boolean): void {
+  const found = selection || input.list.kind !== 'person_ids' || s.input.kind === 'own';
+  if (!bound.completedAt || s.resume || s.reviewed || !found) return;
+  throw new UsageError(
+    `this ${kind.words.job} already completed at ${bound.completedAt} (journal ${bound.path}); it acted on the persons it found when it began (${selection ? 'the selection' : input.label}), and nothing was sent now`,
+    'the input may name other persons now: start a new run with --journal <new path> to act on them, or add --resume to check the finished run again',
   );
-  // Started again after it completed, a run whose persons were found (a selection, addresses,
-  // distinct ids, a merge's groups) would act on those it found then: persons the input names now
-  // that it did not (created or changed since, or a merge undone) would be left, with a success.
-  // Said, and refused; --resume checks the finished run again (job.ts).
-  const found = Boolean(selection) || list.kind !== 'person_ids' || s.input.kind === 'own';
-  if (bound.completedAt && !s.resume && !plan && found) {
-    throw new UsageError(
-      `this ${kind.words.job} already completed at ${bound.completedAt} (journal ${bound.path}); it acted on the persons it found when it began (${selection ? 'the selection' : input.label}), and nothing was sent now`,
-      'the input may name other persons now: start a new run with --journal <new path> to act on them, or add --resume to check the finished run again',
-    );
-  }
-  // Read, the list is looked up by its UUIDs alone (journal requests, ids sent): the map of its
-  // other ids (a million addresses: 50 MB) may go.
-  if (list.ids instanceof IdSet) list.ids.letLookupGo();
-  if (s.backup && !s.dryRun) await checkBackup(s.backup, Boolean(bound.state));
-  const targets = plan
-    ? planTargets(plan, readEvidenceKey(ctx.env))
-    : kind.requests.targets
-      ? await kind.requests.targets(ctx, { client, projects: reached, journal: bound.state, reads, maxWaitMs: s.maxWaitMs })
-      : await findTargets(ctx, client, reached, list, bound.state, {
-          lookUp,
-          policy,
-          selection,
-          maxWaitMs: s.maxWaitMs,
-          reads,
-          concurrency: s.concurrency,
-        });
-  if (ctx.deps.signal?.aborted) throw new CancelledError('cancelled; nothing was changed');
+}
 
-  const timeoutMs = ctx.timeoutMs(BULK_TIMEOUT_MS);
-  const action = await kind.requests.makeAction(ctx, {
-    client,
-    projects,
-    kind: list.kind,
-    timeoutMs,
-    reads,
-    targets,
-    asGiven: !lookUp && !plan,
-    journal: bound.state,
-    dryRun: Boolean(s.dryRun),
-  });
-  const answered = new AnsweredIds(bound.state);
+/** The chunks still to send, leaving out the ids earlier runs answered (`done` counts them). */
+function chunksToSend(
+  kind: JobKind,
+  journal: JournalState | undefined,
+  targets: CaseTargets,
+): { chunks: ChunkList; done: { size: number } } {
+  const answered = new AnsweredIds(journal);
   const skips = targets.projects.map((p) => answered.skipIn(p.ids));
   const chunks = lazyChunks(
     targets.projects.map((p, i) => ({ ids: p.ids, project: p.id, skip: skips[i] })),
     kind.requests.chunkSize,
-    (bound.state?.maxChunk ?? 0) + 1,
+    (journal?.maxChunk ?? 0) + 1,
   );
-  const receiptPath = s.receipt ?? (s.dryRun ? undefined : bound.path.replace(/\.ndjson$/, '') + '.receipt.json');
+  return { chunks, done: { size: answered.count } };
+}
+
+/** The files the job will write can be written: checked before anything is sent. */
+async function checkOutputDirs(s: RunSettings): Promise<void> {
   if (s.receipt) await checkWritableDir(s.receipt, '--receipt');
   if (s.journal) await checkWritableDir(s.journal, '--journal');
   if (s.planOut) await checkWritableDir(s.planOut, '--plan-out');
-  return {
-    s,
-    kind,
-    host,
-    profile,
-    startedAt,
-    output,
-    plan,
-    input,
-    policy,
-    lookUp,
-    client,
-    reads,
-    projects,
-    spans,
-    bound,
-    targets,
-    action,
-    done: { size: answered.count },
-    chunks,
-    remaining: chunks.ids,
-    timeoutMs,
-    receiptPath,
-  };
 }
 
 /**

@@ -60,147 +60,188 @@ export interface RunOutcome {
   requests: number;
 }
 
+/** Appends a record to the journal file, then to the journal's state. */
+type Append = (record: JournalRecord) => Promise<void>;
+
 export async function runJob(ctx: Context, s: RunJobOptions): Promise<RunOutcome> {
-  const now = () => new Date(ctx.clock.now()).toISOString();
   ensurePrivateDir(s.journal.dir);
   const writer = await JournalWriter.open(s.journal.path, s.journal.state ? 'append' : 'create');
   const journal = s.journal.state ?? new JournalState(s.resends?.find, s.journal.list);
-  const append = async (record: JournalRecord) => {
+  const append: Append = async (record) => {
     await writer.append(record);
     journal.apply(record);
   };
   const run = journal.lastRun + 1;
   let chunks = s.chunks;
   let view: ProgressView | undefined;
-  // Set once the runner's options exist: the progress asks them what is in flight.
-  let runner: RunnerOptions | undefined;
   let result: RunResult;
   try {
-    if (!journal.header) await append({ type: 'header', journal_format: JOURNAL_FORMAT, hogctl: VERSION, ...s.header });
-    await append({ type: 'run', run, at: now(), resume: s.resume });
-    for (const record of s.findings) await append(record);
-    await s.beforeChunks?.(journal, append);
-    await s.action.prepare?.(journal);
-
-    const gone = await checkLostAnswers(ctx, s.action, journal, append);
-    // The chunks left out what earlier runs answered already; now also what the checks found gone.
-    if (gone) chunks = withoutIds(chunks, gone);
-
-    const clock = ctx.clock;
-    const budget = new RateBudget(s.windows, clock);
+    chunks = await openRun(ctx, s, journal, append, run);
+    const budget = new RateBudget(s.windows, ctx.clock);
     budget.seed(earlierRequests(journal, s.windows, ctx.clock.now()));
-    const progress = new ProgressView(ctx, {
-      action: s.action,
-      ids: chunks.ids,
-      unit: s.unit,
-      requests: chunks.length,
-      budget,
-      concurrency: s.concurrency,
-      requestTimeoutMs: s.requestTimeoutMs,
-      inFlight: () => ({ count: runner?.inFlight?.() ?? 0, oldestAt: runner?.oldestInFlight?.() }),
-    });
+    // Set once the runner's options exist: the progress asks them what is in flight.
+    let runner: RunnerOptions | undefined;
+    const progress = newProgress(ctx, s, chunks, budget, () => runner);
     view = progress;
     budget.onWait = (w) => progress.windowWait(w);
-    const options: RunnerOptions = {
-      concurrency: s.concurrency,
-      perMinute: s.perMinute,
-      budget,
-      retries: s.retries,
-      patienceMs: PATIENCE_MS,
-      maxWaitMs: s.maxWaitMs,
-      quit: ctx.deps.quit,
-      check: s.action.presence,
-      checked: async (c, r) => {
-        await append({ type: 'checked', chunk: c.index, at: now(), gone: r.gone, present: r.present });
-        if (r.done) progress.chunkDone(c);
-      },
-      clock,
-      random: ctx.deps.random ?? Math.random,
-      signal: ctx.deps.signal,
-      // A kind whose chunk takes long (an export's person) says how it goes, above the bar.
-      attempt: (c) => s.action.attempt(c, (line) => progress.note(line)),
-      beforeSend: (c) =>
-        append({
-          type: 'sending',
-          chunk: c.index,
-          run,
-          at: now(),
-          ids: c.ids,
-          ...(c.project ? { project: c.project } : {}),
-          ...(c.resend ? { resend: true } : {}),
-        }),
-      answered: async (c, r) => {
-        await append({
-          type: 'answered',
-          chunk: c.index,
-          at: now(),
-          status: r.status,
-          attempts: r.attempts,
-          summary: r.summary,
-          ...(r.unclear ? { unclear: r.unclear } : {}),
-        });
-        progress.chunkDone(c, r.ms);
-      },
-      failed: async (c, r) => {
-        await append({
-          type: 'failed',
-          chunk: c.index,
-          at: now(),
-          attempts: r.attempts,
-          status: r.status,
-          error: r.error,
-          ...(r.unclear ? { unclear: r.unclear } : {}),
-        });
-        progress.chunkFailed(c, r.attempts, r.error);
-      },
-      notice: (message) => progress.note(message),
-      retrying: (c, why, ms) => progress.retrying(c, why, ms),
-      attempted: (c, a, attempt, ms) => progress.attempted(c, a, attempt, ms),
-    };
-    runner = options;
-    const onInterrupt = () => progress.interrupted(options.inFlight?.() ?? 0);
-    ctx.deps.signal?.addEventListener('abort', onInterrupt, { once: true });
-    if (ctx.deps.quit) ctx.deps.handlesQuit?.();
-    try {
-      result = await runChunks(chunks, options);
-      // Ids an answer asked to be sent again (persons the server found but could not delete,
-      // deletion_errors) go again at once, under the same budget: at most --retries rounds; what
-      // is left then, --resume sends.
-      for (let round = 0; s.resends && round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
-        const again = resendChunks(journal, s.chunkSize);
-        if (again.length === 0) break;
-        progress.note(s.resends.note(again.reduce((k, c) => k + c.ids.length, 0)));
-        result = mergeResults(result, await runChunks(again, options));
-      }
-    } finally {
-      ctx.deps.signal?.removeEventListener('abort', onInterrupt);
-    }
+    runner = runnerOptions(ctx, s, budget, progress, journaling(ctx, append, run, progress));
+    result = await sendAll(ctx, s, chunks, runner, journal, progress);
     progress.finish();
     if (ctx.deps.quit?.aborted)
       ctx.warn('quit: requests still in flight were left without their answers; the next run checks their ids before sending them again');
-    await append({ type: 'stopped', run, at: now(), reason: result.reason });
+    await append({ type: 'stopped', run, at: isoNow(ctx), reason: result.reason });
   } catch (err) {
     view?.finish();
-    // The journal could not be written (or something unexpected broke): say where things stand.
     await writer.close().catch(() => {});
-    const sent = journal.chunks.size > 0;
-    const empty = await stat(s.journal.path).then(
-      (i) => i.size === 0,
-      () => false,
-    );
-    // Not one line could be written: nothing was sent, and an empty journal would only be in
-    // the way of the next run.
-    if (!sent && !s.resume && empty) await unlink(s.journal.path).catch(() => {});
-    // A journal that failed after requests went out: exit 2 would say nothing was sent.
-    else if (err instanceof JournalFileError) throw journalLost(err, s.resumeCommand);
-    else
-      ctx.warn(
-        `the run stopped early; the journal ${s.journal.path} records every request sent and every answer received. Continue with:\n  ${s.resumeCommand}`,
-      );
-    throw err;
+    return await stoppedEarly(ctx, s, journal.chunks.size > 0, err);
   }
   await writer.close();
   return { result, journal, requests: chunks.length };
+}
+
+function isoNow(ctx: Context): string {
+  return new Date(ctx.clock.now()).toISOString();
+}
+
+/** Journals the run's start and what it found, reads what the job must have before it deletes,
+ * and checks the ids of lost answers. The chunks to send: without what the checks found gone
+ * (they left out what earlier runs answered already). */
+async function openRun(ctx: Context, s: RunJobOptions, journal: JournalState, append: Append, run: number): Promise<ChunkList> {
+  if (!journal.header) await append({ type: 'header', journal_format: JOURNAL_FORMAT, hogctl: VERSION, ...s.header });
+  await append({ type: 'run', run, at: isoNow(ctx), resume: s.resume });
+  for (const record of s.findings) await append(record);
+  await s.beforeChunks?.(journal, append);
+  await s.action.prepare?.(journal);
+  const gone = await checkLostAnswers(ctx, s.action, journal, append);
+  return gone ? withoutIds(s.chunks, gone) : s.chunks;
+}
+
+function newProgress(
+  ctx: Context,
+  s: RunJobOptions,
+  chunks: ChunkList,
+  budget: RateBudget,
+  runner: () => RunnerOptions | undefined,
+): ProgressView {
+  return new ProgressView(ctx, {
+    action: s.action,
+    ids: chunks.ids,
+    unit: s.unit,
+    requests: chunks.length,
+    budget,
+    concurrency: s.concurrency,
+    requestTimeoutMs: s.requestTimeoutMs,
+    inFlight: () => ({ count: runner()?.inFlight?.() ?? 0, oldestAt: runner()?.oldestInFlight?.() }),
+  });
+}
+
+/** The runner's callbacks that write the journal: each line is written before the progress shows it. */
+type JournalingCallbacks = Pick<RunnerOptions, 'checked' | 'beforeSend' | 'answered' | 'failed'>;
+
+function journaling(ctx: Context, append: Append, run: number, progress: ProgressView): JournalingCallbacks {
+  const now = () => isoNow(ctx);
+  return {
+    checked: async (c, r) => {
+      await append({ type: 'checked', chunk: c.index, at: now(), gone: r.gone, present: r.present });
+      if (r.done) progress.chunkDone(c);
+    },
+    beforeSend: (c) =>
+      append({
+        type: 'sending',
+        chunk: c.index,
+        run,
+        at: now(),
+        ids: c.ids,
+        ...(c.project ? { project: c.project } : {}),
+        ...(c.resend ? { resend: true } : {}),
+      }),
+    answered: async (c, r) => {
+      const unclear = r.unclear ? { unclear: r.unclear } : {};
+      await append({ type: 'answered', chunk: c.index, at: now(), status: r.status, attempts: r.attempts, summary: r.summary, ...unclear });
+      progress.chunkDone(c, r.ms);
+    },
+    failed: async (c, r) => {
+      const unclear = r.unclear ? { unclear: r.unclear } : {};
+      await append({ type: 'failed', chunk: c.index, at: now(), attempts: r.attempts, status: r.status, error: r.error, ...unclear });
+      progress.chunkFailed(c, r.attempts, r.error);
+    },
+  };
+}
+
+function runnerOptions(
+  ctx: Context,
+  s: RunJobOptions,
+  budget: RateBudget,
+  progress: ProgressView,
+  journalWrites: JournalingCallbacks,
+): RunnerOptions {
+  return {
+    concurrency: s.concurrency,
+    perMinute: s.perMinute,
+    budget,
+    retries: s.retries,
+    patienceMs: PATIENCE_MS,
+    maxWaitMs: s.maxWaitMs,
+    quit: ctx.deps.quit,
+    check: s.action.presence,
+    clock: ctx.clock,
+    random: ctx.deps.random ?? Math.random,
+    signal: ctx.deps.signal,
+    // A kind whose chunk takes long (an export's person) says how it goes, above the bar.
+    attempt: (c) => s.action.attempt(c, (line) => progress.note(line)),
+    ...journalWrites,
+    notice: (message) => progress.note(message),
+    retrying: (c, why, ms) => progress.retrying(c, why, ms),
+    attempted: (c, a, attempt, ms) => progress.attempted(c, a, attempt, ms),
+  };
+}
+
+/** Sends the chunks, then the ids answers asked to be sent again; Ctrl-C shows in the progress. */
+async function sendAll(
+  ctx: Context,
+  s: RunJobOptions,
+  chunks: ChunkList,
+  options: RunnerOptions,
+  journal: JournalState,
+  progress: ProgressView,
+): Promise<RunResult> {
+  const onInterrupt = () => progress.interrupted(options.inFlight?.() ?? 0);
+  ctx.deps.signal?.addEventListener('abort', onInterrupt, { once: true });
+  if (ctx.deps.quit) ctx.deps.handlesQuit?.();
+  try {
+    let result = await runChunks(chunks, options);
+    // Ids an answer asked to be sent again (persons the server found but could not delete,
+    // deletion_errors) go again at once, under the same budget: at most --retries rounds; what
+    // is left then, --resume sends.
+    for (let round = 0; s.resends && round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
+      const again = resendChunks(journal, s.chunkSize);
+      if (again.length === 0) break;
+      progress.note(s.resends.note(again.reduce((k, c) => k + c.ids.length, 0)));
+      result = mergeResults(result, await runChunks(again, options));
+    }
+    return result;
+  } finally {
+    ctx.deps.signal?.removeEventListener('abort', onInterrupt);
+  }
+}
+
+/** The journal could not be written (or something unexpected broke): says where things stand
+ * and throws `err` on (or what it means for the journal). `sent`: the journal has requests. */
+async function stoppedEarly(ctx: Context, s: RunJobOptions, sent: boolean, err: unknown): Promise<never> {
+  const empty = await stat(s.journal.path).then(
+    (i) => i.size === 0,
+    () => false,
+  );
+  // Not one line could be written: nothing was sent, and an empty journal would only be in
+  // the way of the next run.
+  if (!sent && !s.resume && empty) await unlink(s.journal.path).catch(() => {});
+  // A journal that failed after requests went out: exit 2 would say nothing was sent.
+  else if (err instanceof JournalFileError) throw journalLost(err, s.resumeCommand);
+  else
+    ctx.warn(
+      `the run stopped early; the journal ${s.journal.path} records every request sent and every answer received. Continue with:\n  ${s.resumeCommand}`,
+    );
+  throw err;
 }
 
 /** The journal stopped taking lines after requests had gone out (a full disk): what was sent was

@@ -102,223 +102,287 @@ export const SERVER_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000, m
 /** Backoff for a 429 without Retry-After. */
 export const THROTTLE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 1000, maxDelayMs: 60_000, maxRetryAfterMs: Infinity };
 
+/** Thrown out of a chunk's attempts when the run stops with the chunk unfinished. */
 class Stop extends Error {}
+
+type StopInfo = { reason: StopReason; error?: CliError; until?: number };
+
+/** What the workers share: the counts, why the run stops, and what is on the wire. */
+interface RunState {
+  o: RunnerOptions;
+  budget: RateBudget;
+  /** Aborted on Ctrl-C or when the run must stop, to cut every wait short. */
+  halt: AbortController;
+  stop?: StopInfo;
+  answered: number;
+  failed: number;
+  unsent: number[];
+  inFlight: number;
+  /** When each request on the wire was sent: a slow one shows in the ETA before it is answered. */
+  sentAt: Set<{ at: number }>;
+  /** When a chunk last succeeded: 429s stop being waited out `patienceMs` after it. */
+  lastProgress: number;
+}
+
+/** One chunk's way through its attempts. */
+interface ChunkTries {
+  chunk: Chunk;
+  /** What the next attempt carries: ids a check found gone are left out. */
+  ids: string[];
+  /** Retries used (5xx, network, timeouts); 429s are counted apart in `throttles`. */
+  tries: number;
+  throttles: number;
+  attempts: number;
+  /** Attempts whose answer was lost since the last check. */
+  unclear: number;
+  journaled: boolean;
+}
 
 /** `chunks` may be made as they are taken (chunk.ts, lazyChunks): each is taken once. */
 export async function runChunks(chunks: Iterable<Chunk> & { readonly length: number }, o: RunnerOptions): Promise<RunResult> {
-  const budget = o.budget ?? new RateBudget(o.perMinute, o.clock);
-  const queue = chunks[Symbol.iterator]();
-  const unsent: number[] = [];
-  let answered = 0;
-  let failed = 0;
-  let stop: { reason: StopReason; error?: CliError; until?: number } | undefined;
-  let inFlight = 0;
-  // When each request on the wire was sent: a slow one shows in the ETA before it is answered.
-  const sentAt = new Set<{ at: number }>();
-  let lastProgress = o.clock.now();
-  // Aborted on Ctrl-C or when the run must stop, to cut every wait short.
-  const halt = new AbortController();
-  // Every worker (up to --concurrency) waits on it at once: many listeners, not a leak.
-  setMaxListeners(256, halt.signal);
-  const onAbort = () => {
-    stop ??= { reason: 'interrupted' };
-    halt.abort();
-  };
+  const run = newRun(o);
+  const onAbort = () => stopRun(run, { reason: 'interrupted' });
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const wait = async (ms: number) => {
-    try {
-      await o.clock.sleep(ms, halt.signal);
-    } catch {
-      throw new Stop();
-    }
-  };
-
-  async function runOne(chunk: Chunk): Promise<void> {
-    let tries = 0;
-    let throttles = 0;
-    let attempts = 0;
-    let unclear = 0;
-    let journaled = false;
-    // What the next attempt carries: ids a check found gone are left out.
-    let ids = chunk.ids;
-    /** Checks the ids after a lost answer; true when none is left to send. */
-    const settle = async (): Promise<boolean> => {
-      if (!o.check || stop) return false;
-      let present: Set<string> | null;
-      try {
-        present = await o.check(ids, chunk.project);
-      } catch (err) {
-        if (stop) throw new Stop();
-        throw err;
-      }
-      if (present === null) return false;
-      const gone = ids.filter((id) => !present.has(id));
-      ids = ids.filter((id) => present.has(id));
-      // The lost attempts are accounted for now: whatever they deleted is in `gone`.
-      unclear = 0;
-      const done = ids.length === 0;
-      await o.checked?.(chunk, { gone, present: ids.length, done });
-      if (done) {
-        lastProgress = o.clock.now();
-        answered++;
-      }
-      return done;
-    };
-    for (;;) {
-      let answeredNow: () => void;
-      try {
-        answeredNow = await budget.take(halt.signal);
-      } catch {
-        throw new Stop();
-      }
-      if (stop) {
-        answeredNow();
-        throw new Stop();
-      }
-      let result: Attempt;
-      const started = o.clock.now();
-      // In flight from the moment it is journaled as sending: once that line is written the
-      // request goes out, so a Ctrl-C meanwhile must wait for it (and say so).
-      inFlight++;
-      const flying = { at: started };
-      sentAt.add(flying);
-      try {
-        if (!journaled) {
-          await o.beforeSend(chunk);
-          journaled = true;
-        }
-        attempts++;
-        result = await o.attempt(ids === chunk.ids ? chunk : { ...chunk, ids });
-      } finally {
-        inFlight--;
-        sentAt.delete(flying);
-        // The budget times later requests from this answer (or failure).
-        answeredNow();
-      }
-      // After a second Ctrl-C nothing more is journaled: the run has been written up already.
-      if (o.quit?.aborted) throw new Stop();
-      const ms = o.clock.now() - started;
-      o.attempted?.(chunk, result, attempts, ms);
-      if (result.kind === 'retry' && result.unclear) unclear++;
-
-      if (result.kind === 'ok') {
-        lastProgress = o.clock.now();
-        answered++;
-        await o.answered(chunk, { status: result.status, summary: result.summary, attempts, ms, unclear });
-        return;
-      }
-      if (result.kind === 'auth' || result.kind === 'rejected') {
-        stop ??= { reason: result.kind, error: result.error };
-        halt.abort();
-        failed++;
-        await o.failed(chunk, { status: result.status, error: result.error.message, attempts, unclear });
-        return;
-      }
-      if (stop && result.kind === 'throttled') {
-        // Stopping, and refused by the rate limit: certainly not done. Journaled as such, not
-        // left unanswered as if its answer had been lost; --resume sends it again.
-        failed++;
-        await o.failed(chunk, { status: 429, error: `rate-limited as the run stopped (${result.error})`, attempts, unclear });
-        return;
-      }
-      if (stop) {
-        // Interrupted while this attempt was on its way, and its answer unclear or lost: the
-        // chunk is left unanswered, for --resume to check before sending it again.
-        throw new Stop();
-      }
-      if (result.kind === 'throttled') {
-        const now = o.clock.now();
-        const delay = result.retryAfterMs ?? backoffDelay(throttles, THROTTLE_BACKOFF, o.random);
-        throttles++;
-        if (result.retryAfterMs !== undefined && o.maxWaitMs !== undefined && delay > o.maxWaitMs) {
-          stop ??= { reason: 'rate_limited', until: now + delay };
-          halt.abort();
-          failed++;
-          await o.failed(chunk, {
-            status: 429,
-            error: `rate-limited: the server asked to wait ${Math.ceil(delay / 1000)}s (${result.error})`,
-            attempts,
-            unclear,
-          });
-          return;
-        }
-        if (now + delay - lastProgress > o.patienceMs) {
-          failed++;
-          const waited = Math.round((now - lastProgress) / 1000);
-          await o.failed(chunk, {
-            status: 429,
-            error: `still rate-limited after ${waited}s without progress (${result.error})`,
-            attempts,
-            unclear,
-          });
-          return;
-        }
-        if (result.retryAfterMs !== undefined) budget.pause(now + delay);
-        o.retrying?.(chunk, '429', delay);
-        if (delay >= 10_000)
-          o.notice?.(
-            `rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`,
-          );
-        await wait(delay);
-        continue;
-      }
-      const lost = result.kind === 'retry' && result.unclear === true;
-      if (tries >= o.retries) {
-        if (lost && (await settle())) return;
-        failed++;
-        await o.failed(chunk, { status: result.status, error: result.error, attempts, unclear });
-        return;
-      }
-      const delay = backoffDelay(tries, SERVER_BACKOFF, o.random);
-      o.retrying?.(chunk, result.status !== null ? String(result.status) : result.error, delay);
-      await wait(delay);
-      tries++;
-      // Checked after the backoff, which gives a slow attempt time to finish on the server.
-      if (lost && (await settle())) return;
-    }
-  }
-
-  async function worker(): Promise<void> {
-    for (;;) {
-      if (stop) return;
-      const next = queue.next();
-      if (next.done) return;
-      const chunk = next.value;
-      try {
-        await runOne(chunk);
-      } catch (err) {
-        unsent.push(chunk.index);
-        if (!(err instanceof Stop)) {
-          // The journal cannot be written (or worse): nothing more may be sent.
-          stop ??= { reason: 'interrupted' };
-          halt.abort();
-          throw err;
-        }
-      }
-    }
-  }
-
-  const workers = Array.from({ length: Math.max(1, Math.min(o.concurrency, chunks.length)) }, () => worker());
-  // A second Ctrl-C: stop waiting for the workers; chunks still in flight stay unanswered.
-  const quit = new Promise<'quit'>((resolve) => {
-    if (o.quit?.aborted) resolve('quit');
-    o.quit?.addEventListener('abort', () => resolve('quit'), { once: true });
-  });
-  o.inFlight = () => inFlight;
-  o.oldestInFlight = () => (sentAt.size ? Math.min(...[...sentAt].map((f) => f.at)) : undefined);
+  const queue = chunks[Symbol.iterator]();
+  const workers = Array.from({ length: Math.max(1, Math.min(o.concurrency, chunks.length)) }, () => worker(run, queue));
+  o.inFlight = () => run.inFlight;
+  o.oldestInFlight = () => (run.sentAt.size ? Math.min(...[...run.sentAt].map((f) => f.at)) : undefined);
   try {
-    const settled = await Promise.race([Promise.allSettled(workers), quit]);
-    if (settled !== 'quit') {
-      const crash = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (crash) throw crash.reason;
-    }
+    await untilWorkersEnd(workers, o.quit);
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
   }
-  for (let rest = queue.next(); !rest.done; rest = queue.next()) unsent.push(rest.value.index);
-  unsent.sort((a, b) => a - b);
-  const reason: StopReason = stop?.reason ?? (failed > 0 ? 'partial' : 'completed');
-  return { reason, error: stop?.error, until: stop?.until, answered, failed, unsent };
+  for (let rest = queue.next(); !rest.done; rest = queue.next()) run.unsent.push(rest.value.index);
+  run.unsent.sort((a, b) => a - b);
+  const reason: StopReason = run.stop?.reason ?? (run.failed > 0 ? 'partial' : 'completed');
+  return { reason, error: run.stop?.error, until: run.stop?.until, answered: run.answered, failed: run.failed, unsent: run.unsent };
+}
+
+function newRun(o: RunnerOptions): RunState {
+  const halt = new AbortController();
+  // Every worker (up to --concurrency) waits on it at once: many listeners, not a leak.
+  setMaxListeners(256, halt.signal);
+  return {
+    o,
+    budget: o.budget ?? new RateBudget(o.perMinute, o.clock),
+    halt,
+    answered: 0,
+    failed: 0,
+    unsent: [],
+    inFlight: 0,
+    sentAt: new Set(),
+    lastProgress: o.clock.now(),
+  };
+}
+
+/** The first reason to stop wins; every wait is cut short. */
+function stopRun(run: RunState, why: StopInfo): void {
+  run.stop ??= why;
+  run.halt.abort();
+}
+
+/** Waits for every worker, or only until a second Ctrl-C (`quit`): chunks still in flight then
+ * stay unanswered. A worker's crash (the journal cannot be written) is thrown on. */
+async function untilWorkersEnd(workers: Promise<void>[], quitSignal: AbortSignal | undefined): Promise<void> {
+  const quit = new Promise<'quit'>((resolve) => {
+    if (quitSignal?.aborted) resolve('quit');
+    quitSignal?.addEventListener('abort', () => resolve('quit'), { once: true });
+  });
+  const settled = await Promise.race([Promise.allSettled(workers), quit]);
+  if (settled === 'quit') return;
+  const crash = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (crash) throw crash.reason;
+}
+
+/** Takes chunks one at a time until none is left or the run stops. */
+async function worker(run: RunState, queue: Iterator<Chunk>): Promise<void> {
+  for (;;) {
+    if (run.stop) return;
+    const next = queue.next();
+    if (next.done) return;
+    const chunk = next.value;
+    try {
+      await runOne(run, chunk);
+    } catch (err) {
+      run.unsent.push(chunk.index);
+      if (!(err instanceof Stop)) {
+        // The journal cannot be written (or worse): nothing more may be sent.
+        stopRun(run, { reason: 'interrupted' });
+        throw err;
+      }
+    }
+  }
+}
+
+/** Sends one chunk until it is answered or failed for good; throws Stop when left unfinished. */
+async function runOne(run: RunState, chunk: Chunk): Promise<void> {
+  const c: ChunkTries = { chunk, ids: chunk.ids, tries: 0, throttles: 0, attempts: 0, unclear: 0, journaled: false };
+  for (;;) {
+    const { result, ms } = await attemptOnce(run, c);
+    if (result.kind === 'ok') return recordAnswer(run, c, result, ms);
+    if (result.kind === 'auth' || result.kind === 'rejected') {
+      stopRun(run, { reason: result.kind, error: result.error });
+      return recordFailure(run, c, result.status, result.error.message);
+    }
+    if (run.stop) return leaveAsStopping(run, c, result);
+    if (result.kind === 'throttled') {
+      if (await waitOutThrottle(run, c, result)) return;
+      continue;
+    }
+    if (await retryAfterBackoff(run, c, result)) return;
+  }
+}
+
+/** Sends the chunk once, inside the rate budget, and says what came back and how long it took. */
+async function attemptOnce(run: RunState, c: ChunkTries): Promise<{ result: Attempt; ms: number }> {
+  const { o } = run;
+  const answeredNow = await takeTurn(run);
+  let result: Attempt;
+  const started = o.clock.now();
+  // In flight from the moment it is journaled as sending: once that line is written the
+  // request goes out, so a Ctrl-C meanwhile must wait for it (and say so).
+  run.inFlight++;
+  const flying = { at: started };
+  run.sentAt.add(flying);
+  try {
+    if (!c.journaled) {
+      await o.beforeSend(c.chunk);
+      c.journaled = true;
+    }
+    c.attempts++;
+    result = await o.attempt(c.ids === c.chunk.ids ? c.chunk : { ...c.chunk, ids: c.ids });
+  } finally {
+    run.inFlight--;
+    run.sentAt.delete(flying);
+    // The budget times later requests from this answer (or failure).
+    answeredNow();
+  }
+  // After a second Ctrl-C nothing more is journaled: the run has been written up already.
+  if (o.quit?.aborted) throw new Stop();
+  const ms = o.clock.now() - started;
+  o.attempted?.(c.chunk, result, c.attempts, ms);
+  if (result.kind === 'retry' && result.unclear) c.unclear++;
+  return { result, ms };
+}
+
+/** Waits for the rate budget to allow one more request; returns the call that says it was answered. */
+async function takeTurn(run: RunState): Promise<() => void> {
+  let answeredNow: () => void;
+  try {
+    answeredNow = await run.budget.take(run.halt.signal);
+  } catch {
+    throw new Stop();
+  }
+  if (run.stop) {
+    answeredNow();
+    throw new Stop();
+  }
+  return answeredNow;
+}
+
+async function recordAnswer(run: RunState, c: ChunkTries, result: { status: number; summary: unknown }, ms: number): Promise<void> {
+  countProgress(run);
+  await run.o.answered(c.chunk, { status: result.status, summary: result.summary, attempts: c.attempts, ms, unclear: c.unclear });
+}
+
+async function recordFailure(run: RunState, c: ChunkTries, status: number | null, error: string): Promise<void> {
+  run.failed++;
+  await run.o.failed(c.chunk, { status, error, attempts: c.attempts, unclear: c.unclear });
+}
+
+/** A chunk is done: 429s are waited out `patienceMs` from now. */
+function countProgress(run: RunState): void {
+  run.lastProgress = run.o.clock.now();
+  run.answered++;
+}
+
+/** The run is stopping and this attempt did not get the chunk done. */
+async function leaveAsStopping(run: RunState, c: ChunkTries, result: Attempt): Promise<void> {
+  if (result.kind === 'throttled') {
+    // Refused by the rate limit: certainly not done. Journaled as such, not left unanswered as
+    // if its answer had been lost; --resume sends it again.
+    return recordFailure(run, c, 429, `rate-limited as the run stopped (${result.error})`);
+  }
+  // Interrupted while this attempt was on its way, and its answer unclear or lost: the chunk is
+  // left unanswered, for --resume to check before sending it again.
+  throw new Stop();
+}
+
+/** A 429: waits as asked (or backs off) and says false, or fails the chunk and says true when
+ * the wait would outlast the run (`maxWaitMs`) or `patienceMs` without progress. */
+async function waitOutThrottle(run: RunState, c: ChunkTries, result: Extract<Attempt, { kind: 'throttled' }>): Promise<boolean> {
+  const { o } = run;
+  const now = o.clock.now();
+  const delay = result.retryAfterMs ?? backoffDelay(c.throttles, THROTTLE_BACKOFF, o.random);
+  c.throttles++;
+  if (result.retryAfterMs !== undefined && o.maxWaitMs !== undefined && delay > o.maxWaitMs) {
+    stopRun(run, { reason: 'rate_limited', until: now + delay });
+    const error = `rate-limited: the server asked to wait ${Math.ceil(delay / 1000)}s (${result.error})`;
+    await recordFailure(run, c, 429, error);
+    return true;
+  }
+  if (now + delay - run.lastProgress > o.patienceMs) {
+    const waited = Math.round((now - run.lastProgress) / 1000);
+    await recordFailure(run, c, 429, `still rate-limited after ${waited}s without progress (${result.error})`);
+    return true;
+  }
+  // A Retry-After is the key's: every worker waits it out.
+  if (result.retryAfterMs !== undefined) run.budget.pause(now + delay);
+  o.retrying?.(c.chunk, '429', delay);
+  if (delay >= 10_000)
+    o.notice?.(
+      `rate-limited by the server: waiting ${Math.ceil(delay / 1000)}s before sending more (Ctrl-C stops; --resume continues later)`,
+    );
+  await wait(run, delay);
+  return false;
+}
+
+/** A 5xx, timeout or lost answer: backs off and says false, or fails the chunk once `retries`
+ * are used up. True when the chunk is finished (failed, or a check found it done). */
+async function retryAfterBackoff(run: RunState, c: ChunkTries, result: Extract<Attempt, { kind: 'retry' }>): Promise<boolean> {
+  const { o } = run;
+  const lost = result.unclear === true;
+  if (c.tries >= o.retries) {
+    if (lost && (await settle(run, c))) return true;
+    await recordFailure(run, c, result.status, result.error);
+    return true;
+  }
+  const delay = backoffDelay(c.tries, SERVER_BACKOFF, o.random);
+  o.retrying?.(c.chunk, result.status !== null ? String(result.status) : result.error, delay);
+  await wait(run, delay);
+  c.tries++;
+  // Checked after the backoff, which gives a slow attempt time to finish on the server.
+  return lost && (await settle(run, c));
+}
+
+/** Checks the ids after a lost answer; true when none is left to send. */
+async function settle(run: RunState, c: ChunkTries): Promise<boolean> {
+  const { o } = run;
+  if (!o.check || run.stop) return false;
+  let present: Set<string> | null;
+  try {
+    present = await o.check(c.ids, c.chunk.project);
+  } catch (err) {
+    if (run.stop) throw new Stop();
+    throw err;
+  }
+  if (present === null) return false;
+  const gone = c.ids.filter((id) => !present.has(id));
+  c.ids = c.ids.filter((id) => present.has(id));
+  // The lost attempts are accounted for now: whatever they deleted is in `gone`.
+  c.unclear = 0;
+  const done = c.ids.length === 0;
+  await o.checked?.(c.chunk, { gone, present: c.ids.length, done });
+  if (done) countProgress(run);
+  return done;
+}
+
+/** Sleeps, unless the run stops meanwhile. */
+async function wait(run: RunState, ms: number): Promise<void> {
+  try {
+    await run.o.clock.sleep(ms, run.halt.signal);
+  } catch {
+    throw new Stop();
+  }
 }
