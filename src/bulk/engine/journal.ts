@@ -24,10 +24,10 @@ import { PackedIds } from '../input/packed-ids.js';
 import type { IdentifierNaming } from '../input/identifiers.js';
 import { counted } from '../../io/counts.js';
 
-export const JOURNAL_FORMAT = 1;
-
-/** Journals of earlier versions name no command: every one of them is of this command. */
-const FIRST_COMMAND = 'persons bulk-delete';
+/** 2: every header names its command, projects, settings and input flag, every `matched` and
+ * `sending` line its project. Journals of format 1 came from development builds before the first
+ * release, and are refused (checkJournalFormat) rather than read with guesses for what they lack. */
+export const JOURNAL_FORMAT = 2;
 
 /**
  * The header's fields that belong to the engine. Every other field of a header is the kind's own
@@ -61,27 +61,27 @@ export interface JournalHeaderFields {
   created_at: string;
   profile: string | null;
   host: string;
-  /** The first project of the case (the only one in older journals). */
+  /** The first project of the case. */
   project: string;
-  /** Every project of the case, in order (absent in older journals: `[project]`). */
+  /** Every project of the case, in order (absent when the case is of one project: `[project]`). */
   projects?: string[];
   id_kind: IdKind;
-  /** The command of the job; absent: persons bulk-delete (journals of earlier versions). */
-  command?: string;
+  /** The command of the job: "persons bulk-delete". */
+  command: string;
   /** `file`: how messages name the input (input.ts, inputLabel); `given`: its kind and the flag
-   * that gave it (absent in journals of earlier versions: `id_kind` says what they read). */
+   * that gave it. */
   input: {
     file: string;
     format: IdsFormat;
     column: string | null;
     ids: number;
     id_list_sha256: string;
-    given?: { kind: string; flag: string };
+    given: { kind: string; flag: string };
   };
   /** With --where, --cohort or --query: what chose the persons. */
   selection?: SelectionSpec;
-  /** How the run was made, so that `--resume` needs nothing else (absent in older journals). */
-  settings?: RememberedSettings;
+  /** How the run was made, so that `--resume` needs nothing else. */
+  settings: RememberedSettings;
   /** With --emails: how each address is named (identifiers.ts). */
   identifiers?: IdentifierNaming;
   /** The kind's own fields (KindFields), read by the kind alone. */
@@ -123,13 +123,13 @@ export interface RememberedSettings {
   max_wait_ms: number;
   skip_invalid: boolean;
   /** --backup <file>: the records of the persons, written before the first deletion. */
-  backup?: string | null;
+  backup: string | null;
   /** How the projects were chosen: `all` (--all-projects) or the list given. */
-  projects_flag?: 'all' | 'list' | null;
+  projects_flag: 'all' | 'list' | null;
   /** --read-rate. */
-  read_rate?: number;
-  /** --reference <ticket> (absent in older journals). */
-  reference?: string | null;
+  read_rate: number;
+  /** --reference <ticket>. */
+  reference: string | null;
 }
 
 export type StopReason = 'completed' | 'partial' | 'interrupted' | 'auth' | 'rejected' | 'rate_limited';
@@ -139,8 +139,8 @@ export type JournalRecord =
   | { type: 'run'; run: number; at: string; resume: boolean }
   | { type: 'resolved'; ids: Record<string, string | null> }
   // The persons each identifier matched in a project, by its key (identifiers.ts); one that
-  // matched no one there has an empty list. `project` is absent in older journals: the header's.
-  | { type: 'matched'; project?: string; ids: Record<string, string[]> }
+  // matched no one there has an empty list.
+  | { type: 'matched'; project: string; ids: Record<string, string[]> }
   // The persons a selection chose in a project, in slices; `complete` on the last one.
   | { type: 'selected'; project: string; ids: string[]; complete?: boolean }
   // The distinct ids of persons about to be deleted, for erasure-status to check later (those
@@ -148,9 +148,10 @@ export type JournalRecord =
   // `backed_up`: the records were written to the --backup file first.
   | { type: 'recorded'; project: string; persons: Record<string, string[]>; backed_up?: boolean }
   // `resend`: persons an earlier answer listed in deletion_errors, sent again.
+  // `project`: absent when the chunk went to the header's `project`.
   | { type: 'sending'; chunk: number; run: number; at: string; ids: string[]; project?: string; resend?: boolean }
   // `unclear`: attempts before this line that got no clear answer and may have deleted persons
-  // (absent in journals of older versions, and when there were none).
+  // (absent when there were none).
   // `summary`: what the answer said, as the kind reads it (bulk_delete's counts), or null.
   | { type: 'answered'; chunk: number; at: string; status: number; attempts: number; summary: unknown; unclear?: number }
   | { type: 'failed'; chunk: number; at: string; attempts: number; status: number | null; error: string; unclear?: number }
@@ -223,7 +224,7 @@ export class JournalState {
         for (const [k, v] of Object.entries(record.ids)) this.resolved.set(k, v);
         break;
       case 'matched': {
-        const found = mapOf(this.matched, record.project ?? this.header?.project ?? '');
+        const found = mapOf(this.matched, record.project);
         for (const [k, v] of Object.entries(record.ids)) found.set(k, v);
         break;
       }
@@ -432,13 +433,24 @@ export async function readJournal(path: string, o: { list?: IdSet; sendAgain?: S
       `${path} is not a hogctl bulk job journal (no header line)`,
       'pass the journal a previous run wrote, or another --journal',
     );
-  if (state.header.journal_format !== JOURNAL_FORMAT) {
-    throw new UsageError(
-      `journal ${path} has format ${state.header.journal_format}, which this hogctl does not read`,
-      'resume it with the hogctl version that wrote it',
-    );
-  }
+  checkJournalFormat(path, state.header);
   return state;
+}
+
+/** Refuses a journal of another format: an earlier one came from a development build before the
+ * first release (nothing of it is read), a later one from a newer hogctl. */
+export function checkJournalFormat(path: string, header: Pick<JournalHeader, 'journal_format'>): void {
+  const format = header.journal_format;
+  if (format === JOURNAL_FORMAT) return;
+  if (typeof format === 'number' && format < JOURNAL_FORMAT)
+    throw new UsageError(
+      `journal ${path} has format ${format}: an earlier development build of hogctl wrote it, and this hogctl reads only format ${JOURNAL_FORMAT}`,
+      `start over: run the same command without --resume, with --journal <new path> (or after removing ${path})`,
+    );
+  throw new UsageError(
+    `journal ${path} has format ${format}, which this hogctl does not read`,
+    'resume it with the hogctl version that wrote it',
+  );
 }
 
 /** The first line of a journal, or undefined when it is not one (readJournal says why later). */
@@ -481,7 +493,7 @@ export function kindFieldsOf(header: JournalHeader): KindFields {
 
 /** The command of a journal's job. */
 export function journalCommand(header: JournalHeader): string {
-  return header.command ?? FIRST_COMMAND;
+  return header.command;
 }
 
 /** JSON with the keys of every object sorted: the same value gives the same text. */
