@@ -160,7 +160,7 @@ export interface FailedChunk {
 }
 
 export interface Receipt {
-  receipt_format: 1;
+  receipt_format: typeof RECEIPT_FORMAT;
   /** "persons bulk-delete" or "persons bulk-update". */
   command: string;
   status: ReceiptStatus;
@@ -243,6 +243,21 @@ export interface Receipt {
   error?: string;
   /** The kind's fields (a deletion's flags and deletion_errors, an update's `update`). */
   [kindField: string]: unknown;
+}
+
+/** 2: every receipt lists its projects and, with addresses, their keys. Receipts of format 1 came
+ * from development builds before the first release, and are refused (earlierReceiptError). */
+export const RECEIPT_FORMAT = 2;
+
+/** Why a file that is a receipt of an earlier format is not read, or undefined when it is not one. */
+export function earlierReceiptError(path: string, value: unknown): UsageError | undefined {
+  if (typeof value !== 'object' || value === null || !('receipt_format' in value)) return undefined;
+  const format = value.receipt_format;
+  if (typeof format !== 'number' || format >= RECEIPT_FORMAT) return undefined;
+  return new UsageError(
+    `${path} has receipt format ${format}: an earlier development build of hogctl wrote it, and this hogctl reads only format ${RECEIPT_FORMAT}`,
+    'run the job again with a new --journal to write a receipt of this format',
+  );
 }
 
 const LIST_CAP = 10_000;
@@ -360,7 +375,7 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   const policy = meta.identifiers?.policy;
   const fields = part.fields({ chunks, answered, counts, verification: meta.verification, skipInvalid: meta.skipInvalid });
   const receipt: Receipt = {
-    receipt_format: 1,
+    receipt_format: RECEIPT_FORMAT,
     command: meta.command,
     status: meta.status,
     hogctl_version: meta.version,

@@ -36,7 +36,7 @@ afterEach(() => Object.assign(disk, { room: Infinity, perWrite: Infinity }));
 
 /** A receipt-like value of about 300 KB: one write of the receipt's megabyte buffer. */
 const big = () => ({
-  receipt_format: 1,
+  receipt_format: 2,
   ids: Array.from({ length: 8000 }, (_, i) => `0199aaaa-bbbb-7ccc-8ddd-${String(i).padStart(12, '0')}`),
 });
 
