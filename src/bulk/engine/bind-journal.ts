@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { checkBinding, defaultJournalPath, journalExists, readJournal, type Binding, JournalState, type SendAgain } from './journal.js';
+import { checkBinding, defaultJournalPath, journalExists, readJournal, type Binding, JournalState, type SendAgain } from './journal-state.js';
 import { lockJournal } from './lock.js';
 import { checkWritableDir } from './settings.js';
 import type { Input } from '../input/input.js';

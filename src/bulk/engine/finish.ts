@@ -7,7 +7,7 @@ import { VERSION } from '../../context.js';
 import { writeSummary } from '../../io/summary.js';
 import type { JobVerification } from './action.js';
 import { namingOf, recordedDistinctId, type IdentifierPolicy } from '../input/identifiers.js';
-import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, type JournalState, type KindFields } from './journal.js';
+import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, type JournalState, type KindFields } from './journal-state.js';
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
 import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';

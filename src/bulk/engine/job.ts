@@ -11,7 +11,7 @@ import { CancelledError } from '../../errors.js';
 import { confirmOrRefuse } from '../../cli/confirm.js';
 import type { JobKind, JobVerification } from './action.js';
 import { findings, finish, journalHeader } from './finish.js';
-import { describeProjects, JournalFileError, JournalWriter, type JournalRecord } from './journal.js';
+import { describeProjects, JournalFileError, JournalWriter, type JournalRecord } from './journal-state.js';
 import type { Receipt } from './receipt.js';
 import { outcome, unreachableOutcome } from './outcome.js';
 import { closeRun } from './unrecorded.js';

@@ -10,7 +10,7 @@ import { VERSION } from '../../context.js';
 import { ensurePrivateDir } from '../../config/paths.js';
 import type { BulkAction, Resends } from './action.js';
 import type { BoundJournal } from './bind-journal.js';
-import { JournalFileError, JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal.js';
+import { JournalFileError, JournalState, JournalWriter, JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal-state.js';
 import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
 import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';

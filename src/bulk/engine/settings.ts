@@ -7,14 +7,14 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
-import { checkJournalFormat, defaultJournalPath, journalExists, readJournal, readJournalHeader } from './journal.js';
+import { checkJournalFormat, defaultJournalPath, journalExists, readJournal, readJournalHeader } from './journal-state.js';
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
-import type { KindFields } from './journal.js';
+import type { KindFields } from './journal-state.js';
 import type { PlanFile } from './plan-file.js';
 import { fromStdin, inputArgs, selectionOf, type JobInput } from '../input/input.js';
 import { READ_PER_MINUTE } from '../input/resolve.js';
-import { journalProjects, kindFieldsOf, type JournalHeader } from './journal.js';
+import { journalProjects, kindFieldsOf, type JournalHeader } from './journal-state.js';
 import type { IdentifierNaming } from '../input/identifiers.js';
 import { selectionSha256 } from '../input/selection.js';
 

@@ -15,7 +15,7 @@ import { openSecretFile, fileError } from '../../config/secret-file.js';
 import { batchPersons, getPerson, PERSON_BATCH_MAX, type ListedPerson } from '../../api/persons.js';
 import type { ApiClient } from '../../http/client.js';
 import { recordedDistinctId, type IdentifierPolicy } from '../input/identifiers.js';
-import type { JournalRecord, JournalState } from './journal.js';
+import type { JournalRecord, JournalState } from './journal-state.js';
 import { withinBudget, type RateBudget } from './rate.js';
 import { checkWritableDir } from './settings.js';
 import type { Ids } from '../input/id-set.js';

@@ -21,7 +21,7 @@ import { PartialFailureError, UsageError } from '../../../errors.js';
 import type { ApiClient } from '../../../http/client.js';
 import { stampToSend } from '../../../api/capture.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
-import { readJournal, type JournalHeader } from '../../engine/journal.js';
+import { readJournal, type JournalHeader } from '../../engine/journal-state.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import { sameValue } from '../../engine/same-value.js';
 import type { CaseTargets } from '../../input/targets.js';

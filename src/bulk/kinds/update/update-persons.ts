@@ -34,7 +34,7 @@ import { getProject, type Project } from '../../../api/projects.js';
 import type { ApiClient } from '../../../http/client.js';
 import type { ActionEnv, BulkAction, JobKind, KindFields, KindRequests, Verdict } from '../../engine/action.js';
 import { describeChanges, type Changes } from './changes.js';
-import type { JournalHeader, JournalState } from '../../engine/journal.js';
+import type { JournalHeader, JournalState } from '../../engine/journal-state.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { attemptOf, captureAttempt } from '../../engine/capture-attempt.js';

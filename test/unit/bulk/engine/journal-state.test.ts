@@ -11,7 +11,7 @@ import {
   JournalWriter,
   readJournal,
   type JournalHeader,
-} from '../../../../src/bulk/engine/journal.js';
+} from '../../../../src/bulk/engine/journal-state.js';
 import { PackedIds } from '../../../../src/bulk/input/packed-ids.js';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';
