@@ -9,7 +9,8 @@
 // update's `update`) and its verification, and names what a lost or unclear request may have done.
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
-import type { ChunkRecord, JournalState, KindFields, SelectionSpec, StopReason } from './journal-state.js';
+import type { ChunkRecord, KindFields, SelectionSpec, StopReason } from './journal-format.js';
+import type { JournalState } from './journal-state.js';
 import type { BadValue, IdKind, IdList } from '../input/validate.js';
 import type { IdsFormat } from '../input/read-ids.js';
 import { identifierKey, type IdentifierPolicy } from '../input/identifiers.js';

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobKind } from '../../../../src/bulk/engine/action.js';
-import { checkBinding, kindFieldsOf, readJournal, type ChunkRecord, type JournalHeader } from '../../../../src/bulk/engine/journal-state.js';
+import { checkBinding, kindFieldsOf } from '../../../../src/bulk/engine/journal-binding.js';
+import { readJournal } from '../../../../src/bulk/engine/journal-read.js';
+import { type ChunkRecord, type JournalHeader } from '../../../../src/bulk/engine/journal-format.js';
 import { buildReceipt, summaryRecord, type ReceiptPart } from '../../../../src/bulk/engine/receipt.js';
 import type { IdList } from '../../../../src/bulk/input/validate.js';
 

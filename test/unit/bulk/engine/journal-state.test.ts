@@ -4,14 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  checkBinding,
-  defaultJournalPath,
-  JournalState,
-  JournalWriter,
-  readJournal,
-  type JournalHeader,
-} from '../../../../src/bulk/engine/journal-state.js';
+import { checkBinding } from '../../../../src/bulk/engine/journal-binding.js';
+import { defaultJournalPath, readJournal } from '../../../../src/bulk/engine/journal-read.js';
+import { JournalState } from '../../../../src/bulk/engine/journal-state.js';
+import { JournalWriter } from '../../../../src/bulk/engine/journal-write.js';
+import { type JournalHeader } from '../../../../src/bulk/engine/journal-format.js';
 import { PackedIds } from '../../../../src/bulk/input/packed-ids.js';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';

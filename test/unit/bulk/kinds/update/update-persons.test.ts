@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventStamp, eventUuid } from '../../../../../src/bulk/kinds/update/update-persons.js';
-import type { JournalHeader } from '../../../../../src/bulk/engine/journal-state.js';
+import type { JournalHeader } from '../../../../../src/bulk/engine/journal-format.js';
 
 const PERSON = '0190a1b2-0000-7000-8000-000000000001';
 
