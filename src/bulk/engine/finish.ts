@@ -11,7 +11,8 @@ import { ENGINE_HEADER_FIELDS, type JournalHeaderFields, type JournalRecord, typ
 import { type JournalState } from './journal-state.js';
 import type { Prepared } from './prepare.js';
 import { spansProjects } from './projects.js';
-import { buildReceipt, ReceiptNotWrittenError, summaryRecord, writeReceipt, type Receipt, type ReceiptStatus } from './receipt.js';
+import { buildReceipt, summaryRecord, type Receipt, type ReceiptStatus } from './receipt.js';
+import { ReceiptNotWrittenError, writeReceipt } from './receipt-write.js';
 import type { Missing } from './unrecorded.js';
 import { FilterFailedError } from '../../io/filter.js';
 import { columnOf, selectionOf } from '../input/input.js';

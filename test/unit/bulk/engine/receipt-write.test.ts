@@ -27,7 +27,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...real, open, default: { ...real, open } };
 });
 
-const { writeReceipt, ReceiptNotWrittenError } = await import('../../../../src/bulk/engine/receipt.js');
+const { writeReceipt, ReceiptNotWrittenError } = await import('../../../../src/bulk/engine/receipt-write.js');
 type Receipt = import('../../../../src/bulk/engine/receipt.js').Receipt;
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-receipt-short-'));
