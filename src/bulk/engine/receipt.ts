@@ -332,45 +332,13 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   const lookedUp = meta.sentIdKind === 'person_uuids';
   const list = ids.ids instanceof IdSet ? ids.ids : undefined;
   const total = tally(chunks, meta.targets, list);
-  const { answered, gone, failedChunks, unanswered, unclear, unclearIds } = total;
-  const own = part.tally?.({ chunks, answered, gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
+  const { answered, failedChunks } = total;
+  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
-  const counts: Receipt['counts'] = {
-    requested: ids.requested,
-    unique: ids.ids.length - meta.resolvedDuplicates,
-    duplicates: ids.duplicates + meta.resolvedDuplicates,
-    invalid: ids.invalidCount,
-    unresolved: meta.unresolved.length,
-    ...total.moved,
-    ...own.counts,
-  };
-
-  const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
-    { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
-  ];
-  const projects = projectMetas.map((p): ReceiptProject => {
-    const mine = chunks.filter((c) => c.project === p.id);
-    // A job of one project is its project: the same sums, not a second tally over as many ids.
-    const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
-    const kindCounts = part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
-    const recorded = state?.recorded.get(p.id);
-    const sent = sums.sentList;
-    return {
-      project: p.id,
-      name: p.name,
-      status: p.unreachable ? 'unreachable' : 'searched',
-      unreachable_reason: p.unreachable ?? null,
-      targets: p.targets,
-      sent: sums.moved.sent,
-      failed: sums.moved.failed,
-      not_sent: sums.moved.not_sent,
-      ...kindCounts,
-      ids_sent: sent,
-      distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
-      verification: p.verification ? { ...p.verification } : null,
-    };
-  });
-
+  const counts: Receipt['counts'] = { ...inputCounts(ids, meta), ...total.moved, ...own.counts };
+  // A job of one project names no list of them.
+  const projectMetas = meta.projects ?? [{ id: meta.project, name: null, targets: meta.targets, verification: meta.verification }];
+  const projects = projectMetas.map((p) => projectOf(p, { state, chunks, total, meta, lookedUp, list }));
   const policy = meta.identifiers?.policy;
   const fields = part.fields({ chunks, answered, counts, verification: meta.verification, skipInvalid: meta.skipInvalid });
   const receipt: Receipt = {
@@ -391,61 +359,22 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
     // Where receipts of earlier versions had them: a kind's flags after the selection.
     ...('flags' in fields ? { flags: fields.flags } : {}),
     id_list_sha256: ids.sha256,
-    id_list_hash:
-      policy?.by === 'key'
-        ? 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-        : policy?.by === 'salt'
-          ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-          : meta.selection
-            ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
-            : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+    id_list_hash: idListHashText(policy, Boolean(meta.selection)),
     counts,
-    chunks: {
-      answered: answered.length,
-      failed: failedChunks.length,
-      answered_without_summary: withoutSummary.length,
-    },
+    chunks: { answered: answered.length, failed: failedChunks.length, answered_without_summary: withoutSummary.length },
     not_reported: own.notReported,
-    unanswered_requests: unanswered.length
-      ? {
-          chunks: unanswered.length,
-          ids: unanswered.reduce((k, c) => k + c.ids.length, 0),
-          note: part.notes.unanswered,
-        }
-      : null,
-    unclear_requests: unclear.length ? { chunks: unclear.length, ids: unclearIds.size, note: part.notes.unclear } : null,
-    lost_answers: gone.size ? { gone: gone.size, note: part.notes.lostAnswers(lookedUp) } : null,
+    ...requestNotes(total, part.notes, lookedUp),
     failed_chunks: failedChunks,
     ...fields,
     invalid: ids.invalid
       .slice(0, LIST_CAP)
       .map((b) => (policy && policy.by !== 'clear' ? { ...b, value: identifierKey(b.value, policy) } : b)),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
-    identifiers: meta.identifiers
-      ? {
-          kind: meta.kind,
-          named_by: NAMED_BY[policy!.by],
-          key_id: policy!.by === 'key' ? policy!.keyId : null,
-          ...(policy!.by === 'salt' ? { salt: policy!.salt } : {}),
-          // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
-          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { keys: [...meta.identifiers.totals.keys].sort() } : {}),
-          matched: meta.identifiers.totals.matched,
-          matching_several: meta.identifiers.totals.several,
-          in_several_projects: meta.identifiers.totals.inSeveralProjects,
-          persons: meta.identifiers.totals.persons,
-          unmatched: meta.identifiers.totals.unmatchedKeys.length,
-          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { found_by: foundByOf(meta.identifiers.totals) } : {}),
-        }
-      : null,
+    identifiers: identifiersOf(meta),
     verification: meta.verification ? { ...meta.verification, note: part.verificationNote } : null,
     projects,
     backup: meta.backup ?? null,
-    runs: (state?.runs ?? []).map((r) => ({
-      run: r.run,
-      started_at: r.at,
-      stopped_at: r.stopped?.at ?? null,
-      outcome: r.stopped?.reason ?? null,
-    })),
+    runs: runsOf(state),
     journal: meta.journal,
   };
   if (meta.error) receipt.error = meta.error;
@@ -455,6 +384,109 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   // Everything answered, and still not everything done (persons the server could not delete).
   if (typed.status === 'completed' && part.incomplete?.(typed)) typed.status = 'partial';
   return typed;
+}
+
+/** What the input held: the counts every receipt starts with. */
+function inputCounts<R extends Receipt>(ids: IdList, meta: ReceiptMeta<R>) {
+  return {
+    requested: ids.requested,
+    unique: ids.ids.length - meta.resolvedDuplicates,
+    duplicates: ids.duplicates + meta.resolvedDuplicates,
+    invalid: ids.invalidCount,
+    unresolved: meta.unresolved.length,
+  };
+}
+
+/** Every run of the journal: when it started and stopped, and why. */
+function runsOf(state: JournalState | undefined): Receipt['runs'] {
+  return (state?.runs ?? []).map((r) => ({
+    run: r.run,
+    started_at: r.at,
+    stopped_at: r.stopped?.at ?? null,
+    outcome: r.stopped?.reason ?? null,
+  }));
+}
+
+/** One project of the receipt: its counts, the ids sent to it and their distinct ids. */
+function projectOf<R extends Receipt>(
+  p: ReceiptProjectMeta,
+  job: {
+    state?: JournalState;
+    chunks: ChunkRecord[];
+    total: ReturnType<typeof tally>;
+    meta: ReceiptMeta<R>;
+    lookedUp: boolean;
+    list?: IdSet;
+  },
+): ReceiptProject {
+  const { state, chunks, total, meta, lookedUp, list } = job;
+  const mine = chunks.filter((c) => c.project === p.id);
+  // A job of one project is its project: the same sums, not a second tally over as many ids.
+  const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
+  const kindCounts = meta.part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
+  const recorded = state?.recorded.get(p.id);
+  const sent = sums.sentList;
+  return {
+    project: p.id,
+    name: p.name,
+    status: p.unreachable ? 'unreachable' : 'searched',
+    unreachable_reason: p.unreachable ?? null,
+    targets: p.targets,
+    sent: sums.moved.sent,
+    failed: sums.moved.failed,
+    not_sent: sums.moved.not_sent,
+    ...kindCounts,
+    ids_sent: sent,
+    distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
+    verification: p.verification ? { ...p.verification } : null,
+  };
+}
+
+/** How the receipt's id_list_hash was made, in words. */
+function idListHashText(policy: IdentifierPolicy | undefined, selection: boolean): string {
+  if (policy?.by === 'key')
+    return 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
+  if (policy?.by === 'salt')
+    return 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
+  if (selection) return 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in';
+  return 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"';
+}
+
+/** The requests whose fate the counts alone do not tell: unanswered, unclear, or found gone after a lost answer. */
+function requestNotes(
+  total: ReturnType<typeof tally>,
+  notes: ReceiptPart['notes'],
+  lookedUp: boolean,
+): Pick<Receipt, 'unanswered_requests' | 'unclear_requests' | 'lost_answers'> {
+  const { unanswered, unclear, unclearIds, gone } = total;
+  return {
+    unanswered_requests: unanswered.length
+      ? { chunks: unanswered.length, ids: unanswered.reduce((k, c) => k + c.ids.length, 0), note: notes.unanswered }
+      : null,
+    unclear_requests: unclear.length ? { chunks: unclear.length, ids: unclearIds.size, note: notes.unclear } : null,
+    lost_answers: gone.size ? { gone: gone.size, note: notes.lostAnswers(lookedUp) } : null,
+  };
+}
+
+/** With identifiers looked up: what they matched, and how the receipt names them. */
+function identifiersOf<R extends Receipt>(meta: ReceiptMeta<R>): Receipt['identifiers'] {
+  if (!meta.identifiers) return null;
+  const { policy, totals } = meta.identifiers;
+  const addresses = meta.kind === 'emails' || meta.kind === 'mixed';
+  return {
+    kind: meta.kind,
+    named_by: NAMED_BY[policy.by],
+    key_id: policy.by === 'key' ? policy.keyId : null,
+    ...(policy.by === 'salt' ? { salt: policy.salt } : {}),
+    // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
+    ...(addresses ? { keys: [...totals.keys].sort() } : {}),
+    matched: totals.matched,
+    matching_several: totals.several,
+    in_several_projects: totals.inSeveralProjects,
+    persons: totals.persons,
+    unmatched: totals.unmatchedKeys.length,
+    ...(addresses ? { found_by: foundByOf(totals) } : {}),
+  };
 }
 
 /** The distinct ids recorded for these persons, each once. */
