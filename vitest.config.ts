@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * not see the mock, so they do not share modules with other files. */
 const MOCKS_MODULES = [
   'test/unit/bulk/engine/lock.test.ts',
-  'test/unit/bulk/engine/receipt.test.ts',
+  'test/unit/bulk/engine/receipt-write.test.ts',
   'test/reliability/unrecorded.test.ts',
   'test/unit/io/write-all.test.ts',
 ];

@@ -22,7 +22,8 @@
 import type { Context } from '../../context.js';
 import type { CliError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
-import type { JournalRecord, JournalState, KindBinding, KindFields, SendAgain } from './journal.js';
+import type { JournalRecord, KindBinding, KindFields, SendAgain } from './journal-format.js';
+import type { JournalState } from './journal-state.js';
 import type { PresenceCheck } from './lost-answers.js';
 import type { RateBudget, RateWindow } from './rate.js';
 import type { Receipt, ReceiptPart, ReceiptVerification } from './receipt.js';
@@ -141,7 +142,7 @@ export interface KindJournal {
   command: string;
   /** What binds the journal besides the input: the kind's fields of the journal's header (a
    * deletion's flags, an update's changes), compared on --resume. Its names must not be the
-   * engine's own (journal.ts, ENGINE_HEADER_FIELDS). */
+   * engine's own (journal-format.ts, ENGINE_HEADER_FIELDS). */
   binding: KindBinding;
   /** What the kind adds to the header of a new journal besides its binding (an update's event
    * nonce): fields of its own, as `binding`'s. */

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
-import { journalError } from './journal.js';
+import { journalError } from './journal-write.js';
 
 interface LockOwner {
   pid: number;

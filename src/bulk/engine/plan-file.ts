@@ -18,7 +18,7 @@ import { UsageError } from '../../errors.js';
 import { fileError } from '../../config/secret-file.js';
 import { keyedHash, openText, requireEvidenceKey, type EvidenceKey } from '../../config/evidence-key.js';
 import { CLEAR, keyedPolicy, type IdentifierPolicy } from '../input/identifiers.js';
-import type { SelectionSpec } from './journal.js';
+import type { SelectionSpec } from './journal-format.js';
 import { tallyIdentifiers, type CaseTargets, type IdentifierTotals, type ProjectTargets } from '../input/targets.js';
 import type { IdKind } from '../input/validate.js';
 import { plural } from '../../io/counts.js';

@@ -10,7 +10,7 @@ import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
 import { lazyChunks, type ChunkList } from './chunk.js';
 import { IdSet, type Ids } from '../input/id-set.js';
-import type { JournalState } from './journal.js';
+import type { JournalState } from './journal-state.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from '../input/identifiers.js';
 import { evidenceKey, readEvidenceKey } from '../../config/evidence-key.js';
 import { readJobInput, selectionOf, type Input } from '../input/input.js';

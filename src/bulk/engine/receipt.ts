@@ -7,16 +7,15 @@
 // It knows no kind of job: the kind's part (ReceiptPart, supplied by its JobKind in action.ts)
 // adds up what its answers said, adds its own fields (a deletion's flags and deletion_errors, an
 // update's `update`) and its verification, and names what a lost or unclear request may have done.
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
-import type { ChunkRecord, JournalState, KindFields, SelectionSpec, StopReason } from './journal.js';
+import type { ChunkRecord, KindFields, SelectionSpec, StopReason } from './journal-format.js';
+import type { JournalState } from './journal-state.js';
 import type { BadValue, IdKind, IdList } from '../input/validate.js';
 import type { IdsFormat } from '../input/read-ids.js';
 import { identifierKey, type IdentifierPolicy } from '../input/identifiers.js';
 import type { IdentifierTotals } from '../input/targets.js';
 import { IdSet, type Ids } from '../input/id-set.js';
 import { IdSubset } from '../input/id-subset.js';
-import { writeAll } from '../../io/write-all.js';
 
 export type ReceiptStatus = StopReason | 'dry_run';
 
@@ -160,7 +159,7 @@ export interface FailedChunk {
 }
 
 export interface Receipt {
-  receipt_format: 1;
+  receipt_format: typeof RECEIPT_FORMAT;
   /** "persons bulk-delete" or "persons bulk-update". */
   command: string;
   status: ReceiptStatus;
@@ -245,6 +244,21 @@ export interface Receipt {
   [kindField: string]: unknown;
 }
 
+/** 2: every receipt lists its projects and, with addresses, their keys. Receipts of format 1 came
+ * from development builds before the first release, and are refused (earlierReceiptError). */
+export const RECEIPT_FORMAT = 2;
+
+/** Why a file that is a receipt of an earlier format is not read, or undefined when it is not one. */
+export function earlierReceiptError(path: string, value: unknown): UsageError | undefined {
+  if (typeof value !== 'object' || value === null || !('receipt_format' in value)) return undefined;
+  const format = value.receipt_format;
+  if (typeof format !== 'number' || format >= RECEIPT_FORMAT) return undefined;
+  return new UsageError(
+    `${path} has receipt format ${format}: an earlier development build of hogctl wrote it, and this hogctl reads only format ${RECEIPT_FORMAT}`,
+    'run the job again with a new --journal to write a receipt of this format',
+  );
+}
+
 const LIST_CAP = 10_000;
 const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
   key: 'HMAC-SHA256 (hex) of the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>") under the identifier sub-key of the evidence key key_id, which this receipt does not hold: `hogctl persons erasure-status --check-email` tells whether an address is among them; --keep-identifiers names them in clear',
@@ -318,49 +332,17 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   const lookedUp = meta.sentIdKind === 'person_uuids';
   const list = ids.ids instanceof IdSet ? ids.ids : undefined;
   const total = tally(chunks, meta.targets, list);
-  const { answered, gone, failedChunks, unanswered, unclear, unclearIds } = total;
-  const own = part.tally?.({ chunks, answered, gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
+  const { answered, failedChunks } = total;
+  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
-  const counts: Receipt['counts'] = {
-    requested: ids.requested,
-    unique: ids.ids.length - meta.resolvedDuplicates,
-    duplicates: ids.duplicates + meta.resolvedDuplicates,
-    invalid: ids.invalidCount,
-    unresolved: meta.unresolved.length,
-    ...total.moved,
-    ...own.counts,
-  };
-
-  const projectMetas: ReceiptProjectMeta[] = meta.projects ?? [
-    { id: meta.project, name: null, targets: meta.targets, verification: meta.verification },
-  ];
-  const projects = projectMetas.map((p): ReceiptProject => {
-    const mine = chunks.filter((c) => c.project === p.id);
-    // A job of one project is its project: the same sums, not a second tally over as many ids.
-    const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
-    const kindCounts = part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
-    const recorded = state?.recorded.get(p.id);
-    const sent = sums.sentList;
-    return {
-      project: p.id,
-      name: p.name,
-      status: p.unreachable ? 'unreachable' : 'searched',
-      unreachable_reason: p.unreachable ?? null,
-      targets: p.targets,
-      sent: sums.moved.sent,
-      failed: sums.moved.failed,
-      not_sent: sums.moved.not_sent,
-      ...kindCounts,
-      ids_sent: sent,
-      distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
-      verification: p.verification ? { ...p.verification } : null,
-    };
-  });
-
+  const counts: Receipt['counts'] = { ...inputCounts(ids, meta), ...total.moved, ...own.counts };
+  // A job of one project names no list of them.
+  const projectMetas = meta.projects ?? [{ id: meta.project, name: null, targets: meta.targets, verification: meta.verification }];
+  const projects = projectMetas.map((p) => projectOf(p, { state, chunks, total, meta, lookedUp, list }));
   const policy = meta.identifiers?.policy;
   const fields = part.fields({ chunks, answered, counts, verification: meta.verification, skipInvalid: meta.skipInvalid });
   const receipt: Receipt = {
-    receipt_format: 1,
+    receipt_format: RECEIPT_FORMAT,
     command: meta.command,
     status: meta.status,
     hogctl_version: meta.version,
@@ -377,61 +359,22 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
     // Where receipts of earlier versions had them: a kind's flags after the selection.
     ...('flags' in fields ? { flags: fields.flags } : {}),
     id_list_sha256: ids.sha256,
-    id_list_hash:
-      policy?.by === 'key'
-        ? 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-        : policy?.by === 'salt'
-          ? 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"'
-          : meta.selection
-            ? 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in'
-            : 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"',
+    id_list_hash: idListHashText(policy, Boolean(meta.selection)),
     counts,
-    chunks: {
-      answered: answered.length,
-      failed: failedChunks.length,
-      answered_without_summary: withoutSummary.length,
-    },
+    chunks: { answered: answered.length, failed: failedChunks.length, answered_without_summary: withoutSummary.length },
     not_reported: own.notReported,
-    unanswered_requests: unanswered.length
-      ? {
-          chunks: unanswered.length,
-          ids: unanswered.reduce((k, c) => k + c.ids.length, 0),
-          note: part.notes.unanswered,
-        }
-      : null,
-    unclear_requests: unclear.length ? { chunks: unclear.length, ids: unclearIds.size, note: part.notes.unclear } : null,
-    lost_answers: gone.size ? { gone: gone.size, note: part.notes.lostAnswers(lookedUp) } : null,
+    ...requestNotes(total, part.notes, lookedUp),
     failed_chunks: failedChunks,
     ...fields,
     invalid: ids.invalid
       .slice(0, LIST_CAP)
       .map((b) => (policy && policy.by !== 'clear' ? { ...b, value: identifierKey(b.value, policy) } : b)),
     unresolved: meta.unresolved.slice(0, LIST_CAP),
-    identifiers: meta.identifiers
-      ? {
-          kind: meta.kind,
-          named_by: NAMED_BY[policy!.by],
-          key_id: policy!.by === 'key' ? policy!.keyId : null,
-          ...(policy!.by === 'salt' ? { salt: policy!.salt } : {}),
-          // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
-          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { keys: [...meta.identifiers.totals.keys].sort() } : {}),
-          matched: meta.identifiers.totals.matched,
-          matching_several: meta.identifiers.totals.several,
-          in_several_projects: meta.identifiers.totals.inSeveralProjects,
-          persons: meta.identifiers.totals.persons,
-          unmatched: meta.identifiers.totals.unmatchedKeys.length,
-          ...(meta.kind === 'emails' || meta.kind === 'mixed' ? { found_by: foundByOf(meta.identifiers.totals) } : {}),
-        }
-      : null,
+    identifiers: identifiersOf(meta),
     verification: meta.verification ? { ...meta.verification, note: part.verificationNote } : null,
     projects,
     backup: meta.backup ?? null,
-    runs: (state?.runs ?? []).map((r) => ({
-      run: r.run,
-      started_at: r.at,
-      stopped_at: r.stopped?.at ?? null,
-      outcome: r.stopped?.reason ?? null,
-    })),
+    runs: runsOf(state),
     journal: meta.journal,
   };
   if (meta.error) receipt.error = meta.error;
@@ -443,163 +386,114 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   return typed;
 }
 
-/** A receipt that could not be written whole: nothing is at its path (exit 2 as it is, when
- * nothing was sent; the engine says what was sent, when something was: finish.ts). */
-export class ReceiptNotWrittenError extends UsageError {
-  constructor(
-    readonly path: string,
-    /** Why, in a few words: "no space left on the device". */
-    readonly why: string,
-  ) {
-    super(
-      `cannot write the receipt ${path}: ${why}`,
-      'the journal still records every answer: free some space, or run again with --resume and --receipt <another path> to write it',
-    );
-  }
+/** What the input held: the counts every receipt starts with. */
+function inputCounts<R extends Receipt>(ids: IdList, meta: ReceiptMeta<R>) {
+  return {
+    requested: ids.requested,
+    unique: ids.ids.length - meta.resolvedDuplicates,
+    duplicates: ids.duplicates + meta.resolvedDuplicates,
+    invalid: ids.invalidCount,
+    unresolved: meta.unresolved.length,
+  };
 }
 
-/** Written beside, synced, checked and then renamed over, so a reader never sees half a receipt
- * and hogctl never names one that is not whole. The text is what `JSON.stringify(receipt, null,
- * 2)` gives, written as it is made: the id lists of ten million ids would be one string of half a
- * gigabyte. */
-export async function writeReceipt(path: string, receipt: Receipt): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  let file: FileHandle | undefined;
-  try {
-    file = await open(tmp, 'w', 0o600);
-    const out = new BufferedText(file);
-    await writeJson(out, receipt, '');
-    await out.write('\n');
-    await out.flush();
-    await file.datasync();
-    // What the disk holds is what was made: a short write no one saw would show here.
-    const size = (await file.stat()).size;
-    if (size !== out.written) throw new Error(`only ${size} of its ${out.written} bytes reached the disk`);
-    await file.close();
-    file = undefined;
-    await rename(tmp, path);
-  } catch (err) {
-    await file?.close().catch(() => {});
-    // A full disk may have left part of it: never leave the temporary file behind.
-    await unlink(tmp).catch(() => {});
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ReceiptNotWrittenError(path, code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the device' : (err as Error).message);
-  }
+/** Every run of the journal: when it started and stopped, and why. */
+function runsOf(state: JournalState | undefined): Receipt['runs'] {
+  return (state?.runs ?? []).map((r) => ({
+    run: r.run,
+    started_at: r.at,
+    stopped_at: r.stopped?.at ?? null,
+    outcome: r.stopped?.reason ?? null,
+  }));
 }
 
-/** Arrays of plain values longer than this are written an element at a time; shorter ones at once. */
-const STREAMED_ARRAY = 256;
-
-/** Text gathered into writes of about a megabyte. */
-class BufferedText {
-  private readonly buffer = Buffer.alloc(1 << 20);
-  private used = 0;
-  /** Text that did not fit behind what the buffer holds, in order, for the next flush. */
-  private pending: Buffer[] = [];
-  /** Bytes written to the file so far. */
-  written = 0;
-
-  constructor(private readonly file: FileHandle) {}
-
-  async write(text: string): Promise<void> {
-    if (this.add(text)) await this.flush();
-  }
-
-  /** Adds text without waiting; true when it is time to flush. */
-  add(text: string): boolean {
-    // A UTF-16 code unit is at most 3 bytes of UTF-8.
-    if (this.pending.length > 0 || this.used + text.length * 3 > this.buffer.length) {
-      this.pending.push(Buffer.from(text, 'utf8'));
-      return true;
-    }
-    this.used += this.buffer.write(text, this.used, 'utf8');
-    return this.used >= this.buffer.length - 4096;
-  }
-
-  /** A string as JSON: written straight into the buffer when it needs no escape (an id), so that
-   * ten million ids make no ten million quoted copies. */
-  addString(value: string): boolean {
-    if (NEEDS_ESCAPE.test(value)) return this.add(JSON.stringify(value));
-    const open = this.add('"');
-    const text = this.add(value);
-    return this.add('"') || open || text;
-  }
-
-  async flush(): Promise<void> {
-    if (this.used > 0) this.written += await writeAll(this.file, this.buffer.subarray(0, this.used));
-    this.used = 0;
-    for (const piece of this.pending.splice(0)) this.written += await writeAll(this.file, piece);
-  }
+/** One project of the receipt: its counts, the ids sent to it and their distinct ids. */
+function projectOf<R extends Receipt>(
+  p: ReceiptProjectMeta,
+  job: {
+    state?: JournalState;
+    chunks: ChunkRecord[];
+    total: ReturnType<typeof tally>;
+    meta: ReceiptMeta<R>;
+    lookedUp: boolean;
+    list?: IdSet;
+  },
+): ReceiptProject {
+  const { state, chunks, total, meta, lookedUp, list } = job;
+  const mine = chunks.filter((c) => c.project === p.id);
+  // A job of one project is its project: the same sums, not a second tally over as many ids.
+  const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
+  const kindCounts = meta.part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
+  const recorded = state?.recorded.get(p.id);
+  const sent = sums.sentList;
+  return {
+    project: p.id,
+    name: p.name,
+    status: p.unreachable ? 'unreachable' : 'searched',
+    unreachable_reason: p.unreachable ?? null,
+    targets: p.targets,
+    sent: sums.moved.sent,
+    failed: sums.moved.failed,
+    not_sent: sums.moved.not_sent,
+    ...kindCounts,
+    ids_sent: sent,
+    distinct_ids: recorded ? distinctIdsOf(sent, recorded) : sent.length ? null : [],
+    verification: p.verification ? { ...p.verification } : null,
+  };
 }
 
-/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and lone
- * surrogates (a surrogate pair is tested as two halves, and then escaped in JSON.stringify's way). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** How the receipt's id_list_hash was made, in words. */
+function idListHashText(policy: IdentifierPolicy | undefined, selection: boolean): string {
+  if (policy?.by === 'key')
+    return 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
+  if (policy?.by === 'salt')
+    return 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
+  if (selection) return 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in';
+  return 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"';
+}
+
+/** The requests whose fate the counts alone do not tell: unanswered, unclear, or found gone after a lost answer. */
+function requestNotes(
+  total: ReturnType<typeof tally>,
+  notes: ReceiptPart['notes'],
+  lookedUp: boolean,
+): Pick<Receipt, 'unanswered_requests' | 'unclear_requests' | 'lost_answers'> {
+  const { unanswered, unclear, unclearIds, gone } = total;
+  return {
+    unanswered_requests: unanswered.length
+      ? { chunks: unanswered.length, ids: unanswered.reduce((k, c) => k + c.ids.length, 0), note: notes.unanswered }
+      : null,
+    unclear_requests: unclear.length ? { chunks: unclear.length, ids: unclearIds.size, note: notes.unclear } : null,
+    lost_answers: gone.size ? { gone: gone.size, note: notes.lostAnswers(lookedUp) } : null,
+  };
+}
+
+/** With identifiers looked up: what they matched, and how the receipt names them. */
+function identifiersOf<R extends Receipt>(meta: ReceiptMeta<R>): Receipt['identifiers'] {
+  if (!meta.identifiers) return null;
+  const { policy, totals } = meta.identifiers;
+  const addresses = meta.kind === 'emails' || meta.kind === 'mixed';
+  return {
+    kind: meta.kind,
+    named_by: NAMED_BY[policy.by],
+    key_id: policy.by === 'key' ? policy.keyId : null,
+    ...(policy.by === 'salt' ? { salt: policy.salt } : {}),
+    // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
+    ...(addresses ? { keys: [...totals.keys].sort() } : {}),
+    matched: totals.matched,
+    matching_several: totals.several,
+    in_several_projects: totals.inSeveralProjects,
+    persons: totals.persons,
+    unmatched: totals.unmatchedKeys.length,
+    ...(addresses ? { found_by: foundByOf(totals) } : {}),
+  };
+}
 
 /** The distinct ids recorded for these persons, each once. */
 function distinctIdsOf(persons: Ids, recorded: Map<string, string[]>): string[] {
   const out = new Set<string>();
   for (const id of persons) for (const d of recorded.get(id) ?? []) out.add(d);
   return [...out];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-/** `JSON.stringify(value, null, 2)` at this indent, written piece by piece: objects key by key,
- * long arrays element by element. */
-async function writeJson(out: BufferedText, value: unknown, indent: string): Promise<void> {
-  const inner = `${indent}  `;
-  // A compact list of ids (id-set.ts) is written as the array it stands for, an id at a time.
-  if (value instanceof IdSet || value instanceof IdSubset) {
-    if (value.size === 0) return out.write('[]');
-    let first = true;
-    await out.write('[');
-    for (const id of value) {
-      out.add(`${first ? '' : ','}\n${inner}`);
-      first = false;
-      if (out.addString(id)) await out.flush();
-    }
-    await out.write(`\n${indent}]`);
-    return;
-  }
-  // An array of objects is written element by element however short: a receipt's one project
-  // holds its ids.
-  if (
-    Array.isArray(value) &&
-    value.length > 0 &&
-    (value.length > STREAMED_ARRAY || value.some((v) => v !== null && typeof v === 'object'))
-  ) {
-    await out.write('[');
-    for (let i = 0; i < value.length; i++) {
-      out.add(`${i ? ',' : ''}\n${inner}`);
-      // As JSON.stringify writes them: undefined and functions in an array are null.
-      const v: unknown = value[i];
-      if (v === undefined || typeof v === 'function') await out.write('null');
-      else if (typeof v === 'string') {
-        // Most elements are ids: no promise each.
-        if (out.addString(v)) await out.flush();
-      } else await writeJson(out, v, inner);
-    }
-    await out.write(`\n${indent}]`);
-    return;
-  }
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined && typeof value[k] !== 'function');
-    if (keys.length === 0) return out.write('{}');
-    await out.write('{');
-    for (let i = 0; i < keys.length; i++) {
-      await out.write(`${i ? ',' : ''}\n${inner}${JSON.stringify(keys[i])}: `);
-      await writeJson(out, value[keys[i]], inner);
-    }
-    await out.write(`\n${indent}}`);
-    return;
-  }
-  const text = JSON.stringify(value, null, 2);
-  await out.write(indent && text.includes('\n') ? text.replaceAll('\n', `\n${indent}`) : text);
 }
 
 /** The flat record printed on stdout. */

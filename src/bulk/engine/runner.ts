@@ -22,7 +22,7 @@
 import { setMaxListeners } from 'node:events';
 import type { CliError } from '../../errors.js';
 import { backoffDelay, type RetryPolicy } from '../../http/retry.js';
-import type { StopReason } from './journal.js';
+import type { StopReason } from './journal-format.js';
 import { RateBudget, type Clock } from './rate.js';
 
 export interface Chunk {

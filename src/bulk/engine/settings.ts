@@ -7,14 +7,16 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
-import { defaultJournalPath, journalExists, readJournal, readJournalHeader } from './journal.js';
+import { checkJournalFormat } from './journal-format.js';
+import { defaultJournalPath, journalExists, readJournal, readJournalHeader } from './journal-read.js';
 import type { RateWindow } from './rate.js';
 import type { JobKind } from './action.js';
-import type { KindFields } from './journal.js';
+import type { KindFields } from './journal-format.js';
 import type { PlanFile } from './plan-file.js';
 import { fromStdin, inputArgs, selectionOf, type JobInput } from '../input/input.js';
 import { READ_PER_MINUTE } from '../input/resolve.js';
-import { journalProjects, kindFieldsOf, type JournalHeader } from './journal.js';
+import { journalProjects, kindFieldsOf } from './journal-binding.js';
+import { type JournalHeader } from './journal-format.js';
 import type { IdentifierNaming } from '../input/identifiers.js';
 import { selectionSha256 } from '../input/selection.js';
 
@@ -127,8 +129,7 @@ export async function selectionKey(ctx: Context, s: Pick<BulkSettings, 'input' |
 
 /**
  * The input of a resumed run, completed from its journal: what the values of a file are, and how
- * it is read. A journal that names another input flag is refused; one of an earlier version,
- * which names none, says it by the kind of its ids.
+ * it is read. A journal that names another input flag is refused.
  */
 function resumedInput(path: string, input: JobInput, header: JournalHeader): JobInput {
   const then = header.input.given;
@@ -174,6 +175,8 @@ async function journalHeaderOf(path: string): Promise<JournalHeader | undefined>
 export async function decideSettings(ctx: Context, s: BulkSettings): Promise<SettledSettings> {
   const path = await knownJournalPath(ctx, s);
   const existing = path && journalExists(path) ? await journalHeaderOf(path) : undefined;
+  // Before anything is taken from it: a header of another format may lack what is read here.
+  if (existing) checkJournalFormat(path!, existing);
   const header = s.resume ? existing : undefined;
   const r = header?.settings;
   const merged: BulkSettings = { ...s };

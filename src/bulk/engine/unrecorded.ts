@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { NotRecordedError, type CliError } from '../../errors.js';
 import type { FilterFailedError } from '../../io/filter.js';
-import type { ReceiptNotWrittenError } from './receipt.js';
+import type { ReceiptNotWrittenError } from './receipt-write.js';
 
 /** What a run that sent requests could not record. */
 export interface Missing {

@@ -7,7 +7,7 @@ import { writeSecretFile } from '../../config/secret-file.js';
 import { evidenceKey, sealText } from '../../config/evidence-key.js';
 import { findings } from './finish.js';
 import { identifierKey } from '../input/identifiers.js';
-import { JournalState } from './journal.js';
+import { JournalState } from './journal-state.js';
 import { PLAN_FORMAT, planFileText, type PlanBody } from './plan-file.js';
 import type { Prepared } from './prepare.js';
 import { selectionOf } from '../input/input.js';

@@ -11,7 +11,7 @@ import { InputError, readIds, type IdsFormat } from './read-ids.js';
 import { collectIds, idListSha256, invalidInputError, listBadValues, type IdKind, type IdList } from './validate.js';
 import { formatNumber, plural } from '../../io/counts.js';
 import { openInputFile } from '../../io/input-file.js';
-import type { SelectionSpec } from '../engine/journal.js';
+import type { SelectionSpec } from '../engine/journal-format.js';
 import type { PlanFile } from '../engine/plan-file.js';
 import { describeSelection } from './selection.js';
 

@@ -17,7 +17,7 @@ import type { ApiClient } from '../../http/client.js';
 import { planKeyset, type KeysetPlan } from '../../hogql/keyset.js';
 import { MAX_QUERY_ROWS, walkKeyset } from '../../hogql/walk.js';
 import { underQueryLimit } from '../../cli/wait-out-limit.js';
-import type { SelectionSpec } from '../engine/journal.js';
+import type { SelectionSpec } from '../engine/journal-format.js';
 
 export type { SelectionSpec };
 

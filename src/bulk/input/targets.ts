@@ -16,7 +16,7 @@ import type { Context } from '../../context.js';
 import { ApiError, AuthError, CancelledError, UsageError } from '../../errors.js';
 import { batchPersons, PERSON_BATCH_MAX, type ListedPerson } from '../../api/persons.js';
 import type { ApiClient } from '../../http/client.js';
-import type { JournalState } from '../engine/journal.js';
+import type { JournalState } from '../engine/journal-state.js';
 import { IdSet, type Ids } from './id-set.js';
 import { inOrder } from './in-order.js';
 import { identifierKey, matchEmails, type IdentifierPolicy, type NearMatch } from './identifiers.js';

@@ -9,6 +9,7 @@ import { fileError } from '../../config/secret-file.js';
 import { writeSummary } from '../../io/summary.js';
 import { receiptFacts, type ReceiptLike } from '../../bulk/engine/receipt-view.js';
 import { receiptHtml } from '../../bulk/engine/receipt-html.js';
+import { earlierReceiptError, RECEIPT_FORMAT } from '../../bulk/engine/receipt.js';
 
 export interface PersonsReceiptOptions {
   html?: string;
@@ -61,6 +62,8 @@ function readReceiptFile(file: string): ReceiptLike {
     if (err instanceof JsonSyntaxError) throw new UsageError(`${file} is not a receipt: it is not JSON (${err.message})`);
     throw fileError(err, file, 'read');
   }
+  const earlier = earlierReceiptError(file, receipt);
+  if (earlier) throw earlier;
   if (!isReceipt(receipt))
     throw new UsageError(
       `${file} is not a receipt of a hogctl bulk job`,
@@ -71,7 +74,7 @@ function readReceiptFile(file: string): ReceiptLike {
 
 /** Whether what a file holds is a receipt of this format: its command, counts and input. */
 function isReceipt(value: unknown): value is ReceiptLike {
-  if (typeof value !== 'object' || value === null || !('receipt_format' in value) || value.receipt_format !== 1) return false;
+  if (typeof value !== 'object' || value === null || !('receipt_format' in value) || value.receipt_format !== RECEIPT_FORMAT) return false;
   return (
     'command' in value &&
     typeof value.command === 'string' &&

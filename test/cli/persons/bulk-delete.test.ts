@@ -245,45 +245,28 @@ describe('safety', () => {
     expect(world.sandbox.requests.length).toBe(before);
   });
 
-  it('resumes a journal of an older hogctl (no remembered settings), and refuses one of a newer format with a clear message', async () => {
+  it('refuses a journal of an earlier development build or of a newer format, with a clear message', async () => {
     const a = file('older.txt', take(6).join('\n'));
     const journal = join(dir, 'older.ndjson');
     const run = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', journal, '-y', '--delete-events']);
     expect(run.code).toBe(0);
-    // As an older hogctl wrote it: its header without `settings`; and its last run unfinished.
-    const lines = readFileSync(journal, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    const header = lines[0];
-    delete header.settings;
-    const older = [header, ...lines.slice(1).filter((l) => l.type !== 'stopped')];
-    writeFileSync(journal, older.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const header = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]);
     const before = world.sandbox.requests.length;
-    const resumed = await world.run([
-      'persons',
-      'bulk-delete',
-      '--file',
-      a,
-      '--journal',
-      journal,
-      '--resume',
-      '--delete-events',
-      '-y',
-      '-o',
-      'json',
-    ]);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('every id was already answered in earlier runs; nothing left to send');
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', persons_deleted: 6 });
-    expect(world.sandbox.requests.slice(before).filter((r) => r.path.endsWith('/bulk_delete/'))).toEqual([]);
+
+    const earlier = join(dir, 'earlier.ndjson');
+    writeFileSync(earlier, JSON.stringify({ ...header, journal_format: 1 }) + '\n');
+    const old = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', earlier, '--resume', '--delete-events', '-y']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain(`journal ${earlier} has format 1: an earlier development build of hogctl wrote it`);
+    expect(old.stderr).toContain('start over: run the same command without --resume, with --journal <new path>');
 
     const newer = join(dir, 'newer.ndjson');
-    writeFileSync(newer, JSON.stringify({ ...header, journal_format: 2 }) + '\n');
+    writeFileSync(newer, JSON.stringify({ ...header, journal_format: 3 }) + '\n');
     const refused = await world.run(['persons', 'bulk-delete', '--file', a, '--journal', newer, '--resume', '-y']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`journal ${newer} has format 2, which this hogctl does not read`);
+    expect(refused.stderr).toContain(`journal ${newer} has format 3, which this hogctl does not read`);
     expect(refused.stderr).toContain('resume it with the hogctl version that wrote it');
+    expect(world.sandbox.requests.slice(before).filter((r) => r.path.endsWith('/bulk_delete/'))).toEqual([]);
   });
 });
 

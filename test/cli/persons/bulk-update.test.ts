@@ -422,30 +422,6 @@ describe('event uuids', () => {
     expect(JSON.parse(retried[1].body).batch.map(stamp)).toEqual(tried);
     expect(eventsSent(middle).map(stamp)).toEqual(tried);
   });
-  it('a journal of an earlier version, without a nonce, still resumes: its own time and input name the events', async () => {
-    const [person] = take(1);
-    const file = join(dir, 'older.txt');
-    writeFileSync(file, `${person.uuid}\n`);
-    const journal = join(dir, 'older.ndjson');
-    const res = await world.withFaults('500=1,path=/batch/', () =>
-      world.run(['persons', 'bulk-update', '--file', file, '--set', 'older=1', '--retries', '0', '--journal', journal, '-y']),
-    );
-    expect(res.code, res.stderr).toBe(8);
-    // As an earlier version wrote it: no capture_events in the header.
-    const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
-    const header = JSON.parse(first);
-    delete header.capture_events;
-    writeFileSync(journal, [JSON.stringify(header), ...rest].join('\n'));
-    const from = world.sandbox.requests.length;
-    for (let i = 0; i < 2; i++) {
-      const again = await world.run(['persons', 'bulk-update', '--file', file, '--journal', journal, '--resume', '-y']);
-      expect(again.code, again.stderr).toBe(0);
-    }
-    const events = eventsSent(from);
-    expect(events).toHaveLength(1);
-    expect(events[0].timestamp).toBe(header.created_at);
-    expect(props(person).older).toBe(1);
-  });
 });
 
 describe('reading back', () => {

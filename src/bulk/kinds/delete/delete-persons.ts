@@ -11,7 +11,8 @@ import type { ActionEnv, BulkAction, JobKind, JobVerification, KindFields, KindR
 import { describeEventsLeft, eventsLeft, isHashedDistinctId } from './events-left.js';
 import { BULK_DELETE_CHUNK, DELETE_WINDOWS } from './limits.js';
 import { deletionReceipt, openDeletionErrors, type BulkDeleteFlags, type DeletionReceipt } from './delete-receipt.js';
-import type { ChunkRecord, JournalState } from '../../engine/journal.js';
+import type { ChunkRecord } from '../../engine/journal-format.js';
+import type { JournalState } from '../../engine/journal-state.js';
 import { presenceCheck, type PresenceCheck } from '../../engine/lost-answers.js';
 import { describeAsked } from '../../engine/plan.js';
 import type { IdentifierTotals } from '../../input/targets.js';

@@ -2,7 +2,7 @@
 // to (persons found, deleted, queued; deletion errors), the flags, the persons the server could not
 // delete, and what a lost or unclear request may have deleted.
 import type { BulkDeleteSummary } from '../../../api/bulk-delete.js';
-import type { ChunkRecord } from '../../engine/journal.js';
+import type { ChunkRecord } from '../../engine/journal-format.js';
 import type { ChunkTally, Count, NotReported, Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { Verification } from './verify.js';
 import { PERSON_DELETION_SURVIVORS } from './what-remains.js';

@@ -28,6 +28,7 @@ import { sweepStatus } from './sweep-status.js';
 import type { WaitCap } from '../../../cli/wait-out-limit.js';
 import { eventDeletions } from './verify.js';
 import { JsonSyntaxError, readJsonFile } from '../../../io/json-file.js';
+import { earlierReceiptError, RECEIPT_FORMAT } from '../../engine/receipt.js';
 
 /** The lists of a receipt that hold an id per person sent. */
 const COMPACT_LISTS = new Set(['ids_sent']);
@@ -86,7 +87,9 @@ export interface ErasureStatus {
 /** Whether a receipt read from a file says it is a deletion's, of this format. */
 function isDeletionReceipt(value: unknown): value is DeletionReceipt {
   if (typeof value !== 'object' || value === null) return false;
-  return 'command' in value && value.command === 'persons bulk-delete' && 'receipt_format' in value && value.receipt_format === 1;
+  return (
+    'command' in value && value.command === 'persons bulk-delete' && 'receipt_format' in value && value.receipt_format === RECEIPT_FORMAT
+  );
 }
 
 /** Read a piece at a time (io/json-file.ts): a receipt of ten million ids is too long for one
@@ -103,16 +106,12 @@ export async function readReceipt(path: string): Promise<DeletionReceipt> {
       );
     throw fileError(err, path, 'read');
   }
+  const earlier = earlierReceiptError(path, receipt);
+  if (earlier) throw earlier;
   if (!isDeletionReceipt(receipt)) {
     throw new UsageError(
       `${path} is not a receipt of \`hogctl persons bulk-delete\``,
       'pass the receipt a `persons bulk-delete` run wrote',
-    );
-  }
-  if (!Array.isArray(receipt.projects)) {
-    throw new UsageError(
-      `${path} was written by an older hogctl and does not list the ids it sent`,
-      'run the erasure again with the same input and --resume: a finished run sends nothing and verifies again',
     );
   }
   return receipt;
@@ -267,12 +266,6 @@ export function checkAddress(path: string, receipt: DeletionReceipt, address: st
     throw new UsageError(
       `${path} is the receipt of an erasure by ${receipt.input.id_kind.replace('_', ' ')}, not by e-mail address`,
       'pass the receipt of an erasure run with --emails, --email or a mixed file',
-    );
-  }
-  if (!ids.keys) {
-    throw new UsageError(
-      `${path} was written by an earlier hogctl, which did not list the addresses it was asked to erase`,
-      'its `unresolved` list names those that named no one, by SHA-256 of its salt, ":" and the address',
     );
   }
   const policy = ids.key_id ? keyedPolicy(requireEvidenceKey(env, ids.key_id, `the receipt ${path} names its addresses`)) : CLEAR;

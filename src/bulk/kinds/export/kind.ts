@@ -39,7 +39,7 @@ import { formatDuration } from '../../../io/progress.js';
 import { counted, formatNumber } from '../../../io/counts.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, Verdict, VerifyEnv } from '../../engine/action.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
-import type { KindFields } from '../../engine/journal.js';
+import type { KindFields } from '../../engine/journal-format.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { MAX_QUERY_ROWS } from '../../../hogql/walk.js';
 import { checkEventsRange } from '../../../hogql/events.js';

@@ -1,5 +1,5 @@
 // The export's own state, kept in the bundle while it is being written (export-state.json): the
-// engine's journal (src/bulk/journal.ts) records which persons are done and what each one came
+// engine's journal (src/bulk/engine/journal-write.ts) records which persons are done and what each one came
 // to; this file records what the engine cannot, where a person stands inside its attempt: which
 // parts are written, and where its events stand (the keyset cursor, and the length of the events
 // file when that page was written), so that a crash mid-person goes on from the last page rather

@@ -31,7 +31,7 @@ import { signedPlanText } from '../../../config/signed-plan.js';
 import type { ApiClient } from '../../../http/client.js';
 import { batchBody, stampToSend, sendBatch, type CaptureEvent } from '../../../api/capture.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
-import type { JournalHeader } from '../../engine/journal.js';
+import type { JournalHeader } from '../../engine/journal-format.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { CaseTargets } from '../../input/targets.js';
 import { readPersons, type Candidate } from '../../../merge/find-duplicates.js';

@@ -34,7 +34,8 @@ import { getProject, type Project } from '../../../api/projects.js';
 import type { ApiClient } from '../../../http/client.js';
 import type { ActionEnv, BulkAction, JobKind, KindFields, KindRequests, Verdict } from '../../engine/action.js';
 import { describeChanges, type Changes } from './changes.js';
-import type { JournalHeader, JournalState } from '../../engine/journal.js';
+import type { JournalHeader } from '../../engine/journal-format.js';
+import type { JournalState } from '../../engine/journal-state.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { attemptOf, captureAttempt } from '../../engine/capture-attempt.js';
@@ -432,15 +433,9 @@ interface EventStamp {
   timestamp: string;
 }
 
-/**
- * The journal's nonce and event time. A journal of an earlier version has none: its own creation
- * time and input name them, the same on every resume of it (the events it sent before got other
- * uuids, so those may each show twice in the events table).
- */
+/** The journal's nonce and event time, kept in its header (the kind's `capture_events`). */
 export function eventStamp(header: JournalHeader): EventStamp {
-  if (header.capture_events) return header.capture_events as EventStamp;
-  const nonce = createHash('sha256').update(`${header.created_at}\n${header.input.id_list_sha256}`).digest('hex').slice(0, 32);
-  return { nonce, timestamp: header.created_at };
+  return header.capture_events as EventStamp;
 }
 
 /** The uuid of the event that changes a person in a run: the same each time it is sent, another in another run. */

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobKind } from '../../../../src/bulk/engine/action.js';
-import { checkBinding, kindFieldsOf, readJournal, type ChunkRecord, type JournalHeader } from '../../../../src/bulk/engine/journal.js';
+import { checkBinding, kindFieldsOf } from '../../../../src/bulk/engine/journal-binding.js';
+import { readJournal } from '../../../../src/bulk/engine/journal-read.js';
+import { type ChunkRecord, type JournalHeader } from '../../../../src/bulk/engine/journal-format.js';
 import { buildReceipt, summaryRecord, type ReceiptPart } from '../../../../src/bulk/engine/receipt.js';
 import type { IdList } from '../../../../src/bulk/input/validate.js';
 
@@ -44,7 +46,7 @@ const part: ReceiptPart = {
 
 const header: JournalHeader = {
   type: 'header',
-  journal_format: 1,
+  journal_format: 2,
   hogctl: '0.1.0',
   created_at: '2026-01-01T00:00:00.000Z',
   profile: null,
@@ -52,7 +54,20 @@ const header: JournalHeader = {
   project: '42',
   id_kind: 'person_ids',
   command: 'persons export',
-  input: { file: 'ids.txt', format: 'lines', column: null, ids: 3, id_list_sha256: 'a'.repeat(64) },
+  input: { file: 'ids.txt', format: 'lines', column: null, ids: 3, id_list_sha256: 'a'.repeat(64), given: { kind: 'ids', flag: '--file' } },
+  settings: {
+    receipt: null,
+    output: null,
+    rate: [],
+    concurrency: 1,
+    retries: 0,
+    max_wait_ms: 0,
+    skip_invalid: false,
+    backup: null,
+    projects_flag: null,
+    read_rate: 240,
+    reference: null,
+  },
   ...bundle,
 };
 

@@ -31,7 +31,7 @@ describe('decideSettings', () => {
     const journal = join(dir, 'j.ndjson');
     const header = {
       type: 'header',
-      journal_format: 1,
+      journal_format: 2,
       hogctl: '0.1.0',
       created_at: '2026-01-01T00:00:00.000Z',
       profile: null,
@@ -39,7 +39,15 @@ describe('decideSettings', () => {
       project: '42',
       id_kind: 'distinct_ids',
       flags,
-      input: { file: 'ids.txt', format: 'csv', column: 'distinct_id', ids: 3, id_list_sha256: 'a'.repeat(64) },
+      command: 'persons bulk-delete',
+      input: {
+        file: 'ids.txt',
+        format: 'csv',
+        column: 'distinct_id',
+        ids: 3,
+        id_list_sha256: 'a'.repeat(64),
+        given: { kind: 'ids', flag: '--file' },
+      },
       settings: {
         receipt: '/r.json',
         output: 'csv',
@@ -52,7 +60,7 @@ describe('decideSettings', () => {
     };
     writeFileSync(journal, `${JSON.stringify(header)}\n`);
     const ctx = context();
-    // A journal of an earlier version names no input flag: its kind of ids says what --file holds.
+    // --file alone: the journal's kind of ids says what the file holds.
     const s = await decideSettings(ctx, {
       input: { kind: 'ids', flag: '--file', file: 'ids.txt', ids: 'person_ids' },
       journal,
@@ -83,7 +91,7 @@ describe('decideSettings', () => {
     const journal = join(dir, 'j.ndjson');
     const header = {
       type: 'header',
-      journal_format: 1,
+      journal_format: 2,
       hogctl: '0.1.0',
       created_at: '2026-01-01T00:00:00.000Z',
       profile: null,

@@ -4,14 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  checkBinding,
-  defaultJournalPath,
-  JournalState,
-  JournalWriter,
-  readJournal,
-  type JournalHeader,
-} from '../../../../src/bulk/engine/journal.js';
+import { checkBinding } from '../../../../src/bulk/engine/journal-binding.js';
+import { defaultJournalPath, readJournal } from '../../../../src/bulk/engine/journal-read.js';
+import { JournalState } from '../../../../src/bulk/engine/journal-state.js';
+import { JournalWriter } from '../../../../src/bulk/engine/journal-write.js';
+import { type JournalHeader } from '../../../../src/bulk/engine/journal-format.js';
 import { PackedIds } from '../../../../src/bulk/input/packed-ids.js';
 import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';
@@ -29,7 +26,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const flags = { delete_events: false, delete_recordings: false, keep_person: false };
 const header: JournalHeader = {
   type: 'header',
-  journal_format: 1,
+  journal_format: 2,
   hogctl: '0.1.0',
   created_at: '2026-01-01T00:00:00.000Z',
   profile: 'prod',
@@ -37,7 +34,21 @@ const header: JournalHeader = {
   project: '42',
   id_kind: 'person_ids',
   flags,
-  input: { file: 'ids.txt', format: 'lines', column: null, ids: 3, id_list_sha256: 'a'.repeat(64) },
+  command: 'persons bulk-delete',
+  input: { file: 'ids.txt', format: 'lines', column: null, ids: 3, id_list_sha256: 'a'.repeat(64), given: { kind: 'ids', flag: '--file' } },
+  settings: {
+    receipt: null,
+    output: null,
+    rate: [],
+    concurrency: 1,
+    retries: 0,
+    max_wait_ms: 0,
+    skip_invalid: false,
+    backup: null,
+    projects_flag: null,
+    read_rate: 240,
+    reference: null,
+  },
 };
 
 describe('journal', () => {

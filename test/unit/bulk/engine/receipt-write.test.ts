@@ -27,7 +27,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...real, open, default: { ...real, open } };
 });
 
-const { writeReceipt, ReceiptNotWrittenError } = await import('../../../../src/bulk/engine/receipt.js');
+const { writeReceipt, ReceiptNotWrittenError } = await import('../../../../src/bulk/engine/receipt-write.js');
 type Receipt = import('../../../../src/bulk/engine/receipt.js').Receipt;
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-receipt-short-'));
@@ -36,7 +36,7 @@ afterEach(() => Object.assign(disk, { room: Infinity, perWrite: Infinity }));
 
 /** A receipt-like value of about 300 KB: one write of the receipt's megabyte buffer. */
 const big = () => ({
-  receipt_format: 1,
+  receipt_format: 2,
   ids: Array.from({ length: 8000 }, (_, i) => `0199aaaa-bbbb-7ccc-8ddd-${String(i).padStart(12, '0')}`),
 });
 

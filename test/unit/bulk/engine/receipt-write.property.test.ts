@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { writeReceipt, type Receipt } from '../../../../src/bulk/engine/receipt.js';
+import type { Receipt } from '../../../../src/bulk/engine/receipt.js';
+import { writeReceipt } from '../../../../src/bulk/engine/receipt-write.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hogctl-receipt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
