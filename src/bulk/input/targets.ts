@@ -117,20 +117,9 @@ export async function findTargets(
   journal: JournalState | undefined,
   s: FindSettings,
 ): Promise<CaseTargets> {
-  if (!s.lookUp) {
-    const [project] = projects;
-    const found = await resolveTargets(ctx, list, journal?.resolved ?? new Map(), client && uuidLookup(client, project.id), s);
-    return {
-      projects: [{ ...project, ids: found.ids, matches: new Map(), newlyMatched: new Map(), distinctIds: new Map(), sample: [] }],
-      unresolved: found.unresolved,
-      resolvedDuplicates: found.resolvedDuplicates,
-      newlyResolved: found.newlyResolved,
-      queries: 0,
-    };
-  }
+  if (!s.lookUp) return sendAsGiven(ctx, client, projects[0], list, journal, s);
   if (!client) throw new Error('looking persons up needs a client');
-  const budget = s.reads;
-  const spans = projects.length > 1;
+  const search: ProjectSearch = { ctx, client, list, journal, s: { ...s, budget: s.reads, spans: projects.length > 1 } };
   // Each identifier's key (an HMAC under the evidence key, unless --keep-identifiers), made once
   // and shared by every map and list that names it: a million keys are 80 MB a copy.
   const keys = hasSelection(s.selection) ? [] : Array.from(list.ids, (value) => identifierKey(value, s.policy));
@@ -148,42 +137,11 @@ export async function findTargets(
     };
     out.push(targets);
     if (project.unreachable) continue;
-    if (spans) ctx.info(`project ${project.id}${project.name ? ` (${project.name})` : ''}:`);
-    try {
-      if (hasSelection(s.selection)) {
-        const done = journal?.selected.get(project.id);
-        if (done?.complete) targets.ids = done.ids;
-        else {
-          const selected = await selectPersons(ctx, client, project.id, s.selection, { maxWaitMs: s.maxWaitMs });
-          queries += selected.queries;
-          Object.assign(targets, {
-            ids: selected.ids,
-            newlySelected: selected.ids,
-            distinctIds: selected.distinctIds,
-            sample: selected.sample,
-          });
-        }
-        if (spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
-      } else {
-        const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
-        const found = await matchInProject(ctx, client, project.id, list, keys, known, { ...s, budget, spans });
-        queries += found.queries;
-        noRestLookup ||= found.noRestLookup;
-        Object.assign(targets, found.targets);
-      }
-    } catch (err) {
-      // A project the key may not read is reported, not skipped silently; one of several only.
-      if (!spans || !(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
-      targets.unreachable = unreachableReason(err);
-      targets.ids = [];
-    }
+    const searched = await searchProject(search, keys, targets);
+    queries += searched.queries;
+    noRestLookup ||= searched.noRestLookup;
   }
-  if (out.every((p) => p.unreachable)) {
-    throw new AuthError(
-      `no project could be searched: ${out.map((p) => `project ${p.id}: ${p.unreachable}`).join('; ')}; nothing was deleted`,
-      'check the key with `hogctl auth status` and the projects with `hogctl projects list`',
-    );
-  }
+  refuseIfNoneSearched(out);
   return {
     projects: out,
     identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, keys, out), ...(noRestLookup ? { noRestLookup } : {}) },
@@ -192,6 +150,87 @@ export async function findTargets(
     newlyResolved: new Map(),
     queries,
   };
+}
+
+/** A plain file for one project: sent as it is, integer ids resolved first (resolve.ts). */
+async function sendAsGiven(
+  ctx: Context,
+  client: ApiClient | undefined,
+  project: CaseProject,
+  list: IdList,
+  journal: JournalState | undefined,
+  s: FindSettings,
+): Promise<CaseTargets> {
+  const found = await resolveTargets(ctx, list, journal?.resolved ?? new Map(), client && uuidLookup(client, project.id), s);
+  return {
+    projects: [{ ...project, ids: found.ids, matches: new Map(), newlyMatched: new Map(), distinctIds: new Map(), sample: [] }],
+    unresolved: found.unresolved,
+    resolvedDuplicates: found.resolvedDuplicates,
+    newlyResolved: found.newlyResolved,
+    queries: 0,
+  };
+}
+
+/** What every project's search shares. */
+interface ProjectSearch {
+  ctx: Context;
+  client: ApiClient;
+  list: IdList;
+  journal: JournalState | undefined;
+  s: MatchSettings;
+}
+
+/** Finds the persons of one project into `targets`: by its selection, or by the identifiers. */
+async function searchProject(
+  search: ProjectSearch,
+  keys: readonly string[],
+  targets: ProjectTargets,
+): Promise<{ queries: number; noRestLookup: boolean }> {
+  const { ctx, client, list, journal, s } = search;
+  if (s.spans) ctx.info(`project ${targets.id}${targets.name ? ` (${targets.name})` : ''}:`);
+  try {
+    if (hasSelection(s.selection)) return { queries: await selectInProject(search, s.selection, targets), noRestLookup: false };
+    const known = journal?.matched.get(targets.id) ?? new Map<string, string[]>();
+    const found = await matchInProject(ctx, client, targets.id, list, keys, known, s);
+    Object.assign(targets, found.targets);
+    return { queries: found.queries, noRestLookup: found.noRestLookup };
+  } catch (err) {
+    // A project the key may not read is reported, not skipped silently; one of several only.
+    if (!s.spans || !(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+    targets.unreachable = unreachableReason(err);
+    targets.ids = [];
+    return { queries: 0, noRestLookup: false };
+  }
+}
+
+/** The persons a selection chooses in one project (journaled once complete); the queries sent. */
+async function selectInProject(search: ProjectSearch, selection: SelectionSpec, targets: ProjectTargets): Promise<number> {
+  const { ctx, client, journal, s } = search;
+  let queries = 0;
+  const done = journal?.selected.get(targets.id);
+  if (done?.complete) targets.ids = done.ids;
+  else {
+    const selected = await selectPersons(ctx, client, targets.id, selection, { maxWaitMs: s.maxWaitMs });
+    queries = selected.queries;
+    Object.assign(targets, {
+      ids: selected.ids,
+      newlySelected: selected.ids,
+      distinctIds: selected.distinctIds,
+      sample: selected.sample,
+    });
+  }
+  if (s.spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
+  return queries;
+}
+
+/** A job none of whose projects could be searched stops, naming why for each. */
+function refuseIfNoneSearched(out: ProjectTargets[]): void {
+  if (out.every((p) => p.unreachable)) {
+    throw new AuthError(
+      `no project could be searched: ${out.map((p) => `project ${p.id}: ${p.unreachable}`).join('; ')}; nothing was deleted`,
+      'check the key with `hogctl auth status` and the projects with `hogctl projects list`',
+    );
+  }
 }
 
 interface MatchSettings extends FindSettings {
