@@ -3,6 +3,7 @@
 // ever held, and it is bounded, so a binary file or a 10 MB line is refused with its file and
 // line instead of being swallowed. What a value means (UUID, integer id, distinct id) is decided
 // later, by validate.ts; here a value only has to exist.
+import type { Parser } from 'csv-parse';
 import { isUtf8 } from 'node:buffer';
 import { UsageError } from '../../errors.js';
 
@@ -524,85 +525,16 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
   const { parse } = await import('csv-parse');
   const delimiter = /\.tsv$/i.test(options.path ?? '') ? '\t' : ',';
   const parser = parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true });
-  let index = -1;
-  /** In a mixed CSV: the column of each kind (the first of uuid, person_id, id for person ids). */
-  let tagged: { index: number; tag: IdentifierTag }[] | undefined;
+  const cols: CsvColumns = { index: -1, delimiter };
   let failure: Error | undefined;
   parser.on('error', (err) => (failure = err));
-  const check = () => {
-    const err = (parser as unknown as { errored?: Error | null }).errored ?? failure;
-    if (err) {
-      const at = (err as { lines?: number }).lines ?? 1;
-      throw new InputError(
-        label,
-        at,
-        `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`,
-        'fix the CSV and run the command again; nothing was sent',
-      );
-    }
-  };
-  const drain = (): RawItem[] => {
-    const items: RawItem[] = [];
-    for (let rec = parser.read(); rec !== null; rec = parser.read()) {
-      const { record, info } = rec as { record: string[]; info: { lines: number } };
-      if (tagged) {
-        const row = tagged.filter((t) => (record[t.index] ?? '').trim() !== '');
-        if (row.length === 0)
-          items.push({ line: info.lines, problem: 'the row has no identifier in any column', raw: record.join(delimiter) });
-        for (const t of row) items.push({ line: info.lines, value: record[t.index], tag: t.tag });
-        continue;
-      }
-      if (index === -1) {
-        const header = record.map((h) => h.trim());
-        if (column === undefined && options.mixed) {
-          tagged = mixedColumns(header);
-          if (tagged) {
-            index = tagged[0].index;
-            options.onColumn?.(tagged.map((t) => header[t.index]).join(', '));
-            continue;
-          }
-        }
-        if (column === undefined) {
-          for (const name of options.defaultColumns ?? []) {
-            index = header.findIndex((h) => h.toLowerCase() === name);
-            if (index !== -1) {
-              options.onColumn?.(header[index]);
-              break;
-            }
-          }
-          if (index !== -1) continue;
-          throw new InputError(
-            label,
-            info.lines,
-            `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`,
-            'pass e.g. --column ' + (header[0] || 'id'),
-          );
-        }
-        index = header.indexOf(column);
-        if (index === -1) index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
-        if (index === -1) {
-          throw new InputError(
-            label,
-            info.lines,
-            `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`,
-            'pass the name of the column that holds the ids with --column; nothing was sent',
-          );
-        }
-        continue;
-      }
-      const value = record[index];
-      if (value === undefined)
-        items.push({ line: info.lines, problem: `the row has no "${column ?? 'id'}" column`, raw: record.join(delimiter) });
-      else items.push({ line: info.lines, value });
-    }
-    return items;
-  };
+  const check = () => throwIfCsvFailed((parser as unknown as { errored?: Error | null }).errored ?? failure, label);
   for await (const lines of splitLines(source, label, max)) {
     let text = '';
     for (const l of lines) text += `${l.text}\n`;
     parser.write(text);
     check();
-    const items = drain();
+    const items = drainCsv(parser, cols, options);
     if (items.length) yield items;
   }
   await new Promise<void>((resolve) => {
@@ -612,8 +544,99 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
     parser.end();
   });
   check();
-  const items = drain();
+  const items = drainCsv(parser, cols, options);
   if (items.length) yield items;
-  if (index === -1 && column !== undefined)
+  if (cols.index === -1 && column !== undefined)
     throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
+}
+
+/** Which columns of a CSV hold the ids, known once its header is read (index -1 until then). */
+interface CsvColumns {
+  index: number;
+  /** In a mixed CSV: the column of each kind (the first of uuid, person_id, id for person ids). */
+  tagged?: { index: number; tag: IdentifierTag }[];
+  delimiter: string;
+}
+
+function throwIfCsvFailed(err: Error | null | undefined, label: string): void {
+  if (err) {
+    const at = (err as { lines?: number }).lines ?? 1;
+    throw new InputError(
+      label,
+      at,
+      `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`,
+      'fix the CSV and run the command again; nothing was sent',
+    );
+  }
+}
+
+/** The records the parser holds: the header first (choosing the columns), then ids. */
+function drainCsv(parser: Parser, cols: CsvColumns, options: ReadOptions): RawItem[] {
+  const items: RawItem[] = [];
+  for (let rec = parser.read(); rec !== null; rec = parser.read()) {
+    const { record, info } = rec as { record: string[]; info: { lines: number } };
+    if (cols.tagged) {
+      const row = cols.tagged.filter((t) => (record[t.index] ?? '').trim() !== '');
+      if (row.length === 0)
+        items.push({ line: info.lines, problem: 'the row has no identifier in any column', raw: record.join(cols.delimiter) });
+      for (const t of row) items.push({ line: info.lines, value: record[t.index], tag: t.tag });
+      continue;
+    }
+    if (cols.index === -1) {
+      readCsvHeader(record, cols, options, info.lines);
+      continue;
+    }
+    const value = record[cols.index];
+    if (value === undefined)
+      items.push({ line: info.lines, problem: `the row has no "${options.column ?? 'id'}" column`, raw: record.join(cols.delimiter) });
+    else items.push({ line: info.lines, value });
+  }
+  return items;
+}
+
+/** The header names the id column: --column, else a mixed header's columns, else the first of
+ * the default columns found. */
+function readCsvHeader(record: string[], cols: CsvColumns, options: ReadOptions, line: number): void {
+  const { column } = options;
+  const header = record.map((h) => h.trim());
+  if (column === undefined && options.mixed) {
+    cols.tagged = mixedColumns(header);
+    if (cols.tagged) {
+      cols.index = cols.tagged[0].index;
+      options.onColumn?.(cols.tagged.map((t) => header[t.index]).join(', '));
+      return;
+    }
+  }
+  cols.index = column === undefined ? defaultCsvColumn(header, options, line) : namedCsvColumn(header, column, options.label, line);
+}
+
+function defaultCsvColumn(header: string[], options: ReadOptions, line: number): number {
+  for (const name of options.defaultColumns ?? []) {
+    const index = header.findIndex((h) => h.toLowerCase() === name);
+    if (index !== -1) {
+      options.onColumn?.(header[index]);
+      return index;
+    }
+  }
+  throw new InputError(
+    options.label,
+    line,
+    `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`,
+    'pass e.g. --column ' + (header[0] || 'id'),
+  );
+}
+
+/** --column as written, else the one named so but for case and spaces. */
+function namedCsvColumn(header: string[], column: string, label: string, line: number): number {
+  let index = header.indexOf(column);
+  if (index === -1) index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
+  if (index === -1) {
+    throw new InputError(
+      label,
+      line,
+      `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`,
+      'pass the name of the column that holds the ids with --column; nothing was sent',
+    );
+  }
+  return index;
 }
