@@ -70,35 +70,14 @@ export async function* listAllPersons(
   // Where the next page would start without overlap (the server's `next` offset).
   let nextOffset = position.offset;
   let back = OVERLAP;
-  // A continuation starts a little early and checks its place, as every next page does; without
-  // a last row to check against, exactly at the offset.
-  let url =
-    nextOffset === 0
-      ? first
-      : boundary
-        ? withWindow(first, Math.max(0, nextOffset - back), Math.min(MAX_PERSONS_PAGE, o.pageSize + back))
-        : withWindow(first, nextOffset, o.pageSize);
+  let url = startUrl(first, nextOffset, boundary !== undefined, o.pageSize);
   // Rows without a created_at to compare (not a server hogctl knows): plain paging.
   let plain = false;
   // The server's links followed since the listing last stepped back on purpose.
   const trail = new PageTrail(nextOffset === 0 ? first.href : undefined);
   for (;;) {
-    const asked = url;
-    const res = await send((retry) =>
-      client.get<{ results?: ListedPerson[]; next?: string | null }>(asked.href, undefined, { signal: o.signal, retry, answer: 'page' }),
-    );
-    const rows = res.body?.results;
-    if (!Array.isArray(rows)) {
-      throw new NotPostHogApiError(
-        `${url.host} answered GET ${url.pathname} with JSON that is not a page of results: this does not look like a PostHog API`,
-        `check --base-url (now ${client.origin})`,
-      );
-    }
+    const { rows, link, nextAt } = await readPage(client, url, send, o.signal);
     if (rows.some((r) => Number.isNaN(timeOf(r)))) plain = true;
-    // The link is followed (client.link, which may refuse it) only once this page is printed.
-    const link = res.body?.next || undefined;
-    const serverOffset = link === undefined ? undefined : new URL(link, url).searchParams.get('offset');
-    const nextAt = serverOffset !== undefined && serverOffset !== null && /^\d+$/.test(serverOffset) ? Number(serverOffset) : undefined;
     if (plain) {
       position.after = undefined;
       if (nextAt !== undefined) position.offset = nextAt;
@@ -119,13 +98,7 @@ export async function* listAllPersons(
       continue;
     }
     const fresh: ListedPerson[] = [];
-    for (const row of rows) {
-      const at = timeOf(row);
-      if (boundary && (at > boundary.at || (at === boundary.at && boundary.ids.has(row.id)))) continue;
-      if (boundary && at === boundary.at) boundary.ids.add(row.id);
-      else boundary = { at, createdAt: row.created_at, ids: new Set([row.id]) };
-      fresh.push(row);
-    }
+    boundary = keepFresh(rows, boundary, fresh);
     if (nextAt !== undefined) nextOffset = nextAt;
     if (boundary) position.after = { createdAt: boundary.createdAt, ids: [...boundary.ids] };
     position.offset = nextOffset;
@@ -140,6 +113,51 @@ export async function* listAllPersons(
     back = OVERLAP;
     url = withWindow(next, Math.max(0, nextOffset - back), Math.min(MAX_PERSONS_PAGE, o.pageSize + back));
   }
+}
+
+/** A continuation starts a little early and checks its place, as every next page does; without
+ * a last row to check against, exactly at the offset. */
+function startUrl(first: URL, offset: number, checksPlace: boolean, pageSize: number): URL {
+  if (offset === 0) return first;
+  if (!checksPlace) return withWindow(first, offset, pageSize);
+  return withWindow(first, Math.max(0, offset - OVERLAP), Math.min(MAX_PERSONS_PAGE, pageSize + OVERLAP));
+}
+
+/** One page: its rows, the server's link to the next (followed, through client.link which may
+ * refuse it, only once this page is printed) and the offset that link names. */
+async function readPage(
+  client: ApiClient,
+  url: URL,
+  send: NonNullable<ListAllOptions['send']>,
+  signal: AbortSignal | undefined,
+): Promise<{ rows: ListedPerson[]; link?: string; nextAt?: number }> {
+  const res = await send((retry) =>
+    client.get<{ results?: ListedPerson[]; next?: string | null }>(url.href, undefined, { signal, retry, answer: 'page' }),
+  );
+  const rows = res.body?.results;
+  if (!Array.isArray(rows)) {
+    throw new NotPostHogApiError(
+      `${url.host} answered GET ${url.pathname} with JSON that is not a page of results: this does not look like a PostHog API`,
+      `check --base-url (now ${client.origin})`,
+    );
+  }
+  const link = res.body?.next || undefined;
+  const serverOffset = link === undefined ? undefined : new URL(link, url).searchParams.get('offset');
+  const nextAt = serverOffset !== undefined && serverOffset !== null && /^\d+$/.test(serverOffset) ? Number(serverOffset) : undefined;
+  return { rows, link, nextAt };
+}
+
+/** Puts into `fresh` the rows below the last one printed (pages overlap), and returns the new
+ * last row's place: its created_at and the ids printed at that instant. */
+function keepFresh(rows: ListedPerson[], boundary: Boundary | undefined, fresh: ListedPerson[]): Boundary | undefined {
+  for (const row of rows) {
+    const at = timeOf(row);
+    if (boundary && (at > boundary.at || (at === boundary.at && boundary.ids.has(row.id)))) continue;
+    if (boundary && at === boundary.at) boundary.ids.add(row.id);
+    else boundary = { at, createdAt: row.created_at, ids: new Set([row.id]) };
+    fresh.push(row);
+  }
+  return boundary;
 }
 
 function withWindow(url: URL, offset: number, limit: number): URL {

@@ -35,49 +35,118 @@ export function readJsonFile(path: string, options: ReadJsonOptions = {}): unkno
 
 /** Parses the text `next` gives piece by piece (undefined at its end). */
 export function parseJsonText(next: () => string | undefined, options: ReadJsonOptions = {}): unknown {
-  const compact = options.compact ?? new Set<string>();
-  let text = '';
-  let at = 0;
-  let ended = false;
+  const reader = new JsonReader(next, options.compact ?? new Set<string>());
+  const result = reader.value();
+  if (reader.peek() !== '') fail('more text after the value');
+  return result;
+}
+
+function fail(why: string): never {
+  throw new JsonSyntaxError(why);
+}
+
+/** A JSON reader over text that comes piece by piece: only the piece being read is held. */
+class JsonReader {
+  private text = '';
+  private at = 0;
+  private ended = false;
+
+  constructor(
+    private readonly next: () => string | undefined,
+    /** Keys whose arrays of strings are kept as an IdSet. */
+    private readonly compact: ReadonlySet<string>,
+  ) {}
 
   /** At least one more character to look at, or false at the end of the text. */
-  const more = (): boolean => {
-    while (at >= text.length) {
-      if (ended) return false;
-      const piece = next();
+  private more(): boolean {
+    while (this.at >= this.text.length) {
+      if (this.ended) return false;
+      const piece = this.next();
       if (piece === undefined) {
-        ended = true;
+        this.ended = true;
         return false;
       }
-      text = text.slice(at) + piece;
-      at = 0;
+      this.text = this.text.slice(this.at) + piece;
+      this.at = 0;
     }
     return true;
-  };
-  const fail = (why: string): never => {
-    throw new JsonSyntaxError(why);
-  };
-  const peek = (): string => {
-    do {
-      for (; at < text.length; at++) {
-        const c = text.charCodeAt(at);
-        // JSON's white space: space, tab, line feed, carriage return.
-        if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return text[at];
-      }
-    } while (more());
-    return '';
-  };
-  const expect = (c: string) => {
-    if (peek() !== c) fail(`expected ${JSON.stringify(c)}`);
-    at++;
-  };
+  }
 
-  const string = (): string => {
-    expect('"');
+  /** The next character that is not white space, or '' at the end. */
+  peek(): string {
+    do {
+      for (; this.at < this.text.length; this.at++) {
+        const c = this.text.charCodeAt(this.at);
+        // JSON's white space: space, tab, line feed, carriage return.
+        if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return this.text[this.at];
+      }
+    } while (this.more());
+    return '';
+  }
+
+  private expect(c: string): void {
+    if (this.peek() !== c) fail(`expected ${JSON.stringify(c)}`);
+    this.at++;
+  }
+
+  value(key?: string): unknown {
+    const c = this.peek();
+    if (c === '{') return this.object();
+    if (c === '[') return this.array(key);
+    if (c === '"') return this.string();
+    if (c === '') return fail('the text ends early');
+    return this.literal();
+  }
+
+  private object(): Record<string, unknown> {
+    this.at++;
+    const obj: Record<string, unknown> = {};
+    if (this.peek() === '}') {
+      this.at++;
+      return obj;
+    }
+    for (;;) {
+      const k = this.string();
+      this.expect(':');
+      const v = this.value(k);
+      // As JSON.parse: a key named __proto__ is an own property, not the prototype.
+      if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else obj[k] = v;
+      const sep = this.peek();
+      this.at++;
+      if (sep === '}') return obj;
+      if (sep !== ',') fail('expected "," or "}"');
+    }
+  }
+
+  /** An array; under a key of `compact`, its strings as an IdSet. */
+  private array(key: string | undefined): unknown[] | IdSet {
+    this.at++;
+    const ids = key !== undefined && this.compact.has(key) ? new IdSet() : undefined;
+    const list: unknown[] = [];
+    if (this.peek() === ']') {
+      this.at++;
+      return ids ?? list;
+    }
+    for (;;) {
+      if (ids) {
+        if (this.peek() !== '"') fail(`"${key}" holds something other than strings`);
+        ids.add(this.string());
+      } else list.push(this.value());
+      const sep = this.peek();
+      this.at++;
+      if (sep === ']') return ids ?? list;
+      if (sep !== ',') fail('expected "," or "]"');
+    }
+  }
+
+  private string(): string {
+    this.expect('"');
     let out = '';
     let escaped = false;
     for (;;) {
-      if (!more()) fail('a string does not end');
+      if (!this.more()) fail('a string does not end');
+      const { text, at } = this;
       const end = text.indexOf('"', at);
       const stop = end === -1 ? text.length : end;
       // A quote behind an odd number of backslashes is part of the string.
@@ -91,82 +160,37 @@ export function parseJsonText(next: () => string | undefined, options: ReadJsonO
       if (end === -1 || slashes % 2 === 1) {
         // The string goes on: keep what was read, and the quote if there was one.
         out += end === -1 ? piece : `${piece}"`;
-        at = end === -1 ? text.length : end + 1;
+        this.at = end === -1 ? text.length : end + 1;
         continue;
       }
       out += piece;
-      at = end + 1;
+      this.at = end + 1;
       break;
     }
-    if (!escaped) {
-      for (let i = 0; i < out.length; i++) if (out.charCodeAt(i) < 32) fail('a control character in a string');
-      return out;
-    }
-    try {
-      return JSON.parse(`"${out}"`) as string;
-    } catch {
-      return fail('a bad escape in a string');
-    }
-  };
+    return unescaped(out, escaped);
+  }
 
-  const literal = (): unknown => {
-    const start = at;
+  private literal(): unknown {
+    const start = this.at;
     let word = '';
-    while (more() && /[-+.\w]/.test(text[at])) word += text[at++];
+    while (this.more() && /[-+.\w]/.test(this.text[this.at])) word += this.text[this.at++];
     if (word === 'true') return true;
     if (word === 'false') return false;
     if (word === 'null') return null;
-    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word)) fail(`unexpected ${JSON.stringify(word || text[start] || 'end')}`);
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word)) fail(`unexpected ${JSON.stringify(word || this.text[start] || 'end')}`);
     return Number(word);
-  };
+  }
+}
 
-  const value = (key?: string): unknown => {
-    const c = peek();
-    if (c === '{') {
-      at++;
-      const obj: Record<string, unknown> = {};
-      if (peek() === '}') {
-        at++;
-        return obj;
-      }
-      for (;;) {
-        const k = string();
-        expect(':');
-        const v = value(k);
-        // As JSON.parse: a key named __proto__ is an own property, not the prototype.
-        if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
-        else obj[k] = v;
-        const sep = peek();
-        at++;
-        if (sep === '}') return obj;
-        if (sep !== ',') fail('expected "," or "}"');
-      }
-    }
-    if (c === '[') {
-      at++;
-      const ids = key !== undefined && compact.has(key) ? new IdSet() : undefined;
-      const list: unknown[] = [];
-      if (peek() === ']') {
-        at++;
-        return ids ?? list;
-      }
-      for (;;) {
-        if (ids) {
-          if (peek() !== '"') fail(`"${key}" holds something other than strings`);
-          ids.add(string());
-        } else list.push(value());
-        const sep = peek();
-        at++;
-        if (sep === ']') return ids ?? list;
-        if (sep !== ',') fail('expected "," or "]"');
-      }
-    }
-    if (c === '"') return string();
-    if (c === '') return fail('the text ends early');
-    return literal();
-  };
-
-  const result = value();
-  if (peek() !== '') fail('more text after the value');
-  return result;
+/** A string's content as read: checked for control characters, or its escapes decoded. */
+function unescaped(out: string, escaped: boolean): string {
+  if (!escaped) {
+    for (let i = 0; i < out.length; i++) if (out.charCodeAt(i) < 32) fail('a control character in a string');
+    return out;
+  }
+  try {
+    return JSON.parse(`"${out}"`) as string;
+  } catch {
+    return fail('a bad escape in a string');
+  }
 }

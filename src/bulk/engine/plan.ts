@@ -204,12 +204,29 @@ function verifyReads(p: Prepared): VerifyReads | undefined {
 }
 
 export function planText(p: PlanFacts): string {
-  const { list } = p.input;
-  const words = KIND_WORDS[list.kind] ?? ['id', 'ids'];
+  const words = KIND_WORDS[p.input.list.kind] ?? ['id', 'ids'];
+  return [
+    ...whereLines(p),
+    ...inputLines(p, words),
+    ...(p.kindLines ?? []),
+    ...(p.selection
+      ? [
+          `  selected  ${counted(
+            p.projects.reduce((k, x) => k + x.targets, 0),
+            'person',
+          )}`,
+        ]
+      : []),
+    ...(p.identifiers ? identifierLines(p, p.identifiers, words) : resolvedLines(p)),
+    ...sendingLines(p),
+    ...fileLines(p),
+  ].join('\n');
+}
+
+/** The plan's title, and where it goes: profile, host and project(s). */
+function whereLines(p: PlanFacts): string[] {
   // Looking persons up reads from the server even in a dry run.
   const dryRun = p.identifiers || p.selection ? ` (dry run: nothing will be ${p.done})` : ' (dry run: nothing will be sent)';
-  const integerNote =
-    list.integerCount > 0 && p.resolveLater ? ` (${formatNumber(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
   const lines = [
     `Plan: ${p.title}${p.dryRun ? dryRun : ''}`,
     `  profile   ${p.profile ?? '(none: settings from flags and environment)'}`,
@@ -222,57 +239,71 @@ export function planText(p: PlanFacts): string {
     for (const x of p.projects.filter((y) => y.unreachable))
       lines.push(`  ✗ project ${x.id} cannot be searched (${x.unreachable}): nothing in it will be ${p.done}, and the receipt says so`);
   }
-  if (p.planFile) lines.push(`  plan      ${p.planFile} (as reviewed: no lookup is made)`);
-  else if (p.selection) lines.push(`  selection ${p.selection}`);
-  else if (p.ownInput) lines.push(`  input     ${p.input.label}`);
-  else
+  return lines;
+}
+
+/** Where the persons come from: a plan file, a selection, or an input read. */
+function inputLines(p: PlanFacts, words: [string, string]): string[] {
+  const { list } = p.input;
+  const integerNote =
+    list.integerCount > 0 && p.resolveLater ? ` (${formatNumber(list.integerCount)} integer ids would be resolved to UUIDs first)` : '';
+  if (p.planFile) return [`  plan      ${p.planFile} (as reviewed: no lookup is made)`];
+  if (p.selection) return [`  selection ${p.selection}`];
+  if (p.ownInput) return [`  input     ${p.input.label}`];
+  return [
+    `  input     ${p.input.label} (${list.format}): ${counted(list.requested, 'value')}, ${formatNumber(list.ids.length)} unique ${plural(list.ids.length, ...words)}, ${counted(list.duplicates, 'duplicate')} dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
+  ];
+}
+
+/** How the identifiers looked up fared: matched, where found, missing, near. */
+function identifierLines(p: PlanFacts, e: IdentifierTotals, words: [string, string]): string[] {
+  const lines: string[] = [];
+  const several = e.several
+    ? `; ${formatNumber(e.several)} of them ${plural(e.several, 'names', 'name')} more than one person${p.spans ? ' in a project' : ''}, and all of those go`
+    : '';
+  const across = e.inSeveralProjects
+    ? `; ${formatNumber(e.inSeveralProjects)} ${plural(e.inSeveralProjects, 'names', 'name')} persons in more than one project`
+    : '';
+  lines.push(`  matched   ${naming(e.matched, words)} ${counted(e.persons, 'person')}${across}${several}`);
+  if (e.foundBy) lines.push(`  found     ${foundWhere(e.foundBy)}`);
+  if (e.noRestLookup)
     lines.push(
-      `  input     ${p.input.label} (${list.format}): ${counted(list.requested, 'value')}, ${formatNumber(list.ids.length)} unique ${plural(list.ids.length, ...words)}, ${counted(list.duplicates, 'duplicate')} dropped, ${formatNumber(list.invalidCount)} invalid${integerNote}`,
+      '  warning   this server has no batch_by_distinct_ids (an older PostHog): persons revived after an earlier deletion, which HogQL does not show, were not sought',
     );
-  lines.push(...(p.kindLines ?? []));
-  if (p.selection) {
-    const total = p.projects.reduce((k, x) => k + x.targets, 0);
-    lines.push(`  selected  ${counted(total, 'person')}`);
-  }
-  if (p.identifiers) {
-    const e = p.identifiers;
-    const several = e.several
-      ? `; ${formatNumber(e.several)} of them ${plural(e.several, 'names', 'name')} more than one person${p.spans ? ' in a project' : ''}, and all of those go`
-      : '';
-    const across = e.inSeveralProjects
-      ? `; ${formatNumber(e.inSeveralProjects)} ${plural(e.inSeveralProjects, 'names', 'name')} persons in more than one project`
-      : '';
-    lines.push(`  matched   ${naming(e.matched, words)} ${counted(e.persons, 'person')}${across}${several}`);
-    if (e.foundBy) lines.push(`  found     ${foundWhere(e.foundBy)}`);
-    if (e.noRestLookup)
-      lines.push(
-        '  warning   this server has no batch_by_distinct_ids (an older PostHog): persons revived after an earlier deletion, which HogQL does not show, were not sought',
-      );
-    if (e.unmatchedKeys.length) lines.push(`  missing   ${describeMissing(e, words)}`);
-    if (e.near?.length) {
-      // Not taken without the operator's say-so: a stray space may be a slip of the same person,
-      // or another person's address altogether.
-      const count = e.near.length;
-      const it = count === 1 ? 'it' : 'them';
-      const instead = p.byPersonId ? `${p.byPersonId.verb} ${it} by person id (${p.byPersonId.how})` : `name ${it} by person id`;
-      const shown = e.near
-        .slice(0, 10)
-        .map(
-          (m) =>
-            `${JSON.stringify(m.stored)} (${m.as ? `${m.as} of ` : ''}person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`,
-        )
-        .join('; ');
-      const more = count > 10 ? `; … and ${formatNumber(count - 10)} more` : '';
-      lines.push(
-        `  near      ${formatNumber(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be ${p.done}: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, ${instead}`,
-      );
-    }
-  } else {
-    if (p.resolvedDuplicates)
-      lines.push(`  dupes     ${formatNumber(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
-    if (p.unresolved) lines.push(`  missing   ${formatNumber(p.unresolved)} integer ids match no person and will not be sent`);
-  }
-  p.sample.slice(0, 5).forEach((person, i) => lines.push(`  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`));
+  if (e.unmatchedKeys.length) lines.push(`  missing   ${describeMissing(e, words)}`);
+  if (e.near?.length) lines.push(nearLine(p, e.near));
+  return lines;
+}
+
+/** Stored addresses near ones given. Not taken without the operator's say-so: a stray space may
+ * be a slip of the same person, or another person's address altogether. */
+function nearLine(p: PlanFacts, near: NonNullable<IdentifierTotals['near']>): string {
+  const count = near.length;
+  const it = count === 1 ? 'it' : 'them';
+  const instead = p.byPersonId ? `${p.byPersonId.verb} ${it} by person id (${p.byPersonId.how})` : `name ${it} by person id`;
+  const shown = near
+    .slice(0, 10)
+    .map(
+      (m) =>
+        `${JSON.stringify(m.stored)} (${m.as ? `${m.as} of ` : ''}person ${m.uuid}${p.spans ? ` in project ${m.project}` : ''}) for ${m.address}`,
+    )
+    .join('; ');
+  const more = count > 10 ? `; … and ${formatNumber(count - 10)} more` : '';
+  return `  near      ${formatNumber(count)} stored ${count === 1 ? 'address differs' : 'addresses differ'} from one given only by surrounding spaces or a trailing dot; ${count === 1 ? 'it' : 'they'} will not be ${p.done}: ${shown}${more}. If ${count === 1 ? 'it is the same person' : 'they are the same people'}, ${instead}`;
+}
+
+/** A plain file's integer ids: those that named a person already listed, and those that named no one. */
+function resolvedLines(p: PlanFacts): string[] {
+  const lines: string[] = [];
+  if (p.resolvedDuplicates)
+    lines.push(`  dupes     ${formatNumber(p.resolvedDuplicates)} integer ids name a person already in the list by UUID; sent once`);
+  if (p.unresolved) lines.push(`  missing   ${formatNumber(p.unresolved)} integer ids match no person and will not be sent`);
+  return lines;
+}
+
+/** The sample, what is left of a resumed run, the requests and their budget, the verification. */
+function sendingLines(p: PlanFacts): string[] {
+  const lines = p.sample.slice(0, 5).map((person, i) => `  ${i === 0 ? 'sample   ' : '         '} ${describePerson(person, p.spans)}`);
   if (p.resume)
     lines.push(
       `  resume    ${counted(p.resume.answered, 'id')} already answered in earlier runs (journal); ${formatNumber(p.resume.left)} left`,
@@ -283,11 +314,17 @@ export function planText(p: PlanFacts): string {
     `  budget    ${describeWindows(p.windows)} requests, ${p.concurrency} in flight; ${p.requests ? `estimated time ${describeEstimate(p.requests, p.windows, p.concurrency)}` : 'nothing to send'}`,
   );
   if (p.verify && p.requests) lines.push(`  verify    ${describeVerify(p.verify, estimateMs(p.requests, p.windows, p.concurrency))}`);
+  return lines;
+}
+
+/** The files the run writes. */
+function fileLines(p: PlanFacts): string[] {
+  const lines: string[] = [];
   if (p.backup) lines.push(`  backup    ${p.backup} (the records of every person, written before the first ${p.requestWord})`);
   if (p.planOut) lines.push(`  plan out  ${p.planOut} (apply it with ${p.planApplyWith ?? '--plan'} ${p.planOut})`);
   if (p.journal) lines.push(`  journal   ${p.journal}`);
   if (p.receipt) lines.push(`  receipt   ${p.receipt}`);
-  return lines.join('\n');
+  return lines;
 }
 
 /** Addresses that named no one the plan shows: three rows at 80 columns, so that the plan, with

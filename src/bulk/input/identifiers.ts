@@ -199,76 +199,8 @@ export async function matchEmails(
     noRestLookup: false,
     near: [],
   };
-  const add = (email: string, uuid: string) => {
-    const list = finds.matches.get(email) ?? [];
-    if (!list.includes(uuid)) list.push(uuid);
-    finds.matches.set(email, list);
-  };
-  const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
-  const query = async (hogql: string, batch: string[], name: string) => {
-    const res = await underQueryLimit(ctx, cap, (retry) => {
-      finds.queries++;
-      return runHogQL(
-        client,
-        projectId,
-        { query: hogql, values: { emails: emailValues(batch) }, name },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-      );
-    });
-    if (res.results.length >= MAX_ROWS) {
-      throw new CliError(
-        `more than ${formatNumber(MAX_ROWS)} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
-        'split the input into smaller files, or check that the email property holds what you expect',
-      );
-    }
-    const rows: [string, string, unknown][] = [];
-    for (const [id, email, stored] of res.results as unknown[][])
-      if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email, stored]);
-    return rows;
-  };
-  // The persons HogQL shows: one found by the REST lookup alone is hidden from it.
-  const shown = new Set<string>();
-  const near: NearMatch[] = [];
-  let done = 0;
-  for (const batch of emailBatches(emails)) {
-    const asked = new Set(batch);
-    for (const [uuid, email, stored] of await query(EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
-      if (!asked.has(email)) {
-        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid });
-        continue;
-      }
-      add(email, uuid);
-      finds.byProperty.add(email);
-      shown.add(uuid);
-    }
-    for (const [uuid, email, stored] of await query(DISTINCT_ID_QUERY, batch, 'hogctl erasure: persons by an address as distinct id')) {
-      if (!asked.has(email)) {
-        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid, as: 'distinct id' });
-        continue;
-      }
-      add(email, uuid);
-      finds.byDistinctId.add(email);
-      shown.add(uuid);
-    }
-    done += batch.length;
-    o.onBatch?.(done, emails.length);
-  }
-  for (let i = 0; i < emails.length; i += PERSON_BATCH_MAX) {
-    const some = emails.slice(i, i + PERSON_BATCH_MAX);
-    const found = await o.byDistinctIds(some);
-    if (found === null) {
-      finds.noRestLookup = true;
-      break;
-    }
-    for (const email of some) {
-      const person = found.get(email);
-      if (!person) continue;
-      const uuid = person.uuid.toLowerCase();
-      add(email, uuid);
-      finds.byDistinctId.add(email);
-      if (!shown.has(uuid)) finds.revived.add(email);
-    }
-  }
+  const { shown, near } = await matchByHogQL({ ctx, client, projectId, finds, maxWaitMs: o.maxWaitMs }, emails, o.onBatch);
+  await matchInPersonStore(finds, emails, shown, o.byDistinctIds);
   // A person that an address names anyway (as a distinct id, say) goes: no need to report it.
   // Asked only of the few near ones, not by a set of every person the addresses name.
   if (near.length) {
@@ -278,4 +210,113 @@ export async function matchEmails(
     finds.near = near.filter((m) => !named.has(m.uuid));
   }
   return finds;
+}
+
+/** Where the HogQL reads go, and the finds they fill. */
+interface EmailQueries {
+  ctx: Context;
+  client: ApiClient;
+  projectId: string;
+  finds: EmailFinds;
+  maxWaitMs: number;
+}
+
+function addMatch(finds: EmailFinds, email: string, uuid: string): void {
+  const list = finds.matches.get(email) ?? [];
+  if (!list.includes(uuid)) list.push(uuid);
+  finds.matches.set(email, list);
+}
+
+/** By the `email` property and by distinct id, as HogQL shows them, a batch at a time; returns
+ * the persons HogQL shows (one found by the REST lookup alone is hidden from it) and the near
+ * addresses. */
+async function matchByHogQL(
+  q: EmailQueries,
+  emails: string[],
+  onBatch: MatchOptions['onBatch'],
+): Promise<{ shown: Set<string>; near: NearMatch[] }> {
+  const { finds } = q;
+  const shown = new Set<string>();
+  const near: NearMatch[] = [];
+  let done = 0;
+  for (const batch of emailBatches(emails)) {
+    const asked = new Set(batch);
+    for (const [uuid, email, stored] of await queryBatch(q, EMAIL_QUERY, batch, 'hogctl erasure: persons by e-mail')) {
+      if (!asked.has(email)) {
+        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid });
+        continue;
+      }
+      addMatch(finds, email, uuid);
+      finds.byProperty.add(email);
+      shown.add(uuid);
+    }
+    for (const [uuid, email, stored] of await queryBatch(
+      q,
+      DISTINCT_ID_QUERY,
+      batch,
+      'hogctl erasure: persons by an address as distinct id',
+    )) {
+      if (!asked.has(email)) {
+        if (typeof stored === 'string') near.push({ address: nearAddress(stored), stored, uuid, as: 'distinct id' });
+        continue;
+      }
+      addMatch(finds, email, uuid);
+      finds.byDistinctId.add(email);
+      shown.add(uuid);
+    }
+    done += batch.length;
+    onBatch?.(done, emails.length);
+  }
+  return { shown, near };
+}
+
+/** One HogQL read of a batch of addresses, within the query limit: rows of (uuid lowered, the
+ * address asked, the value stored). */
+async function queryBatch(q: EmailQueries, hogql: string, batch: string[], name: string): Promise<[string, string, unknown][]> {
+  const { ctx, client, projectId, finds } = q;
+  const res = await underQueryLimit(ctx, { maxWaitMs: q.maxWaitMs, flag: '--max-wait' }, (retry) => {
+    finds.queries++;
+    return runHogQL(
+      client,
+      projectId,
+      { query: hogql, values: { emails: emailValues(batch) }, name },
+      { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+    );
+  });
+  if (res.results.length >= MAX_ROWS) {
+    throw new CliError(
+      `more than ${formatNumber(MAX_ROWS)} persons match ${batch.length} of the e-mail addresses; nothing was deleted`,
+      'split the input into smaller files, or check that the email property holds what you expect',
+    );
+  }
+  const rows: [string, string, unknown][] = [];
+  for (const [id, email, stored] of res.results as unknown[][])
+    if (typeof id === 'string' && typeof email === 'string') rows.push([id.toLowerCase(), email, stored]);
+  return rows;
+}
+
+/** The addresses as distinct ids in the person store, PERSON_BATCH_MAX a call: a person found
+ * here that HogQL does not show was revived after a deletion. */
+async function matchInPersonStore(
+  finds: EmailFinds,
+  emails: string[],
+  shown: Set<string>,
+  byDistinctIds: MatchOptions['byDistinctIds'],
+): Promise<void> {
+  for (let i = 0; i < emails.length; i += PERSON_BATCH_MAX) {
+    const some = emails.slice(i, i + PERSON_BATCH_MAX);
+    const found = await byDistinctIds(some);
+    if (found === null) {
+      finds.noRestLookup = true;
+      break;
+    }
+    for (const email of some) {
+      const person = found.get(email);
+      if (!person) continue;
+      const uuid = person.uuid.toLowerCase();
+      addMatch(finds, email, uuid);
+      finds.byDistinctId.add(email);
+      if (!shown.has(uuid)) finds.revived.add(email);
+    }
+  }
 }

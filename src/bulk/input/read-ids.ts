@@ -3,6 +3,7 @@
 // ever held, and it is bounded, so a binary file or a 10 MB line is refused with its file and
 // line instead of being swallowed. What a value means (UUID, integer id, distinct id) is decided
 // later, by validate.ts; here a value only has to exist.
+import type { Parser } from 'csv-parse';
 import { isUtf8 } from 'node:buffer';
 import { UsageError } from '../../errors.js';
 
@@ -371,101 +372,137 @@ function describeJsonStart(ch: string): string {
  * (strings, escapes and nesting included) and only one element at a time is parsed and kept.
  */
 async function* readJsonArray(source: AsyncIterable<Buffer | string>, options: ReadOptions, max: number): AsyncGenerator<RawItem[]> {
-  const { label } = options;
-  const fix = 'fix the JSON and run the command again; nothing was sent';
-  // start: before "["; value-or-end: just after "["; value: after ","; element: inside one (an
-  // element runs up to the "," or "]" that ends it); done: after "]".
-  let state = 'start' as 'start' | 'value-or-end' | 'value' | 'element' | 'done';
-  let line = 1;
-  let carried = '';
-  let elementLine = 1;
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let sawAnything = false;
-
-  for await (const text of decodeText(source, label)) {
-    const items: RawItem[] = [];
-    let elementStart = state === 'element' ? 0 : -1;
-    const flushElement = (end: number) => {
-      const raw = carried + text.slice(elementStart, end);
-      carried = '';
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch (err) {
-        throw new InputError(label, elementLine, `invalid JSON in the array (${(err as Error).message})`, fix);
-      }
-      items.push(jsonItem(parsed, elementLine, options.column));
-    };
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (state === 'element') {
-        if (c === 0x0a) line++;
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === 0x5c) escaped = true;
-          else if (c === 0x22) inString = false;
-        } else if (c === 0x22) inString = true;
-        else if (c === 0x5b || c === 0x7b) depth++;
-        else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
-        else if ((c === 0x5d || c === 0x2c) && depth === 0) {
-          flushElement(i);
-          state = c === 0x5d ? 'done' : 'value';
-        }
-        continue;
-      }
-      if (c === 0x0a) {
-        line++;
-        continue;
-      }
-      if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
-      sawAnything = true;
-      const ch = text[i];
-      if (state === 'start') {
-        if (ch !== '[') {
-          throw new InputError(
-            label,
-            line,
-            `expected a JSON array of ids, found ${describeJsonStart(ch)}`,
-            'give a JSON array such as ["id1", "id2"], one id per line, CSV (--column) or NDJSON; nothing was sent',
-          );
-        }
-        state = 'value-or-end';
-      } else if (state === 'done') {
-        throw new InputError(label, line, 'unexpected text after the end of the JSON array', fix);
-      } else if (ch === ']' && state === 'value-or-end') {
-        state = 'done';
-      } else if (ch === ']' || ch === ',') {
-        throw new InputError(label, line, `invalid JSON: unexpected "${ch}" in the array`, fix);
-      } else {
-        state = 'element';
-        elementStart = i;
-        elementLine = line;
-        depth = 0;
-        inString = false;
-        escaped = false;
-        i--; // scan this character again as the element's first
-      }
-    }
-    if (state === 'element') {
-      carried += text.slice(elementStart);
-      if (carried.length > max)
-        throw new InputError(
-          label,
-          elementLine,
-          `array element longer than ${kib(max)}: an id is never this long`,
-          'check that this is the right file; nothing was sent',
-        );
-    }
+  const scan: ArrayScan = {
+    state: 'start',
+    line: 1,
+    carried: '',
+    elementLine: 1,
+    depth: 0,
+    inString: false,
+    escaped: false,
+    sawAnything: false,
+  };
+  for await (const text of decodeText(source, options.label)) {
+    const items = scanJsonChunk(scan, text, options, max);
     if (items.length) yield items;
   }
-  if (!sawAnything)
+  checkArrayClosed(scan, options.label);
+}
+
+const JSON_FIX = 'fix the JSON and run the command again; nothing was sent';
+
+/** Where the scan of a JSON array is, kept from one chunk of text to the next. */
+interface ArrayScan {
+  /** start: before "["; value-or-end: just after "["; value: after ","; element: inside one (an
+   * element runs up to the "," or "]" that ends it); done: after "]". */
+  state: 'start' | 'value-or-end' | 'value' | 'element' | 'done';
+  line: number;
+  /** The start of an element a chunk ended in. */
+  carried: string;
+  elementLine: number;
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  sawAnything: boolean;
+}
+
+/** The elements that end in one chunk of text, parsed; the one it ends in is carried over. */
+function scanJsonChunk(scan: ArrayScan, text: string, options: ReadOptions, max: number): RawItem[] {
+  const items: RawItem[] = [];
+  let elementStart = scan.state === 'element' ? 0 : -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (scan.state === 'element') {
+      if (elementEnds(scan, c)) {
+        items.push(parseElement(scan.carried + text.slice(elementStart, i), scan.elementLine, options));
+        scan.carried = '';
+        scan.state = c === 0x5d ? 'done' : 'value';
+      }
+      continue;
+    }
+    if (c === 0x0a) {
+      scan.line++;
+      continue;
+    }
+    if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
+    scan.sawAnything = true;
+    if (elementStarts(scan, text[i], options.label)) {
+      elementStart = i;
+      i--; // scan this character again as the element's first
+    }
+  }
+  if (scan.state === 'element') {
+    scan.carried += text.slice(elementStart);
+    if (scan.carried.length > max)
+      throw new InputError(
+        options.label,
+        scan.elementLine,
+        `array element longer than ${kib(max)}: an id is never this long`,
+        'check that this is the right file; nothing was sent',
+      );
+  }
+  return items;
+}
+
+/** One character inside an element: whether it is the "," or "]" that ends it (outside strings
+ * and nested arrays or objects). */
+function elementEnds(scan: ArrayScan, c: number): boolean {
+  if (c === 0x0a) scan.line++;
+  if (scan.inString) {
+    if (scan.escaped) scan.escaped = false;
+    else if (c === 0x5c) scan.escaped = true;
+    else if (c === 0x22) scan.inString = false;
+  } else if (c === 0x22) scan.inString = true;
+  else if (c === 0x5b || c === 0x7b) scan.depth++;
+  else if ((c === 0x5d || c === 0x7d) && scan.depth > 0) scan.depth--;
+  else if ((c === 0x5d || c === 0x2c) && scan.depth === 0) return true;
+  return false;
+}
+
+/** One character between elements (not a space): the array's brackets and commas, or whether an
+ * element starts here. Anything else out of place is an input error. */
+function elementStarts(scan: ArrayScan, ch: string, label: string): boolean {
+  if (scan.state === 'start') {
+    if (ch !== '[') {
+      throw new InputError(
+        label,
+        scan.line,
+        `expected a JSON array of ids, found ${describeJsonStart(ch)}`,
+        'give a JSON array such as ["id1", "id2"], one id per line, CSV (--column) or NDJSON; nothing was sent',
+      );
+    }
+    scan.state = 'value-or-end';
+  } else if (scan.state === 'done') {
+    throw new InputError(label, scan.line, 'unexpected text after the end of the JSON array', JSON_FIX);
+  } else if (ch === ']' && scan.state === 'value-or-end') {
+    scan.state = 'done';
+  } else if (ch === ']' || ch === ',') {
+    throw new InputError(label, scan.line, `invalid JSON: unexpected "${ch}" in the array`, JSON_FIX);
+  } else {
+    Object.assign(scan, { state: 'element', elementLine: scan.line, depth: 0, inString: false, escaped: false });
+    return true;
+  }
+  return false;
+}
+
+function parseElement(raw: string, line: number, options: ReadOptions): RawItem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw new InputError(options.label, line, `invalid JSON in the array (${(err as Error).message})`, JSON_FIX);
+  }
+  return jsonItem(parsed, line, options.column);
+}
+
+/** At the end of the input: an empty file, or an array not closed, is an input error. */
+function checkArrayClosed(scan: ArrayScan, label: string): void {
+  if (!scan.sawAnything)
     throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
-  if (state !== 'done')
+  if (scan.state !== 'done')
     throw new InputError(
       label,
-      line,
+      scan.line,
       'the JSON array is not closed (the file ends before "]")',
       'the file may have been cut short; nothing was sent',
     );
@@ -488,85 +525,16 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
   const { parse } = await import('csv-parse');
   const delimiter = /\.tsv$/i.test(options.path ?? '') ? '\t' : ',';
   const parser = parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true });
-  let index = -1;
-  /** In a mixed CSV: the column of each kind (the first of uuid, person_id, id for person ids). */
-  let tagged: { index: number; tag: IdentifierTag }[] | undefined;
+  const cols: CsvColumns = { index: -1, delimiter };
   let failure: Error | undefined;
   parser.on('error', (err) => (failure = err));
-  const check = () => {
-    const err = (parser as unknown as { errored?: Error | null }).errored ?? failure;
-    if (err) {
-      const at = (err as { lines?: number }).lines ?? 1;
-      throw new InputError(
-        label,
-        at,
-        `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`,
-        'fix the CSV and run the command again; nothing was sent',
-      );
-    }
-  };
-  const drain = (): RawItem[] => {
-    const items: RawItem[] = [];
-    for (let rec = parser.read(); rec !== null; rec = parser.read()) {
-      const { record, info } = rec as { record: string[]; info: { lines: number } };
-      if (tagged) {
-        const row = tagged.filter((t) => (record[t.index] ?? '').trim() !== '');
-        if (row.length === 0)
-          items.push({ line: info.lines, problem: 'the row has no identifier in any column', raw: record.join(delimiter) });
-        for (const t of row) items.push({ line: info.lines, value: record[t.index], tag: t.tag });
-        continue;
-      }
-      if (index === -1) {
-        const header = record.map((h) => h.trim());
-        if (column === undefined && options.mixed) {
-          tagged = mixedColumns(header);
-          if (tagged) {
-            index = tagged[0].index;
-            options.onColumn?.(tagged.map((t) => header[t.index]).join(', '));
-            continue;
-          }
-        }
-        if (column === undefined) {
-          for (const name of options.defaultColumns ?? []) {
-            index = header.findIndex((h) => h.toLowerCase() === name);
-            if (index !== -1) {
-              options.onColumn?.(header[index]);
-              break;
-            }
-          }
-          if (index !== -1) continue;
-          throw new InputError(
-            label,
-            info.lines,
-            `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`,
-            'pass e.g. --column ' + (header[0] || 'id'),
-          );
-        }
-        index = header.indexOf(column);
-        if (index === -1) index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
-        if (index === -1) {
-          throw new InputError(
-            label,
-            info.lines,
-            `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`,
-            'pass the name of the column that holds the ids with --column; nothing was sent',
-          );
-        }
-        continue;
-      }
-      const value = record[index];
-      if (value === undefined)
-        items.push({ line: info.lines, problem: `the row has no "${column ?? 'id'}" column`, raw: record.join(delimiter) });
-      else items.push({ line: info.lines, value });
-    }
-    return items;
-  };
+  const check = () => throwIfCsvFailed((parser as unknown as { errored?: Error | null }).errored ?? failure, label);
   for await (const lines of splitLines(source, label, max)) {
     let text = '';
     for (const l of lines) text += `${l.text}\n`;
     parser.write(text);
     check();
-    const items = drain();
+    const items = drainCsv(parser, cols, options);
     if (items.length) yield items;
   }
   await new Promise<void>((resolve) => {
@@ -576,8 +544,99 @@ async function* readCsv(source: AsyncIterable<Buffer | string>, options: ReadOpt
     parser.end();
   });
   check();
-  const items = drain();
+  const items = drainCsv(parser, cols, options);
   if (items.length) yield items;
-  if (index === -1 && column !== undefined)
+  if (cols.index === -1 && column !== undefined)
     throw new InputError(label, 1, 'the file is empty: there are no ids to delete', 'pass the file that holds the ids; nothing was sent');
+}
+
+/** Which columns of a CSV hold the ids, known once its header is read (index -1 until then). */
+interface CsvColumns {
+  index: number;
+  /** In a mixed CSV: the column of each kind (the first of uuid, person_id, id for person ids). */
+  tagged?: { index: number; tag: IdentifierTag }[];
+  delimiter: string;
+}
+
+function throwIfCsvFailed(err: Error | null | undefined, label: string): void {
+  if (err) {
+    const at = (err as { lines?: number }).lines ?? 1;
+    throw new InputError(
+      label,
+      at,
+      `not valid CSV (${err.message.replace(/^[A-Za-z ]+: /, '').replace(/ at line \d+$/, '')})`,
+      'fix the CSV and run the command again; nothing was sent',
+    );
+  }
+}
+
+/** The records the parser holds: the header first (choosing the columns), then ids. */
+function drainCsv(parser: Parser, cols: CsvColumns, options: ReadOptions): RawItem[] {
+  const items: RawItem[] = [];
+  for (let rec = parser.read(); rec !== null; rec = parser.read()) {
+    const { record, info } = rec as { record: string[]; info: { lines: number } };
+    if (cols.tagged) {
+      const row = cols.tagged.filter((t) => (record[t.index] ?? '').trim() !== '');
+      if (row.length === 0)
+        items.push({ line: info.lines, problem: 'the row has no identifier in any column', raw: record.join(cols.delimiter) });
+      for (const t of row) items.push({ line: info.lines, value: record[t.index], tag: t.tag });
+      continue;
+    }
+    if (cols.index === -1) {
+      readCsvHeader(record, cols, options, info.lines);
+      continue;
+    }
+    const value = record[cols.index];
+    if (value === undefined)
+      items.push({ line: info.lines, problem: `the row has no "${options.column ?? 'id'}" column`, raw: record.join(cols.delimiter) });
+    else items.push({ line: info.lines, value });
+  }
+  return items;
+}
+
+/** The header names the id column: --column, else a mixed header's columns, else the first of
+ * the default columns found. */
+function readCsvHeader(record: string[], cols: CsvColumns, options: ReadOptions, line: number): void {
+  const { column } = options;
+  const header = record.map((h) => h.trim());
+  if (column === undefined && options.mixed) {
+    cols.tagged = mixedColumns(header);
+    if (cols.tagged) {
+      cols.index = cols.tagged[0].index;
+      options.onColumn?.(cols.tagged.map((t) => header[t.index]).join(', '));
+      return;
+    }
+  }
+  cols.index = column === undefined ? defaultCsvColumn(header, options, line) : namedCsvColumn(header, column, options.label, line);
+}
+
+function defaultCsvColumn(header: string[], options: ReadOptions, line: number): number {
+  for (const name of options.defaultColumns ?? []) {
+    const index = header.findIndex((h) => h.toLowerCase() === name);
+    if (index !== -1) {
+      options.onColumn?.(header[index]);
+      return index;
+    }
+  }
+  throw new InputError(
+    options.label,
+    line,
+    `a CSV file needs --column <name> to say which column holds the ids (columns: ${header.join(', ')})`,
+    'pass e.g. --column ' + (header[0] || 'id'),
+  );
+}
+
+/** --column as written, else the one named so but for case and spaces. */
+function namedCsvColumn(header: string[], column: string, label: string, line: number): number {
+  let index = header.indexOf(column);
+  if (index === -1) index = header.findIndex((h) => h.toLowerCase() === column.trim().toLowerCase());
+  if (index === -1) {
+    throw new InputError(
+      label,
+      line,
+      `no column "${column}" in the CSV header (columns: ${header.map((h) => `"${h}"`).join(', ')})`,
+      'pass the name of the column that holds the ids with --column; nothing was sent',
+    );
+  }
+  return index;
 }

@@ -117,20 +117,9 @@ export async function findTargets(
   journal: JournalState | undefined,
   s: FindSettings,
 ): Promise<CaseTargets> {
-  if (!s.lookUp) {
-    const [project] = projects;
-    const found = await resolveTargets(ctx, list, journal?.resolved ?? new Map(), client && uuidLookup(client, project.id), s);
-    return {
-      projects: [{ ...project, ids: found.ids, matches: new Map(), newlyMatched: new Map(), distinctIds: new Map(), sample: [] }],
-      unresolved: found.unresolved,
-      resolvedDuplicates: found.resolvedDuplicates,
-      newlyResolved: found.newlyResolved,
-      queries: 0,
-    };
-  }
+  if (!s.lookUp) return sendAsGiven(ctx, client, projects[0], list, journal, s);
   if (!client) throw new Error('looking persons up needs a client');
-  const budget = s.reads;
-  const spans = projects.length > 1;
+  const search: ProjectSearch = { ctx, client, list, journal, s: { ...s, budget: s.reads, spans: projects.length > 1 } };
   // Each identifier's key (an HMAC under the evidence key, unless --keep-identifiers), made once
   // and shared by every map and list that names it: a million keys are 80 MB a copy.
   const keys = hasSelection(s.selection) ? [] : Array.from(list.ids, (value) => identifierKey(value, s.policy));
@@ -148,42 +137,11 @@ export async function findTargets(
     };
     out.push(targets);
     if (project.unreachable) continue;
-    if (spans) ctx.info(`project ${project.id}${project.name ? ` (${project.name})` : ''}:`);
-    try {
-      if (hasSelection(s.selection)) {
-        const done = journal?.selected.get(project.id);
-        if (done?.complete) targets.ids = done.ids;
-        else {
-          const selected = await selectPersons(ctx, client, project.id, s.selection, { maxWaitMs: s.maxWaitMs });
-          queries += selected.queries;
-          Object.assign(targets, {
-            ids: selected.ids,
-            newlySelected: selected.ids,
-            distinctIds: selected.distinctIds,
-            sample: selected.sample,
-          });
-        }
-        if (spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
-      } else {
-        const known = journal?.matched.get(project.id) ?? new Map<string, string[]>();
-        const found = await matchInProject(ctx, client, project.id, list, keys, known, { ...s, budget, spans });
-        queries += found.queries;
-        noRestLookup ||= found.noRestLookup;
-        Object.assign(targets, found.targets);
-      }
-    } catch (err) {
-      // A project the key may not read is reported, not skipped silently; one of several only.
-      if (!spans || !(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
-      targets.unreachable = unreachableReason(err);
-      targets.ids = [];
-    }
+    const searched = await searchProject(search, keys, targets);
+    queries += searched.queries;
+    noRestLookup ||= searched.noRestLookup;
   }
-  if (out.every((p) => p.unreachable)) {
-    throw new AuthError(
-      `no project could be searched: ${out.map((p) => `project ${p.id}: ${p.unreachable}`).join('; ')}; nothing was deleted`,
-      'check the key with `hogctl auth status` and the projects with `hogctl projects list`',
-    );
-  }
+  refuseIfNoneSearched(out);
   return {
     projects: out,
     identifiers: hasSelection(s.selection) ? undefined : { ...totals(list, keys, out), ...(noRestLookup ? { noRestLookup } : {}) },
@@ -192,6 +150,87 @@ export async function findTargets(
     newlyResolved: new Map(),
     queries,
   };
+}
+
+/** A plain file for one project: sent as it is, integer ids resolved first (resolve.ts). */
+async function sendAsGiven(
+  ctx: Context,
+  client: ApiClient | undefined,
+  project: CaseProject,
+  list: IdList,
+  journal: JournalState | undefined,
+  s: FindSettings,
+): Promise<CaseTargets> {
+  const found = await resolveTargets(ctx, list, journal?.resolved ?? new Map(), client && uuidLookup(client, project.id), s);
+  return {
+    projects: [{ ...project, ids: found.ids, matches: new Map(), newlyMatched: new Map(), distinctIds: new Map(), sample: [] }],
+    unresolved: found.unresolved,
+    resolvedDuplicates: found.resolvedDuplicates,
+    newlyResolved: found.newlyResolved,
+    queries: 0,
+  };
+}
+
+/** What every project's search shares. */
+interface ProjectSearch {
+  ctx: Context;
+  client: ApiClient;
+  list: IdList;
+  journal: JournalState | undefined;
+  s: MatchSettings;
+}
+
+/** Finds the persons of one project into `targets`: by its selection, or by the identifiers. */
+async function searchProject(
+  search: ProjectSearch,
+  keys: readonly string[],
+  targets: ProjectTargets,
+): Promise<{ queries: number; noRestLookup: boolean }> {
+  const { ctx, client, list, journal, s } = search;
+  if (s.spans) ctx.info(`project ${targets.id}${targets.name ? ` (${targets.name})` : ''}:`);
+  try {
+    if (hasSelection(s.selection)) return { queries: await selectInProject(search, s.selection, targets), noRestLookup: false };
+    const known = journal?.matched.get(targets.id) ?? new Map<string, string[]>();
+    const found = await matchInProject(ctx, client, targets.id, list, keys, known, s);
+    Object.assign(targets, found.targets);
+    return { queries: found.queries, noRestLookup: found.noRestLookup };
+  } catch (err) {
+    // A project the key may not read is reported, not skipped silently; one of several only.
+    if (!s.spans || !(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+    targets.unreachable = unreachableReason(err);
+    targets.ids = [];
+    return { queries: 0, noRestLookup: false };
+  }
+}
+
+/** The persons a selection chooses in one project (journaled once complete); the queries sent. */
+async function selectInProject(search: ProjectSearch, selection: SelectionSpec, targets: ProjectTargets): Promise<number> {
+  const { ctx, client, journal, s } = search;
+  let queries = 0;
+  const done = journal?.selected.get(targets.id);
+  if (done?.complete) targets.ids = done.ids;
+  else {
+    const selected = await selectPersons(ctx, client, targets.id, selection, { maxWaitMs: s.maxWaitMs });
+    queries = selected.queries;
+    Object.assign(targets, {
+      ids: selected.ids,
+      newlySelected: selected.ids,
+      distinctIds: selected.distinctIds,
+      sample: selected.sample,
+    });
+  }
+  if (s.spans) ctx.info(`  selected ${counted(targets.ids.length, 'person')}`);
+  return queries;
+}
+
+/** A job none of whose projects could be searched stops, naming why for each. */
+function refuseIfNoneSearched(out: ProjectTargets[]): void {
+  if (out.every((p) => p.unreachable)) {
+    throw new AuthError(
+      `no project could be searched: ${out.map((p) => `project ${p.id}: ${p.unreachable}`).join('; ')}; nothing was deleted`,
+      'check the key with `hogctl auth status` and the projects with `hogctl projects list`',
+    );
+  }
 }
 
 interface MatchSettings extends FindSettings {
@@ -218,9 +257,53 @@ async function matchInProject(
   queries: number;
   noRestLookup: boolean;
 }> {
-  // The values to look up by kind, each with its place in the list (where its key is).
-  const byKind = { email: [] as string[], person_id: [] as string[], distinct_id: [] as string[] };
-  const placeOf = { email: [] as number[], person_id: [] as number[], distinct_id: [] as number[] };
+  const pending = pendingLookups(list, keys, known);
+  refuseIntegersAcrossProjects(pending, s.spans);
+  const at: ProjectLookup = { ctx, client, project, keys, s };
+  const matched: Matched = { newlyMatched: new Map(), distinctIds: new Map(), sample: [] };
+  let emails: EmailsFound = { queries: 0, noRestLookup: false };
+  const todo = pending.values.email.length + pending.values.person_id.length + pending.values.distinct_id.length;
+  if (todo > 0) {
+    ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
+    if (pending.values.email.length) emails = await lookUpEmails(at, list, pending, known, matched);
+    for (const kind of ['uuids', 'distinct_ids'] as const) await lookUpInBatches(at, pending, kind, matched);
+    await lookUpIntegerIds(at, pending, matched);
+    if (pending.values.email.length && matched.sample.length < 5) await readSampleOfAddresses(at, matched);
+  }
+  const { ids, matches } = personsOfEveryKey(list, keys, known, matched.newlyMatched);
+  ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
+  const { newlyMatched, distinctIds, sample } = matched;
+  return {
+    targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy: emails.foundBy, near: emails.near },
+    queries: emails.queries,
+    noRestLookup: emails.noRestLookup,
+  };
+}
+
+/** Where one project's lookups go, and how. */
+interface ProjectLookup {
+  ctx: Context;
+  client: ApiClient;
+  project: string;
+  keys: readonly string[];
+  s: MatchSettings;
+}
+
+type LookupKind = 'email' | 'person_id' | 'distinct_id';
+
+/** The values not journaled yet, by kind, each with its place in the list (where its key is). */
+interface Pending {
+  values: Record<LookupKind, string[]>;
+  places: Record<LookupKind, number[]>;
+  /** Which of `values.person_id` are integer ids: they are looked up one at a time. */
+  integers: number[];
+  /** A value without its column tag (a mixed file tags each one). */
+  bare: (value: string) => string;
+}
+
+function pendingLookups(list: IdList, keys: readonly string[], known: Map<string, string[]>): Pending {
+  const values = { email: [] as string[], person_id: [] as string[], distinct_id: [] as string[] };
+  const places = { email: [] as number[], person_id: [] as number[], distinct_id: [] as number[] };
   let place = 0;
   for (const value of list.ids) {
     const at = place++;
@@ -233,98 +316,139 @@ async function matchInProject(
           : list.kind === 'distinct_ids'
             ? 'distinct_id'
             : 'person_id';
-    byKind[kind].push(value);
-    placeOf[kind].push(at);
+    values[kind].push(value);
+    places[kind].push(at);
   }
   const bare = (value: string) => (list.kind === 'mixed' ? splitTagged(value).value : value);
   const integers: number[] = [];
-  byKind.person_id.forEach((v, i) => {
+  values.person_id.forEach((v, i) => {
     if (isIntegerId(bare(v))) integers.push(i);
   });
-  if (integers.length && s.spans) {
+  return { values, places, integers, bare };
+}
+
+/** Integer ids are numbered per project: over several, one could name a different person in each. */
+function refuseIntegersAcrossProjects(pending: Pending, spans: boolean): void {
+  const { integers, values, bare } = pending;
+  if (integers.length && spans) {
     throw new UsageError(
-      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(byKind.person_id[integers[0]])}) in a job over several projects: integer ids are numbered per project`,
+      `${formatNumber(integers.length)} integer person ids (e.g. ${bare(values.person_id[integers[0]])}) in a job over several projects: integer ids are numbered per project`,
       'give the persons by UUID, distinct id or e-mail address, or run one project at a time with --project',
     );
   }
-  const newlyMatched = new Map<string, string[]>();
-  const distinctIds = new Map<string, string[]>();
-  const sample: ListedPerson[] = [];
-  const note = (at: number, persons: ListedPerson[]) => {
-    newlyMatched.set(keys[at], persons.length ? persons.map((p) => p.uuid.toLowerCase()) : NO_PERSONS);
-    for (const p of persons) {
-      // A minimal record holds at most 10 distinct ids: a full ten may be cut short.
-      if (p.distinct_ids && p.distinct_ids.length < 10) distinctIds.set(p.uuid.toLowerCase(), p.distinct_ids);
-      if (sample.length < 5) sample.push(p);
-    }
+}
+
+/** What the lookups of one project found, filled as the answers come. */
+interface Matched {
+  newlyMatched: Map<string, string[]>;
+  distinctIds: Map<string, string[]>;
+  sample: ListedPerson[];
+}
+
+/** Notes the persons one identifier (by key) names, their distinct ids, and the plan's sample. */
+function notePersons(matched: Matched, key: string, persons: ListedPerson[]): void {
+  matched.newlyMatched.set(key, persons.length ? persons.map((p) => p.uuid.toLowerCase()) : NO_PERSONS);
+  for (const p of persons) {
+    // A minimal record holds at most 10 distinct ids: a full ten may be cut short.
+    if (p.distinct_ids && p.distinct_ids.length < 10) matched.distinctIds.set(p.uuid.toLowerCase(), p.distinct_ids);
+    if (matched.sample.length < 5) matched.sample.push(p);
+  }
+}
+
+interface EmailsFound {
+  queries: number;
+  noRestLookup: boolean;
+  foundBy?: FoundBy<Set<string>>;
+  near?: NearMatch[];
+}
+
+/** The addresses, with batched HogQL reads and by distinct id (identifiers.ts). */
+async function lookUpEmails(
+  at: ProjectLookup,
+  list: IdList,
+  pending: Pending,
+  known: Map<string, string[]>,
+  matched: Matched,
+): Promise<EmailsFound> {
+  const { ctx, client, project, keys, s } = at;
+  const places = pending.places.email;
+  const addresses = list.kind === 'mixed' ? pending.values.email.map(pending.bare) : pending.values.email;
+  const found = await matchEmails(ctx, client, project, addresses, {
+    maxWaitMs: s.maxWaitMs,
+    byDistinctIds: (ids) => read(ctx, s.budget, () => batchPersons(client, project, 'distinct_ids', ids, { signal: ctx.deps.signal })),
+  });
+  const keysOf = (of: Set<string>) => {
+    const found = new Set<string>();
+    addresses.forEach((address, i) => of.has(address) && found.add(keys[places[i]]));
+    return found;
   };
-  let queries = 0;
-  let foundBy: FoundBy<Set<string>> | undefined;
-  let noRestLookup = false;
-  let near: NearMatch[] | undefined;
-  const todo = byKind.email.length + byKind.person_id.length + byKind.distinct_id.length;
-  if (todo > 0) {
-    ctx.info(`${s.spans ? '  ' : ''}looking up ${counted(todo, 'identifier')}…`);
-    if (byKind.email.length) {
-      const addresses = list.kind === 'mixed' ? byKind.email.map(bare) : byKind.email;
-      const found = await matchEmails(ctx, client, project, addresses, {
-        maxWaitMs: s.maxWaitMs,
-        byDistinctIds: (ids) => read(ctx, s.budget, () => batchPersons(client, project, 'distinct_ids', ids, { signal: ctx.deps.signal })),
-      });
-      queries += found.queries;
-      noRestLookup = found.noRestLookup;
-      near = found.near;
-      const keysOf = (of: Set<string>) => {
-        const found = new Set<string>();
-        addresses.forEach((address, i) => of.has(address) && found.add(keys[placeOf.email[i]]));
-        return found;
-      };
-      if (known.size === 0)
-        foundBy = { emailProperty: keysOf(found.byProperty), distinctId: keysOf(found.byDistinctId), revived: keysOf(found.revived) };
-      addresses.forEach((address, i) => newlyMatched.set(keys[placeOf.email[i]], found.matches.get(address) ?? NO_PERSONS));
+  // Where they were found is told only when every address was looked up in this run.
+  const foundBy =
+    known.size === 0
+      ? { emailProperty: keysOf(found.byProperty), distinctId: keysOf(found.byDistinctId), revived: keysOf(found.revived) }
+      : undefined;
+  addresses.forEach((address, i) => matched.newlyMatched.set(keys[places[i]], found.matches.get(address) ?? NO_PERSONS));
+  return { queries: found.queries, noRestLookup: found.noRestLookup, near: found.near, foundBy };
+}
+
+/** Person UUIDs or distinct ids, PERSON_BATCH_MAX a request (integer ids are not UUIDs: skipped). */
+async function lookUpInBatches(at: ProjectLookup, pending: Pending, kind: 'uuids' | 'distinct_ids', matched: Matched): Promise<void> {
+  const { ctx, client, project, keys, s } = at;
+  const values = kind === 'uuids' ? pending.values.person_id : pending.values.distinct_id;
+  const places = kind === 'uuids' ? pending.places.person_id : pending.places.distinct_id;
+  const isInteger = new Set(pending.integers);
+  const todo = values.flatMap((_, i) => (kind === 'uuids' && isInteger.has(i) ? [] : [i]));
+  // Up to --concurrency reads on their way: a lookup is bound by round trips, not by the
+  // server (one at a time, 100,000 distinct ids took 500 requests and 2.9 s against a sandbox
+  // idle half of it); the read budget still paces them. Taken in order, they fill the matches
+  // and the plan's sample as one at a time did.
+  const answers = inOrder(Math.ceil(todo.length / PERSON_BATCH_MAX), s.concurrency, async (b) => {
+    const batch = todo.slice(b * PERSON_BATCH_MAX, (b + 1) * PERSON_BATCH_MAX);
+    const asked = batch.map((j) => pending.bare(values[j]));
+    return { batch, found: await read(ctx, s.budget, () => batchPersons(client, project, kind, asked, { signal: ctx.deps.signal })) };
+  });
+  for await (const { batch, found } of answers) {
+    if (found === null) {
+      throw new UsageError(
+        `this server has no /persons/batch_by_${kind}/ endpoint (an older PostHog), so the ${kind === 'uuids' ? 'person ids' : 'distinct ids'} cannot be looked up`,
+        'run one project at a time with a plain --file of person ids (or --distinct-ids), which needs no lookup',
+      );
     }
-    const isInteger = new Set(integers);
-    for (const kind of ['uuids', 'distinct_ids'] as const) {
-      const values = kind === 'uuids' ? byKind.person_id : byKind.distinct_id;
-      const places = kind === 'uuids' ? placeOf.person_id : placeOf.distinct_id;
-      const todo = values.flatMap((_, i) => (kind === 'uuids' && isInteger.has(i) ? [] : [i]));
-      // Up to --concurrency reads on their way: a lookup is bound by round trips, not by the
-      // server (one at a time, 100,000 distinct ids took 500 requests and 2.9 s against a sandbox
-      // idle half of it); the read budget still paces them. Taken in order, they fill the matches
-      // and the plan's sample as one at a time did.
-      const answers = inOrder(Math.ceil(todo.length / PERSON_BATCH_MAX), s.concurrency, async (b) => {
-        const batch = todo.slice(b * PERSON_BATCH_MAX, (b + 1) * PERSON_BATCH_MAX);
-        const asked = batch.map((j) => bare(values[j]));
-        return { batch, found: await read(ctx, s.budget, () => batchPersons(client, project, kind, asked, { signal: ctx.deps.signal })) };
-      });
-      for await (const { batch, found } of answers) {
-        if (found === null) {
-          throw new UsageError(
-            `this server has no /persons/batch_by_${kind}/ endpoint (an older PostHog), so the ${kind === 'uuids' ? 'person ids' : 'distinct ids'} cannot be looked up`,
-            'run one project at a time with a plain --file of person ids (or --distinct-ids), which needs no lookup',
-          );
-        }
-        for (const j of batch) {
-          const value = bare(values[j]);
-          const person = found.get(kind === 'uuids' ? value.toLowerCase() : value);
-          note(places[j], person ? [person] : []);
-        }
-      }
-    }
-    const lookup = uuidLookup(client, project);
-    for (const i of integers) {
-      const uuid = await read(ctx, s.budget, () => lookup(bare(byKind.person_id[i])));
-      newlyMatched.set(keys[placeOf.person_id[i]], uuid ? [uuid.toLowerCase()] : NO_PERSONS);
-    }
-    if (byKind.email.length && sample.length < 5) {
-      // Addresses give UUIDs only: read a few records for the plan.
-      const some = [...newlyMatched.values()].flat().slice(0, 5 - sample.length);
-      if (some.length) {
-        const found = await read(ctx, s.budget, () => batchPersons(client, project, 'uuids', some, { signal: ctx.deps.signal }));
-        for (const p of found?.values() ?? []) sample.push(p);
-      }
+    for (const j of batch) {
+      const value = pending.bare(values[j]);
+      const person = found.get(kind === 'uuids' ? value.toLowerCase() : value);
+      notePersons(matched, keys[places[j]], person ? [person] : []);
     }
   }
+}
+
+/** Integer person ids, one read each (no batch endpoint takes them). */
+async function lookUpIntegerIds(at: ProjectLookup, pending: Pending, matched: Matched): Promise<void> {
+  const { ctx, client, project, keys, s } = at;
+  const lookup = uuidLookup(client, project);
+  for (const i of pending.integers) {
+    const uuid = await read(ctx, s.budget, () => lookup(pending.bare(pending.values.person_id[i])));
+    matched.newlyMatched.set(keys[pending.places.person_id[i]], uuid ? [uuid.toLowerCase()] : NO_PERSONS);
+  }
+}
+
+/** Addresses give UUIDs only: read a few records for the plan. */
+async function readSampleOfAddresses(at: ProjectLookup, matched: Matched): Promise<void> {
+  const { ctx, client, project, s } = at;
+  const some = [...matched.newlyMatched.values()].flat().slice(0, 5 - matched.sample.length);
+  if (some.length) {
+    const found = await read(ctx, s.budget, () => batchPersons(client, project, 'uuids', some, { signal: ctx.deps.signal }));
+    for (const p of found?.values() ?? []) matched.sample.push(p);
+  }
+}
+
+/** The persons every identifier names (looked up now, or journaled), and all of them as a set. */
+function personsOfEveryKey(
+  list: IdList,
+  keys: readonly string[],
+  known: Map<string, string[]>,
+  newlyMatched: Map<string, string[]>,
+): { ids: IdSet; matches: Map<string, string[]> } {
   // The set is the list of persons, in the order they were found, 16 bytes a UUID.
   const ids = new IdSet();
   // Addresses all looked up in this run were noted in the list's order: that map is the matches.
@@ -334,8 +458,7 @@ async function matchInProject(
     if (matches !== newlyMatched) matches.set(key, persons);
     for (const uuid of persons) ids.add(uuid);
   }
-  ctx.info(`${s.spans ? '  ' : ''}found ${counted(ids.length, 'person')}`);
-  return { targets: { ids, matches, newlyMatched, distinctIds, sample, foundBy, near }, queries, noRestLookup };
+  return { ids, matches };
 }
 
 /** One read within the read rate; Ctrl-C stops it before anything was deleted. */

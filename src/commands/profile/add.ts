@@ -57,30 +57,70 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   const existing = store.get(name);
   const stored = store.apiKey(name);
   const prompter = await ctx.prompter();
-  const ask = prompter.interactive;
+  const a: Adding = { ctx, options, name, existing, stored, prompter, ask: prompter.interactive };
+  // A --base-url that is not one is refused before anything is asked.
   const given = ctx.globals.baseUrl === undefined ? undefined : normalizeBaseUrl(ctx.globals.baseUrl);
-  if (!ask) {
-    // Nothing can be asked: every flag that is missing is named at once, and a profile without a
-    // site, a project or a key is never saved (a default site would point a typo at PostHog Cloud).
-    const missing = [
-      ...(given || existing ? [] : ['--base-url <url>']),
-      ...(ctx.globals.project || given?.projectId || existing?.project_id ? [] : ['--project <id>']),
-      ...(options.apiKeyStdin || stored ? [] : ['--api-key-stdin (with the key on standard input)']),
-    ];
-    if (missing.length)
-      throw new UsageError(
-        `profile add ${name}: missing ${missing.join(', ')}`,
-        'off a terminal nothing is asked, e.g. `printf %s "$POSTHOG_KEY" | hogctl profile add ci --base-url https://eu.posthog.com --project 42 --api-key-stdin`',
-      );
-  }
+  if (!a.ask) refuseMissingFlags(a, given);
   if (existing) {
     await confirmOrRefuse(ctx, {
       yes: options.yes,
-      summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(stored)}) and will be replaced${ask ? '; each answer defaults to its saved value' : ''}.`,
+      summary: `Profile "${name}" exists (${existing.base_url}, project ${existing.project_id ?? '-'}, key ${maskKey(stored)}) and will be replaced${a.ask ? '; each answer defaults to its saved value' : ''}.`,
       question: `Replace profile "${name}"?`,
     });
   }
+  const base = await askBaseUrl(a);
+  const verify = options.verify !== false;
+  const { apiKey, client } = await checkedKey(a, base.url, verify);
+  const projectId = await checkedProject(a, base, client, verify);
+  await store.save(
+    name,
+    {
+      base_url: base.url,
+      project_id: projectId,
+      ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}),
+      ...(options.captureUrl !== undefined
+        ? { capture_url: normalizeBaseUrl(options.captureUrl, 'capture').url }
+        : existing?.capture_url && existing.base_url === base.url
+          ? { capture_url: existing.capture_url }
+          : {}),
+    },
+    apiKey,
+  );
+  if (options.use) await store.use(name);
+  ctx.info(
+    `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}${verify ? '' : ' (not checked against the server)'}`,
+  );
+}
 
+/** The profile being added, and what it replaces. */
+interface Adding {
+  ctx: Context;
+  options: ProfileAddOptions;
+  name: string;
+  existing: ReturnType<Awaited<ReturnType<Context['store']>>['get']>;
+  stored: string | undefined;
+  prompter: Awaited<ReturnType<Context['prompter']>>;
+  /** On a terminal: what is missing is asked. */
+  ask: boolean;
+}
+
+/** Nothing can be asked: every flag that is missing is named at once, and a profile without a
+ * site, a project or a key is never saved (a default site would point a typo at PostHog Cloud). */
+function refuseMissingFlags({ ctx, options, name, existing, stored }: Adding, given: { projectId?: string } | undefined): void {
+  const missing = [
+    ...(given || existing ? [] : ['--base-url <url>']),
+    ...(ctx.globals.project || given?.projectId || existing?.project_id ? [] : ['--project <id>']),
+    ...(options.apiKeyStdin || stored ? [] : ['--api-key-stdin (with the key on standard input)']),
+  ];
+  if (missing.length)
+    throw new UsageError(
+      `profile add ${name}: missing ${missing.join(', ')}`,
+      'off a terminal nothing is asked, e.g. `printf %s "$POSTHOG_KEY" | hogctl profile add ci --base-url https://eu.posthog.com --project 42 --api-key-stdin`',
+    );
+}
+
+/** --base-url, else asked on a terminal (the saved one the default), else the saved one. */
+async function askBaseUrl({ ctx, existing, prompter, ask }: Adding): Promise<{ url: string; projectId?: string }> {
   let baseUrl = ctx.globals.baseUrl;
   if (!baseUrl && ask) {
     // The choices go on a line of their own (wrapped at spaces): inquirer's prompt line, with the
@@ -98,54 +138,68 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
       },
     });
   }
-  const base = normalizeBaseUrl(baseUrl ?? existing?.base_url ?? DEFAULT_BASE_URL);
+  return normalizeBaseUrl(baseUrl ?? existing?.base_url ?? DEFAULT_BASE_URL);
+}
 
-  const askKey = async () =>
-    (
-      await prompter.password(
-        stored ? `Personal API key (input hidden; Enter keeps ${maskKey(stored)}):` : 'Personal API key (input hidden):',
-      )
-    ).trim() || undefined;
+type KeyClient = () => ReturnType<Context['client']>;
+
+/** The key (piped, asked, or the saved one), checked against the server unless --no-verify; on
+ * a terminal a wrong one is asked again. Returns the new key (undefined: keep the saved one) and
+ * a client that sends the key in use. */
+async function checkedKey(a: Adding, baseUrl: string, verify: boolean): Promise<{ apiKey: string | undefined; client: KeyClient }> {
+  const { ctx, options, stored, prompter } = a;
   let apiKey: string | undefined;
   if (options.apiKeyStdin) apiKey = await readSecretFromStdin(ctx.io.stdin, 'API key', '--api-key-stdin');
-  else if (ask) apiKey = await askKey();
+  else if (a.ask)
+    apiKey =
+      (
+        await prompter.password(
+          stored ? `Personal API key (input hidden; Enter keeps ${maskKey(stored)}):` : 'Personal API key (input hidden):',
+        )
+      ).trim() || undefined;
   let key = apiKey ?? stored;
   if (!key)
     throw new UsageError(
       `no API key given: a profile without one is not saved`,
       'paste a personal API key (phx_...) when asked, or pipe it with --api-key-stdin',
     );
-  const verify = options.verify !== false;
   const client = async () => {
     const k = key as string;
     return ctx.client(
-      { baseUrl: base.url, allowInsecureHttp: Boolean(options.allowInsecureHttp), sources: { baseUrl: 'flag' } },
+      { baseUrl, allowInsecureHttp: Boolean(options.allowInsecureHttp), sources: { baseUrl: 'flag' } },
       { headers: () => ({ authorization: `Bearer ${k}` }), secrets: () => [k] },
     );
   };
-  /** Says what is wrong, and on a terminal asks again; off a terminal, or after ATTEMPTS, fails. */
-  const retry = (problem: Problem, attempt: number) => {
-    if (problem.kind === 'unreachable') throw unreachable(base.url, problem.error);
-    if (!ask || attempt >= ATTEMPTS) {
-      if (problem.error.hint && !/--no-verify/.test(problem.error.hint))
-        (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
-      throw problem.error;
-    }
-    ctx.io.stderr.write(`${problem.error.message}\n${problem.error.hint ? `  ${problem.error.hint}\n` : ''}`);
-  };
   if (verify) {
     for (let attempt = 1; ; attempt++) {
-      const problem = await checkKey(await client(), base.url);
+      const problem = await checkKey(await client(), baseUrl);
       if (!problem) break;
-      retry(problem, attempt);
+      failOrAskAgain(a, baseUrl, problem, attempt);
       apiKey = (await prompter.password('Personal API key (input hidden):')).trim() || undefined;
       key = apiKey ?? stored;
       if (!key) throw new UsageError('no API key given: a profile without one is not saved');
     }
   }
+  return { apiKey, client };
+}
 
+/** Says what is wrong, and on a terminal lets it be asked again; off a terminal, or after ATTEMPTS, fails. */
+function failOrAskAgain(a: Adding, baseUrl: string, problem: Problem, attempt: number): void {
+  if (problem.kind === 'unreachable') throw unreachable(baseUrl, problem.error);
+  if (!a.ask || attempt >= ATTEMPTS) {
+    if (problem.error.hint && !/--no-verify/.test(problem.error.hint))
+      (problem.error as { hint?: string }).hint = `${problem.error.hint}; or save it unchecked with --no-verify`;
+    throw problem.error;
+  }
+  a.ctx.io.stderr.write(`${problem.error.message}\n${problem.error.hint ? `  ${problem.error.hint}\n` : ''}`);
+}
+
+/** The project: --project (or the base URL's), else picked on a terminal from those the key
+ * sees, else the saved one; a name resolved to its id; checked unless --no-verify. */
+async function checkedProject(a: Adding, base: { url: string; projectId?: string }, client: KeyClient, verify: boolean): Promise<string> {
+  const { ctx, existing, prompter } = a;
   let projectId = ctx.globals.project ?? base.projectId;
-  if (!projectId && ask) {
+  if (!projectId && a.ask) {
     const projects = await allProjects(await client());
     if (projects.length === 0)
       throw new UsageError('this API key sees no projects', 'check the key and the base URL, or pass --project <id>');
@@ -170,30 +224,12 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     for (let attempt = 1; ; attempt++) {
       const problem = await checkProject(await client(), base.url, projectId);
       if (!problem) break;
-      retry(problem, attempt);
+      failOrAskAgain(a, base.url, problem, attempt);
       projectId = (await prompter.input('Project id (`hogctl projects list` shows them):')).trim();
       checkProjectId(projectId);
     }
   }
-
-  await store.save(
-    name,
-    {
-      base_url: base.url,
-      project_id: projectId,
-      ...(options.allowInsecureHttp ? { allow_insecure_http: true } : {}),
-      ...(options.captureUrl !== undefined
-        ? { capture_url: normalizeBaseUrl(options.captureUrl, 'capture').url }
-        : existing?.capture_url && existing.base_url === base.url
-          ? { capture_url: existing.capture_url }
-          : {}),
-    },
-    apiKey,
-  );
-  if (options.use) await store.use(name);
-  ctx.info(
-    `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}${verify ? '' : ' (not checked against the server)'}`,
-  );
+  return projectId;
 }
 
 /** A site that cannot be reached is not saved as if it were checked: say so, and how to save it anyway. */

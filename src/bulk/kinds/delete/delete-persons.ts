@@ -305,11 +305,35 @@ async function verifyDeletion(
 ): Promise<JobVerification<Verification> | undefined> {
   const { journal, targets } = env;
   const action = env.action as DeleteAction;
-  const chunksOf = (project: string) => [...journal.chunks.values()].filter((c) => c.project === project);
   const searched = targets.projects.filter((p) => !p.unreachable);
-  const toRead = new Map(searched.map((p) => [p.id, idsToVerify(journal, chunksOf(p.id))]));
-  const count = searched.reduce((k, p) => k + toRead.get(p.id)!.ids.length, 0);
-  const skipped = searched.reduce((k, p) => k + toRead.get(p.id)!.notFound, 0);
+  const toRead = new Map(searched.map((p) => [p.id, idsToVerify(journal, chunksOf(journal, p.id))]));
+  announceVerification(ctx, action, [...toRead.values()]);
+  // An interrupted verification goes on where it stopped; any other starts afresh.
+  const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
+  if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'started' });
+  const perProject = new Map<string, Verification>();
+  const eventsLeftIn: string[] = [];
+  for (const p of searched) {
+    const checked = await verifyProjectDeletion(ctx, env, flags, sweep, p.id, toRead.get(p.id)!, going);
+    if (checked.eventsLeft) eventsLeftIn.push(checked.eventsLeft);
+    if (checked.verification) perProject.set(p.id, checked.verification);
+  }
+  await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'finished' });
+  const total = totalVerification([...perProject.values()]);
+  const said = total && describeVerification(total, action.targetNoun);
+  if (said) ctx.info(said);
+  noteEventsLeft(ctx, flags, total, eventsLeftIn);
+  return { total, perProject };
+}
+
+function chunksOf(journal: VerifyEnv['journal'], project: string) {
+  return [...journal.chunks.values()].filter((c) => c.project === project);
+}
+
+/** Says how many persons are read back, and how many the server did not find (not read back). */
+function announceVerification(ctx: Context, action: DeleteAction, toRead: { ids: string[]; notFound: number }[]): void {
+  const count = toRead.reduce((k, r) => k + r.ids.length, 0);
+  const skipped = toRead.reduce((k, r) => k + r.notFound, 0);
   const aside = skipped ? ` (${counted(skipped, 'id')} the server did not find ${plural(skipped, 'is', 'are')} not read back)` : '';
   const one = action.targetNoun.replace(/s$/, '');
   const which = count === 1 ? one : counted(count, one, action.targetNoun);
@@ -318,53 +342,63 @@ async function verifyDeletion(
       ? `verifying: nothing to read back${aside}`
       : `verifying: asking the server whether the ${which} ${plural(count, 'is', 'are')} gone…${aside}`,
   );
-  // An interrupted verification goes on where it stopped; any other starts afresh.
-  const going = journal.verification && !journal.verification.finished ? journal.verification.gone : undefined;
-  if (!going) await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'started' });
-  const perProject = new Map<string, Verification>();
-  const eventsLeftIn: string[] = [];
-  for (const p of searched) {
-    const { ids: all, notFound } = toRead.get(p.id)!;
-    const ids = going ? all.filter((id) => !going.has(id)) : all;
-    const checkedGone = async (gone: string[]) => {
-      if (gone.length) await env.record?.({ type: 'verified', project: p.id, at: new Date(ctx.clock.now()).toISOString(), gone });
-    };
-    const gone = action.gone
-      ? await verifyGone(action.gone, ids, p.id, ctx.clock.now, { notFound, alreadyGone: all.length - ids.length, checkedGone })
+}
+
+/** One project: the persons gone, their event deletions queued (and the events those left),
+ * and the sweep. */
+async function verifyProjectDeletion(
+  ctx: Context,
+  env: VerifyEnv,
+  flags: BulkDeleteFlags,
+  sweep: SweepSettings | undefined,
+  project: string,
+  toRead: { ids: string[]; notFound: number },
+  going: Set<string> | undefined,
+): Promise<{ verification?: Verification; eventsLeft?: string }> {
+  const action = env.action as DeleteAction;
+  const { ids: all, notFound } = toRead;
+  const ids = going ? all.filter((id) => !going.has(id)) : all;
+  const checkedGone = async (gone: string[]) => {
+    if (gone.length) await env.record?.({ type: 'verified', project, at: new Date(ctx.clock.now()).toISOString(), gone });
+  };
+  const gone = action.gone
+    ? await verifyGone(action.gone, ids, project, ctx.clock.now, { notFound, alreadyGone: all.length - ids.length, checkedGone })
+    : undefined;
+  // The persons the server found and whose events it said it queued.
+  const found = chunksOf(env.journal, project)
+    .map((c) => c.answer?.summary as BulkDeleteSummary | null | undefined)
+    .filter((summary) => summary?.events_queued_for_deletion)
+    .reduce((k, summary) => k + (summary!.persons_found ?? 0), 0);
+  const events =
+    flags.delete_events && found > 0
+      ? eventsVerification(await eventDeletions(ctx, env.client, project, ids, Date.parse(env.startedAt) - 60_000), found)
       : undefined;
-    // The persons the server found and whose events it said it queued.
-    const found = chunksOf(p.id)
-      .map((c) => c.answer?.summary as BulkDeleteSummary | null | undefined)
-      .filter((summary) => summary?.events_queued_for_deletion)
-      .reduce((k, summary) => k + (summary!.persons_found ?? 0), 0);
-    const events =
-      flags.delete_events && found > 0
-        ? eventsVerification(await eventDeletions(ctx, env.client, p.id, ids, Date.parse(env.startedAt) - 60_000), found)
-        : undefined;
-    if (events?.status === 'queued' && !events.pending && events.completed) {
-      // The deletion has run already (a run continued after the weekly job): count what it left.
-      const erased = [...(journal.recorded.get(p.id)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
-      const left = erased.length
-        ? await eventsLeft(ctx, env.client, p.id, erased, { maxWaitMs: env.maxWaitMs, flag: '--max-wait' }, ctx.clock.now())
-        : new Map();
-      if (left.size) eventsLeftIn.push(`project ${p.id}: ${describeEventsLeft(left)}`);
-    }
-    const swept = sweep ? await sweepProject(ctx, env, p.id, sweep) : undefined;
-    if (gone || events || swept) {
-      const base: Verification = gone ?? {
-        status: 'unavailable',
-        at: new Date(ctx.clock.now()).toISOString(),
-        checked: 0,
-        still_present: 0,
-        still_present_ids: [],
-      };
-      perProject.set(p.id, { ...base, ...(events ? { events } : {}), ...(swept ? { sweep: swept } : {}) });
-    }
-  }
-  await env.record?.({ type: 'verification', at: new Date(ctx.clock.now()).toISOString(), stage: 'finished' });
-  const total = totalVerification([...perProject.values()]);
-  const said = total && describeVerification(total, action.targetNoun);
-  if (said) ctx.info(said);
+  // The deletion has run already (a run continued after the weekly job): count what it left.
+  const eventsLeft =
+    events?.status === 'queued' && !events.pending && events.completed ? await leftAfterDeletion(ctx, env, project) : undefined;
+  const swept = sweep ? await sweepProject(ctx, env, project, sweep) : undefined;
+  if (!gone && !events && !swept) return { eventsLeft };
+  const base: Verification = gone ?? {
+    status: 'unavailable',
+    at: new Date(ctx.clock.now()).toISOString(),
+    checked: 0,
+    still_present: 0,
+    still_present_ids: [],
+  };
+  return { verification: { ...base, ...(events ? { events } : {}), ...(swept ? { sweep: swept } : {}) }, eventsLeft };
+}
+
+/** The events of the erased distinct ids kept in clear that PostHog's deletion left, as a line. */
+async function leftAfterDeletion(ctx: Context, env: VerifyEnv, project: string): Promise<string | undefined> {
+  const erased = [...(env.journal.recorded.get(project)?.values() ?? [])].flat().filter((d) => !isHashedDistinctId(d));
+  const left = erased.length
+    ? await eventsLeft(ctx, env.client, project, erased, { maxWaitMs: env.maxWaitMs, flag: '--max-wait' }, ctx.clock.now())
+    : new Map();
+  return left.size ? `project ${project}: ${describeEventsLeft(left)}` : undefined;
+}
+
+/** What PostHog's deletion of events leaves, and what to do about it. */
+function noteEventsLeft(ctx: Context, flags: BulkDeleteFlags, total: Verification | undefined, eventsLeftIn: string[]): void {
   if (eventsLeftIn.length) {
     ctx.warn(
       `the deletion of their events has run, and ${eventsLeftIn.join('; ')}: they are stored with another person id (distinct ids never the person's, or not yet squashed), and PostHog's deletion goes by person id. Delete them by query with \`hogctl events delete --distinct-id …\` (PostHog's self-service deletion, where it has enabled it for the project); else, on PostHog Cloud, ask PostHog support to delete them, naming the project and the distinct ids; on a self-hosted PostHog, delete them in ClickHouse by team_id and distinct_id`,
@@ -376,7 +410,6 @@ async function verifyDeletion(
       "note: PostHog deletes events by person id, after squashing person overrides: the persons' own personless and pre-merge events go with them, but events of these distinct ids that were never the persons' carry another person id and stay. Once the deletion has run (Saturday night UTC, after the person-overrides squash), `hogctl persons erasure-status --receipt <this run's receipt>` counts them",
     );
   }
-  return { total, perProject };
 }
 
 /** The plan's line of a sweep: the events the given identifiers carry as distinct ids now. */

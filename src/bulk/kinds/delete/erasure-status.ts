@@ -140,14 +140,52 @@ export async function erasureStatus(
   return out;
 }
 
+type ProjectRecord = DeletionReceipt['projects'][number];
+
+interface StatusChecks {
+  persons: ReturnType<typeof presenceCheck>;
+  distinct: ReturnType<typeof presenceCheck>;
+  since: number;
+  maxWaitMs: number;
+}
+
 async function projectStatus(
   ctx: Context,
   client: ApiClient,
-  p: DeletionReceipt['projects'][number],
+  p: ProjectRecord,
   receipt: DeletionReceipt,
-  c: { persons: ReturnType<typeof presenceCheck>; distinct: ReturnType<typeof presenceCheck>; since: number; maxWaitMs: number },
+  c: StatusChecks,
 ): Promise<ErasureStatus> {
-  const status: ErasureStatus = {
+  const status = uncheckedStatus(p, receipt);
+  if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
+  const clear = (p.distinct_ids ?? []).filter((d) => !isHashedDistinctId(d));
+  status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
+  // Each check that could not be made (null) leaves the status unknown; all are made regardless.
+  let unknown = false;
+  // With --keep-person the persons stay: only their data was to go.
+  if (!receipt.flags.keep_person) {
+    if (!(await checkPersonsGone(status, p, c))) unknown = true;
+    if (!(await checkDistinctIdsFree(status, p, clear, c))) unknown = true;
+  }
+  if (!(await checkEventDeletions(ctx, client, status, p, receipt, c.since))) unknown = true;
+  const sweep = (p.verification as { sweep?: SweepRecord } | null | undefined)?.sweep;
+  const cap = { maxWaitMs: c.maxWaitMs, flag: '--max-wait' };
+  // A sweep counts the events of every erased distinct id up to the erasure, hashed ones too.
+  if (sweep) await applySweep(ctx, client, p.project, sweep, status, cap);
+  else if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
+    // Up to the end of the run that asked for the deletions: the events PostHog's deletion covers.
+    const requestedAt = Date.parse(receipt.finished_at) || Date.parse(receipt.started_at);
+    const left = await eventsLeft(ctx, client, p.project, clear, cap, requestedAt);
+    status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
+    status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
+  }
+  status.status = verdictOf(status, unknown);
+  return status;
+}
+
+/** A project's status before anything is checked: what its receipt says was done. */
+function uncheckedStatus(p: ProjectRecord, receipt: DeletionReceipt): ErasureStatus {
+  return {
     project: p.project,
     name: p.name,
     status: 'complete',
@@ -171,72 +209,74 @@ async function projectStatus(
     sweep_problem: null,
     events_after_erasure: null,
   };
-  if (p.status === 'unreachable') return { ...status, status: 'unreachable' };
-  let unknown = false;
-  // With --keep-person the persons stay: only their data was to go.
-  if (!receipt.flags.keep_person && p.ids_sent.length) {
-    const present = await c.persons(p.ids_sent, p.project);
-    if (present === null) unknown = true;
-    else {
-      status.persons_checked = p.ids_sent.length;
-      const back: string[] = [];
-      for (const id of p.ids_sent) if (present.has(id)) back.push(id);
-      status.persons_present = back.length;
-      status.persons_present_ids = back.slice(0, LIST_CAP);
-    }
-  }
-  const clear = (p.distinct_ids ?? []).filter((d) => !isHashedDistinctId(d));
-  status.distinct_ids_unchecked = (p.distinct_ids?.length ?? 0) - clear.length;
-  if (!receipt.flags.keep_person && clear.length) {
-    const inUse = await c.distinct(clear, p.project);
-    if (inUse === null) unknown = true;
-    else {
-      status.distinct_ids_checked = clear.length;
-      const again = clear.filter((d) => inUse.has(d));
-      status.distinct_ids_in_use = again.length;
-      status.distinct_ids_in_use_list = again.slice(0, LIST_CAP);
-    }
-  }
+}
+
+/** The persons sent that exist again; false when the check could not be made. */
+async function checkPersonsGone(status: ErasureStatus, p: ProjectRecord, c: StatusChecks): Promise<boolean> {
+  if (!p.ids_sent.length) return true;
+  const present = await c.persons(p.ids_sent, p.project);
+  if (present === null) return false;
+  status.persons_checked = p.ids_sent.length;
+  const back: string[] = [];
+  for (const id of p.ids_sent) if (present.has(id)) back.push(id);
+  status.persons_present = back.length;
+  status.persons_present_ids = back.slice(0, LIST_CAP);
+  return true;
+}
+
+/** The distinct ids kept in clear that a person uses again; false when the check could not be made. */
+async function checkDistinctIdsFree(status: ErasureStatus, p: ProjectRecord, clear: string[], c: StatusChecks): Promise<boolean> {
+  if (!clear.length) return true;
+  const inUse = await c.distinct(clear, p.project);
+  if (inUse === null) return false;
+  status.distinct_ids_checked = clear.length;
+  const again = clear.filter((d) => inUse.has(d));
+  status.distinct_ids_in_use = again.length;
+  status.distinct_ids_in_use_list = again.slice(0, LIST_CAP);
+  return true;
+}
+
+/** How far PostHog got with the event deletions queued; false when it could not be asked. */
+async function checkEventDeletions(
+  ctx: Context,
+  client: ApiClient,
+  status: ErasureStatus,
+  p: ProjectRecord,
+  receipt: DeletionReceipt,
+  since: number,
+): Promise<boolean> {
+  if (!status.events_queued) return true;
   // A run of an older hogctl sent the distinct ids as they were: deletion_status, which knows
   // persons by UUID only (it answers 400 to a distinct id), cannot be asked about them.
-  if (status.events_queued && receipt.sent_id_kind === 'distinct_ids') status.events_unchecked = status.events_queued;
-  else if (status.events_queued) {
-    const rows = await eventDeletions(ctx, client, p.project, Array.from(p.ids_sent), c.since);
-    if (rows === null) unknown = true;
-    else {
-      for (const s of rows.values()) {
-        if (s === 'completed') status.events_completed++;
-        else status.events_pending++;
-      }
-      status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
-    }
+  if (receipt.sent_id_kind === 'distinct_ids') {
+    status.events_unchecked = status.events_queued;
+    return true;
   }
-  const sweep = (p.verification as { sweep?: SweepRecord } | null | undefined)?.sweep;
-  const cap = { maxWaitMs: c.maxWaitMs, flag: '--max-wait' };
-  // A sweep counts the events of every erased distinct id up to the erasure, hashed ones too.
-  if (sweep) await applySweep(ctx, client, p.project, sweep, status, cap);
-  else if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
-    // Up to the end of the run that asked for the deletions: the events PostHog's deletion covers.
-    const requestedAt = Date.parse(receipt.finished_at) || Date.parse(receipt.started_at);
-    const left = await eventsLeft(ctx, client, p.project, clear, cap, requestedAt);
-    status.events_remaining = [...left.values()].reduce((k, x) => k + x, 0);
-    status.events_remaining_distinct_ids = [...left.keys()].slice(0, LIST_CAP);
+  const rows = await eventDeletions(ctx, client, p.project, Array.from(p.ids_sent), since);
+  if (rows === null) return false;
+  for (const s of rows.values()) {
+    if (s === 'completed') status.events_completed++;
+    else status.events_pending++;
   }
-  status.status =
-    status.persons_present || status.distinct_ids_in_use
-      ? 'reopened'
-      : status.events_pending || (status.sweep_requests !== null && !status.sweep_problem && status.events_remaining === null)
-        ? 'pending'
-        : unknown || status.events_unseen
-          ? 'unknown'
-          : status.sweep_problem
-            ? 'not_swept'
-            : status.events_unchecked
-              ? 'events_unchecked'
-              : status.events_remaining
-                ? 'events_remain'
-                : 'complete';
-  return status;
+  status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
+  return true;
+}
+
+/** The one word for the project, the gravest finding first. */
+function verdictOf(status: ErasureStatus, unknown: boolean): ErasureStatus['status'] {
+  return status.persons_present || status.distinct_ids_in_use
+    ? 'reopened'
+    : status.events_pending || (status.sweep_requests !== null && !status.sweep_problem && status.events_remaining === null)
+      ? 'pending'
+      : unknown || status.events_unseen
+        ? 'unknown'
+        : status.sweep_problem
+          ? 'not_swept'
+          : status.events_unchecked
+            ? 'events_unchecked'
+            : status.events_remaining
+              ? 'events_remain'
+              : 'complete';
 }
 
 async function applySweep(ctx: Context, client: ApiClient, project: string, sweep: SweepRecord, status: ErasureStatus, cap: WaitCap) {

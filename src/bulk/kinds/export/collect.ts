@@ -90,110 +90,125 @@ export interface CollectContext {
 
 /** Reads and writes one part; returns what the journal records of it. */
 export async function collectPart(c: CollectContext, person: ExportPerson, part: PartName): Promise<PartState> {
-  const { client, ctx } = c;
-  const signal = ctx.deps.signal;
   const file = inBundle(c.bundle, person.dir, PARTS.find((p) => p.name === part)!.file);
   try {
-    switch (part) {
-      case 'person': {
-        const record = await getPerson(client, person.project, person.uuid);
-        // The retrieve answer lists every distinct id (unbounded, docs/server-contract.md §15.2).
-        if (Array.isArray(record.distinct_ids)) person.distinctIds = record.distinct_ids.map(String);
-        writeJson(file, record);
-        return { count: null };
-      }
-      case 'properties': {
-        const at = await propertiesAtTime(client, person.project, person.uuid, c.until, { signal });
-        writeJson(file, at);
-        const count = Object.keys(at.properties).length;
-        return count ? { count } : { count, empty: NO_SET_EVENTS };
-      }
-      case 'cohorts': {
-        // PostHog answers from the user's current project whatever the URL names
-        // (docs/server-contract.md §15.3): another project's answer would be about someone else.
-        if (c.currentTeam !== null && c.currentTeam !== person.project) {
-          return {
-            count: null,
-            note: `PostHog looks cohorts up in your user's current project (${c.currentTeam}) only; switch to project ${person.project} in PostHog and export again to include them`,
-          };
-        }
-        const cohorts = await personCohorts(client, person.project, person.uuid);
-        writeJson(file, cohorts);
-        return { count: cohorts.length };
-      }
-      case 'activity': {
-        const entries: unknown[] = [];
-        for await (const page of personActivity(client, person.project, person.uuid, { pageSize: 100, signal })) entries.push(...page);
-        writeJson(file, entries);
-        return { count: entries.length };
-      }
-      case 'recordings': {
-        // One line a recording, written page by page: a person may have thousands. A part begun
-        // by a stopped run is written again from its start.
-        cutTo(file, 0);
-        let count = 0;
-        for await (const page of personRecordings(client, person.project, person.uuid, c.from ?? RECORDINGS_LOOKBACK, { signal })) {
-          await appendLines(
-            file,
-            page.map((r) => `${JSON.stringify(r)}\n`),
-          );
-          count += page.length;
-        }
-        return { count };
-      }
-      case 'feature flags': {
-        const evaluated = person.distinctIds.slice(0, FLAG_DISTINCT_IDS);
-        const byDistinctId: Record<string, unknown> = {};
-        try {
-          for (const id of evaluated)
-            byDistinctId[id] = await flagEvaluationReasons(c.sessionClient ?? client, person.project, id, { signal });
-        } catch (err) {
-          // No key may read them (the action has no scope mapping): only a session can.
-          if (
-            c.sessionClient === null &&
-            err instanceof ApiError &&
-            err.status === 403 &&
-            KEYS_REFUSED.test(String(err.server.detail ?? ''))
-          )
-            return {
-              count: null,
-              note: 'PostHog gives feature-flag evaluation reasons to a signed-in session only, not to an API key; run `hogctl auth login` and export again to include them',
-            };
-          throw err;
-        }
-        writeJson(file, { distinct_ids_not_evaluated: person.distinctIds.length - evaluated.length, by_distinct_id: byDistinctId });
-        return { count: evaluated.length };
-      }
-      case 'recording content': {
-        if (!c.recordings) return { count: null, note: 'not asked for (--recordings)' };
-        makeDir(file);
-        const listed = inBundle(c.bundle, person.dir, 'recordings.ndjson');
-        let count = 0;
-        const gone: string[] = [];
-        for (const line of existsSync(listed) ? readFileSync(listed, 'utf8').split('\n') : []) {
-          if (!line.trim()) continue;
-          const id = String((JSON.parse(line) as { id: unknown }).id);
-          const target = inBundle(c.bundle, person.dir, 'recordings', `${fileStem(id)}.jsonl`);
-          cutTo(target, 0);
-          try {
-            await recordingContent(c, person.project, id, target);
-            count++;
-          } catch (err) {
-            // Deleted since it was listed (410), or gone (404): said, and the others go on.
-            if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 410)) throw err;
-            gone.push(id);
-          }
-        }
-        return gone.length
-          ? { count, note: `${gone.length} recordings could not be read (deleted or gone): ${gone.slice(0, 5).join(', ')}` }
-          : { count };
-      }
-    }
+    return await PART_WRITERS[part](c, person, file);
   } catch (err) {
     const why = refusal(err);
     if (why === undefined || part === 'person') throw err;
     return { count: null, unavailable: why };
   }
+}
+
+/** Reads one part of a person and writes it into `file`. */
+type PartWriter = (c: CollectContext, person: ExportPerson, file: string) => Promise<PartState>;
+
+const PART_WRITERS: Record<PartName, PartWriter> = {
+  person: writePersonRecord,
+  properties: writeProperties,
+  cohorts: writeCohorts,
+  activity: writeActivity,
+  recordings: writeRecordingsList,
+  'feature flags': writeFlagReasons,
+  'recording content': writeRecordingsContent,
+};
+
+async function writePersonRecord(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  const record = await getPerson(c.client, person.project, person.uuid);
+  // The retrieve answer lists every distinct id (unbounded, docs/server-contract.md §15.2).
+  if (Array.isArray(record.distinct_ids)) person.distinctIds = record.distinct_ids.map(String);
+  writeJson(file, record);
+  return { count: null };
+}
+
+async function writeProperties(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  const at = await propertiesAtTime(c.client, person.project, person.uuid, c.until, { signal: c.ctx.deps.signal });
+  writeJson(file, at);
+  const count = Object.keys(at.properties).length;
+  return count ? { count } : { count, empty: NO_SET_EVENTS };
+}
+
+async function writeCohorts(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  // PostHog answers from the user's current project whatever the URL names
+  // (docs/server-contract.md §15.3): another project's answer would be about someone else.
+  if (c.currentTeam !== null && c.currentTeam !== person.project) {
+    return {
+      count: null,
+      note: `PostHog looks cohorts up in your user's current project (${c.currentTeam}) only; switch to project ${person.project} in PostHog and export again to include them`,
+    };
+  }
+  const cohorts = await personCohorts(c.client, person.project, person.uuid);
+  writeJson(file, cohorts);
+  return { count: cohorts.length };
+}
+
+async function writeActivity(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  const entries: unknown[] = [];
+  for await (const page of personActivity(c.client, person.project, person.uuid, { pageSize: 100, signal: c.ctx.deps.signal }))
+    entries.push(...page);
+  writeJson(file, entries);
+  return { count: entries.length };
+}
+
+async function writeRecordingsList(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  // One line a recording, written page by page: a person may have thousands. A part begun
+  // by a stopped run is written again from its start.
+  cutTo(file, 0);
+  let count = 0;
+  const from = c.from ?? RECORDINGS_LOOKBACK;
+  for await (const page of personRecordings(c.client, person.project, person.uuid, from, { signal: c.ctx.deps.signal })) {
+    await appendLines(
+      file,
+      page.map((r) => `${JSON.stringify(r)}\n`),
+    );
+    count += page.length;
+  }
+  return { count };
+}
+
+async function writeFlagReasons(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  const evaluated = person.distinctIds.slice(0, FLAG_DISTINCT_IDS);
+  const byDistinctId: Record<string, unknown> = {};
+  try {
+    for (const id of evaluated)
+      byDistinctId[id] = await flagEvaluationReasons(c.sessionClient ?? c.client, person.project, id, { signal: c.ctx.deps.signal });
+  } catch (err) {
+    // No key may read them (the action has no scope mapping): only a session can.
+    if (c.sessionClient === null && err instanceof ApiError && err.status === 403 && KEYS_REFUSED.test(String(err.server.detail ?? '')))
+      return {
+        count: null,
+        note: 'PostHog gives feature-flag evaluation reasons to a signed-in session only, not to an API key; run `hogctl auth login` and export again to include them',
+      };
+    throw err;
+  }
+  writeJson(file, { distinct_ids_not_evaluated: person.distinctIds.length - evaluated.length, by_distinct_id: byDistinctId });
+  return { count: evaluated.length };
+}
+
+/** With --recordings: each listed recording's content into its own file. */
+async function writeRecordingsContent(c: CollectContext, person: ExportPerson, file: string): Promise<PartState> {
+  if (!c.recordings) return { count: null, note: 'not asked for (--recordings)' };
+  makeDir(file);
+  const listed = inBundle(c.bundle, person.dir, 'recordings.ndjson');
+  let count = 0;
+  const gone: string[] = [];
+  for (const line of existsSync(listed) ? readFileSync(listed, 'utf8').split('\n') : []) {
+    if (!line.trim()) continue;
+    const id = String((JSON.parse(line) as { id: unknown }).id);
+    const target = inBundle(c.bundle, person.dir, 'recordings', `${fileStem(id)}.jsonl`);
+    cutTo(target, 0);
+    try {
+      await recordingContent(c, person.project, id, target);
+      count++;
+    } catch (err) {
+      // Deleted since it was listed (410), or gone (404): said, and the others go on.
+      if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 410)) throw err;
+      gone.push(id);
+    }
+  }
+  return gone.length
+    ? { count, note: `${gone.length} recordings could not be read (deleted or gone): ${gone.slice(0, 5).join(', ')}` }
+    : { count };
 }
 
 /** One recording's blocks, source by source, appended to `target` as the server sends them. */

@@ -282,15 +282,8 @@ function shortEventsOf(persons: (PersonSummary | undefined)[]): string[] {
 }
 
 async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, state: ExportState): Promise<BulkAction> {
-  const { fields, out } = k;
-  const found = env.targets.projects.flatMap((p) =>
-    Array.from(p.ids, (uuid) => ({
-      project: p.id,
-      uuid,
-      distinctIds: p.distinctIds.get(uuid) ?? [],
-      foundBy: [...p.matches].filter(([, uuids]) => uuids.includes(uuid)).map(([key]) => bare(key)),
-    })),
-  );
+  const { fields } = k;
+  const found = foundPersons(env);
   // Every directory named before anything is asked or written: an id that is not PostHog's (one
   // that would climb out of --out) stops the run here.
   const host = env.client ? new URL(env.client.origin).host : 'the server';
@@ -308,25 +301,67 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
         )
       : [];
   if (found.length === 0 && !env.journal) throw noPersonError(given, env.projects.length, personless);
-  const key = (project: string, uuid: string) => `${project}/${uuid}`;
-  const person = (project: string, uuid: string): ExportPerson => {
-    const begun = state.persons[key(project, uuid)];
+  const person = exportPersons(state, found, (project, uuid) => dirs.get(`${project}/${uuid}`) ?? personDir(project, uuid, host));
+  const planLines = await exportPlanLines(ctx, env, k, state, found, person, personless);
+  return exportAction(ctx, env, k, state, planLines, person);
+}
+
+/** A person the lookups found, with what named it. */
+interface FoundPerson {
+  project: string;
+  uuid: string;
+  distinctIds: string[];
+  /** The identifiers given that name this person. */
+  foundBy: string[];
+}
+
+function foundPersons(env: ActionEnv): FoundPerson[] {
+  return env.targets.projects.flatMap((p) =>
+    Array.from(p.ids, (uuid) => ({
+      project: p.id,
+      uuid,
+      distinctIds: p.distinctIds.get(uuid) ?? [],
+      foundBy: [...p.matches].filter(([, uuids]) => uuids.includes(uuid)).map(([key]) => bare(key)),
+    })),
+  );
+}
+
+type PersonOf = (project: string, uuid: string) => ExportPerson;
+
+/** Each person's export record: the one a resumed run began, else a fresh one, kept in the state. */
+function exportPersons(state: ExportState, found: FoundPerson[], dirOf: (project: string, uuid: string) => string): PersonOf {
+  return (project, uuid) => {
+    const key = `${project}/${uuid}`;
+    const begun = state.persons[key];
     if (begun) return begun;
     const f = found.find((p) => p.project === project && p.uuid === uuid);
     const fresh: ExportPerson = {
       project,
       uuid,
-      dir: dirs.get(key(project, uuid)) ?? personDir(project, uuid, host),
+      dir: dirOf(project, uuid),
       distinctIds: f?.distinctIds ?? [],
       foundBy: f?.foundBy ?? [],
       parts: {},
       events: { bytes: 0, historyBytes: 0, count: 0, historyCount: 0, queries: 0, first: null, last: null, months: {}, done: false },
     };
-    state.persons[key(project, uuid)] = fresh;
+    state.persons[key] = fresh;
     return fresh;
   };
-  // The plan: each person's distinct ids from the full record (the lookups show at most ten),
-  // and the events each has up to the export's bound, counted.
+}
+
+/** The plan: each project's persons and distinct ids, the events estimated, and the bundle. */
+async function exportPlanLines(
+  ctx: Context,
+  env: ActionEnv,
+  k: ExportKindSettings,
+  state: ExportState,
+  found: FoundPerson[],
+  person: PersonOf,
+  personless: string[],
+): Promise<string[]> {
+  const { fields, out } = k;
+  // Each person's distinct ids from the full record (the lookups show at most ten), and the
+  // events each has up to the export's bound, counted.
   const planLines: string[] = [];
   if (env.client && !env.journal)
     await estimate(
@@ -338,7 +373,7 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
       planLines,
     );
   for (const p of env.targets.projects.filter((x) => !x.unreachable)) {
-    const mine = Array.from(p.ids, (uuid) => state.persons[key(p.id, uuid)]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
+    const mine = Array.from(p.ids, (uuid) => state.persons[`${p.id}/${uuid}`]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
     planLines.unshift(
       `  project ${p.id}${p.name ? ` (${p.name})` : ''}: ${counted(p.ids.length, 'person')}, ${counted(
         mine.reduce((n, x) => n + x, 0),
@@ -351,8 +386,21 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
   planLines.push(
     `  bundle    ${fields.zip ? zipPathOf(out) : out} (events ${fields.from ? `from ${fields.from} ` : ''}up to ${fields.until}${fields.recordings ? "; the recordings' content" : ''})`,
   );
-  let client: ApiClient | undefined = env.client;
-  let sessionClient: ApiClient | null = null;
+  return planLines;
+}
+
+/** The export as the engine runs it: a chunk is a few persons, each written whole into the bundle. */
+function exportAction(
+  ctx: Context,
+  env: ActionEnv,
+  k: ExportKindSettings,
+  state: ExportState,
+  planLines: string[],
+  person: PersonOf,
+): BulkAction {
+  const { fields, out } = k;
+  // Both are set when the run starts (prepare), not when the plan is made.
+  const clients: ChunkClients = { client: env.client, sessionClient: null };
   return {
     title: 'export everything PostHog holds about these persons',
     request: 'reads only: the person, its properties, cohorts, activity, recordings and feature flags; its events by HogQL',
@@ -363,52 +411,72 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
     targetNoun: 'persons',
     planLines,
     checkedLost: (done) => `${counted(done, 'person')} written again from the last page recorded`,
-    account: (receipt) => {
-      const e = receipt.export as { bundle: string; files: number | null } | undefined;
-      const persons = receipt.counts.persons_exported ?? 0;
-      const events = receipt.counts.events ?? 0;
-      return e?.files
-        ? `exported ${counted(persons, 'person')} and ${counted(events, 'event')} into ${e.bundle} (${counted(e.files, 'file')})`
-        : `${counted(persons, 'person')} of ${formatNumber(receipt.projects.reduce((n, p) => n + p.targets, 0))} written (${counted(events, 'event')}) into ${out}`;
-    },
+    account: (receipt) => exportAccount(receipt, out),
     describeAnswer: (a) => {
       const p = a.summary as PersonSummary | undefined;
       return p ? `person ${p.uuid}: ${counted(p.events.count, 'event')}, ${counted(p.files.length, 'file')}` : 'written';
     },
     prepare: async () => {
-      client = env.client;
+      clients.client = env.client;
       // The flags' evaluation reasons are served to a session only: used when one is signed in.
-      sessionClient = await ctx.api({ auth: 'session' }).catch(() => null);
+      clients.sessionClient = await ctx.api({ auth: 'session' }).catch(() => null);
       if (!env.journal) createBundleDir(out);
       saveState(out, state);
     },
-    attempt: async (chunk: Chunk, note?: (line: string) => void): Promise<Attempt> => {
-      try {
-        let summary: PersonSummary | undefined;
-        for (const uuid of chunk.ids) {
-          summary = await writePerson(
-            {
-              ctx,
-              client: client!,
-              bundle: out,
-              state,
-              until: fields.until,
-              from: fields.from,
-              currentTeam: fields.current_team,
-              recordings: fields.recordings,
-              sessionClient,
-              maxWaitMs: k.maxWaitMs,
-              note: note ?? ((line) => ctx.info(line)),
-            },
-            person(chunk.project!, uuid),
-          );
-        }
-        return { kind: 'ok', status: 200, summary };
-      } catch (err) {
-        return failed(ctx, err, k.maxWaitMs);
-      }
-    },
+    attempt: (chunk: Chunk, note?: (line: string) => void) => writeChunk(ctx, k, state, clients, person, chunk, note),
   };
+}
+
+interface ChunkClients {
+  client: ApiClient | undefined;
+  sessionClient: ApiClient | null;
+}
+
+/** The receipt's account of the export: the bundle and its files, or how far the directory got. */
+function exportAccount(receipt: Receipt, out: string): string {
+  const e = receipt.export as { bundle: string; files: number | null } | undefined;
+  const persons = receipt.counts.persons_exported ?? 0;
+  const events = receipt.counts.events ?? 0;
+  return e?.files
+    ? `exported ${counted(persons, 'person')} and ${counted(events, 'event')} into ${e.bundle} (${counted(e.files, 'file')})`
+    : `${counted(persons, 'person')} of ${formatNumber(receipt.projects.reduce((n, p) => n + p.targets, 0))} written (${counted(events, 'event')}) into ${out}`;
+}
+
+/** Writes every person of a chunk; the last one's summary is the answer. */
+async function writeChunk(
+  ctx: Context,
+  k: ExportKindSettings,
+  state: ExportState,
+  clients: ChunkClients,
+  person: PersonOf,
+  chunk: Chunk,
+  note?: (line: string) => void,
+): Promise<Attempt> {
+  const { fields, out } = k;
+  try {
+    let summary: PersonSummary | undefined;
+    for (const uuid of chunk.ids) {
+      summary = await writePerson(
+        {
+          ctx,
+          client: clients.client!,
+          bundle: out,
+          state,
+          until: fields.until,
+          from: fields.from,
+          currentTeam: fields.current_team,
+          recordings: fields.recordings,
+          sessionClient: clients.sessionClient,
+          maxWaitMs: k.maxWaitMs,
+          note: note ?? ((line) => ctx.info(line)),
+        },
+        person(chunk.project!, uuid),
+      );
+    }
+    return { kind: 'ok', status: 200, summary };
+  } catch (err) {
+    return failed(ctx, err, k.maxWaitMs);
+  }
 }
 
 /** What a failure while writing a person means for the runner. A person is written again from

@@ -48,82 +48,14 @@ export async function writeZip(dir: string, files: string[], zipPath: string, ro
       'hand over the directory itself, or an archive made with another tool',
     );
   }
-  let handle: FileHandle;
+  const handle = await createZipFile(zipPath);
+  const out: ZipOut = { handle, offset: 0 };
   try {
-    handle = await openSecretFile(zipPath, 'create');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UsageError(`${zipPath} exists, and a bundle is never written over`, 'move it away, or give --out another directory');
-    }
-    throw fileError(err, zipPath, 'create');
-  }
-  let offset = 0;
-  const write = async (bytes: Buffer) => {
-    offset += await writeAll(handle, bytes);
-  };
-  const entries: Entry[] = [];
-  try {
-    for (const file of files) {
-      const path = join(dir, file);
-      const name = Buffer.from(`${root}/${file}`, 'utf8');
-      const { time, date } = dosTime(statSync(path).mtime);
-      const entry: Entry = { name, offset, crc: 0, size: 0, compressed: 0, time, date };
-      const local = Buffer.alloc(30);
-      local.writeUInt32LE(0x04034b50, 0);
-      local.writeUInt16LE(20, 4);
-      local.writeUInt16LE(UTF8_AND_DESCRIPTOR, 6);
-      local.writeUInt16LE(DEFLATE, 8);
-      local.writeUInt16LE(time, 10);
-      local.writeUInt16LE(date, 12);
-      // crc and sizes (14..25) stay 0: the data descriptor after the data carries them.
-      local.writeUInt16LE(name.length, 26);
-      await write(Buffer.concat([local, name]));
-      const tap = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          entry.crc = crc32(chunk, entry.crc);
-          entry.size += chunk.length;
-          done(null, chunk);
-        },
-      });
-      await pipeline(createReadStream(path), tap, createDeflateRaw({ level: file.endsWith('.gz') ? 0 : 6 }), async (compressed) => {
-        for await (const chunk of compressed as AsyncIterable<Buffer>) {
-          entry.compressed += chunk.length;
-          await write(chunk);
-        }
-      });
-      const descriptor = Buffer.alloc(16);
-      descriptor.writeUInt32LE(0x08074b50, 0);
-      descriptor.writeUInt32LE(entry.crc >>> 0, 4);
-      descriptor.writeUInt32LE(entry.compressed, 8);
-      descriptor.writeUInt32LE(entry.size, 12);
-      await write(descriptor);
-      entries.push(entry);
-    }
-    const start = offset;
-    for (const e of entries) {
-      const central = Buffer.alloc(46);
-      central.writeUInt32LE(0x02014b50, 0);
-      central.writeUInt16LE(MADE_BY, 4);
-      central.writeUInt16LE(20, 6);
-      central.writeUInt16LE(UTF8_AND_DESCRIPTOR, 8);
-      central.writeUInt16LE(DEFLATE, 10);
-      central.writeUInt16LE(e.time, 12);
-      central.writeUInt16LE(e.date, 14);
-      central.writeUInt32LE(e.crc >>> 0, 16);
-      central.writeUInt32LE(e.compressed, 20);
-      central.writeUInt32LE(e.size, 24);
-      central.writeUInt16LE(e.name.length, 28);
-      central.writeUInt32LE((0o100600 << 16) >>> 0, 38);
-      central.writeUInt32LE(e.offset, 42);
-      await write(Buffer.concat([central, e.name]));
-    }
-    const end = Buffer.alloc(22);
-    end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(entries.length, 8);
-    end.writeUInt16LE(entries.length, 10);
-    end.writeUInt32LE(offset - start, 12);
-    end.writeUInt32LE(start, 16);
-    await write(end);
+    const entries: Entry[] = [];
+    for (const file of files) entries.push(await writeEntry(out, dir, file, root));
+    const start = out.offset;
+    for (const e of entries) await writeBytes(out, Buffer.concat([centralHeader(e), e.name]));
+    await writeBytes(out, endRecord(entries.length, out.offset - start, start));
     await handle.sync();
   } catch (err) {
     // Part of an archive is no archive: none is left to be taken for the bundle.
@@ -132,4 +64,97 @@ export async function writeZip(dir: string, files: string[], zipPath: string, ro
     throw fileError(err, zipPath, 'write');
   }
   await handle.close();
+}
+
+/** The archive, made 0600 and never over an existing file. */
+async function createZipFile(zipPath: string): Promise<FileHandle> {
+  try {
+    return await openSecretFile(zipPath, 'create');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UsageError(`${zipPath} exists, and a bundle is never written over`, 'move it away, or give --out another directory');
+    }
+    throw fileError(err, zipPath, 'create');
+  }
+}
+
+/** The archive being written, and how many bytes it holds so far (where the next entry starts). */
+interface ZipOut {
+  handle: FileHandle;
+  offset: number;
+}
+
+async function writeBytes(out: ZipOut, bytes: Buffer): Promise<void> {
+  out.offset += await writeAll(out.handle, bytes);
+}
+
+/** One file: its local header, its data deflated as it is read, and the descriptor that follows. */
+async function writeEntry(out: ZipOut, dir: string, file: string, root: string): Promise<Entry> {
+  const path = join(dir, file);
+  const name = Buffer.from(`${root}/${file}`, 'utf8');
+  const { time, date } = dosTime(statSync(path).mtime);
+  const entry: Entry = { name, offset: out.offset, crc: 0, size: 0, compressed: 0, time, date };
+  await writeBytes(out, Buffer.concat([localHeader(entry), name]));
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      entry.crc = crc32(chunk, entry.crc);
+      entry.size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(createReadStream(path), tap, createDeflateRaw({ level: file.endsWith('.gz') ? 0 : 6 }), async (compressed) => {
+    for await (const chunk of compressed as AsyncIterable<Buffer>) {
+      entry.compressed += chunk.length;
+      await writeBytes(out, chunk);
+    }
+  });
+  const descriptor = Buffer.alloc(16);
+  descriptor.writeUInt32LE(0x08074b50, 0);
+  descriptor.writeUInt32LE(entry.crc >>> 0, 4);
+  descriptor.writeUInt32LE(entry.compressed, 8);
+  descriptor.writeUInt32LE(entry.size, 12);
+  await writeBytes(out, descriptor);
+  return entry;
+}
+
+function localHeader(entry: Entry): Buffer {
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(UTF8_AND_DESCRIPTOR, 6);
+  local.writeUInt16LE(DEFLATE, 8);
+  local.writeUInt16LE(entry.time, 10);
+  local.writeUInt16LE(entry.date, 12);
+  // crc and sizes (14..25) stay 0: the data descriptor after the data carries them.
+  local.writeUInt16LE(entry.name.length, 26);
+  return local;
+}
+
+function centralHeader(e: Entry): Buffer {
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(MADE_BY, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(UTF8_AND_DESCRIPTOR, 8);
+  central.writeUInt16LE(DEFLATE, 10);
+  central.writeUInt16LE(e.time, 12);
+  central.writeUInt16LE(e.date, 14);
+  central.writeUInt32LE(e.crc >>> 0, 16);
+  central.writeUInt32LE(e.compressed, 20);
+  central.writeUInt32LE(e.size, 24);
+  central.writeUInt16LE(e.name.length, 28);
+  central.writeUInt32LE((0o100600 << 16) >>> 0, 38);
+  central.writeUInt32LE(e.offset, 42);
+  return central;
+}
+
+/** The end of the central directory: how many entries, its size and where it starts. */
+function endRecord(count: number, size: number, start: number): Buffer {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(start, 16);
+  return end;
 }

@@ -57,90 +57,117 @@ export async function verifyUpdate(
   timeoutMs: number,
 ): Promise<JobVerification<UpdateVerification> | undefined> {
   if (timeoutMs <= 0) return undefined;
-  const { journal, client } = env;
-  const done = journal.answeredIds();
+  const done = env.journal.answeredIds();
   const failedChunks = new Set<string>();
-  for (const c of journal.chunks.values()) if (c.failure && !c.answer) for (const id of c.ids) if (!done.has(id)) failedChunks.add(id);
+  for (const c of env.journal.chunks.values()) if (c.failure && !c.answer) for (const id of c.ids) if (!done.has(id)) failedChunks.add(id);
   const perProject = new Map<string, UpdateVerification>();
   const deadline = ctx.clock.now() + timeoutMs;
-  const { sleep } = ctx.clock;
   for (const p of env.targets.projects.filter((t) => !t.unreachable)) {
     const sent = Array.from(p.ids).filter((id) => done.has(id));
-    const pending = new Set(sent);
-    const applied: string[] = [];
-    const gone: string[] = [];
-    let unavailable = false;
     ctx.info(
       `verifying: reading the ${counted(sent.length, 'person')} back until the changes show (at most ${Math.round(timeoutMs / 1000)}s)…`,
     );
-    for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, LAST_ROUND_MS)) {
-      const round = [...pending];
-      for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
-        const batch = round.slice(i, i + PERSON_BATCH_MAX);
-        const found = await withinBudget(
-          env.reads,
-          ctx.deps.signal,
-          async () => {
-            try {
-              return await batchPersons(client, p.id, 'uuids', batch, { signal: ctx.deps.signal });
-            } catch (err) {
-              // Everything was sent; a read that fails after its retries leaves these persons unread.
-              if (!(err instanceof CliError) || ctx.deps.signal?.aborted) throw err;
-              ctx.warn(`cannot read the persons back: ${err.message}; the receipt lists them as pending`);
-              return null;
-            }
-          },
-          () => new CancelledError('interrupted while reading the persons back; the changes were sent (the receipt says so)'),
-        );
-        if (found === null) {
-          unavailable = true;
-          break;
-        }
-        for (const uuid of batch) {
-          const person = found.get(uuid);
-          if (!person) {
-            gone.push(uuid);
-            pending.delete(uuid);
-          } else if (shows(person.properties ?? {}, expected, expected.own.get(p.id)?.get(uuid))) {
-            applied.push(uuid);
-            pending.delete(uuid);
-          }
-        }
-      }
-      if (unavailable || pending.size === 0 || ctx.clock.now() + delay > deadline) break;
-      // Ctrl-C ends the reading back, not the run: what is known so far goes in the receipt.
-      await sleep(delay, ctx.deps.signal).catch(() => undefined);
-      if (ctx.deps.signal?.aborted) break;
-    }
-    const failed = [...gone, ...Array.from(p.ids).filter((id) => failedChunks.has(id))];
+    const read = await readBackUntilShown(ctx, env, p.id, sent, expected, deadline);
+    const failed = [...read.gone, ...Array.from(p.ids).filter((id) => failedChunks.has(id))];
     perProject.set(p.id, {
-      status: unavailable ? 'unavailable' : pending.size ? 'pending' : 'applied',
+      status: read.unavailable ? 'unavailable' : read.pending.size ? 'pending' : 'applied',
       at: new Date(ctx.clock.now()).toISOString(),
       checked: sent.length,
-      applied: applied.length,
-      pending: pending.size,
+      applied: read.applied.length,
+      pending: read.pending.size,
       failed: failed.length,
-      applied_ids: applied,
-      pending_ids: [...pending],
+      applied_ids: read.applied,
+      pending_ids: [...read.pending],
       failed_ids: failed,
     });
   }
-  const parts = [...perProject.values()];
-  const sum = (pick: (v: UpdateVerification) => number) => parts.reduce((k, v) => k + pick(v), 0);
-  const total: UpdateVerification | undefined = parts.length
-    ? {
-        status: parts.some((v) => v.status === 'unavailable') ? 'unavailable' : parts.some((v) => v.pending) ? 'pending' : 'applied',
-        at: new Date(ctx.clock.now()).toISOString(),
-        checked: sum((v) => v.checked),
-        applied: sum((v) => v.applied),
-        pending: sum((v) => v.pending),
-        failed: sum((v) => v.failed),
-        applied_ids: [],
-        pending_ids: parts.flatMap((v) => v.pending_ids).slice(0, 10_000),
-        failed_ids: parts.flatMap((v) => v.failed_ids).slice(0, 10_000),
-      }
-    : undefined;
+  const total = totalOf([...perProject.values()], ctx.clock.now());
   if (total?.status === 'applied')
     ctx.info(`✔ verified: ${total.applied === 1 ? 'the person shows' : `all ${counted(total.applied, 'person')} show`} the changes`);
   return { total, perProject };
+}
+
+/** What reading one project's persons back found. */
+interface ReadBack {
+  applied: string[];
+  /** Persons the server no longer has. */
+  gone: string[];
+  pending: Set<string>;
+  /** A read failed after its retries: the rest stay pending. */
+  unavailable: boolean;
+}
+
+/** Reads the persons sent back, round after round (each a little later), until every one shows
+ * the changes or is gone, or the deadline comes. */
+async function readBackUntilShown(
+  ctx: Context,
+  env: VerifyEnv,
+  project: string,
+  sent: string[],
+  expected: ExpectedChanges,
+  deadline: number,
+): Promise<ReadBack> {
+  const read: ReadBack = { applied: [], gone: [], pending: new Set(sent), unavailable: false };
+  for (let delay = FIRST_POLL_MS; ; delay = nextPollDelay(delay, LAST_ROUND_MS)) {
+    const round = [...read.pending];
+    for (let i = 0; i < round.length; i += PERSON_BATCH_MAX) {
+      const batch = round.slice(i, i + PERSON_BATCH_MAX);
+      const found = await readBatch(ctx, env, project, batch);
+      if (found === null) {
+        read.unavailable = true;
+        break;
+      }
+      for (const uuid of batch) {
+        const person = found.get(uuid);
+        if (!person) {
+          read.gone.push(uuid);
+          read.pending.delete(uuid);
+        } else if (shows(person.properties ?? {}, expected, expected.own.get(project)?.get(uuid))) {
+          read.applied.push(uuid);
+          read.pending.delete(uuid);
+        }
+      }
+    }
+    if (read.unavailable || read.pending.size === 0 || ctx.clock.now() + delay > deadline) break;
+    // Ctrl-C ends the reading back, not the run: what is known so far goes in the receipt.
+    await ctx.clock.sleep(delay, ctx.deps.signal).catch(() => undefined);
+    if (ctx.deps.signal?.aborted) break;
+  }
+  return read;
+}
+
+/** One batch of persons read within the read rate; null when the read failed after its retries. */
+function readBatch(ctx: Context, env: VerifyEnv, project: string, batch: string[]) {
+  return withinBudget(
+    env.reads,
+    ctx.deps.signal,
+    async () => {
+      try {
+        return await batchPersons(env.client, project, 'uuids', batch, { signal: ctx.deps.signal });
+      } catch (err) {
+        // Everything was sent; a read that fails after its retries leaves these persons unread.
+        if (!(err instanceof CliError) || ctx.deps.signal?.aborted) throw err;
+        ctx.warn(`cannot read the persons back: ${err.message}; the receipt lists them as pending`);
+        return null;
+      }
+    },
+    () => new CancelledError('interrupted while reading the persons back; the changes were sent (the receipt says so)'),
+  );
+}
+
+/** The projects' verifications summed (the lists cut to 10,000); undefined with no project. */
+function totalOf(parts: UpdateVerification[], now: number): UpdateVerification | undefined {
+  if (!parts.length) return undefined;
+  const sum = (pick: (v: UpdateVerification) => number) => parts.reduce((k, v) => k + pick(v), 0);
+  return {
+    status: parts.some((v) => v.status === 'unavailable') ? 'unavailable' : parts.some((v) => v.pending) ? 'pending' : 'applied',
+    at: new Date(now).toISOString(),
+    checked: sum((v) => v.checked),
+    applied: sum((v) => v.applied),
+    pending: sum((v) => v.pending),
+    failed: sum((v) => v.failed),
+    applied_ids: [],
+    pending_ids: parts.flatMap((v) => v.pending_ids).slice(0, 10_000),
+    failed_ids: parts.flatMap((v) => v.failed_ids).slice(0, 10_000),
+  };
 }

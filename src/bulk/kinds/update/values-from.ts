@@ -54,6 +54,41 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
   // Rows are made as they are read, twice (once for the columns, once for the values): a
   // million of them kept as objects would be a gigabyte.
   const rows = ndjson ? ndjsonRows(text, path) : await csvRows(text, path);
+  const { count, column, kind, properties } = chooseColumns(rows, path, o.column);
+  const read = gatherValues(rows, path, { column, kind, properties, ndjson });
+  // The strings the values' map holds already (an IdSet would make each again as it is read).
+  const ids = [...read.values.keys()];
+  const list: IdList = {
+    kind,
+    format: ndjson ? 'ndjson' : 'csv',
+    ids,
+    requested: count,
+    duplicates: read.duplicates,
+    invalidCount: read.invalidCount,
+    invalid: read.invalid,
+    integerCount: read.integerCount,
+    sha256: idListSha256(ids),
+  };
+  if (read.invalidCount && !o.skipInvalid) {
+    throw new UsageError(
+      `${formatNumber(read.invalidCount)} rows of ${path} name no person; nothing was sent:\n${listBadValues(list)}`,
+      'fix them, or pass --skip-invalid to change the others and list these in the receipt',
+    );
+  }
+  return { list, column, values: read.values, properties, sha256 };
+}
+
+/** How the file's columns are read: which names the persons (and what it holds), which are properties. */
+interface Columns {
+  column: string;
+  kind: IdKind;
+  properties: string[];
+  ndjson: boolean;
+}
+
+/** The rows counted, the identifier column (given, or the first of ID_COLUMNS found) and the
+ * property columns; a file without persons, or without a value to set, is refused. */
+function chooseColumns(rows: () => Generator<Row>, path: string, given: string | undefined): Omit<Columns, 'ndjson'> & { count: number } {
   const seen = new Set<string>();
   let count = 0;
   for (const row of rows()) {
@@ -63,7 +98,7 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
   if (count === 0)
     throw new InputError(path, 1, 'no rows: the file holds no person', 'pass the file of per-person values; nothing was sent');
   const names = [...seen];
-  const column = o.column ?? ID_COLUMNS.find(([name]) => names.includes(name))?.[0];
+  const column = given ?? ID_COLUMNS.find(([name]) => names.includes(name))?.[0];
   if (column === undefined || !names.includes(column)) {
     throw new InputError(
       path,
@@ -78,77 +113,93 @@ export async function readValues(path: string, o: { column?: string; skipInvalid
   const properties = names.filter((name) => name !== column);
   if (properties.length === 0)
     throw new InputError(path, 1, `no column besides "${column}": no value to set`, 'add a column per property; nothing was sent');
+  return { count, column, kind, properties };
+}
 
-  const values = new Map<string, Record<string, unknown>>();
+/** Each person's values over every row, and the rows that name no one. */
+interface Gathered {
+  values: Map<string, Record<string, unknown>>;
   /** The line of each person's first row; and, for a person of several rows, where each of its
    * properties was given (a map for each of a million persons would be most of the memory). */
-  const firstLine = new Map<string, number>();
-  const givenAt = new Map<string, Map<string, number>>();
-  const invalid: BadValue[] = [];
-  let invalidCount = 0;
-  let duplicates = 0;
-  let integerCount = 0;
-  for (const row of rows()) {
-    const raw = row.values[column];
-    const verdict = typeof raw === 'string' || typeof raw === 'number' ? classify(String(raw), kind) : { reason: 'empty' };
-    if ('reason' in verdict) {
-      invalidCount++;
-      if (invalid.length < 10_000) invalid.push({ file: path, line: row.line, value: String(raw ?? ''), reason: verdict.reason });
-      continue;
-    }
-    const own: Record<string, unknown> = {};
-    for (const key of properties) {
-      if (!(key in row.values)) continue;
-      const value = row.values[key];
-      if (ndjson) own[key] = value;
-      else if (value !== '') own[key] = parseSetValue(String(value));
-    }
-    const earlier = values.get(verdict.id);
-    if (!earlier) {
-      firstLine.set(verdict.id, row.line);
-      if (kind === 'person_ids' && /^\d+$/.test(verdict.id)) integerCount++;
-      values.set(verdict.id, own);
-      continue;
-    }
-    duplicates++;
-    let lines = givenAt.get(verdict.id);
-    if (!lines) {
-      const first = firstLine.get(verdict.id)!;
-      givenAt.set(verdict.id, (lines = new Map(Object.keys(earlier).map((key) => [key, first]))));
-    }
-    for (const [key, value] of Object.entries(own)) {
-      // Two rows that give one person two values: which one is meant cannot be guessed.
-      if (key in earlier && !sameValue(earlier[key], value))
-        throw new InputError(
-          path,
-          row.line,
-          `lines ${lines.get(key)} and ${row.line} give ${verdict.id} different values of ${key} (${JSON.stringify(earlier[key])} and ${JSON.stringify(value)})`,
-          'keep one value of each property per person; nothing was sent',
-        );
-      if (!lines.has(key)) lines.set(key, row.line);
-    }
-    values.set(verdict.id, { ...earlier, ...own });
-  }
-  // The strings the values' map holds already (an IdSet would make each again as it is read).
-  const ids = [...values.keys()];
-  const list: IdList = {
-    kind,
-    format: ndjson ? 'ndjson' : 'csv',
-    ids,
-    requested: count,
-    duplicates,
-    invalidCount,
-    invalid,
-    integerCount,
-    sha256: idListSha256(ids),
+  firstLine: Map<string, number>;
+  givenAt: Map<string, Map<string, number>>;
+  invalid: BadValue[];
+  invalidCount: number;
+  duplicates: number;
+  integerCount: number;
+}
+
+function gatherValues(rows: () => Generator<Row>, path: string, c: Columns): Gathered {
+  const g: Gathered = {
+    values: new Map(),
+    firstLine: new Map(),
+    givenAt: new Map(),
+    invalid: [],
+    invalidCount: 0,
+    duplicates: 0,
+    integerCount: 0,
   };
-  if (invalidCount && !o.skipInvalid) {
-    throw new UsageError(
-      `${formatNumber(invalidCount)} rows of ${path} name no person; nothing was sent:\n${listBadValues(list)}`,
-      'fix them, or pass --skip-invalid to change the others and list these in the receipt',
-    );
+  for (const row of rows()) {
+    const raw = row.values[c.column];
+    const verdict = typeof raw === 'string' || typeof raw === 'number' ? classify(String(raw), c.kind) : { reason: 'empty' };
+    if ('reason' in verdict) {
+      g.invalidCount++;
+      if (g.invalid.length < 10_000) g.invalid.push({ file: path, line: row.line, value: String(raw ?? ''), reason: verdict.reason });
+      continue;
+    }
+    const own = ownValues(row, c);
+    const earlier = g.values.get(verdict.id);
+    if (!earlier) {
+      g.firstLine.set(verdict.id, row.line);
+      if (c.kind === 'person_ids' && /^\d+$/.test(verdict.id)) g.integerCount++;
+      g.values.set(verdict.id, own);
+      continue;
+    }
+    g.duplicates++;
+    g.values.set(verdict.id, mergeRow(g, path, row.line, verdict.id, earlier, own));
   }
-  return { list, column, values, properties, sha256 };
+  return g;
+}
+
+/** The properties one row gives: NDJSON's as they are, CSV cells typed as `--set` types them
+ * (an empty cell sets nothing). */
+function ownValues(row: Row, c: Columns): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  for (const key of c.properties) {
+    if (!(key in row.values)) continue;
+    const value = row.values[key];
+    if (c.ndjson) own[key] = value;
+    else if (value !== '') own[key] = parseSetValue(String(value));
+  }
+  return own;
+}
+
+/** A later row of a person adds its properties to the earlier ones'; noting where each was given. */
+function mergeRow(
+  g: Gathered,
+  path: string,
+  line: number,
+  id: string,
+  earlier: Record<string, unknown>,
+  own: Record<string, unknown>,
+): Record<string, unknown> {
+  let lines = g.givenAt.get(id);
+  if (!lines) {
+    const first = g.firstLine.get(id)!;
+    g.givenAt.set(id, (lines = new Map(Object.keys(earlier).map((key) => [key, first]))));
+  }
+  for (const [key, value] of Object.entries(own)) {
+    // Two rows that give one person two values: which one is meant cannot be guessed.
+    if (key in earlier && !sameValue(earlier[key], value))
+      throw new InputError(
+        path,
+        line,
+        `lines ${lines.get(key)} and ${line} give ${id} different values of ${key} (${JSON.stringify(earlier[key])} and ${JSON.stringify(value)})`,
+        'keep one value of each property per person; nothing was sent',
+      );
+    if (!lines.has(key)) lines.set(key, line);
+  }
+  return { ...earlier, ...own };
 }
 
 interface Row {
