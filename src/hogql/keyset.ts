@@ -205,6 +205,17 @@ export function parseCursor(raw: string): Cursor {
 export function planKeyset(query: string, values: Record<string, unknown> = {}): KeysetPlan {
   const tokens = tokenize(query);
   while (tokens.length && tokens[tokens.length - 1].text === ';') tokens.pop();
+  checkStart(tokens, query, values);
+  const from = theFrom(tokens);
+  checkColumns(tokens.slice(1, from));
+  const { alias, next } = readTable(tokens, from);
+  const where = readWhere(query, tokens, next);
+  const selectText = query.slice(tokens[0].end, tokens[from].start).trim();
+  return pagesOf(selectText, `FROM persons${alias !== undefined ? ` AS ${alias}` : ''}`, where, values);
+}
+
+/** A SELECT, not empty, without DISTINCT or a WITH, that leaves the cursor's names to --all. */
+function checkStart(tokens: Token[], query: string, values: Record<string, unknown>): void {
   if (tokens.length === 0) throw usage('the query is empty');
   if (lower(tokens[0]) === 'with') throw usage('WITH (common table expressions) is not supported');
   if (lower(tokens[0]) !== 'select') throw usage('it does not start with SELECT');
@@ -213,14 +224,19 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
   for (const name of [CURSOR_CREATED_AT, CURSOR_ID]) {
     if (name in values || query.includes(name)) throw usage(`the name ${name} is taken by --all's own paging`);
   }
+}
 
+/** The one top-level FROM, with something selected before it. */
+function theFrom(tokens: Token[]): number {
   const froms = tokens.map((_, i) => i).filter((i) => isTopKeyword(tokens, i, ['from']));
   if (froms.length === 0) throw usage('it has no FROM persons');
   if (froms.length > 1) throw usage('it has more than one FROM');
-  const from = froms[0];
-  const select = tokens.slice(1, from);
-  if (select.length === 0) throw usage('it selects no columns');
+  if (froms[0] === 1) throw usage('it selects no columns');
+  return froms[0];
+}
 
+/** Columns that page: no aggregate, window or subquery, and no alias hiding id or created_at. */
+function checkColumns(select: Token[]): void {
   for (let i = 0; i < select.length; i++) {
     const t = select[i];
     const next = select[i + 1];
@@ -233,47 +249,54 @@ export function planKeyset(query: string, values: Record<string, unknown> = {}):
       throw usage(`the alias "${unquote(next)}" hides the column --all pages by; choose another alias`);
     }
   }
+}
 
+/** `persons`, and its alias if it has one; `next` is the token after them. */
+function readTable(tokens: Token[], from: number): { alias: string | undefined; next: number } {
   const table = tokens[from + 1];
   if (table?.text === '(') throw usage('subqueries are not supported');
   if (!table || (table.kind !== 'word' && table.kind !== 'quoted') || unquote(table) !== 'persons') {
     throw usage(`it reads from ${table ? table.text : 'nothing'}, not from persons`);
   }
-  let i = from + 2;
+  let next = from + 2;
   let alias: string | undefined;
-  if (lower(tokens[i]) === 'as') {
-    alias = tokens[i + 1] && unquote(tokens[i + 1]);
-    i += 2;
+  const after = tokens[next];
+  if (lower(after) === 'as') {
+    alias = tokens[next + 1] && unquote(tokens[next + 1]);
+    next += 2;
   } else if (
-    tokens[i] &&
-    (tokens[i].kind === 'quoted' ||
-      (tokens[i].kind === 'word' && ![...BETWEEN_FROM_AND_WHERE, 'where', ...CLAUSES_AFTER_WHERE].includes(lower(tokens[i])!)))
+    after &&
+    (after.kind === 'quoted' ||
+      (after.kind === 'word' && ![...BETWEEN_FROM_AND_WHERE, 'where', ...CLAUSES_AFTER_WHERE].includes(lower(after)!)))
   ) {
-    alias = unquote(tokens[i]);
-    i += 1;
+    alias = unquote(after);
+    next += 1;
   }
   if (alias !== undefined && !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(alias))
     throw usage(`the table alias ${JSON.stringify(alias)} is not a plain name`);
+  return { alias, next };
+}
 
-  let where: string | undefined;
-  const rest = tokens[i];
-  if (rest) {
-    if (lower(rest) !== 'where') {
-      if (['final', 'sample', 'prewhere'].includes(lower(rest) ?? '')) throw usage(`${rest.text.toUpperCase()} is not supported`);
-      if (BETWEEN_FROM_AND_WHERE.includes(lower(rest) ?? '') || rest.text === ',') throw usage('joins and other tables are not supported');
-      if (CLAUSES_AFTER_WHERE.includes(lower(rest) ?? '')) throw usage(`it has its own ${clauseName(rest)}`);
-      throw usage(`unexpected "${rest.text}" after FROM persons`);
-    }
-    for (let k = i + 1; k < tokens.length; k++) {
-      if (lower(tokens[k]) === 'select') throw usage('subqueries are not supported');
-      if (isTopKeyword(tokens, k, CLAUSES_AFTER_WHERE)) throw usage(`it has its own ${clauseName(tokens[k])}`);
-    }
-    if (i + 1 >= tokens.length) throw usage('WHERE has no condition');
-    where = query.slice(rest.end, tokens[tokens.length - 1].end).trim();
+/** The WHERE condition's text (undefined without one); nothing else may follow FROM persons. */
+function readWhere(query: string, tokens: Token[], at: number): string | undefined {
+  const rest = tokens[at];
+  if (!rest) return undefined;
+  if (lower(rest) !== 'where') {
+    if (['final', 'sample', 'prewhere'].includes(lower(rest) ?? '')) throw usage(`${rest.text.toUpperCase()} is not supported`);
+    if (BETWEEN_FROM_AND_WHERE.includes(lower(rest) ?? '') || rest.text === ',') throw usage('joins and other tables are not supported');
+    if (CLAUSES_AFTER_WHERE.includes(lower(rest) ?? '')) throw usage(`it has its own ${clauseName(rest)}`);
+    throw usage(`unexpected "${rest.text}" after FROM persons`);
   }
+  for (let k = at + 1; k < tokens.length; k++) {
+    if (lower(tokens[k]) === 'select') throw usage('subqueries are not supported');
+    if (isTopKeyword(tokens, k, CLAUSES_AFTER_WHERE)) throw usage(`it has its own ${clauseName(tokens[k])}`);
+  }
+  if (at + 1 >= tokens.length) throw usage('WHERE has no condition');
+  return query.slice(rest.end, tokens[tokens.length - 1].end).trim();
+}
 
-  const selectText = query.slice(tokens[0].end, tokens[from].start).trim();
-  const fromText = `FROM persons${alias !== undefined ? ` AS ${alias}` : ''}`;
+/** The pages: the columns asked for and the cursor's, newest first, after the last row seen. */
+function pagesOf(selectText: string, fromText: string, where: string | undefined, values: Record<string, unknown>): KeysetPlan {
   const ts = `{${CURSOR_CREATED_AT}}`;
   const id = `{${CURSOR_ID}}`;
   return {
