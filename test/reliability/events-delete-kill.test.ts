@@ -61,6 +61,9 @@ describe('events delete killed while its request is on the way', () => {
       const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(world.env), stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
       await until(() => journal()?.requests[0]?.sent_at !== undefined, 'the request journaled as sent');
+      // Journaled before it goes: the kill waits until the sandbox has it (its log records a
+      // request as it arrives, before the fault holds it), or it could come before it left.
+      await until(() => creates().length === 1, 'the request at the sandbox');
       // The create is held by the sandbox now: no answer has come.
       expect(journal()!.requests[0].id).toBeUndefined();
       child.kill('SIGKILL');
