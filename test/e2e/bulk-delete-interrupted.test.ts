@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnCli, startWorld, type World } from './harness.js';
+import { spawnCli, startWorld, until, type World } from './harness.js';
 import {
   bulkRequests as bulkRequestsOf,
   collect,
@@ -34,14 +34,6 @@ afterAll(async () => {
 
 const bulkRequests = (since: number) => bulkRequestsOf(world, since);
 const alive = (uuid: string) => isAlive(world, uuid);
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const answeredLines = (journal: string) => (existsSync(journal) ? readJsonLines(journal).filter((r) => r.type === 'answered').length : 0);
 

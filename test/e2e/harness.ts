@@ -78,6 +78,17 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   return { child, exited };
 }
 
+/** Polls every 10 ms until `check` gives a value other than false/undefined (a write the server
+ * applies later, a line a child writes), and returns it; fails naming `what` after `timeoutMs`. */
+export async function until<T>(check: () => T | false | undefined, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let value = check(); ; value = check()) {
+    if (value !== false && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 export interface World {
   sandbox: Sandbox;
   configDir: string;

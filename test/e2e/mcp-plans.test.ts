@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, startWorld, until, type World } from './harness.js';
 
 let world: World;
 beforeAll(async () => {
@@ -122,7 +122,7 @@ describe('hogctl mcp: plans of merges, updates and event deletions', () => {
     const before = state();
     // The person takes 12 s to approve; the client's timeout is 7 s, reset by each progress notification.
     const applying = s.call('plan_apply', { plan_id: planned.structuredContent.plan_id }, { timeout: 7_000, resetTimeoutOnProgress: true });
-    await until(() => page !== undefined);
+    await until(() => page !== undefined, 'the page the server sent', 10_000);
     await new Promise((r) => setTimeout(r, 12_000));
     expect(state()).toBe(before);
     expect(
@@ -213,7 +213,7 @@ describe('hogctl mcp: form-mode approval cannot be forged, replayed or moved', (
     const before = state();
     const timedOut = await s.call('plan_apply', { plan_id: planned.plan_id }, { timeout: 3_000 }).catch((e: Error) => e);
     expect(timedOut).toBeInstanceOf(Error);
-    await until(() => page !== undefined);
+    await until(() => page !== undefined, 'the page the server sent', 10_000);
     // The page was withdrawn with the request: an approval now approves nothing.
     await new Promise((r) => setTimeout(r, 500));
     const late = await fetch(page!, { method: 'POST', body: new URLSearchParams({ count: '1', decision: 'approve' }) });
@@ -223,8 +223,3 @@ describe('hogctl mcp: form-mode approval cannot be forged, replayed or moved', (
     await s.close();
   });
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!check()) throw new Error('timed out');
-}

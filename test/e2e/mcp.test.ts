@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, startWorld, until, type World } from './harness.js';
 
 let world: World;
 beforeAll(async () => {
@@ -195,7 +195,7 @@ describe('hogctl mcp', () => {
     answer = 'accept';
     page = undefined;
     const declinedOnPage = s.call('plan_apply', { plan_id: plan.plan_id });
-    await until(() => page !== undefined);
+    await until(() => page !== undefined, 'the page the server sent', 10_000);
     const declined = await fetch(page!, { method: 'POST', body: new URLSearchParams({ decision: 'decline' }) });
     expect(declined.status).toBe(200);
     expect((await declinedOnPage).isError).toBe(true);
@@ -206,7 +206,7 @@ describe('hogctl mcp', () => {
     // Approved on the page: the plan runs, and deletes exactly its persons.
     page = undefined;
     const applied = s.call('plan_apply', { plan_id: plan.plan_id });
-    await until(() => page !== undefined);
+    await until(() => page !== undefined, 'the page the server sent', 10_000);
     const shown = await (await fetch(page!)).text();
     expect(shown).toContain('delete 3 persons');
     const wrong = await fetch(page!, { method: 'POST', body: new URLSearchParams({ count: '2', decision: 'approve' }) });
@@ -243,9 +243,9 @@ describe('hogctl mcp', () => {
     const planA = (await s.call('erasure_plan', { person_ids: [a.uuid] })).structuredContent;
     const planB = (await s.call('erasure_plan', { person_ids: [b.uuid] })).structuredContent;
     const applyA = s.call('plan_apply', { plan_id: planA.plan_id });
-    await until(() => pages.length === 1);
+    await until(() => pages.length === 1, 'page 1 the server sent', 10_000);
     const applyB = s.call('plan_apply', { plan_id: planB.plan_id });
-    await until(() => pages.length === 2);
+    await until(() => pages.length === 2, 'page 2 the server sent', 10_000);
     expect(pages[0]).not.toBe(pages[1]);
     expect(await (await fetch(pages[1])).text()).toContain(planB.plan_id);
     await fetch(pages[0], { method: 'POST', body: new URLSearchParams({ count: '1', decision: 'approve' }) });
@@ -282,11 +282,6 @@ describe('hogctl mcp', () => {
     await ro.close();
   });
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!check()) throw new Error('timed out');
-}
 
 describe('hogctl mcp: protocol revisions', () => {
   // The SDK's client always offers its own newest revision, so the offer of another one is written

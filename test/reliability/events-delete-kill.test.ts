@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from '../e2e/harness.js';
+import { BIN, cleanEnv, startWorld, until, type World } from '../e2e/harness.js';
 
 let world: World;
 
@@ -38,14 +38,6 @@ function journal(): { requests: { submission_id: string; sent_at?: string; id?: 
   const dir = join(world.configDir, 'journals');
   const name = existsSync(dir) ? readdirSync(dir).find((f) => /^events-delete-[0-9a-f]+\.json$/.test(f)) : undefined;
   return name ? JSON.parse(readFileSync(join(dir, name), 'utf8')) : undefined;
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const creates = () =>

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli, startWorld, type World } from '../e2e/harness.js';
+import { spawnCli, startWorld, until, type World } from '../e2e/harness.js';
 
 let world: World;
 let dir: string;
@@ -17,14 +17,6 @@ afterAll(async () => {
   await world.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const answered = (journal: string) =>
   existsSync(journal)

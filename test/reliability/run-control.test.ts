@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from '../e2e/harness.js';
+import { BIN, cleanEnv, startWorld, until, type World } from '../e2e/harness.js';
 import { spawn } from 'node:child_process';
 import { seedHittingFirst } from './helpers.js';
 
@@ -51,14 +51,6 @@ function start(args: string[]) {
     child.on('close', (code, signal) => resolve({ code, signal })),
   );
   return { child, out, exited };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const lines = (journal: string, type: string) =>

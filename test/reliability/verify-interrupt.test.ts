@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, startWorld, type World } from '../e2e/harness.js';
+import { BIN, cleanEnv, startWorld, until, type World } from '../e2e/harness.js';
 
 let world: World;
 let dir: string;
@@ -22,14 +22,6 @@ afterAll(async () => {
 
 const reads = () => world.sandbox.requests.filter((r) => r.path.endsWith('/batch_by_uuids/')).length;
 const posts = () => world.sandbox.requests.filter((r) => r.path.endsWith('/bulk_delete/')).length;
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('Ctrl-C during the verification', () => {
   it('writes the receipt (verification: interrupted), prints the resume command, and the resume verifies only what is left', async () => {

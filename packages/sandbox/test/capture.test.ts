@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
 import { uuidFromDistinctId } from '../src/person-uuid.js';
-import { call, withSandbox } from './helpers.js';
+import { call, until, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
 let token: string;
@@ -19,14 +19,6 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 function capture(path: string, body: unknown, headers: Record<string, string> = JSON_HEADERS) {
   const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   return call(sb, path, { method: 'POST', headers, body: raw as string, key: null });
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function person(n: number) {

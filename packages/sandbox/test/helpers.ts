@@ -33,3 +33,14 @@ export async function withSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 export function errorBody(type: string, code: string, detail: string, attr: string | null = null) {
   return { type, code, detail, attr };
 }
+
+/** Polls every 5 ms until `check` gives a value other than false/undefined (the writes under test
+ * apply after the sandbox's apply delay), and returns it; fails naming `what` after 2 s. */
+export async function until<T>(check: () => T | false | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const value = check();
+    if (value !== false && value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

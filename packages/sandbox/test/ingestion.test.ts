@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
 import { uuidFromDistinctId } from '../src/person-uuid.js';
 import { isDistinctIdIllegal } from '../src/ingestion.js';
-import { call, withSandbox } from './helpers.js';
+import { call, until, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
 let token: string;
@@ -25,15 +25,6 @@ const fresh = (what: string) => `${what}-${++n}-${Math.random().toString(36).sli
 
 function post(path: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) {
   return call(sb, path, { method: 'POST', headers, body: body as string, key: null });
-}
-
-async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = check();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const events = () => sb.events.get(1)!;

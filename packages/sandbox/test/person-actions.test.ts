@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/server.js';
 import { uuidFromDistinctId } from '../src/person-uuid.js';
-import { call, errorBody, withSandbox } from './helpers.js';
+import { call, errorBody, until, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -12,15 +12,6 @@ afterAll(() => sb.close());
 
 const base = '/api/projects/1/persons/';
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** Polls until `check` holds; the writes under test apply after the sandbox's apply delay. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** The n-th live person (in list order) that has at least `minIds` distinct ids. */
 function personWith(minIds: number, skip = 0) {

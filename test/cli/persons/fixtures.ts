@@ -86,11 +86,5 @@ function lazyWorld(get: () => World): World {
   };
 }
 
-/** Waits, polling every 5 ms for up to 3 s, until `check` holds: a write PostHog applies later. */
-export async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls until a write PostHog applies later is seen (the one helper of every test). */
+export { until } from '../../e2e/harness.js';
