@@ -40,7 +40,7 @@ const SKIPS: [RegExp, string][] = [
   ],
   [/^npm |^npx hogctl demo|^npm ci/, 'installs or builds the package (package.test.ts covers it)'],
   [/--code 123456|users 2fa validate 123456/, 'needs a code from an authenticator app'],
-  [/--email-code 123456/, 'needs the code PostHog e-mails after the password step (auth-email-code.test.ts covers it)'],
+  [/--email-code 123456/, 'needs the code PostHog e-mails after the password step (test/cli/auth/login.email-code.test.ts covers it)'],
   [/^hogctl users 2fa enable > /, 'asks for a code, so it needs a terminal'],
   [
     /^hogctl (persons (delete|delete-events|delete-recordings|split|bulk-delete)|profile remove|events delete)\b(?!.*(--yes|-y\b|--dry-run))/,

@@ -1,9 +1,11 @@
 // The built binary against the sandbox, for the foundation's vertical slice: what only a child
 // process shows (a terminal, a reader that goes away). The verbs themselves are tested in this
-// process: test/cli/persons/list.test.ts, get.test.ts, test/cli/profile/add.test.ts, root/demo.test.ts.
+// process: test/cli/persons/list.test.ts, get.test.ts, test/cli/profile/add.test.ts, root/demo.test.ts;
+// so are the steps here that need no terminal (runCli of test/cli/harness.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, runCli, startWorld, type World } from './harness.js';
+import { BIN, cleanEnv, startWorld, type World } from './harness.js';
+import { runCli } from '../cli/harness.js';
 import { runInTerminal, stripAnsi } from './terminal.js';
 
 let world: World;
@@ -28,7 +30,7 @@ function sh(command: string, env: Record<string, string>): Promise<{ code: numbe
 
 describe('persons list', () => {
   it('prints tab-separated lines without colour when piped, and a table on a terminal', async () => {
-    const piped = await world.run(['persons', 'list', '--limit', '3'], { env: { FORCE_COLOR: undefined } });
+    const piped = await runCli(['persons', 'list', '--limit', '3'], { env: { ...world.env, FORCE_COLOR: undefined } });
     expect(piped.code).toBe(0);
     const lines = piped.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);

@@ -1,10 +1,13 @@
 // The built binary: `hogctl persons merge` asking on a real 80-column terminal, stopped by Ctrl-C
 // and killed (SIGKILL) while sending, then --resume. The rest of merge is tested in this process:
-// test/cli/persons/merge.test.ts.
+// test/cli/persons/merge.test.ts; so are the runs here before and after the one interrupted (the
+// groups found, the merge undone, the resumes), with runCli of test/cli/harness.ts: what the kill
+// left is on disk and in the sandbox, not in a process.
 import { readFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, startWorld, type World } from './harness.js';
+import { runCli } from '../cli/harness.js';
 import { sdkClient, sendAndIngest, fresh } from './sdk.js';
 import { runInTerminal } from './terminal.js';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +20,8 @@ import {
 } from '../cli/persons/merge-fixtures.js';
 
 let world: World;
+/** hogctl in this process, against the world's sandbox. */
+const inProcess = (args: string[]) => runCli(args, { env: world.env });
 
 const identified = (persons: [distinctId: string, properties: Record<string, unknown>][]) => identifiedThroughSdk(world, persons);
 const identifiedPair = (name: string) => identifiedPairThroughSdk(world, name);
@@ -31,7 +36,7 @@ afterAll(async () => {
 
 describe('persons merge', () => {
   it('on an 80-column terminal the confirmation wraps at spaces and does not call a merge irreversible', async () => {
-    const dup = await world.run(['persons', 'duplicates', '-o', 'json']);
+    const dup = await inProcess(['persons', 'duplicates', '-o', 'json']);
     const file = join(mkdtempSync(join(tmpdir(), 'hogctl-merge-screen-')), 'groups.json');
     writeFileSync(file, dup.stdout);
     const captured = world.sandbox.capture.events;
@@ -57,7 +62,7 @@ describe('persons merge', () => {
     const run = spawnCli(args, world.env);
     const sending = () => existsSync(journal) && readFileSync(journal, 'utf8').includes('{"type":"sending"');
     for (let i = 0; i < 3000 && !sending(); i++) await new Promise((r) => setTimeout(r, 10));
-    // One run per journal: a second one is refused while the first holds the lock.
+    // One run per journal: a second process is refused while the first holds the lock.
     const second = await world.run([...args, '--resume']);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain(`pid ${run.child.pid}`);
@@ -67,7 +72,7 @@ describe('persons merge', () => {
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toContain('--resume');
     expect(JSON.parse(readFileSync(receipt, 'utf8')).groups[0].status).toBe('pending');
-    const resumed = await world.run([...args, '--resume']);
+    const resumed = await inProcess([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(world.sandbox.store.getByDistinctId(b)!.uuid).toBe(world.sandbox.store.getByDistinctId(a)!.uuid);
     expect(JSON.parse(readFileSync(receipt, 'utf8')).groups[0].status).toBe('merged');
@@ -112,7 +117,7 @@ describe('persons merge', () => {
     expect(lines[0].merge.groups[0].merge[0].properties).toMatchObject({ plan: expect.any(String) });
     expect(lines.some((l) => l.type === 'answered')).toBe(false);
 
-    const resumed = await world.run([...args, '--resume', '-o', 'json']);
+    const resumed = await inProcess([...args, '--resume', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ groups: 3, merged: 3, pending: 0, failed: 0, persons_merged_away: 3 });
     for (const [a, b] of pairs) expect(store.getByDistinctId(b)!.uuid).toBe(store.getByDistinctId(a)!.uuid);
@@ -156,7 +161,7 @@ describe('persons merge', () => {
     const groupsFile = join(world.configDir, 'undo-kill-groups.json');
     writeFileSync(groupsFile, JSON.stringify(pairs.map(([a, b]) => ({ project_id: '1', persons: [person(a), person(b)] }))));
     const receipt = join(world.configDir, 'undo-kill.json');
-    const merged = await world.run(['persons', 'merge', '--groups', groupsFile, '--yes', '--receipt', receipt]);
+    const merged = await inProcess(['persons', 'merge', '--groups', groupsFile, '--yes', '--receipt', receipt]);
     expect(merged.code, merged.stderr).toBe(0);
     for (const [a, b, c] of pairs) expect(new Set([a, b, c].map((id) => store.getByDistinctId(id)!.uuid)).size).toBe(1);
 
@@ -179,7 +184,7 @@ describe('persons merge', () => {
     world.sandbox.setFaults(undefined);
     expect(readFileSync(journal, 'utf8')).toContain('"type":"sending"');
 
-    const resumed = await world.run([...args, '--resume', '-o', 'json']);
+    const resumed = await inProcess([...args, '--resume', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ groups: 3, restored: 3, pending: 0, failed: 0 });
     for (const [id, was] of before) expect(state(id), id).toEqual(was);

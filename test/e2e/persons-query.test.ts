@@ -1,8 +1,10 @@
 // The built binary: `hogctl persons query --all` stopped by the query limit prints the command that
-// continues, and that command line pasted into a shell finishes the walk. The rest of
-// `persons query` is tested in this process: test/cli/persons/query.test.ts.
+// continues, and that command line pasted into a shell finishes the walk. The run that prints it
+// needs no process of its own (runCli of test/cli/harness.ts); the rest of `persons query` is
+// tested in this process: test/cli/persons/query.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrinted, startWorld, type World } from './harness.js';
+import { runCli } from '../cli/harness.js';
 
 const PERSONS = 30_000;
 let world: World;
@@ -20,6 +22,7 @@ function inKeysetOrder() {
 }
 
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);
+const inProcess = (args: string[]) => runCli(args, { env: world.env });
 
 describe('--all under the legacy HogQL limit (120 queries an hour, scaled down here)', () => {
   // Waiting the limit out, each wait within --max-wait, runs on virtual time:
@@ -29,7 +32,7 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     world.sandbox.setRateLimit('query=3/1h');
     let first;
     try {
-      first = await world.run([
+      first = await inProcess([
         '--project',
         '1',
         '--base-url',
@@ -83,7 +86,7 @@ describe('--all under the legacy HogQL limit (120 queries an hour, scaled down h
     world.sandbox.setRateLimit('query=2/1h');
     let first;
     try {
-      first = await world.run([
+      first = await inProcess([
         'persons',
         'query',
         'SELECT id FROM persons',

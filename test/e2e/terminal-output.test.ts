@@ -1,8 +1,10 @@
 // End-to-end on a real pseudo-terminal of a given size: what a person sees of lists, records,
-// colours and the 2FA QR code at 60, 80 and 120 columns.
+// colours and the 2FA QR code at 60, 80 and 120 columns. The runs off a terminal (piped, the
+// sign-in) are steps in this process (test/cli/harness.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsQRModule from 'jsqr';
 import { startWorld, type World } from './harness.js';
+import { runCli } from '../cli/harness.js';
 import { runInTerminal, stripAnsi, type TerminalSize } from './terminal.js';
 
 // jsqr is CommonJS whose types declare an ES default export: take the function either way.
@@ -104,8 +106,8 @@ describe('colour', () => {
     expect((await runInTerminal(args, { ...world.env, NO_COLOR: '1' })).raw).not.toContain(red);
     expect((await runInTerminal(args, { ...world.env, FORCE_COLOR: '0' })).raw).not.toContain(red);
     // Piped: no colour, unless FORCE_COLOR asks for it.
-    expect((await world.run(args)).stderr).not.toContain(red);
-    expect((await world.run(args, { env: { FORCE_COLOR: '1' } })).stderr).toContain(red);
+    expect((await runCli(args, { env: world.env })).stderr).not.toContain(red);
+    expect((await runCli(args, { env: { ...world.env, FORCE_COLOR: '1' } })).stderr).toContain(red);
   });
 
   it('the table header is bold only when colour is on', async () => {
@@ -194,8 +196,9 @@ describe('the 2FA QR code', () => {
   let raw: string;
   let output: string;
   beforeAll(async () => {
-    const login = await world.run(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
+    const login = await runCli(['auth', 'login', '--email', world.sandbox.login.email, '--password-stdin'], {
       stdin: world.sandbox.login.password,
+      env: world.env,
     });
     expect(login.code).toBe(0);
     const res = await runInTerminal(['users', '2fa', 'start'], world.env, [], 30_000, { columns: 80, rows: 24 });

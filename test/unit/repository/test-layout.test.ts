@@ -37,10 +37,11 @@ describe('unit tests', () => {
 });
 
 /** The command a test of test/cli/ names: test/cli/<group>/<verb>.test.ts, or <verb>.<aspect>.test.ts
- * for one side of a verb with many (bulk-delete.plan.test.ts), tests src/commands/<group>/<verb>.ts.
+ * for one side of a verb with many (bulk-delete.plan.test.ts), tests src/commands/<group>/<verb>.ts;
+ * a group within a group (users 2fa) is a folder within a folder, as in src/commands/.
  * Undefined for a file that is not a test there. */
 function commandOf(test: string): string | undefined {
-  const m = /^test\/cli\/([a-z0-9-]+)\/([a-z0-9-]+)(?:\.[a-z0-9-]+)?\.test\.ts$/.exec(test);
+  const m = /^test\/cli\/((?:[a-z0-9-]+\/)*[a-z0-9-]+)\/([a-z0-9-]+)(?:\.[a-z0-9-]+)?\.test\.ts$/.exec(test);
   return m ? `src/commands/${m[1]}/${m[2]}.ts` : undefined;
 }
 
@@ -59,6 +60,7 @@ describe('in-process tests of the verbs', () => {
   it('maps a test to its verb by path', () => {
     expect(commandOf('test/cli/persons/bulk-delete.test.ts')).toBe('src/commands/persons/bulk-delete.ts');
     expect(commandOf('test/cli/persons/bulk-delete.plan.test.ts')).toBe('src/commands/persons/bulk-delete.ts');
+    expect(commandOf('test/cli/users/2fa/validate.test.ts')).toBe('src/commands/users/2fa/validate.ts');
     expect(commandOf('test/cli/bulk-delete.test.ts')).toBeUndefined();
     expect(existsSync(join(root, commandOf('test/cli/persons/wipe.test.ts')!))).toBe(false);
   });
