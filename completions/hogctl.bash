@@ -5,7 +5,12 @@ _hogctl_profiles() {
   [ -f "$dir/config.json" ] && sed -n 's/^[[:space:]]\{2\}"\([^"]*\)": {$/\1/p' "$dir/config.json"
 }
 _hogctl_projects() {
-  hogctl projects list --jq ".[].id" --timeout 5 --no-input 2>/dev/null
+  # With the --profile given on the line, as the command will run with it.
+  local i profile_=()
+  for (( i=1; i<${#COMP_WORDS[@]}-1; i++ )); do
+    [ "${COMP_WORDS[i]}" = --profile ] && profile_=(--profile "${COMP_WORDS[i+1]}")
+  done
+  hogctl projects list --jq ".[].id" --timeout 5 --no-input "${profile_[@]}" 2>/dev/null
 }
 _hogctl_children() {
   case "$1" in
@@ -79,7 +84,7 @@ _hogctl_children() {
   esac
 }
 _hogctl() {
-  local cur prev path_ cmds_ flags_ i w
+  local cur prev path_ cmds_ flags_ globals_ i w
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   path_=""
@@ -87,558 +92,185 @@ _hogctl() {
     w="${COMP_WORDS[i]}"
     case " $(_hogctl_children "$path_") " in *" $w "*) path_="${path_:+$path_ }$w" ;; esac
   done
+  globals_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q"
+  case "$prev" in
+    --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+    -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+    --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+    --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
+  esac
   case "$path_" in
     "")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion help"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion help"; flags_="$globals_" ;;
     "profile")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="add list use show remove"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="add list use show remove"; flags_="$globals_" ;;
     "profile add")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--allow-insecure-http --api-key-stdin --base-url --capture-url --debug --fields --help --jq --no-color --no-input --no-verify --output --profile --project --quiet --template --timeout --use --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --allow-insecure-http --api-key-stdin --capture-url --no-verify --use --yes -y" ;;
     "profile list")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "profile use")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="$globals_" ;;
     "profile show")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="$globals_" ;;
     "profile remove")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=" $(_hogctl_profiles)"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=" $(_hogctl_profiles)"; flags_="$globals_ --yes -y" ;;
     "auth")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="login status logout"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="login status logout"; flags_="$globals_" ;;
     "auth login")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --code --debug --email --email-code --email-code-stdin --fields --help --jq --no-color --no-input --output --password-stdin --profile --project --quiet --resend-code --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --code --email --email-code --email-code-stdin --password-stdin --resend-code" ;;
     "auth status")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "auth logout")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --forget --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --forget" ;;
     "projects")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="list"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="list"; flags_="$globals_" ;;
     "projects list")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --search --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --search" ;;
     "persons")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export receipt erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="list get update delete bulk-delete set-prop unset-prop delete-events delete-recordings split activity bulk-update export receipt erasure-status deletion-status query cohorts timeline funnel funnel-correlation lifecycle trends duplicates merge reset-distinct-id"; flags_="$globals_" ;;
     "persons list")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --server-format) COMPREPLY=( $(compgen -W "csv json" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--after --all --base-url --debug --distinct-id --email --fields --help --jq --limit --max-wait --no-color --no-input --offset --output --page-size --profile --project --properties --quiet --search --server-format --template --timeout --version --where --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --after --all --distinct-id --email --limit --max-wait --offset --page-size --properties --search --server-format --where" ;;
     "persons get")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email --max-wait" ;;
     "persons update")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --properties --quiet --set --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email --properties --set" ;;
     "persons delete")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --delete-events --delete-recordings --distinct-id --email --fields --help --jq --keep-person --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --delete-events --delete-recordings --distinct-id --email --keep-person --yes -y" ;;
     "persons bulk-delete")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
         --backup|--emails|--file|--journal|--plan|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all-projects --backup --base-url --cohort --column --concurrency --debug --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --keep-identifiers --keep-person --max-wait --no-color --no-input --no-verify --output --plan --plan-out --profile --project --projects --query --quiet --rate --read-rate --receipt --reference --resume --retries --skip-invalid --sweep-events --template --timeout --version --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --all-projects --backup --cohort --column --concurrency --delete-events --delete-recordings --distinct-ids --dry-run --email --emails --file --format --journal --keep-identifiers --keep-person --max-wait --no-verify --plan --plan-out --projects --query --rate --read-rate --receipt --reference --resume --retries --skip-invalid --sweep-events --where --yes -y" ;;
     "persons set-prop")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email" ;;
     "persons unset-prop")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email" ;;
     "persons delete-events")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email --yes -y" ;;
     "persons delete-recordings")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email --yes -y" ;;
     "persons split")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --distinct-ids --email --fields --help --jq --main-distinct-id --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --distinct-ids --email --main-distinct-id --yes -y" ;;
     "persons activity")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --debug --distinct-id --email --fields --help --jq --limit --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --distinct-id --email --limit --page-size" ;;
     "persons bulk-update")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --format) COMPREPLY=( $(compgen -W "lines csv json ndjson" -- "$cur") ); return ;;
         --via) COMPREPLY=( $(compgen -W "capture api" -- "$cur") ); return ;;
         --emails|--file|--journal|--receipt|--values-from) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --cohort --column --concurrency --debug --distinct-ids --dry-run --email --emails --fields --file --format --help --journal --jq --max-wait --no-color --no-input --no-verify --output --profile --project --query --quiet --rate --read-rate --receipt --reference --resume --retries --set --set-once --skip-invalid --template --timeout --unset --values-from --verify-timeout --version --via --where --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --capture-url --cohort --column --concurrency --distinct-ids --dry-run --email --emails --file --format --journal --max-wait --no-verify --query --rate --read-rate --receipt --reference --resume --retries --set --set-once --skip-invalid --unset --values-from --verify-timeout --via --where --yes -y" ;;
     "persons export")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all-projects --base-url --debug --distinct-id --dry-run --email --fields --from --help --jq --max-wait --no-color --no-input --out --output --person --profile --project --projects --quiet --recordings --resume --template --timeout --version --wide --zip -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all-projects --distinct-id --dry-run --email --from --max-wait --out --person --projects --recordings --resume --zip" ;;
     "persons receipt")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --html) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --fields --help --html --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --html" ;;
     "persons erasure-status")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --check-email --debug --fields --help --jq --max-wait --no-color --no-input --output --profile --project --quiet --read-rate --receipt --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --check-email --max-wait --read-rate --receipt" ;;
     "persons deletion-status")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --status) COMPREPLY=( $(compgen -W "pending completed all" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --no-color --no-input --output --page-size --person --profile --project --quiet --status --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --limit --page-size --person --status" ;;
     "persons query")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--after --all --base-url --debug --fields --help --jq --max-wait --no-color --no-input --output --page-size --profile --project --quiet --template --timeout --value --values --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --after --all --max-wait --page-size --value --values" ;;
     "persons cohorts")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --distinct-id --email --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --distinct-id --email" ;;
     "persons timeline")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --breakdown --date-from --date-to --debug --distinct-id --email --events --fields --help --jq --no-color --no-input --output --param --params --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --breakdown --date-from --date-to --distinct-id --email --events --param --params" ;;
     "persons funnel")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --date-from --date-to --events --funnel-step --legacy --max-wait --offset --page-size --param --params --post" ;;
     "persons funnel-correlation")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --funnel-step --help --jq --no-color --no-input --output --param --params --post --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --date-from --date-to --events --funnel-step --param --params --post" ;;
     "persons lifecycle")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --debug --events --fields --help --jq --legacy --lifecycle-type --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --target-date --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --date-from --date-to --events --legacy --lifecycle-type --max-wait --offset --page-size --param --params --target-date" ;;
     "persons trends")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --date-from --date-to --day --debug --events --fields --help --jq --legacy --max-wait --no-color --no-input --offset --output --page-size --param --params --profile --project --quiet --series --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --date-from --date-to --day --events --legacy --max-wait --offset --page-size --param --params --series" ;;
     "persons duplicates")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all-projects --base-url --by --debug --events-since --fields --help --ignore-value --jq --max-group --max-wait --min-group --no-color --no-input --output --profile --project --projects --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all-projects --by --events-since --ignore-value --max-group --max-wait --min-group --projects" ;;
     "persons merge")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --keep) COMPREPLY=( $(compgen -W "identified oldest newest most-events" -- "$cur") ); return ;;
         --groups|--journal|--plan-out|--receipt) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --capture-url --changed --debug --dry-run --fields --groups --help --journal --jq --keep --max-group --max-wait --no-color --no-input --output --plan-out --profile --project --quiet --rate --receipt --reference --resume --template --timeout --undo --verify-timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --capture-url --changed --dry-run --groups --journal --keep --max-group --max-wait --plan-out --rate --receipt --reference --resume --undo --verify-timeout --yes -y" ;;
     "persons reset-distinct-id")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "events")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="delete deletion-requests"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="delete deletion-requests"; flags_="$globals_" ;;
     "events delete")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --distinct-ids) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--after --base-url --before --debug --distinct-id --distinct-ids --dry-run --event --fields --help --jq --max-wait --no-color --no-input --output --profile --project --query --quiet --resume --template --timeout --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --after --before --distinct-id --distinct-ids --dry-run --event --max-wait --query --resume --yes -y" ;;
     "events deletion-requests")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--all --base-url --debug --fields --help --jq --limit --max-wait --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --all --limit --max-wait" ;;
     "users")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="me update 2fa"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="me update 2fa"; flags_="$globals_" ;;
     "users me")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "users update")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --field --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -f -o -q" ;;
+      cmds_=""; flags_="$globals_ --field --user -f" ;;
     "users 2fa")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="status start validate enable backup-codes disable"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="status start validate enable backup-codes disable"; flags_="$globals_" ;;
     "users 2fa status")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --show-backup-codes --template --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --show-backup-codes --user" ;;
     "users 2fa start")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --user" ;;
     "users 2fa validate")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --user" ;;
     "users 2fa enable")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --user" ;;
     "users 2fa backup-codes")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --user --yes -y" ;;
     "users 2fa disable")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --user --version --wide --yes -V -o -q -y" ;;
+      cmds_=""; flags_="$globals_ --user --yes -y" ;;
     "email")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="verify request-verification cancel-change"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="verify request-verification cancel-change"; flags_="$globals_" ;;
     "email verify")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --token --uuid --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --token --uuid" ;;
     "email request-verification")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --uuid --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --uuid" ;;
     "email cancel-change")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "evidence")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="export-key import-key"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="export-key import-key"; flags_="$globals_" ;;
     "evidence export-key")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "evidence import-key")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_" ;;
     "api")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --input) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --debug --field --fields --help --input --jq --no-color --no-input --output --paginate --profile --project --quiet --template --timeout --version --wide -V -f -o -q" ;;
+      cmds_=""; flags_="$globals_ --field --input --paginate -f" ;;
     "sandbox")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--apply-delay --base-url --bulk-delete-response --debug --duplicates --events-per-person --faults --fields --help --host --jq --key --link-origin --login-codes --no-color --no-input --output --persons --port --profile --project --project-persons --quiet --rate-limit --ready-file --seed --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --apply-delay --bulk-delete-response --duplicates --events-per-person --faults --host --key --link-origin --login-codes --persons --port --project-persons --rate-limit --ready-file --seed" ;;
     "mcp")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="config"; flags_="--allow --base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --projects --quiet --read-only --template --timeout --version --wide -V -o -q" ;;
+      cmds_="config"; flags_="$globals_ --allow --projects --read-only" ;;
     "mcp config")
       case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
         --client) COMPREPLY=( $(compgen -W "claude cursor vscode" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
       esac
-      cmds_=""; flags_="--base-url --client --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --client" ;;
     "demo")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_=""; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --persons --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_=""; flags_="$globals_ --persons" ;;
     "completion")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="bash zsh fish"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="bash zsh fish"; flags_="$globals_" ;;
     "help")
-      case "$prev" in
-        --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-        --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-        --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-      esac
-      cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture"; flags_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q" ;;
+      cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture"; flags_="$globals_" ;;
     *) cmds_=""; flags_="" ;;
   esac
   # Flags only once a dash is typed, as gh and kubectl do: `hogctl persons <Tab><Tab>` lists the

@@ -23,6 +23,13 @@ const configDir = join(dir, 'config');
 await new ProfileStore(configDir).save('prod', { base_url: 'https://eu.posthog.com', project_id: '1' });
 await new ProfileStore(configDir).save('staging', { base_url: 'https://eu.posthog.com', project_id: '2' });
 
+// Stands in for the hogctl that completion asks for project ids: it answers with the profile it
+// was given, which is what these tests look at (test/e2e/habits-at-80.test.ts asks a server).
+mkdirSync(join(dir, 'bin'));
+writeFileSync(join(dir, 'bin', 'hogctl'), '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --profile ] && echo "from-$2"; shift; done\n', {
+  mode: 0o755,
+});
+
 /** The completions bash offers for the command line `line` (the cursor at its end). */
 function complete(line: string): string[] {
   const words = line.split(' ');
@@ -30,7 +37,7 @@ function complete(line: string): string[] {
   const out = execFileSync('bash', ['-c', program], {
     cwd: join(dir, 'work'),
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: dir, HOGCTL_CONFIG_DIR: configDir },
+    env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, HOGCTL_CONFIG_DIR: configDir },
   });
   return out.split('\n').filter(Boolean).sort();
 }
@@ -62,5 +69,17 @@ describe.skipIf(!hasBash)('bash completion', () => {
   it('profile add does not offer existing names, and other verbs do not offer files', () => {
     expect(complete('hogctl profile add ')).not.toContain('prod');
     expect(complete('hogctl persons list e')).toEqual([]);
+  });
+
+  it("completes the global flags' values under every verb, and a verb's own", () => {
+    expect(complete('hogctl persons list -o ')).toEqual(['csv', 'json', 'ndjson', 'table']);
+    expect(complete('hogctl users 2fa status --output j')).toEqual(['json']);
+    expect(complete('hogctl persons list --server-format ')).toEqual(['csv', 'json']);
+    expect(complete('hogctl persons get --server-format ')).toEqual([]);
+  });
+
+  it('asks for the project ids of the profile given on the line', () => {
+    expect(complete('hogctl --profile staging persons list --project ')).toEqual(['from-staging']);
+    expect(complete('hogctl persons list --profile prod --project ')).toEqual(['from-prod']);
   });
 });
