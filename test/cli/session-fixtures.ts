@@ -3,7 +3,7 @@
 // the sandbox's password, and every run given to a Witness (test/e2e/secrets.ts), so that a file
 // ends by checking that no password, cookie, code or TOTP secret reached argv or the output.
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { SandboxOptions } from '@hogctl/sandbox';
 import { expectSecretsOnlyIn, jarValues, Witness } from '../e2e/secrets.js';
 import { startWorld, type RunOptions, type RunResult, type World } from './harness.js';
@@ -39,6 +39,26 @@ export async function startSessionWorld(options: SandboxOptions = {}): Promise<S
     jarFile: (configDir = world.configDir) => join(configDir, 'sessions', `@127.0.0.1_${world.sandbox.port}.json`),
     close: () => world.close(),
   };
+}
+
+/**
+ * A world signed in before the file's tests (then `prepare` runs) and closed after them; the
+ * object forwards to it once it has started.
+ */
+export function useSignedInSession(prepare: () => Promise<void> = async () => {}): SessionWorld {
+  let started: SessionWorld | undefined;
+  beforeAll(async () => {
+    started = await startSessionWorld();
+    await signIn(started);
+    await prepare();
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as SessionWorld, {
+    get: (_, key) => {
+      if (!started) throw new Error('the session world starts in beforeAll');
+      return started[key as keyof SessionWorld];
+    },
+  });
 }
 
 /** Signs in as the sandbox's user without 2FA, the password from stdin. */

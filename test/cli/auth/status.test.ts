@@ -1,16 +1,10 @@
 // `hogctl auth status` in this process (test/cli/session-fixtures.ts): the user, the site, the
 // session and the key in effect, and a session the server no longer accepts. What it says on an
 // 80-column terminal: test/e2e/status-summaries.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPasswordAndCookiesKept, signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { expectPasswordAndCookiesKept, useSignedInSession } from '../session-fixtures.js';
 
-let session: SessionWorld;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
 
 const sandbox = () => session.world.sandbox;
 

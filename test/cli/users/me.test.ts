@@ -1,15 +1,9 @@
 // `hogctl users me` in this process (test/cli/session-fixtures.ts): the signed-in user, through
 // the session, as JSON and as a record.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useSignedInSession } from '../session-fixtures.js';
 
-let session: SessionWorld;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
 
 const sandbox = () => session.world.sandbox;
 

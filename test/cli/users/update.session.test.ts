@@ -1,19 +1,13 @@
 // `hogctl users update` with a session, in this process (test/cli/session-fixtures.ts): the
 // cookies, X-CSRFToken and Referer it sends, PostHog's 2-hour re-auth window (on the sandbox's
 // clock), the API key where it is the signed-in user's, and a missing CSRF cookie.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { jarValues } from '../../e2e/secrets.js';
-import { expectPasswordAndCookiesKept, signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { expectPasswordAndCookiesKept, signIn, useSignedInSession } from '../session-fixtures.js';
 import type { RunOptions } from '../harness.js';
 
-let session: SessionWorld;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
 
 const sandbox = () => session.world.sandbox;
 const since = (n: number) => sandbox().requests.slice(n);

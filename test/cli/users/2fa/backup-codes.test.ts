@@ -1,20 +1,16 @@
 // `hogctl users 2fa backup-codes` in this process (test/cli/session-fixtures.ts): no new codes off
 // a terminal without --yes, five with it, each set replacing the last. The confirmation asked on a
 // real terminal: test/e2e/users-2fa.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startSessionWorld, type SessionWorld } from '../../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useSignedInSession } from '../../session-fixtures.js';
 import { expectShownOnlyOnStdout, turnOn } from './fixtures.js';
 
-let session: SessionWorld;
 const shownSecrets: string[] = [];
 const shownCodes: string[] = [];
 
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
+const session = useSignedInSession(async () => {
   shownSecrets.push(await turnOn(session));
 });
-afterAll(() => session.close());
 
 const sandbox = () => session.world.sandbox;
 const account = () => sandbox().identity.byEmail('sandbox@example.com')!;

@@ -1,15 +1,9 @@
 // `hogctl users 2fa disable` in this process: with 2FA off there is nothing to do. Turning it off,
 // the e-mail typed to confirm on a real terminal: test/e2e/users-2fa.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startSessionWorld, type SessionWorld } from '../../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useSignedInSession } from '../../session-fixtures.js';
 
-let session: SessionWorld;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
 
 describe('disable', () => {
   it('says so when 2FA is already off', async () => {

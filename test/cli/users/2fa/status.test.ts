@@ -1,20 +1,16 @@
 // `hogctl users 2fa status` in this process (test/cli/session-fixtures.ts): on, the method and the
 // count of backup codes, and the codes themselves only when asked for. Its sentence on an
 // 80-column terminal: test/e2e/status-summaries.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startSessionWorld, type SessionWorld } from '../../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useSignedInSession } from '../../session-fixtures.js';
 import { expectShownOnlyOnStdout, turnOn } from './fixtures.js';
 
-let session: SessionWorld;
 const shownSecrets: string[] = [];
 const shownCodes: string[] = [];
 
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
+const session = useSignedInSession(async () => {
   shownSecrets.push(await turnOn(session));
 });
-afterAll(() => session.close());
 
 const account = () => session.world.sandbox.identity.byEmail('sandbox@example.com')!;
 

@@ -1,19 +1,14 @@
 // `hogctl users 2fa validate` in this process (test/cli/session-fixtures.ts): a wrong code, a
 // setup past its 10 minutes (on the sandbox's clock), a malformed code, then 2FA on. The QR code
 // `start` draws on a real terminal: test/e2e/users-2fa.test.ts, test/e2e/terminal-output.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { totp } from '@hogctl/sandbox';
-import { signIn, startSessionWorld, type SessionWorld } from '../../session-fixtures.js';
+import { useSignedInSession } from '../../session-fixtures.js';
 import { expectShownOnlyOnStdout, startSetup } from './fixtures.js';
 
-let session: SessionWorld;
 const shownSecrets: string[] = [];
 
-beforeAll(async () => {
-  session = await startSessionWorld();
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
 
 const sandbox = () => session.world.sandbox;
 const account = () => sandbox().identity.byEmail('sandbox@example.com')!;
