@@ -1,8 +1,8 @@
 // The events of a subject who is, in a project, no person: those whose distinct_id is one of the
 // addresses or distinct ids given and is held by none of the persons found there (personless
 // traffic sent with `$process_person_profile: false`, an address used only as a distinct id).
-// PostHog keeps them by distinct_id alone (docs/server-contract.md §14.5), so no person's export
-// reaches them; a subject-access export hands them over all the same, into
+// PostHog makes no person for them (docs/server-contract.md §14.4), and a person's events are read
+// by its own distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access export hands them over all the same, into
 // `project-<id>/distinct-ids-of-no-person/`. Each project's are one unit of the export, kept in
 // the export's state file (state.ts: the engine's journal holds persons), counted by the plan and
 // written after the persons, before the bundle is sealed, by the same keyset walk as a person's
