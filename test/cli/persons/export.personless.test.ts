@@ -156,4 +156,28 @@ describe('persons export of a subject who is no person, in whole or in part', ()
     expect(written(bundle, NO_PERSON_DIR)).toEqual(stored([ghost]));
     expect(manifestOf(bundle).projects[0].distinct_ids_of_no_person.counts).toMatchObject({ events: 4, event_queries: 2 });
   });
+
+  it('a query limit longer than --max-wait while writing them stops the export (exit 6); --resume finishes it', async () => {
+    const ghost = fresh('limited');
+    for (let i = 0; i < 3; i++) personless(ghost, 30 - i);
+    await sendAndIngest(world, posthog);
+    // The queries the plan makes (the lookups and the counts): the next one, the walk's, is refused.
+    const before = world.sandbox.requests.length;
+    const plan = await exportTo('limited-plan', '--distinct-id', ghost, '--dry-run');
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = world.sandbox.requests.slice(before).filter((r) => r.path.includes('/query/')).length;
+    world.clock.advance(2 * 3_600_000);
+    world.sandbox.setRateLimit(`query=${planned}/1h`);
+    const bundle = join(world.configDir, 'limited');
+    const limited = await world.run(['persons', 'export', '--distinct-id', ghost, '--out', bundle, '--max-wait', '1s']);
+    world.sandbox.setRateLimit();
+    expect(limited.code, limited.stderr).toBe(6);
+    expect(limited.stderr).toContain(`continue with \`hogctl persons export --resume --out ${bundle}\``);
+    expect(existsSync(join(bundle, 'export-state.json'))).toBe(true);
+    world.clock.advance(2 * 3_600_000);
+    const res = await world.run(['persons', 'export', '--resume', '--out', bundle, '-o', 'json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 0, events: 3 });
+    expect(written(bundle, NO_PERSON_DIR)).toEqual(stored([ghost]));
+  });
 });
