@@ -5,12 +5,12 @@ import { expect } from 'vitest';
 import type { World } from './harness.js';
 
 /** A client that sends only when flushed (sendAndIngest), so a test says when its data goes. */
-export function sdkClient(world: World): PostHog {
+export function sdkClient(world: Pick<World, 'sandbox'>): PostHog {
   return new PostHog(world.sandbox.world.projects[0].apiToken, { host: world.sandbox.url, flushAt: 1000, flushInterval: 60_000 });
 }
 
 /** Sends what the client queued, then waits until ingestion has stored every event. */
-export async function sendAndIngest(world: World, posthog: PostHog): Promise<void> {
+export async function sendAndIngest(world: Pick<World, 'sandbox'>, posthog: PostHog): Promise<void> {
   const before = world.sandbox.capture.events;
   await posthog.flush();
   expect(world.sandbox.capture.events).toBeGreaterThan(before);

@@ -194,6 +194,10 @@ export interface KindCheck<R extends Receipt = Receipt> {
    * verification that found the work not done (exit 8), or warnings. `resume`: the command
    * line that continues or checks again; `retries`: --retries; `account`: what the run did. */
   verdict(receipt: R, o: { resume: string; retries: number; receiptPath?: string; account?: string }): Verdict;
+  /** What a Ctrl-C during `verify` stopped, when the verification does more than check (an
+   * export writes its last events and seals its bundle there): "writing …", and what is kept.
+   * Absent: a check of what the server holds, whose progress the journal keeps. */
+  interrupted?: { while: string; kept: string };
 }
 
 /** --plan-out: the plan of a dry run written for review, for a kind whose plan is not the

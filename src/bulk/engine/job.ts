@@ -218,6 +218,12 @@ async function verifyJob(
 }
 
 function interruptedVerifying(receipt: Receipt, p: Prepared, resume: string): CancelledError {
+  const own = p.kind.check.interrupted;
+  if (own)
+    return new CancelledError(
+      `interrupted while ${own.while}: ${p.action.account(receipt, p.targets.identifiers)}; ${own.kept}`,
+      `continue with:\n  ${resume}`,
+    );
   const checked = (receipt.verification as { checked?: number } | null)?.checked ?? 0;
   return new CancelledError(
     `interrupted while verifying: ${p.action.account(receipt, p.targets.identifiers)}; every request was answered; ${formatNumber(checked)} found gone before the interrupt, the rest not checked yet (the receipt says so)`,

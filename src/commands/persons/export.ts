@@ -43,7 +43,10 @@ export function personsExportCommand(): Command {
         'every change of them the events carry (properties-history.ndjson.gz), the cohorts, the activity log, the ' +
         'session recordings listed, the feature flags with the reason each has its value (feature-flags.json; PostHog ' +
         'serves these to a signed-in session only: run `hogctl auth login` first), and every event of every distinct id ' +
-        '(events.ndjson.gz, read from HogQL 50,000 at a time); then summary.html, one page to send on (the ' +
+        '(events.ndjson.gz, read from HogQL 50,000 at a time). An address or distinct id given that no person ' +
+        'found holds may still carry events (sent without a person profile, or an address used only as a distinct ' +
+        'id): those are exported too, per project into distinct-ids-of-no-person/, and a subject with only such ' +
+        'events is exported rather than refused. Then summary.html, one page to send on (the ' +
         "person's properties and distinct ids, and counts), and manifest.json, with who asked, the host, the " +
         'identifiers as given, the counts, the time range, the SHA-256 of every file, and what PostHog holds that the ' +
         'bundle does not (LLM analytics content, heatmaps, e-mails sent by Workflows).\n\n' +
@@ -56,7 +59,8 @@ export function personsExportCommand(): Command {
         'journals; at the end every file is read back against the manifest. It only reads, so it asks for no ' +
         'confirmation. A part the key may not read (a missing scope) is named, and the rest is exported.\n\n' +
         'Scopes: person:read and query:read; activity_log:read, cohort:read and session_recording:read for those parts.\n\n' +
-        'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches, ' +
+        'Exit codes: 0 the bundle is complete, 2 bad flags or --out not usable (nothing written), 3 no person matches and ' +
+        'no event carries the identifiers, ' +
         '4 authentication, 6 the server asks to wait longer than --max-wait (resume later), 7 the server or the network ' +
         'failed, or the server answered a project id or person UUID that PostHog never gives (nothing written), 8 the bundle is written but ' +
         'some parts could not be read (listed), fewer events were read than the plan counted (the server ended them early), ' +

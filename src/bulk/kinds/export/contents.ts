@@ -1,7 +1,7 @@
 // What a subject-access bundle holds, file by file, and what PostHog holds about a person that it
 // does not, with why: the manifest states both, and summary.html says the second to the person
 // it is sent to. The reasons are PostHog's (docs/server-contract.md §15.2 and §15.6).
-import { EVENTS_FILE, HISTORY_FILE } from './write-person.js';
+import { EVENTS_FILE, HISTORY_FILE } from './write-events.js';
 
 /** Each file of a person's directory, and what it is. */
 export const PERSON_FILES: Record<string, string> = {
@@ -15,6 +15,14 @@ export const PERSON_FILES: Record<string, string> = {
   'recordings.ndjson': 'the session recordings of the person, listed (with --recordings, their content is in recordings/)',
   'feature-flags.json': 'per distinct id, the value of every feature flag and the reason it has it',
   [EVENTS_FILE]: 'every event of every distinct id, up to the moment the export began',
+};
+
+/** Each file of a project's directory of the events of distinct ids of no person, and what it is. */
+export const NO_PERSON_FILES: Record<string, string> = {
+  [EVENTS_FILE]:
+    'every event whose distinct id is one of the e-mail addresses or distinct ids asked for and is held by no person exported ' +
+    '(personless events, an address used only as a distinct id), up to the moment the export began',
+  [HISTORY_FILE]: 'every $set, $set_once and $unset those events carry, with its event (empty: none does)',
 };
 
 export interface NotExported {

@@ -32,9 +32,7 @@ import {
   UnavailableError,
 } from '../../../errors.js';
 import type { ApiClient } from '../../../http/client.js';
-import { runHogQL } from '../../../api/query.js';
 import { getPerson } from '../../../api/persons.js';
-import { underQueryLimit } from '../../../cli/wait-out-limit.js';
 import { formatDuration } from '../../../io/progress.js';
 import { counted, formatNumber } from '../../../io/counts.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, Verdict, VerifyEnv } from '../../engine/action.js';
@@ -42,14 +40,21 @@ import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { KindFields } from '../../engine/journal-format.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { MAX_QUERY_ROWS } from '../../../hogql/walk.js';
-import { checkEventsRange } from '../../../hogql/events.js';
 import { createBundleDir } from './bundle.js';
 import { personDir } from './safe-name.js';
 import { PARTS, refusal, unreadableHint } from './collect.js';
-import { sealBundle, type SealVerification } from './seal.js';
-import { saveState, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
+import { sealBundle, type NoPersonWritten, type SealVerification } from './seal.js';
+import { saveState, type EventsUnit, type ExportPerson, type ExportState, type GivenIdentifiers } from './state.js';
 import { writePerson, type PersonSummary } from './write-person.js';
-import { eventsLeft } from '../delete/events-left.js';
+import { countEvents, noEventsYet } from './write-events.js';
+import {
+  findNoPersonEvents,
+  noPersonLabel,
+  noPersonPlanLines,
+  noPersonUnits,
+  writeNoPersonEvents,
+  type NoPersonFound,
+} from './no-person.js';
 
 /** PostHog's budget for API queries with a personal key (docs/server-contract.md §5): the pace
  * of the persons, each of which takes at least one query. */
@@ -110,6 +115,8 @@ export type ExportReceipt = Receipt & {
     unavailable: string[];
     events_short: string[];
     persons: { project: string; uuid: string; dir: string; events: number; event_queries: number; files: number }[];
+    /** Per project, the events of distinct ids of no person written (no-person.ts). */
+    distinct_ids_of_no_person: NoPersonWritten[];
   };
   verification: (SealVerification & { note: string }) | null;
 };
@@ -128,13 +135,22 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind<ExportR
     },
     requests: {
       readOnly: true,
+      // The events of distinct ids of no person are exported with no person to write (no-person.ts).
+      runsWithoutRequests: true,
       sendsIdsAsGiven: false,
       chunkSize: 1,
       windows: QUERY_WINDOWS,
       snapshot: () => false,
       makeAction: (c, env) => makeAction(c, env, k, state),
     },
-    check: { verify: (c, env) => verify(c, env, k), verdict: exportVerdict },
+    check: {
+      verify: (c, env) => verify(c, env, k, state),
+      verdict: exportVerdict,
+      interrupted: {
+        while: 'writing the events of distinct ids of no person',
+        kept: 'the persons written and every page of those events written so far are kept, and are not written again',
+      },
+    },
     receipt: exportReceipt(fields, out),
   };
 }
@@ -187,10 +203,12 @@ function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportRec
     summary: (r) => {
       const e: ExportReceipt['export'] | undefined = r.export;
       const dryRun = r.status === 'dry_run';
+      const noPerson = noPersonEventsOf(e);
       return {
         bundle: e?.bundle ?? out,
         persons: dryRun ? r.projects.reduce((n, p) => n + p.targets, 0) : (r.counts.persons_exported ?? 0),
-        events: r.counts.events ?? 0,
+        events: (r.counts.events ?? 0) + noPerson,
+        events_of_distinct_ids_of_no_person: noPerson,
         queries: r.counts.event_queries ?? 0,
         files: e?.files ?? 0,
         zip: e?.zip ?? null,
@@ -201,7 +219,11 @@ function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportRec
   };
 }
 
-/** The receipt's `export`: the bundle as sealed, and each person written. */
+/** The events of distinct ids of no person a receipt says were written. */
+const noPersonEventsOf = (e: ExportReceipt['export'] | undefined) => (e?.distinct_ids_of_no_person ?? []).reduce((n, u) => n + u.events, 0);
+
+/** The receipt's `export`: the bundle as sealed, each person written, and the events of
+ * distinct ids of no person. */
 function exportFieldsOfRun(
   fields: ExportFields,
   out: string,
@@ -209,6 +231,7 @@ function exportFieldsOfRun(
   v: SealVerification | undefined,
 ): ExportReceipt['export'] {
   const persons = answered.map(summaryOf);
+  const noPerson = v?.no_person ?? [];
   return {
     bundle: v?.bundle ?? (fields.zip ? zipPathOf(out) : out),
     zip: v?.zip ?? null,
@@ -216,8 +239,11 @@ function exportFieldsOfRun(
     manifest_sha256: v?.manifest_sha256 ?? null,
     until: fields.until,
     from: fields.from,
-    unavailable: unavailableOf(persons),
-    events_short: shortEventsOf(persons),
+    unavailable: [
+      ...unavailableOf(persons),
+      ...noPerson.flatMap((u) => (u.unavailable ? [`${noPersonLabel(u.project)}: events: ${u.unavailable}`] : [])),
+    ],
+    events_short: [...shortEventsOf(persons), ...noPerson.flatMap((u) => (u.short ? [`${noPersonLabel(u.project)}: ${u.short}`] : []))],
     persons: persons
       .filter((p): p is PersonSummary => p !== undefined)
       .map((p) => ({
@@ -228,6 +254,7 @@ function exportFieldsOfRun(
         event_queries: p.events.queries,
         files: p.files.length,
       })),
+    distinct_ids_of_no_person: noPerson,
   };
 }
 
@@ -288,22 +315,34 @@ async function makeAction(ctx: Context, env: ActionEnv, k: ExportKindSettings, s
   // that would climb out of --out) stops the run here.
   const host = env.client ? new URL(env.client.origin).host : 'the server';
   const dirs = new Map(found.map((p) => [`${p.project}/${p.uuid}`, personDir(p.project, p.uuid, host)]));
-  const given = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids, ...fields.identifiers.persons];
-  const personless =
-    env.client && !env.journal
-      ? await personlessEvents(
-          ctx,
-          env.client,
-          env.targets.projects.filter((p) => !p.unreachable).map((p) => p.id),
-          found,
-          fields,
-          k.maxWaitMs,
-        )
-      : [];
-  if (found.length === 0 && !env.journal) throw noPersonError(given, env.projects.length, personless);
   const person = exportPersons(state, found, (project, uuid) => dirs.get(`${project}/${uuid}`) ?? personDir(project, uuid, host));
-  const planLines = await exportPlanLines(ctx, env, k, state, found, person, personless);
+  const persons = found.map((p) => person(p.project, p.uuid));
+  // A resumed export goes on with what its state recorded; a new one looks everything up.
+  const fresh = env.client && !env.journal ? env.client : undefined;
+  let noPerson: NoPersonFound = { units: noPersonUnits(state, env.projects) };
+  if (fresh) {
+    await readDistinctIds(fresh, persons);
+    noPerson = await findNoPersonEvents(ctx, fresh, {
+      projects: env.targets.projects.filter((p) => !p.unreachable).map((p) => p.id),
+      persons,
+      identifiers: fields.identifiers,
+      bounds: fields,
+      maxWaitMs: k.maxWaitMs,
+      host,
+    });
+    if (found.length === 0 && noPerson.units.length === 0) throw noPersonError(fields.identifiers, env.projects.length, noPerson.uncounted);
+    state.no_person = Object.fromEntries(noPerson.units.map((u) => [u.project, u]));
+  }
+  const planLines = await exportPlanLines(ctx, env, k, state, persons, noPerson);
   return exportAction(ctx, env, k, state, planLines, person);
+}
+
+/** Each person's distinct ids from the full record (the lookups show at most ten). */
+async function readDistinctIds(client: ApiClient, persons: ExportPerson[]): Promise<void> {
+  for (const person of persons) {
+    const record = await getPerson(client, person.project, person.uuid);
+    person.distinctIds = (record.distinct_ids ?? []).map(String);
+  }
 }
 
 /** A person the lookups found, with what named it. */
@@ -342,36 +381,26 @@ function exportPersons(state: ExportState, found: FoundPerson[], dirOf: (project
       distinctIds: f?.distinctIds ?? [],
       foundBy: f?.foundBy ?? [],
       parts: {},
-      events: { bytes: 0, historyBytes: 0, count: 0, historyCount: 0, queries: 0, first: null, last: null, months: {}, done: false },
+      events: noEventsYet(),
     };
     state.persons[key] = fresh;
     return fresh;
   };
 }
 
-/** The plan: each project's persons and distinct ids, the events estimated, and the bundle. */
+/** The plan: each project's persons and distinct ids, the events estimated, those of distinct
+ * ids of no person, and the bundle. */
 async function exportPlanLines(
   ctx: Context,
   env: ActionEnv,
   k: ExportKindSettings,
   state: ExportState,
-  found: FoundPerson[],
-  person: PersonOf,
-  personless: string[],
+  persons: ExportPerson[],
+  noPerson: NoPersonFound,
 ): Promise<string[]> {
   const { fields, out } = k;
-  // Each person's distinct ids from the full record (the lookups show at most ten), and the
-  // events each has up to the export's bound, counted.
   const planLines: string[] = [];
-  if (env.client && !env.journal)
-    await estimate(
-      ctx,
-      env.client,
-      found.map((p) => person(p.project, p.uuid)),
-      fields,
-      k.maxWaitMs,
-      planLines,
-    );
+  if (env.client && !env.journal) await estimate(ctx, env.client, persons, noPerson.units, fields, k.maxWaitMs, planLines);
   for (const p of env.targets.projects.filter((x) => !x.unreachable)) {
     const mine = Array.from(p.ids, (uuid) => state.persons[`${p.id}/${uuid}`]?.distinctIds.length ?? p.distinctIds.get(uuid)?.length ?? 0);
     planLines.unshift(
@@ -381,8 +410,7 @@ async function exportPlanLines(
       )}`,
     );
   }
-  if (personless.length)
-    planLines.push(`  not in it events of the given identifiers as distinct ids of no person: ${personless.join('; ')}`);
+  planLines.push(...noPersonPlanLines(noPerson));
   planLines.push(
     `  bundle    ${fields.zip ? zipPathOf(out) : out} (events ${fields.from ? `from ${fields.from} ` : ''}up to ${fields.until}${fields.recordings ? "; the recordings' content" : ''})`,
   );
@@ -403,7 +431,8 @@ function exportAction(
   const clients: ChunkClients = { client: env.client, sessionClient: null };
   return {
     title: 'export everything PostHog holds about these persons',
-    request: 'reads only: the person, its properties, cohorts, activity, recordings and feature flags; its events by HogQL',
+    request:
+      'reads only: the person, its properties, cohorts, activity, recordings and feature flags; its events by HogQL, and those of the distinct ids given that no person holds',
     flags: `${fields.from ? `--from ${fields.from}` : 'every event'}${fields.recordings ? ', --recordings' : ''}${fields.zip ? ', --zip' : ''}`,
     flagsLabel: 'export',
     confirmation: (count) => `This exports ${counted(count, 'person')}`,
@@ -434,11 +463,13 @@ interface ChunkClients {
 
 /** The receipt's account of the export: the bundle and its files, or how far the directory got. */
 function exportAccount(receipt: Receipt, out: string): string {
-  const e = receipt.export as { bundle: string; files: number | null } | undefined;
+  const e = receipt.export as ExportReceipt['export'] | undefined;
   const persons = receipt.counts.persons_exported ?? 0;
   const events = receipt.counts.events ?? 0;
+  const noPerson = noPersonEventsOf(e);
+  const theirs = noPerson ? ` and ${counted(noPerson, 'event')} of distinct ids of no person` : '';
   return e?.files
-    ? `exported ${counted(persons, 'person')} and ${counted(events, 'event')} into ${e.bundle} (${counted(e.files, 'file')})`
+    ? `exported ${counted(persons, 'person')}${noPerson ? ` (${counted(events, 'event')})` : ` and ${counted(events, 'event')}`}${theirs} into ${e.bundle} (${counted(e.files, 'file')})`
     : `${counted(persons, 'person')} of ${formatNumber(receipt.projects.reduce((n, p) => n + p.targets, 0))} written (${counted(events, 'event')}) into ${out}`;
 }
 
@@ -496,51 +527,31 @@ function failed(ctx: Context, err: unknown, maxWaitMs: number): Attempt {
   throw err;
 }
 
-/** The plan's estimate: every person's distinct ids from its record, its events counted. */
+/** The plan's estimate: every person's events counted, with those of distinct ids of no person
+ * (counted when they were found). */
 async function estimate(
   ctx: Context,
   client: ApiClient,
   persons: ExportPerson[],
+  noPerson: EventsUnit[],
   fields: ExportFields,
   maxWaitMs: number,
   lines: string[],
 ): Promise<void> {
-  for (const person of persons) {
-    const record = await getPerson(client, person.project, person.uuid);
-    person.distinctIds = (record.distinct_ids ?? []).map(String);
-  }
-  let events = 0;
-  let pages = 0;
   let uncounted: string | undefined;
   for (const person of persons) {
-    // A person whose events cannot be read in queries PostHog takes is refused here, before the run.
-    checkEventsRange({ distinctIds: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) });
-    const res = await underQueryLimit(ctx, { maxWaitMs, flag: '--max-wait' }, (retry) =>
-      runHogQL(
-        client,
-        person.project,
-        {
-          // The range the events are read in (src/hogql/events.ts), so that a walk that ends
-          // early is seen by its count (write-person.ts, shortOf).
-          query: `SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})${fields.from ? ' AND timestamp >= toDateTime({from})' : ''}`,
-          values: { ids: person.distinctIds, until: fields.until, ...(fields.from ? { from: fields.from } : {}) },
-          name: 'hogctl export: events to read',
-        },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-      ),
-    ).catch((err: unknown) => {
+    person.events.estimate = await countEvents(ctx, client, person, fields, maxWaitMs).catch((err: unknown) => {
       // A key that may not query (no query:read) still exports the records; the events are
       // named as not readable when they are reached.
       uncounted = refusal(err);
       if (uncounted === undefined) throw err;
       return undefined;
     });
-    if (!res) break;
-    const count = Number((res.results[0] ?? [])[0] ?? 0);
-    person.events.estimate = count;
-    events += count;
-    pages += Math.floor(count / MAX_QUERY_ROWS) + 1;
+    if (uncounted) break;
   }
+  const units = [...persons, ...noPerson];
+  const events = units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
+  const pages = units.reduce((n, u) => n + Math.floor((u.events.estimate ?? 0) / MAX_QUERY_ROWS) + 1, 0);
   if (uncounted) lines.push(`  events    cannot be counted: ${uncounted}`);
   else
     lines.push(
@@ -550,7 +561,9 @@ async function estimate(
     );
 }
 
-async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings): Promise<JobVerification> {
+/** The end of the export: the events of distinct ids of no person (after the persons, so a
+ * resumed run finds them here whatever stopped it), then the bundle sealed and read back. */
+async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings, state: ExportState): Promise<JobVerification> {
   const { fields } = k;
   const header = env.journal.header!;
   const order = env.targets.projects.map((p) => p.id);
@@ -559,6 +572,12 @@ async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings): Prom
     .map(summaryOf)
     .filter((p): p is PersonSummary => p !== undefined)
     .sort((a, b) => order.indexOf(a.project) - order.indexOf(b.project));
+  const writer = { ctx, client: env.client, bundle: k.out, state, until: fields.until, from: fields.from, maxWaitMs: k.maxWaitMs };
+  const noPerson = await writeNoPersonEvents({ ...writer, note: (line) => ctx.info(line) }, noPersonUnits(state, order)).catch(
+    (err: unknown) => {
+      throw goOnLater(ctx, err, resumeOf(ctx, k.out));
+    },
+  );
   const v = await sealBundle({
     bundle: k.out,
     zip: fields.zip ? zipPathOf(k.out) : null,
@@ -572,8 +591,18 @@ async function verify(ctx: Context, env: VerifyEnv, k: ExportKindSettings): Prom
     identifiers: fields.identifiers,
     projects: env.targets.projects.map((p) => ({ id: p.id, name: p.name, ...(p.unreachable ? { unreachable: p.unreachable } : {}) })),
     persons,
+    noPerson,
   });
   return { total: v, perProject: new Map(order.map((id) => [id, { status: v.status }])) };
+}
+
+/** A stop while the events of distinct ids of no person are written (a query limit longer than
+ * --max-wait, a server that failed) keeps every page written: said, with how to go on. Ctrl-C is
+ * the engine's to say. */
+function goOnLater(ctx: Context, err: unknown, resume: string): unknown {
+  if (ctx.deps.signal?.aborted || !(err instanceof CliError) || err instanceof CancelledError) return err;
+  err.hint = `${err.hint ? `${err.hint}; ` : ''}every page written is kept: continue with \`${resume}\``;
+  return err;
 }
 
 /** The flags of an export, checked before anything is asked of the server. */
@@ -600,40 +629,14 @@ export function bundlePath(out: string): string {
   return resolve(out);
 }
 
-/**
- * The events the given addresses and distinct ids carry as distinct ids that no person found
- * holds (personless traffic, an address used only as a distinct id), up to the export's bound:
- * an export writes persons, so it says what it leaves out rather than leave it out unsaid.
- */
-async function personlessEvents(
-  ctx: Context,
-  client: ApiClient,
-  projects: string[],
-  found: { project: string; distinctIds: string[]; foundBy: string[] }[],
-  fields: ExportFields,
-  maxWaitMs: number,
-): Promise<string[]> {
-  const out: string[] = [];
-  for (const project of projects) {
-    const mine = found.filter((p) => p.project === project);
-    const held = new Set(mine.flatMap((p) => [...p.distinctIds, ...p.foundBy]));
-    const ids = [...fields.identifiers.emails, ...fields.identifiers.distinct_ids].filter((id) => !held.has(id));
-    if (!ids.length) continue;
-    const left = await eventsLeft(ctx, client, project, ids, { maxWaitMs, flag: '--max-wait' }, Date.parse(fields.until));
-    for (const [id, n] of left) out.push(`project ${project}: ${id}: ${formatNumber(n)}`);
-  }
-  return out;
-}
-
-/** No person matched: what was searched, and the events the identifiers carry all the same. */
-function noPersonError(given: string[], projects: number, personless: string[]): NotFoundError {
-  const carried = personless.length
-    ? `, yet events carry them as distinct ids of no person (${personless.join('; ')}): this export writes persons, so they are not in a bundle`
-    : '';
+/** No person matched, and no event carries the identifiers as distinct ids of no person: what was searched. */
+function noPersonError(identifiers: GivenIdentifiers, projects: number, uncounted: string | undefined): NotFoundError {
+  const given = [...identifiers.emails, ...identifiers.distinct_ids, ...identifiers.persons];
+  const unsure = uncounted ? `; events of the identifiers as distinct ids of no person could not be counted (${uncounted})` : '';
   return new NotFoundError(
-    `no person matches ${given.join(', ')} in ${counted(projects, 'project')} searched; nothing was written${carried}`,
-    personless.length
-      ? 'read them with a HogQL query by distinct_id (`hogctl api POST /api/projects/<id>/query/`), or erase them with `hogctl persons bulk-delete … --delete-events --sweep-events`'
+    `no person matches ${given.join(', ')} in ${counted(projects, 'project')} searched; nothing was written${unsure}`,
+    uncounted
+      ? 'give the key the query:read scope (Settings → Personal API keys) to export those events'
       : 'check the identifiers, and the projects with --projects or --all-projects',
   );
 }

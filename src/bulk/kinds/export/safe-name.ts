@@ -58,3 +58,10 @@ export function inBundle(bundle: string, ...parts: string[]): string {
   }
   return path;
 }
+
+/** The directory of the events of the identifiers given that are distinct ids of no person in a
+ * project, `project-<id>/distinct-ids-of-no-person` (a person's is `person-<uuid>`: never the same). */
+export function noPersonDir(project: string, host: string): string {
+  if (!PROJECT_ID.test(project)) throw notPostHogs(host, 'a project id', project, 'a project id is a whole number');
+  return `project-${project}/distinct-ids-of-no-person`;
+}

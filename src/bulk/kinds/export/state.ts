@@ -3,7 +3,8 @@
 // to; this file records what the engine cannot, where a person stands inside its attempt: which
 // parts are written, and where its events stand (the keyset cursor, and the length of the events
 // file when that page was written), so that a crash mid-person goes on from the last page rather
-// than from the first. It also names the journal, for `--resume --out <dir>`. It holds no key,
+// than from the first; and the same of the events of distinct ids of no person, project by
+// project, which the engine's journal does not hold (its units are persons). It also names the journal, for `--resume --out <dir>`. It holds no key,
 // and is removed when the manifest is written: a bundle with it is unfinished.
 import { readFileSync } from 'node:fs';
 import { inBundle } from './safe-name.js';
@@ -43,16 +44,21 @@ export interface EventsState {
   unavailable?: string;
 }
 
-export interface ExportPerson {
+/** Whose events one keyset walk writes into one directory: a person's, or those of the
+ * identifiers given that are distinct ids of no person found in a project (write-events.ts). */
+export interface EventsUnit {
   project: string;
-  uuid: string;
-  /** Relative to the bundle: project-<id>/person-<uuid> */
+  /** Relative to the bundle: project-<id>/person-<uuid>, or project-<id>/distinct-ids-of-no-person */
   dir: string;
   distinctIds: string[];
+  events: EventsState;
+}
+
+export interface ExportPerson extends EventsUnit {
+  uuid: string;
   /** The identifiers, as given, that named this person. */
   foundBy: string[];
   parts: Record<string, PartState>;
-  events: EventsState;
 }
 
 /** The identifiers as given on the command line. */
@@ -69,6 +75,10 @@ export interface ExportState {
   identifiers: GivenIdentifiers;
   /** Persons begun, by `<project>/<uuid>`: what is written of each. */
   persons: Record<string, ExportPerson>;
+  /** By project: the events of the identifiers given that are distinct ids of no person found
+   * (personless traffic, an address used only as a distinct id), counted by the plan and written
+   * after the persons (no-person.ts). Absent: none had events. */
+  no_person?: Record<string, EventsUnit>;
 }
 
 export function statePath(dir: string): string {

@@ -22,11 +22,23 @@ export interface SummaryPerson {
   parts: { name: string; count: number | null; missing?: boolean; empty?: string }[];
 }
 
+/** The events of a project whose distinct ids, among those asked for, are no person's. */
+export interface SummaryNoPerson {
+  distinctIds: string[];
+  events: number;
+  firstEvent: string | null;
+  lastEvent: string | null;
+  months: Record<string, number>;
+  /** Not all of them are in the bundle (the manifest says why). */
+  missing: boolean;
+}
+
 export interface SummaryProject {
   id: string;
   name: string | null;
   unreachable?: string;
   persons: SummaryPerson[];
+  noPerson?: SummaryNoPerson;
 }
 
 export interface SummaryInput {
@@ -92,7 +104,7 @@ export function monthChart(months: Record<string, number>): string {
   );
 }
 
-function mergeMonths(persons: SummaryPerson[]): Record<string, number> {
+function mergeMonths(persons: { months: Record<string, number> }[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of persons) for (const [k, v] of Object.entries(p.months)) out[k] = (out[k] ?? 0) + v;
   return out;
@@ -142,6 +154,34 @@ function personSection(p: SummaryPerson): string {
 <table class="parts"><thead><tr><th>Part</th><th class="num">Items</th></tr></thead><tbody>${p.parts.map(partRow).join('')}</tbody></table>`;
 }
 
+function noPersonSection(u: SummaryNoPerson): string {
+  const missing = u.missing ? '<p class="warn">Not all of these events are included in this export.</p>' : '';
+  return `<h3>Events of distinct ids that are no person's</h3>
+<p>These events carry a distinct id asked for that no person holds: they were sent without a person profile, or under an address used only as a distinct id. ${n(u.events)} events${u.events ? `, from ${day(u.firstEvent)} to ${day(u.lastEvent)}` : ''}.</p>${missing}
+<h4>Distinct ids</h4>${distinctIdList(u.distinctIds)}`;
+}
+
+function projectSection(project: SummaryProject): string {
+  const title = `Project ${esc(project.id)}${project.name ? ` — ${esc(project.name)}` : ''}`;
+  if (project.unreachable)
+    return `<section><h2>${title}</h2><p class="warn">Could not be searched: ${esc(project.unreachable)}</p></section>`;
+  const units = [...project.persons, ...(project.noPerson ? [project.noPerson] : [])];
+  const events = units.reduce((k, p) => k + p.events, 0);
+  const firsts = units
+    .map((p) => p.firstEvent)
+    .filter((x): x is string => Boolean(x))
+    .sort();
+  const lasts = units
+    .map((p) => p.lastEvent)
+    .filter((x): x is string => Boolean(x))
+    .sort();
+  const found = project.persons.length ? '' : '<p class="none">No person found here.</p>';
+  return `<section><h2>${title}</h2>
+<p>${n(project.persons.length)} ${project.persons.length === 1 ? 'person' : 'persons'} · ${n(events)} events${events ? `, from ${day(firsts[0])} to ${day(lasts[lasts.length - 1])}` : ''}</p>
+${units.length ? `<h3>Events per month</h3>${monthChart(mergeMonths(units))}` : ''}${found}
+${project.persons.map(personSection).join('\n')}${project.noPerson ? `\n${noPersonSection(project.noPerson)}` : ''}</section>`;
+}
+
 function notInBundle(): string {
   return `<section><h2>What PostHog holds that this export does not</h2><ul>${NOT_IN_BUNDLE.map(
     (x) => `<li><strong>${esc(x.what)}</strong>: ${esc(x.why)}.</li>`,
@@ -149,26 +189,7 @@ function notInBundle(): string {
 }
 
 export function summaryHtml(s: SummaryInput): string {
-  const projects = s.projects
-    .map((project) => {
-      const title = `Project ${esc(project.id)}${project.name ? ` — ${esc(project.name)}` : ''}`;
-      if (project.unreachable)
-        return `<section><h2>${title}</h2><p class="warn">Could not be searched: ${esc(project.unreachable)}</p></section>`;
-      const events = project.persons.reduce((k, p) => k + p.events, 0);
-      const firsts = project.persons
-        .map((p) => p.firstEvent)
-        .filter((x): x is string => Boolean(x))
-        .sort();
-      const lasts = project.persons
-        .map((p) => p.lastEvent)
-        .filter((x): x is string => Boolean(x))
-        .sort();
-      return `<section><h2>${title}</h2>
-<p>${n(project.persons.length)} ${project.persons.length === 1 ? 'person' : 'persons'} · ${n(events)} events${events ? `, from ${day(firsts[0])} to ${day(lasts[lasts.length - 1])}` : ''}</p>
-${project.persons.length ? `<h3>Events per month</h3>${monthChart(mergeMonths(project.persons))}` : '<p class="none">No person found here.</p>'}
-${project.persons.map(personSection).join('\n')}</section>`;
-    })
-    .join('\n');
+  const projects = s.projects.map(projectSection).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Subject access export</title>
 <meta name="viewport" content="width=device-width,initial-scale=1">

@@ -46,6 +46,7 @@ function written(): SealFacts {
     identifiers: { emails: ['lee@example.net'], distinct_ids: [], persons: [] },
     projects: [{ id: '1', name: 'Default project' }],
     persons: [person],
+    noPerson: [],
   };
 }
 

@@ -1,0 +1,112 @@
+// The events of a subject who is, in a project, no person: those whose distinct_id is one of the
+// addresses or distinct ids given and is held by none of the persons found there (personless
+// traffic sent with `$process_person_profile: false`, an address used only as a distinct id).
+// PostHog makes no person for them (docs/server-contract.md §14.4), and a person's events are read
+// by its own distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access export hands them over all the same, into
+// `project-<id>/distinct-ids-of-no-person/`. Each project's are one unit of the export, kept in
+// the export's state file (state.ts: the engine's journal holds persons), counted by the plan and
+// written after the persons, before the bundle is sealed, by the same keyset walk as a person's
+// events (write-events.ts), so a stop mid-walk goes on from its last page and writes no event twice.
+import type { Context } from '../../../context.js';
+import type { ApiClient } from '../../../http/client.js';
+import { counted } from '../../../io/counts.js';
+import { makeDir } from './bundle.js';
+import { refusal } from './collect.js';
+import { inBundle, noPersonDir } from './safe-name.js';
+import type { EventsUnit, ExportState, GivenIdentifiers } from './state.js';
+import {
+  countEvents,
+  eventsSummaryOf,
+  filesOf,
+  noEventsYet,
+  writeEvents,
+  type BundleFile,
+  type EventsSummary,
+  type EventsWriter,
+} from './write-events.js';
+
+/** What a project's unit came to, as the manifest, the summary page and the receipt keep it. It
+ * names the distinct ids the events were read by, as the manifest names a person's. */
+export interface NoPersonSummary {
+  project: string;
+  dir: string;
+  distinct_ids: string[];
+  events: EventsSummary;
+  files: BundleFile[];
+}
+
+/** How messages name a unit: by its project, never by its distinct ids. */
+export const noPersonLabel = (project: string) => `project ${project}, distinct ids of no person`;
+
+/** The units found for the plan, or why their events could not be counted. */
+export interface NoPersonFound {
+  units: EventsUnit[];
+  uncounted?: string;
+}
+
+/**
+ * Per project, the addresses and distinct ids given that none of the persons found there holds
+ * (their full lists of distinct ids, compared exactly, as events store them), and the events
+ * they carry in the export's range: a unit for each project where there are any.
+ */
+export async function findNoPersonEvents(
+  ctx: Context,
+  client: ApiClient,
+  s: {
+    projects: string[];
+    persons: { project: string; distinctIds: string[] }[];
+    identifiers: GivenIdentifiers;
+    bounds: { until: string; from: string | null };
+    maxWaitMs: number;
+    host: string;
+  },
+): Promise<NoPersonFound> {
+  const units: EventsUnit[] = [];
+  for (const project of s.projects) {
+    const held = new Set(s.persons.filter((p) => p.project === project).flatMap((p) => p.distinctIds));
+    const distinctIds = [...new Set([...s.identifiers.emails, ...s.identifiers.distinct_ids])].filter((id) => !held.has(id));
+    if (!distinctIds.length) continue;
+    const unit = { project, dir: noPersonDir(project, s.host), distinctIds, events: noEventsYet() };
+    try {
+      unit.events.estimate = await countEvents(ctx, client, unit, s.bounds, s.maxWaitMs);
+    } catch (err) {
+      // A key that may not query: the persons' records are exported all the same.
+      const why = refusal(err);
+      if (why === undefined) throw err;
+      return { units, uncounted: why };
+    }
+    if (unit.events.estimate > 0) units.push(unit);
+  }
+  return { units };
+}
+
+/** The plan's lines of the units: each project's events, by the identifiers that carry them. */
+export function noPersonPlanLines(found: NoPersonFound): string[] {
+  if (found.uncounted) return [`  no person events of the identifiers as distinct ids of no person cannot be counted: ${found.uncounted}`];
+  return found.units.map(
+    (u) =>
+      `  no person project ${u.project}: ${counted(u.events.estimate ?? 0, 'event')} under distinct ids no person holds, among ${u.distinctIds.join(', ')}, into ${u.dir}/`,
+  );
+}
+
+/** The units a bundle holds, in the order of the projects. */
+export function noPersonUnits(state: ExportState, order: string[]): EventsUnit[] {
+  return Object.values(state.no_person ?? {}).sort((a, b) => order.indexOf(a.project) - order.indexOf(b.project));
+}
+
+/** Writes (or goes on writing) every unit not done yet; returns what each came to. */
+export async function writeNoPersonEvents(w: EventsWriter, units: EventsUnit[]): Promise<NoPersonSummary[]> {
+  const out: NoPersonSummary[] = [];
+  for (const unit of units) {
+    makeDir(inBundle(w.bundle, unit.dir));
+    if (!unit.events.done) await writeEvents(w, unit, noPersonLabel(unit.project));
+    out.push({
+      project: unit.project,
+      dir: unit.dir,
+      distinct_ids: unit.distinctIds,
+      events: eventsSummaryOf(unit.events),
+      files: await filesOf(w.bundle, unit.dir),
+    });
+  }
+  return out;
+}
