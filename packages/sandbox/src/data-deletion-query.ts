@@ -1,13 +1,15 @@
 // What a data deletion request's query and variables must be (PostHog/posthog PR #104278,
 // posthog/data_deletion.py: `validate_payload_size`, `compile_event_uuid_query`; posthog/schema.py
 // `HogQLVariable`): at most 100,000 bytes each, variables an object of HogQLVariable values, and a
-// query of exactly one UUID-typed column. The routes parse it with PostHog's own grammar first
-// (hogql/posthog-grammar.ts); then it runs on the sandbox's HogQL subset (hogql/execute.ts) over
-// the whole project, with no implicit LIMIT.
+// query of exactly one UUID-typed column. It is parsed by PostHog's own grammar
+// (hogql/posthog-grammar.ts, loaded by the routes before they call here), so a syntax error is
+// PostHog's; then it runs on the sandbox's HogQL subset (hogql/execute.ts) over the whole project,
+// with no implicit LIMIT.
 
 import { fieldError } from './errors.js';
 import { selectAll } from './hogql/execute.js';
-import { expressions, HogQLError, parseSelect, type Expr, type SelectQuery } from './hogql/parse.js';
+import { parseSelect } from './hogql/posthog-grammar.js';
+import { expressions, HogQLError, type Expr, type SelectQuery } from './hogql/types.js';
 import type { EventStore } from './events.js';
 import type { SandboxStore } from './store.js';
 

@@ -104,10 +104,10 @@ describe('preview', () => {
     expect((await post(`${BASE}preview/`, { query: QUERY, variables }, s)).json().attr).toBe('variables');
   });
 
-  it("parses with PostHog's own grammar: what it refuses is refused with its message, also where the sandbox's parser is laxer", async () => {
+  it("parses with PostHog's own grammar: what it refuses is refused with its message, also where a laxer parser took it", async () => {
     const s = await session();
     const refused = async (query: string) => (await post(`${BASE}preview/`, { query }, s)).json();
-    // An unknown escape: PostHog's lexer has no rule for it (the sandbox's own parser took it).
+    // An unknown escape: PostHog's lexer has no rule for it (the sandbox's hand-written parser took it).
     expect(await refused("SELECT uuid FROM events WHERE distinct_id = 'a\\q'")).toEqual(
       errorBody(
         'validation_error',

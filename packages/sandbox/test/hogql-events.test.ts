@@ -1,7 +1,8 @@
 // The sandbox's HogQL over the events table: the seeded history, aggregates, GROUP BY / HAVING,
 // IN over a subquery, and the same limits and errors as the persons table.
-import { describe, expect, it } from 'vitest';
-import { HogQLError, parseSelect } from '../src/hogql/parse.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadHogQLParser, parseSelect } from '../src/hogql/posthog-grammar.js';
+import { HogQLError } from '../src/hogql/types.js';
 import { runSelect, type QueryResult } from '../src/hogql/execute.js';
 import { EventStore } from '../src/events.js';
 import { seedHistory } from '../src/event-history.js';
@@ -11,6 +12,8 @@ const PERSONS = 300;
 const PER_PERSON = 4;
 const store = new SandboxStore({ persons: PERSONS, seed: 5 });
 const events = new EventStore((into) => seedHistory(store, into, PER_PERSON, 77));
+
+beforeAll(loadHogQLParser);
 
 function run(query: string, values: Record<string, unknown> = {}): QueryResult {
   return runSelect({ query: parseSelect(query), values, store, events, teamId: 1 });

@@ -17,7 +17,7 @@ const KNOWN: Record<string, string[]> = {
   'src/docs/help-layout.ts': ['relevantGlobals'],
   'src/mcp/progress.ts': ['senders'],
   'packages/sandbox/src/hogql/execute.ts': ['convertedLists', 'stringSets'],
-  'packages/sandbox/src/hogql/posthog-grammar.ts': ['parser'],
+  'packages/sandbox/src/hogql/posthog-grammar.ts': ['parser', 'loaded', 'memo'],
   'packages/sandbox/src/cohorts.ts': ['counts'],
   'packages/sandbox/src/routes/subject-data.ts': ['sessionCache'],
 };

@@ -15,7 +15,7 @@
 
 import { formatTimestampUs, isUuid, type Person, type SandboxStore } from '../store.js';
 import type { EventStore } from '../events.js';
-import { columnName, expressions, HogQLError, printExpr, type Expr, type Literal, type SelectColumn, type SelectQuery } from './parse.js';
+import { columnName, expressions, HogQLError, printExpr, type Expr, type Literal, type SelectColumn, type SelectQuery } from './types.js';
 
 /** HogQLHasMorePaginator: 100 rows by default, one more fetched to know whether there are more. */
 export const DEFAULT_RETURNED_ROWS = 100;

@@ -9,8 +9,8 @@
 import type { Handler, RequestContext, Services } from '../context.js';
 import { json } from '../context.js';
 import { MAX_ACTIVE_REQUESTS_PER_TEAM, serializeRequest, type DataDeletionRequest } from '../data-deletion.js';
-import { checkPayloadSize, queryError, selectEventUuids } from '../data-deletion-query.js';
-import { postHogSyntaxError } from '../hogql/posthog-grammar.js';
+import { checkPayloadSize, selectEventUuids } from '../data-deletion-query.js';
+import { loadHogQLParser } from '../hogql/posthog-grammar.js';
 import { fieldError, notFound, permissionDenied, rawError } from '../errors.js';
 import { drfLimitOffsetPage } from '../paging.js';
 import { storeFor } from '../person-viewset.js';
@@ -68,8 +68,7 @@ function source(ctx: RequestContext, app: Services) {
 const preview: Handler = async (ctx, app) => {
   const input = readInput(body(ctx));
   checkPayloadSize(input.query, input.variables);
-  const syntax = await postHogSyntaxError(input.query);
-  if (syntax !== null) throw queryError(syntax);
+  await loadHogQLParser();
   return json(200, { count: selectEventUuids(input.query, input.variables, source(ctx, app)).length });
 };
 
@@ -104,13 +103,12 @@ function isRetryOf(row: DataDeletionRequest, input: Input, userId: number): bool
 /**
  * POST: under the project's advisory lock (one JavaScript turn here) an existing request of the
  * same submission id is answered (200 when it is this request again, else 409), then the active
- * limit, then the query is compiled, and only then is the request saved (201). PostHog's grammar
- * parses the query before that turn (it waits for the parser), and its verdict is given where the
- * compilation is.
+ * limit, then the query is parsed (by PostHog's grammar, loaded before that turn) and compiled,
+ * and only then is the request saved (201).
  */
 const create: Handler = async (ctx, app) => {
   const input = readCreate(body(ctx));
-  const syntax = await postHogSyntaxError(input.query);
+  await loadHogQLParser();
   const teamId = ctx.project!.id;
   const user = ctx.principal!.user;
   const existing = app.dataDeletions.bySubmission(teamId, input.submissionId);
@@ -120,7 +118,6 @@ const create: Handler = async (ctx, app) => {
   }
   if (app.dataDeletions.activeCount(teamId) >= MAX_ACTIVE_REQUESTS_PER_TEAM)
     throw rawError(409, { detail: 'This project already has the maximum number of active deletion requests.' });
-  if (syntax !== null) throw queryError(syntax);
   selectEventUuids(input.query, input.variables, source(ctx, app));
   const row = app.dataDeletions.add({
     teamId,

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Handler, RequestContext, Services } from '../context.js';
 import { json } from '../context.js';
 import { ErrorResponse, fieldError, notFound, validationError } from '../errors.js';
-import { HogQLError, parseSelect, type SelectQuery } from '../hogql/parse.js';
+import { HogQLError, type SelectQuery } from '../hogql/types.js';
+import { loadHogQLParser, parseSelect } from '../hogql/posthog-grammar.js';
 import { runSelect } from '../hogql/execute.js';
 import type { RouteSpec, Router } from '../router.js';
 import { storeFor } from '../person-viewset.js';
@@ -65,6 +66,8 @@ function readRequest(data: unknown): QueryRequest {
   };
 }
 
+/** The query as PostHog's grammar parses it (hogql/posthog-grammar.ts): its syntax errors, and
+ * what the sandbox cannot run, are the 400 `validation_error` the server answers a HogQL error with. */
 function parse(text: string): SelectQuery {
   try {
     return parseSelect(text);
@@ -134,12 +137,13 @@ export function registerQueryRoutes(router: Router): void {
   // Queries started with an async refresh mode; each completes applyDelayMs after it started.
   const running = new Map<string, { status: QueryStatus; doneAt: number; result: unknown; failure?: string }>();
 
-  const create: Handler = (ctx, app) => {
+  const create: Handler = async (ctx, app) => {
     const data = ctx.data() as { query?: { kind?: unknown } } | null;
     if (data?.query && typeof data.query === 'object' && data.query.kind === 'ActorsQuery') {
       return json(200, runActorsQuery(data.query as Record<string, unknown>, storeFor(ctx, app)));
     }
     const request = readRequest(ctx.data());
+    await loadHogQLParser();
     const query = parse(request.query);
     // validate_user_query runs before anything else, and only for personal keys.
     if (ctx.principal?.kind === 'personal_api_key' && query.offset !== undefined) throw validationError(OFFSET_REFUSED);
