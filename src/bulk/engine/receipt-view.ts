@@ -51,7 +51,7 @@ export function receiptFacts(r: ReceiptLike, file: string): ReceiptFacts {
   const projects = (r.projects ?? []).map((p) => (p.name ? `${p.name} (${p.project})` : p.project)).join(', ') || r.project;
   const facts: [string, string][] = [
     ['reference', r.reference ?? 'none given (--reference <ticket> records one)'],
-    ['run by', r.run_by ?? 'not recorded (the key may not read its user, or an earlier hogctl wrote the receipt)'],
+    ['run by', r.run_by ?? 'not recorded (the key may not read its user: no user:read scope)'],
     ['where', `${new URL(r.host).host}, project ${projects}${r.profile ? ` (profile "${r.profile}")` : ''}`],
     ['when', `${when(r.started_at)} to ${when(r.finished_at)}`],
     [

@@ -134,8 +134,8 @@ export interface ReceiptProject {
    * erasure-status checks. In memory, compactly (id-set.ts); written as a JSON array. */
   ids_sent: Ids;
   /** The distinct ids of those persons, read before they were deleted, in clear: erasure-status
-   * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`;
-   * `sha256:…` in receipts of earlier versions), which cannot be checked. Null when not read. */
+   * asks whether they name a person again. An e-mail-like one by its keyed hash (`hmac:…`),
+   * which cannot be checked. Null when not read. */
   distinct_ids: string[] | null;
   verification: ReceiptVerification | null;
   /** The kind's counts for the project (a deletion's persons_found, persons_deleted, …). */
@@ -213,13 +213,10 @@ export interface Receipt {
   identifiers: {
     kind: IdKind;
     named_by: string;
-    /** The public id of the evidence key that names them; null in clear (or in receipts of
-     * earlier versions, which have `salt`). */
+    /** The public id of the evidence key that names them; null in clear. */
     key_id: string | null;
-    /** A run that continued a journal of an earlier version: its salt, stored beside its hashes. */
-    salt?: string;
     /** With addresses: every identifier of the request, by its name here, sorted, which is what
-     * `--check-email` looks in (absent in receipts of earlier versions). */
+     * `--check-email` looks in. */
     keys?: string[];
     matched: number;
     matching_several: number;
@@ -228,7 +225,7 @@ export interface Receipt {
     unmatched: number;
     /** Addresses found as the `email` property, as a distinct id, and as the distinct id of a
      * person revived after an earlier deletion (which HogQL does not show); null when some were
-     * found in the journal of an earlier run, and absent in receipts of earlier versions. */
+     * found in the journal of an earlier run. */
     found_by?: { email_property: number; distinct_id: number; revived: number } | null;
   } | null;
   /** Every project of the job, searched or not. */
@@ -262,7 +259,6 @@ export function earlierReceiptError(path: string, value: unknown): UsageError | 
 const LIST_CAP = 10_000;
 const NAMED_BY: Record<IdentifierPolicy['by'], string> = {
   key: 'HMAC-SHA256 (hex) of the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>") under the identifier sub-key of the evidence key key_id, which this receipt does not hold: `hogctl persons erasure-status --check-email` tells whether an address is among them; --keep-identifiers names them in clear',
-  salt: 'SHA-256 (hex) of the salt, ":" and the identifier (an address with its ASCII letters lowered; in a mixed file, "<column>:<value>"): a run that continued a journal of an earlier hogctl',
   clear: 'the identifier as given (an address with its ASCII letters lowered)',
 };
 
@@ -356,7 +352,7 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
     input: { file: meta.file, format: meta.format, column: meta.column, id_kind: meta.kind, ...(meta.plan ? { plan: meta.plan } : {}) },
     sent_id_kind: meta.sentIdKind,
     selection: meta.selection ?? null,
-    // Where receipts of earlier versions had them: a kind's flags after the selection.
+    // A kind's flags right after the selection, where a reader of the receipt finds them.
     ...('flags' in fields ? { flags: fields.flags } : {}),
     id_list_sha256: ids.sha256,
     id_list_hash: idListHashText(policy, Boolean(meta.selection)),
@@ -446,8 +442,6 @@ function projectOf<R extends Receipt>(
 function idListHashText(policy: IdentifierPolicy | undefined, selection: boolean): string {
   if (policy?.by === 'key')
     return 'HMAC-SHA256 (hex), under the identifier sub-key of the evidence key, of "id list:" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
-  if (policy?.by === 'salt')
-    return 'SHA-256 (hex) of the salt, ":" and the hex SHA-256 of the unique identifiers (ASCII letters of addresses lowered), sorted, one per line, each ending in "\\n"';
   if (selection) return 'SHA-256 of the selection (its --where, --cohort and --query, as JSON) and the projects it ran in';
   return 'SHA-256 of the unique valid ids (UUIDs in lower case), sorted, one per line, each ending in "\\n"';
 }
@@ -477,7 +471,6 @@ function identifiersOf<R extends Receipt>(meta: ReceiptMeta<R>): Receipt['identi
     kind: meta.kind,
     named_by: NAMED_BY[policy.by],
     key_id: policy.by === 'key' ? policy.keyId : null,
-    ...(policy.by === 'salt' ? { salt: policy.salt } : {}),
     // Addresses only: other identifiers are in clear in ids_sent and distinct_ids already.
     ...(addresses ? { keys: [...totals.keys].sort() } : {}),
     matched: totals.matched,

@@ -202,7 +202,7 @@ export async function decideSettings(ctx: Context, s: BulkSettings): Promise<Set
     retries: merged.retries ?? r?.retries ?? DEFAULT_RETRIES,
     maxWaitMs: merged.maxWaitMs ?? r?.max_wait_ms ?? DEFAULT_MAX_WAIT_MS,
     readPerMinute: merged.readRate ?? r?.read_rate ?? READ_PER_MINUTE,
-    // The same case keeps its key (or salt), so that its journal recognises the same identifiers.
+    // The same case keeps its key, so that its journal recognises the same identifiers.
     identifiers: existing?.identifiers,
     recorded,
   };

@@ -29,7 +29,7 @@ export async function writePlan(ctx: Context, p: Prepared, path: string): Promis
   const ids = p.targets.identifiers;
   const key = evidenceKey(ctx.env);
   // The identifiers are named under the same key that signs the plan.
-  if (p.policy.by === 'salt' || (p.policy.by === 'key' && p.policy.keyId !== key.id)) {
+  if (p.policy.by === 'key' && p.policy.keyId !== key.id) {
     throw new UsageError('a plan cannot be made from a journal of an earlier case', 'make the plan with a new --journal');
   }
   const body: PlanBody = {

@@ -11,9 +11,6 @@
 // address by HMAC-SHA256 under the evidence key (src/config/evidence-key.ts), unless
 // --keep-identifiers. The key is not in those files, so they cannot be checked against guessed
 // addresses by anyone who lacks it; `persons erasure-status --check-email` does it with the key.
-// Journals of earlier versions named them by SHA-256 of a salt stored beside them: a run of such
-// a journal is continued under its salt, as it began.
-import { createHash } from 'node:crypto';
 import { keyedHash, requireEvidenceKey, type EvidenceKey } from '../../config/evidence-key.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
@@ -25,11 +22,10 @@ import { MAX_QUERY_ROWS as MAX_ROWS } from '../../hogql/walk.js';
 import { formatNumber } from '../../io/counts.js';
 import { batchesThatFit } from '../../hogql/query-size.js';
 
-/** How a journal names identifiers: by the evidence key `key_id`; by SHA-256 with `salt`
- * (journals of earlier versions); else in clear (--keep-identifiers). */
+/** How a journal names identifiers: by the evidence key `key_id`, else in clear
+ * (--keep-identifiers). */
 export interface IdentifierNaming {
   key_id?: string;
-  salt?: string | null;
 }
 
 /** Addresses a query: 10,000 addresses take 10 batches, two queries each. */
@@ -67,9 +63,7 @@ export function lowerAscii(text: string): string {
 export type IdentifierPolicy =
   | { by: 'clear' }
   /** HMAC-SHA256 under the identifier sub-key of the evidence key `keyId`. */
-  | { by: 'key'; key: Buffer; keyId: string }
-  /** SHA-256 of a salt and the identifier: journals of earlier versions, continued. */
-  | { by: 'salt'; salt: string };
+  | { by: 'key'; key: Buffer; keyId: string };
 
 export const CLEAR: IdentifierPolicy = { by: 'clear' };
 
@@ -79,13 +73,13 @@ export function keyedPolicy(key: EvidenceKey): IdentifierPolicy {
 
 /** How the journal's header says a policy. */
 export function namingOf(policy: IdentifierPolicy): IdentifierNaming {
-  return policy.by === 'key' ? { key_id: policy.keyId } : { salt: policy.by === 'salt' ? policy.salt : null };
+  return policy.by === 'key' ? { key_id: policy.keyId } : {};
 }
 
-/** The policy of a journal being continued: the same key (refused without it) or salt. */
+/** The policy of a journal being continued: the same key (refused without it), or in clear. */
 export function policyOfJournal(naming: IdentifierNaming, env: NodeJS.ProcessEnv, journal: string): IdentifierPolicy {
   if (naming.key_id) return keyedPolicy(requireEvidenceKey(env, naming.key_id, `the journal ${journal} names its identifiers`));
-  return naming.salt ? { by: 'salt', salt: naming.salt } : CLEAR;
+  return CLEAR;
 }
 
 /** The name of an identifier in the journal, the receipt and the plan. */
@@ -95,8 +89,6 @@ export function identifierKey(value: string, policy: IdentifierPolicy): string {
       return value;
     case 'key':
       return keyedHash(policy.key, value);
-    case 'salt':
-      return createHash('sha256').update(`${policy.salt}:${value}`).digest('hex');
   }
 }
 
@@ -108,19 +100,17 @@ export function listBinding(sha256: string, policy: IdentifierPolicy): string {
       return sha256;
     case 'key':
       return keyedHash(policy.key, `id list:${sha256}`);
-    case 'salt':
-      return createHash('sha256').update(`${policy.salt}:${sha256}`).digest('hex');
   }
 }
 
 /**
  * A distinct id as the journal and the receipt keep it: as it is, so that erasure-status can ask
  * whether it names a person again, unless it looks like an e-mail address and the case names
- * its identifiers by a hash (`hmac:…`, or `sha256:…` in journals of earlier versions).
+ * its identifiers by their keyed hash (`hmac:…`).
  */
 export function recordedDistinctId(distinctId: string, policy: IdentifierPolicy): string {
   if (policy.by === 'clear' || !distinctId.includes('@')) return distinctId;
-  return `${policy.by === 'key' ? 'hmac' : 'sha256'}:${identifierKey(distinctId, policy)}`;
+  return `hmac:${identifierKey(distinctId, policy)}`;
 }
 
 export interface MatchOptions {

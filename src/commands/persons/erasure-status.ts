@@ -156,8 +156,6 @@ function describe(s: ErasureStatus): string {
       if (s.sweep_requests !== null)
         return `${where}: every sweep request completed, yet ${counted(s.events_remaining ?? 0, 'event', 'events')} of the erased distinct ids up to the erasure ${s.events_remaining === 1 ? 'is' : 'are'} still there`;
       return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they carry another person id (distinct ids that were not the person's when it was deleted, or events the person-overrides squash had not reached: a deletion requested in the two days before the weekly run waits for the next), and PostHog's deletion goes by person id, so it has left them`;
-    case 'events_unchecked':
-      return `${where}: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID (a receipt of an older hogctl, which sent distinct ids as they were)`;
     default:
       return `${where}: the server could not say${s.events_unseen ? ` (${formatNumber(s.events_unseen)} queued event deletions are not listed)` : ''}`;
   }
@@ -171,8 +169,6 @@ function hintFor(open: ErasureStatus[]): string {
   if (open.some((s) => s.status === 'not_swept')) return open.find((s) => s.status === 'not_swept')!.sweep_problem ?? '';
   if (open.every((s) => s.status === 'pending'))
     return 'PostHog runs event deletions weekly (Saturday night UTC, after the person-overrides squash): check again after that';
-  if (open.some((s) => s.status === 'events_unchecked'))
-    return '`hogctl persons deletion-status --all` lists every queued event deletion with its state: once none queued since the erasure is pending (after the weekly batch, Saturday night UTC), their events are deleted. An erasure by distinct id now records the persons by UUID, so its receipt can be checked in full';
   return 'check again later; `hogctl persons deletion-status` lists the queued event deletions';
 }
 

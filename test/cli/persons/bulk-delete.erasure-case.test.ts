@@ -130,7 +130,7 @@ describe('an erasure of 10,000 e-mail addresses across every project', () => {
 
     const text = readFileSync(join(dir, 'case.receipt.json'), 'utf8');
     const receipt = JSON.parse(text);
-    // The receipt holds no subject's e-mail address: the identifiers are named by a salted hash.
+    // The receipt holds no subject's e-mail address: the identifiers are named by a keyed hash.
     // The one address in it is the operator's, who ran the erasure (run_by).
     expect(receipt.run_by).toBe(world.sandbox.login.email);
     expect(text.replaceAll(receipt.run_by, '')).not.toContain('@');

@@ -1,8 +1,7 @@
 // An erasure by distinct id (`persons bulk-delete --distinct-ids`): the persons are looked up
 // first (batch_by_distinct_ids) and deleted by UUID, so the receipt names them by UUID and
 // `persons erasure-status` can follow their event deletions (deletion_status knows persons by
-// UUID only). A receipt of an older run, which sent the distinct ids as they were, says what
-// it cannot check and how to check it, instead of asking deletion_status about distinct ids.
+// UUID only), never asking it about a distinct id.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,25 +57,6 @@ describe('erasure-status of an erasure by distinct id', () => {
     const done = await status(receiptPath());
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)[0]).toMatchObject({ status: 'complete', events_completed: persons.length });
-    expect(badStatusReads()).toBe(0);
-  });
-
-  it('a receipt of an older run that sent the distinct ids says what it cannot check, and how to check it', async () => {
-    const receipt = JSON.parse(readFileSync(receiptPath(), 'utf8'));
-    // What hogctl wrote before it looked distinct ids up: the distinct ids as they were sent.
-    receipt.sent_id_kind = 'distinct_ids';
-    receipt.projects[0].ids_sent = persons.map((p) => p.distinctId);
-    receipt.projects[0].distinct_ids = null;
-    const old = join(dir, 'older.receipt.json');
-    writeFileSync(old, JSON.stringify(receipt));
-    const res = await status(old);
-    expect(res.code, res.stderr).toBe(8);
-    const [row] = JSON.parse(res.stdout);
-    expect(row).toMatchObject({ status: 'events_unchecked', persons_checked: persons.length, persons_present: 0 });
-    expect(res.stderr).toMatch(
-      /project 1: the persons are still gone, but the deletion of their events cannot be checked from this receipt: it names them by distinct id, and deletion_status knows persons by UUID/,
-    );
-    expect(res.stderr).toMatch(/hogctl persons deletion-status/);
     expect(badStatusReads()).toBe(0);
   });
 });

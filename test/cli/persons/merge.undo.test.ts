@@ -4,7 +4,7 @@
 // wrong. The black-box counterparts (a spawned binary, SIGKILL and --resume) are in
 // test/e2e/persons-merge.test.ts and test/e2e/merge-at-scale.test.ts; the rest of merge on the
 // real clock in test/cli/persons/merge.test.ts.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, uuidFromDistinctId, type Sandbox } from '@hogctl/sandbox';
@@ -157,6 +157,23 @@ describe('persons merge --undo', () => {
     const again = await undo(receipt, '--journal', join(world.configDir, `${fresh('again')}.ndjson`));
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toContain('was already undone');
+  });
+
+  it('refuses a receipt of format 1 (a development build before the first release), saying so, before anything is sent', async () => {
+    const [a, b] = [fresh('format-a'), fresh('format-b')];
+    await person(a, { plan: 'a' });
+    await person(b, { plan: 'b' });
+    const receipt = await merge(a, b);
+    const old = join(world.configDir, `${fresh('format1')}.json`);
+    writeFileSync(old, JSON.stringify({ ...JSON.parse(readFileSync(receipt, 'utf8')), receipt_format: 1 }, null, 2));
+    const before = state();
+    const sent = world.sandbox.capture.requests;
+    const res = await undo(old);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`${old} has receipt format 1: an earlier development build of hogctl wrote it`);
+    expect(res.stderr).toContain('run the job again with a new --journal');
+    expect(state()).toBe(before);
+    expect(world.sandbox.capture.requests).toBe(sent);
   });
 
   it('refuses a receipt made on another host or in another project, before anything is sent', async () => {

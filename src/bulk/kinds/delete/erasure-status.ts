@@ -43,11 +43,9 @@ export interface ErasureStatus {
   project: string;
   name: string | null;
   /** complete, pending (events not deleted yet), reopened (a person or distinct id is back),
-   * unreachable (not searched by the erasure), events_unchecked (the persons are gone, but a
-   * receipt that names them by distinct id cannot follow their event deletions, which
-   * deletion_status lists by person UUID), events_remain (the deletion has run, and events still
+   * unreachable (not searched by the erasure), events_remain (the deletion has run, and events still
    * carry erased distinct ids: `events_remaining`), or unknown (the server could not say). */
-  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_unchecked' | 'events_remain' | 'not_swept' | 'unknown';
+  status: 'complete' | 'pending' | 'reopened' | 'unreachable' | 'events_remain' | 'not_swept' | 'unknown';
   persons_checked: number;
   /** The persons the erasure deleted, as its receipt counted them (null: the server did not say). */
   persons_deleted: number | null;
@@ -65,8 +63,6 @@ export interface ErasureStatus {
   events_completed: number;
   /** Queued deletions deletion_status no longer (or never) listed. */
   events_unseen: number;
-  /** Queued deletions this receipt cannot follow: it names the persons by distinct id. */
-  events_unchecked: number;
   /** Once every queued event deletion has run: the events that still carry one of the erased
    * distinct ids (those the receipt keeps in clear): stored with another person id (ids never the
    * person's, or not squashed yet), which PostHog's deletion leaves. Null when not counted (no event
@@ -129,7 +125,7 @@ export async function erasureStatus(
   const unavailable: string[] = [];
   const check = (kind: 'person_ids' | 'distinct_ids') =>
     presenceCheck({ client, kind, budget, signal: ctx.deps.signal, unavailable: (why) => unavailable.push(why) });
-  const persons = check(receipt.sent_id_kind === 'distinct_ids' ? 'distinct_ids' : 'person_ids');
+  const persons = check('person_ids');
   const distinct = check('distinct_ids');
   const since = Date.parse(receipt.started_at) - 60_000;
   const out: ErasureStatus[] = [];
@@ -167,7 +163,7 @@ async function projectStatus(
     if (!(await checkPersonsGone(status, p, c))) unknown = true;
     if (!(await checkDistinctIdsFree(status, p, clear, c))) unknown = true;
   }
-  if (!(await checkEventDeletions(ctx, client, status, p, receipt, c.since))) unknown = true;
+  if (!(await checkEventDeletions(ctx, client, status, p, c.since))) unknown = true;
   const sweep = (p.verification as { sweep?: SweepRecord } | null | undefined)?.sweep;
   const cap = { maxWaitMs: c.maxWaitMs, flag: '--max-wait' };
   // A sweep counts the events of every erased distinct id up to the erasure, hashed ones too.
@@ -201,7 +197,6 @@ function uncheckedStatus(p: ProjectRecord, receipt: DeletionReceipt): ErasureSta
     events_pending: 0,
     events_completed: 0,
     events_unseen: 0,
-    events_unchecked: 0,
     events_remaining: null,
     events_remaining_distinct_ids: [],
     sweep_requests: null,
@@ -242,16 +237,9 @@ async function checkEventDeletions(
   client: ApiClient,
   status: ErasureStatus,
   p: ProjectRecord,
-  receipt: DeletionReceipt,
   since: number,
 ): Promise<boolean> {
   if (!status.events_queued) return true;
-  // A run of an older hogctl sent the distinct ids as they were: deletion_status, which knows
-  // persons by UUID only (it answers 400 to a distinct id), cannot be asked about them.
-  if (receipt.sent_id_kind === 'distinct_ids') {
-    status.events_unchecked = status.events_queued;
-    return true;
-  }
   const rows = await eventDeletions(ctx, client, p.project, Array.from(p.ids_sent), since);
   if (rows === null) return false;
   for (const s of rows.values()) {
@@ -272,11 +260,9 @@ function verdictOf(status: ErasureStatus, unknown: boolean): ErasureStatus['stat
         ? 'unknown'
         : status.sweep_problem
           ? 'not_swept'
-          : status.events_unchecked
-            ? 'events_unchecked'
-            : status.events_remaining
-              ? 'events_remain'
-              : 'complete';
+          : status.events_remaining
+            ? 'events_remain'
+            : 'complete';
 }
 
 async function applySweep(ctx: Context, client: ApiClient, project: string, sweep: SweepRecord, status: ErasureStatus, cap: WaitCap) {

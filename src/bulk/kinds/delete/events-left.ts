@@ -29,7 +29,7 @@ export const EVENTS_LEFT_YEARS = 10;
 
 /** A distinct id kept by a hash (it looked like an address): it cannot be asked about. */
 export function isHashedDistinctId(distinctId: string): boolean {
-  return /^(hmac|sha256):[0-9a-f]{64}$/.test(distinctId);
+  return /^hmac:[0-9a-f]{64}$/.test(distinctId);
 }
 
 /** How many events each of these distinct ids still carries (those with none are absent). */

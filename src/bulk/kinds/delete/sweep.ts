@@ -84,13 +84,10 @@ export async function sweepEvents(
   const path = deletionJournalPath(ctx.env, host, project, ['erasure sweep', startedAt]);
   const lock = await lockJournal(path, ctx.clock.now);
   try {
-    // An erasure begun by an older hogctl named its sweep's journal by its queries (in clear).
-    const journal = readDeletionJournal(path, ctx.env) ??
-      readDeletionJournal(deletionJournalPath(ctx.env, host, project, queries), ctx.env) ?? {
-        ...newDeletionJournal(host, project, queries, null, ctx.clock.now()),
-        seal: evidenceKey(ctx.env),
-      };
-    journal.seal ??= evidenceKey(ctx.env);
+    const journal = readDeletionJournal(path, ctx.env) ?? {
+      ...newDeletionJournal(host, project, queries, null, ctx.clock.now()),
+      seal: evidenceKey(ctx.env),
+    };
     writeDeletionJournal(path, journal);
     let status: SweepRecord['status'] = 'submitted';
     let unavailable: SweepRecord['unavailable'];

@@ -84,7 +84,7 @@ export interface MergeHeader {
   /** The events' timestamp. */
   timestamp: string;
   /** How the kept persons were chosen: "oldest", "as the plan says". */
-  keep: string;
+  keep: KeepLabel;
   property_rule: string;
   groups: RecordedGroup[];
   /** Persons of the groups that are not merged, and why. */
@@ -92,6 +92,9 @@ export interface MergeHeader {
 }
 
 /** The merge's header field of a journal, if it is a merge's. */
+/** How the kept persons are chosen: by a --keep rule, or as the reviewed plan names them. */
+type KeepLabel = KeepRule | 'as the plan says';
+
 export function mergeHeaderOf(header: JournalHeader | undefined): MergeHeader | undefined {
   const m = header?.merge as MergeHeader | undefined;
   return m && Array.isArray(m.groups) ? m : undefined;
@@ -146,11 +149,11 @@ const keyOf = (project: string, uuid: string) => `${project}:${uuid}`;
 class MergeState {
   groups: PlannedGroup[] = [];
   leftOut: LeftOut[] = [];
-  recordedKeep: string;
+  recordedKeep: KeepLabel;
   /** Per group (project:kept uuid): what the verification found. */
   readonly found = new Map<string, { status: GroupStatus; reason?: string }>();
 
-  constructor(readonly keepLabel: string) {
+  constructor(readonly keepLabel: KeepLabel) {
     this.recordedKeep = keepLabel;
   }
 
@@ -446,10 +449,9 @@ export function targetsOf(
   };
 }
 
-/** `by --keep identified (an identified person, then …)`; a journal of an older hogctl may name a rule by itself. */
-function keptBy(rule: string): string {
-  const means = (KEEP_MEANS as Record<string, string | undefined>)[rule];
-  return `by --keep ${rule}${means ? ` (${means})` : ''}`;
+/** `by --keep identified (an identified person, then …)`. */
+function keptBy(rule: KeepRule): string {
+  return `by --keep ${rule} (${KEEP_MEANS[rule]})`;
 }
 
 /**

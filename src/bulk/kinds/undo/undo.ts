@@ -23,7 +23,7 @@ import { stampToSend } from '../../../api/capture.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
 import { readJournal } from '../../engine/journal-read.js';
 import { type JournalHeader } from '../../engine/journal-format.js';
-import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
+import { earlierReceiptError, type Receipt, type ReceiptPart } from '../../engine/receipt.js';
 import { sameValue } from '../../engine/same-value.js';
 import type { CaseTargets } from '../../input/targets.js';
 import { mergeHeaderOf, targetsOf, type RecordedGroup } from '../merge/merge-kind.js';
@@ -443,6 +443,8 @@ export async function readMergeToUndo(
   } catch {
     throw new UsageError(`cannot read ${receiptPath} as the receipt of a merge`, 'give the receipt `hogctl persons merge` wrote');
   }
+  const earlier = earlierReceiptError(receiptPath, receipt);
+  if (earlier) throw earlier;
   if (
     receipt.command !== 'persons merge' ||
     typeof receipt.journal !== 'string' ||

@@ -1,7 +1,6 @@
-// How identifiers are named in the evidence: by the evidence key now, by their salt in journals
-// of earlier versions (continued as they began), or in clear.
+// How identifiers are named in the evidence: by the evidence key, or in clear (--keep-identifiers).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,15 +38,15 @@ describe('identifier names', () => {
     expect(namingOf(policy)).toEqual({ key_id: key.id });
   });
 
-  it('of a journal of an earlier version keep its salt; a journal of this one needs its key', () => {
-    const salted = policyOfJournal({ salt: 'ab'.repeat(16) }, {}, 'j.ndjson');
-    expect(identifierKey('lee@example.net', salted)).toBe(
-      createHash('sha256')
-        .update(`${'ab'.repeat(16)}:lee@example.net`)
-        .digest('hex'),
-    );
-    expect(recordedDistinctId('lee@example.net', salted)).toMatch(/^sha256:/);
-    expect(policyOfJournal({ salt: null }, {}, 'j.ndjson')).toEqual(CLEAR);
+  it('in clear are the identifiers themselves, and a journal in clear is continued in clear', () => {
+    expect(identifierKey('lee@example.net', CLEAR)).toBe('lee@example.net');
+    expect(recordedDistinctId('lee@example.net', CLEAR)).toBe('lee@example.net');
+    expect(listBinding('a'.repeat(64), CLEAR)).toBe('a'.repeat(64));
+    expect(namingOf(CLEAR)).toEqual({});
+    expect(policyOfJournal(namingOf(CLEAR), {}, 'j.ndjson')).toEqual(CLEAR);
+  });
+
+  it('of a journal under a key need that key', () => {
     const key = evidenceKey({ HOGCTL_CONFIG_DIR: dir });
     expect(() => policyOfJournal({ key_id: key.id }, { HOGCTL_CONFIG_DIR: join(dir, 'other') }, 'j.ndjson')).toThrow(
       `the journal j.ndjson names its identifiers with evidence key ${key.id}, and there is no evidence key here`,
