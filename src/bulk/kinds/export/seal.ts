@@ -63,6 +63,8 @@ export interface NoPersonWritten {
   dir: string;
   events: number;
   event_queries: number;
+  /** Absent in receipts of earlier versions. */
+  property_changes?: number;
   files: number;
   unavailable?: string;
   short?: string;
@@ -180,6 +182,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
       dir: u.dir,
       events: u.events.count,
       event_queries: u.events.queries,
+      property_changes: u.events.history_count,
       files: u.files.length,
       ...(u.events.unavailable ? { unavailable: u.events.unavailable } : {}),
       ...(u.events.short ? { short: u.events.short } : {}),
