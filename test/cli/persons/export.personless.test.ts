@@ -146,6 +146,26 @@ describe('persons export of a subject who is no person, in whole or in part', ()
     expect(receipt.counts).toMatchObject({ persons_exported: 0, events: 2, events_of_distinct_ids_of_no_person: 2 });
   });
 
+  it('an address stored as a distinct id in other letter case: found as the erasure finds it, exported, named in the manifest', async () => {
+    const asked = `${fresh('mixed')}@example.net`;
+    const storedAs = asked.replace(/^m/, 'M').replace('example.net', 'Example.NET');
+    personless(storedAs, 9);
+    personless(storedAs, 4);
+    // Another address that only shares a prefix is not the subject's.
+    personless(`x${asked}`, 3);
+    await sendAndIngest(world, posthog);
+    const bundle = join(world.configDir, 'mixed');
+    const res = await exportTo('mixed', '--email', asked);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 0, events: 2, events_of_distinct_ids_of_no_person: 2 });
+    expect(written(bundle, NO_PERSON_DIR)).toEqual(stored([storedAs]));
+    expect(manifestOf(bundle).projects[0].distinct_ids_of_no_person).toMatchObject({
+      distinct_ids: [storedAs],
+      distinct_ids_matched: expect.stringContaining('in any case of their ASCII letters'),
+      counts: { events: 2 },
+    });
+  });
+
   it('neither a person nor an event: the same refusal as ever (exit 3), and nothing written', async () => {
     const nobody = `${fresh('nobody')}@example.net`;
     const res = await exportTo('nobody', '--email', nobody);

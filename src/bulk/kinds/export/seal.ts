@@ -129,7 +129,9 @@ function manifestPerson(p: PersonSummary) {
 function manifestNoPerson(u: NoPersonSummary) {
   return {
     dir: u.dir,
+    // The distinct ids as the events store them: the subject's data, whatever case it was asked in.
     distinct_ids: u.distinct_ids,
+    distinct_ids_matched: 'the e-mail addresses asked for in any case of their ASCII letters, the other distinct ids exactly',
     counts: { events: u.events.count, event_queries: u.events.queries, property_changes: u.events.history_count },
     first_event: u.events.first,
     last_event: u.events.last,
