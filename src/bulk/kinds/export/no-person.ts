@@ -73,9 +73,13 @@ export async function findNoPersonEvents(
   if (!given.length) return { units };
   for (const project of s.projects) {
     const held = new Set(s.persons.filter((p) => p.project === project).flatMap((p) => p.distinctIds));
+    // A distinct id a person holds is that person's, exactly; an address a person holds may still
+    // be stored in another case of its letters, as no person's.
+    const asked = given.filter((id) => id.includes('@') || !held.has(id));
+    if (!asked.length) continue;
     const unit = { project, dir: noPersonDir(project, s.host), distinctIds: [] as string[], events: noEventsYet() };
     try {
-      unit.distinctIds = (await distinctIdsCarried(ctx, client, project, given, s)).filter((id) => !held.has(id));
+      unit.distinctIds = (await distinctIdsCarried(ctx, client, project, asked, s)).filter((id) => !held.has(id));
       if (!unit.distinctIds.length) continue;
       unit.events.estimate = await countEvents(ctx, client, unit, s.bounds, s.maxWaitMs);
     } catch (err) {
