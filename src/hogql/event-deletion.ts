@@ -86,6 +86,25 @@ export function deletionQueries(s: EventSelection, maxBytes = MAX_QUERY_BYTES): 
   return queries;
 }
 
+/**
+ * The queries of a data subject's distinct ids, as an erasure's sweep selects them: an address in
+ * any case of its ASCII letters, as the erasure's lookup found the persons and distinct ids it
+ * names (src/bulk/input/identifiers.ts: `Lee@Example.com` is `lee@example.com`'s), any other id
+ * exactly. null: an id too long for a query of its own.
+ */
+export function subjectQueries(distinctIds: string[], bounds: { until?: string; after?: string }): string[] | null {
+  const addresses = distinctIds.filter((id) => id.includes('@'));
+  const others = distinctIds.filter((id) => !id.includes('@'));
+  const exact = others.length ? deletionQueries({ distinctIds: others, ...bounds }) : [];
+  const anyCase = addresses.length ? deletionQueries({ distinctIds: addresses, ...bounds, anyCase: true }) : [];
+  return exact && anyCase ? [...exact, ...anyCase] : null;
+}
+
+/** The distinct ids the events a deletion query selects carry, as stored, with their counts. */
+export function distinctIdsQuery(query: string): string {
+  return `SELECT distinct_id, count() FROM events WHERE uuid IN (${query}) GROUP BY distinct_id LIMIT 50000`;
+}
+
 /** A count of what a deletion query selects, over the query API (which takes personal keys). */
 export function countQuery(query: string): string {
   return `SELECT count() FROM events WHERE uuid IN (${query})`;

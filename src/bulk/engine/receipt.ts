@@ -39,6 +39,13 @@ export interface ChunkTally {
   lookedUp: boolean;
   /** Whether this is one project's entry, not the whole job: its counts go in that entry. */
   project: boolean;
+  /** That project's id (with `project`). */
+  projectId?: string;
+  /** What the kind's verification found for the whole job (absent before it ran): work a kind
+   * does there (an export's events of distinct ids of no person) counts in the same counts. */
+  verification?: ReceiptVerification;
+  /** A dry run: nothing was done, and the counts may be what the plan counted. */
+  dryRun: boolean;
 }
 
 /** A kind's part of the receipt. */
@@ -329,7 +336,8 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   const list = ids.ids instanceof IdSet ? ids.ids : undefined;
   const total = tally(chunks, meta.targets, list);
   const { answered, failedChunks } = total;
-  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false }) ?? { counts: {}, notReported: [] };
+  const job = { verification: meta.verification, dryRun: meta.status === 'dry_run' };
+  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false, ...job }) ?? { counts: {}, notReported: [] };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = { ...inputCounts(ids, meta), ...total.moved, ...own.counts };
   // A job of one project names no list of them.
@@ -419,7 +427,16 @@ function projectOf<R extends Receipt>(
   const mine = chunks.filter((c) => c.project === p.id);
   // A job of one project is its project: the same sums, not a second tally over as many ids.
   const sums = mine.length === chunks.length && p.targets === meta.targets ? total : tally(mine, p.targets, list);
-  const kindCounts = meta.part.tally?.({ chunks: mine, answered: sums.answered, gone: sums.gone, lookedUp, project: true }).counts;
+  const kindCounts = meta.part.tally?.({
+    chunks: mine,
+    answered: sums.answered,
+    gone: sums.gone,
+    lookedUp,
+    project: true,
+    projectId: p.id,
+    verification: meta.verification,
+    dryRun: meta.status === 'dry_run',
+  }).counts;
   const recorded = state?.recorded.get(p.id);
   const sent = sums.sentList;
   return {

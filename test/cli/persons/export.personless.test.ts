@@ -57,6 +57,12 @@ function written(bundle: string, dir: string): Map<string, string> {
   return out;
 }
 
+/** The figures of the events, as the manifest, the receipt and the printed summary name them. */
+const figuresOf = (c: Record<string, unknown>) => ({
+  events: c.events,
+  events_of_distinct_ids_of_no_person: c.events_of_distinct_ids_of_no_person,
+  queries: c.queries ?? c.event_queries,
+});
 const manifestOf = (bundle: string) => JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
 const exportTo = (name: string, ...args: string[]) =>
   world.run(['persons', 'export', ...args, '--out', join(world.configDir, name), '-o', 'json']);
@@ -94,6 +100,19 @@ describe('persons export of a subject who is no person, in whole or in part', ()
       counts: { events: 3, property_changes: 0 },
     });
     expect(manifest.counts).toMatchObject({ persons: 1, events: 5, events_of_distinct_ids_of_no_person: 3 });
+    // One meaning of `events` everywhere (every event of the bundle, those of no person a part of
+    // it): the receipt, the printed summary, the dry run's JSON and the manifest say the same.
+    const printed = JSON.parse(res.stdout);
+    const receipt = JSON.parse(readFileSync(printed.receipt, 'utf8'));
+    const expected = { events: 5, events_of_distinct_ids_of_no_person: 3, queries: 2 };
+    expect(figuresOf(manifest.counts)).toEqual(expected);
+    expect(figuresOf(receipt.counts)).toEqual(expected);
+    expect(figuresOf(printed)).toEqual(expected);
+    expect(figuresOf(JSON.parse(plan.stdout))).toEqual(expected);
+    expect(receipt.projects[0]).toMatchObject({ events: 5, events_of_distinct_ids_of_no_person: 3, event_queries: 2 });
+    const viewed = await world.run(['persons', 'receipt', printed.receipt, '-o', 'json']);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    expect(JSON.parse(viewed.stdout).done).toContain('events 5, events of distinct ids of no person 3');
     expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(
       expect.arrayContaining([`${NO_PERSON_DIR}/events.ndjson.gz`, `${NO_PERSON_DIR}/properties-history.ndjson.gz`]),
     );
@@ -121,7 +140,30 @@ describe('persons export of a subject who is no person, in whole or in part', ()
     });
     const receipt = JSON.parse(readFileSync(JSON.parse(res.stdout).receipt, 'utf8'));
     expect(receipt).toMatchObject({ status: 'completed', verification: { status: 'verified', mismatched: [], unlisted: [] } });
-    expect(receipt.export.distinct_ids_of_no_person).toEqual([{ project: '1', dir: NO_PERSON_DIR, events: 2, event_queries: 1, files: 2 }]);
+    expect(receipt.export.distinct_ids_of_no_person).toEqual([
+      { project: '1', dir: NO_PERSON_DIR, events: 2, event_queries: 1, property_changes: 0, files: 2 },
+    ]);
+    expect(receipt.counts).toMatchObject({ persons_exported: 0, events: 2, events_of_distinct_ids_of_no_person: 2 });
+  });
+
+  it('an address stored as a distinct id in other letter case: found as the erasure finds it, exported, named in the manifest', async () => {
+    const asked = `${fresh('mixed')}@example.net`;
+    const storedAs = asked.replace(/^m/, 'M').replace('example.net', 'Example.NET');
+    personless(storedAs, 9);
+    personless(storedAs, 4);
+    // Another address that only shares a prefix is not the subject's.
+    personless(`x${asked}`, 3);
+    await sendAndIngest(world, posthog);
+    const bundle = join(world.configDir, 'mixed');
+    const res = await exportTo('mixed', '--email', asked);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ persons: 0, events: 2, events_of_distinct_ids_of_no_person: 2 });
+    expect(written(bundle, NO_PERSON_DIR)).toEqual(stored([storedAs]));
+    expect(manifestOf(bundle).projects[0].distinct_ids_of_no_person).toMatchObject({
+      distinct_ids: [storedAs],
+      distinct_ids_matched: expect.stringContaining('in any case of their ASCII letters'),
+      counts: { events: 2 },
+    });
   });
 
   it('neither a person nor an event: the same refusal as ever (exit 3), and nothing written', async () => {

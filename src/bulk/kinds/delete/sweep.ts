@@ -13,7 +13,7 @@ import type { Context } from '../../../context.js';
 import { evidenceKey } from '../../../config/evidence-key.js';
 import { AuthError, NotFoundError, type CliError } from '../../../errors.js';
 import { lockJournal } from '../../engine/lock.js';
-import { deletionQueries } from '../../../hogql/event-deletion.js';
+import { subjectQueries } from '../../../hogql/event-deletion.js';
 import type { WaitCap } from '../../../cli/wait-out-limit.js';
 import { submitRequests } from '../../../deletion-requests/submit.js';
 import { explainUnavailable } from '../../../deletion-requests/unavailable.js';
@@ -72,13 +72,9 @@ export async function sweepEvents(
   const ids = [...new Set(distinctIds)].sort();
   const base = { until, distinct_ids: ids.length };
   // An address in any case of its letters, as the erasure found the persons and distinct ids it
-  // names (src/bulk/input/identifiers.ts): `Lee@Example.com` is the person's distinct id that the
-  // erasure's journal keeps only as an HMAC of `lee@example.com`.
-  const addresses = ids.filter((id) => id.includes('@'));
-  const others = ids.filter((id) => !id.includes('@'));
-  const exact = others.length ? deletionQueries({ distinctIds: others, until }) : [];
-  const anyCase = addresses.length ? deletionQueries({ distinctIds: addresses, until, anyCase: true }) : [];
-  const queries = exact && anyCase ? [...exact, ...anyCase] : null;
+  // names: `Lee@Example.com` is the person's distinct id that the erasure's journal keeps only as
+  // an HMAC of `lee@example.com`.
+  const queries = subjectQueries(ids, { until });
   if (!queries || queries.length === 0) return { status: 'submitted', ...base, requests: [] };
   const host = new URL((await ctx.settings()).baseUrl).host;
   const path = deletionJournalPath(ctx.env, host, project, ['erasure sweep', startedAt]);

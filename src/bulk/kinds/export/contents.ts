@@ -20,7 +20,7 @@ export const PERSON_FILES: Record<string, string> = {
 /** Each file of a project's directory of the events of distinct ids of no person, and what it is. */
 export const NO_PERSON_FILES: Record<string, string> = {
   [EVENTS_FILE]:
-    'every event whose distinct id is one of the e-mail addresses or distinct ids asked for and is held by no person exported ' +
+    'every event whose distinct id is one of the e-mail addresses (in any case of their letters) or distinct ids asked for and is held by no person exported ' +
     '(personless events, an address used only as a distinct id), up to the moment the export began',
   [HISTORY_FILE]: 'every $set, $set_once and $unset those events carry, with its event (empty: none does)',
 };

@@ -36,7 +36,7 @@ import { getPerson } from '../../../api/persons.js';
 import { formatDuration } from '../../../io/progress.js';
 import { counted, formatNumber } from '../../../io/counts.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, Verdict, VerifyEnv } from '../../engine/action.js';
-import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
+import type { ChunkTally, Count, Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { KindFields } from '../../engine/journal-format.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { MAX_QUERY_ROWS } from '../../../hogql/walk.js';
@@ -151,7 +151,7 @@ export function exportKind(ctx: Context, k: ExportKindSettings): JobKind<ExportR
         kept: 'the persons written and every page of those events written so far are kept, and are not written again',
       },
     },
-    receipt: exportReceipt(fields, out),
+    receipt: exportReceipt(fields, out, state),
   };
 }
 
@@ -176,20 +176,9 @@ function resumeOf(ctx: Context, out: string): string {
 }
 
 /** The export's part of the receipt: its counts, its bundle and the persons written into it. */
-function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportReceipt> {
+function exportReceipt(fields: ExportFields, out: string, state: ExportState): ReceiptPart<ExportReceipt> {
   return {
-    tally: ({ answered }) => {
-      const persons = answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);
-      return {
-        counts: {
-          persons_exported: persons.length,
-          events: persons.reduce((n, p) => n + p.events.count, 0),
-          property_changes: persons.reduce((n, p) => n + p.events.history_count, 0),
-          event_queries: persons.reduce((n, p) => n + p.events.queries, 0),
-        },
-        notReported: [],
-      };
-    },
+    tally: (t) => ({ counts: exportCounts(t, state), notReported: [] }),
     fields: ({ answered, verification }) => ({
       export: exportFieldsOfRun(fields, out, answered, verification as SealVerification | undefined),
     }),
@@ -203,12 +192,12 @@ function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportRec
     summary: (r) => {
       const e: ExportReceipt['export'] | undefined = r.export;
       const dryRun = r.status === 'dry_run';
-      const noPerson = noPersonEventsOf(e);
       return {
         bundle: e?.bundle ?? out,
         persons: dryRun ? r.projects.reduce((n, p) => n + p.targets, 0) : (r.counts.persons_exported ?? 0),
-        events: (r.counts.events ?? 0) + noPerson,
-        events_of_distinct_ids_of_no_person: noPerson,
+        // The receipt's counts as they are: every event of the bundle, and those of no person among them.
+        events: r.counts.events ?? 0,
+        events_of_distinct_ids_of_no_person: r.counts.events_of_distinct_ids_of_no_person ?? 0,
         queries: r.counts.event_queries ?? 0,
         files: e?.files ?? 0,
         zip: e?.zip ?? null,
@@ -219,8 +208,41 @@ function exportReceipt(fields: ExportFields, out: string): ReceiptPart<ExportRec
   };
 }
 
-/** The events of distinct ids of no person a receipt says were written. */
-const noPersonEventsOf = (e: ExportReceipt['export'] | undefined) => (e?.distinct_ids_of_no_person ?? []).reduce((n, u) => n + u.events, 0);
+/**
+ * The export's counts, for the job or one project: the persons written and every event of the
+ * bundle, those of distinct ids of no person among them (written by the verification, so counted
+ * from it, as the manifest counts them). A dry run writes nothing: its counts are what its plan
+ * counted (the same estimates and queries as the plan's lines).
+ */
+function exportCounts(t: ChunkTally, state: ExportState): Record<string, Count> {
+  const here = (u: { project: string }) => !t.project || u.project === t.projectId;
+  if (t.dryRun) {
+    const persons = Object.values(state.persons).filter(here);
+    const noPerson = Object.values(state.no_person ?? {}).filter(here);
+    const estimated = (units: EventsUnit[]) => units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
+    return {
+      persons_exported: 0,
+      events: estimated(persons) + estimated(noPerson),
+      events_of_distinct_ids_of_no_person: estimated(noPerson),
+      property_changes: 0,
+      event_queries: plannedQueries([...persons, ...noPerson]),
+    };
+  }
+  const persons = t.answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);
+  const noPerson = ((t.verification as SealVerification | undefined)?.no_person ?? []).filter(here);
+  const sum = <U>(units: U[], of: (u: U) => number) => units.reduce((n, u) => n + of(u), 0);
+  const noPersonEvents = sum(noPerson, (u) => u.events);
+  return {
+    persons_exported: persons.length,
+    events: sum(persons, (p) => p.events.count) + noPersonEvents,
+    events_of_distinct_ids_of_no_person: noPersonEvents,
+    property_changes: sum(persons, (p) => p.events.history_count) + sum(noPerson, (u) => u.property_changes ?? 0),
+    event_queries: sum(persons, (p) => p.events.queries) + sum(noPerson, (u) => u.event_queries),
+  };
+}
+
+/** The queries of the plan's walks: a page of up to MAX_QUERY_ROWS events each, and the last. */
+const plannedQueries = (units: EventsUnit[]) => units.reduce((n, u) => n + Math.floor((u.events.estimate ?? 0) / MAX_QUERY_ROWS) + 1, 0);
 
 /** The receipt's `export`: the bundle as sealed, each person written, and the events of
  * distinct ids of no person. */
@@ -465,8 +487,9 @@ interface ChunkClients {
 function exportAccount(receipt: Receipt, out: string): string {
   const e = receipt.export as ExportReceipt['export'] | undefined;
   const persons = receipt.counts.persons_exported ?? 0;
-  const events = receipt.counts.events ?? 0;
-  const noPerson = noPersonEventsOf(e);
+  const noPerson = receipt.counts.events_of_distinct_ids_of_no_person ?? 0;
+  // The persons' own events: the count is every event of the bundle.
+  const events = (receipt.counts.events ?? 0) - noPerson;
   const theirs = noPerson ? ` and ${counted(noPerson, 'event')} of distinct ids of no person` : '';
   return e?.files
     ? `exported ${counted(persons, 'person')}${noPerson ? ` (${counted(events, 'event')})` : ` and ${counted(events, 'event')}`}${theirs} into ${e.bundle} (${counted(e.files, 'file')})`
@@ -551,7 +574,7 @@ async function estimate(
   }
   const units = [...persons, ...noPerson];
   const events = units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
-  const pages = units.reduce((n, u) => n + Math.floor((u.events.estimate ?? 0) / MAX_QUERY_ROWS) + 1, 0);
+  const pages = plannedQueries(units);
   if (uncounted) lines.push(`  events    cannot be counted: ${uncounted}`);
   else
     lines.push(

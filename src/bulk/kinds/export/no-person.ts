@@ -1,5 +1,6 @@
 // The events of a subject who is, in a project, no person: those whose distinct_id is one of the
-// addresses or distinct ids given and is held by none of the persons found there (personless
+// addresses (in any case of its letters, as an erasure's sweep selects them) or distinct ids given
+// and is held by none of the persons found there (personless
 // traffic sent with `$process_person_profile: false`, an address used only as a distinct id).
 // PostHog makes no person for them (docs/server-contract.md §14.4), and a person's events are read
 // by its own distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access export hands them over all the same, into
@@ -10,6 +11,10 @@
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { counted } from '../../../io/counts.js';
+import { UsageError } from '../../../errors.js';
+import { runHogQL } from '../../../api/query.js';
+import { underQueryLimit } from '../../../cli/wait-out-limit.js';
+import { distinctIdsQuery, subjectQueries } from '../../../hogql/event-deletion.js';
 import { makeDir } from './bundle.js';
 import { refusal } from './collect.js';
 import { inBundle, noPersonDir } from './safe-name.js';
@@ -45,9 +50,11 @@ export interface NoPersonFound {
 }
 
 /**
- * Per project, the addresses and distinct ids given that none of the persons found there holds
- * (their full lists of distinct ids, compared exactly, as events store them), and the events
- * they carry in the export's range: a unit for each project where there are any.
+ * Per project, the distinct ids the events carry that the addresses and distinct ids given name
+ * (an address in any case of its letters, as an erasure's sweep selects them: distinctIdsCarried)
+ * and that none of the persons found there holds (their full lists of distinct ids, compared
+ * exactly, as events store them), and the events they carry in the export's range: a unit for each
+ * project where there are any.
  */
 export async function findNoPersonEvents(
   ctx: Context,
@@ -62,12 +69,18 @@ export async function findNoPersonEvents(
   },
 ): Promise<NoPersonFound> {
   const units: EventsUnit[] = [];
+  const given = [...new Set([...s.identifiers.emails, ...s.identifiers.distinct_ids])];
+  if (!given.length) return { units };
   for (const project of s.projects) {
     const held = new Set(s.persons.filter((p) => p.project === project).flatMap((p) => p.distinctIds));
-    const distinctIds = [...new Set([...s.identifiers.emails, ...s.identifiers.distinct_ids])].filter((id) => !held.has(id));
-    if (!distinctIds.length) continue;
-    const unit = { project, dir: noPersonDir(project, s.host), distinctIds, events: noEventsYet() };
+    // A distinct id a person holds is that person's, exactly; an address a person holds may still
+    // be stored in another case of its letters, as no person's.
+    const asked = given.filter((id) => id.includes('@') || !held.has(id));
+    if (!asked.length) continue;
+    const unit = { project, dir: noPersonDir(project, s.host), distinctIds: [] as string[], events: noEventsYet() };
     try {
+      unit.distinctIds = (await distinctIdsCarried(ctx, client, project, asked, s)).filter((id) => !held.has(id));
+      if (!unit.distinctIds.length) continue;
       unit.events.estimate = await countEvents(ctx, client, unit, s.bounds, s.maxWaitMs);
     } catch (err) {
       // A key that may not query: the persons' records are exported all the same.
@@ -79,6 +92,44 @@ export async function findNoPersonEvents(
   }
   return { units };
 }
+
+/**
+ * The distinct ids, as the events store them, that carry events in the export's range and that the
+ * identifiers given name: the erasure's sweep's queries (subjectQueries), so that an export finds
+ * what an erasure of the same subject would delete (`Ghost@Example.NET` for ghost@example.net).
+ * In the order of the identifiers that name them.
+ */
+async function distinctIdsCarried(
+  ctx: Context,
+  client: ApiClient,
+  project: string,
+  given: string[],
+  s: { bounds: { until: string; from: string | null }; maxWaitMs: number },
+): Promise<string[]> {
+  const queries = subjectQueries(given, { until: s.bounds.until, ...(s.bounds.from ? { after: s.bounds.from } : {}) });
+  if (!queries)
+    throw new UsageError(
+      'a distinct id given is too long for a query PostHog takes (100,000 bytes)',
+      'check the identifiers: a distinct id is at most 200 characters',
+    );
+  const found = new Set<string>();
+  for (const query of queries) {
+    const res = await underQueryLimit(ctx, { maxWaitMs: s.maxWaitMs, flag: '--max-wait' }, (retry) =>
+      runHogQL(
+        client,
+        project,
+        { query: distinctIdsQuery(query), name: 'hogctl export: distinct ids of the subject' },
+        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
+      ),
+    );
+    for (const [id] of res.results as unknown[][]) if (typeof id === 'string') found.add(id);
+  }
+  const rank = (id: string) => given.findIndex((g) => g === id || (g.includes('@') && asciiLower(g) === asciiLower(id)));
+  return [...found].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** ClickHouse's lower(): ASCII letters only, as the sweep's queries compare addresses. */
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
 /** The plan's lines of the units: each project's events, by the identifiers that carry them. */
 export function noPersonPlanLines(found: NoPersonFound): string[] {

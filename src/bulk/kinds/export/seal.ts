@@ -63,6 +63,8 @@ export interface NoPersonWritten {
   dir: string;
   events: number;
   event_queries: number;
+  /** Absent in receipts of earlier versions. */
+  property_changes?: number;
   files: number;
   unavailable?: string;
   short?: string;
@@ -127,7 +129,9 @@ function manifestPerson(p: PersonSummary) {
 function manifestNoPerson(u: NoPersonSummary) {
   return {
     dir: u.dir,
+    // The distinct ids as the events store them: the subject's data, whatever case it was asked in.
     distinct_ids: u.distinct_ids,
+    distinct_ids_matched: 'the e-mail addresses asked for in any case of their ASCII letters, the other distinct ids exactly',
     counts: { events: u.events.count, event_queries: u.events.queries, property_changes: u.events.history_count },
     first_event: u.events.first,
     last_event: u.events.last,
@@ -180,6 +184,7 @@ export async function sealBundle(f: SealFacts): Promise<SealVerification> {
       dir: u.dir,
       events: u.events.count,
       event_queries: u.events.queries,
+      property_changes: u.events.history_count,
       files: u.files.length,
       ...(u.events.unavailable ? { unavailable: u.events.unavailable } : {}),
       ...(u.events.short ? { short: u.events.short } : {}),
