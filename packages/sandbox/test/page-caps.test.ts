@@ -13,11 +13,15 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 describe('the sandbox clamps like the server', () => {
-  it('a limit above 50,000 returns 50,000 rows and no next; the CSV export holds 50,000 rows', async () => {
+  it('a limit above 50,000 returns 50,000 rows and no next', async () => {
     const page = await call(sandbox, '/api/projects/1/persons/?limit=60000');
     const body = page.json();
     expect(body.results).toHaveLength(50_000);
+    // The paginator clamped; the view compares with the limit asked for, so there is no next.
     expect(body.next).toBeNull();
+  });
+
+  it('the CSV export holds 50,000 rows', async () => {
     const csv = await call(sandbox, '/api/projects/1/persons/?format=csv');
     expect(csv.text.trim().split('\n').length - 1).toBe(50_000);
   });

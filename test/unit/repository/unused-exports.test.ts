@@ -9,12 +9,15 @@
 // module taken whole (a namespace passed on, an import() whose value is kept) counts as every
 // name used.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import type { DeclarationStatement, EntityName, Expression, Identifier, Node, ObjectBindingPattern, QualifiedName } from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { sourceFiles } from '../../../packages/sandbox/test/module-imports.js';
 
 const root = resolve(import.meta.dirname, '../../..');
+// Loaded with require, as in module-imports.ts: an import of the compiler costs a second of CPU more.
+const ts: typeof import('typescript') = createRequire(import.meta.url)('typescript');
 
 /** Files whose exports others must use: the CLI, the sandbox, and the helpers of the tests. */
 const CHECKED = /^(src|packages\/sandbox\/src|test|packages\/sandbox\/test)\//;
@@ -41,13 +44,12 @@ interface ModuleFacts {
   uses: Map<string, Set<string>>;
 }
 
-const hasExport = (node: ts.Node) =>
-  ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-const hasDefault = (node: ts.Node) =>
+const hasExport = (node: Node) => ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+const hasDefault = (node: Node) =>
   ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
 
 /** The names a binding pattern takes from the object it destructures, or EVERYTHING for a rest element. */
-function boundNames(pattern: ts.ObjectBindingPattern): string[] {
+function boundNames(pattern: ObjectBindingPattern): string[] {
   return pattern.elements.map((e) => {
     if (e.dotDotDotToken) return EVERYTHING;
     const key = e.propertyName ?? e.name;
@@ -56,8 +58,8 @@ function boundNames(pattern: ts.ObjectBindingPattern): string[] {
 }
 
 /** What the value of a module-loading expression (an import() or require() call) is used for. */
-function namesTaken(call: ts.Expression): string[] {
-  let node: ts.Node = call;
+function namesTaken(call: Expression): string[] {
+  let node: Node = call;
   let parent = node.parent;
   // Through `await` and parentheses to what uses the module object.
   while (ts.isAwaitExpression(parent) || ts.isParenthesizedExpression(parent)) {
@@ -69,8 +71,8 @@ function namesTaken(call: ts.Expression): string[] {
   if (ts.isExpressionStatement(parent)) return [];
   // await Promise.all([a, import('x')]): the element bound at the same place.
   if (ts.isArrayLiteralExpression(parent) && ts.isCallExpression(parent.parent)) {
-    const index = parent.elements.indexOf(node as ts.Expression);
-    let outer: ts.Node = parent.parent;
+    const index = parent.elements.indexOf(node as Expression);
+    let outer: Node = parent.parent;
     while (ts.isAwaitExpression(outer.parent) || ts.isParenthesizedExpression(outer.parent)) outer = outer.parent;
     const binding = outer.parent;
     if (ts.isVariableDeclaration(binding) && ts.isArrayBindingPattern(binding.name)) {
@@ -83,7 +85,7 @@ function namesTaken(call: ts.Expression): string[] {
 }
 
 /** A property's or member's name (`a.name`, `{ name: 1 }`, `name(): void`), which refers to no variable. */
-function isMemberName(node: ts.Identifier): boolean {
+function isMemberName(node: Identifier): boolean {
   const parent = node.parent;
   return (
     (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
@@ -107,8 +109,8 @@ function factsOf(known: Set<string>, file: string, source: string): ModuleFacts 
   const uses = new Map<string, Set<string>>();
   const localUses = new Map<string, number>();
   /** Identifiers that declare or export a name rather than use it. */
-  const declaring = new Set<ts.Node>();
-  const lineOf = (node: ts.Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+  const declaring = new Set<Node>();
+  const lineOf = (node: Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
   const use = (spec: string, names: string[]) => {
     const target = resolveSpec(known, file, spec);
     if (target === undefined || target === file) return;
@@ -119,7 +121,7 @@ function factsOf(known: Set<string>, file: string, source: string): ModuleFacts 
   /** Namespace imports (`import * as api`), by local name, to their module. */
   const namespaces = new Map<string, string>();
 
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const spec = node.moduleSpecifier.text;
       const clause = node.importClause;
@@ -150,7 +152,7 @@ function factsOf(known: Set<string>, file: string, source: string): ModuleFacts 
       if (ts.isStringLiteral(expr)) use(expr.text, [EVERYTHING]);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       const qualifier = node.qualifier;
-      let first: ts.EntityName | undefined = qualifier;
+      let first: EntityName | undefined = qualifier;
       while (first && ts.isQualifiedName(first)) first = first.left;
       use(node.argument.literal.text, [first && ts.isIdentifier(first) ? first.text : EVERYTHING]);
     } else if (
@@ -172,7 +174,7 @@ function factsOf(known: Set<string>, file: string, source: string): ModuleFacts 
           }
         }
       } else {
-        const name = (node as ts.DeclarationStatement).name;
+        const name = (node as DeclarationStatement).name;
         const local = name && ts.isIdentifier(name) ? name.text : '';
         if (name) declaring.add(name);
         if (hasDefault(node)) exports.push({ name: 'default', local, line: lineOf(node) });
@@ -185,7 +187,7 @@ function factsOf(known: Set<string>, file: string, source: string): ModuleFacts 
       const parent = node.parent;
       const member =
         (ts.isPropertyAccessExpression(parent) && parent.expression === node) || (ts.isQualifiedName(parent) && parent.left === node)
-          ? (ts.isPropertyAccessExpression(parent) ? parent.name : (parent as ts.QualifiedName).right).text
+          ? (ts.isPropertyAccessExpression(parent) ? parent.name : (parent as QualifiedName).right).text
           : EVERYTHING;
       use(namespaces.get(node.text)!, [member]);
     }
