@@ -53,7 +53,8 @@ describe(`an erasure of ${TOTAL.toLocaleString('en-US')} persons under faults, k
     expect(new Set(ids).size).toBe(TOTAL);
     // UUIDs of no person, spread through the file.
     const fake = Array.from({ length: FAKE }, (_, i) => `0190ffff-0000-7000-8000-${String(i).padStart(12, '0')}`);
-    const input = ids.flatMap((id, i) => (i % 125 === 0 ? [id, fake[i / 125]] : [id]));
+    const input: string[] = [];
+    ids.forEach((id, i) => (i % 125 === 0 ? input.push(id, fake[i / 125]) : input.push(id)));
     const path = join(dir, 'erasure.txt');
     writeFileSync(path, `${input.join('\n')}\n`);
     const receiptPath = join(dir, 'erasure.receipt.json');
