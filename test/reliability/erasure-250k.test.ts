@@ -49,11 +49,12 @@ async function untilCarriedOut(n: number): Promise<void> {
 describe(`an erasure of ${TOTAL.toLocaleString('en-US')} persons under faults, kills and a Ctrl-C`, () => {
   it('ends with a receipt equal to the server, a summary equal to the receipt, and every id accounted for', async () => {
     const ids: string[] = [];
-    for (let offset = 0; offset < TOTAL; offset += 50_000) ids.push(...world.sandbox.store.list({}, offset, 50_000).map((p) => p.uuid));
+    for (let offset = 0; offset < TOTAL; offset += 50_000) ids.push(...world.sandbox.store.listUuids(offset, 50_000));
     expect(new Set(ids).size).toBe(TOTAL);
     // UUIDs of no person, spread through the file.
     const fake = Array.from({ length: FAKE }, (_, i) => `0190ffff-0000-7000-8000-${String(i).padStart(12, '0')}`);
-    const input = ids.flatMap((id, i) => (i % 125 === 0 ? [id, fake[i / 125]] : [id]));
+    const input: string[] = [];
+    ids.forEach((id, i) => (i % 125 === 0 ? input.push(id, fake[i / 125]) : input.push(id)));
     const path = join(dir, 'erasure.txt');
     writeFileSync(path, `${input.join('\n')}\n`);
     const receiptPath = join(dir, 'erasure.receipt.json');

@@ -14,6 +14,24 @@ describe('SandboxStore', () => {
     expect(a.getById(42)!.createdAt).not.toBe(c.getById(42)!.createdAt);
   });
 
+  it('lists the UUIDs of a page as the listing has them, without generating the persons', () => {
+    const store = new SandboxStore({ persons: 3000, seed: 11 });
+    const uuids = (offset: number, limit: number) => store.list({}, offset, limit).map((p) => p.uuid);
+    expect(store.listUuids(0, 3000)).toEqual(uuids(0, 3000));
+    // Deleted, changed and added persons: the listing changes, and the UUIDs with it.
+    for (const p of store.list({}, 100, 50)) store.delete(p);
+    store.setProperties(store.list({}, 7, 1)[0].id, { plan: 'changed' });
+    store.addPerson({
+      uuid: '0190ffff-0000-7000-8000-000000000001',
+      createdAtUs: store.list({}, 20, 1)[0].createdAtUs,
+      distinctIds: ['added-1'],
+    });
+    expect(store.listUuids(0, 3000)).toEqual(uuids(0, 3000));
+    expect(store.listUuids(0, 3000)).toContain('0190ffff-0000-7000-8000-000000000001');
+    expect(store.listUuids(2900, 500)).toEqual(uuids(2900, 500));
+    expect(store.listUuids(5000, 10)).toEqual([]);
+  });
+
   it('orders by created_at DESC, id DESC and has duplicate created_at values', () => {
     const store = new SandboxStore({ persons: 2000, seed: 1 });
     const all = store.list({}, 0, 5000);

@@ -347,12 +347,13 @@ interface Matched {
 
 /** Notes the persons one identifier (by key) names, their distinct ids, and the plan's sample. */
 function notePersons(matched: Matched, key: string, persons: ListedPerson[]): void {
-  matched.newlyMatched.set(key, persons.length ? persons.map((p) => p.uuid.toLowerCase()) : NO_PERSONS);
-  for (const p of persons) {
+  const uuids = persons.map((p) => p.uuid.toLowerCase());
+  matched.newlyMatched.set(key, persons.length ? uuids : NO_PERSONS);
+  persons.forEach((p, i) => {
     // A minimal record holds at most 10 distinct ids: a full ten may be cut short.
-    if (p.distinct_ids && p.distinct_ids.length < 10) matched.distinctIds.set(p.uuid.toLowerCase(), p.distinct_ids);
+    if (p.distinct_ids && p.distinct_ids.length < 10) matched.distinctIds.set(uuids[i], p.distinct_ids);
     if (matched.sample.length < 5) matched.sample.push(p);
-  }
+  });
 }
 
 interface EmailsFound {
@@ -451,8 +452,10 @@ function personsOfEveryKey(
 ): { ids: IdSet; matches: Map<string, string[]> } {
   // The set is the list of persons, in the order they were found, 16 bytes a UUID.
   const ids = new IdSet();
-  // Addresses all looked up in this run were noted in the list's order: that map is the matches.
-  const matches = list.kind === 'emails' && known.size === 0 ? newlyMatched : new Map<string, string[]>();
+  // Addresses or distinct ids all looked up in this run were noted in the list's order (each kind
+  // in one pass over it): that map is the matches, not a second map of as many keys.
+  const inListOrder = list.kind === 'emails' || list.kind === 'distinct_ids';
+  const matches = inListOrder && known.size === 0 ? newlyMatched : new Map<string, string[]>();
   for (const key of keys) {
     const persons = newlyMatched.get(key) ?? known.get(key) ?? NO_PERSONS;
     if (matches !== newlyMatched) matches.set(key, persons);
