@@ -15,6 +15,7 @@
 // (`squashOverrides`), and the weekly deletion then deletes rows by STORED person_id
 // (posthog/dags/deletes.py), so events of distinct ids that were never the person's stay.
 
+import { hex } from './prng.js';
 import { isUuid } from './store.js';
 
 /** Strings kept once, each with a small integer index. */
@@ -51,10 +52,6 @@ export interface NewEvent {
    * completes (see `shared`). */
   properties: string | { shared: string };
   sessionId: string | null;
-}
-
-function hex8(n: number): string {
-  return (n >>> 0).toString(16).padStart(8, '0');
 }
 
 export class EventStore {
@@ -140,8 +137,8 @@ export class EventStore {
     const row = this.count++;
     if (typeof event.uuid === 'string') {
       if (!isUuid(event.uuid, { lowerCase: true })) throw new Error(`sandbox: event uuid ${event.uuid} is not a canonical UUID`);
-      const hex = event.uuid.replace(/-/g, '');
-      for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16);
+      const digits = event.uuid.replace(/-/g, '');
+      for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = parseInt(digits.slice(w * 8, w * 8 + 8), 16);
     } else for (let w = 0; w < 4; w++) this.uuidWords[row * 4 + w] = event.uuid[w];
     this.timestampUs[row] = event.timestampUs;
     this.createdAtUs[row] = event.createdAtUs;
@@ -254,8 +251,9 @@ export class EventStore {
 
   uuid(row: number): string {
     const w = this.uuidWords;
-    const h = hex8(w[row * 4]) + hex8(w[row * 4 + 1]) + hex8(w[row * 4 + 2]) + hex8(w[row * 4 + 3]);
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    const [a, b, c, d] = [w[row * 4], w[row * 4 + 1], w[row * 4 + 2], w[row * 4 + 3]];
+    // A table lookup a byte (prng.ts hex): an export's keyset walk renders the uuid of every event it orders.
+    return `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(b, 4)}-${hex(c >>> 16, 4)}-${hex(c, 4)}${hex(d, 8)}`;
   }
 
   event(row: number): string {

@@ -9,6 +9,7 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '../harness.js';
 import { spawnCli } from '../../e2e/harness.js';
@@ -23,16 +24,25 @@ const DAY = 86_400_000;
 /** Events of the subject: anonymous then identified in project 1, and in project 2. */
 const COUNTS = { anon: 30_000, identified: 40_000, project2: 50_000 };
 
-/** Captures events as an SDK batches them, 20,000 a request, and waits for ingestion. */
+/** Captures events as an SDK batches them, 20,000 a request, and waits for ingestion. Each
+ * request has a connection of its own: the sandbox ingests a batch in this thread, and a kept-alive
+ * connection the server closed while it did was reused, and reset. */
 async function capture(project: number, events: Record<string, unknown>[]): Promise<void> {
   const token = world.sandbox.world.projects.find((p) => p.id === project)!.apiToken;
   for (let i = 0; i < events.length; i += 20_000) {
-    const res = await fetch(`${world.sandbox.url}/batch/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: token, batch: events.slice(i, i + 20_000) }),
-    });
-    expect(res.status).toBe(200);
+    const connection = new Agent({ connections: 1 });
+    try {
+      const res = await request(`${world.sandbox.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, batch: events.slice(i, i + 20_000) }),
+        dispatcher: connection,
+      });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+    } finally {
+      await connection.close();
+    }
   }
   const want = world.sandbox.capture.events;
   const stored = () => [...world.sandbox.ingestion.values()].reduce((k, x) => k + x.stats.events, 0);
@@ -149,6 +159,9 @@ describe('hogctl persons export', () => {
     const result = JSON.parse(res.stdout);
     expect(result).toMatchObject({ persons: 2, events: 120_000 });
     expect(existsSync(journal)).toBe(false);
+    // The finished bundle's files as text, each unpacked once for the checks below that read it.
+    const texts = new Map<string, string>();
+    const textOf = (path: string) => texts.get(path) ?? texts.set(path, readText(path)).get(path)!;
 
     // Every event of the subject's distinct ids, exactly once.
     const manifest = JSON.parse(readFileSync(join(out(), 'manifest.json'), 'utf8'));
@@ -160,7 +173,7 @@ describe('hogctl persons export', () => {
       [1, p1],
       [2, p2],
     ] as const) {
-      const lines = readText(join(out(), person.dir, 'events.ndjson.gz'))
+      const lines = textOf(join(out(), person.dir, 'events.ndjson.gz'))
         .trim()
         .split('\n');
       const uuids = lines.map((l) => JSON.parse(l).uuid);
@@ -217,7 +230,7 @@ describe('hogctl persons export', () => {
     expect(statSync(out()).mode & 0o777).toBe(0o700);
     for (const f of filesUnder(out())) {
       expect(statSync(f).mode & 0o777, f).toBe(0o600);
-      const text = readText(f);
+      const text = textOf(f);
       expect(text, f).not.toContain(world.sandbox.defaultKey);
       expect(text, f).not.toContain('kim');
     }

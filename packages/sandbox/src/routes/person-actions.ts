@@ -194,14 +194,18 @@ export const deletionStatus: Handler = (ctx, app) => {
   const rows = app.deletions
     .eventDeletions(teamOf(ctx))
     .filter((d) => status === 'all' || (status === 'pending') === (d.deleteVerifiedAtMs === null))
-    .filter((d) => personUuid === null || d.key === personUuid)
-    .map((d) => ({
+    .filter((d) => personUuid === null || d.key === personUuid);
+  // Only the page's rows are rendered: a client pages through thousands of them 100 at a time.
+  const page = drfLimitOffsetPage(ctx, rows, 100);
+  return render(ctx, 200, {
+    ...page,
+    results: page.results.map((d) => ({
       person_uuid: d.key,
       created_at: formatTimestampUs(d.createdAtMs * 1000),
       status: d.deleteVerifiedAtMs === null ? 'pending' : 'completed',
       delete_verified_at: d.deleteVerifiedAtMs === null ? null : formatTimestampUs(d.deleteVerifiedAtMs * 1000),
-    }));
-  return render(ctx, 200, drfLimitOffsetPage(ctx, rows, 100));
+    })),
+  });
 };
 
 const common = {
