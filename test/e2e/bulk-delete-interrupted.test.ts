@@ -6,15 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCli, startWorld, until, type World } from './harness.js';
-import {
-  bulkRequests as bulkRequestsOf,
-  collect,
-  filesIn,
-  isAlive,
-  readJsonLines,
-  sentIds,
-  slices,
-} from '../cli/persons/bulk-delete-fixtures.js';
+import { bulkRequests as bulkRequestsOf, filesIn, isAlive, readJsonLines, sentIds, slices } from '../cli/persons/bulk-delete-fixtures.js';
 
 let world: World;
 let dir: string;
@@ -23,7 +15,7 @@ let file: (name: string, content: string | Buffer) => string;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 40_000, seed: 11 });
-  take = slices(collect(world, 40_000, (p) => p.uuid));
+  take = slices(world.sandbox.store.listUuids(0, 40_000));
   dir = mkdtempSync(join(tmpdir(), 'hogctl-bulk-'));
   file = filesIn(dir);
 });

@@ -23,7 +23,7 @@ describe('the plan and the question on a terminal', () => {
   });
   afterAll(() => world.close());
 
-  const uuids = (from: number, n: number) => world.sandbox.store.list({}, from, n).map((p) => p.uuid);
+  const uuids = (from: number, n: number) => world.sandbox.store.listUuids(from, n);
 
   it('asks with the exact words: "3 persons and their events"', async () => {
     const path = join(dir, 'ask.txt');

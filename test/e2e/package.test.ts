@@ -143,7 +143,7 @@ describe('the npm package', () => {
 
   it('runs --jq with the jq it ships (dist/jq.wasm), and --template', async () => {
     const env = { HOGCTL_BASE_URL: sandbox.url, HOGCTL_PROJECT_ID: String(sandbox.projectId), HOGCTL_API_KEY: sandbox.defaultKey };
-    const uuids = sandbox.store.list({}, 0, 3).map((p) => p.uuid);
+    const uuids = sandbox.store.listUuids(0, 3);
     const jq = await run(['persons', 'list', '--limit', '3', '--jq', '.[].uuid'], env);
     expect(jq.code, jq.stderr).toBe(0);
     expect(jq.stdout).toBe(uuids.map((u) => `${u}\n`).join(''));

@@ -27,7 +27,7 @@ const answered = (journal: string) =>
 
 describe('two --resume runs on one journal', () => {
   it('the second refuses at once naming the first; the first takes over the stale lock and completes with exact counts', async () => {
-    const ids = world.sandbox.store.list({}, 0, 12_000).map((p) => p.uuid);
+    const ids = world.sandbox.store.listUuids(0, 12_000);
     const input = join(dir, 'ids.txt');
     writeFileSync(input, ids.join('\n'));
     const journal = join(dir, 'run.ndjson');

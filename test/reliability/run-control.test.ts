@@ -22,7 +22,7 @@ let cursor = 0;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 30_000, seed: 31 });
-  uuids = world.sandbox.store.list({}, 0, 30_000).map((p) => p.uuid);
+  uuids = world.sandbox.store.listUuids(0, 30_000);
   dir = mkdtempSync(join(tmpdir(), 'hogctl-run-control-'));
 });
 afterAll(async () => {

@@ -63,7 +63,7 @@ afterAll(() => world.close());
 let next = 0;
 /** A file of `n` persons no other test here deletes. */
 function idsFile(n: number): { path: string; ids: string[] } {
-  const ids = world.sandbox.store.list({}, next, n).map((p) => p.uuid);
+  const ids = world.sandbox.store.listUuids(next, n);
   next += n;
   const path = join(world.configDir, `ids-${++serial}.txt`);
   writeFileSync(path, `${ids.join('\n')}\n`);
@@ -87,7 +87,7 @@ describe('--jq or --template failing after the persons were changed', () => {
   });
 
   it('merge: the success line, then the expression’s error, exit 9', async () => {
-    const [keep, other] = world.sandbox.store.list({}, next, 2).map((p) => p.uuid);
+    const [keep, other] = world.sandbox.store.listUuids(next, 2);
     next += 2;
     const res = await world.run(['persons', 'merge', keep, other, '--yes', '--jq', '.persons_merged | ascii_downcase']);
     expect(res.code, res.stderr).toBe(9);

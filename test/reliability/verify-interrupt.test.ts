@@ -25,7 +25,7 @@ const posts = () => world.sandbox.requests.filter((r) => r.path.endsWith('/bulk_
 
 describe('Ctrl-C during the verification', () => {
   it('writes the receipt (verification: interrupted), prints the resume command, and the resume verifies only what is left', async () => {
-    const ids = world.sandbox.store.list({}, 0, 2000).map((p) => p.uuid);
+    const ids = world.sandbox.store.listUuids(0, 2000);
     const path = join(dir, 'ids.txt');
     writeFileSync(path, `${ids.join('\n')}\n`);
     const receiptPath = join(dir, 'ids.receipt.json');

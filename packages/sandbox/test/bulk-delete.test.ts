@@ -173,14 +173,14 @@ describe('the delete throttle (docs/server-contract.md §5)', () => {
     const now = 1_000_000;
     const limited = await withSandbox({ persons: 10, rateLimit: 'delete=2,read=100', now: () => now });
     try {
-      const uuids = limited.store.list({}, 0, 3).map((p) => p.uuid);
+      const uuids = limited.store.listUuids(0, 3);
       expect((await post({ ids: [uuids[0]] }, { sandbox: limited })).status).toBe(202);
       expect((await post({ ids: [uuids[1]] }, { sandbox: limited })).status).toBe(202);
       const third = await post({ ids: [uuids[2]] }, { sandbox: limited });
       expect(third.status).toBe(429);
       expect(third.headers['retry-after']).toBe('60');
       expect(third.json()).toEqual(errorBody('throttled_error', 'throttled', 'Request was throttled. Expected available in 60 seconds.'));
-      expect(limited.store.list({}, 0, 10).map((p) => p.uuid)).toContain(uuids[2]);
+      expect(limited.store.listUuids(0, 10)).toContain(uuids[2]);
       // Another key has its own bucket; reads are another class.
       const other = limited.addKey(['*']);
       expect((await post({ ids: [uuids[2]] }, { sandbox: limited, key: other })).status).toBe(202);

@@ -6,14 +6,6 @@ import { join } from 'node:path';
 import type { RecordedRequest } from '@hogctl/sandbox';
 import type { World } from '../harness.js';
 
-/** A value of each of the first `n` persons, a page at a time so that few persons are held at once. */
-export function collect(w: World, n: number, pick: (p: { uuid: string; distinctIds: string[] }) => string): string[] {
-  const out: string[] = [];
-  for (let offset = 0; offset < n; offset += 1000)
-    for (const p of w.sandbox.store.list({}, offset, Math.min(1000, n - offset))) out.push(pick(p));
-  return out;
-}
-
 /** `take(n)`: the next `n` of `values` that no earlier call handed out. */
 export function slices(values: string[]): (n: number) => string[] {
   let cursor = 0;

@@ -16,7 +16,7 @@ let cursor = 0;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 3000, seed: 47 });
-  uuids = world.sandbox.store.list({}, 0, 3000).map((p) => p.uuid);
+  uuids = world.sandbox.store.listUuids(0, 3000);
   dir = mkdtempSync(join(tmpdir(), 'hogctl-deletion-errors-'));
 });
 afterAll(async () => {

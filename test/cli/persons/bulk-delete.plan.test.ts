@@ -60,7 +60,7 @@ describe('the plan', () => {
   });
   afterAll(() => world.close());
 
-  const uuids = (from: number, n: number) => world.sandbox.store.list({}, from, n).map((p) => p.uuid);
+  const uuids = (from: number, n: number) => world.sandbox.store.listUuids(from, n);
 
   it('--dry-run prints the plan only, no table of zeros', async () => {
     const path = join(dir, 'dry.txt');

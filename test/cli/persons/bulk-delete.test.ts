@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWorld, type World } from '../harness.js';
-import { bulkRequests as bulkRequestsOf, collect, filesIn, isAlive, sentIds, slices } from './bulk-delete-fixtures.js';
+import { bulkRequests as bulkRequestsOf, filesIn, isAlive, sentIds, slices } from './bulk-delete-fixtures.js';
 import { EMPTY_WHERE_TITLE, itRefusesEveryEmptyWhere } from './empty-where.js';
 
 let world: World;
@@ -16,7 +16,7 @@ let file: (name: string, content: string | Buffer) => string;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 80_000, seed: 11 });
-  take = slices(collect(world, 80_000, (p) => p.uuid));
+  take = slices(world.sandbox.store.listUuids(0, 80_000));
   dir = mkdtempSync(join(tmpdir(), 'hogctl-bulk-'));
   file = filesIn(dir);
 });

@@ -16,7 +16,7 @@ let cursor = 0;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 5000, seed: 43 });
-  uuids = world.sandbox.store.list({}, 0, 5000).map((p) => p.uuid);
+  uuids = world.sandbox.store.listUuids(0, 5000);
   dir = mkdtempSync(join(tmpdir(), 'hogctl-verify-'));
 });
 afterAll(async () => {

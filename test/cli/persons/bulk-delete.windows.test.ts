@@ -81,7 +81,7 @@ describe('a chunk retried after a 503, on a terminal', () => {
 
   it('shows the chunk being retried, and why, in the progress bar', async () => {
     const path = join(dir, 'retry.txt');
-    const real = world.sandbox.store.list({}, 20, 6).map((p) => p.uuid);
+    const real = world.sandbox.store.listUuids(20, 6);
     writeFileSync(path, real.concat(Array.from({ length: 7999 }, () => randomUUID())).join('\n'));
     const res = await world.run(['persons', 'bulk-delete', '--file', path, '-y', '--rate', '6000'], { terminal: { columns: 100 } });
     expect(bulkRequests(world).some((r) => r.status === 503)).toBe(true);

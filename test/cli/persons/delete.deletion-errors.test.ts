@@ -12,7 +12,7 @@ let cursor = 0;
 
 beforeAll(async () => {
   world = await startWorld({ persons: 20, seed: 47 });
-  uuids = world.sandbox.store.list({}, 0, 20).map((p) => p.uuid);
+  uuids = world.sandbox.store.listUuids(0, 20);
 });
 afterAll(() => world.close());
 

@@ -16,7 +16,7 @@ const alive = (ids: string[]) => ids.filter((id) => world.sandbox.store.getByUui
 
 describe('persons delete, of a person the server could not delete', () => {
   it('a server without bulk_delete: the single DELETE answers 503 person_deletion_failed, which is sent again', async () => {
-    const [first, second] = world.sandbox.store.list({}, 0, 2).map((p) => p.uuid);
+    const [first, second] = world.sandbox.store.listUuids(0, 2);
     world.sandbox.setBulkDeleteResponse('absent');
     try {
       world.sandbox.failDeletions([first]);

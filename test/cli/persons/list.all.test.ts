@@ -15,7 +15,7 @@ afterAll(() => world.close());
 
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);
 /** The persons as the list orders them: newest first. */
-const listed = () => world.sandbox.store.list({}, 0, PERSONS * 2).map((p) => p.uuid);
+const listed = () => world.sandbox.store.listUuids(0, PERSONS * 2);
 
 describe('persons list --all under the read limit', () => {
   it('waits as long as the server asks, saying so on a line off a terminal', async () => {
