@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { expectSecretsOnlyIn, jarValues } from '../../e2e/secrets.js';
 import { startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { emailCodeSteps } from './email-code-fixtures.js';
 
 let session: SessionWorld;
 let jarFile: string;
@@ -17,15 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => session.close());
 
-const sandbox = () => session.world.sandbox;
-const run = (args: string[], stdin?: string) => session.run(args, { stdin });
-const codes = () =>
-  sandbox()
-    .outbox.filter((m) => m.kind === 'login_code')
-    .map((m) => m.code!);
-const latestCode = () => codes().at(-1)!;
-const since = (n: number) => sandbox().requests.slice(n);
-const passwordStep = () => run(['auth', 'login', '--email', sandbox().login.email, '--password-stdin'], sandbox().login.password);
+const { sandbox, run, codes, latestCode, since, passwordStep } = emailCodeSteps(() => session);
 
 describe('off a terminal: the password now, the code later', () => {
   it('the password step exits 4 naming the flag, keeps the pending sign-in, and mails one code', async () => {

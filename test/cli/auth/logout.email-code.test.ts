@@ -5,19 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { expectSecretsOnlyIn, jarValues } from '../../e2e/secrets.js';
 import { startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { emailCodeSteps } from './email-code-fixtures.js';
 
 let session: SessionWorld;
 let jarFile: string;
 
-const sandbox = () => session.world.sandbox;
-const run = (args: string[], stdin?: string) => session.run(args, { stdin });
-const codes = () =>
-  sandbox()
-    .outbox.filter((m) => m.kind === 'login_code')
-    .map((m) => m.code!);
-const latestCode = () => codes().at(-1)!;
-const since = (n: number) => sandbox().requests.slice(n);
-const passwordStep = () => run(['auth', 'login', '--email', sandbox().login.email, '--password-stdin'], sandbox().login.password);
+const { sandbox, run, codes, latestCode, since, passwordStep } = emailCodeSteps(() => session);
 
 beforeAll(async () => {
   session = await startSessionWorld({ loginCodes: true });

@@ -3,16 +3,20 @@
 import { expect } from 'vitest';
 import type { SessionWorld } from '../session-fixtures.js';
 
+/** Reads the session's sandbox when called, so that it may be made before the session starts. */
 export function mailbox(session: SessionWorld) {
-  const sandbox = session.world.sandbox;
-  const uuid = () => sandbox.world.user.uuid;
+  const sb = () => session.world.sandbox;
+  const uuid = () => sb().world.user.uuid;
   /** The newest verification code PostHog mailed. */
-  const lastCode = () => sandbox.outbox.filter((m) => m.kind === 'email_verification_code').at(-1)!.code!;
+  const lastCode = () =>
+    sb()
+      .outbox.filter((m) => m.kind === 'email_verification_code')
+      .at(-1)!.code!;
   return {
     uuid,
-    account: () => sandbox.identity.byUuid(uuid())!,
-    since: (n: number) => sandbox.requests.slice(n),
-    lastMail: () => sandbox.outbox.at(-1)!,
+    account: () => sb().identity.byUuid(uuid())!,
+    since: (n: number) => sb().requests.slice(n),
+    lastMail: () => sb().outbox.at(-1)!,
     lastCode,
     /** A 6-digit code that is not the right one. */
     wrongCode: () => (lastCode() === '000000' ? '111111' : '000000'),
@@ -20,7 +24,7 @@ export function mailbox(session: SessionWorld) {
     changeEmailTo: async (address: string) => {
       const res = await session.run(['users', 'update', '--field', `email=${address}`]);
       expect(res.code).toBe(0);
-      expect(sandbox.identity.byUuid(uuid())!.pendingEmail).toBe(address);
+      expect(sb().identity.byUuid(uuid())!.pendingEmail).toBe(address);
     },
   };
 }

@@ -1,18 +1,11 @@
 // `hogctl email request-verification` in this process: a new code replaces the previous one (and
 // `email verify -` reads it from standard input), nothing to verify, and a uuid of no one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPasswordAndCookiesKept, signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { expectPasswordAndCookiesKept, useSignedInSession } from '../session-fixtures.js';
 import { mailbox } from './fixtures.js';
 
-let session: SessionWorld;
-let mail: ReturnType<typeof mailbox>;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  mail = mailbox(session);
-  await signIn(session);
-});
-afterAll(() => session.close());
+const session = useSignedInSession();
+const mail = mailbox(session);
 
 const sandbox = () => session.world.sandbox;
 const run = (args: string[], stdin?: string) => session.run(args, { stdin });

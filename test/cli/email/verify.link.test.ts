@@ -1,19 +1,13 @@
 // `hogctl email verify` in this process against an older server, which mails a link instead of a
 // code: the link, --uuid with --token, and what is refused before anything is sent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPasswordAndCookiesKept, signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { expectPasswordAndCookiesKept, useSignedInSession } from '../session-fixtures.js';
 import { mailbox } from './fixtures.js';
 
-let session: SessionWorld;
-let mail: ReturnType<typeof mailbox>;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  mail = mailbox(session);
-  await signIn(session);
+const session = useSignedInSession(async () => {
   session.world.sandbox.identity.linkVerification = true;
 });
-afterAll(() => session.close());
+const mail = mailbox(session);
 
 const sandbox = () => session.world.sandbox;
 const run = (args: string[]) => session.run(args);

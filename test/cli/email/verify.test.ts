@@ -2,20 +2,14 @@
 // sandbox's outbox (as current PostHog servers mail it), PostHog's attempt cap and expiry, and a
 // link given to a server that mails codes. The link older servers mail: verify.link.test.ts; the
 // code typed at a hidden prompt, on a real terminal: test/e2e/email.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPasswordAndCookiesKept, signIn, startSessionWorld, type SessionWorld } from '../session-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { expectPasswordAndCookiesKept, useSignedInSession } from '../session-fixtures.js';
 import { mailbox } from './fixtures.js';
 
-let session: SessionWorld;
-let mail: ReturnType<typeof mailbox>;
-
-beforeAll(async () => {
-  session = await startSessionWorld();
-  mail = mailbox(session);
-  await signIn(session);
+const session = useSignedInSession(async () => {
   await mail.changeEmailTo('sandy@example.org');
 });
-afterAll(() => session.close());
+const mail = mailbox(session);
 
 const sandbox = () => session.world.sandbox;
 const run = (args: string[]) => session.run(args);
