@@ -195,7 +195,8 @@ export function fishScript(program: Command): string {
   // The root's flags are every command's: one line each, with no condition on the path.
   for (const n of nodes) {
     const cond = `-n 'test "(__hogctl_path)" = "${n.path.join(' ')}"'`;
-    for (const c of n.commands) lines.push(`complete -c hogctl ${cond} -a ${c}`);
+    // One line for the node's commands: fish splits -a's list on spaces.
+    if (n.commands.length) lines.push(`complete -c hogctl ${cond} -a '${n.commands.join(' ')}'`);
     if (n.profileArgument) lines.push(`complete -c hogctl ${cond} -a '(__hogctl_profiles)'`);
     const flags = n === nodes[0] ? n.flags : localFlags(n, nodes[0]);
     for (const f of flags.filter((flag) => flag.startsWith('--'))) {
