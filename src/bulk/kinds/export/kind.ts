@@ -447,7 +447,7 @@ function exportAction(
   state: ExportState,
   planLines: string[],
   person: PersonOf,
-): BulkAction {
+): BulkAction<ExportReceipt> {
   const { fields, out } = k;
   // Both are set when the run starts (prepare), not when the plan is made.
   const clients: ChunkClients = { client: env.client, sessionClient: null };
@@ -484,8 +484,8 @@ interface ChunkClients {
 }
 
 /** The receipt's account of the export: the bundle and its files, or how far the directory got. */
-function exportAccount(receipt: Receipt, out: string): string {
-  const e = receipt.export as ExportReceipt['export'] | undefined;
+function exportAccount(receipt: ExportReceipt, out: string): string {
+  const e = receipt.export;
   const persons = receipt.counts.persons_exported ?? 0;
   const noPerson = receipt.counts.events_of_distinct_ids_of_no_person ?? 0;
   // The persons' own events: the count is every event of the bundle.
