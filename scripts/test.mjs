@@ -17,7 +17,8 @@ function run(name, script, args, { held = false } = {}) {
   let output = '';
   if (held) {
     // Below the suite: the checks take what CPU the suite leaves (nice 10, as `nice` gives).
-    setPriority(child.pid, 10);
+    // (A child that failed to start has no pid, and setPriority(undefined) would lower this process.)
+    if (child.pid !== undefined) setPriority(child.pid, 10);
     child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (output += d));
   }
