@@ -3,6 +3,8 @@
 // unless one wait is longer than the command's cap (--max-wait). The HTTP client's own retries
 // give up on a 429 at once here, so the wait is seen and capped in one place.
 import type { Context } from '../context.js';
+import type { ApiClient } from '../http/client.js';
+import { runHogQL, type HogQLRequest, type HogQLResponse, type RunOptions } from '../api/query.js';
 import { RateLimitedError } from '../errors.js';
 import { waitWithCountdown } from '../io/countdown.js';
 import { formatDuration } from '../io/progress.js';
@@ -60,4 +62,19 @@ export async function underRateLimit<T>(
 /** underRateLimit for the query endpoint. */
 export function underQueryLimit<T>(ctx: Context, cap: WaitCap, send: (retry: { maxRetryAfterMs: number }) => Promise<T>): Promise<T> {
   return underRateLimit(ctx, cap, send, QUERY_LIMIT);
+}
+
+/** One HogQL query within the query limit, on the command's clock and signal (so that a virtual
+ * clock runs its polls); `run`: an async query and what to narrow (api/query.ts). */
+export function queryUnderLimit(
+  ctx: Context,
+  client: ApiClient,
+  projectId: string,
+  request: HogQLRequest,
+  cap: WaitCap,
+  run: Pick<RunOptions, 'async' | 'narrow'> = {},
+): Promise<HogQLResponse> {
+  return underQueryLimit(ctx, cap, (retry) =>
+    runHogQL(client, projectId, request, { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now, ...run }),
+  );
 }

@@ -11,12 +11,11 @@ import { getCohort } from '../../api/cohorts.js';
 import { parseWhere, type PropertyFilter } from '../../api/person-filters.js';
 import { listAllPersons } from '../../api/list-all-persons.js';
 import type { ListedPerson } from '../../api/persons.js';
-import { runHogQL } from '../../api/query.js';
 import { isUuid } from '../../api/uuid.js';
 import type { ApiClient } from '../../http/client.js';
 import { planKeyset, type KeysetPlan } from '../../hogql/keyset.js';
 import { MAX_QUERY_ROWS, walkKeyset } from '../../hogql/walk.js';
-import { underQueryLimit } from '../../cli/wait-out-limit.js';
+import { queryUnderLimit } from '../../cli/wait-out-limit.js';
 import type { SelectionSpec } from '../engine/journal-format.js';
 
 export type { SelectionSpec };
@@ -103,14 +102,7 @@ export async function selectPersons(
   if (plan) {
     const cap = { maxWaitMs: o.maxWaitMs, flag: '--max-wait' };
     const run = (query: string, values: Record<string, unknown>) =>
-      underQueryLimit(ctx, cap, (retry) =>
-        runHogQL(
-          client,
-          project,
-          { query, values, name: 'hogctl: persons selected by --query' },
-          { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-        ),
-      );
+      queryUnderLimit(ctx, client, project, { query, values, name: 'hogctl: persons selected by --query' }, cap);
     const walk = { pages: 0 };
     for await (const page of walkKeyset(plan, MAX_QUERY_ROWS, walk, run)) {
       for (const row of page.rows) {

@@ -8,8 +8,7 @@
 // `persons erasure-status` and by the verification at the end of an erasure.
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
-import { runHogQL } from '../../../api/query.js';
-import { underQueryLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
+import { queryUnderLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../../../io/counts.js';
 import { batchesThatFit } from '../../../hogql/query-size.js';
 
@@ -48,13 +47,13 @@ export async function eventsLeft(
   // An async query: a scan of events may run past PostHog's time limit for blocking API queries.
   const run = { async: true, narrow: 'run it again later: the count is an async query, which the limit should not stop' };
   for (const ids of batchesThatFit(EVENTS_LEFT_QUERY, 'ids', distinctIds, { maxItems: EVENT_COUNT_BATCH, others })) {
-    const res = await underQueryLimit(ctx, cap, (retry) =>
-      runHogQL(
-        client,
-        project,
-        { query: EVENTS_LEFT_QUERY, values: { ids, ...others }, name: 'hogctl erasure: events left' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now, ...run },
-      ),
+    const res = await queryUnderLimit(
+      ctx,
+      client,
+      project,
+      { query: EVENTS_LEFT_QUERY, values: { ids, ...others }, name: 'hogctl erasure: events left' },
+      cap,
+      run,
     );
     for (const [id, count] of res.results as unknown[][]) {
       const k = Number(count);

@@ -1,10 +1,10 @@
 // The events of a subject who is, in a project, no person: those whose distinct_id is one of the
 // addresses (in any case of its letters, as an erasure's sweep selects them) or distinct ids given
-// and is held by none of the persons found there (personless
-// traffic sent with `$process_person_profile: false`, an address used only as a distinct id).
-// PostHog makes no person for them (docs/server-contract.md §14.4), and a person's events are read
-// by its own distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access export hands them over all the same, into
-// `project-<id>/distinct-ids-of-no-person/`. Each project's are one unit of the export, kept in
+// and is held by none of the persons found there (personless traffic sent with
+// `$process_person_profile: false`, an address used only as a distinct id). PostHog makes no
+// person for them (docs/server-contract.md §14.4), and a person's events are read by its own
+// distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access
+// export hands them over all the same, into `project-<id>/distinct-ids-of-no-person/`. Each project's are one unit of the export, kept in
 // the export's state file (state.ts: the engine's journal holds persons), counted by the plan and
 // written after the persons, before the bundle is sealed, by the same keyset walk as a person's
 // events (write-events.ts), so a stop mid-walk goes on from its last page and writes no event twice.
@@ -12,8 +12,7 @@ import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { counted } from '../../../io/counts.js';
 import { UsageError } from '../../../errors.js';
-import { runHogQL } from '../../../api/query.js';
-import { underQueryLimit } from '../../../cli/wait-out-limit.js';
+import { queryUnderLimit } from '../../../cli/wait-out-limit.js';
 import { distinctIdsQuery, subjectQueries } from '../../../hogql/event-deletion.js';
 import { makeDir } from './bundle.js';
 import { refusal } from './collect.js';
@@ -114,13 +113,12 @@ async function distinctIdsCarried(
     );
   const found = new Set<string>();
   for (const query of queries) {
-    const res = await underQueryLimit(ctx, { maxWaitMs: s.maxWaitMs, flag: '--max-wait' }, (retry) =>
-      runHogQL(
-        client,
-        project,
-        { query: distinctIdsQuery(query), name: 'hogctl export: distinct ids of the subject' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-      ),
+    const res = await queryUnderLimit(
+      ctx,
+      client,
+      project,
+      { query: distinctIdsQuery(query), name: 'hogctl export: distinct ids of the subject' },
+      { maxWaitMs: s.maxWaitMs, flag: '--max-wait' },
     );
     for (const [id] of res.results as unknown[][]) if (typeof id === 'string') found.add(id);
   }

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import type { Context } from '../../../context.js';
 import { CancelledError } from '../../../errors.js';
 import type { ApiClient } from '../../../http/client.js';
-import { runHogQL } from '../../../api/query.js';
-import { underQueryLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
+import { queryUnderLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
 import { counted, formatNumber } from '../../../io/counts.js';
 import { checkEventsRange, eventLine, walkEvents, type EventRecord } from '../../../hogql/events.js';
 import { appendGzipLines, cutTo, listFiles, sha256File } from './bundle.js';
@@ -75,7 +74,10 @@ export async function writeEvents(w: EventsWriter, unit: EventsUnit, label: stri
   try {
     // Each page let go before the next is read: a suspended loop would hold it while the next
     // page's answer is read and parsed, two pages at once.
-    const pages = walkEvents(range, walk, pageReader(w, unit.project));
+    const cap: WaitCap = { maxWaitMs: w.maxWaitMs, flag: '--max-wait' };
+    const pages = walkEvents(range, walk, (query, values) =>
+      queryUnderLimit(ctx, w.client, unit.project, { query, values, name: 'hogctl export: events' }, cap),
+    );
     for (let step = await pages.next(); !step.done; step = await pages.next()) {
       let page: EventRecord[] | undefined = step.value;
       step = { done: false, value: [] };
@@ -98,21 +100,6 @@ export async function writeEvents(w: EventsWriter, unit: EventsUnit, label: stri
   // The query that found the end with an empty page counts too.
   counted_();
   await finishEvents(w, unit.events, historyPath, label);
-}
-
-/** The query of one page, within the query limit (a longer wait than --max-wait stops the run). */
-function pageReader(w: EventsWriter, project: string) {
-  const cap: WaitCap = { maxWaitMs: w.maxWaitMs, flag: '--max-wait' };
-  const { ctx } = w;
-  return (query: string, values: Record<string, unknown>) =>
-    underQueryLimit(ctx, cap, (retry) =>
-      runHogQL(
-        w.client,
-        project,
-        { query, values, name: 'hogctl export: events' },
-        { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-      ),
-    );
 }
 
 /** Read to the end: the history file is there even when empty, a short walk is said, and the
@@ -206,17 +193,16 @@ export async function countEvents(
 ): Promise<number> {
   const { until, from } = bounds;
   checkEventsRange({ distinctIds: unit.distinctIds, until, ...(from ? { from } : {}) });
-  const res = await underQueryLimit(ctx, { maxWaitMs, flag: '--max-wait' }, (retry) =>
-    runHogQL(
-      client,
-      unit.project,
-      {
-        query: `SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})${from ? ' AND timestamp >= toDateTime({from})' : ''}`,
-        values: { ids: unit.distinctIds, until, ...(from ? { from } : {}) },
-        name: 'hogctl export: events to read',
-      },
-      { signal: ctx.deps.signal, retry, sleep: ctx.clock.sleep, now: ctx.clock.now },
-    ),
+  const res = await queryUnderLimit(
+    ctx,
+    client,
+    unit.project,
+    {
+      query: `SELECT count() FROM events WHERE distinct_id IN {ids} AND timestamp <= toDateTime({until})${from ? ' AND timestamp >= toDateTime({from})' : ''}`,
+      values: { ids: unit.distinctIds, until, ...(from ? { from } : {}) },
+      name: 'hogctl export: events to read',
+    },
+    { maxWaitMs, flag: '--max-wait' },
   );
   return Number((res.results[0] ?? [])[0] ?? 0);
 }
