@@ -336,8 +336,10 @@ export function buildReceipt<R extends Receipt>(state: JournalState | undefined,
   const list = ids.ids instanceof IdSet ? ids.ids : undefined;
   const total = tally(chunks, meta.targets, list);
   const { answered, failedChunks } = total;
-  const job = { verification: meta.verification, dryRun: meta.status === 'dry_run' };
-  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false, ...job }) ?? { counts: {}, notReported: [] };
+  const own = part.tally?.({ chunks, answered, gone: total.gone, lookedUp, project: false, ...wholeJob(meta) }) ?? {
+    counts: {},
+    notReported: [],
+  };
   const withoutSummary = answered.filter((c) => !c.answer!.summary);
   const counts: Receipt['counts'] = { ...inputCounts(ids, meta), ...total.moved, ...own.counts };
   // A job of one project names no list of them.
@@ -411,6 +413,11 @@ function runsOf(state: JournalState | undefined): Receipt['runs'] {
   }));
 }
 
+/** What a kind's tally is told of the whole job, for the job's counts and each project's alike. */
+function wholeJob(meta: ReceiptMeta<Receipt>): Pick<ChunkTally, 'verification' | 'dryRun'> {
+  return { verification: meta.verification, dryRun: meta.status === 'dry_run' };
+}
+
 /** One project of the receipt: its counts, the ids sent to it and their distinct ids. */
 function projectOf<R extends Receipt>(
   p: ReceiptProjectMeta,
@@ -434,8 +441,7 @@ function projectOf<R extends Receipt>(
     lookedUp,
     project: true,
     projectId: p.id,
-    verification: meta.verification,
-    dryRun: meta.status === 'dry_run',
+    ...wholeJob(meta),
   }).counts;
   const recorded = state?.recorded.get(p.id);
   const sent = sums.sentList;

@@ -219,11 +219,10 @@ function exportCounts(t: ChunkTally, state: ExportState): Record<string, Count> 
   if (t.dryRun) {
     const persons = Object.values(state.persons).filter(here);
     const noPerson = Object.values(state.no_person ?? {}).filter(here);
-    const estimated = (units: EventsUnit[]) => units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
     return {
       persons_exported: 0,
-      events: estimated(persons) + estimated(noPerson),
-      events_of_distinct_ids_of_no_person: estimated(noPerson),
+      events: estimatedEvents([...persons, ...noPerson]),
+      events_of_distinct_ids_of_no_person: estimatedEvents(noPerson),
       property_changes: 0,
       event_queries: plannedQueries([...persons, ...noPerson]),
     };
@@ -240,6 +239,9 @@ function exportCounts(t: ChunkTally, state: ExportState): Record<string, Count> 
     event_queries: sum(persons, (p) => p.events.queries) + sum(noPerson, (u) => u.event_queries),
   };
 }
+
+/** The events the plan counted for these units. */
+const estimatedEvents = (units: EventsUnit[]) => units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
 
 /** The queries of the plan's walks: a page of up to MAX_QUERY_ROWS events each, and the last. */
 const plannedQueries = (units: EventsUnit[]) => units.reduce((n, u) => n + Math.floor((u.events.estimate ?? 0) / MAX_QUERY_ROWS) + 1, 0);
@@ -573,7 +575,7 @@ async function estimate(
     if (uncounted) break;
   }
   const units = [...persons, ...noPerson];
-  const events = units.reduce((n, u) => n + (u.events.estimate ?? 0), 0);
+  const events = estimatedEvents(units);
   const pages = plannedQueries(units);
   if (uncounted) lines.push(`  events    cannot be counted: ${uncounted}`);
   else

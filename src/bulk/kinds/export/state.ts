@@ -4,8 +4,9 @@
 // parts are written, and where its events stand (the keyset cursor, and the length of the events
 // file when that page was written), so that a crash mid-person goes on from the last page rather
 // than from the first; and the same of the events of distinct ids of no person, project by
-// project, which the engine's journal does not hold (its units are persons). It also names the journal, for `--resume --out <dir>`. It holds no key,
-// and is removed when the manifest is written: a bundle with it is unfinished.
+// project, which the engine's journal does not hold (its units are persons). It also names the
+// journal, for `--resume --out <dir>`. It holds no key, and is removed when the manifest is
+// written: a bundle with it is unfinished.
 import { readFileSync } from 'node:fs';
 import { inBundle } from './safe-name.js';
 import { UsageError } from '../../../errors.js';

@@ -91,10 +91,10 @@ export interface MergeHeader {
   left_out: LeftOut[];
 }
 
-/** The merge's header field of a journal, if it is a merge's. */
 /** How the kept persons are chosen: by a --keep rule, or as the reviewed plan names them. */
 type KeepLabel = KeepRule | 'as the plan says';
 
+/** The merge's header field of a journal, if it is a merge's. */
 export function mergeHeaderOf(header: JournalHeader | undefined): MergeHeader | undefined {
   const m = header?.merge as MergeHeader | undefined;
   return m && Array.isArray(m.groups) ? m : undefined;
