@@ -235,7 +235,7 @@ function exportCounts(t: ChunkTally, state: ExportState): Record<string, Count> 
     persons_exported: persons.length,
     events: sum(persons, (p) => p.events.count) + noPersonEvents,
     events_of_distinct_ids_of_no_person: noPersonEvents,
-    property_changes: sum(persons, (p) => p.events.history_count) + sum(noPerson, (u) => u.property_changes ?? 0),
+    property_changes: sum(persons, (p) => p.events.history_count) + sum(noPerson, (u) => u.property_changes),
     event_queries: sum(persons, (p) => p.events.queries) + sum(noPerson, (u) => u.event_queries),
   };
 }

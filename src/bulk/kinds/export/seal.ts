@@ -1,8 +1,9 @@
 // The end of an export, once every person is written: the export kind's verification (kind.ts).
 // From what the engine journaled of each person (its counts and its files' SHA-256, hashed when
-// the person was done), and what the events of distinct ids of no person came to (no-person.ts), it writes summary.html and manifest.json, then reads every file of the
-// bundle back and compares it with the manifest: a file changed, cut or added since its person
-// was written is named, and the export ends with exit 8. Then the state file goes (the bundle is
+// the person was done), and what the events of distinct ids of no person came to (no-person.ts),
+// it writes summary.html and manifest.json, then reads every file of the bundle back and compares
+// it with the manifest: a file changed, cut or added since its person was written is named, and
+// the export ends with exit 8. Then the state file goes (the bundle is
 // finished) and, with --zip, the bundle becomes one archive and the directory goes.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -63,8 +64,7 @@ export interface NoPersonWritten {
   dir: string;
   events: number;
   event_queries: number;
-  /** Absent in receipts of earlier versions. */
-  property_changes?: number;
+  property_changes: number;
   files: number;
   unavailable?: string;
   short?: string;
