@@ -93,12 +93,6 @@ _hogctl() {
     case " $(_hogctl_children "$path_") " in *" $w "*) path_="${path_:+$path_ }$w" ;; esac
   done
   globals_="--base-url --debug --fields --help --jq --no-color --no-input --output --profile --project --quiet --template --timeout --version --wide -V -o -q"
-  case "$prev" in
-    --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-    -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
-    --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
-    --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-  esac
   case "$path_" in
     "")
       cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion help"; flags_="$globals_" ;;
@@ -272,6 +266,13 @@ _hogctl() {
     "help")
       cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture"; flags_="$globals_" ;;
     *) cmds_=""; flags_="" ;;
+  esac
+  # After the command's own values, which win where a command gives a global flag others.
+  case "$prev" in
+    --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+    -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
+    --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
+    --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
   esac
   # Flags only once a dash is typed, as gh and kubectl do: `hogctl persons <Tab><Tab>` lists the
   # verbs, not fifteen global flags among them.

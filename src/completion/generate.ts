@@ -122,14 +122,15 @@ _hogctl() {
     case " $(_hogctl_children "$path_") " in *" $w "*) path_="\${path_:+$path_ }$w" ;; esac
   done
   globals_="${nodes[0].flags.join(' ')}"
+  case "$path_" in
+${cases}
+    *) cmds_=""; flags_="" ;;
+  esac
+  # After the command's own values, which win where a command gives a global flag others.
   case "$prev" in
 ${globalValues.join('\n')}
     --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;
     --project) COMPREPLY=( $(compgen -W "$(_hogctl_projects)" -- "$cur") ); return ;;
-  esac
-  case "$path_" in
-${cases}
-    *) cmds_=""; flags_="" ;;
   esac
   # Flags only once a dash is typed, as gh and kubectl do: \`hogctl persons <Tab><Tab>\` lists the
   # verbs, not fifteen global flags among them.
@@ -198,7 +199,9 @@ export function fishScript(program: Command): string {
     // One line for the node's commands: fish splits -a's list on spaces.
     if (n.commands.length) lines.push(`complete -c hogctl ${cond} -a '${n.commands.join(' ')}'`);
     if (n.profileArgument) lines.push(`complete -c hogctl ${cond} -a '(__hogctl_profiles)'`);
-    const flags = n === nodes[0] ? n.flags : localFlags(n, nodes[0]);
+    // A command's own values of a global flag get a line of their own, for that command.
+    const own = Object.keys(n.values).filter((f) => n.values[f].join(' ') !== (nodes[0].values[f] ?? []).join(' '));
+    const flags = n === nodes[0] ? n.flags : [...new Set([...localFlags(n, nodes[0]), ...own])];
     for (const f of flags.filter((flag) => flag.startsWith('--'))) {
       lines.push(`complete -c hogctl ${n === nodes[0] ? '' : `${cond} `}-l ${f.slice(2)}${fishArgument(n, f)}`);
     }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Command, Option } from 'commander';
 import { buildProgram } from '../../../src/program.js';
 import { bashScript } from '../../../src/completion/generate.js';
 import { ProfileStore } from '../../../src/config/profiles.js';
@@ -31,9 +32,9 @@ writeFileSync(join(dir, 'bin', 'hogctl'), '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "
 });
 
 /** The completions bash offers for the command line `line` (the cursor at its end). */
-function complete(line: string): string[] {
+function complete(line: string, scriptFile = 'hogctl.bash'): string[] {
   const words = line.split(' ');
-  const program = `source ${join(dir, 'hogctl.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hogctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const program = `source ${join(dir, scriptFile)}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hogctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
   const out = execFileSync('bash', ['-c', program], {
     cwd: join(dir, 'work'),
     encoding: 'utf8',
@@ -76,6 +77,15 @@ describe.skipIf(!hasBash)('bash completion', () => {
     expect(complete('hogctl users 2fa status --output j')).toEqual(['json']);
     expect(complete('hogctl persons list --server-format ')).toEqual(['csv', 'json']);
     expect(complete('hogctl persons get --server-format ')).toEqual([]);
+  });
+
+  it("a command's own values of a global flag win over the global ones", () => {
+    const tree = new Command('hogctl').addOption(new Option('-o, --output <format>').choices(['table', 'json']));
+    tree.addCommand(new Command('narrow').addOption(new Option('-o, --output <format>').choices(['csv'])));
+    tree.addCommand(new Command('wide'));
+    writeFileSync(join(dir, 'override.bash'), bashScript(tree));
+    expect(complete('hogctl narrow --output ', 'override.bash')).toEqual(['csv']);
+    expect(complete('hogctl wide --output ', 'override.bash')).toEqual(['json', 'table']);
   });
 
   it('asks for the project ids of the profile given on the line', () => {
