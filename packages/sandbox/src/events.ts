@@ -15,7 +15,7 @@
 // (`squashOverrides`), and the weekly deletion then deletes rows by STORED person_id
 // (posthog/dags/deletes.py), so events of distinct ids that were never the person's stay.
 
-import { hex } from './prng.js';
+import { uuidText } from './prng.js';
 import { isUuid } from './store.js';
 
 /** Strings kept once, each with a small integer index. */
@@ -251,9 +251,7 @@ export class EventStore {
 
   uuid(row: number): string {
     const w = this.uuidWords;
-    const [a, b, c, d] = [w[row * 4], w[row * 4 + 1], w[row * 4 + 2], w[row * 4 + 3]];
-    // A table lookup a byte (prng.ts hex): an export's keyset walk renders the uuid of every event it orders.
-    return `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(b, 4)}-${hex(c >>> 16, 4)}-${hex(c, 4)}${hex(d, 8)}`;
+    return uuidText(w[row * 4], w[row * 4 + 1], w[row * 4 + 2], w[row * 4 + 3]);
   }
 
   event(row: number): string {

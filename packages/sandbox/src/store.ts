@@ -13,7 +13,7 @@
 // order minus tombstones) is rebuilt with one linear pass only when a read needs it, so
 // 250 bulk deletes of 1000 persons interleaved with list calls stay cheap.
 
-import { hash32, mulberry32, scramble32, unscramble32 } from './prng.js';
+import { hash32, mulberry32, scramble32, unscramble32, uuidText } from './prng.js';
 
 export interface Person {
   /** Integer primary key, 1..n. */
@@ -133,21 +133,6 @@ export function formatTimestampUs(us: number): string {
   const mi = Math.floor((secs % 3600) / 60);
   const s = secs % 60;
   return `${y}-${pad2(m)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${String(micros).padStart(6, '0')}Z`;
-}
-
-/** The text of the UUID being made: every person's UUID and anonymous distinct ids are made here,
- * each read, and written as bytes they are one string, not the pieces of a concatenation (half
- * the CPU, and a fraction of the garbage, of a template of six hex() pieces). */
-const UUID_TEXT = Buffer.from('00000000-0000-7000-0000-000000000000', 'latin1');
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
-/** Writes `value` as `digits` lower-case hex digits into UUID_TEXT at `at`. */
-function putHex(value: number, digits: number, at: number): void {
-  let v = value >>> 0;
-  for (let i = at + digits - 1; i >= at; i--) {
-    UUID_TEXT[i] = HEX_DIGITS[v & 15];
-    v >>>= 4;
-  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -679,13 +664,8 @@ export class SandboxStore {
     const randA = Math.floor(rand() * 0x1000);
     const variant = 0x8000 | Math.floor(rand() * 0x4000);
     const rand16 = Math.floor(rand() * 0x10000);
-    putHex(hi, 8, 0);
-    putHex(lo, 4, 9);
-    putHex(randA, 3, 15);
-    putHex(variant, 4, 19);
-    putHex(rand16, 4, 24);
-    putHex(tail32, 8, 28);
-    return UUID_TEXT.toString('latin1', 0, 36);
+    // Version 7 in the third group's first digit.
+    return uuidText(hi, (lo << 16) | 0x7000 | randA, (variant << 16) | rand16, tail32);
   }
 
   /** created_at as generated. */
