@@ -4,6 +4,7 @@
 // either parser throw anything but a UsageError.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { binaryText } from '../binary-text.js';
 import { parsePropertiesJson, parseWhere } from '../../../src/api/person-filters.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -104,7 +105,7 @@ describe('parseWhere', () => {
 
   it('throws nothing but a UsageError, whatever it is given', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (expression) => throwsOnlyUsageErrors(() => parseWhere(expression))),
+      fc.property(binaryText({ maxLength: 40 }), (expression) => throwsOnlyUsageErrors(() => parseWhere(expression))),
       { numRuns: RUNS },
     );
   });
@@ -114,7 +115,7 @@ describe('parsePropertiesJson', () => {
   const filter = fc.record(
     {
       // Any key at all, operator characters included: this is the way to filter on such keys.
-      key: fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('a=b', 'x>=1', '$os~', '!=', '__proto__')),
+      key: fc.oneof(binaryText({ maxLength: 20 }), fc.constantFrom('a=b', 'x>=1', '$os~', '!=', '__proto__')),
       value: fc.jsonValue({ maxDepth: 2 }),
       operator: fc.constantFrom('exact', 'is_not', 'icontains', 'regex', 'gt', 'is_set', 'in'),
       type: fc.constantFrom('person', 'cohort', 'hogql'),
@@ -137,7 +138,7 @@ describe('parsePropertiesJson', () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.string({ unit: 'binary', maxLength: 40 }),
+          binaryText({ maxLength: 40 }),
           fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
         ),
         (json) => throwsOnlyUsageErrors(() => parsePropertiesJson(json)),

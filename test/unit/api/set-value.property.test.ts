@@ -2,6 +2,7 @@
 // very text typed, and nothing throws; `key=value` splits at the first "=".
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { binaryText } from '../binary-text.js';
 import { parseAssignment, parseAssignments, parseSetValue } from '../../../src/api/set-value.js';
 import { UsageError } from '../../../src/errors.js';
 
@@ -18,7 +19,7 @@ function asJson(text: string): { value: unknown } | undefined {
 
 /** Text typed on a command line: anything, with JSON-looking pieces now and then. */
 const typed = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 30 }),
+  binaryText({ maxLength: 30 }),
   fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
   fc
     .tuple(
@@ -42,7 +43,7 @@ describe('parseSetValue', () => {
 
   it('keeps text that is not JSON exactly as typed', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+      fc.property(binaryText({ maxLength: 40 }), (text) => {
         fc.pre(asJson(text) === undefined);
         expect(parseSetValue(text)).toBe(text);
       }),
@@ -80,7 +81,7 @@ describe('parseSetValue', () => {
 });
 
 describe('parseAssignment(s)', () => {
-  const key = fc.string({ unit: 'binary', minLength: 1, maxLength: 15 }).filter((k) => !k.includes('='));
+  const key = binaryText({ minLength: 1, maxLength: 15 }).filter((k) => !k.includes('='));
 
   it('splits key=value at the first "=", the value parsed as --set values are', () => {
     fc.assert(
@@ -112,7 +113,7 @@ describe('parseAssignment(s)', () => {
 
   it('throws nothing but a UsageError naming the flag', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 30 }), (raw) => {
+      fc.property(binaryText({ maxLength: 30 }), (raw) => {
         try {
           parseAssignment(raw, '--field');
         } catch (error) {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { binaryText } from '../../binary-text.js';
 import type { Receipt } from '../../../../src/bulk/engine/receipt.js';
 import { writeReceipt } from '../../../../src/bulk/engine/receipt-write.js';
 
@@ -20,7 +21,7 @@ const receiptLike = fc.record(
     projects: fc.array(
       fc.record({
         project: fc.string(),
-        ids_sent: longList(fc.oneof(fc.uuid(), fc.string(), fc.string({ unit: 'binary' }))),
+        ids_sent: longList(fc.oneof(fc.uuid(), fc.string(), binaryText())),
         distinct_ids: fc.oneof(fc.constant(null), longList(fc.string())),
         verification: fc.jsonValue(),
       }),

@@ -3,6 +3,7 @@
 // lines; and no input, however broken, makes it throw anything but a usage error (exit 2).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { binaryText } from '../../binary-text.js';
 import { InputError, readIds, type IdsFormat, type RawItem, type ReadOptions } from '../../../../src/bulk/input/read-ids.js';
 import { collectIds, type IdKind } from '../../../../src/bulk/input/validate.js';
 import { UsageError } from '../../../../src/errors.js';
@@ -125,7 +126,7 @@ describe('CSV', () => {
 
 /** An id as JSON holds it: any string (lone surrogates included, JSON escapes them) or a safe integer. */
 const jsonId = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 30 }),
+  binaryText({ maxLength: 30 }),
   fc.maxSafeInteger().map((n) => Math.trunc(n)),
 );
 const asValue = (id: string | number) => String(id);
@@ -275,7 +276,7 @@ describe('validation', () => {
   it('keeps distinct ids exactly as written (case and all), each once', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.array(binaryText({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
         fc.array(fc.nat(), { maxLength: 30 }),
         async (pool, picks) => {
           const values = picks.map((k) => pool[k % pool.length]);
@@ -337,7 +338,7 @@ describe('garbage', () => {
         [0x80],
       )
       .map((b) => Buffer.from(b)),
-    fc.string({ unit: 'binary', maxLength: 8 }).map((s) => Buffer.from(s)),
+    binaryText({ maxLength: 8 }).map((s) => Buffer.from(s)),
     fc.nat({ max: 200 }).map((n) => Buffer.from('x'.repeat(n))),
   );
   const bytes = fc.oneof(
