@@ -7,8 +7,7 @@
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { getDeletionRequest } from '../../../api/data-deletion.js';
-import { runHogQL } from '../../../api/query.js';
-import { underQueryLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
+import { queryUnderLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
 import { afterUntil, countQuery } from '../../../hogql/event-deletion.js';
 import { explainUnavailable } from '../../../deletion-requests/unavailable.js';
 import type { SweepRecord } from './sweep.js';
@@ -26,9 +25,7 @@ export interface SweepStatus {
 }
 
 async function count(ctx: Context, client: ApiClient, project: string, query: string, cap: WaitCap): Promise<number> {
-  const res = await underQueryLimit(ctx, cap, (retry) =>
-    runHogQL(client, project, { query: countQuery(query), name: 'hogctl erasure: events swept' }, { retry, signal: ctx.deps.signal }),
-  );
+  const res = await queryUnderLimit(ctx, client, project, { query: countQuery(query), name: 'hogctl erasure: events swept' }, cap);
   return Number(res.results[0]?.[0] ?? 0);
 }
 

@@ -7,7 +7,7 @@ import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { previewDeletion } from '../../../api/data-deletion.js';
 import { runHogQL } from '../../../api/query.js';
-import { underQueryLimit, underRateLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
+import { queryUnderLimit, underRateLimit, type WaitCap } from '../../../cli/wait-out-limit.js';
 import { countQuery, sampleQuery } from '../../../hogql/event-deletion.js';
 import { explainUnavailable, previewRefusesKey } from '../../../deletion-requests/unavailable.js';
 
@@ -40,9 +40,7 @@ async function hogqlCount(ctx: Context, projectId: string, queries: string[], ca
   const client = await ctx.api();
   let total = 0;
   for (const query of queries) {
-    const res = await underQueryLimit(ctx, cap, (retry) =>
-      runHogQL(client, projectId, { query: countQuery(query), name: 'hogctl events delete: count' }, { retry, signal: ctx.deps.signal }),
-    );
+    const res = await queryUnderLimit(ctx, client, projectId, { query: countQuery(query), name: 'hogctl events delete: count' }, cap);
     total += Number(res.results[0]?.[0] ?? 0);
   }
   return total;
