@@ -737,7 +737,5 @@ function searchFinds(person: Person, search: string): boolean {
   const email = person.properties.email;
   if (email !== undefined && email !== null && String(email).toLowerCase().includes(search.toLowerCase())) return true;
   if (person.distinctIds.includes(search)) return true;
-  return (
-    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(search) && person.uuid.toLowerCase() === search.toLowerCase()
-  );
+  return isUuid(search) && person.uuid.toLowerCase() === search.toLowerCase();
 }

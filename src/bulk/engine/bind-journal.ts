@@ -1,6 +1,7 @@
-// Step 2 of a bulk run: the journal. A new run takes a new journal; --resume takes the one it
-// names, which must be for the same ids, host, project and flags. The journal is locked before
-// it is read, so that two runs can never both act on what it says.
+// A bulk job's journal, which prepare.ts binds after the input and the projects. A new run takes
+// a new journal; --resume takes the one it names, which must be for the same ids, host, project
+// and flags. The journal is locked before it is read, so that two runs can never both act on
+// what it says.
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

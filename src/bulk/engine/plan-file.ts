@@ -15,6 +15,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
+import { isUuid } from '../../api/uuid.js';
 import { fileError } from '../../config/secret-file.js';
 import { keyedHash, openText, requireEvidenceKey, type EvidenceKey } from '../../config/evidence-key.js';
 import { CLEAR, keyedPolicy, type IdentifierPolicy } from '../input/identifiers.js';
@@ -127,7 +128,6 @@ export async function readPlanFile(path: string, env: NodeJS.ProcessEnv): Promis
   return parsed;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const sameSet = (a: string[], b: Set<string>) => a.length === b.size && a.every((x) => b.has(x));
 
 /** The identifiers' totals, counted from the persons each key names in each project. Those that
@@ -163,7 +163,7 @@ function disagreementOf(plan: PlanBody): string | undefined {
   for (const p of plan.projects) {
     const where = `in project ${p.project}`;
     const uuids = p.person_uuids;
-    if (!Array.isArray(uuids) || !uuids.every((u) => typeof u === 'string' && UUID.test(u)))
+    if (!Array.isArray(uuids) || !uuids.every((u) => typeof u === 'string' && isUuid(u) && u === u.toLowerCase()))
       return `${where}, a person is not a UUID in lower case`;
     const persons = new Set(uuids);
     if (persons.size !== uuids.length) return `${where}, a person is listed twice`;

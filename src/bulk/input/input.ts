@@ -1,5 +1,6 @@
-// Step 1 of a bulk run: read the whole input and check every value before anything is sent.
-// A bad value stops the run here (or, with --skip-invalid, is left out and listed).
+// A bulk job's input, the first thing prepare.ts settles: the whole input read and every value
+// checked before anything is sent. A bad value stops the run here (or, with --skip-invalid, is
+// left out and listed).
 //
 // What the input is, is one value (JobInput) made once by the verb from its flags: it carries the
 // flag that gave it and the label that messages, the journal and the resume command name it by.

@@ -1,5 +1,5 @@
-// Step 3 of a bulk job: the persons it acts on, project by project, found before anything is
-// changed. Two ways:
+// A bulk job's persons, the last thing prepare.ts settles before the plan: the persons it acts
+// on, project by project, found before anything is changed. Two ways:
 //
 // - A plain file of person ids (or distinct ids) for one project is sent as it is: UUIDs go out
 //   unchanged, integer ids are looked up first (bulk_delete matches UUIDs only), and the server's

@@ -89,9 +89,8 @@ describe('a reviewed plan', () => {
     expect(store(1).getByUuid(victim.uuid)).toBeDefined();
   });
 
-  it('signed by a holder of the key but disagreeing with itself is refused; what it shows comes from its lists', async () => {
-    const [named, victim] = take(2);
-    const planPath = await makePlan('inconsistent', [named]);
+  /** The plan at `planPath`, changed by `edit` and signed again as a holder of the evidence key would. */
+  async function resigned(planPath: string, name: string, edit: (body: Record<string, any>) => void): Promise<string> {
     const exported = await world.run(['evidence', 'export-key']);
     expect(exported.code, exported.stderr).toBe(0);
     const key = Buffer.from(exported.stdout.trim(), 'hex');
@@ -102,20 +101,44 @@ describe('a reviewed plan', () => {
       createHmac('sha256', planKey)
         .update(JSON.stringify(body, null, 2))
         .digest('hex');
-
     const { hmac_sha256: signature, ...body } = JSON.parse(readFileSync(planPath, 'utf8'));
     expect(signature).toBe(sign(body));
-    // The counters still say one person, the list names two.
-    body.projects[0].person_uuids.push(victim.uuid);
-    body.projects[0].distinct_ids[victim.uuid] = [...victim.distinctIds];
-    const edited = join(dir, 'inconsistent.edited.json');
+    edit(body);
+    const edited = join(dir, `${name}.edited.json`);
     writeFileSync(edited, planText(body, ['hmac_sha256', sign(body)]));
+    return edited;
+  }
+
+  it('signed by a holder of the key but disagreeing with itself is refused; what it shows comes from its lists', async () => {
+    const [named, victim] = take(2);
+    const planPath = await makePlan('inconsistent', [named]);
+    // The counters still say one person, the list names two.
+    const edited = await resigned(planPath, 'inconsistent', (body) => {
+      body.projects[0].person_uuids.push(victim.uuid);
+      body.projects[0].distinct_ids[victim.uuid] = [...victim.distinctIds];
+    });
     const from = world.sandbox.requests.length;
     const res = await world.run(['persons', 'bulk-delete', '--plan', edited, '-y']);
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain(`the plan ${edited} disagrees with itself`);
     expect(bulkDeletes(from)).toEqual([]);
     expect(store(1).getByUuid(victim.uuid)).toBeDefined();
+  });
+
+  it('signed, but naming a person by a UUID in capitals, is refused: a plan holds UUIDs as hogctl wrote them', async () => {
+    const [named] = take(1);
+    const planPath = await makePlan('capitals', [named]);
+    const upper = named.uuid.toUpperCase();
+    const edited = await resigned(planPath, 'capitals', (body) => {
+      body.projects[0].person_uuids = [upper];
+      body.projects[0].distinct_ids = { [upper]: body.projects[0].distinct_ids[named.uuid] };
+    });
+    const from = world.sandbox.requests.length;
+    const res = await world.run(['persons', 'bulk-delete', '--plan', edited, '-y']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`the plan ${edited} disagrees with itself: in project 1, a person is not a UUID in lower case`);
+    expect(bulkDeletes(from)).toEqual([]);
+    expect(store(1).getByUuid(named.uuid)).toBeDefined();
   });
 
   it('with --project naming another project is refused, as --projects is', async () => {
