@@ -15,14 +15,18 @@ const MOCKS_MODULES = [
 const LONGEST_FIRST = ['test/reliability/', 'test/e2e/', 'test/cli/', 'packages/', 'test/unit/'];
 
 /**
- * The black-box suites start first and the short in-process tests fill the gaps at the end, so
- * that the workers finish together. Within each folder, vitest's own order holds: the longest
- * files of the last run first, or the largest files on a clean checkout (CI).
+ * The files that mock a module start first, each in a fresh worker; then the black-box suites,
+ * and the short in-process tests fill the gaps at the end, so that the workers finish together.
+ * A shared worker is kept only while the next file in the queue is one it can take, so the
+ * mocks, in the middle or at the end, would end a shared worker early (and, at the end, leave
+ * the run waiting on the last of them). Within each folder, vitest's own order holds: the
+ * longest files of the last run first, or the largest files on a clean checkout (CI).
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {
       const path = relative(file.project.config.root, file.moduleId);
+      if (MOCKS_MODULES.includes(path)) return -1;
       const at = LONGEST_FIRST.findIndex((folder) => path.startsWith(folder));
       return at === -1 ? LONGEST_FIRST.length : at;
     };
@@ -47,38 +51,21 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // What modules of the CLI and the sandbox keep is the same for every command of a
-        // process (ARCHITECTURE.md §2 lists it; test/unit/repository/module-state.test.ts holds
-        // the list), so the unit tests share their workers' modules instead of importing them
-        // again for each file: a third of the CPU time of a run of them.
-        // A file that mocks a module (vi.mock) needs modules of its own: it runs isolated, below.
         test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          // Every file but those that mock a module, in one project, so that a worker takes one file
+          // after another whatever its folder: the unit tests, the verbs in this process
+          // (test/cli/harness.ts, test/cli/virtual-harness.ts) and the built binary as a child
+          // process (test/e2e/, test/reliability/). A worker of another project would import the
+          // CLI and the sandbox again (about 2.5 s of CPU each), and with a project for each of
+          // the three, a run started 16 workers instead of 4 and transformed the sources three
+          // times. A whole run took 394 CPU-s instead of 400-429.
+          name: 'shared',
+          include: ['test/{unit,cli,e2e,reliability}/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...MOCKS_MODULES],
-          isolate: false,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          // The verbs in this process (test/cli/harness.ts, test/cli/virtual-harness.ts): no build needed.
-          name: 'cli',
-          include: ['test/cli/**/*.test.ts'],
-          exclude: [...MOCKS_MODULES],
-          isolate: false,
-          execArgv: ['--max-semi-space-size=64'],
-        },
-      },
-      {
-        extends: true,
-        test: {
-          // The built binary as a child process: what only it can show.
-          name: 'end-to-end',
-          include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts'],
-          exclude: [...MOCKS_MODULES],
-          // As the unit tests: the harness, the sandbox and the CLI's modules are loaded once a
-          // worker, not once a file (about 30 s of CPU a run); each file starts its own sandbox.
+          // What modules of the CLI and the sandbox keep is the same for every command of a
+          // process (ARCHITECTURE.md §2 lists it; test/unit/repository/module-state.test.ts holds
+          // the list), so the files share their workers' modules instead of importing them again
+          // for each file; each file starts its own sandbox.
           isolate: false,
           // The sandbox of a large world makes young garbage by the hundred megabytes (a person is
           // generated whenever read): with a larger young generation, the HogQL paging test

@@ -67,7 +67,7 @@ describe('in-process tests of the verbs', () => {
 });
 
 describe('test files that mock a module', () => {
-  // The unit and end-to-end projects share modules between files; a file that replaces a module
+  // The test files share their workers' modules (vitest.config.ts); a file that replaces a module
   // with vi.mock runs in a project of its own. A path left behind by a move (seen: the lock's
   // test ran shared, and hung when another file had loaded node:fs/promises first) fails here.
   it('are exactly the files vitest.config.ts lists in MOCKS_MODULES', () => {
