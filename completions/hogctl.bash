@@ -267,7 +267,8 @@ _hogctl() {
       cmds_="profile auth projects persons events users email evidence api sandbox mcp demo completion exit-codes environment bulk-input bulk-plans erasure bulk-runs capture"; flags_="$globals_" ;;
     *) cmds_=""; flags_="" ;;
   esac
-  # After the command's own values, which win where a command gives a global flag others.
+  # The global flags' values come after the command's own cases above: a command's own values
+  # for a global flag win.
   case "$prev" in
     --output) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;
     -o) COMPREPLY=( $(compgen -W "table json ndjson csv" -- "$cur") ); return ;;

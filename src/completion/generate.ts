@@ -126,7 +126,8 @@ _hogctl() {
 ${cases}
     *) cmds_=""; flags_="" ;;
   esac
-  # After the command's own values, which win where a command gives a global flag others.
+  # The global flags' values come after the command's own cases above: a command's own values
+  # for a global flag win.
   case "$prev" in
 ${globalValues.join('\n')}
     --profile) COMPREPLY=( $(compgen -W "$(_hogctl_profiles)" -- "$cur") ); return ;;

@@ -219,12 +219,13 @@ function exportCounts(t: ChunkTally, state: ExportState): Record<string, Count> 
   if (t.dryRun) {
     const persons = Object.values(state.persons).filter(here);
     const noPerson = Object.values(state.no_person ?? {}).filter(here);
+    const units = [...persons, ...noPerson];
     return {
       persons_exported: 0,
-      events: estimatedEvents([...persons, ...noPerson]),
+      events: estimatedEvents(units),
       events_of_distinct_ids_of_no_person: estimatedEvents(noPerson),
       property_changes: 0,
-      event_queries: plannedQueries([...persons, ...noPerson]),
+      event_queries: plannedQueries(units),
     };
   }
   const persons = t.answered.map(summaryOf).filter((p): p is PersonSummary => p !== undefined);

@@ -4,10 +4,11 @@
 // `$process_person_profile: false`, an address used only as a distinct id). PostHog makes no
 // person for them (docs/server-contract.md §14.4), and a person's events are read by its own
 // distinct ids (docs/server-contract.md §15.1), so no person's files reach them; a subject-access
-// export hands them over all the same, into `project-<id>/distinct-ids-of-no-person/`. Each project's are one unit of the export, kept in
-// the export's state file (state.ts: the engine's journal holds persons), counted by the plan and
-// written after the persons, before the bundle is sealed, by the same keyset walk as a person's
-// events (write-events.ts), so a stop mid-walk goes on from its last page and writes no event twice.
+// export hands them over all the same, into `project-<id>/distinct-ids-of-no-person/`. Each
+// project's are one unit of the export, kept in the export's state file (state.ts: the engine's
+// journal holds persons), counted by the plan and written after the persons, before the bundle is
+// sealed, by the same keyset walk as a person's events (write-events.ts), so a stop mid-walk goes
+// on from its last page and writes no event twice.
 import type { Context } from '../../../context.js';
 import type { ApiClient } from '../../../http/client.js';
 import { counted } from '../../../io/counts.js';

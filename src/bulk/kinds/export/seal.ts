@@ -3,8 +3,8 @@
 // the person was done), and what the events of distinct ids of no person came to (no-person.ts),
 // it writes summary.html and manifest.json, then reads every file of the bundle back and compares
 // it with the manifest: a file changed, cut or added since its person was written is named, and
-// the export ends with exit 8. Then the state file goes (the bundle is
-// finished) and, with --zip, the bundle becomes one archive and the directory goes.
+// the export ends with exit 8. Then the state file goes (the bundle is finished) and, with --zip,
+// the bundle becomes one archive and the directory goes.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NotRecordedError } from '../../../errors.js';
