@@ -172,16 +172,18 @@ export class JournalState {
   }
 
   /** Ids sent in requests whose answer was lost (a run that stopped before their answer, or a
-   * chunk that failed after an unclear attempt), and not settled since. Checking them again
-   * is harmless: ids a check found gone, or a later chunk answered, are left out. */
+   * chunk that failed after an unclear attempt), and not settled since, each once. Checking them
+   * again is harmless: ids a check found gone, or a later chunk answered, are left out. An id two
+   * lost requests carried (one found present and sent again) is listed with the first: one check
+   * tells the fate of both, and a second would journal it found gone twice. */
   lostAnswerIds(): { chunk: number; project: string; ids: string[] }[] {
     const lost = [...this.chunks.values()].filter((c) => (!c.answer && !c.failure) || (c.failure && (c.failure.unclear ?? 0) > 0));
     // Most runs lost no answer: then no set of every id answered is built for nothing.
     if (lost.length === 0) return [];
-    const done = this.answeredIds();
+    const settledOrListed = this.answeredIds();
     const out: { chunk: number; project: string; ids: string[] }[] = [];
     for (const c of lost) {
-      const ids = c.ids.filter((id) => !done.has(id));
+      const ids = c.ids.filter((id) => settledOrListed.add(id));
       if (ids.length) out.push({ chunk: c.chunk, project: c.project, ids });
     }
     return out;

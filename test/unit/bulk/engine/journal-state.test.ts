@@ -159,6 +159,18 @@ describe('journal', () => {
     expect(placed.chunks.get(2)!.ids.placeIn(list, 0)).toBe(-1);
   });
 
+  it('lists each id of the lost answers once, though two lost requests carried it', () => {
+    // A request whose answer was lost, found present when checked and sent again in a request
+    // whose answer was lost too: both are lost, and one check of the id tells the fate of both
+    // (two would journal it found gone twice).
+    const state = new JournalState();
+    state.apply(header);
+    state.apply({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['a', 'b', 'c'] });
+    state.apply({ type: 'checked', chunk: 1, at: 't', gone: ['a'], present: 2 });
+    state.apply({ type: 'sending', chunk: 2, run: 2, at: 't', ids: ['b', 'c'] });
+    expect(state.lostAnswerIds()).toEqual([{ chunk: 1, project: '42', ids: ['b', 'c'] }]);
+  });
+
   it('refuses a journal damaged in the middle, or one that is not a journal', async () => {
     const path = join(dir, 'j.ndjson');
     writeFileSync(path, `${JSON.stringify(header)}\n{oops\n${JSON.stringify({ type: 'run', run: 1, at: 't', resume: false })}\n`);
