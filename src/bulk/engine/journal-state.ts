@@ -120,6 +120,9 @@ export class JournalState {
       if (!chunk.answer) chunk.failure = { at, attempts, status, error, ...(unclear ? { unclear } : {}) };
     } else {
       chunk.gone = [...(chunk.gone ?? []), ...record.gone];
+      // The check accounts for the attempts whose answers were lost, as the runner's own check
+      // does within a run (runner.ts settle): the request is no longer unclear.
+      if (chunk.failure?.unclear) chunk.failure = { ...chunk.failure, unclear: 0 };
     }
   }
 

@@ -344,6 +344,24 @@ describe('receipt', () => {
     expect(buildReceipt(before, list(['a']), meta({ targets: 1 })).unclear_requests).toBeNull();
   });
 
+  it('no longer calls a request unclear once a later run checked its ids', () => {
+    // Its attempts timed out and the check after them could not be made; the next run checked:
+    // a gone (that request deleted it), b present, sent again and deleted.
+    const state = new JournalState();
+    state.apply(header);
+    state.apply({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['a', 'b'] });
+    state.apply({ type: 'failed', chunk: 1, at: 't', attempts: 9, status: null, error: 'timed out', unclear: 9 });
+    expect(state.lostAnswerIds()).toEqual([{ chunk: 1, project: '42', ids: ['a', 'b'] }]);
+    state.apply({ type: 'checked', chunk: 1, at: 't', gone: ['a'], present: 1 });
+    expect(state.lostAnswerIds()).toEqual([]);
+    state.apply({ type: 'sending', chunk: 2, run: 2, at: 't', ids: ['b'] });
+    state.apply({ type: 'answered', chunk: 2, at: 't', status: 202, attempts: 1, summary: { persons_found: 1, persons_deleted: 1 } });
+    const r = buildReceipt(state, list(['a', 'b']), meta({ targets: 2 }));
+    expect(r.counts).toMatchObject({ sent: 2, failed: 0, unconfirmed: 0 });
+    expect(r.unclear_requests).toBeNull();
+    expect(r.lost_answers).toMatchObject({ gone: 1 });
+  });
+
   it('says which counts an empty answer (older servers) did not report, instead of guessing', () => {
     const state = new JournalState();
     state.apply(header);
