@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaultInjector, parseFaultSpec } from '@hogctl/sandbox';
 import { startWorld, type World } from '../harness.js';
 import { bulkRequests, isAlive } from './bulk-delete-fixtures.js';
 
@@ -83,4 +84,33 @@ describe('deletion_errors: persons the server could not delete', () => {
     expect(after.status).toBe('completed');
     expect(after.counts).toMatchObject({ persons_deleted: 1200, deletion_errors: 0 });
   });
+
+  it('a resend whose answer was lost after the server deleted the person is checked, found gone, and not sent again', async () => {
+    const { path, ids } = idsFile('resend-lost', 10);
+    const b = ids[5];
+    world.sandbox.failDeletions([b], 1);
+    const receiptPath = join(dir, 'resend-lost.receipt.json');
+    const before = world.sandbox.requests.length;
+    // The file's request is answered (b in deletion_errors); the resend's answer is lost after the server deleted b.
+    const res = await world.withFaults(`504-after=0.5,path=bulk_delete,method=POST,seed=${seedFor([undefined, '504-after'])}`, () =>
+      world.run(['persons', 'bulk-delete', '--file', path, '--receipt', receiptPath, '--retries', '1', '--concurrency', '1', '-y']),
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(alive(ids)).toEqual([]);
+    const sent = bodies(before);
+    expect(sent.map((s) => s.ids.includes(b))).toEqual([true, true]);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    expect(receipt.status).toBe('completed');
+    expect(receipt.counts).toMatchObject({ persons_found: 10, persons_deleted: 9, persons_gone_after_lost_answer: 1, deletion_errors: 0 });
+    expect(receipt.deletion_errors).toEqual([]);
+  });
 });
+
+/** A fault seed under which bulk_delete's POSTs meet these faults, in order. */
+function seedFor(faults: (string | undefined)[]): number {
+  const target = `/api/projects/${world.sandbox.projectId}/persons/bulk_delete/`;
+  for (let seed = 1; ; seed++) {
+    const injector = new FaultInjector(parseFaultSpec(`504-after=0.5,path=bulk_delete,method=POST,seed=${seed}`, 0));
+    if (faults.every((kind) => injector.decide('POST', target)?.kind === kind)) return seed;
+  }
+}

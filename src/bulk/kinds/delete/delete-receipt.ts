@@ -49,13 +49,15 @@ const summaryOf = (c: ChunkRecord) => c.answer?.summary as BulkDeleteSummary | n
 
 /**
  * Persons an answer listed in `deletion_errors` ("not deleted, retry these", PostHog/posthog#103144)
- * that no later answer deleted, with their project. They are sent again, by UUID.
+ * that no later answer deleted, and no check after a later request's lost answer found gone, with
+ * their project. They are sent again, by UUID.
  */
 export function openDeletionErrors(chunks: Iterable<ChunkRecord>): Map<string, string> {
   const open = new Map<string, string>();
   const all = [...chunks];
   if (!all.some((c) => summaryOf(c)?.deletion_errors?.length)) return open;
   for (const c of all.sort((a, b) => a.chunk - b.chunk)) {
+    if (open.size) for (const id of c.gone ?? []) open.delete(id);
     if (!c.answer) continue;
     const failed = new Set<string>();
     for (const e of summaryOf(c)?.deletion_errors ?? []) if (typeof e.person_uuid === 'string') failed.add(e.person_uuid.toLowerCase());
@@ -63,6 +65,13 @@ export function openDeletionErrors(chunks: Iterable<ChunkRecord>): Map<string, s
     for (const uuid of failed) open.set(uuid, c.project);
   }
   return open;
+}
+
+/** How many of the ids found gone after a lost answer were in requests that sent them again. */
+function goneFromResends(t: ChunkTally): number {
+  const resent = new Set<string>();
+  for (const c of t.chunks) if (c.resend) for (const id of c.gone ?? []) if (t.gone.has(id)) resent.add(id);
+  return resent.size;
 }
 
 const unlessUnreported = (v: number | null, f: (v: number) => number) => (v === null ? null : f(v));
@@ -105,10 +114,11 @@ function deletionTally(t: ChunkTally, flags: BulkDeleteFlags): { counts: Record<
     recordings_queued_for_deletion: count('recordings_queued_for_deletion', (s) => perFound(s.recordings_queued_for_deletion, s), false),
   };
   // Persons looked up just before (so they existed) and found gone after a lost answer were
-  // deleted by the request that lost it. Ids of a plain file may never have named anyone: they
+  // deleted by the request that lost it; those sent again after a deletion error were found (and
+  // counted) by the answer that reported it. Ids of a plain file may never have named anyone: they
   // are counted apart (persons_gone_after_lost_answer), never as deleted.
   if (gone.size > 0 && lookedUp) {
-    counts.persons_found = (counts.persons_found ?? 0) + gone.size;
+    counts.persons_found = (counts.persons_found ?? 0) + gone.size - goneFromResends(t);
     if (!flags.keep_person) counts.persons_deleted = (counts.persons_deleted ?? 0) + gone.size;
   }
   if (t.project) return { counts: { ...counts }, notReported };

@@ -14,6 +14,7 @@ import { IdSet } from '../../../../src/bulk/input/id-set.js';
 import { buildReceipt, summaryRecord, type ReceiptMeta } from '../../../../src/bulk/engine/receipt.js';
 import { requestBody, sender } from '../../../../src/bulk/kinds/delete/send.js';
 import { deleteKind } from '../../../../src/bulk/kinds/delete/delete-persons.js';
+import { openDeletionErrors } from '../../../../src/bulk/kinds/delete/delete-receipt.js';
 import type { IdList } from '../../../../src/bulk/input/validate.js';
 import { FakeApi, makeClient, ORIGIN, rejection } from '../../helpers.js';
 
@@ -360,6 +361,22 @@ describe('receipt', () => {
     expect(r.counts).toMatchObject({ sent: 2, failed: 0, unconfirmed: 0 });
     expect(r.unclear_requests).toBeNull();
     expect(r.lost_answers).toMatchObject({ gone: 1 });
+  });
+
+  it('counts a person found gone after a lost resend as deleted, not found a second time', () => {
+    // Persons looked up first; b came back in deletion_errors, and the request that sent it again
+    // lost its answer after the server deleted b: the check found it gone.
+    const state = new JournalState(openDeletionErrors);
+    state.apply(header);
+    state.apply({ type: 'sending', chunk: 1, run: 1, at: 't', ids: ['a', 'b'] });
+    const withErrorOnB = { persons_found: 2, persons_deleted: 1, deletion_errors: [{ person_uuid: 'b' }] };
+    state.apply({ type: 'answered', chunk: 1, at: 't', status: 202, attempts: 1, summary: withErrorOnB });
+    state.apply({ type: 'sending', chunk: 2, run: 1, at: 't', ids: ['b'], resend: true });
+    state.apply({ type: 'checked', chunk: 2, at: 't', gone: ['b'], present: 0 });
+    expect([...state.toSendAgain().keys()]).toEqual([]);
+    expect(state.lostAnswerIds()).toEqual([]);
+    const r = buildReceipt(state, list(['a', 'b']), meta({ targets: 2, sentIdKind: 'person_uuids' }));
+    expect(r.counts).toMatchObject({ persons_found: 2, persons_deleted: 2, deletion_errors: 0 });
   });
 
   it('says which counts an empty answer (older servers) did not report, instead of guessing', () => {
