@@ -69,3 +69,28 @@ export function lazyChunks(sources: ChunkSource[], size: number, firstIndex = 1)
     },
   };
 }
+
+/** Requests carrying the ids answers asked to be sent again (journal-state.ts toSendAgain: id →
+ * project), project by project, each marked as a resend. */
+export function resendChunks(sendAgain: Map<string, string>, size: number, firstIndex: number): Chunk[] {
+  const byProject = new Map<string, string[]>();
+  for (const [id, project] of sendAgain) byProject.set(project, [...(byProject.get(project) ?? []), id]);
+  let next = firstIndex;
+  return [...byProject].flatMap(([project, ids]) => {
+    const mine = chunkIds(ids, size, next, project).map((c) => ({ ...c, resend: true }));
+    next += mine.length;
+    return mine;
+  });
+}
+
+/** These chunks, then those of `rest`. */
+export function chunksThen(first: Chunk[], rest: ChunkList): ChunkList {
+  return {
+    length: first.length + rest.length,
+    ids: first.reduce((k, c) => k + c.ids.length, rest.ids),
+    *[Symbol.iterator]() {
+      yield* first;
+      yield* rest;
+    },
+  };
+}

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../http/client.js';
 import type { OutputSettings } from '../../io/output.js';
 import type { BulkAction, JobKind } from './action.js';
 import { bindJournal, type BoundJournal } from './bind-journal.js';
-import { lazyChunks, type ChunkList } from './chunk.js';
+import { chunksThen, lazyChunks, resendChunks, type ChunkList } from './chunk.js';
 import { IdSet, type Ids } from '../input/id-set.js';
 import type { JournalState } from './journal-state.js';
 import { CLEAR, keyedPolicy, listBinding, policyOfJournal, type IdentifierPolicy } from '../input/identifiers.js';
@@ -232,20 +232,27 @@ function refuseFinishedRun(s: RunSettings, kind: JobKind, bound: BoundJournal, i
   );
 }
 
-/** The chunks still to send, leaving out the ids earlier runs answered (`done` counts them). */
+/** The chunks still to send, leaving out the ids earlier runs answered (`done` counts them). Ids
+ * their answers asked to be sent again go first, in requests of their own marked as resends, as
+ * the run that got those answers sends them (run.ts): such a request's persons were found, and
+ * counted, by the answer that asked. */
 function chunksToSend(
   kind: JobKind,
   journal: JournalState | undefined,
   targets: CaseTargets,
 ): { chunks: ChunkList; done: { size: number } } {
-  const answered = new AnsweredIds(journal);
+  const size = kind.requests.chunkSize;
+  const first = (journal?.maxChunk ?? 0) + 1;
+  const sendAgain = journal?.toSendAgain() ?? new Map<string, string>();
+  const again = resendChunks(sendAgain, size, first);
+  const answered = new AnsweredIds(journal, sendAgain);
   const skips = targets.projects.map((p) => answered.skipIn(p.ids));
-  const chunks = lazyChunks(
+  const rest = lazyChunks(
     targets.projects.map((p, i) => ({ ids: p.ids, project: p.id, skip: skips[i] })),
-    kind.requests.chunkSize,
-    (journal?.maxChunk ?? 0) + 1,
+    size,
+    first + again.length,
   );
-  return { chunks, done: { size: answered.count } };
+  return { chunks: again.length ? chunksThen(again, rest) : rest, done: { size: answered.count } };
 }
 
 /** The files the job will write can be written: checked before anything is sent. */
@@ -256,7 +263,8 @@ async function checkOutputDirs(s: RunSettings): Promise<void> {
 }
 
 /**
- * The ids earlier runs answered (never sent again), project by project, and how many. Over a
+ * The ids earlier runs answered (never sent again), project by project, and how many; also left
+ * out, uncounted, those an answer asked to be sent again (chunksToSend sends them apart). Over a
  * compact list (id-set.ts) a bit per id marks them, by their place: a --resume of ten million ids
  * holds no second set of them (which would make it larger than the run it continues).
  */
@@ -264,7 +272,10 @@ class AnsweredIds {
   count = 0;
   private set?: IdSet;
 
-  constructor(private readonly journal: JournalState | undefined) {}
+  constructor(
+    private readonly journal: JournalState | undefined,
+    private readonly sendAgain: Map<string, string>,
+  ) {}
 
   skipIn(ids: Ids): ((index: number, id: string) => boolean) | undefined {
     const journal = this.journal;
@@ -278,13 +289,18 @@ class AnsweredIds {
         marked++;
       });
       this.count += marked;
-      return marked ? (at) => (bits[at >>> 3] & (1 << (at & 7))) !== 0 : undefined;
+      for (const id of this.sendAgain.keys()) {
+        const at = ids.indexOf(id);
+        if (at >= 0) bits[at >>> 3] |= 1 << (at & 7);
+      }
+      return marked || this.sendAgain.size ? (at) => (bits[at >>> 3] & (1 << (at & 7))) !== 0 : undefined;
     }
     if (!this.set) {
       this.set = journal.answeredIds();
       this.count += this.set.size;
     }
     const done = this.set;
-    return done.size ? (_at, id) => done.has(id) : undefined;
+    const again = this.sendAgain;
+    return done.size || again.size ? (_at, id) => done.has(id) || again.has(id) : undefined;
   }
 }

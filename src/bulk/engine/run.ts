@@ -15,8 +15,8 @@ import { JournalState } from './journal-state.js';
 import { JOURNAL_FORMAT, type JournalHeaderFields, type JournalRecord } from './journal-format.js';
 import { ProgressView } from './progress-view.js';
 import { RateBudget, type RateWindow } from './rate.js';
-import { runChunks, type Chunk, type RunnerOptions, type RunResult } from './runner.js';
-import { chunkIds, type ChunkList } from './chunk.js';
+import { runChunks, type RunnerOptions, type RunResult } from './runner.js';
+import { resendChunks, type ChunkList } from './chunk.js';
 import { IdSet } from '../input/id-set.js';
 import { counted } from '../../io/counts.js';
 import { NotRecordedError } from '../../errors.js';
@@ -216,7 +216,7 @@ async function sendAll(
     // deletion_errors) go again at once, under the same budget: at most --retries rounds; what
     // is left then, --resume sends.
     for (let round = 0; s.resends && round < s.retries && (result.reason === 'completed' || result.reason === 'partial'); round++) {
-      const again = resendChunks(journal, s.chunkSize);
+      const again = resendChunks(journal.toSendAgain(), s.chunkSize, journal.maxChunk + 1);
       if (again.length === 0) break;
       progress.note(s.resends.note(again.reduce((k, c) => k + c.ids.length, 0)));
       result = mergeResults(result, await runChunks(again, options));
@@ -298,18 +298,6 @@ function withoutIds(chunks: ChunkList, ids: IdSet): ChunkList {
     count += c.ids.length;
   }
   return { length, ids: count, [Symbol.iterator]: kept };
-}
-
-/** Requests carrying the ids answers asked to be sent again, project by project. */
-function resendChunks(journal: JournalState, chunkSize: number): Chunk[] {
-  const byProject = new Map<string, string[]>();
-  for (const [id, project] of journal.toSendAgain()) byProject.set(project, [...(byProject.get(project) ?? []), id]);
-  let next = journal.maxChunk + 1;
-  return [...byProject].flatMap(([project, ids]) => {
-    const mine = chunkIds(ids, chunkSize, next, project).map((c) => ({ ...c, resend: true }));
-    next += mine.length;
-    return mine;
-  });
 }
 
 /** A run followed by a round of resends, as one. */
