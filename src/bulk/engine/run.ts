@@ -258,6 +258,9 @@ export function journalLost(err: JournalFileError, resume: string): NotRecordedE
 /**
  * Ids sent in an earlier run whose answers were lost: asks the action which of them still need
  * it, journals the answer, and says what it found. The ids it found gone, when it checked any.
+ * Requests it could not check are journaled as failed with a lost answer, as the runner journals
+ * one within a run: their ids go out again, and the receipt says that they may have done the work
+ * the later answers do not count (unclear_requests); the next run tries to check them again.
  */
 async function checkLostAnswers(ctx: Context, action: BulkAction, journal: JournalState, append: (r: JournalRecord) => Promise<void>) {
   const check = action.presence;
@@ -266,9 +269,20 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   const count = lost.reduce((k, l) => k + l.ids.length, 0);
   ctx.info(`checking ${counted(count, 'id')} sent in ${counted(lost.length, 'request')} of an earlier run whose answers were lost…`);
   const gone = new IdSet();
-  for (const l of lost) {
+  for (const [at, l] of lost.entries()) {
     const present = await check(l.ids, l.project);
-    if (present === null) break;
+    if (present === null) {
+      const unchecked = lost.slice(at);
+      for (const u of unchecked) await append(uncheckedLoss(ctx, journal, u.chunk));
+      const ids = counted(
+        unchecked.reduce((k, u) => k + u.ids.length, 0),
+        'id',
+      );
+      const requests = unchecked.length === 1 ? 'request' : 'requests';
+      ctx.info(`${ids} could not be checked: they are sent again, and the receipt names their earlier ${requests} as unclear`);
+      if (at === 0) return undefined;
+      break;
+    }
     const chunkGone = l.ids.filter((id) => !present.has(id));
     for (const id of chunkGone) gone.add(id);
     await append({
@@ -281,6 +295,21 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   }
   ctx.info(action.checkedLost(gone.size));
   return gone;
+}
+
+/** A request of an earlier run whose answer was lost and that could not be checked, as a failure:
+ * it keeps a failure it had (and its attempts), and counts as at least one unclear attempt. */
+function uncheckedLoss(ctx: Context, journal: JournalState, chunk: number): JournalRecord {
+  const failure = journal.chunks.get(chunk)?.failure;
+  return {
+    type: 'failed',
+    chunk,
+    at: isoNow(ctx),
+    attempts: failure?.attempts ?? 1,
+    status: failure?.status ?? null,
+    error: failure?.error ?? 'its answer was lost when an earlier run stopped, and its ids could not be checked afterwards',
+    unclear: Math.max(1, failure?.unclear ?? 0),
+  };
 }
 
 /** The chunks without these ids (and without those left empty), made as they are taken. */

@@ -230,6 +230,30 @@ describe('safety', () => {
     expect(after.runs.map((r: any) => r.outcome)).toEqual(['partial', 'completed']);
   });
 
+  it('a request a killed run left without its answer, which the next run cannot check, is named as unclear, not forgotten', async () => {
+    const ids = take(10);
+    const path = file('unchecked.txt', ids.join('\n'));
+    const journal = join(dir, 'unchecked.ndjson');
+    const receiptPath = join(dir, 'unchecked-receipt.json');
+    const args = ['persons', 'bulk-delete', '--file', path, '--journal', journal, '--receipt', receiptPath, '--no-verify', '-y'];
+    expect((await world.run(args)).code).toBe(0);
+    // As a run killed after the server deleted the persons, before their answer was journaled.
+    const records = readFileSync(journal, 'utf8').trim().split('\n');
+    writeFileSync(journal, `${records.filter((r) => !/"type":"(answered|stopped)"/.test(r)).join('\n')}\n`);
+    // Every read of persons comes back as no PostHog answers: the lost answer cannot be checked.
+    const resumed = await world.withFaults('odd-200=1,path=batch_by_uuids', () => world.run([...args, '--resume']));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const receipt = JSON.parse(readFileSync(receiptPath, 'utf8'));
+    // Sent again, the ids name no one: the deletions were the lost request's, which nothing counts.
+    expect(receipt.counts).toMatchObject({ sent: 10, persons_found: 0, persons_deleted: 0, unconfirmed: 10 });
+    expect(receipt.unclear_requests).toMatchObject({ chunks: 1, ids: 10 });
+    expect(receipt.unclear_requests.note).toMatch(/may have deleted persons/);
+    expect(resumed.stderr).toContain(
+      '10 ids could not be checked: they are sent again, and the receipt names their earlier request as unclear',
+    );
+    expect(resumed.stderr).toMatch(/warning: 10 ids went out in requests that had an attempt without a clear answer/);
+  });
+
   it('refuses a journal of another input, or of other flags', async () => {
     const a = file('journal-a.txt', take(5).join('\n'));
     const b = file('journal-b.txt', take(5).join('\n'));
