@@ -66,7 +66,7 @@ export async function captureAttempt(
   if (status === 429)
     return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], now()), error: error.message };
   if (status === 401 || status === 403) return { kind: 'auth', status, error };
-  if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message };
+  if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message, unclear: mayHaveBeenDone(status) };
   // 400 (a malformed event) or 413 (too large): every other batch would fail the same way.
   return { kind: 'rejected', status, error };
 }
@@ -76,11 +76,19 @@ export function attemptOf(err: unknown): Attempt {
   if (err instanceof NotPostHogApiError || err instanceof TlsError || err instanceof UsageError)
     return { kind: 'rejected', status: 0, error: err };
   if (err instanceof RateLimitedError) return { kind: 'throttled', status: 429, retryAfterMs: err.retryAfterMs, error: err.message };
-  if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message };
+  if (err instanceof UnavailableError) return { kind: 'retry', status: null, error: err.message, unclear: !err.notSent };
   if (err instanceof ApiError) {
     if (err.status === 401 || err.status === 403) return { kind: 'auth', status: err.status, error: err };
-    if (err.status >= 500 || err.status === 408) return { kind: 'retry', status: err.status, error: err.message };
+    if (err.status >= 500 || err.status === 408)
+      return { kind: 'retry', status: err.status, error: err.message, unclear: mayHaveBeenDone(err.status) };
     return { kind: 'rejected', status: err.status, error: err as CliError };
   }
   throw err;
+}
+
+/** Whether a request answered with this status may have been carried out: a lost answer (a
+ * timeout, a dropped connection, a proxy's 502/504 after the work) or a server error part way
+ * leaves it unclear, as a deletion's (kinds/delete/send.ts); 408 and 503 refuse before any work. */
+function mayHaveBeenDone(status: number): boolean {
+  return status !== 408 && status !== 503;
 }

@@ -31,7 +31,7 @@ import { signedPlanText } from '../../../config/signed-plan.js';
 import type { ApiClient } from '../../../http/client.js';
 import { batchBody, stampToSend, sendBatch, type CaptureEvent } from '../../../api/capture.js';
 import type { ActionEnv, BulkAction, JobKind, JobVerification, TargetsEnv, Verdict, VerifyEnv } from '../../engine/action.js';
-import type { JournalHeader } from '../../engine/journal-format.js';
+import type { ChunkRecord, JournalHeader } from '../../engine/journal-format.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { CaseTargets } from '../../input/targets.js';
 import { readPersons, type Candidate } from '../../../merge/find-duplicates.js';
@@ -304,9 +304,11 @@ function mergeEvents(
   return events;
 }
 
-/** Reads each group sent back until it is one person, or --verify-timeout passes. */
+/** Reads each group sent back until it is one person, or --verify-timeout passes: those capture
+ * accepted, and those whose request may have been carried out though its answer was lost. */
 async function verifyMerge(ctx: Context, env: VerifyEnv, verifyTimeoutMs: number, st: MergeState): Promise<JobVerification> {
   const sent = env.journal.answeredIds();
+  for (const c of env.journal.chunks.values()) if (mayHaveBeenDone(c)) for (const id of c.ids) sent.add(id);
   const started = ctx.clock.now();
   const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !st.found.has(keyOf(g.project_id, g.keep.uuid));
   const projects = [...new Set(st.groups.map((g) => g.project_id))];
@@ -345,8 +347,9 @@ async function readBackGroups(
 /** The merge's part of the receipt: each group, merged, pending or failed. */
 function mergeReceipt(st: MergeState): ReceiptPart<MergeReceipt> {
   return {
-    fields: ({ answered }) => {
-      const sent = new Set(answered.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
+    fields: ({ chunks, answered }) => {
+      const keys = (of: ChunkRecord[]) => new Set(of.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
+      const sent = { accepted: keys(answered), unclear: keys(chunks.filter(mayHaveBeenDone)) };
       return {
         merge: { keep: st.recordedKeep, property_rule: PROPERTY_RULE, counts: st.counts() },
         groups: st.groups.map((g) => groupEntry(g, st, sent)),
@@ -367,12 +370,19 @@ function mergeReceipt(st: MergeState): ReceiptPart<MergeReceipt> {
   };
 }
 
+/** A request that failed after an attempt whose answer was lost: it may have been carried out. */
+const mayHaveBeenDone = (c: ChunkRecord) => !c.answer && (c.failure?.unclear ?? 0) > 0;
+
 /** A group as the receipt lists it: its status, and why when it is not merged. */
-function groupEntry(g: PlannedGroup, st: MergeState, sent: Set<string>): MergeReceipt['groups'][number] {
+function groupEntry(
+  g: PlannedGroup,
+  st: MergeState,
+  sent: { accepted: Set<string>; unclear: Set<string> },
+): MergeReceipt['groups'][number] {
   const key = keyOf(g.project_id, g.keep.uuid);
   const status = st.statusOf(g);
-  const reason =
-    status === 'failed' ? st.found.get(key)?.reason : status === 'pending' ? (sent.has(key) ? PENDING_REASON : 'not sent') : undefined;
+  const pendingReason = sent.accepted.has(key) ? PENDING_REASON : sent.unclear.has(key) ? LOST_REASON : 'not sent';
+  const reason = status === 'failed' ? st.found.get(key)?.reason : status === 'pending' ? pendingReason : undefined;
   return {
     project_id: g.project_id,
     status,
@@ -409,6 +419,10 @@ async function writeMergePlan(path: string, st: MergeState, env: NodeJS.ProcessE
  */
 const PENDING_REASON =
   "accepted by capture but not applied when the read-back stopped: ingestion may be slow, the project may be over its billing limit (capture answers 200 and drops the events), or PostHog refused the merge (an ingestion warning in the project's Data management says why, e.g. a merge over the size limit)";
+
+/** Why a group whose request lost its answer is not merged yet. */
+const LOST_REASON =
+  'sent, but every attempt lost its answer (a timeout, a dropped connection or a server error): capture may have taken the events, and the group may be merged; --resume sends the same events again and reads the group back (a merge applied twice is applied once)';
 
 /** Groups sent but not (yet) one person are a failure to report (exit 8); --resume reads them back again. */
 function mergeVerdict(receipt: MergeReceipt, resume: string): Verdict {
