@@ -228,6 +228,15 @@ async function mergeTargets(ctx: Context, env: TargetsEnv, s: MergeSettings, st:
     });
     st.leftOut = recorded.left_out;
     st.recordedKeep = recorded.keep;
+    // The groups not sent yet are read again, as a first run reads them before it sends: a person
+    // merged elsewhere since is not found by its UUID, and its distinct id, sent as the alias,
+    // would merge a person of no group into the kept one. readNow refuses then; nothing is sent.
+    const sent = env.journal?.answeredIds();
+    const open = st.groups.filter((g) => !sent?.has(g.keep.uuid));
+    if (env.client && open.length) {
+      const asRead = open.map((g, i) => ({ project_id: g.project_id, persons: [g.keep, ...g.merge], where: `recorded group ${i + 1}` }));
+      await readNow(ctx, env.client, asRead, env.maxWaitMs);
+    }
   } else {
     const now = env.client ? await readNow(ctx, env.client, s.groups, env.maxWaitMs) : { groups: s.groups, gone: [] };
     const plan = planGroups(now.groups, s.keep);
