@@ -39,14 +39,14 @@ describe('persons merge --resume', () => {
     // Meanwhile O is merged into W, which is in no group: O's distinct id now names W.
     await capture([{ event: '$merge_dangerously', distinct_id: 'rw', properties: { alias: 'ro' } }]);
     expect(uuidOf('ro')).toBe(w);
-    const before = world.sandbox.capture.events.length;
+    const before = world.sandbox.capture.events;
 
     const resumed = await world.run([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(3);
     expect(resumed.stderr).toMatch(
       /recorded group 1 person 2 \(\S+\): neither its UUID nor its distinct ids name a person there; nothing was sent/,
     );
-    expect(world.sandbox.capture.events.length).toBe(before);
+    expect(world.sandbox.capture.events).toBe(before);
     expect(uuidOf('rw')).toBe(w);
     expect(uuidOf('rk')).not.toBe(w);
   });
