@@ -39,6 +39,7 @@ import type { JournalState } from '../../engine/journal-state.js';
 import type { Receipt, ReceiptPart } from '../../engine/receipt.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
 import { attemptOf, captureAttempt } from '../../engine/capture-attempt.js';
+import { currentDistinctIds } from './current-ids.js';
 import type { IdKind } from '../../input/validate.js';
 import { verifyUpdate, type ExpectedChanges, type UpdateVerification } from './update-verify.js';
 import { describeAsked } from '../../engine/plan.js';
@@ -352,6 +353,8 @@ async function captureAction(ctx: Context, env: ActionEnv, u: UpdateSettings): P
     prepare: async (journal) => {
       for (const [, persons] of journal.recorded)
         for (const [uuid, ids] of persons) if (ids[0] !== undefined) distinctIdOf.set(uuid, ids[0]);
+      // A resumed run: the distinct ids an earlier run recorded may name other persons now.
+      if (journal.runs.length > 1) distinctIdOf = await currentDistinctIds(ctx, env, journal, distinctIdOf);
       own = ownValues(u, env.targets.projects, journal);
       stamp = stampToSend(eventStamp(journal.header!), ctx.clock.now());
       if (capture || !env.client) return;
