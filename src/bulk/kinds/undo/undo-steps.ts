@@ -77,19 +77,42 @@ export async function undoChunk(env: ChunkEnv, given: UndoGroup[]): Promise<Atte
     const gone = given.filter((g) => g.keep.distinct_ids.every((id) => !before.has(id))).map((g) => g.keep.uuid);
     for (const uuid of gone)
       ctx.warn(`project ${env.project}: the kept person ${uuid} no longer exists (deleted since the merge?): its group cannot be undone`);
-    const live = given.filter((g) => !gone.includes(g.keep.uuid));
+    const foreign = given.flatMap((g) => {
+      const reason = gone.includes(g.keep.uuid) ? undefined : foreignOwner(g, before);
+      return reason ? [{ keep: g.keep.uuid, reason }] : [];
+    });
+    for (const f of foreign) ctx.warn(`project ${env.project}: the group of ${f.keep} is not undone: ${f.reason}`);
+    const left = new Set([...gone, ...foreign.map((f) => f.keep)]);
+    const live = given.filter((g) => !left.has(g.keep.uuid));
     if (!(await split(env, live, before, gone))) return INTERRUPTED;
     const rest = live.filter((g) => !gone.includes(g.keep.uuid));
     if (rest.length > 0) {
       if (!(await rejoin(env, rest))) return INTERRUPTED;
       await restoreProperties(env, rest);
     }
-    return { kind: 'ok', status: 200, summary: { gone } };
+    return { kind: 'ok', status: 200, summary: { gone, foreign } };
   } catch (err) {
     if (ctx.deps.signal?.aborted) return INTERRUPTED;
     if (err instanceof UsageError) return { kind: 'rejected', status: 0, error: err };
     return { kind: 'retry', status: null, error: err instanceof Error ? err.message : String(err), unclear: true };
   }
+}
+
+/**
+ * Why a group may not be written to now: one of its distinct ids names a person that also holds
+ * distinct ids of no person of the group (merged again since, or an identify): the split, rejoin
+ * and properties sent to that id would change a person the receipt does not name. Checked before
+ * each chunk is sent, so also on --resume, whose groups were judged by its first run; a person the
+ * undo itself rebuilt holds ids of the group only. (A batch read lists 10 distinct ids a person.)
+ */
+function foreignOwner(g: UndoGroup, owners: Map<string, ListedPerson>): string | undefined {
+  const ours = new Set([g.keep, ...g.merge].flatMap((p) => p.distinct_ids));
+  for (const id of ours) {
+    const other = owners.get(id)?.distinct_ids?.find((d) => !ours.has(d));
+    if (other !== undefined)
+      return `its distinct id ${JSON.stringify(id)} now names person ${owners.get(id)!.uuid}, which also has ${JSON.stringify(other)}, of no person of the group: undoing it would write to a person this receipt does not name`;
+  }
+  return undefined;
 }
 
 /** Waits until `done`, or the step's wait limit; false when Ctrl-C cut it short. */

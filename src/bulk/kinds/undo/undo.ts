@@ -69,6 +69,13 @@ export interface UndoSettings {
 
 export type UndoStatus = 'restored' | 'pending' | 'failed' | 'refused';
 
+/** What a chunk's answer says (undo-steps.ts undoChunk): kept persons found deleted, and groups
+ * left as they are because their ids name a person of no group now. */
+interface UndoAnswer {
+  gone?: string[];
+  foreign?: { keep: string; reason: string }[];
+}
+
 /** What came back of the persons merged away, counted over the groups restored. */
 export interface NotRestored {
   /** Persons rebuilt under a new UUID. */
@@ -169,8 +176,10 @@ function planLines(groups: UndoGroup[], refused: RefusedGroup[], rule: ChangedRu
 class UndoState {
   groups: UndoGroup[] = [];
   refused: RefusedGroup[] = [];
-  /** Kept persons found deleted (from the chunks' answers), and groups read back restored. */
+  /** Kept persons found deleted, and groups whose ids name a person of no group now, with why
+   * (from the chunks' answers); groups read back restored. */
   readonly gone = new Set<string>();
+  readonly foreign = new Map<string, string>();
   readonly restored = new Set<string>();
   readonly notRestored: NotRestored = { uuid: 0, created_at: 0, is_identified: 0 };
 
@@ -185,7 +194,9 @@ class UndoState {
 
   status(g: UndoGroup): UndoStatus {
     const key = keyOf(g.project_id, g.keep.uuid);
-    return this.gone.has(key) ? 'failed' : this.restored.has(key) ? 'restored' : 'pending';
+    if (this.gone.has(key)) return 'failed';
+    if (this.foreign.has(key)) return 'refused';
+    return this.restored.has(key) ? 'restored' : 'pending';
   }
 
   counts(): UndoReceipt['undo']['counts'] {
@@ -195,10 +206,13 @@ class UndoState {
     return c;
   }
 
-  /** Kept persons the chunks' answers found deleted. */
+  /** Kept persons the chunks' answers found deleted, and groups they found written to elsewhere. */
   goneOf(chunks: Iterable<{ project: string; answer?: { summary: unknown } }>): void {
-    for (const c of chunks)
-      for (const uuid of (c.answer?.summary as { gone?: string[] } | null)?.gone ?? []) this.gone.add(keyOf(c.project, uuid));
+    for (const c of chunks) {
+      const summary = c.answer?.summary as UndoAnswer | null | undefined;
+      for (const uuid of summary?.gone ?? []) this.gone.add(keyOf(c.project, uuid));
+      for (const f of summary?.foreign ?? []) this.foreign.set(keyOf(c.project, f.keep), f.reason);
+    }
   }
 }
 
@@ -340,7 +354,7 @@ function undoReceipt(mergeReceipt: string, st: UndoState): ReceiptPart<UndoRecei
           not_given_back: NOT_GIVEN_BACK,
         },
         groups: [
-          ...st.groups.map((g) => undoGroupEntry(g, st.status(g))),
+          ...st.groups.map((g) => undoGroupEntry(g, st.status(g), st.foreign.get(keyOf(g.project_id, g.keep.uuid)))),
           ...st.refused.map((r) => ({ project_id: r.project_id, keep: r.keep, status: r.status, reason: r.reason, persons: [] })),
         ],
       };
@@ -359,12 +373,12 @@ function undoReceipt(mergeReceipt: string, st: UndoState): ReceiptPart<UndoRecei
 }
 
 /** A group undone as the receipt lists it: its persons, and why when it failed. */
-function undoGroupEntry(g: UndoGroup, status: UndoStatus): UndoReceipt['groups'][number] {
+function undoGroupEntry(g: UndoGroup, status: UndoStatus, foreign?: string): UndoReceipt['groups'][number] {
   return {
     project_id: g.project_id,
     keep: g.keep.uuid,
     status,
-    ...(status === 'failed' ? { reason: GONE } : {}),
+    ...(status === 'failed' ? { reason: GONE } : status === 'refused' ? { reason: foreign } : {}),
     ...(g.changed.length ? { changed: g.changed } : {}),
     persons: [g.keep, ...g.merge].map((p) => ({ uuid: p.uuid, distinct_ids: p.distinct_ids })),
   };
