@@ -108,6 +108,20 @@ describe('persons merge --undo', () => {
     expect(uuidOf(b)).toBe(uuidOf(c));
   });
 
+  it('undoes a group whose kept person got a distinct id of its own since the merge (a new device)', async () => {
+    const [k, o, device] = [fresh('nk'), fresh('no'), fresh('ndevice')];
+    await person(k, { name: 'K' });
+    await person(o, { name: 'O' });
+    const receipt = await merge(k, o);
+    await capture([{ event: '$create_alias', distinct_id: k, properties: { alias: device } }]);
+    expect(uuidOf(device)).toBe(uuidOf(k));
+    const res = await undo(receipt);
+    // Its own new id is not a person of no group: the group is given back, not refused.
+    expect(res.stderr).not.toMatch(/not undone|of no person of the group/);
+    expect(uuidOf(o)).not.toBe(uuidOf(k));
+    expect(uuidOf(device)).toBe(uuidOf(k));
+  });
+
   it('gives a person merged away its old UUID back: the rejoin goes into the id PostHog made it for', async () => {
     // b's person was made for "zz-…" and got "aa-…" later: the old undo joined into the first id
     // in sorted order, and rebuilt the person under the UUID of "aa-…".

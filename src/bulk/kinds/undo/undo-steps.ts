@@ -99,18 +99,21 @@ export async function undoChunk(env: ChunkEnv, given: UndoGroup[]): Promise<Atte
 }
 
 /**
- * Why a group may not be written to now: one of its distinct ids names a person that also holds
- * distinct ids of no person of the group (merged again since, or an identify): the split, rejoin
- * and properties sent to that id would change a person the receipt does not name. Checked before
- * each chunk is sent, so also on --resume, whose groups were judged by its first run; a person the
- * undo itself rebuilt holds ids of the group only. (A batch read lists 10 distinct ids a person.)
+ * Why a group may not be written to now: one of its distinct ids names a person other than the
+ * kept one that also holds distinct ids of no person of the group (the kept person merged into
+ * another since): the split, rejoin and properties sent to that id would change a person the
+ * receipt does not name. Checked before each chunk is sent, so also on --resume, whose groups
+ * were judged by its first run. The kept person may have ids of its own since (a new device), and
+ * a person the undo itself rebuilt holds ids of the group only. (A batch read lists 10 ids a person.)
  */
 function foreignOwner(g: UndoGroup, owners: Map<string, ListedPerson>): string | undefined {
   const ours = new Set([g.keep, ...g.merge].flatMap((p) => p.distinct_ids));
   for (const id of ours) {
-    const other = owners.get(id)?.distinct_ids?.find((d) => !ours.has(d));
+    const owner = owners.get(id);
+    if (!owner || owner.uuid === g.keep.uuid) continue;
+    const other = owner.distinct_ids?.find((d) => !ours.has(d));
     if (other !== undefined)
-      return `its distinct id ${JSON.stringify(id)} now names person ${owners.get(id)!.uuid}, which also has ${JSON.stringify(other)}, of no person of the group: undoing it would write to a person this receipt does not name`;
+      return `its distinct id ${JSON.stringify(id)} now names person ${owner.uuid}, which also has ${JSON.stringify(other)}, of no person of the group: undoing it would write to a person this receipt does not name`;
   }
   return undefined;
 }
