@@ -177,7 +177,10 @@ class JsonReader {
     if (word === 'true') return true;
     if (word === 'false') return false;
     if (word === 'null') return null;
-    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word)) fail(`unexpected ${JSON.stringify(word || this.text[start] || 'end')}`);
+    // A word is not repeated: a file given by mistake may hold a secret (a key), and the message
+    // goes to a terminal, a CI log or an agent.
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word))
+      fail(word ? 'a word without quotes where a value was expected' : `unexpected ${JSON.stringify(this.text[start] || 'end')}`);
     return Number(word);
   }
 }

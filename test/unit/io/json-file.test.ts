@@ -49,6 +49,22 @@ describe('parseJsonText', () => {
     for (let size = 1; size < 6; size++) expect(parseJsonText(pieces(text, size))).toEqual(value);
   });
 
+  it('does not repeat a word of a file that is not JSON: it may be a key given by mistake', () => {
+    const key = '4d71c841'.repeat(8);
+    const messageOf = (text: string) => {
+      try {
+        parseJsonText(pieces(text, 5));
+      } catch (err) {
+        expect(err).toBeInstanceOf(JsonSyntaxError);
+        return (err as Error).message;
+      }
+      return 'read as JSON';
+    };
+    for (const text of [key, `{"a": ${key}}`, `[1, ${key}]`]) {
+      expect(messageOf(text), text).toBe('a word without quotes where a value was expected');
+    }
+  });
+
   it('refuses what is not JSON', () => {
     for (const bad of ['{', '{"a" 1}', '[1,]', '"open', 'nul', '{"a":1} 2', '["\\x"]', '"tab\there"', '01'])
       expect(() => parseJsonText(pieces(bad, 2)), bad).toThrow(JsonSyntaxError);
