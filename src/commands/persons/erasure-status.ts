@@ -157,7 +157,7 @@ function describe(s: ErasureStatus): string {
         return `${where}: every sweep request completed, yet ${counted(s.events_remaining ?? 0, 'event', 'events')} of the erased distinct ids up to the erasure ${s.events_remaining === 1 ? 'is' : 'are'} still there`;
       return `${where}: ${counted(s.events_remaining ?? 0, 'event still carries', 'events still carry')} ${counted(s.events_remaining_distinct_ids.length, 'of the erased distinct ids', 'of the erased distinct ids')} (${s.events_remaining_distinct_ids.slice(0, 3).join(', ')}${s.events_remaining_distinct_ids.length > 3 ? ', …' : ''}): they carry another person id (distinct ids that were not the person's when it was deleted, or events the person-overrides squash had not reached: a deletion requested in the two days before the weekly run waits for the next), and PostHog's deletion goes by person id, so it has left them`;
     default:
-      return `${where}: the server could not say${s.events_unseen ? ` (${formatNumber(s.events_unseen)} queued event deletions are not listed)` : ''}`;
+      return `${where}: the server could not say${s.events_unseen ? ` (${formatNumber(s.events_unseen)} queued event deletions are not listed)` : ''}${s.sweep_problem ? `: the sweep ${s.sweep_problem}` : ''}`;
   }
 }
 

@@ -57,7 +57,8 @@ export interface ErasureStatus {
   distinct_ids_in_use_list: string[];
   /** Distinct ids the receipt keeps by a hash, which cannot be asked about. */
   distinct_ids_unchecked: number;
-  /** Persons whose event deletion the erasure queued; null when it did not ask for one. */
+  /** Persons whose event deletion the erasure queued; null when it did not ask for one, or when the
+   * server's answers did not say (the empty 202 of older servers). */
   events_queued: number | null;
   events_pending: number;
   events_completed: number;
@@ -163,12 +164,13 @@ async function projectStatus(
     if (!(await checkPersonsGone(status, p, c))) unknown = true;
     if (!(await checkDistinctIdsFree(status, p, clear, c))) unknown = true;
   }
-  if (!(await checkEventDeletions(ctx, client, status, p, c.since))) unknown = true;
+  if (!(await checkEventDeletions(ctx, client, status, p, c.since, receipt.flags.delete_events))) unknown = true;
   const sweep = (p.verification as { sweep?: SweepRecord } | null | undefined)?.sweep;
   const cap = { maxWaitMs: c.maxWaitMs, flag: '--max-wait' };
   // A sweep counts the events of every erased distinct id up to the erasure, hashed ones too.
-  if (sweep) await applySweep(ctx, client, p.project, sweep, status, cap);
-  else if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
+  if (sweep) {
+    if (!(await applySweep(ctx, client, p.project, sweep, status, cap))) unknown = true;
+  } else if (status.events_completed && !status.events_pending && !status.events_unseen && !unknown && clear.length) {
     // Up to the end of the run that asked for the deletions: the events PostHog's deletion covers.
     const requestedAt = Date.parse(receipt.finished_at) || Date.parse(receipt.started_at);
     const left = await eventsLeft(ctx, client, p.project, clear, cap, requestedAt);
@@ -193,7 +195,8 @@ function uncheckedStatus(p: ProjectRecord, receipt: DeletionReceipt): ErasureSta
     distinct_ids_in_use: 0,
     distinct_ids_in_use_list: [],
     distinct_ids_unchecked: 0,
-    events_queued: receipt.flags.delete_events ? (p.events_queued_for_deletion ?? 0) : null,
+    // null twice over: no deletion asked for, or (the empty 202 of older servers) not reported.
+    events_queued: receipt.flags.delete_events ? (p.events_queued_for_deletion ?? null) : null,
     events_pending: 0,
     events_completed: 0,
     events_unseen: 0,
@@ -238,14 +241,18 @@ async function checkEventDeletions(
   status: ErasureStatus,
   p: ProjectRecord,
   since: number,
+  asked: boolean,
 ): Promise<boolean> {
-  if (!status.events_queued) return true;
+  if (!asked || status.events_queued === 0) return true;
   const rows = await eventDeletions(ctx, client, p.project, Array.from(p.ids_sent), since);
   if (rows === null) return false;
   for (const s of rows.values()) {
     if (s === 'completed') status.events_completed++;
     else status.events_pending++;
   }
+  // Answers that did not say how many they queued: what deletion_status lists is all there is to
+  // go on. A pending one is pending; done only when every person sent is listed completed.
+  if (status.events_queued === null) return status.events_pending > 0 || status.events_completed >= p.ids_sent.length;
   status.events_unseen = Math.max(0, status.events_queued - status.events_pending - status.events_completed);
   return true;
 }
@@ -265,6 +272,7 @@ function verdictOf(status: ErasureStatus, unknown: boolean): ErasureStatus['stat
             : 'complete';
 }
 
+/** What the sweep's requests say; false when they could not be read. */
 async function applySweep(ctx: Context, client: ApiClient, project: string, sweep: SweepRecord, status: ErasureStatus, cap: WaitCap) {
   const s = await sweepStatus(ctx, client, project, sweep, cap);
   status.sweep_requests = s.requests;
@@ -272,6 +280,7 @@ async function applySweep(ctx: Context, client: ApiClient, project: string, swee
   status.sweep_problem = s.problem;
   status.events_remaining = s.remaining;
   status.events_after_erasure = s.after;
+  return !s.unread;
 }
 
 /** Whether the erasure of a receipt was asked to erase an address, and whether it named anyone. */

@@ -18,6 +18,8 @@ export interface SweepStatus {
   failed: number;
   /** Why the sweep cannot be followed or was not made; null when it can. */
   problem: string | null;
+  /** Its requests could not be read (a server error, a refused read): whether it ran is unknown. */
+  unread: boolean;
   /** The events its queries select now (null: not counted, as not every request has completed). */
   remaining: number | null;
   /** The events of the same distinct ids collected after the erasure's start. */
@@ -30,7 +32,15 @@ async function count(ctx: Context, client: ApiClient, project: string, query: st
 }
 
 export async function sweepStatus(ctx: Context, client: ApiClient, project: string, r: SweepRecord, cap: WaitCap): Promise<SweepStatus> {
-  const out: SweepStatus = { requests: r.requests.length, completed: 0, failed: 0, problem: null, remaining: null, after: null };
+  const out: SweepStatus = {
+    requests: r.requests.length,
+    completed: 0,
+    failed: 0,
+    problem: null,
+    unread: false,
+    remaining: null,
+    after: null,
+  };
   if (r.status === 'unavailable') {
     const left = `the events of ${r.distinct_ids} erased distinct id${r.distinct_ids === 1 ? '' : 's'} collected up to ${r.until} that PostHog's deletion by person leaves remain`;
     return { ...out, problem: `${left}: ${r.unavailable?.reason}; ${r.unavailable?.what_to_do}` };
@@ -44,7 +54,7 @@ export async function sweepStatus(ctx: Context, client: ApiClient, project: stri
       item = await getDeletionRequest(client, project, q.id!, { signal: ctx.deps.signal });
     } catch (error) {
       const said = explainUnavailable(error, project);
-      return { ...out, problem: `its requests cannot be read: ${(said as Error).message}` };
+      return { ...out, problem: `its requests cannot be read: ${(said as Error).message}`, unread: true };
     }
     if (item.status === 'completed') out.completed++;
     if (item.status === 'failed') out.failed++;
