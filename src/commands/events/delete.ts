@@ -12,6 +12,7 @@ import { deletionQueries, MAX_QUERY_BYTES, type EventSelection } from '../../hog
 import { countSelection, sampleSelection } from './shared/count.js';
 import { planLines } from './shared/plan.js';
 import { submitRequests } from '../../deletion-requests/submit.js';
+import { earlierRunPending } from '../../deletion-requests/finished-run.js';
 import {
   deletionJournalPath,
   newDeletionJournal,
@@ -43,7 +44,7 @@ export function eventsDeleteCommand(): Command {
   return new Command('delete')
     .summary('delete events selected by distinct id, name, time or a HogQL query')
     .description(
-      "Ask PostHog to delete the events a selection names, through its self-service deletion API (data_deletion_requests). The count and a sample are shown first, then a plan, then a confirmation (the count typed above 100 events; --yes off a terminal). Each request is journaled with its submission id before it is sent, so a retry or --resume after a lost answer never makes a second request. Many distinct ids are split into requests within PostHog's 100,000-byte limit; at most 5 are active per project, and PostHog takes 10 an hour (waited out up to --max-wait). PostHog approves each request before its weekly deletion runs it: follow them with `hogctl events deletion-requests`.\n\n" +
+      "Ask PostHog to delete the events a selection names, through its self-service deletion API (data_deletion_requests). The count and a sample are shown first, then a plan, then a confirmation (the count typed above 100 events; --yes off a terminal). Each request is journaled with its submission id before it is sent, so a retry or --resume after a lost answer never makes a second request; run again, the same selection makes no new request while one of its requests has not run (PostHog deletes what a request selects when it runs, events that arrived since included), and new ones once they all have. Many distinct ids are split into requests within PostHog's 100,000-byte limit; at most 5 are active per project, and PostHog takes 10 an hour (waited out up to --max-wait). PostHog approves each request before its weekly deletion runs it: follow them with `hogctl events deletion-requests`.\n\n" +
         "Exit codes: 3 the server has no deletion API (404); 4 the project has it off, or the key lacks data_deletion:write; 6 a wait longer than --max-wait; 8 PostHog's five active requests stopped the run (go on with --resume later).",
     )
     .option('--distinct-id <id>', 'the events of this distinct id (repeatable)', collect)
@@ -109,9 +110,13 @@ export async function eventsDeleteRun(ctx: Context, options: EventsDeleteOptions
   const projectId = await ctx.projectId();
   const host = new URL((await ctx.settings()).baseUrl).host;
   const path = deletionJournalPath(ctx.env, host, projectId, queries);
-  const earlier = readDeletionJournal(path);
+  let earlier = readDeletionJournal(path);
   if (options.resume && !earlier) throw new UsageError('nothing to resume: no earlier run of this selection', 'run it without --resume');
   if (options.resume && options.dryRun) throw new UsageError('--resume sends; --dry-run sends nothing: choose one');
+  if (earlier && unanswered(earlier).length === 0 && !options.resume && !options.dryRun) {
+    if (await earlierRunPending(ctx, path, earlier, projectId)) return report(ctx, earlier);
+    earlier = undefined;
+  }
   let count: number | null = earlier?.count ?? null;
   if (!options.resume) {
     const confirmed = await planAndConfirm(ctx, { selection, queries, projectId, host, yes: options.yes, dryRun: options.dryRun, cap });

@@ -45,8 +45,34 @@ describe('events delete', () => {
     const [row] = JSON.parse(first.stdout);
     expect(row).toMatchObject({ request: 1, status: 'pending' });
     const again = await world.run(['events', 'delete', '--distinct-id', 'anon-1', '--yes', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)[0].id).toBe(row.id);
     expect(world.sandbox.dataDeletions.list(1)).toHaveLength(1);
+    // Nothing is sent, so nothing is counted or confirmed: the request covers what arrives before it runs.
+    expect(again.stderr).not.toContain('events selected now');
+    expect(again.stderr).toMatch(/request was made at \S+ and has not run yet: .* no new request is made/);
+  });
+
+  it('run again once its request ran, makes a new request for the events that arrived since', async () => {
+    await enable();
+    addEvent('anon-1');
+    const first = await world.run(['events', 'delete', '--distinct-id', 'anon-1', '--yes', '-o', 'json']);
+    expect(first.code).toBe(0);
+    await control('projects/1/data-deletion-requests/approve');
+    await control('deletions/run');
+    expect(world.sandbox.dataDeletions.list(1).map((r) => r.status)).toEqual(['completed']);
+    world.clock.advance(30 * 86_400_000);
+    for (let i = 0; i < 3; i++) addEvent('anon-1');
+
+    const second = await world.run(['events', 'delete', '--distinct-id', 'anon-1', '--yes', '-o', 'json']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(
+      /every request of this selection's earlier run has run \(its journal is kept as \S+\): this run makes new ones/,
+    );
+    expect(second.stderr).toContain('events selected now: 3');
+    const statuses = world.sandbox.dataDeletions.list(1).map((r) => r.status);
+    expect(statuses.sort()).toEqual(['completed', 'pending']);
+    expect(JSON.parse(second.stdout)).toEqual([expect.objectContaining({ request: 1, status: 'pending' })]);
   });
 
   it('says the project has the API off (exit 4), and sends no request', async () => {
