@@ -57,9 +57,9 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   const existing = store.get(name);
   const stored = store.apiKey(name);
   const prompter = await ctx.prompter();
-  const a: Adding = { ctx, options, name, existing, stored, prompter, ask: prompter.interactive };
   // A --base-url that is not one is refused before anything is asked.
   const given = ctx.globals.baseUrl === undefined ? undefined : normalizeBaseUrl(ctx.globals.baseUrl);
+  const a: Adding = { ctx, options, name, existing, stored: keyFor(given?.url, existing, stored), prompter, ask: prompter.interactive };
   if (!a.ask) refuseMissingFlags(a, given);
   if (existing) {
     await confirmOrRefuse(ctx, {
@@ -69,6 +69,7 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
     });
   }
   const base = await askBaseUrl(a);
+  a.stored = keyFor(base.url, existing, stored);
   const verify = options.verify !== false;
   const { apiKey, client } = await checkedKey(a, base.url, verify);
   const projectId = await checkedProject(a, base, client, verify);
@@ -90,6 +91,13 @@ export async function profileAddRun(ctx: Context, options: ProfileAddOptions, na
   ctx.info(
     `✔ ${existing ? 'updated' : 'saved'} profile "${name}": ${base.url}, project ${projectId}, key ${maskKey(store.apiKey(name))}${store.current() === name ? ' (current)' : ''}${verify ? '' : ' (not checked against the server)'}`,
   );
+}
+
+/** The saved key where the profile stays on its site; none where it moves to another (the key
+ * belongs to the site it was saved for, as every other command holds it: checkKeyDestination). */
+function keyFor(baseUrl: string | undefined, existing: Adding['existing'], stored: string | undefined): string | undefined {
+  if (!existing || baseUrl === undefined) return stored;
+  return new URL(baseUrl).origin === new URL(existing.base_url).origin ? stored : undefined;
 }
 
 /** The profile being added, and what it replaces. */
