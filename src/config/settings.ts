@@ -71,8 +71,10 @@ export function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, sto
     env.HOGCTL_PROJECT_ID || (baseSource === 'env' ? urlProject : undefined),
     profile?.project_id ?? urlProject,
   );
-  // The stored key is read only when the environment gives none.
-  const storedKey = !envKey && profileName ? store.apiKey(profileName) : undefined;
+  // The stored key is read only when the environment gives none, and only of a profile that
+  // exists: its site is what checkKeyDestination holds the key to. A "current" naming a profile
+  // removed by hand would otherwise send a leftover key to any --base-url, or to the default site.
+  const storedKey = !envKey && profile && profileName ? store.apiKey(profileName) : undefined;
   const apiKey = envKey || storedKey;
 
   if (projectId !== undefined) fromEnv(projectSource === 'env' ? 'HOGCTL_PROJECT_ID' : undefined, projectId, checkProjectId);
