@@ -4,9 +4,10 @@
 //
 // Every command reads profiles, few change them: reads are a plain JSON.parse of the two files,
 // and each write replaces a whole file atomically (secret-file.ts), never through a link.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, openDirWarning } from './paths.js';
+import { sessionFilePath } from './session-jar.js';
 import { fileError, readSecretFile, writeSecretFile } from './secret-file.js';
 import { UsageError } from '../errors.js';
 import { suggest } from '../cli/suggest.js';
@@ -102,6 +103,14 @@ export class ProfileStore {
     this.writeConfig({ ...(current === name ? {} : { current }), profiles: rest });
     const { [name]: _key, ...keys } = this.credentials().api_keys;
     this.writeCredentials({ api_keys: keys });
+    // Its signed-in session goes too: a live session is a credential, and a profile added later
+    // under the same name would sign in with it. (A profile's jar is named by the profile alone.)
+    const jar = sessionFilePath(this.dir, name, '');
+    try {
+      rmSync(jar, { force: true });
+    } catch (err) {
+      throw fileError(err, jar, 'write');
+    }
   }
 
   private config(): ConfigFile {

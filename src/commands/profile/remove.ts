@@ -11,9 +11,9 @@ export interface ProfileRemoveOptions {
 export function profileRemoveCommand(): Command {
   return new Command('remove')
     .alias('rm')
-    .summary('delete a profile and its stored API key')
+    .summary('delete a profile, its stored API key and its session')
     .description(
-      'Delete a saved profile and the API key stored with it. Nothing changes on the server: the key itself stays valid until you revoke it in PostHog. Asks for confirmation on a terminal; pass --yes in scripts.',
+      'Delete a saved profile, the API key stored with it and its signed-in session, if any. Nothing changes on the server: the key stays valid until you revoke it in PostHog, and the session until it expires (`hogctl auth logout` first ends it there). Asks for confirmation on a terminal; pass --yes in scripts.',
     )
     .argument('<name>', 'profile name')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -26,7 +26,7 @@ export async function profileRemoveRun(ctx: Context, options: ProfileRemoveOptio
   const profile = store.require(name);
   await confirmOrRefuse(ctx, {
     yes: options.yes,
-    summary: `Profile "${name}" (${profile.base_url}, project ${profile.project_id ?? '-'}) and its stored API key will be deleted.`,
+    summary: `Profile "${name}" (${profile.base_url}, project ${profile.project_id ?? '-'}), its stored API key and its session will be deleted.`,
     question: `Delete profile "${name}"?`,
   });
   await store.remove(name);
