@@ -157,7 +157,11 @@ export class ApiClient {
         `check the server's SITE_URL and proxy settings (behind a proxy PostHog builds its links from the Host it is given: IS_BEHIND_PROXY=true, with the proxy passing X-Forwarded-Host ${this.base.host})`,
       );
     }
-    const rewritten = new URL(`${url.pathname}${url.search}`, this.origin).href;
+    // Set as parts, not resolved: a path starting with "//" would be read as another host.
+    const on = new URL(this.origin);
+    on.pathname = url.pathname;
+    on.search = url.search;
+    const rewritten = on.href;
     if (!this.linkNoted) {
       this.linkNoted = true;
       this.log(

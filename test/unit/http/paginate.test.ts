@@ -120,6 +120,15 @@ describe('paginate', () => {
     expect(error.hint).toMatch(/^check the server's SITE_URL and proxy settings/);
   });
 
+  it('a next link whose path starts with // on the same host stays on the base URL, not the host that path names', async () => {
+    // Rewritten to the base URL's origin (a proxy's scheme), the path "//mirror.posthog.test/…" is
+    // kept as a path: read as a URL it would be a link to another host, queries and all.
+    const { client } = makeClient(new FakeApi());
+    const link = client.link(`http://app.posthog.test//mirror.posthog.test${PATH}?search=lee%40example.net`);
+    expect(new URL(link).host).toBe('app.posthog.test');
+    expect(link).toBe(`${ORIGIN}//mirror.posthog.test${PATH}?search=lee%40example.net`);
+  });
+
   it('an absolute URL on another origin gets no credentials, and its answer is not shown to them', async () => {
     api = new FakeApi().on('GET', PATH, [{ status: 200, body: { results: people('b'), next: null } }], OTHER);
     const seenBy: string[] = [];
