@@ -1,8 +1,8 @@
 // `persons bulk-delete --sweep-events` and `persons erasure-status` in this process on virtual
 // time (test/cli/virtual-harness.ts), against the sandbox: a subject whose person was merged from an
 // anonymous id, an address used only as a personless distinct id, and events sent after the
-// erasure; the same with the project's self-service deletion off; and a lost answer to a sweep
-// request, then --resume.
+// erasure; the same with the project's self-service deletion off; a sweep whose requests cannot be
+// read; and a lost answer to a sweep request, then --resume.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from '../virtual-harness.js';
@@ -92,6 +92,19 @@ describe('bulk-delete --sweep-events', () => {
     expect(receipt().what_posthog_keeps).toContainEqual(
       expect.objectContaining({ source: expect.stringContaining('posthog/dags/deletes.py') }),
     );
+  });
+
+  it('whose requests cannot be read (a 500) leaves the status unknown, not "nothing was swept"', async () => {
+    await control('projects/1/self-service-data-deletion/on');
+    await subject();
+    expect((await erase()).code).toBe(0);
+    await control('projects/1/data-deletion-requests/approve');
+    await control('deletions/run');
+    world.sandbox.setFaults('500=1,path=data_deletion_requests,method=GET');
+    const res = await status().finally(() => world.sandbox.setFaults());
+    expect(res.stderr).not.toContain('nothing was swept');
+    expect(res.stderr).toMatch(/the server could not say: the sweep its requests cannot be read/);
+    expect(JSON.parse(res.stdout)).toEqual([expect.objectContaining({ status: 'unknown' })]);
   });
 
   it('with the flag off, the persons go, and the status says the events of 3 distinct ids were not swept, and why', async () => {
