@@ -226,10 +226,34 @@ async function writeEventPlan(ctx: Context, a: Record<string, unknown>, path: st
     project,
     args,
     count,
-    what: `delete the ${count} events the selection names now in project ${project} (PostHog deletes what it names when it runs the request)`,
+    what: `delete the ${count} events ${selectionText(options)}, now, in project ${project} (PostHog deletes what the selection names when it runs the request)`,
     sample: sample.map((row) => row.map(String).join('  ')),
   };
   writeJobPlan(path, body, ctx.env);
+}
+
+/** The longest query the approval shows whole; a longer one is shown in part, and the plan file has it. */
+const QUERY_SHOWN = 1_000;
+
+/**
+ * The selection, as the person approving reads it: the count alone would let an agent hide what a
+ * query takes (one whose matches grow by the time the request runs), so the selection is shown.
+ */
+function selectionText(o: EventsDeleteOptions): string {
+  if (o.query !== undefined)
+    return o.query.length <= QUERY_SHOWN
+      ? `selected by the query ${o.query}`
+      : `selected by a query of ${o.query.length.toLocaleString('en-US')} characters (the plan file has it whole) that begins ${o.query.slice(0, QUERY_SHOWN)}…`;
+  const ids = o.distinctId ?? [];
+  return [
+    ids.length &&
+      `of distinct id${ids.length === 1 ? '' : 's'} ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ` and ${(ids.length - 5).toLocaleString('en-US')} more` : ''}`,
+    o.event !== undefined && `of event ${JSON.stringify(o.event)}`,
+    o.after !== undefined && `after ${o.after}`,
+    o.before !== undefined && `before ${o.before}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 export const eventDeletionPlan: ToolSpec = {

@@ -138,10 +138,13 @@ describe('hogctl mcp: plans of merges, updates and event deletions', () => {
     await s.close();
   });
 
-  it('plans an event deletion, applies it once approved in a form, and the request made is the one the sandbox holds', async () => {
-    const s = await connect('form', async (req) =>
-      accept(Number(/type (\d+) in the count field/.exec((req.params as { message: string }).message)![1]), codeOf(req)),
-    );
+  it('plans an event deletion, applies it once approved in a form that shows its selection, and the request made is the one the sandbox holds', async () => {
+    const asked: string[] = [];
+    const s = await connect('form', async (req) => {
+      const { message } = req.params as { message: string };
+      asked.push(message);
+      return accept(Number(/type (\d+) in the count field/.exec(message)![1]), codeOf(req));
+    });
     const query = "SELECT uuid FROM events WHERE distinct_id = 'user-1'";
     const dry = await s.call('event_deletion_dry_run', { query });
     expect(dry.isError, JSON.stringify(dry)).toBeFalsy();
@@ -155,6 +158,8 @@ describe('hogctl mcp: plans of merges, updates and event deletions', () => {
     const made = world.sandbox.dataDeletions.list(1).slice(before);
     expect(made).toHaveLength(1);
     expect(applied.structuredContent.receipt).toEqual([expect.objectContaining({ id: made[0].id, submission_id: made[0].submissionId })]);
+    // The person approving sees what PostHog will delete when the request runs, not only a count.
+    expect(asked).toEqual([expect.stringContaining(`selected by the query ${query}`)]);
     await s.close();
   });
 });
