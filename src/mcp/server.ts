@@ -2,7 +2,6 @@
 // schemas and annotations, and the services the plan tools share. Every result passes through
 // `redacted`: the key is the server's, and no result carries it, whatever a verb printed.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../context.js';
 import type { Sdk } from './sdk.js';
 import type { McpBase } from './call.js';
@@ -14,7 +13,7 @@ import { DRY_RUN_TOOLS } from './dry-run-tools.js';
 import { planApply } from './apply-tool.js';
 import { PlanRegistry } from './plans.js';
 import { ApprovalPages } from './approval-page.js';
-import type { ToolEnv, ToolSpec } from './tool.js';
+import type { CallExtra, ToolEnv, ToolSpec } from './tool.js';
 
 export const ALL_TOOLS: ToolSpec[] = [...READ_TOOLS, ...DRY_RUN_TOOLS, erasurePlan, ...JOB_PLAN_TOOLS, planApply];
 
@@ -27,10 +26,16 @@ export function offeredTools(policy: McpPolicy): ToolSpec[] {
 }
 
 /** The result with every secret of the server's settings replaced. */
-export function redacted(result: CallToolResult, secrets: string[]): CallToolResult {
+export function redacted<T>(result: T, secrets: string[]): T {
   let text = JSON.stringify(result);
   for (const secret of secrets) if (secret.length >= 8) text = text.split(JSON.stringify(secret).slice(1, -1)).join('[redacted]');
-  return JSON.parse(text) as CallToolResult;
+  return JSON.parse(text) as T;
+}
+
+/** The call's extra, whose notifications (plan_apply's progress: the verbs' own notes) have every
+ * secret replaced as the result has. */
+export function redactingNotifications(extra: CallExtra, secrets: string[]): CallExtra {
+  return { ...extra, sendNotification: (notification) => extra.sendNotification(redacted(notification, secrets)) };
 }
 
 export interface BuiltServer {
@@ -66,7 +71,7 @@ export function buildServer(sdk: Sdk, base: McpBase, policy: McpPolicy): BuiltSe
         inputSchema: tool.input(sdk.z),
         outputSchema: tool.output(sdk.z),
       },
-      async (args: Record<string, unknown>, extra) => redacted(await tool.call(env, args, extra), secrets),
+      async (args: Record<string, unknown>, extra) => redacted(await tool.call(env, args, redactingNotifications(extra, secrets)), secrets),
     );
   }
   return { server, close: async () => (await pages.close(), await server.close()) };
