@@ -56,20 +56,26 @@ export function changedKeys(now: Record<string, unknown>, expected: Record<strin
 /**
  * Whether the person `p`'s first distinct id names holds exactly `p`'s distinct ids: each of them
  * names it, and it lists no other. The person store's batch answer lists at most 10 ids a person
- * (MinimalPerson), so each id is looked up on its own rather than the list compared.
+ * (MinimalPerson), so each id is looked up on its own rather than the list compared. A kept person
+ * (given the ids of the others of its group) may list ids of its own since the merge (a new
+ * device), just none of theirs.
  */
-export function holdsOwnIds(owners: Map<string, ListedPerson>, p: KeptPerson): boolean {
+export function holdsOwnIds(owners: Map<string, ListedPerson>, p: KeptPerson, others?: ReadonlySet<string>): boolean {
   const person = owners.get(p.distinct_ids[0]);
   if (!person) return false;
   const own = new Set(p.distinct_ids);
-  return p.distinct_ids.every((id) => owners.get(id)?.uuid === person.uuid) && person.distinct_ids.every((id) => own.has(id));
+  const listedRightly = others ? (id: string) => !others.has(id) : (id: string) => own.has(id);
+  return p.distinct_ids.every((id) => owners.get(id)?.uuid === person.uuid) && person.distinct_ids.every(listedRightly);
 }
+
+/** The distinct ids of the persons a group merged away: none of them may be the kept person's again. */
+export const idsMergedAway = (g: { merge: KeptPerson[] }): ReadonlySet<string> => new Set(g.merge.flatMap((p) => p.distinct_ids));
 
 /** Whether each former person holds exactly its own distinct ids again, each on a person of its own. */
 function alreadyUndone(g: RecordedGroup, owners: Map<string, ListedPerson>): boolean {
   const formers = [g.keep, ...g.merge];
   const persons = new Set(formers.map((p) => owners.get(p.distinct_ids[0])?.uuid));
-  return persons.size === formers.length && formers.every((p) => holdsOwnIds(owners, p));
+  return persons.size === formers.length && formers.every((p) => holdsOwnIds(owners, p, p === g.keep ? idsMergedAway(g) : undefined));
 }
 
 /** Where the group's distinct ids are not all on the kept person: why, in words; undefined when they are. */
