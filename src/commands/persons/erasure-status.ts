@@ -15,6 +15,9 @@ export interface PersonsErasureStatusOptions {
   readRate?: string;
   maxWait?: string;
   checkEmail?: string;
+  /** Throws for a project the caller may not read (`hogctl mcp --projects`): the receipt names
+   * the projects the status reads, so they are checked as soon as it is read, before any is. */
+  checkProject?: (project: string) => void;
 }
 
 const COLUMNS = [
@@ -66,6 +69,7 @@ export async function personsErasureStatusRun(ctx: Context, options: PersonsEras
   const readRate = options.readRate === undefined ? undefined : parseCount(options.readRate, '--read-rate');
   const maxWaitMs = options.maxWait === undefined ? undefined : parseDuration(options.maxWait, '--max-wait');
   const receipt = await readReceipt(options.receipt);
+  for (const p of receipt.projects) options.checkProject?.(p.project);
   const output = await ctx.output();
   if (options.checkEmail !== undefined) return checkEmailRun(ctx, options, receipt, output);
   const { baseUrl } = await ctx.settings();
