@@ -86,9 +86,9 @@ export function attemptOf(err: unknown): Attempt {
   throw err;
 }
 
-/** Whether a request answered with this status may have been carried out: a lost answer (a
- * timeout, a dropped connection, a proxy's 502/504 after the work) or a server error part way
- * leaves it unclear, as a deletion's (kinds/delete/send.ts); 408 and 503 refuse before any work. */
-function mayHaveBeenDone(status: number): boolean {
+/** Whether a request answered with this status may have been carried out: a proxy's 502/504
+ * after the work, or a server error part way, leaves it unclear; 408 and 503 refuse before any
+ * work. The deletion's requests (kinds/delete/send.ts) go by the same rule. */
+export function mayHaveBeenDone(status: number): boolean {
   return status !== 408 && status !== 503;
 }

@@ -6,6 +6,7 @@ import { NotPostHogApiError, TlsError, UnavailableError } from '../../../errors.
 import type { ApiClient } from '../../../http/client.js';
 import type { BulkDeleteFlags } from './delete-receipt.js';
 import type { Attempt, Chunk } from '../../engine/runner.js';
+import { mayHaveBeenDone } from '../../engine/capture-attempt.js';
 import type { IdKind } from '../../input/validate.js';
 
 export interface SendSettings {
@@ -55,7 +56,7 @@ export function sender(s: SendSettings): (chunk: Chunk) => Promise<Attempt> {
       return { kind: 'throttled', status, retryAfterMs: parseRetryAfter(res.headers['retry-after'], s.now()), error: error.message };
     if (status === 401 || status === 403) return { kind: 'auth', status, error };
     // 408 and 503 refuse before any work; another 5xx may come after some persons were deleted.
-    if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message, unclear: status !== 408 && status !== 503 };
+    if (status === 408 || status >= 500) return { kind: 'retry', status, error: error.message, unclear: mayHaveBeenDone(status) };
     return { kind: 'rejected', status, error };
   };
 }
