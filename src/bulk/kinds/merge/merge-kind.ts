@@ -232,11 +232,10 @@ async function mergeTargets(ctx: Context, env: TargetsEnv, s: MergeSettings, st:
     // merged elsewhere since is not found by its UUID, and its distinct id, sent as the alias,
     // would merge a person of no group into the kept one. readNow refuses then; nothing is sent.
     const sent = env.journal?.answeredIds();
-    const open = st.groups.filter((g) => !sent?.has(g.keep.uuid));
-    if (env.client && open.length) {
-      const asRead = open.map((g, i) => ({ project_id: g.project_id, persons: [g.keep, ...g.merge], where: `recorded group ${i + 1}` }));
-      await readNow(ctx, env.client, asRead, env.maxWaitMs);
-    }
+    const open = st.groups
+      .map((g, i) => ({ project_id: g.project_id, persons: [g.keep, ...g.merge], where: `recorded group ${i + 1}` }))
+      .filter((g) => !sent?.has(g.persons[0].uuid));
+    if (env.client && open.length) await readNow(ctx, env.client, open, env.maxWaitMs);
   } else {
     const now = env.client ? await readNow(ctx, env.client, s.groups, env.maxWaitMs) : { groups: s.groups, gone: [] };
     const plan = planGroups(now.groups, s.keep);
@@ -317,7 +316,7 @@ function mergeEvents(
  * accepted, and those whose request may have been carried out though its answer was lost. */
 async function verifyMerge(ctx: Context, env: VerifyEnv, verifyTimeoutMs: number, st: MergeState): Promise<JobVerification> {
   const sent = env.journal.answeredIds();
-  for (const c of env.journal.chunks.values()) if (mayHaveBeenDone(c)) for (const id of c.ids) sent.add(id);
+  for (const c of env.journal.chunks.values()) if (lostItsAnswers(c)) for (const id of c.ids) sent.add(id);
   const started = ctx.clock.now();
   const waiting = (g: PlannedGroup) => sent.has(g.keep.uuid) && !st.found.has(keyOf(g.project_id, g.keep.uuid));
   const projects = [...new Set(st.groups.map((g) => g.project_id))];
@@ -358,7 +357,7 @@ function mergeReceipt(st: MergeState): ReceiptPart<MergeReceipt> {
   return {
     fields: ({ chunks, answered }) => {
       const keys = (of: ChunkRecord[]) => new Set(of.flatMap((chunk) => Array.from(chunk.ids, (id) => keyOf(chunk.project, id))));
-      const sent = { accepted: keys(answered), unclear: keys(chunks.filter(mayHaveBeenDone)) };
+      const sent = { accepted: keys(answered), unclear: keys(chunks.filter(lostItsAnswers)) };
       return {
         merge: { keep: st.recordedKeep, property_rule: PROPERTY_RULE, counts: st.counts() },
         groups: st.groups.map((g) => groupEntry(g, st, sent)),
@@ -380,7 +379,7 @@ function mergeReceipt(st: MergeState): ReceiptPart<MergeReceipt> {
 }
 
 /** A request that failed after an attempt whose answer was lost: it may have been carried out. */
-const mayHaveBeenDone = (c: ChunkRecord) => !c.answer && (c.failure?.unclear ?? 0) > 0;
+const lostItsAnswers = (c: ChunkRecord) => !c.answer && (c.failure?.unclear ?? 0) > 0;
 
 /** A group as the receipt lists it: its status, and why when it is not merged. */
 function groupEntry(
