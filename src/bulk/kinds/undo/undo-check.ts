@@ -68,14 +68,17 @@ export function holdsOwnIds(owners: Map<string, ListedPerson>, p: KeptPerson, ot
   return p.distinct_ids.every((id) => owners.get(id)?.uuid === person.uuid) && person.distinct_ids.every(listedRightly);
 }
 
-/** The distinct ids of the persons a group merged away: none of them may be the kept person's again. */
-export const idsMergedAway = (g: { merge: KeptPerson[] }): ReadonlySet<string> => new Set(g.merge.flatMap((p) => p.distinct_ids));
+/** Whether a former person of the group holds its own ids again: a person merged away exactly its
+ * own, the kept person its own and any it got since, but none of those merged away from it. */
+export function holdsOwnIdsIn(owners: Map<string, ListedPerson>, g: RecordedGroup, p: KeptPerson): boolean {
+  return holdsOwnIds(owners, p, p === g.keep ? new Set(g.merge.flatMap((m) => m.distinct_ids)) : undefined);
+}
 
 /** Whether each former person holds exactly its own distinct ids again, each on a person of its own. */
 function alreadyUndone(g: RecordedGroup, owners: Map<string, ListedPerson>): boolean {
   const formers = [g.keep, ...g.merge];
   const persons = new Set(formers.map((p) => owners.get(p.distinct_ids[0])?.uuid));
-  return persons.size === formers.length && formers.every((p) => holdsOwnIds(owners, p, p === g.keep ? idsMergedAway(g) : undefined));
+  return persons.size === formers.length && formers.every((p) => holdsOwnIdsIn(owners, g, p));
 }
 
 /** Where the group's distinct ids are not all on the kept person: why, in words; undefined when they are. */

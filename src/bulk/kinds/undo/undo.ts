@@ -28,16 +28,7 @@ import { sameValue } from '../../engine/same-value.js';
 import type { CaseTargets } from '../../input/targets.js';
 import { mergeHeaderOf, targetsOf, type RecordedGroup } from '../merge/merge-kind.js';
 import { captureClient, type CaptureTarget } from '../merge/merge-events.js';
-import {
-  GONE,
-  holdsOwnIds,
-  idsMergedAway,
-  isRefused,
-  judgeGroup,
-  type ChangedRule,
-  type RefusedGroup,
-  type UndoGroup,
-} from './undo-check.js';
+import { GONE, holdsOwnIdsIn, isRefused, judgeGroup, type ChangedRule, type RefusedGroup, type UndoGroup } from './undo-check.js';
 import { personsOf, targetOf, undoChunk } from './undo-steps.js';
 import { NOT_GIVEN_BACK, notGivenBackLines } from '../merge/not-given-back.js';
 
@@ -432,8 +423,7 @@ async function restoredGroups(
   const done = groups.filter((g) =>
     [g.keep, ...g.merge].every((p) => {
       const person = owners.get(p.distinct_ids[0]);
-      const others = p === g.keep ? idsMergedAway(g) : undefined;
-      return person !== undefined && holdsOwnIds(owners, p, others) && sameValue(person.properties, targetOf(g, p));
+      return person !== undefined && holdsOwnIdsIn(owners, g, p) && sameValue(person.properties, targetOf(g, p));
     }),
   );
   for (const p of done.flatMap((g) => g.merge)) {
