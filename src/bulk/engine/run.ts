@@ -269,47 +269,48 @@ async function checkLostAnswers(ctx: Context, action: BulkAction, journal: Journ
   const count = lost.reduce((k, l) => k + l.ids.length, 0);
   ctx.info(`checking ${counted(count, 'id')} sent in ${counted(lost.length, 'request')} of an earlier run whose answers were lost…`);
   const gone = new IdSet();
-  for (const [at, l] of lost.entries()) {
+  let checked = 0;
+  for (const l of lost) {
     const present = await check(l.ids, l.project);
-    if (present === null) {
-      const unchecked = lost.slice(at);
-      for (const u of unchecked) await append(uncheckedLoss(ctx, journal, u.chunk));
-      const ids = counted(
-        unchecked.reduce((k, u) => k + u.ids.length, 0),
-        'id',
-      );
-      const requests = unchecked.length === 1 ? 'request' : 'requests';
-      ctx.info(`${ids} could not be checked: they are sent again, and the receipt names their earlier ${requests} as unclear`);
-      if (at === 0) return undefined;
-      break;
-    }
+    if (present === null) break;
     const chunkGone = l.ids.filter((id) => !present.has(id));
     for (const id of chunkGone) gone.add(id);
     await append({
       type: 'checked',
       chunk: l.chunk,
-      at: new Date(ctx.clock.now()).toISOString(),
+      at: isoNow(ctx),
       gone: chunkGone,
       present: l.ids.length - chunkGone.length,
     });
+    checked++;
   }
+  if (checked < lost.length) await journalUnchecked(ctx, journal, append, lost.slice(checked));
+  if (checked === 0) return undefined;
   ctx.info(action.checkedLost(gone.size));
   return gone;
 }
 
-/** A request of an earlier run whose answer was lost and that could not be checked, as a failure:
- * it keeps a failure it had (and its attempts), and counts as at least one unclear attempt. */
-function uncheckedLoss(ctx: Context, journal: JournalState, chunk: number): JournalRecord {
-  const failure = journal.chunks.get(chunk)?.failure;
-  return {
-    type: 'failed',
-    chunk,
-    at: isoNow(ctx),
-    attempts: failure?.attempts ?? 1,
-    status: failure?.status ?? null,
-    error: failure?.error ?? 'its answer was lost when an earlier run stopped, and its ids could not be checked afterwards',
-    unclear: Math.max(1, failure?.unclear ?? 0),
-  };
+/** Journals each request of an earlier run whose answer was lost and that could not be checked as
+ * a failure (keeping a failure it had, and its attempts) with at least one unclear attempt. */
+async function journalUnchecked(ctx: Context, journal: JournalState, append: Append, unchecked: { chunk: number; ids: string[] }[]) {
+  for (const { chunk } of unchecked) {
+    const failure = journal.chunks.get(chunk)?.failure;
+    await append({
+      type: 'failed',
+      chunk,
+      at: isoNow(ctx),
+      attempts: failure?.attempts ?? 1,
+      status: failure?.status ?? null,
+      error: failure?.error ?? 'its answer was lost when an earlier run stopped, and its ids could not be checked afterwards',
+      unclear: Math.max(1, failure?.unclear ?? 0),
+    });
+  }
+  const ids = counted(
+    unchecked.reduce((k, u) => k + u.ids.length, 0),
+    'id',
+  );
+  const requests = unchecked.length === 1 ? 'request' : 'requests';
+  ctx.info(`${ids} could not be checked: they are sent again, and the receipt names their earlier ${requests} as unclear`);
 }
 
 /** The chunks without these ids (and without those left empty), made as they are taken. */
