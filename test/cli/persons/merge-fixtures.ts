@@ -2,11 +2,27 @@
 // as the built binary (test/e2e/persons-merge.test.ts): a world whose seeded persons have twins
 // under the same address (the groups `persons duplicates` finds), and persons made through
 // PostHog's own Node SDK. No state here: each file keeps what it seeded.
-import type { SandboxOptions } from '@hogctl/sandbox';
+import { expect } from 'vitest';
+import type { Sandbox, SandboxOptions } from '@hogctl/sandbox';
 import type { World } from '../harness.js';
 import { fresh, sdkClient, sendAndIngest } from '../../e2e/sdk.js';
 
 export const MERGE_WORLD: SandboxOptions = { persons: 600, seed: 31 };
+
+/** Events through the sandbox's capture, as posthog-node sends them (GeoIP off), once applied. */
+export async function captureInto(
+  sandbox: Sandbox,
+  events: { event: string; distinct_id: string; properties: Record<string, unknown> }[],
+): Promise<void> {
+  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
+  const res = await fetch(`${sandbox.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: sandbox.world.projects[0].apiToken, batch }),
+  });
+  expect(res.status).toBe(200);
+  await new Promise((r) => setTimeout(r, 20));
+}
 
 export interface Twins {
   /** Per address: the distinct ids of every person that has it. */

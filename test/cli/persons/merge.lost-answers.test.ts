@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from '../virtual-harness.js';
+import { captureInto } from './merge-fixtures.js';
 
 let world: VirtualWorld;
 beforeAll(async () => {
@@ -12,15 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-async function person(distinctId: string, name: string): Promise<void> {
-  const batch = [{ event: '$identify', distinct_id: distinctId, properties: { $set: { name }, $geoip_disable: true } }];
-  const res = await fetch(`${world.sandbox.url}/batch/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: world.sandbox.world.projects[0].apiToken, batch }),
-  });
-  expect(res.status).toBe(200);
-}
+const person = (distinctId: string, name: string) =>
+  captureInto(world.sandbox, [{ event: '$identify', distinct_id: distinctId, properties: { $set: { name } } }]);
 const uuidOf = (id: string) => world.sandbox.store.getByDistinctId(id)?.uuid;
 
 describe('persons merge: lost answers', () => {

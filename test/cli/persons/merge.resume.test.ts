@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualWorld, type VirtualWorld } from '../virtual-harness.js';
+import { captureInto } from './merge-fixtures.js';
 
 let world: VirtualWorld;
 beforeAll(async () => {
@@ -13,16 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-async function capture(events: { event: string; distinct_id: string; properties: Record<string, unknown> }[]): Promise<void> {
-  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
-  const res = await fetch(`${world.sandbox.url}/batch/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: world.sandbox.world.projects[0].apiToken, batch }),
-  });
-  expect(res.status).toBe(200);
-  await new Promise((r) => setTimeout(r, 20));
-}
+const capture = (events: Parameters<typeof captureInto>[1]) => captureInto(world.sandbox, events);
 const person = (id: string, name: string, more: Record<string, unknown> = {}) =>
   capture([{ event: '$identify', distinct_id: id, properties: { $set: { name, ...more } } }]);
 const uuidOf = (id: string) => world.sandbox.store.getByDistinctId(id)!.uuid;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, uuidFromDistinctId, type Sandbox } from '@hogctl/sandbox';
 import { startVirtualWorld, type VirtualWorld } from '../virtual-harness.js';
+import { captureInto } from './merge-fixtures.js';
 
 let world: VirtualWorld;
 let serial = 0;
@@ -19,20 +20,7 @@ afterAll(() => world.close());
 
 const fresh = (name: string) => `${name}-${++serial}`;
 
-/** Events through capture, as posthog-node sends them (GeoIP off), once applied. */
-async function capture(
-  events: { event: string; distinct_id: string; properties: Record<string, unknown> }[],
-  sandbox: Sandbox = world.sandbox,
-): Promise<void> {
-  const batch = events.map((e) => ({ ...e, properties: { ...e.properties, $geoip_disable: true } }));
-  const res = await fetch(`${sandbox.url}/batch/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: sandbox.world.projects[0].apiToken, batch }),
-  });
-  expect(res.status).toBe(200);
-  await new Promise((r) => setTimeout(r, 20));
-}
+const capture = (events: Parameters<typeof captureInto>[1], sandbox: Sandbox = world.sandbox) => captureInto(sandbox, events);
 
 /** A person identified under `id` with these properties; more ids joined to it with `also`. */
 async function person(id: string, properties: Record<string, unknown>, also: string[] = []): Promise<void> {
